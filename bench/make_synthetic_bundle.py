@@ -1,11 +1,15 @@
 """Generate a large synthetic bundle for the browsing benchmark (bench/browse.py).
 
     python bench/make_synthetic_bundle.py OUT.wbb [--items 100000] [--models 20] [--seed 0]
+        [--votes 0]
 
 Everything is synthetic and labelled so (source "synthetic"): procedurally drawn images, one
 caption per item, a tenth of the items with three turns, a reference per turn (some flagged as
 problematic), every model's answer to every turn, a few missing images, and human and judge
-judgments on some items. Rows go in through SQLAlchemy Core inserts in one transaction, which
+judgments on some items. ``--votes N`` adds an Arena-style campaign with annotators, its
+scheduled pairs (two votes wanted per pair) and N cast votes, each drawn from a Bradley-Terry
+model over hidden model strengths (:func:`model_strengths`) so ratings computed from them can
+be checked. Rows go in through SQLAlchemy Core inserts in one transaction, which
 is what makes 100,000 items and two million outputs take about a minute rather than the import
 pipeline's per-record checks; the schema is the app's own (Bundle.create).
 """
@@ -15,9 +19,11 @@ from __future__ import annotations
 import argparse
 import hashlib
 import io
+import math
 import random
 import sys
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,6 +34,8 @@ from sqlalchemy import insert
 
 from workbench.storage import Bundle
 from workbench.storage.models import (
+    Annotator,
+    Campaign,
     Caption,
     Image,
     Item,
@@ -36,8 +44,10 @@ from workbench.storage.models import (
     Output,
     PriorJudgment,
     Reference,
+    ScheduledPair,
     Source,
     Turn,
+    Vote,
 )
 
 SOURCE = "synthetic"
@@ -55,6 +65,23 @@ MULTI_TURN_SHARE = 0.1
 MISSING_IMAGE_SHARE = 0.02
 REFERENCE_PROBLEM_SHARE = 0.05
 JUDGED_SHARE = 0.05
+CAMPAIGN = "synthetic-arena"
+CAMPAIGN_PROTOCOL = "arena-battle"
+VOTES_PER_PAIR = 2
+ANNOTATORS = 50
+TIE_SHARE = 0.1
+BOTH_BAD_SHARE = 0.05
+EXPERTISE = ("radiologist", "linguist", "crowd worker", "graduate student", "teacher")
+
+
+def model_strengths(models: int) -> list[float]:
+    """The hidden Bradley-Terry strength (natural-log scale) of each synthetic model, model 1
+    the strongest, evenly spaced over 3 units so the true order is clear from enough votes."""
+    return [3.0 * (models - number) / max(models - 1, 1) for number in range(1, models + 1)]
+
+
+def annotator_handle(number: int) -> str:
+    return f"synthetic-annotator-{number:03d}"
 
 
 def draw_image(rng: random.Random, index: int) -> bytes:
@@ -92,13 +119,17 @@ def _chunked(rows: Iterator[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
         yield chunk
 
 
-def make_synthetic_bundle(path: Path, items: int, models: int, seed: int = 0) -> dict[str, int]:
+def make_synthetic_bundle(
+    path: Path, items: int, models: int, seed: int = 0, votes: int = 0
+) -> dict[str, int]:
     """Create the bundle at ``path`` (which must not exist); return the row counts written."""
     rng = random.Random(seed)
     texts = sentences(rng, 4000)
     image_pool = [draw_image(rng, index) for index in range(200)]
     model_names = [f"synthetic-model-{number:02d}" for number in range(1, models + 1)]
     counts = dict.fromkeys(("items", "turns", "outputs", "images", "references", "judgments"), 0)
+    if votes:
+        counts.update(dict.fromkeys(("annotators", "scheduled pairs", "votes"), 0))
 
     item_turns = [3 if rng.random() < MULTI_TURN_SHARE else 1 for _ in range(items)]
     turn_ids: list[tuple[int, int, int]] = []  # (turn id, item id, turn index)
@@ -250,9 +281,114 @@ def make_synthetic_bundle(path: Path, items: int, models: int, seed: int = 0) ->
             for chunk in _chunked(judgment_rows()):
                 connection.execute(insert(PriorJudgment.__table__), chunk)
                 counts["judgments"] += len(chunk)
+
+            if votes:
+                counts.update(_insert_votes(connection, rng, items, models, votes, seed))
     finally:
         bundle.close()
     return counts
+
+
+def _battle_choice(rng: random.Random, strength_left: float, strength_right: float) -> str:
+    draw = rng.random()
+    if draw < BOTH_BAD_SHARE:
+        return "both_bad"
+    if draw < BOTH_BAD_SHARE + TIE_SHARE:
+        return "tie"
+    left_wins = 1.0 / (1.0 + math.exp(strength_right - strength_left))
+    return "a" if rng.random() < left_wins else "b"
+
+
+def _insert_votes(
+    connection: Any, rng: random.Random, items: int, models: int, votes: int, seed: int
+) -> dict[str, int]:
+    """One campaign, its annotators, ``ceil(votes / 2)`` scheduled pairs and ``votes`` votes."""
+    from datetime import UTC, datetime, timedelta
+
+    strengths = model_strengths(models)
+    started = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+    connection.execute(
+        insert(Campaign.__table__),
+        [
+            {
+                "id": 1,
+                "name": CAMPAIGN,
+                "protocol": CAMPAIGN_PROTOCOL,
+                "seed": seed,
+                "votes_per_pair": VOTES_PER_PAIR,
+                "settings": {"synthetic": True},
+                "status": "open",
+                "created_at": started,
+            }
+        ],
+    )
+    connection.execute(
+        insert(Annotator.__table__),
+        [
+            {
+                "id": number,
+                "handle": annotator_handle(number),
+                "display_name": f"Synthetic Annotator {number}",
+                "expertise": EXPERTISE[number % len(EXPERTISE)],
+                "created_at": started,
+            }
+            for number in range(1, ANNOTATORS + 1)
+        ],
+    )
+    pair_count = -(-votes // VOTES_PER_PAIR)
+    pairs: list[tuple[int, int, int]] = []  # (item id, left model, right model)
+    for _ in range(pair_count):
+        left, right = rng.sample(range(1, models + 1), 2)
+        pairs.append((rng.randrange(1, items + 1), left, right))
+
+    def pair_rows() -> Iterator[dict[str, Any]]:
+        for sequence, (item_id, left, right) in enumerate(pairs, start=1):
+            yield {
+                "id": sequence,
+                "campaign_id": 1,
+                "sequence": sequence,
+                "item_id": item_id,
+                "turn_index": None,
+                "left_model_id": left,
+                "right_model_id": right,
+                "votes_target": VOTES_PER_PAIR,
+                "gold_choice": None,
+            }
+
+    for chunk in _chunked(pair_rows()):
+        connection.execute(insert(ScheduledPair.__table__), chunk)
+
+    def vote_rows() -> Iterator[dict[str, Any]]:
+        for number in range(votes):
+            pair_id = number // VOTES_PER_PAIR + 1
+            item_id, left, right = pairs[pair_id - 1]
+            # the two votes on a pair come from two different annotators
+            annotator = (pair_id + (number % VOTES_PER_PAIR) * 7) % ANNOTATORS + 1
+            shown_at = started + timedelta(seconds=number * 3)
+            duration_ms = rng.randrange(2_000, 60_000)
+            yield {
+                "uuid": uuid.UUID(int=rng.getrandbits(128), version=4).hex,
+                "campaign_id": 1,
+                "pair_id": pair_id,
+                "annotator_id": annotator,
+                "item_id": item_id,
+                "turn_index": None,
+                "criterion": "overall",
+                "model_a_id": left,
+                "model_b_id": right,
+                "choice": _battle_choice(rng, strengths[left - 1], strengths[right - 1]),
+                "grade": None,
+                "comment": None,
+                "skip_reason": None,
+                "shown_at": shown_at,
+                "cast_at": shown_at + timedelta(milliseconds=duration_ms),
+                "duration_ms": duration_ms,
+                "retracted_at": None,
+            }
+
+    for chunk in _chunked(vote_rows()):
+        connection.execute(insert(Vote.__table__), chunk)
+    return {"annotators": ANNOTATORS, "scheduled pairs": pair_count, "votes": votes}
 
 
 def _synthetic_import(connection: Any) -> int:
@@ -284,12 +420,13 @@ def main() -> int:
     parser.add_argument("--items", type=int, default=100_000)
     parser.add_argument("--models", type=int, default=20)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--votes", type=int, default=0, help="campaign votes to add")
     args = parser.parse_args()
     if args.out.exists():
         print(f"{args.out} exists; remove it first", file=sys.stderr)
         return 1
     start = time.perf_counter()
-    counts = make_synthetic_bundle(args.out, args.items, args.models, args.seed)
+    counts = make_synthetic_bundle(args.out, args.items, args.models, args.seed, args.votes)
     elapsed = time.perf_counter() - start
     size_mb = args.out.stat().st_size / 1e6
     summary = ", ".join(f"{value:,} {name}" for name, value in counts.items())

@@ -8,10 +8,12 @@ Tests that read the published benchmark data find it in ../shared/data beside th
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.backends import BACKENDS, BundleBackend, make_backend
 from tests.keyrings import memory_keyring, no_keyring
 
 __all__ = ["memory_keyring", "no_keyring"]  # fixtures shared by the judge and GUI tests
@@ -62,3 +64,26 @@ def full_bundle(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> 
     for folder, format_name in SHARED_IMPORTS:
         import_files(bundle, [shared_data / folder], format_name)
     return bundle
+
+
+# --- bundles on both backends (tests/backends.py) ----------------------------------------------
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def bundle_backend(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[BundleBackend]:
+    """SQLite files and, marked ``postgres``, databases on the test server: one backend per
+    test module and parameter, so a module can build a template bundle once and copy it."""
+    backend = make_backend(request.param, tmp_path_factory.mktemp(f"bundles-{request.param}"))
+    yield backend
+    backend.close()
+
+
+@pytest.fixture
+def bundle_location(bundle_backend: BundleBackend) -> Iterator[Path | str]:
+    """Where a test puts a new bundle: a fresh file path, or a fresh empty database (dropped
+    after the test)."""
+    location = bundle_backend.new_location()
+    yield location
+    bundle_backend.discard(location)

@@ -143,7 +143,7 @@ class ArenaBattlesImporter(Importer):
         model_b = text_field(row, "model_b")
         winner = text_field(row, "winner")
         if winner not in WINNERS:
-            raise RowError("winner", f"'{winner}' is not one of {', '.join(WINNERS)}")
+            raise RowError("winner", f"{winner[:60]!r} is not one of {', '.join(WINNERS)}")
         assert model_a is not None and model_b is not None
         question_id = typed_field(row, "question_id", (str, int))
         judge = read_judge(row.get("judge"))

@@ -85,7 +85,9 @@ def read_conversation(value: Any, where: str) -> list[ConversationTurn]:
             last = turns[-1]
             turns[-1] = ConversationTurn(last.prompt, last.images, text)
         else:
-            raise RowError(f"{here}.role", f"must be 'user', 'assistant' or 'system', not {role!r}")
+            raise RowError(
+                f"{here}.role", f"must be 'user', 'assistant' or 'system', not {str(role)[:60]!r}"
+            )
     if not turns:
         raise RowError(where, "holds no user message")
     return turns

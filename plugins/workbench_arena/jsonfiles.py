@@ -29,6 +29,10 @@ def _open_text(path: Path) -> str:
     raw = path.read_bytes()
     if raw[:2] == b"\x1f\x8b":  # the gzip magic number: .gz files, whatever their name
         raw = gzip.decompress(raw)
+    elif path.name.endswith(".gz"):
+        # a .gz file cut short, or not compressed at all: reading it as text would take
+        # whatever its bytes happen to say for rows
+        raise gzip.BadGzipFile("the file is named .gz but does not start like gzip data")
     return raw.decode("utf-8-sig")
 
 
@@ -58,9 +62,14 @@ def read_rows(path: Path, name: str, report: ImportReport) -> Iterator[tuple[Ori
             continue
         origin = Origin(name, number)
         try:
-            yield origin, json.loads(line)
+            value = json.loads(line)
         except json.JSONDecodeError as error:
             report.reject(origin, None, f"not valid JSON: {error.msg} at column {error.colno}")
+            continue
+        except RecursionError:
+            report.reject(origin, None, "JSON nested too deeply")
+            continue
+        yield origin, value
 
 
 def _list_rows(text: str, name: str, report: ImportReport) -> Iterator[tuple[Origin, Any]]:
@@ -72,6 +81,9 @@ def _list_rows(text: str, name: str, report: ImportReport) -> Iterator[tuple[Ori
             None,
             f"not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}",
         )
+        return
+    except RecursionError:
+        report.reject(Origin(name), None, "JSON nested too deeply")
         return
     for position, value in enumerate(values, start=1):
         yield Origin(name, position), value

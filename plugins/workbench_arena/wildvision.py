@@ -133,6 +133,8 @@ class _Findings:
     judge_errors: Counter[str] = field(default_factory=Counter)
     labels_missing_from_text: Counter[str] = field(default_factory=Counter)
     error_answers: int = 0
+    #: (judge, question, judged model) -> the row that judged it first
+    judged: dict[tuple[str, str, str], Origin] = field(default_factory=dict)
 
 
 class WildVisionBenchImporter(Importer):
@@ -309,6 +311,12 @@ class WildVisionBenchImporter(Importer):
             raise RowError("games", "must hold at least one game")
         assert question_id is not None and model is not None and judge is not None
         parsed = [_Game.parse(game, index) for index, game in enumerate(games)]
+        first = findings.judged.setdefault((judge, question_id, model), origin)
+        if first != origin:
+            raise RowError(
+                "question_id",
+                f"{judge} already judged model '{model}' on question '{question_id}' at {first}",
+            )
         for game in parsed:
             if game.image is not None:
                 findings.image_hashes.setdefault(question_id, []).append(game.image)
@@ -408,7 +416,7 @@ class WildVisionBenchImporter(Importer):
                 winner = text_field(row, "winner")
                 if winner not in BATTLE_WINNERS:
                     raise RowError(
-                        "winner", f"'{winner}' is not one of {', '.join(BATTLE_WINNERS)}"
+                        "winner", f"{winner[:60]!r} is not one of {', '.join(BATTLE_WINNERS)}"
                     )
             except RowError as error:
                 report.reject(origin, error.field, error.reason)

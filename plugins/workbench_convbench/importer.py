@@ -133,7 +133,7 @@ class _RowCells:
             if value is None or (isinstance(value, str) and not value.strip()):
                 self.problems.append((ID_COLUMN, "is empty"))
             else:
-                self.problems.append((ID_COLUMN, f"must be an integer, not {value!r}"))
+                self.problems.append((ID_COLUMN, f"must be an integer, not {str(value)[:60]!r}"))
             return ""
         return str(number)
 

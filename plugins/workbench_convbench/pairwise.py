@@ -4,6 +4,7 @@ with the reference, as the benchmark fixed it for reproducible evaluation.
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -38,10 +39,13 @@ def load_pairwise_sides(path: Path) -> list[int]:
     Raises :class:`PairwiseFileError` when the file is not a 1-D integer array of 0s and 1s.
     """
     try:
-        # allow_pickle=False: a pickled .npy could run arbitrary code when loaded.
-        array = np.load(path, allow_pickle=False)
-    except (OSError, ValueError, EOFError) as error:
-        raise PairwiseFileError(f"not a readable .npy array: {error}") from error
+        # allow_pickle=False: a pickled .npy could run arbitrary code when loaded. mmap_mode:
+        # a damaged header claiming a huge shape then fails on the file's size instead of
+        # asking for terabytes of memory.
+        array = np.load(path, allow_pickle=False, mmap_mode="r")
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, MemoryError) as error:
+        detail = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise PairwiseFileError(f"not a readable .npy array: {detail}") from error
     if not isinstance(array, np.ndarray):
         array.close()  # an .npz archive, which np.load opens lazily
         raise PairwiseFileError("must hold one array (.npy), not an .npz archive")

@@ -65,7 +65,7 @@ def optional_flag(row: Mapping[str, str], column: str) -> bool | None:
         return None
     flag = parse_flag_text(text)
     if flag is None:
-        raise RowError(column, f"must be True or False, not {text.strip()!r}")
+        raise RowError(column, f"must be True or False, not {text.strip()[:60]!r}")
     return flag
 
 

@@ -73,11 +73,26 @@ class CsvTable:
                     continue
                 yield CsvRow(number, dict(zip(self.columns, fields, strict=True)))
         except csv.Error as error:
+            if "field limit" in str(error):
+                raise CsvFileError(
+                    f"a field is longer than {csv.field_size_limit():,} characters, the most a "
+                    "cell may hold",
+                    number + 1,
+                ) from error
             raise CsvFileError(
                 f"CSV cannot be read past here: {error} (is the file truncated?)", number + 1
             ) from error
         if data_rows == 0:
             report.warn(self.origin(), None, "has a header but no data rows")
+        elif not self.text.endswith(("\n", "\r")):
+            # Every CSV writer ends the last row with a line break; without one, the file may
+            # have been cut inside that row's last field, which no other check can notice.
+            report.warn(
+                self.origin(number),
+                None,
+                "the file does not end with a line break: if it was cut short, this last row "
+                "is incomplete",
+            )
 
 
 def open_table(path: Path) -> CsvTable:

@@ -25,10 +25,13 @@ IMAGES_FOLDER = "images"
 def image_file_name(url: str) -> str:
     """The last path segment of an image URL (percent-escapes decoded); a bare file name is
     returned as it is. Raises ValueError when the URL names no file."""
-    path = urlsplit(url.strip()).path
+    try:
+        path = urlsplit(url.strip()).path
+    except ValueError as error:  # such as "Invalid IPv6 URL" for an unclosed "["
+        raise ValueError(f"image URL {url[:100]!r} cannot be read: {error}") from error
     name = unquote(PurePosixPath(path).name) if path else ""
     if not name:
-        raise ValueError(f"image URL {url!r} does not end in a file name")
+        raise ValueError(f"image URL {url[:100]!r} does not end in a file name")
     return name
 
 

@@ -84,6 +84,11 @@ def _chosen_side(cell: str, model_a: str, model_b: str) -> Outcome | None:
     return named[0] if len(named) == 1 else None
 
 
+def _shown(text: str, limit: int = 60) -> str:
+    """``text`` quoted on one line, shortened, for a message."""
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
 def _image_urls(cells: dict[str, str]) -> list[str]:
     """``image_url`` holds one URL; a JSON list of URLs (a multi-image tuple) is accepted too."""
     text = required_text(cells, "image_url").strip()
@@ -170,7 +175,10 @@ class VisitBenchPreferencesImporter(Importer):
         models = {side: required_text(cells, f"{side}_model").strip() for side in ("A", "B")}
         if models["A"] == models["B"]:
             raise RowError("B_model", f"is the same model as A_model ('{models['A']}')")
-        external_id = item_external_id(urls, instruction)
+        try:
+            external_id = item_external_id(urls, instruction)
+        except ValueError as error:  # a URL that names no file, or cannot be parsed
+            raise RowError("image_url", str(error)) from error
 
         tuple_key = (external_id, models["A"], models["B"])
         if tuple_key in seen.tuples:
@@ -193,8 +201,8 @@ class VisitBenchPreferencesImporter(Importer):
             if outcome is None:
                 raise RowError(
                     rater,
-                    f"{cell.strip()!r} is not a choice: expected A, B, "
-                    f"'{models['A']}' or '{models['B']}'",
+                    f"{_shown(cell.strip())} is not a choice: expected A, B, "
+                    f"{_shown(models['A'])} or {_shown(models['B'])}",
                 )
             choices.append((rater, cell.strip(), outcome))
         images = locate_images(table.path, urls, "image_url")

@@ -33,6 +33,7 @@ def test_menus(open_window) -> None:  # type: ignore[no-untyped-def]
     ]
     assert menu_texts(ui.fileMenu) == [
         "Open bundle…",
+        "Open server bundle…",
         "Recent bundles",
         "Import…",
         "Export…",

@@ -55,9 +55,12 @@ def build_campaign_bundle(
     models: tuple[str, ...] = MODELS,
     turns: int = 2,
     name: str = "bundle.wbb",
-) -> Path:
+    into: Path | str | None = None,
+) -> Path | str:
+    """Write the source files under ``folder`` and import them into ``into`` (a file path or a
+    server URL), by default into ``folder / name``."""
     lines = [campaign_item(f"q{n:03d}", models, turns) for n in range(items)]
     source = write_jsonl(folder / "src", lines)
-    bundle = folder / name
+    bundle = into if into is not None else folder / name
     import_files(bundle, [source], "jsonl")
     return bundle

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.backends import BundleBackend
 from tests.importers.canonical_helpers import item_line, write_jsonl
 from tests.services.campaign_helpers import (
     MODELS,
@@ -33,7 +34,6 @@ from workbench.services.importing import import_files
 from workbench.services.scheduling import Pairing
 from workbench.services.selection import ItemSelection
 from workbench.storage import Bundle
-from workbench.storage.bundle import copy_bundle
 
 
 @pytest.fixture(scope="module")
@@ -42,15 +42,18 @@ def plugins() -> Registry:
 
 
 @pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_campaign_bundle(tmp_path_factory.mktemp("template"), items=8)
+def template(bundle_backend: BundleBackend, tmp_path_factory: pytest.TempPathFactory) -> Path | str:
+    return build_campaign_bundle(
+        tmp_path_factory.mktemp("template"), items=8, into=bundle_backend.new_location()
+    )
 
 
 @pytest.fixture
-def bundle(template: Path, tmp_path: Path) -> Iterator[Bundle]:
-    copy_bundle(template, tmp_path / "b.wbb")
-    with Bundle.open(tmp_path / "b.wbb") as opened:
+def bundle(template: Path | str, bundle_backend: BundleBackend) -> Iterator[Bundle]:
+    location = bundle_backend.copy(template)
+    with Bundle.open(location) as opened:
         yield opened
+    bundle_backend.discard(location)
 
 
 def schedule(bundle: Bundle, name: str) -> list[dict]:
@@ -62,12 +65,12 @@ def positions(rows: list[dict]) -> list[tuple]:
 
 
 def test_same_seed_same_schedule_in_another_bundle(
-    bundle: Bundle, template: Path, tmp_path: Path, plugins: Registry
+    bundle: Bundle, bundle_location: Path | str, tmp_path: Path, plugins: Registry
 ) -> None:
     spec = CampaignSpec("c", "arena-battle", seed=11, votes_per_pair=3)
     first = create_campaign(bundle, spec, plugins)
     # the other bundle imported the same content separately; ids may differ, the schedule not
-    other_path = build_campaign_bundle(tmp_path / "other", items=8)
+    other_path = build_campaign_bundle(tmp_path / "other", items=8, into=bundle_location)
     with Bundle.open(other_path) as other:
         again = create_campaign(other, spec, plugins)
         assert positions(schedule(other, "c")) == positions(schedule(bundle, "c"))
@@ -106,15 +109,14 @@ def check_counterbalanced(rows: list[dict]) -> None:
     pairing=st.sampled_from(["all", "balanced", "anchor"]),
 )
 def test_stored_schedules_are_counterbalanced(
-    template: Path,
-    tmp_path_factory: pytest.TempPathFactory,
+    template: Path | str,
+    bundle_backend: BundleBackend,
     plugins: Registry,
     model_count: int,
     seed: int,
     pairing: str,
 ) -> None:
-    path = tmp_path_factory.mktemp("prop") / "b.wbb"
-    copy_bundle(template, path)
+    path = bundle_backend.copy(template)
     models = list(MODELS[:model_count])
     spec = CampaignSpec(
         "c",
@@ -128,6 +130,7 @@ def test_stored_schedules_are_counterbalanced(
     with Bundle.open(path) as bundle:
         create_campaign(bundle, spec, plugins)
         rows = schedule(bundle, "c")
+    bundle_backend.discard(path)
     check_counterbalanced(rows)
     pairs = Counter(frozenset((row["left"], row["right"])) for row in rows)
     if pairing == "all":

@@ -1,6 +1,6 @@
 """Durability: a process casting votes through the annotation service is killed with SIGKILL at
-a random moment; every vote it confirmed (printed after ``cast`` returned) is in the bundle, the
-bundle passes SQLite's integrity check, and annotation resumes."""
+a random moment; every vote it confirmed (printed after ``cast`` returned) is in the bundle (a
+file, which then passes SQLite's integrity check, or a server database), and annotation resumes."""
 
 from __future__ import annotations
 
@@ -16,11 +16,14 @@ import time
 from pathlib import Path
 
 import pytest
+from sqlalchemy import select
 
+from tests.backends import BundleBackend, Location
 from tests.services.campaign_helpers import build_campaign_bundle
 from workbench.services.campaigns import CampaignSpec, add_annotator, create_campaign
 from workbench.services.voting import AnnotationSession
 from workbench.storage import Bundle
+from workbench.storage.models import Vote
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
@@ -47,8 +50,12 @@ UUID = re.compile(r"^[0-9a-f]{32}$")
 
 
 @pytest.fixture(scope="module")
-def bundle_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = build_campaign_bundle(tmp_path_factory.mktemp("durable"), items=4)
+def bundle_path(
+    bundle_backend: BundleBackend, tmp_path_factory: pytest.TempPathFactory
+) -> Location:
+    path = build_campaign_bundle(
+        tmp_path_factory.mktemp("durable"), items=4, into=bundle_backend.new_location()
+    )
     with Bundle.open(path) as bundle:
         add_annotator(bundle, "ann")
         # chirp's protocol is registered by its own plugin manifest, so the worker's default
@@ -57,7 +64,7 @@ def bundle_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def run_and_kill(bundle_path: Path, rng: random.Random) -> list[str]:
+def run_and_kill(bundle_path: Location, rng: random.Random) -> list[str]:
     worker = subprocess.Popen(
         [sys.executable, "-c", WORKER, str(bundle_path)],
         cwd=PROJECT_ROOT,
@@ -83,17 +90,23 @@ def run_and_kill(bundle_path: Path, rng: random.Random) -> list[str]:
     return confirmed
 
 
-def test_confirmed_votes_survive_sigkill(bundle_path: Path) -> None:
+def stored_uuids(bundle_path: Location) -> set[str]:
+    if isinstance(bundle_path, Path):
+        connection = sqlite3.connect(bundle_path)
+        try:
+            assert connection.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+        finally:
+            connection.close()
+    with Bundle.open(bundle_path) as bundle, bundle.read_session() as session:
+        return set(session.scalars(select(Vote.uuid)))
+
+
+def test_confirmed_votes_survive_sigkill(bundle_path: Location) -> None:
     rng = random.Random(os.getpid())
     confirmed: list[str] = []
     for _ in range(3):
         confirmed += run_and_kill(bundle_path, rng)
-        connection = sqlite3.connect(bundle_path)
-        try:
-            assert connection.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
-            stored = {row[0] for row in connection.execute("SELECT uuid FROM votes")}
-        finally:
-            connection.close()
+        stored = stored_uuids(bundle_path)
         missing = [uuid for uuid in confirmed if uuid not in stored]
         assert missing == []
     assert len(confirmed) > 0

@@ -4,11 +4,14 @@ back is idempotent, order-independent, and reports conflicts."""
 from __future__ import annotations
 
 import sqlite3
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import select, text
 
+from tests.backends import BundleBackend, Location
 from tests.services.campaign_helpers import (
     MODELS,
     build_campaign_bundle,
@@ -25,6 +28,7 @@ from workbench.services.packs import export_pack, merge_pack, pack_info
 from workbench.services.voting import AnnotationSession
 from workbench.storage import Bundle
 from workbench.storage.bundle import copy_bundle
+from workbench.storage.models import PairLease
 
 PLUGINS = registry_with_all_protocols()
 VOTE_COLUMNS = (
@@ -34,8 +38,12 @@ VOTE_COLUMNS = (
 
 
 @pytest.fixture(scope="module")
-def main_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = build_campaign_bundle(tmp_path_factory.mktemp("main"), items=4)
+def main_template(
+    bundle_backend: BundleBackend, tmp_path_factory: pytest.TempPathFactory
+) -> Location:
+    path = build_campaign_bundle(
+        tmp_path_factory.mktemp("main"), items=4, into=bundle_backend.new_location()
+    )
     with Bundle.open(path) as bundle:
         add_annotator(bundle, "ann", "Ann", "ophthalmology")
         add_annotator(bundle, "bob")
@@ -46,13 +54,12 @@ def main_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def main(main_template: Path, tmp_path: Path) -> Path:
-    path = tmp_path / "main.wbb"
-    copy_bundle(main_template, path)
-    return path
+def main(main_template: Location, bundle_backend: BundleBackend) -> Location:
+    """The campaign's bundle, in a file or on the server; packs are always files."""
+    return bundle_backend.copy(main_template)
 
 
-def export(main: Path, annotator: str, out: Path, limit: int | None = None) -> Path:
+def export(main: Location, annotator: str, out: Path, limit: int | None = None) -> Path:
     with Bundle.open(main) as bundle:
         export_pack(bundle, "c", annotator, out, limit)
     return out
@@ -70,20 +77,18 @@ def answer_names() -> list[str]:
     return [c.name for c in PLUGINS.protocol("chirp-five-criteria").criteria]
 
 
-def votes(path: Path) -> list[tuple[Any, ...]]:
-    connection = sqlite3.connect(path)
-    try:
-        return connection.execute(f"SELECT {VOTE_COLUMNS} FROM votes ORDER BY uuid").fetchall()
-    finally:
-        connection.close()
+def votes(location: Location) -> list[tuple[Any, ...]]:
+    with Bundle.open(location) as bundle, bundle.read_session() as session:
+        rows = session.execute(text(f"SELECT {VOTE_COLUMNS} FROM votes ORDER BY uuid"))
+        return [tuple(row) for row in rows]
 
 
-def merge(main: Path, pack: Path) -> dict[str, Any]:
+def merge(main: Location, pack: Path) -> dict[str, Any]:
     with Bundle.open(main) as bundle:
         return merge_pack(bundle, pack).as_dict()
 
 
-def test_a_pack_is_blind_and_self_contained(main: Path, tmp_path: Path) -> None:
+def test_a_pack_is_blind_and_self_contained(main: Location, tmp_path: Path) -> None:
     pack = export(main, "ann", tmp_path / "ann.wbb", limit=5)
     raw = pack.read_bytes()
     for name in MODELS:
@@ -100,7 +105,7 @@ def test_a_pack_is_blind_and_self_contained(main: Path, tmp_path: Path) -> None:
         assert pack_info(bundle) is None
 
 
-def test_pack_slice_matches_the_schedule(main: Path, tmp_path: Path) -> None:
+def test_pack_slice_matches_the_schedule(main: Location, tmp_path: Path) -> None:
     pack = export(main, "ann", tmp_path / "ann.wbb")
     connection = sqlite3.connect(pack)
     try:
@@ -116,7 +121,7 @@ def test_pack_slice_matches_the_schedule(main: Path, tmp_path: Path) -> None:
     assert sorted(sequences) == [row["sequence"] for row in schedule]
 
 
-def test_merge_is_idempotent_and_maps_votes_to_models(main: Path, tmp_path: Path) -> None:
+def test_merge_is_idempotent_and_maps_votes_to_models(main: Location, tmp_path: Path) -> None:
     pack = export(main, "ann", tmp_path / "ann.wbb", limit=6)
     annotate(pack, "ann", 4)
     with Bundle.open(pack) as bundle:
@@ -134,15 +139,14 @@ def test_merge_is_idempotent_and_maps_votes_to_models(main: Path, tmp_path: Path
     assert details["annotators"]["ann"] == {"answered": 3, "skipped": 1}
     pack_votes = {row[0]: row for row in votes(pack)}
     schedule = {row["sequence"]: row for row in details["schedule"]}
-    connection = sqlite3.connect(main)
-    try:
-        rows = connection.execute(
-            "SELECT v.uuid, p.sequence, a.name, b.name FROM votes v "
-            "JOIN scheduled_pairs p ON v.pair_id = p.id "
-            "JOIN models a ON v.model_a_id = a.id JOIN models b ON v.model_b_id = b.id"
-        ).fetchall()
-    finally:
-        connection.close()
+    with Bundle.open(main) as bundle, bundle.read_session() as session:
+        rows = session.execute(
+            text(
+                "SELECT v.uuid, p.sequence, a.name, b.name FROM votes v "
+                "JOIN scheduled_pairs p ON v.pair_id = p.id "
+                "JOIN models a ON v.model_a_id = a.id JOIN models b ON v.model_b_id = b.id"
+            )
+        ).all()
     for uuid, sequence, left, right in rows:
         assert (schedule[sequence]["left"], schedule[sequence]["right"]) == (left, right)
         assert uuid in pack_votes
@@ -152,7 +156,9 @@ def test_merge_is_idempotent_and_maps_votes_to_models(main: Path, tmp_path: Path
         assert session.next_task().progress.done == 4
 
 
-def test_two_packs_merge_the_same_in_either_order(main: Path, tmp_path: Path) -> None:
+def test_two_packs_merge_the_same_in_either_order(
+    main: Location, tmp_path: Path, bundle_backend: BundleBackend
+) -> None:
     ann_pack = export(main, "ann", tmp_path / "ann.wbb", limit=8)
     bob_pack = export(main, "bob", tmp_path / "bob.wbb", limit=8)
     annotate(ann_pack, "ann", 3, "a")
@@ -164,9 +170,7 @@ def test_two_packs_merge_the_same_in_either_order(main: Path, tmp_path: Path) ->
     annotate(ann_pack, "ann", 2, "tie")
     annotate(bob_pack, "bob", 5, "b")
 
-    one, two = tmp_path / "one.wbb", tmp_path / "two.wbb"
-    copy_bundle(main, one)
-    copy_bundle(main, two)
+    one, two = bundle_backend.copy(main), bundle_backend.copy(main)
     for pack in (early_copy, ann_pack, bob_pack):
         merge(one, pack)
     for pack in (bob_pack, ann_pack, early_copy):
@@ -179,16 +183,16 @@ def test_two_packs_merge_the_same_in_either_order(main: Path, tmp_path: Path) ->
     assert votes(one) == votes(two)
 
 
-def test_a_retraction_wins_in_either_order(main: Path, tmp_path: Path) -> None:
+def test_a_retraction_wins_in_either_order(
+    main: Location, tmp_path: Path, bundle_backend: BundleBackend
+) -> None:
     pack = export(main, "ann", tmp_path / "ann.wbb", limit=4)
     annotate(pack, "ann", 2)
     before_undo = tmp_path / "before.wbb"
     copy_bundle(pack, before_undo)
     with Bundle.open(pack) as bundle:
         AnnotationSession(bundle, "c", "ann", PLUGINS).undo()
-    one, two = tmp_path / "one.wbb", tmp_path / "two.wbb"
-    copy_bundle(main, one)
-    copy_bundle(main, two)
+    one, two = bundle_backend.copy(main), bundle_backend.copy(main)
     merge(one, before_undo)
     report = merge(one, pack)
     assert report["retractions"] == 5 and report["added"] == 0
@@ -198,7 +202,9 @@ def test_a_retraction_wins_in_either_order(main: Path, tmp_path: Path) -> None:
     assert sum(row[-1] is not None for row in votes(one)) == 5
 
 
-def test_conflicts_are_reported_and_resolved_the_same_way(main: Path, tmp_path: Path) -> None:
+def test_conflicts_are_reported_and_resolved_the_same_way(
+    main: Location, tmp_path: Path, bundle_backend: BundleBackend
+) -> None:
     pack = export(main, "ann", tmp_path / "ann.wbb", limit=3)
     annotate(pack, "ann", 1, "a")
     edited = tmp_path / "edited.wbb"
@@ -207,9 +213,7 @@ def test_conflicts_are_reported_and_resolved_the_same_way(main: Path, tmp_path: 
     with connection:
         connection.execute("UPDATE votes SET choice = 'b' WHERE criterion = 'overall'")
     connection.close()
-    one, two = tmp_path / "one.wbb", tmp_path / "two.wbb"
-    copy_bundle(main, one)
-    copy_bundle(main, two)
+    one, two = bundle_backend.copy(main), bundle_backend.copy(main)
     merge(one, pack)
     report_one = merge(one, edited)
     merge(two, edited)
@@ -227,22 +231,24 @@ def test_conflicts_are_reported_and_resolved_the_same_way(main: Path, tmp_path: 
     assert twice["kind"] == "answered_twice" and len(twice["uuids"]) == 2
 
 
-def test_pack_errors(main: Path, tmp_path: Path) -> None:
+def test_pack_errors(main: Location, tmp_path: Path, bundle_backend: BundleBackend) -> None:
     pack = export(main, "ann", tmp_path / "ann.wbb", limit=1)
     with pytest.raises(PackError, match="already exists"):
         export(main, "ann", pack)
+    plain = tmp_path / "plain.wbb"
+    Bundle.create(plain).close()
     with Bundle.open(main) as bundle:
         with pytest.raises(PackError, match="not an offline pack"):
-            merge_pack(bundle, main)
+            merge_pack(bundle, plain)
         with pytest.raises(PackError, match="at least one task"):
             export_pack(bundle, "c", "ann", tmp_path / "none.wbb", limit=0)
-    other = build_campaign_bundle(tmp_path / "other", items=2)
+    other = build_campaign_bundle(tmp_path / "other", items=2, into=bundle_backend.new_location())
     with Bundle.open(other) as bundle, pytest.raises(PackError, match="not in this bundle"):
         merge_pack(bundle, pack)
     assert not (tmp_path / "none.wbb").exists()
 
 
-def test_nothing_to_pack(main: Path, tmp_path: Path) -> None:
+def test_nothing_to_pack(main: Location, tmp_path: Path) -> None:
     with Bundle.open(main) as bundle:
         create_campaign(
             bundle,
@@ -261,3 +267,54 @@ def _one_item() -> Any:
     from workbench.services.selection import ItemSelection
 
     return ItemSelection("q000")
+
+
+def pack_sequences(pack: Path) -> set[int]:
+    with Bundle.open(pack) as bundle, bundle.read_session() as session:
+        return set(session.scalars(text("SELECT sequence FROM scheduled_pairs")))
+
+
+def test_a_packed_task_is_reserved_until_its_pack_is_merged(main: Location, tmp_path: Path):
+    with Bundle.open(main) as bundle:
+        add_annotator(bundle, "cy")
+        create_campaign(
+            bundle, CampaignSpec("solo", "chirp-five-criteria", seed=3, votes_per_pair=1), PLUGINS
+        )
+        export_pack(bundle, "solo", "ann", tmp_path / "ann.wbb", limit=2)
+        export_pack(bundle, "solo", "bob", tmp_path / "bob.wbb")
+    reserved = pack_sequences(tmp_path / "ann.wbb")
+    assert len(reserved) == 2
+    # the second pack and the app leave the first pack's tasks alone: each needs one vote
+    assert not reserved & pack_sequences(tmp_path / "bob.wbb")
+    with Bundle.open(main) as bundle:
+        in_app = AnnotationSession(bundle, "solo", "cy", PLUGINS)
+        assert in_app.next_task() is None  # the two packs hold every task between them
+
+    with Bundle.open(tmp_path / "ann.wbb") as pack:
+        session = AnnotationSession(pack, "solo", "ann", PLUGINS)
+        for _ in range(2):
+            task = session.next_task()
+            session.cast(task.token, dict.fromkeys(answer_names(), "a"))
+    with Bundle.open(main) as bundle:
+        merge_pack(bundle, tmp_path / "ann.wbb")
+        with bundle.read_session() as session:
+            leases = session.execute(
+                text(
+                    "SELECT count(*) FROM pair_leases JOIN annotators a ON a.id = annotator_id "
+                    "WHERE a.handle = 'ann'"
+                )
+            ).scalar()
+    assert leases == 0
+
+
+def test_pack_reservations_last_as_the_campaign_says(main: Location, tmp_path: Path):
+    with Bundle.open(main) as bundle:
+        create_campaign(
+            bundle,
+            CampaignSpec("short", "chirp-five-criteria", seed=3, pack_lease_days=0.5),
+            PLUGINS,
+        )
+        export_pack(bundle, "short", "ann", tmp_path / "ann.wbb", limit=1)
+        with bundle.read_session() as session:
+            lease = session.scalars(select(PairLease)).one()
+    assert lease.expires_at - lease.leased_at == timedelta(hours=12)

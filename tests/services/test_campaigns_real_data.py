@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from tests.backends import BundleBackend, Location
 from tests.services.campaign_helpers import registry_with_all_protocols
 from workbench.services.campaigns import CampaignSpec, add_annotator, create_campaign
 from workbench.services.importing import import_files
@@ -23,14 +24,14 @@ MULTI_IMAGE_CSV = "visit_bench_multi_images.csv"
 
 
 @pytest.fixture(scope="module")
-def visit_bundle(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    bundle = tmp_path_factory.mktemp("visit") / "visit.wbb"
+def visit_bundle(shared_data: Path, bundle_backend: BundleBackend) -> Location:
+    bundle = bundle_backend.new_location()
     import_files(bundle, [shared_data / "visit-bench"], "visit-bench")
     return bundle
 
 
 def test_verification_shows_the_candidate_reference_and_the_captions(
-    visit_bundle: Path, shared_data: Path
+    visit_bundle: Location, shared_data: Path
 ) -> None:
     rows = pd.read_csv(shared_data / "visit-bench" / MULTI_IMAGE_CSV)
     # the published caption lists are padded with NaN past the last image

@@ -8,12 +8,14 @@ import dataclasses
 import json
 import logging
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, update
 
+from tests.backends import BundleBackend
 from tests.services.campaign_helpers import (
     MODELS,
     build_campaign_bundle,
@@ -34,8 +36,15 @@ from workbench.services.campaigns import (
 )
 from workbench.services.voting import AnnotationSession
 from workbench.storage import Bundle
-from workbench.storage.bundle import copy_bundle
-from workbench.storage.models import Model, Output, Reference, ScheduledPair, Turn, Vote
+from workbench.storage.models import (
+    Model,
+    Output,
+    PairLease,
+    Reference,
+    ScheduledPair,
+    Turn,
+    Vote,
+)
 
 PLUGINS = registry_with_all_protocols()
 PROTOCOLS = [protocol.name for protocol in PLUGINS.protocols()]
@@ -65,17 +74,20 @@ BLIND_FIELDS = {
 
 
 @pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_campaign_bundle(tmp_path_factory.mktemp("template"), items=3)
+def template(bundle_backend: BundleBackend, tmp_path_factory: pytest.TempPathFactory) -> Path | str:
+    return build_campaign_bundle(
+        tmp_path_factory.mktemp("template"), items=3, into=bundle_backend.new_location()
+    )
 
 
 @pytest.fixture
-def bundle(template: Path, tmp_path: Path) -> Iterator[Bundle]:
-    copy_bundle(template, tmp_path / "b.wbb")
-    with Bundle.open(tmp_path / "b.wbb") as opened:
+def bundle(template: Path | str, bundle_backend: BundleBackend) -> Iterator[Bundle]:
+    location = bundle_backend.copy(template)
+    with Bundle.open(location) as opened:
         add_annotator(opened, "ann")
         add_annotator(opened, "bob")
         yield opened
+    bundle_backend.discard(location)
 
 
 def make_campaign(bundle: Bundle, protocol: str, **overrides: Any) -> None:
@@ -272,6 +284,11 @@ def test_votes_per_pair_across_annotators_and_no_repeats(bundle: Bundle) -> None
     }
 
 
+def expire_leases(bundle: Bundle) -> None:
+    with bundle.session() as session:
+        session.execute(update(PairLease).values(expires_at=datetime.now(UTC) - timedelta(1)))
+
+
 def test_undo_brings_a_task_back_even_when_others_filled_it(bundle: Bundle) -> None:
     make_campaign(bundle, "arena-battle", models=list(MODELS[:2]))
     ann = AnnotationSession(bundle, "c", "ann", PLUGINS)
@@ -280,7 +297,11 @@ def test_undo_brings_a_task_back_even_when_others_filled_it(bundle: Bundle) -> N
     assert ann.undo().turns == task.turns
     bob = AnnotationSession(bundle, "c", "bob", PLUGINS)
     bobs = bob.next_task()
-    assert bobs.turns == task.turns  # the retracted vote freed the task
+    assert bobs.turns != task.turns  # undo leased the task to ann again
+    bob.cast(bobs.token, "b")
+    expire_leases(bundle)  # ann left it on screen past the lease: bob may take it now
+    bobs = bob.next_task()
+    assert bobs.turns == task.turns
     bob.cast(bobs.token, "b")
     current = ann.next_task()
     assert current.turns == task.turns and current.progress.remaining >= 1
@@ -313,7 +334,7 @@ def test_answers_are_checked(bundle: Bundle) -> None:
     assert session.progress().done == 0
 
 
-def test_grades_and_required_comments_are_checked(bundle: Bundle, template: Path) -> None:
+def test_grades_and_required_comments_are_checked(bundle: Bundle) -> None:
     make_campaign(bundle, "convbench-turn-grade")
     grading = AnnotationSession(bundle, "c", "ann", PLUGINS)
     task = grading.next_task()

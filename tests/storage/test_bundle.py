@@ -1,4 +1,4 @@
-"""Opening, creating and migrating bundles."""
+"""Opening, creating and migrating bundles, in files and (marked ``postgres``) on a server."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from alembic.runtime.migration import MigrationContext
 from sqlalchemy import select, text
 from sqlalchemy.exc import IntegrityError
 
+from tests.backends import Location
 from workbench.storage import (
     Bundle,
     BundleError,
@@ -24,9 +25,11 @@ from workbench.storage import bundle as bundle_module
 from workbench.storage.models import Base, Model
 
 
-def test_new_bundle_has_the_schema_of_the_models(tmp_path: Path) -> None:
-    with Bundle.create(tmp_path / "b.wbb") as bundle, bundle.engine.connect() as connection:
+def test_new_bundle_has_the_schema_of_the_models(bundle_location: Location) -> None:
+    with Bundle.create(bundle_location) as bundle, bundle.engine.connect() as connection:
         differences = compare_metadata(MigrationContext.configure(connection), Base.metadata)
+        assert bundle.revision() == head_revision()
+        assert len(bundle.info()["bundle_id"]) == 32
     assert differences == []
 
 
@@ -34,21 +37,25 @@ def test_new_bundle_runs_in_wal_mode_with_foreign_keys(tmp_path: Path) -> None:
     with Bundle.create(tmp_path / "b.wbb") as bundle, bundle.engine.connect() as connection:
         assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
         assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
-        assert bundle.revision() == head_revision()
-        assert len(bundle.info()["bundle_id"]) == 32
+        assert (bundle.path, bundle.location, bundle.dialect) == (
+            tmp_path / "b.wbb",
+            str(tmp_path / "b.wbb"),
+            "sqlite",
+        )
+        assert not bundle.is_server
 
 
-def test_foreign_keys_are_enforced(tmp_path: Path) -> None:
+def test_foreign_keys_are_enforced(bundle_location: Location) -> None:
     with (
-        Bundle.create(tmp_path / "b.wbb") as bundle,
-        pytest.raises(IntegrityError, match="FOREIGN KEY"),
+        Bundle.create(bundle_location) as bundle,
+        pytest.raises(IntegrityError, match=r"(?i)foreign key"),
         bundle.session() as session,
     ):
         session.execute(text("INSERT INTO turns (item_id, \"index\", prompt) VALUES (999, 1, 'x')"))
 
 
-def test_failed_transaction_leaves_nothing(tmp_path: Path) -> None:
-    with Bundle.create(tmp_path / "b.wbb") as bundle:
+def test_failed_transaction_leaves_nothing(bundle_location: Location) -> None:
+    with Bundle.create(bundle_location) as bundle:
         with pytest.raises(RuntimeError), bundle.session() as session:
             session.add(Model(name="m"))
             session.flush()
@@ -82,6 +89,13 @@ def test_open_refuses_an_sqlite_file_that_is_not_a_bundle(tmp_path: Path) -> Non
 def test_open_refuses_a_missing_file(tmp_path: Path) -> None:
     with pytest.raises(BundleError, match="no bundle at"):
         Bundle.open(tmp_path / "absent.wbb")
+
+
+def test_newer_schema_is_refused_on_either_backend(bundle_location: Location) -> None:
+    with Bundle.create(bundle_location) as bundle, bundle.session() as session:
+        session.execute(text("UPDATE alembic_version SET version_num = 'f00dfeed'"))
+    with pytest.raises(BundleTooNewError, match="newer VLM Workbench"):
+        Bundle.open(bundle_location)
 
 
 def test_bundle_from_a_newer_app_is_refused_unchanged(tmp_path: Path) -> None:
@@ -163,8 +177,22 @@ def test_migration_can_be_declined(
     assert not list(tmp_path.glob("old.backup-*"))
 
 
-def test_reader_does_not_block_a_writer(tmp_path: Path) -> None:
-    path = tmp_path / "b.wbb"
+def test_migration_keeps_data_on_either_backend(
+    bundle_location: Location, later_schema: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with Bundle.create(bundle_location) as bundle, bundle.session() as session:
+        session.add(Model(name="kept-model"))
+    monkeypatch.setattr(bundle_module, "MIGRATIONS_DIR", later_schema)
+    with pytest.raises(MigrationDeclinedError, match="older schema"):
+        Bundle.open(bundle_location, migrate=False)
+    with Bundle.open(bundle_location) as bundle, bundle.engine.connect() as connection:
+        assert bundle.revision() == "9999"
+        row = connection.exec_driver_sql("SELECT name, family FROM models").one()
+    assert tuple(row) == ("kept-model", None)
+
+
+def test_reader_does_not_block_a_writer(bundle_location: Location) -> None:
+    path = bundle_location
     Bundle.create(path).close()
     with Bundle.open(path) as reader, Bundle.open(path) as writer:
         with reader.read_session() as snapshot:

@@ -17,6 +17,8 @@ from workbench.cli import (
     gui_commands,
     import_command,
     judge_commands,
+    maintenance_commands,
+    server_commands,
     stats_commands,
 )
 from workbench.errors import WorkbenchError
@@ -32,6 +34,8 @@ COMMAND_MODULES = (
     stats_commands,
     judge_commands,
     export_commands,
+    maintenance_commands,
+    server_commands,
     gui_commands,
 )
 

@@ -10,7 +10,9 @@ from typing import Any
 
 def register(commands: Any) -> None:
     info = commands.add_parser("info", help="what a bundle holds, in total and per source")
-    info.add_argument("bundle", metavar="BUNDLE")
+    info.add_argument(
+        "bundle", metavar="BUNDLE", help="a bundle file, or a postgresql:// URL of a server bundle"
+    )
     info.add_argument("--json", action="store_true", help="print as JSON")
     info.set_defaults(handler=run_info)
 
@@ -34,11 +36,17 @@ def run_info(args: argparse.Namespace) -> int:
     with Bundle.open(args.bundle) as bundle:
         with bundle.read_session() as session:
             counts = bundle_counts(session)
-        counts["bundle"] = {"path": str(bundle.path), "schema": bundle.revision(), **bundle.info()}
+        counts["bundle"] = {
+            # a server bundle has no path; its location never shows a password
+            "path": str(bundle.path) if bundle.path is not None else None,
+            "location": bundle.location,
+            "schema": bundle.revision(),
+            **bundle.info(),
+        }
     if args.json:
         print(json.dumps(counts, indent=2, sort_keys=True))
         return 0
-    print(f"{args.bundle} (schema {counts['bundle']['schema']})")
+    print(f"{counts['bundle']['location']} (schema {counts['bundle']['schema']})")
     for key, value in counts["totals"].items():
         print(f"  {key:<24}{value:>10}")
     for source, values in counts["sources"].items():

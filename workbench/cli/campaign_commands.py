@@ -11,6 +11,8 @@ from typing import Any
 #: the values of ``workbench.services.scheduling.Pairing`` (not imported here: it pulls in
 #: networkx, which every other command would then pay for at start-up)
 PAIRINGS = ("all", "anchor", "balanced")
+#: a str, not a Path: Path would turn postgresql://host/db into postgresql:/host/db
+BUNDLE_HELP = "a bundle file, or a postgresql:// URL of a server bundle"
 
 
 def register(commands: Any) -> None:
@@ -29,7 +31,7 @@ def _register_campaign(commands: Any) -> None:
         description="Create a campaign. The schedule (every task and who is shown left) is "
         "drawn from the seed, stored in the bundle, and the same for the same seed.",
     )
-    create.add_argument("bundle", metavar="BUNDLE", type=Path)
+    create.add_argument("bundle", metavar="BUNDLE", help=BUNDLE_HELP)
     create.add_argument("--name", required=True, help="campaign name (annotators may see it)")
     create.add_argument(
         "--protocol", required=True, help="annotation protocol (see 'workbench campaign protocols')"
@@ -47,6 +49,18 @@ def _register_campaign(commands: Any) -> None:
         "id exists in several sources)",
     )
     create.add_argument("--votes-per-pair", type=int, default=1, metavar="N", help="default 1")
+    create.add_argument(
+        "--lease-minutes",
+        type=float,
+        metavar="M",
+        help="how long a task shown to an annotator stays reserved for them (default 30)",
+    )
+    create.add_argument(
+        "--pack-lease-days",
+        type=float,
+        metavar="D",
+        help="how long an offline pack's tasks stay reserved for its annotator (default 14)",
+    )
     create.add_argument("--seed", type=int, default=0, metavar="S", help="default 0")
     create.add_argument(
         "--pairing",
@@ -74,13 +88,13 @@ def _register_campaign(commands: Any) -> None:
     create.set_defaults(handler=run_create)
 
     show = actions.add_parser("show", help="a campaign's settings, schedule and progress")
-    show.add_argument("bundle", metavar="BUNDLE", type=Path)
+    show.add_argument("bundle", metavar="BUNDLE", help=BUNDLE_HELP)
     show.add_argument("name", metavar="NAME")
     show.add_argument("--json", action="store_true", help="print everything, schedule too, as JSON")
     show.set_defaults(handler=run_show)
 
     listing = actions.add_parser("list", help="the campaigns of a bundle")
-    listing.add_argument("bundle", metavar="BUNDLE", type=Path)
+    listing.add_argument("bundle", metavar="BUNDLE", help=BUNDLE_HELP)
     listing.add_argument("--json", action="store_true", help="print as JSON")
     listing.set_defaults(handler=run_list)
 
@@ -93,13 +107,13 @@ def _register_annotator(commands: Any) -> None:
     annotator = commands.add_parser("annotator", help="annotator profiles")
     actions = annotator.add_subparsers(dest="annotator_command", metavar="ACTION", required=True)
     add = actions.add_parser("add", help="add an annotator profile")
-    add.add_argument("bundle", metavar="BUNDLE", type=Path)
+    add.add_argument("bundle", metavar="BUNDLE", help=BUNDLE_HELP)
     add.add_argument("handle", metavar="HANDLE")
     add.add_argument("--name", help="display name")
     add.add_argument("--expertise", help="e.g. 'radiologist' or 'native Spanish speaker'")
     add.set_defaults(handler=run_annotator_add)
     listing = actions.add_parser("list", help="the annotators of a bundle")
-    listing.add_argument("bundle", metavar="BUNDLE", type=Path)
+    listing.add_argument("bundle", metavar="BUNDLE", help=BUNDLE_HELP)
     listing.add_argument("--json", action="store_true", help="print as JSON")
     listing.set_defaults(handler=run_annotator_list)
 
@@ -113,7 +127,7 @@ def _register_pack(commands: Any) -> None:
         description="Write the open tasks of one annotator in a campaign to a new bundle file "
         "holding everything needed to annotate them (and no model names).",
     )
-    export.add_argument("bundle", metavar="BUNDLE", type=Path)
+    export.add_argument("bundle", metavar="BUNDLE", help=BUNDLE_HELP)
     export.add_argument("--campaign", required=True, metavar="NAME")
     export.add_argument("--annotator", required=True, metavar="HANDLE")
     export.add_argument("--out", required=True, type=Path, metavar="PACK.wbb")
@@ -126,7 +140,7 @@ def _register_pack(commands: Any) -> None:
         description="Add the votes of an annotated pack to the bundle it came from. Votes are "
         "matched by UUID, so merging twice changes nothing; packs merge the same in any order.",
     )
-    merge.add_argument("bundle", metavar="BUNDLE", type=Path)
+    merge.add_argument("bundle", metavar="BUNDLE", help=BUNDLE_HELP)
     merge.add_argument("pack", metavar="PACK.wbb", type=Path)
     merge.add_argument("--json", action="store_true", help="print the result as JSON")
     merge.set_defaults(handler=run_pack_merge)
@@ -190,6 +204,8 @@ def run_create(args: argparse.Namespace) -> int:
         pairs_per_model_pair=args.pairs_per_model_pair,
         gold=_read_gold(args.gold) if args.gold else (),
         output_context=args.context,
+        lease_minutes=args.lease_minutes,
+        pack_lease_days=args.pack_lease_days,
     )
     with Bundle.open(args.bundle) as bundle:
         summary = create_campaign(bundle, spec)
@@ -328,11 +344,12 @@ def run_pack_merge(args: argparse.Namespace) -> int:
 
     with Bundle.open(args.bundle) as bundle:
         report = merge_pack(bundle, args.pack)
+        where = bundle.location  # a server URL is shown without its password
     if args.json:
         _print_json(report.as_dict())
         return 0
     print(
-        f"merged {args.pack} into {args.bundle}: {report.added} vote rows added, "
+        f"merged {args.pack} into {where}: {report.added} vote rows added, "
         f"{report.unchanged} already there, {report.retractions} retraction(s) applied"
     )
     for conflict in report.conflicts:

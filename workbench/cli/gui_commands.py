@@ -17,7 +17,10 @@ def register(commands: Any) -> None:
         description="Open a bundle in the app. With --screenshot, render the window offscreen "
         "at 1600x1000 to a PNG and exit (no display needed).",
     )
-    parser.add_argument("bundle", metavar="BUNDLE", type=Path)
+    # a str, not a Path: Path would turn postgresql://host/db into postgresql:/host/db
+    parser.add_argument(
+        "bundle", metavar="BUNDLE", help="a bundle file, or a postgresql:// URL of a server bundle"
+    )
     parser.add_argument("--screenshot", metavar="FILE.png", type=Path, help="render and exit")
     parser.add_argument("--page", choices=PAGES, default="items", help="page to render")
     parser.add_argument("--item", metavar="ID", help="item to select (external id or row id)")
@@ -47,16 +50,17 @@ def run_open(args: argparse.Namespace) -> int:
 
 
 def launch_default(_args: argparse.Namespace) -> int:
-    """No command: the most recent bundle that still exists, else the demo bundle (made on
-    first use)."""
+    """No command: the most recent bundle (a file that still exists, or a server), else the
+    demo bundle (made on first use)."""
     from workbench.demo import generate_demo_bundle
     from workbench.gui.app import run_app
     from workbench.paths import demo_bundle_path
-    from workbench.recent import most_recent_bundle
+    from workbench.recent import is_server_location, most_recent_location
 
-    bundle = most_recent_bundle()
-    if bundle is None:
-        bundle = demo_bundle_path()
-        if not bundle.exists():
-            generate_demo_bundle(bundle)
+    recent = most_recent_location()
+    if recent is not None:
+        return run_app(recent if is_server_location(recent) else Path(recent))
+    bundle = demo_bundle_path()
+    if not bundle.exists():
+        generate_demo_bundle(bundle)
     return run_app(bundle)

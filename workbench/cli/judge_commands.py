@@ -25,7 +25,9 @@ def register(commands: Any) -> None:
         "in the bundle's response cache cost nothing. The API key comes from --api-key-env, "
         "OPENAI_API_KEY or the system keyring, and is never stored or printed.",
     )
-    judge.add_argument("bundle", metavar="BUNDLE", type=Path)
+    judge.add_argument(
+        "bundle", metavar="BUNDLE", help="a bundle file, or a postgresql:// URL of a server bundle"
+    )
     judge.add_argument(
         "--base-url",
         default=DEFAULT_BASE_URL,

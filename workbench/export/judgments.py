@@ -34,6 +34,8 @@ from workbench.storage.models import (
 IMPORTED, CAMPAIGN, JUDGE_RUN = "imported", "campaign", "judge-run"
 STANDARD_CONTEXT = "standard"
 _OUTCOMES = {outcome.value for outcome in Outcome}
+#: rows read from the database at a time
+_BATCH = 10_000
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,7 @@ def _prior(session: Session) -> Iterator[Judgment]:
         .join(model_a, PriorJudgment.model_a_id == model_a.id)
         .outerjoin(model_b, PriorJudgment.model_b_id == model_b.id)
         .order_by(PriorJudgment.id)
+        .execution_options(yield_per=_BATCH)
     )
     for row, name_a, name_b in session.execute(statement):
         yield Judgment(
@@ -129,6 +132,8 @@ def _votes(session: Session, campaign: str | None, key: bytes | None) -> Iterato
         .outerjoin(model_b, Vote.model_b_id == model_b.id)
         .where(Vote.retracted_at.is_(None))
         .order_by(Vote.id)
+        # in batches, so a million votes are never all held as ORM objects at once
+        .execution_options(yield_per=_BATCH)
     )
     if campaign is not None:
         statement = statement.where(Campaign.name == campaign)
@@ -176,6 +181,7 @@ def _verdicts(session: Session) -> Iterator[Judgment]:
         .outerjoin(model_b, JudgeVerdict.model_b_id == model_b.id)
         .where(JudgeVerdict.error.is_(None))
         .order_by(JudgeVerdict.id)
+        .execution_options(yield_per=_BATCH)
     )
     for verdict, run, name_a, name_b in session.execute(statement):
         side_a, side_b = _sides(name_a, name_b, verdict.outcome)

@@ -5,8 +5,14 @@ where, the choice, and who made it when), as JSONL or as a flat, pandas-friendly
 from __future__ import annotations
 
 import csv
+import heapq
+import json
+import tempfile
+from collections import defaultdict
 from collections.abc import Iterable, Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass
+from pathlib import Path
 from typing import IO, Any
 
 from sqlalchemy import select
@@ -21,6 +27,10 @@ PAIRWISE_TAG = "vlm-workbench/pairwise"
 PAIRWISE_VERSION = 1
 STANDARD_CONTEXT = "standard"
 _WINNER_OF_TIE = {"tie": "tie", "both_bad": "both_bad"}
+#: records sorted in memory at once; more are sorted in runs on disk and merged
+SORT_RUN = 100_000
+#: items whose texts are read at once
+_ITEM_CHUNK = 500
 
 #: the CSV's columns, in order; nested fields of the JSONL record are flattened or left out
 CSV_COLUMNS = (
@@ -173,14 +183,48 @@ def _record(judgment: Judgment, view: _ItemView | None) -> dict[str, Any]:
 def pairwise_records(
     session: Session, judgments: list[Judgment], images: ImageWriter
 ) -> Iterator[dict[str, Any]]:
-    """One record per judgment, ordered by content (so the order never depends on row ids)."""
-    views = _item_views(session, {j.item_id for j in judgments if j.item_id is not None}, images)
-    records = [
-        _record(judgment, views.get(judgment.item_id) if judgment.item_id is not None else None)
-        for judgment in judgments
-    ]
-    records.sort(key=dumps)
-    yield from records
+    """One record per judgment, ordered by content (so the order never depends on row ids).
+
+    Records are built a few hundred items at a time and kept only as their JSON text; beyond
+    :data:`SORT_RUN` of them, sorted runs go to a temporary folder and are merged, so an export
+    of millions of votes holds one run in memory rather than every record and every answer."""
+    without_item: list[Judgment] = []
+    by_item: dict[int, list[Judgment]] = defaultdict(list)
+    for judgment in judgments:
+        if judgment.item_id is None:
+            without_item.append(judgment)
+        else:
+            by_item[judgment.item_id].append(judgment)
+    with tempfile.TemporaryDirectory(prefix="workbench-export-") as folder:
+        runs: list[Path] = []
+        pending = [dumps(_record(judgment, None)) for judgment in without_item]
+
+        def spill() -> None:
+            pending.sort()
+            run = Path(folder) / f"run-{len(runs)}.jsonl"
+            # JSON text escapes every control character, so a newline ends a record and
+            # sorting the lines sorts the records
+            run.write_text("".join(line + "\n" for line in pending), encoding="utf-8")
+            runs.append(run)
+            pending.clear()
+
+        items = sorted(by_item)
+        for start in range(0, len(items), _ITEM_CHUNK):
+            chunk = items[start : start + _ITEM_CHUNK]
+            views = _item_views(session, set(chunk), images)
+            for item_id in chunk:
+                pending.extend(dumps(_record(j, views.get(item_id))) for j in by_item[item_id])
+            if len(pending) >= SORT_RUN:
+                spill()
+        if not runs:
+            pending.sort()
+            yield from (json.loads(line) for line in pending)
+            return
+        if pending:
+            spill()
+        with ExitStack() as stack:
+            files = [stack.enter_context(run.open(encoding="utf-8", newline="\n")) for run in runs]
+            yield from (json.loads(line) for line in heapq.merge(*files))
 
 
 def _csv_value(value: Any) -> Any:

@@ -21,6 +21,7 @@ from workbench.export.judgments import Judgment, collect_judgments
 from workbench.export.options import ExportError, ExportOptions, ExportSummary, ImageMode
 from workbench.export.pairwise import pairwise_records, write_csv
 from workbench.storage.bundle import Bundle
+from workbench.storage.dialects import parse_location
 
 log = logging.getLogger(__name__)
 
@@ -118,12 +119,12 @@ def export_bundle(
         raise ExportError("only the jsonl and csv formats can aggregate judgments per pair")
     if target.is_dir():
         raise ExportError(f"{target} is a folder: give the export file's name")
-    source = Path(bundle_path)
-    if not source.exists():
-        raise ExportError(f"no bundle at {source}")
+    source = parse_location(bundle_path)
+    if source.path is not None and not source.path.exists():
+        raise ExportError(f"no bundle at {source.path}")
     writer = FORMATS[options.format][0]
     images = ImageWriter(options.images, target.parent)
-    with Bundle.open(source, migrate=False) as bundle, bundle.read_session() as session:
+    with Bundle.open(bundle_path, migrate=False) as bundle, bundle.read_session() as session:
         found = collect_judgments(session, options)
         with atomic_text_file(target) as handle:
             records = writer(handle, session, found, images, options)

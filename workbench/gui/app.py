@@ -123,8 +123,9 @@ def run_app(
     campaign: str | None = None,
     annotator: str | None = None,
 ) -> int:
-    """Open the main window on ``bundle_path``; with ``screenshot``, render it to that file
-    instead of running interactively. Returns the process exit status.
+    """Open the main window on ``bundle_path`` (a file path or a server URL); with
+    ``screenshot``, render it to that file instead of running interactively. Returns the
+    process exit status.
 
     ``page="annotate"`` starts annotating ``campaign`` as ``annotator`` (see
     :func:`screenshot_annotator` for the profile used when none is named)."""
@@ -136,13 +137,14 @@ def run_app(
     app = _application()
 
     from workbench.gui.event_loop import prepare_judge_runtime_in_background, run_shared_loop
+    from workbench.gui.locations import display_location
     from workbench.gui.main_window import WINDOW_SIZE, MainWindow
 
     window = MainWindow(persist_layout=screenshot is None)
     try:
-        window.open_bundle(Path(bundle_path))
+        window.open_bundle(bundle_path)
         if item is not None and not window.go_to_item(item):
-            raise WorkbenchError(f"no item {item!r} in {bundle_path}")
+            raise WorkbenchError(f"no item {item!r} in {display_location(bundle_path)}")
         if page == "annotate" and campaign is not None:
             assert window.bundle is not None
             handle = annotator or screenshot_annotator(window.bundle)
@@ -157,7 +159,7 @@ def run_app(
             window.close()
             return 1
         window.show()
-        window.show_error("Cannot open the bundle", str(error))
+        window.report_open_failure(error)
         return run_shared_loop(app)
 
     if screenshot is None:

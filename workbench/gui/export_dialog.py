@@ -31,6 +31,7 @@ from workbench.export import FORMATS, ExportOptions, ExportSummary, ImageMode, J
 from workbench.export import export_bundle as run_export
 from workbench.export.pseudonyms import pseudonym_key
 from workbench.gui.background import BackgroundRunner
+from workbench.gui.locations import default_output, display_location
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +64,7 @@ class ExportDialog(QDialog):
 
     exported = Signal(object)  # ExportSummary
 
-    def __init__(self, bundle: Path, parent: QWidget | None = None) -> None:
+    def __init__(self, bundle: str | Path, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Export")
         self.setMinimumWidth(620)
@@ -73,7 +74,7 @@ class ExportDialog(QDialog):
         self.runner = BackgroundRunner(max_threads=1, parent=self)
         self._running = False
 
-        self.bundle_label = QLabel(str(bundle))
+        self.bundle_label = QLabel(display_location(bundle))
         self.bundle_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.format_combo = QComboBox()
         for name, (_, description) in FORMATS.items():
@@ -185,9 +186,7 @@ class ExportDialog(QDialog):
 
     def _browse(self) -> None:
         suffix = SUFFIXES[self.export_format()]
-        start = self.out_edit.text().strip() or str(
-            self.bundle.with_name(self.bundle.stem + "-export" + suffix)
-        )
+        start = self.out_edit.text().strip() or str(default_output(self.bundle, suffix))
         name, _ = QFileDialog.getSaveFileName(
             self, "Export to", start, f"{suffix[1:].upper()} files (*{suffix});;All files (*)"
         )

@@ -16,8 +16,10 @@ from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox, QWidget
 
 from workbench.errors import WorkbenchError
 from workbench.gui.forms.ui_import_dialog import Ui_ImportDialog
+from workbench.gui.locations import display_location
 from workbench.importers.base import ImportRejectedError
 from workbench.plugins import Registry, registry
+from workbench.recent import is_server_location
 from workbench.services.importing import ImportCancelledError, ImportResult, import_files
 
 log = logging.getLogger(__name__)
@@ -41,7 +43,7 @@ class ImportJob(QObject):
 
     def __init__(
         self,
-        bundle: Path,
+        bundle: str | Path,
         sources: Sequence[Path],
         format_name: str,
         skip_rejected: bool = False,
@@ -104,13 +106,16 @@ def describe_result(result: ImportResult) -> str:
 
 
 class ImportDialog(QDialog):
-    """Emits :attr:`imported` with the bundle path after an import that landed."""
+    """Emits :attr:`imported` with the bundle's location after an import that landed.
 
-    imported = Signal(Path)
+    ``target`` is the bundle to import into: a path or a server URL. A URL is shown without
+    its password; the password is kept in memory to connect with."""
+
+    imported = Signal(object)
 
     def __init__(
         self,
-        target: Path | None,
+        target: str | Path | None,
         parent: QWidget | None = None,
         plugins: Registry | None = None,
     ) -> None:
@@ -128,8 +133,11 @@ class ImportDialog(QDialog):
             self.ui.formatCombo.addItem(importer.name, importer.description)
         self.ui.formatCombo.currentIndexChanged.connect(self._describe_format)
         self._describe_format()
+        #: shown location -> the location to connect with (a URL with its password)
+        self._connect_as: dict[str, str] = {}
+        self.import_target: str | Path | None = None
         if target is not None:
-            self.ui.targetEdit.setText(str(target))
+            self.set_target(target)
         self.ui.addFilesButton.clicked.connect(self._add_files)
         self.ui.addFolderButton.clicked.connect(self._add_folder)
         self.ui.removeButton.clicked.connect(self._remove_selected)
@@ -146,6 +154,21 @@ class ImportDialog(QDialog):
         if index < 0:
             raise WorkbenchError(f"no import format named {name}")
         self.ui.formatCombo.setCurrentIndex(index)
+
+    def set_target(self, target: str | Path) -> None:
+        shown = display_location(target)
+        if is_server_location(str(target)):
+            self._connect_as[shown] = str(target)
+        self.ui.targetEdit.setText(shown)
+
+    def target(self) -> str | Path | None:
+        """The bundle to import into, as a path or a URL to connect with."""
+        text = self.ui.targetEdit.text().strip()
+        if not text:
+            return None
+        if is_server_location(text):
+            return self._connect_as.get(text, text)
+        return Path(text)
 
     def add_sources(self, paths: Sequence[Path]) -> None:
         present = set(self.sources())
@@ -186,14 +209,15 @@ class ImportDialog(QDialog):
     # --- running --------------------------------------------------------------------------------
 
     def start_import(self) -> None:
-        target = self.ui.targetEdit.text().strip()
+        target = self.target()
         sources = self.sources()
-        if not sources or not target:
+        if not sources or target is None:
             self._show_problem("Choose the files to import and the bundle to import into.", "")
             return
         self.result = None
+        self.import_target = target
         self.job = ImportJob(
-            Path(target),
+            target,
             sources,
             self.ui.formatCombo.currentText(),
             self.ui.skipRejectedCheck.isChecked(),
@@ -234,7 +258,7 @@ class ImportDialog(QDialog):
         self.ui.progressBar.setRange(0, 1)
         self.ui.progressBar.setValue(1)
         self.ui.statusLabel.setText(describe_result(result))
-        self.imported.emit(result.bundle)
+        self.imported.emit(self.import_target)
 
     def _failed(self, message: str, details: str) -> None:
         self._finish()

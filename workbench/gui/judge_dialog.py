@@ -126,12 +126,12 @@ def _no_limit_spin(maximum: int) -> QSpinBox:
 
 
 class JudgeDialog(QDialog):
-    """Emits :attr:`judged` with the bundle path after a run stored verdicts."""
+    """Emits :attr:`judged` with the bundle's location after a run stored verdicts."""
 
-    judged = Signal(Path)
+    judged = Signal(object)
 
     def __init__(
-        self, bundle: Path, parent: QWidget | None = None, plugins: Registry | None = None
+        self, bundle: str | Path, parent: QWidget | None = None, plugins: Registry | None = None
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle("Run LLM judge")

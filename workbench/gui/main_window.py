@@ -1,6 +1,10 @@
 """The main window: the item list in a dock on the left, the item view in the centre, menus,
 and the shared selection both follow. Later panels (leaderboard, graph, agreement) dock into the
-same window and follow :attr:`MainWindow.selection`."""
+same window and follow :attr:`MainWindow.selection`.
+
+A bundle is a file or a database on a server (File > Open server bundle…). A damaged file is
+met with an offer to restore its latest backup; a healthy one is backed up on a worker at most
+once a day."""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ import logging
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, Qt
-from PySide6.QtGui import QCloseEvent, QKeySequence, QShowEvent
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
@@ -28,14 +32,19 @@ from workbench.gui.image_loader import ImageLoader
 from workbench.gui.import_dialog import ImportDialog
 from workbench.gui.item_list_panel import ItemListPanel
 from workbench.gui.item_view import ItemView
+from workbench.gui.locations import display_location, same_bundle
 from workbench.gui.panels import AnalysisDocks
 from workbench.gui.resources import app_icon
+from workbench.gui.restore_dialog import DamagedBundleDialog
 from workbench.gui.selection import SelectionModel
+from workbench.gui.server_dialog import ServerDialog
 from workbench.gui.settings import GuiSettings
 from workbench.gui.tool_actions import ToolActions
-from workbench.recent import recent_bundles, remember_bundle
-from workbench.services.browse import BundleBrowser
+from workbench.recent import available, recent_locations, remember_location
+from workbench.recent import is_server_location as is_server
+from workbench.services.browse import BundleBrowser, FilterChoices
 from workbench.storage import Bundle
+from workbench.storage.errors import BundleDamagedError
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +58,16 @@ EXTRA_KEYS = {
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, *, persist_layout: bool = True, parent: QWidget | None = None) -> None:
+    """``persist_layout``: save the layout on close (the user's own session, not a test or a
+    screenshot). ``auto_backup``: back up bundle files when opened (default: the same)."""
+
+    def __init__(
+        self,
+        *,
+        persist_layout: bool = True,
+        auto_backup: bool | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
         super().__init__(parent)
         self.ui = Ui_MainWindow()
         self.ui.setupUi(self)
@@ -57,7 +75,17 @@ class MainWindow(QMainWindow):
         self.resize(*WINDOW_SIZE)
         self.settings = GuiSettings()
         self.bundle: Bundle | None = None
+        #: where the open bundle was opened from; a server URL here may hold a password the
+        #: user gave for this session only, so it is never shown, stored or logged
+        self.location: str | Path | None = None
         self.browser: BundleBrowser | None = None
+        self.auto_backup = persist_layout if auto_backup is None else auto_backup
+        self.connecting = False  # a bundle is being opened on a worker
+        self.server_dialog: ServerDialog | None = None
+        self.damaged_dialog: DamagedBundleDialog | None = None
+        self.restored_box: QMessageBox | None = None
+        # its own thread: a backup of a large bundle must not hold up image decoding
+        self.backup_runner = BackgroundRunner(max_threads=1, parent=self)
         self.selection = SelectionModel(self)
         self.runner = BackgroundRunner(parent=self)
         self.loader = ImageLoader(self._image_bytes, parent=self)
@@ -76,6 +104,8 @@ class MainWindow(QMainWindow):
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.item_dock)
         ui.viewMenu.insertAction(ui.resetLayoutAction, self.item_dock.toggleViewAction())
         self.analysis = AnalysisDocks(self, self.selection, ui.viewMenu, ui.resetLayoutAction)
+        self.analysis.watcher.pollFailed.connect(self._lost_contact)
+        self.analysis.watcher.pollRecovered.connect(self._contact_back)
 
         self.annotation = AnnotationPage(self)
 
@@ -98,10 +128,16 @@ class MainWindow(QMainWindow):
         ui = self.ui
         for name, keys in EXTRA_KEYS.items():
             getattr(ui, name).setShortcuts([QKeySequence(key) for key in keys])
+        self.open_server_action = QAction("Open &server bundle…", self)
+        self.open_server_action.setObjectName("openServerAction")
+        self.open_server_action.setShortcut(QKeySequence("Ctrl+Shift+O"))
+        self.open_server_action.setStatusTip("Open a bundle kept on a PostgreSQL server")
+        ui.fileMenu.insertAction(ui.recentMenu.menuAction(), self.open_server_action)
         for action in self.actions_with_shortcuts():
             keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
             action.setToolTip(f"{action.toolTip()} ({keys})")
             self.addAction(action)  # shortcuts work even when a dock has focus
+        self.open_server_action.triggered.connect(self.choose_server_bundle)
         ui.openAction.triggered.connect(self.choose_bundle)
         ui.importAction.triggered.connect(self.show_import_dialog)
         ui.quitAction.triggered.connect(self.close)
@@ -118,6 +154,7 @@ class MainWindow(QMainWindow):
         ui = self.ui
         return [
             ui.openAction,
+            self.open_server_action,
             ui.importAction,
             ui.quitAction,
             ui.previousAction,
@@ -131,46 +168,177 @@ class MainWindow(QMainWindow):
     def _fill_recent_menu(self) -> None:
         menu = self.ui.recentMenu
         menu.clear()
-        paths = [path for path in recent_bundles() if path.is_file()]
-        for path in paths:
-            action = menu.addAction(path.name)
-            action.setToolTip(str(path))
-            action.setStatusTip(str(path))
-            action.triggered.connect(lambda _checked=False, p=path: self.open_bundle_reporting(p))
-        if not paths:
+        locations = [location for location in recent_locations() if available(location)]
+        for location in locations:
+            server = is_server(location)
+            action = menu.addAction(location if server else Path(location).name)
+            action.setToolTip(location)
+            action.setStatusTip(location)
+            if server:  # connecting may take seconds: on a worker
+                action.triggered.connect(
+                    lambda _checked=False, url=location: self.open_in_background(url)
+                )
+            else:
+                action.triggered.connect(
+                    lambda _checked=False, p=Path(location): self.open_bundle_reporting(p)
+                )
+        if not locations:
             menu.addAction("No recent bundles").setEnabled(False)
 
     # --- bundles --------------------------------------------------------------------------------
 
-    def open_bundle(self, path: Path) -> None:
-        """Show the bundle at ``path``; raises WorkbenchError if it cannot be opened (the bundle
-        shown before stays open then)."""
-        bundle = Bundle.open(path)
+    def open_bundle(self, location: str | Path) -> None:
+        """Show the bundle at ``location`` (a file path or a server URL); raises WorkbenchError
+        if it cannot be opened (the bundle shown before stays open then)."""
+        self._show_bundle(location, *self._load(location))
+
+    @staticmethod
+    def _load(location: str | Path) -> tuple[Bundle, BundleBrowser, FilterChoices]:
+        """Open the bundle and read what the item list offers (any thread)."""
+        bundle = Bundle.open(location)
         try:
             browser = BundleBrowser(bundle)
             choices = browser.filter_choices()
         except Exception:
             bundle.close()
             raise
+        return bundle, browser, choices
+
+    def open_in_background(self, location: str | Path) -> None:
+        """:meth:`open_bundle` with the connecting done on a worker (a server that does not
+        answer takes seconds to time out); a failure is shown as by
+        :meth:`open_bundle_reporting`."""
+        self.connecting = True
+        self.statusBar().showMessage(f"Connecting to {display_location(location)}…")
+        self.runner.run(
+            lambda: self._load(location),
+            lambda loaded: self._loaded(location, loaded),
+            self._load_failed,
+        )
+
+    def _loaded(
+        self, location: str | Path, loaded: tuple[Bundle, BundleBrowser, FilterChoices]
+    ) -> None:
+        self.connecting = False
+        try:
+            self._show_bundle(location, *loaded)
+        except WorkbenchError as error:
+            self.report_open_failure(error)
+
+    def _load_failed(self, error: BaseException) -> None:
+        self.connecting = False
+        self._update_title()
+        if isinstance(error, WorkbenchError):
+            self.report_open_failure(error)
+        else:
+            log.error("opening a bundle failed", exc_info=error)
+            self.show_error("Cannot open the bundle", str(error) or type(error).__name__)
+
+    def _show_bundle(
+        self,
+        location: str | Path,
+        bundle: Bundle,
+        browser: BundleBrowser,
+        choices: FilterChoices,
+    ) -> None:
         self._close_bundle()
-        self.bundle, self.browser = bundle, browser
-        remember_bundle(path)
+        self.bundle, self.browser, self.location = bundle, browser, location
+        remember_location(bundle.path if bundle.path is not None else str(location))
         self.item_view.set_available_models(choices.models)
         self.item_list.set_browser(browser, choices)
         self.analysis.set_bundle(bundle)
         self._update_title()
+        if bundle.path is not None and self.auto_backup:
+            self.back_up_in_background(bundle.path)
         # Start-up and the bundle's models live as long as the window; freezing them keeps the
         # garbage collector from rescanning them while the user moves between items.
         gc.freeze()
 
-    def open_bundle_reporting(self, path: Path) -> bool:
-        """:meth:`open_bundle`, with a failure shown in a message box."""
+    def open_bundle_reporting(self, location: str | Path) -> bool:
+        """:meth:`open_bundle`, with a failure shown in a message box (for a damaged file, the
+        offer to restore its backup)."""
         try:
-            self.open_bundle(path)
+            self.open_bundle(location)
         except WorkbenchError as error:
-            self.show_error("Cannot open the bundle", str(error))
+            self.report_open_failure(error)
             return False
         return True
+
+    def report_open_failure(self, error: WorkbenchError) -> QWidget:
+        """Show why a bundle did not open: the restore dialog for a damaged file, else a
+        message box."""
+        if isinstance(error, BundleDamagedError):
+            return self.show_damaged(error)
+        return self.show_error("Cannot open the bundle", str(error))
+
+    def show_damaged(self, error: BundleDamagedError) -> DamagedBundleDialog:
+        dialog = DamagedBundleDialog(error, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.restored.connect(self._restored)
+        dialog.destroyed.connect(lambda: setattr(self, "damaged_dialog", None))
+        self.damaged_dialog = dialog
+        dialog.open()
+        return dialog
+
+    def _restored(self, path: Path, aside: Path | None) -> None:
+        if not self.open_bundle_reporting(path):
+            return
+        moved = f"The damaged file was moved to:\n{aside}" if aside else ""
+        box = QMessageBox(
+            QMessageBox.Icon.Information,
+            "Backup restored",
+            f"{path.name} was restored from its backup and is open.\n\n{moved}".strip(),
+            parent=self,
+        )
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        box.open()
+        self.restored_box = box
+        where = f"; the damaged file is {aside}" if aside else ""
+        self.statusBar().showMessage(f"Restored {path} from its backup{where}.")
+
+    def choose_server_bundle(self) -> ServerDialog:
+        """Ask for a server bundle's URL (and password), then open it."""
+        last = next((entry for entry in recent_locations() if is_server(entry)), "")
+        dialog = ServerDialog(last, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.accepted.connect(lambda: self._open_from_server_dialog(dialog))
+        dialog.destroyed.connect(lambda: setattr(self, "server_dialog", None))
+        self.server_dialog = dialog
+        dialog.open()
+        return dialog
+
+    def _open_from_server_dialog(self, dialog: ServerDialog) -> None:
+        if dialog.location is not None:
+            self.open_in_background(dialog.location)
+
+    # --- automatic backups and live contact -----------------------------------------------------
+
+    def back_up_in_background(self, path: Path) -> None:
+        """Make the day's automatic backup of ``path`` on a worker, if one is due."""
+        from workbench.storage.backups import auto_backup_if_due
+
+        self.backup_runner.run(
+            lambda: auto_backup_if_due(path),
+            self._backed_up,
+            lambda error: self._backup_failed(path, error),
+        )
+
+    def _backed_up(self, backup: Path | None) -> None:
+        if backup is not None:
+            log.info("automatic backup written to %s", backup)
+            self.statusBar().showMessage(f"Automatic backup written to {backup}", 5000)
+
+    def _backup_failed(self, path: Path, error: BaseException) -> None:
+        log.warning("the automatic backup of %s failed", path, exc_info=error)
+        self.statusBar().showMessage(f"The automatic backup of {path.name} failed: {error}", 10_000)
+
+    def _lost_contact(self, message: str) -> None:
+        where = self.bundle.location if self.bundle is not None else "the bundle"
+        self.statusBar().showMessage(f"Cannot reach {where} ({message}); retrying…")
+
+    def _contact_back(self) -> None:
+        if self.bundle is not None:
+            self.statusBar().showMessage(f"{self.bundle.location} answers again.", 5000)
 
     def choose_bundle(self) -> None:
         name, _ = QFileDialog.getOpenFileName(
@@ -180,9 +348,9 @@ class MainWindow(QMainWindow):
             self.open_bundle_reporting(Path(name))
 
     def reload_bundle(self) -> None:
-        if self.bundle is not None:
+        if self.bundle is not None and self.location is not None:
             current = self.selection.item_id
-            self.open_bundle_reporting(self.bundle.path)
+            self.open_bundle_reporting(self.location)
             self.selection.set_item(current)
 
     def _close_bundle(self) -> None:
@@ -195,6 +363,7 @@ class MainWindow(QMainWindow):
         if self.bundle is not None:
             self.bundle.close()
         self.bundle = self.browser = None
+        self.location = None
 
     def _image_bytes(self, image_id: int) -> bytes | None:
         browser = self.browser
@@ -207,8 +376,10 @@ class MainWindow(QMainWindow):
             self.setWindowTitle("VLM Workbench")
             self.statusBar().showMessage("No bundle open: File > Open bundle or File > Import.")
         else:
-            self.setWindowTitle(f"{self.bundle.path.name} — VLM Workbench")
-            self.statusBar().showMessage(str(self.bundle.path))
+            bundle = self.bundle
+            name = bundle.path.name if bundle.path is not None else bundle.location
+            self.setWindowTitle(f"{name} — VLM Workbench")
+            self.statusBar().showMessage(bundle.location)
 
     # --- items ----------------------------------------------------------------------------------
 
@@ -267,24 +438,25 @@ class MainWindow(QMainWindow):
             or self.loader.pending > 0
             or self.item_view.images.loading()
             or self.analysis.busy
+            or self.backup_runner.busy
+            or self.connecting
         )
 
     # --- dialogs and layout ---------------------------------------------------------------------
 
     def show_import_dialog(self) -> ImportDialog:
         if self.import_dialog is None:
-            target = self.bundle.path if self.bundle else None
-            self.import_dialog = ImportDialog(target, self)
+            self.import_dialog = ImportDialog(self.location, self)
             self.import_dialog.imported.connect(self._imported)
         self.import_dialog.show()
         self.import_dialog.raise_()
         return self.import_dialog
 
-    def _imported(self, path: Path) -> None:
-        if self.bundle is not None and path.resolve() == self.bundle.path.resolve():
+    def _imported(self, location: str | Path) -> None:
+        if self.location is not None and same_bundle(location, self.location):
             self.reload_bundle()
         else:
-            self.open_bundle_reporting(path)
+            self.open_bundle_reporting(location)
 
     def show_shortcuts(self) -> ShortcutsDialog | None:
         if self.annotation.page == ANNOTATE_PAGE:
@@ -335,4 +507,5 @@ class MainWindow(QMainWindow):
             self.settings.sync()
         self._close_bundle()
         self.loader.wait()
+        self.backup_runner.wait()
         super().closeEvent(event)

@@ -13,7 +13,7 @@ from math import ceil
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QSizeF, Qt, QUrl
-from PySide6.QtGui import QColor, QTextCharFormat, QTextCursor, QTextDocument
+from PySide6.QtGui import QColor, QImage, QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QFrame, QSizePolicy, QTextBrowser, QTextEdit, QWidget
 
 MARKDOWN_FEATURES = (
@@ -50,6 +50,12 @@ def replace_images_with_labels(document: QTextDocument) -> int:
     return len(found)
 
 
+def _blank_image() -> QImage:
+    image = QImage(1, 1, QImage.Format.Format_ARGB32)
+    image.fill(0)
+    return image
+
+
 class InertDocument(QTextDocument):
     """A document that loads no resource at all.
 
@@ -63,6 +69,10 @@ class InertDocument(QTextDocument):
 
     def loadResource(self, kind: int, name: QUrl) -> Any:
         self.requested_resources.append(QUrl(name))
+        if kind == QTextDocument.ResourceType.ImageResource.value:
+            # Given no image, Qt's image handler reads ``name`` as a local file path itself
+            # (QImage::load), bypassing this method; a blank image leaves it nothing to read.
+            return _blank_image()
         return QByteArray()
 
 

@@ -53,11 +53,12 @@ class ToolActions(QObject):
         window.installEventFilter(self)
 
     def _bundle_path(self):  # type: ignore[no-untyped-def]
-        bundle = self.window.bundle  # type: ignore[attr-defined]
-        if bundle is None:
+        """The open bundle's location as the window opened it (a path, or a server URL that
+        may hold a password kept for this session only), or None after telling the user."""
+        if self.window.bundle is None:  # type: ignore[attr-defined]
             self.window.show_error("No bundle", "Open a bundle first.")  # type: ignore[attr-defined]
             return None
-        return bundle.path
+        return self.window.location  # type: ignore[attr-defined]
 
     def show_export_dialog(self) -> ExportDialog | None:
         path = self._bundle_path()
@@ -90,9 +91,8 @@ class ToolActions(QObject):
         self.api_key_dialog.raise_()
         return self.api_key_dialog
 
-    def _judged(self, path: object) -> None:
-        bundle = self.window.bundle  # type: ignore[attr-defined]
-        if bundle is not None and bundle.path == path:
+    def _judged(self, location: object) -> None:
+        if self.window.bundle is not None and self.window.location == location:  # type: ignore[attr-defined]
             self.window.reload_bundle()  # type: ignore[attr-defined]
 
     def busy(self) -> str | None:

@@ -59,7 +59,8 @@ def _get(
         if required:
             raise RowError(f"{where}{key}", "is required")
         return default
-    if (kind is int and isinstance(value, bool)) or not isinstance(value, kind):
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if (isinstance(value, bool) and bool not in kinds) or not isinstance(value, kind):
         names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
         raise RowError(f"{where}{key}", f"must be {names}, not {type(value).__name__}")
     return value
@@ -242,6 +243,20 @@ def _judgment(
     )
 
 
+def _warn_absent_images(
+    line: dict[str, Any], item: ItemRecord, origin: Origin, report: ImportReport
+) -> None:
+    """An image given by a path that names no file is kept as missing, and said so (an image
+    given as ``{"missing": ...}`` is missing on purpose)."""
+    for image, entry in zip(item.images, line.get("images") or (), strict=False):
+        if image.is_missing and "path" in entry:
+            report.warn(
+                origin,
+                f"images[{image.position}].path",
+                f"image '{entry['path']}' is not a file beside the JSONL; kept as missing",
+            )
+
+
 class CanonicalJsonlImporter(Importer):
     name = "jsonl"
     version = "1"
@@ -278,7 +293,8 @@ class CanonicalJsonlImporter(Importer):
                 if not line.strip():
                     continue
                 try:
-                    records = parse_item_line(json.loads(line), path.parent, origin)
+                    value = json.loads(line)
+                    records = parse_item_line(value, path.parent, origin)
                 except json.JSONDecodeError as error:
                     report.reject(
                         origin, None, f"not valid JSON: {error.msg} at column {error.colno}"
@@ -301,6 +317,7 @@ class CanonicalJsonlImporter(Importer):
                     )
                     continue
                 seen[key] = origin
+                _warn_absent_images(value, item, origin, report)
                 yield from records
 
 

@@ -50,8 +50,13 @@ def prepare_image(data: bytes) -> PreparedImage:
         raise ImageProblemError(f"image refused as a decompression bomb: {error}") from error
     except UnidentifiedImageError as error:
         raise ImageProblemError("file is not an image Pillow can read") from error
-    except (OSError, SyntaxError, ValueError) as error:
-        raise ImageProblemError(f"image is damaged: {error}") from error
+    except ImageProblemError:
+        raise
+    # Pillow's decoders report damaged data with many exception types (OSError, SyntaxError,
+    # ValueError, EOFError, struct.error, IndexError...); all mean the same to the user.
+    except Exception as error:
+        detail = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise ImageProblemError(f"image is damaged: {detail}") from error
     return PreparedImage(
         sha256=hashlib.sha256(data).hexdigest(),
         format=image_format.lower(),
@@ -68,12 +73,20 @@ def resolve_inside(root: Path, name: str) -> Path | None:
     path, or a symlink pointing outside), so a data file cannot make the importer read
     arbitrary files.
     """
+    shown = name if len(name) <= 80 else name[:80] + "..."
+    if "\x00" in name:
+        raise ImageProblemError(f"image path {shown!r} holds a NUL character")
     candidate = Path(name)
     if candidate.is_absolute() or ".." in candidate.parts:
-        raise ImageProblemError(f"image path '{name}' points outside {root}")
+        raise ImageProblemError(f"image path '{shown}' points outside {root}")
     path = root / candidate
-    if not path.exists():
-        return None
-    if not path.resolve().is_relative_to(root.resolve()):
-        raise ImageProblemError(f"image path '{name}' resolves outside {root}")
-    return path if path.is_file() else None
+    try:
+        if not path.exists():
+            return None
+        if not path.resolve().is_relative_to(root.resolve()):
+            raise ImageProblemError(f"image path '{shown}' resolves outside {root}")
+        return path if path.is_file() else None
+    except OSError as error:  # a name too long for the file system, a symlink loop...
+        raise ImageProblemError(
+            f"image path '{shown}' cannot be looked up: {error.strerror or error}"
+        ) from error

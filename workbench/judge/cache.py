@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.dialects.sqlite import insert
 from sqlalchemy.orm import Session
 
+from workbench.storage.dialects import insert_ignoring_conflicts
 from workbench.storage.models import ResponseCache
 
 _CHUNK = 500
@@ -72,4 +72,4 @@ def store(session: Session, entries: Iterable[tuple[str, CachedResponse]]) -> No
         for digest, response in entries
     ]
     if rows:
-        session.execute(insert(ResponseCache).on_conflict_do_nothing(), rows)
+        session.execute(insert_ignoring_conflicts(session, ResponseCache), rows)

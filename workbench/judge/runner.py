@@ -225,7 +225,7 @@ def plan_run(
             "give one with --price INPUT,OUTPUT (dollars per million tokens)"
         )
     run_name = settings.run_name or default_run_name(settings, template)
-    with Bundle.open(path := Path(bundle_path)) as bundle, bundle.read_session() as session:
+    with Bundle.open(bundle_path) as bundle, bundle.read_session() as session:
         run = session.scalar(select(JudgeRun).where(JudgeRun.name == run_name))
         if run is not None and (
             run.template_name != template.name
@@ -233,8 +233,9 @@ def plan_run(
             or run.judge_model != settings.judge_model
         ):
             raise RunSettingsError(
-                f"run '{run_name}' in {path} used {run.template_name}@{run.template_version} "
-                f"with {run.judge_model}; choose another run name"
+                f"run '{run_name}' in {bundle.location} used "
+                f"{run.template_name}@{run.template_version} with {run.judge_model}; "
+                "choose another run name"
             )
         work = build_work_list(session, template, settings.selection)
         done: set[tuple[str, int, int | None]] = set()
@@ -355,7 +356,7 @@ class JudgeJob:
         on_progress: ProgressCallback | None = None,
         client: JudgeClient | None = None,
     ) -> None:
-        self.bundle_path = Path(bundle_path)
+        self.bundle_path = bundle_path
         self.plan = plan
         self._api_key = api_key
         self._on_progress = on_progress

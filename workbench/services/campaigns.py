@@ -101,6 +101,10 @@ class CampaignSpec:
     pairs_per_model_pair: int | None = None
     gold: Sequence[GoldSpec] = ()
     output_context: str = "standard"
+    #: how long a task shown in the app, or packed for an annotator, stays reserved for them
+    #: (None: 30 minutes and 14 days)
+    lease_minutes: float | None = None
+    pack_lease_days: float | None = None
 
 
 @dataclass(frozen=True)
@@ -188,6 +192,9 @@ def _check_spec(spec: CampaignSpec, protocol: AnnotationProtocol) -> tuple[Pairi
         raise CampaignError("a campaign needs a name")
     if spec.votes_per_pair < 1:
         raise CampaignError("votes per pair must be at least 1")
+    for value, what in ((spec.lease_minutes, "lease minutes"), (spec.pack_lease_days, "pack days")):
+        if value is not None and not value > 0:
+            raise CampaignError(f"{what} must be a positive number")
     default = Pairing.ANCHOR if protocol.reference_as_response else Pairing.ALL
     pairing = spec.pairing or default
     anchor = spec.anchor
@@ -393,6 +400,8 @@ def create_campaign(
                 "anchor": anchor_name,
                 "pairs_per_model_pair": spec.pairs_per_model_pair,
                 "output_context": spec.output_context,
+                **({"lease_minutes": spec.lease_minutes} if spec.lease_minutes else {}),
+                **({"pack_lease_days": spec.pack_lease_days} if spec.pack_lease_days else {}),
                 "schedule_sha256": digest,
                 "shortfalls": shortfalls,
                 # only the main bundle knows it: packs name models by a salted hash of it

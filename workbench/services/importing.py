@@ -9,14 +9,16 @@ byte-identical, and a bundle this import would have created is not left behind.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
-from collections.abc import Callable, Sequence
+import math
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from workbench.domain import ItemRecord
+from workbench.domain import ItemRecord, JudgmentRecord, ModelRecord, Origin, OutputRecord
 from workbench.errors import WorkbenchError
 from workbench.importers.base import (
     ImportProblem,
@@ -29,7 +31,20 @@ from workbench.importers.base import (
 from workbench.importers.images import ImageProblemError, PreparedImage, prepare_image
 from workbench.plugins import Registry, registry
 from workbench.storage.bundle import Bundle, remove_bundle_files
+from workbench.storage.dialects import parse_location
+from workbench.storage.errors import MigrationDeclinedError
 from workbench.storage.import_writer import ImportFileInfo, ImportWriter, find_import, image_key
+from workbench.storage.models import (
+    Caption,
+    Item,
+    ItemImage,
+    Model,
+    Output,
+    PriorJudgment,
+    Reference,
+    Source,
+    Turn,
+)
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +59,7 @@ class ImportCancelledError(WorkbenchError):
 @dataclass
 class ImportResult:
     importer: str
-    bundle: Path
+    bundle: Path | str  # the file, or the server URL without its password
     already_imported: bool
     import_id: int
     counts: dict[str, int] = field(default_factory=dict)
@@ -121,6 +136,147 @@ def _prepare_images(
     return prepared
 
 
+# --- what the bundle can store ---------------------------------------------------------------
+# SQLite keeps any text in any column; PostgreSQL enforces String(n) lengths and refuses NUL
+# characters; neither can encode an unpaired surrogate (which JSON's "\ud800" escape yields) or
+# an integer past 64 bits. Checking here gives one clear row rejection on every backend instead
+# of a driver error in the middle of the write.
+
+INT64 = (-(2**63), 2**63 - 1)
+_SHOWN_CHARS = 40
+
+
+def _text_fields(record: Record) -> Iterator[tuple[str, str | None, object]]:
+    """(field, text, column) for every text a record stores; the column gives the length."""
+    if isinstance(record, ItemRecord):
+        yield "source", record.source, Source.__table__.c.name
+        yield "id", record.external_id, Item.__table__.c.external_id
+        yield "family", record.family, Item.__table__.c.family
+        yield "category", record.category, Item.__table__.c.category
+        yield "language", record.language, Item.__table__.c.language
+        for turn in record.turns:
+            where = f"turns[{turn.index - 1}]."
+            yield where + "prompt", turn.prompt, Turn.__table__.c.prompt
+            yield where + "category", turn.category, Turn.__table__.c.category
+            yield where + "focus_points", turn.focus_points, Turn.__table__.c.focus_points
+            for number, ref in enumerate(turn.references):
+                at = f"{where}references[{number}]."
+                yield at + "text", ref.text, Reference.__table__.c.text
+                yield at + "kind", ref.kind, Reference.__table__.c.kind
+                yield at + "source", ref.source, Reference.__table__.c.source
+        for image in record.images:
+            yield (
+                f"images[{image.position}]",
+                image.original_ref,
+                ItemImage.__table__.c.original_ref,
+            )
+        for number, caption in enumerate(record.captions):
+            yield f"captions[{number}].text", caption.text, Caption.__table__.c.text
+            yield f"captions[{number}].kind", caption.kind, Caption.__table__.c.kind
+            yield f"captions[{number}].source", caption.source, Caption.__table__.c.source
+    elif isinstance(record, OutputRecord):
+        yield "source", record.source, Source.__table__.c.name
+        yield "item", record.item_external_id, Item.__table__.c.external_id
+        yield "model", record.model, Model.__table__.c.name
+        yield "context", record.context, Output.__table__.c.context
+        yield "text", record.text, Output.__table__.c.text
+    elif isinstance(record, JudgmentRecord):
+        yield "source", record.source, Source.__table__.c.name
+        yield "item", record.item_external_id, Item.__table__.c.external_id
+        yield "model_a", record.model_a, Model.__table__.c.name
+        yield "model_b", record.model_b, Model.__table__.c.name
+        yield "criterion", record.criterion, PriorJudgment.__table__.c.criterion
+        yield "label", record.label, PriorJudgment.__table__.c.label
+        yield "rater", record.rater, PriorJudgment.__table__.c.rater
+        yield "group", record.group_key, PriorJudgment.__table__.c.group_key
+        yield "raw_text", record.raw_text, PriorJudgment.__table__.c.raw_text
+    else:
+        yield "name", record.name, Model.__table__.c.name
+        yield "display_name", record.display_name, Model.__table__.c.display_name
+
+
+def _integer_fields(record: Record) -> Iterator[tuple[str, int | None]]:
+    if isinstance(record, ItemRecord):
+        for turn in record.turns:
+            yield f"turns[{turn.index - 1}].index", turn.index
+        for image in record.images:
+            yield f"images[{image.position}].position", image.position
+        for number, caption in enumerate(record.captions):
+            yield f"captions[{number}].image", caption.image_position
+    elif isinstance(record, OutputRecord):
+        yield "turn", record.turn_index
+    elif isinstance(record, JudgmentRecord):
+        yield "turn", record.turn_index
+        yield "strength", record.strength
+
+
+def _text_problem(text: str, column: object) -> str | None:
+    if "\x00" in text:
+        return "holds a NUL character (\\x00), which the bundle cannot store"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        return (
+            f"holds text that is not valid Unicode ({text[error.start]!r} at character "
+            f"{error.start + 1}, an unpaired surrogate)"
+        )
+    limit = getattr(getattr(column, "type", None), "length", None)
+    if limit is not None and len(text) > limit:
+        return (
+            f"is {len(text)} characters long ({text[:_SHOWN_CHARS]!r}...); "
+            f"the bundle stores at most {limit} here"
+        )
+    return None
+
+
+def _record_problems(record: Record) -> Iterator[tuple[str, str]]:
+    """(field, reason) for everything in ``record`` the bundle cannot store as given."""
+    for name, text, column in _text_fields(record):
+        problem = None if text is None else _text_problem(text, column)
+        if problem:
+            yield name, problem
+    for name, number in _integer_fields(record):
+        if number is not None and not INT64[0] <= number <= INT64[1]:
+            yield name, f"{str(number)[:_SHOWN_CHARS]} is out of range for a 64-bit integer"
+    score = record.score if isinstance(record, JudgmentRecord) else None
+    if score is not None and not math.isfinite(score):
+        yield "score", f"must be a finite number, not {score}"
+    metadata = getattr(record, "metadata", None)
+    if metadata:
+        try:
+            json.dumps(metadata, allow_nan=False)
+        except ValueError:
+            yield "metadata", "holds NaN or Infinity, which JSON cannot store"
+        except (TypeError, RecursionError) as error:
+            yield "metadata", f"cannot be stored as JSON: {error}"
+
+
+def _storable(records: Sequence[Record], report: ImportReport, fallback: Origin) -> list[Record]:
+    """The records the bundle can store as given; each of the others is rejected with why.
+
+    A model description has no row of its own, so its problems are reported at the first row
+    naming the model (or the first file)."""
+    model_origins: dict[str, Origin] = {}
+    for record in records:
+        if isinstance(record, OutputRecord) and record.origin is not None:
+            model_origins.setdefault(record.model, record.origin)
+        elif isinstance(record, JudgmentRecord) and record.origin is not None:
+            model_origins.setdefault(record.model_a, record.origin)
+    kept: list[Record] = []
+    for record in records:
+        problems = list(_record_problems(record))
+        if not problems:
+            kept.append(record)
+            continue
+        if isinstance(record, ModelRecord):
+            origin = model_origins.get(record.name, fallback)
+        else:
+            origin = record.origin or fallback
+        for name, reason in problems:
+            report.reject(origin, name, reason)
+    return kept
+
+
 def import_files(
     bundle_path: str | Path,
     sources: Sequence[str | Path],
@@ -139,7 +295,8 @@ def import_files(
     Importing the same files again is a no-op that reports ``already_imported``.
     """
     importer = (plugins or registry()).importer(format_name)
-    bundle_path = Path(bundle_path)
+    location = parse_location(bundle_path)
+    shown = location.path if location.path is not None else location.display
     source_paths = [Path(source) for source in sources]
     absent = missing_sources(source_paths)
     if absent:
@@ -149,16 +306,24 @@ def import_files(
     report = ImportReport(cancel_requested=cancel_requested)
     files = importer.files(source_paths)
     if not files:
-        raise WorkbenchError(f"no files for format '{format_name}' in the given sources")
+        given = ", ".join(str(path) for path in source_paths)
+        raise WorkbenchError(f"no files for format '{format_name}' in {given}")
     progress("hashing", 0, len(files))
     file_infos = [_hash_file(path, relative_name(path, source_paths)) for path in files]
     fingerprint = fingerprint_of(importer.name, file_infos)
 
-    if bundle_path.exists():
-        with Bundle.open(bundle_path) as bundle, bundle.read_session() as session:
-            previous = find_import(session, importer.name, fingerprint)
-            if previous is not None:
-                return ImportResult(importer.name, bundle_path, True, previous.id, previous.counts)
+    if Bundle.exists(bundle_path):
+        try:
+            # Not migrated yet: a bundle at an older schema is upgraded (and backed up) only
+            # once the input has passed every check, so a refused import leaves it as it was.
+            existing = Bundle.open(bundle_path, migrate=False)
+        except MigrationDeclinedError:
+            existing = None  # an older schema cannot hold this import's fingerprint check
+        if existing is not None:
+            with existing as bundle, bundle.read_session() as session:
+                previous = find_import(session, importer.name, fingerprint)
+                if previous is not None:
+                    return ImportResult(importer.name, shown, True, previous.id, previous.counts)
 
     progress("reading", 0, 0)
     records: list[Record] = []
@@ -168,11 +333,12 @@ def import_files(
             progress("reading", len(records), 0)
             if report.cancel_requested():
                 raise ImportCancelledError("import cancelled; the bundle was not changed")
+    records = _storable(records, report, Origin(file_infos[0].name))
     images = _prepare_images(records, report, progress)
     _stop_if_rejected(report, skip_rejected)
 
     progress("writing", 0, len(records))
-    created = not bundle_path.exists()
+    created = not Bundle.exists(bundle_path)
     bundle = Bundle.open_or_create(bundle_path)
     try:
         with bundle.session() as session:
@@ -194,7 +360,7 @@ def import_files(
                 }
             result = ImportResult(
                 importer.name,
-                bundle_path,
+                shown,
                 False,
                 import_row.id,
                 dict(import_row.counts),
@@ -203,12 +369,12 @@ def import_files(
             )
     except BaseException:
         bundle.close()
-        if created:
-            remove_bundle_files(bundle_path)
+        if created and location.path is not None:
+            remove_bundle_files(location.path)
         raise
     bundle.close()
     progress("done", len(records), len(records))
-    log.info("imported %s into %s: %s", importer.name, bundle_path, result.counts)
+    log.info("imported %s into %s: %s", importer.name, shown, result.counts)
     return result
 
 

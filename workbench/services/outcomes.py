@@ -228,6 +228,9 @@ def _prior_frame(session: Session) -> pd.DataFrame:
         .outerjoin(
             Turn, (Turn.item_id == PriorJudgment.item_id) & (Turn.index == PriorJudgment.turn_index)
         )
+        # in the order they were stored: online Elo and the bootstrap depend on it, and only
+        # an ORDER BY makes it the same on every backend
+        .order_by(PriorJudgment.id)
     )
     frame = _frame(session, statement)
     frame["origin"] = IMPORTED
@@ -260,6 +263,7 @@ def _vote_frame(session: Session) -> pd.DataFrame:
         .join(Source, Item.source_id == Source.id)
         .outerjoin(Turn, (Turn.item_id == Vote.item_id) & (Turn.index == Vote.turn_index))
         .where(Vote.retracted_at.is_(None))
+        .order_by(Vote.id)
     )
     frame = _frame(session, statement)
     frame["origin"] = CAMPAIGN
@@ -300,6 +304,7 @@ def _verdict_frame(session: Session) -> pd.DataFrame:
             Turn, (Turn.item_id == JudgeVerdict.item_id) & (Turn.index == JudgeVerdict.turn_index)
         )
         .where(JudgeVerdict.error.is_(None))
+        .order_by(JudgeVerdict.id)
     )
     frame = _frame(session, statement)
     frame["origin"] = JUDGE_RUN

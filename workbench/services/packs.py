@@ -16,11 +16,11 @@ import json
 import logging
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import delete, insert, select
 from sqlalchemy.orm import Session
 
 from workbench.services.campaign_errors import PackError
@@ -37,6 +37,7 @@ from workbench.storage.models import (
     ItemImage,
     Model,
     Output,
+    PairLease,
     Reference,
     ScheduledPair,
     Source,
@@ -49,6 +50,10 @@ log = logging.getLogger(__name__)
 PACK_INFO_KEY = "pack"
 PACK_FORMAT = "vlm-workbench/pack"
 PACK_FORMAT_VERSION = 1
+#: how long a pack's tasks stay reserved for its annotator unless the campaign's
+#: ``pack_lease_days`` setting says otherwise; a pack merged back releases them at once
+DEFAULT_PACK_LEASE = timedelta(days=14)
+PACK_LEASE_SETTING = "pack_lease_days"
 
 #: the vote fields a merge compares and copies (ids are mapped to the target bundle's)
 _VOTE_FIELDS = (
@@ -173,6 +178,8 @@ def _read_slice(session: Session, campaign_name: str, handle: str, limit: int | 
             .where(ScheduledPair.id.in_(pair_ids))
             .order_by(ScheduledPair.sequence)
             .limit(limit)
+            # a task being handed out in the app right now is left for the next pack
+            .with_for_update(skip_locked=True)
         )
     )
     if not pairs:
@@ -180,6 +187,39 @@ def _read_slice(session: Session, campaign_name: str, handle: str, limit: int | 
             f"annotator '{handle}' has no open task in campaign '{campaign_name}'; nothing to pack"
         )
     return _Slice(campaign, annotator, pairs, str(campaign.settings["pack_salt"]))
+
+
+def pack_lease_duration(settings: dict[str, Any]) -> timedelta:
+    """How long a pack's tasks stay reserved for its annotator in a campaign."""
+    days = settings.get(PACK_LEASE_SETTING)
+    if isinstance(days, int | float) and not isinstance(days, bool) and days > 0:
+        return timedelta(days=days)
+    return DEFAULT_PACK_LEASE
+
+
+def _lease_for_pack(session: Session, piece: _Slice) -> None:
+    """Reserve the packed tasks for the pack's annotator, so another pack or the app does not
+    hand out a task's last vote a second time while this one is away."""
+    now = datetime.now(UTC)
+    pair_ids = [pair.id for pair in piece.pairs]
+    session.execute(
+        delete(PairLease).where(
+            PairLease.annotator_id == piece.annotator.id, PairLease.pair_id.in_(pair_ids)
+        )
+    )
+    expires_at = now + pack_lease_duration(piece.campaign.settings)
+    session.execute(
+        insert(PairLease),
+        [
+            {
+                "pair_id": pair_id,
+                "annotator_id": piece.annotator.id,
+                "leased_at": now,
+                "expires_at": expires_at,
+            }
+            for pair_id in pair_ids
+        ],
+    )
 
 
 def _copy_content(
@@ -289,7 +329,9 @@ def export_pack(
         raise PackError(f"{out} already exists; choose another file name")
     if limit is not None and limit < 1:
         raise PackError("a pack holds at least one task")
-    with bundle.read_session() as session:
+    # One write transaction: the tasks chosen and their leases land together, so two packs
+    # exported at once cannot both take the last vote a task needs.
+    with bundle.session() as session:
         piece = _read_slice(session, campaign, annotator, limit)
         bundle_id = session.scalar(select(BundleInfo.value).where(BundleInfo.key == "bundle_id"))
         info = PackInfo(
@@ -341,6 +383,8 @@ def export_pack(
                     )
                     for pair in piece.pairs
                 )
+            _lease_for_pack(session, piece)
+            session.flush()
         except BaseException:
             remove_bundle_files(out)
             raise
@@ -510,6 +554,7 @@ def merge_pack(bundle: Bundle, pack_path: str | Path) -> MergeReport:
                 continue
             _reconcile(stored, pack_vote, report, pair.sequence)
         session.flush()
+        _release_pack_leases(session, touched)
         report.conflicts.extend(_answered_twice(session, campaign, touched, pairs))
     log.info(
         "merged pack %s: %d added, %d unchanged, %d conflicts",
@@ -519,6 +564,16 @@ def merge_pack(bundle: Bundle, pack_path: str | Path) -> MergeReport:
         len(report.conflicts),
     )
     return report
+
+
+def _release_pack_leases(session: Session, answered: set[tuple[int, int]]) -> None:
+    """The leases a pack's tasks held end once their answers are in."""
+    for pair_id, annotator_id in answered:
+        session.execute(
+            delete(PairLease).where(
+                PairLease.pair_id == pair_id, PairLease.annotator_id == annotator_id
+            )
+        )
 
 
 def _reconcile(stored: Vote, pack_vote: _PackVote, report: MergeReport, sequence: int) -> None:

@@ -2,9 +2,17 @@
 
 This is the code path the annotation view uses. Each vote is committed in its own transaction
 before ``cast`` returns, so a task shown after a vote was confirmed can never be lost with it;
-after a crash, a new session starts where the annotator was, because the queue is a pure
-function of what is stored: the lowest-numbered task this annotator has not answered and that
-still needs votes (attention checks go to everyone).
+after a crash, a new session starts where the annotator was, because the queue is a function of
+what is stored: the lowest-numbered task this annotator has not answered and that still needs
+votes (attention checks go to everyone).
+
+Many annotators may work on one bundle at once (on a server). A task handed out is leased to
+its annotator for a while (30 minutes unless the campaign's ``lease_minutes`` setting says
+otherwise), and an unexpired lease counts towards the task's votes target, so the last vote a
+task needs is not handed to several people. The hand-out locks the task's row
+(``FOR UPDATE SKIP LOCKED`` on PostgreSQL; SQLite's writers are serialized anyway) and counts
+again once it holds the lock. An answer given after its lease expired is still stored: it is
+the annotator's work, even if the task has meanwhile got its votes from others.
 
 What the session hands out is blind (``BlindTask``): tasks are named by a random token that only
 this session object can map back to a scheduled pair. Nothing it raises or logs names a model.
@@ -18,9 +26,21 @@ import time
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import CompoundSelect, Select, distinct, exists, func, literal, or_, select, update
+from sqlalchemy import (
+    CompoundSelect,
+    Select,
+    delete,
+    distinct,
+    exists,
+    func,
+    insert,
+    literal,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.orm import Session
 
 from workbench.domain.protocols import AnnotationProtocol
@@ -29,12 +49,16 @@ from workbench.services.blind_tasks import BlindTask, Progress, build_task
 from workbench.services.campaign_errors import AnswerError, StaleTaskError
 from workbench.services.campaigns import campaign_protocol, find_annotator, find_campaign
 from workbench.storage.bundle import Bundle
-from workbench.storage.models import ScheduledPair, Vote
+from workbench.storage.models import PairLease, ScheduledPair, Vote
 
 log = logging.getLogger(__name__)
 
 Answer = str | float
 Answers = Mapping[str, Answer] | Answer
+
+DEFAULT_LEASE = timedelta(minutes=30)
+#: the campaign setting that overrides the lease (a number of minutes)
+LEASE_SETTING = "lease_minutes"
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,9 +127,18 @@ def answer_rows(
     return rows
 
 
-def open_pairs(campaign_id: int, annotator_id: int) -> Select:
+def lease_duration(settings: Mapping[str, object]) -> timedelta:
+    """How long a handed-out task stays reserved for its annotator in a campaign."""
+    minutes = settings.get(LEASE_SETTING)
+    if isinstance(minutes, int | float) and not isinstance(minutes, bool) and minutes > 0:
+        return timedelta(minutes=minutes)
+    return DEFAULT_LEASE
+
+
+def open_pairs(campaign_id: int, annotator_id: int, now: datetime | None = None) -> Select:
     """The ids of the tasks an annotator may still be given: not answered (or skipped) by them,
-    and short of votes, or an attention check (those go to everyone)."""
+    and short of votes counting the unexpired leases others hold on them, or an attention check
+    (those go to everyone)."""
     answered_by_them = exists().where(
         Vote.pair_id == ScheduledPair.id,
         Vote.annotator_id == annotator_id,
@@ -120,10 +153,22 @@ def open_pairs(campaign_id: int, annotator_id: int) -> Select:
         )
         .scalar_subquery()
     )
+    leased_to_others = (
+        select(func.count())
+        .where(
+            PairLease.pair_id == ScheduledPair.id,
+            PairLease.annotator_id != annotator_id,
+            PairLease.expires_at > (now or _now()),
+        )
+        .scalar_subquery()
+    )
     return select(ScheduledPair.id).where(
         ScheduledPair.campaign_id == campaign_id,
         ~answered_by_them,
-        or_(ScheduledPair.gold_choice.is_not(None), votes_so_far < ScheduledPair.votes_target),
+        or_(
+            ScheduledPair.gold_choice.is_not(None),
+            votes_so_far + leased_to_others < ScheduledPair.votes_target,
+        ),
     )
 
 
@@ -152,6 +197,7 @@ class AnnotationSession:
         self._campaign_id = found.id
         self._annotator_id = person.id
         self._output_context = str(found.settings.get("output_context", "standard"))
+        self._lease_for = lease_duration(found.settings)
         self._shown: _Shown | None = None
 
     # --- the queue -----------------------------------------------------------------------------
@@ -200,15 +246,74 @@ class AnnotationSession:
         self._shown = _Shown(task, pair_id, _now(), time.monotonic())
         return task
 
+    def _lock(self, session: Session, pair_id: int) -> ScheduledPair:
+        """The pair's row, locked until the transaction ends (a no-op on SQLite, whose writers
+        hold the database's write lock from BEGIN)."""
+        return session.scalars(
+            select(ScheduledPair).where(ScheduledPair.id == pair_id).with_for_update()
+        ).one()
+
+    def _lease(self, session: Session, pair_id: int) -> None:
+        """Take or renew this annotator's lease on a pair whose row the caller has locked."""
+        now = _now()
+        self._release(session, pair_id)
+        session.execute(
+            insert(PairLease).values(
+                pair_id=pair_id,
+                annotator_id=self._annotator_id,
+                leased_at=now,
+                expires_at=now + self._lease_for,
+            )
+        )
+
+    def _release(self, session: Session, pair_id: int) -> None:
+        session.execute(
+            delete(PairLease).where(
+                PairLease.pair_id == pair_id, PairLease.annotator_id == self._annotator_id
+            )
+        )
+
+    def _claim(self, session: Session) -> int | None:
+        """Lock and lease the first open pair in sequence order, in the caller's write
+        transaction; None when none is left."""
+        after = -1
+        while True:
+            candidate = session.execute(
+                self._open_pairs()
+                .add_columns(ScheduledPair.sequence)
+                .where(ScheduledPair.sequence > after)
+                .order_by(ScheduledPair.sequence)
+                .limit(1)
+                .with_for_update(of=ScheduledPair, skip_locked=True)
+            ).first()
+            if candidate is None:
+                return None
+            pair_id, after = candidate
+            # The candidate was chosen from a snapshot taken before its lock was granted; a new
+            # statement sees what the lock's previous holder committed (its lease or vote).
+            still_open = session.scalar(
+                select(exists(self._open_pairs().where(ScheduledPair.id == pair_id)))
+            )
+            if still_open:
+                self._lease(session, pair_id)
+                return pair_id
+
     def next_task(self) -> BlindTask | None:
-        """The task to show: the one already shown and not yet answered, else the next in the
-        queue; None when this annotator has nothing left to do."""
-        with self.bundle.read_session() as session:
-            if self._shown is not None and not self._is_answered(session, self._shown.pair_id):
-                return self._shown.task
+        """The task to show: the one already shown and not yet answered (its lease renewed),
+        else the next in the queue, leased to this annotator; None when this annotator has
+        nothing left to do."""
+        with self.bundle.session() as session:
+            shown = self._shown
+            if shown is not None and not self._is_answered(session, shown.pair_id):
+                self._lock(session, shown.pair_id)
+                self._lease(session, shown.pair_id)
+                return shown.task
             self._shown = None
-            pair_id = session.scalar(self._open_pairs().order_by(ScheduledPair.sequence).limit(1))
-            return None if pair_id is None else self._show(session, pair_id)
+            pair_id = self._claim(session)
+        if pair_id is None:
+            return None
+        with self.bundle.read_session() as session:
+            return self._show(session, pair_id)
 
     def progress(self) -> Progress:
         with self.bundle.read_session() as session:
@@ -232,10 +337,12 @@ class AnnotationSession:
         duration_ms = round((time.monotonic() - shown.started) * 1000)
         uuids = []
         with self.bundle.session() as session:
+            # The lock makes a second answer from this annotator (another window, another
+            # machine) wait for the first and then see it.
+            pair = self._lock(session, shown.pair_id)
             if self._is_answered(session, shown.pair_id):
                 self._shown = None
                 raise StaleTaskError("this task was answered already; show the next task")
-            pair = session.get_one(ScheduledPair, shown.pair_id)
             for position, (criterion, choice, grade) in enumerate(rows):
                 vote_uuid = uuid.uuid4().hex
                 uuids.append(vote_uuid)
@@ -259,6 +366,7 @@ class AnnotationSession:
                         duration_ms=duration_ms,
                     )
                 )
+            self._release(session, pair.id)
         # the transaction has committed: only now is the vote confirmed and the task released
         self._shown = None
         log.debug("stored %d vote row(s): %s", len(uuids), ", ".join(uuids))
@@ -287,7 +395,8 @@ class AnnotationSession:
 
     def undo(self) -> BlindTask | None:
         """Retract this annotator's last answer (or skip) in the campaign and make its task the
-        current one again; None when there is nothing to undo. The rows stay, marked retracted."""
+        current one again, leased to them; None when there is nothing to undo. The rows stay,
+        marked retracted."""
         with self.bundle.session() as session:
             last = session.scalar(
                 select(Vote)
@@ -303,6 +412,8 @@ class AnnotationSession:
             if last is None:
                 return None
             pair_id = last.pair_id
+            assert pair_id is not None
+            self._lock(session, pair_id)
             session.execute(
                 update(Vote)
                 .where(
@@ -312,6 +423,6 @@ class AnnotationSession:
                 )
                 .values(retracted_at=_now())
             )
-        assert pair_id is not None
+            self._lease(session, pair_id)
         with self.bundle.read_session() as session:
             return self._show(session, pair_id)

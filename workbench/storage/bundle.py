@@ -1,50 +1,65 @@
-"""Open, create and migrate a bundle: one SQLite file holding a benchmark and its judgments.
+"""Open, create and migrate a bundle: a benchmark and its judgments in one SQLite file, or in
+one database on a PostgreSQL server that a lab's annotators share.
 
-Every connection runs with foreign keys on, WAL journaling, full fsync on commit (a vote the user
-saw confirmed survives a crash) and a busy timeout, so a second process waits rather than fails.
+A bundle location is a file path or a ``postgresql://`` URL (see ``dialects``). On SQLite every
+connection runs with foreign keys on, WAL journaling, full fsync on commit (a vote the user saw
+confirmed survives a crash) and a busy timeout, so a second process waits rather than fails.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import shutil
-import sqlite3
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import create_engine, event
+from sqlalchemy import Connection, insert, inspect, text
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from workbench import __version__
+from workbench.storage.backups import make_backup
+from workbench.storage.dialects import (
+    BundleLocation,
+    connection_error,
+    make_engine,
+    parse_location,
+    reading,
+    writer_queue,
+)
 from workbench.storage.errors import (
     BundleError,
     BundleTooNewError,
     MigrationDeclinedError,
     NotABundleError,
 )
+from workbench.storage.integrity import check_file_header, damage_from
 from workbench.storage.models import BundleInfo
 
 log = logging.getLogger(__name__)
 
 BUNDLE_SUFFIX = ".wbb"
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
-BUSY_TIMEOUT_MS = 10_000
+#: key of the PostgreSQL advisory lock that lets one client at a time migrate a server bundle
+_MIGRATION_LOCK_KEY = 0x766C6D77  # "vlmw"
+#: SQLSTATE classes of a lost or refused connection (not of a conflict the caller may retry)
+_CONNECTION_SQLSTATES = ("08", "28", "3D", "57P")
 
 
-def _alembic_config(engine: Engine | None = None) -> Config:
+def _alembic_config(connection: Connection | None = None) -> Config:
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
-    if engine is not None:
-        config.attributes["engine"] = engine
+    if connection is not None:
+        config.attributes["connection"] = connection
     return config
 
 
@@ -60,153 +75,239 @@ def _known_revisions() -> set[str]:
     return {rev.revision for rev in script.walk_revisions()}
 
 
-def _make_engine(path: Path) -> Engine:
-    engine = create_engine(f"sqlite:///{path}", future=True)
-
-    @event.listens_for(engine, "connect")
-    def _configure(dbapi_connection: sqlite3.Connection, _record: Any) -> None:
-        # Let SQLAlchemy decide where transactions begin (pysqlite's own guessing breaks
-        # transactional DDL and savepoints), then set the durability and locking pragmas.
-        dbapi_connection.isolation_level = None
-        cursor = dbapi_connection.cursor()
-        cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        cursor.execute("PRAGMA foreign_keys = ON")
-        cursor.execute("PRAGMA journal_mode = WAL")
-        cursor.execute("PRAGMA synchronous = FULL")
-        cursor.close()
-
-    @event.listens_for(engine, "begin")
-    def _begin(connection: Any) -> None:
-        # Writers take the write lock at BEGIN, so two writers queue on busy_timeout instead of
-        # deadlocking on a lock upgrade; readers begin deferred and never block each other.
-        mode = connection.get_execution_options().get("begin", "IMMEDIATE")
-        connection.exec_driver_sql(f"BEGIN {mode}")
-
-    return engine
-
-
-def _check_is_sqlite(path: Path) -> None:
-    with path.open("rb") as handle:
-        header = handle.read(16)
-    if header != b"SQLite format 3\x00":
-        raise NotABundleError(f"{path} is not a VLM Workbench bundle (not an SQLite database)")
-
-
-def _reading(engine: Engine) -> Engine:
-    return engine.execution_options(begin="DEFERRED")
+def _revision_of(connection: Connection) -> str | None:
+    return MigrationContext.configure(connection).get_current_revision()
 
 
 def _current_revision(engine: Engine) -> str | None:
-    with _reading(engine).connect() as connection:
-        return MigrationContext.configure(connection).get_current_revision()
+    with reading(engine).connect() as connection:
+        return _revision_of(connection)
+
+
+def _is_connection_failure(error: BaseException) -> bool:
+    if not isinstance(error, DBAPIError):
+        return False
+    if error.connection_invalidated:
+        return True
+    sqlstate = getattr(error.orig, "sqlstate", None)
+    if sqlstate is None:  # refused, unreachable or timed out before the server answered
+        return isinstance(error, OperationalError)
+    return sqlstate.startswith(_CONNECTION_SQLSTATES)
+
+
+def _upgrade(connection: Connection) -> None:
+    command.upgrade(_alembic_config(connection), "head")
 
 
 class Bundle:
-    """An open bundle. Use :meth:`session` for a unit of work that commits or rolls back whole."""
+    """An open bundle. Use :meth:`session` for a unit of work that commits or rolls back whole.
 
-    def __init__(self, path: Path, engine: Engine) -> None:
-        self.path = path
+    ``path`` is the file (None on a server), ``location`` what to show for it (the path, or the
+    URL without its password), ``dialect`` "sqlite" or "postgresql".
+    """
+
+    def __init__(self, location: BundleLocation, engine: Engine) -> None:
+        self._location = location
+        self.path: Path | None = location.path
+        self.location: str = location.display
+        self.is_server: bool = location.is_server
+        self.dialect: str = location.dialect
         self.engine = engine
         self._sessions = sessionmaker(engine, expire_on_commit=False)
-        self._read_sessions = sessionmaker(_reading(engine), expire_on_commit=False)
+        self._writer_queue = writer_queue(location)
+        self._read_sessions = sessionmaker(reading(engine), expire_on_commit=False)
+
+    # --- creating and opening --------------------------------------------------------------
 
     @classmethod
-    def create(cls, path: str | Path) -> Bundle:
-        """Create a new, empty bundle at ``path`` (which must not exist)."""
-        path = Path(path)
+    def create(cls, location: str | Path) -> Bundle:
+        """Create a new, empty bundle: at a file path that must not exist, or in an existing,
+        empty database on a server."""
+        where = parse_location(location)
+        if where.path is None:
+            return cls._create_in_place(location)
+        path = where.path
         if path.exists():
             raise BundleError(f"{path} already exists")
         path.parent.mkdir(parents=True, exist_ok=True)
-        engine = _make_engine(path)
+        # Built under a temporary name and linked into place whole, so a crash never leaves a
+        # file at ``path`` that is not a bundle; the link also refuses to replace a file that
+        # appeared meanwhile.
+        partial = path.with_name(f".{path.name}.creating-{uuid.uuid4().hex[:8]}")
         try:
-            command.upgrade(_alembic_config(engine), "head")
-            bundle = cls(path, engine)
-            with bundle.session() as session:
-                session.add_all(
+            cls._create_in_place(partial).close()
+            try:
+                os.link(partial, path)
+            except FileExistsError:
+                raise BundleError(f"{path} already exists") from None
+        finally:
+            remove_bundle_files(partial)
+        return cls.open(path)
+
+    @classmethod
+    def _create_in_place(cls, location: str | Path) -> Bundle:
+        """Create a new, empty bundle: at a file path that must not exist, or in an existing,
+        empty database on a server."""
+        where = parse_location(location)
+        if where.path is not None:
+            if where.path.exists():
+                raise BundleError(f"{where.path} already exists")
+            where.path.parent.mkdir(parents=True, exist_ok=True)
+        engine = make_engine(where)
+        try:
+            with cls._connecting(where), engine.begin() as connection:
+                if where.is_server:
+                    cls._check_empty(where, connection)
+                _upgrade(connection)
+                connection.execute(
+                    insert(BundleInfo),
                     [
-                        BundleInfo(key="bundle_id", value=uuid.uuid4().hex),
-                        BundleInfo(key="created_by", value=f"vlm-workbench {__version__}"),
-                        BundleInfo(key="created_at", value=datetime.now(UTC).isoformat()),
-                    ]
+                        {"key": "bundle_id", "value": uuid.uuid4().hex},
+                        {"key": "created_by", "value": f"vlm-workbench {__version__}"},
+                        {"key": "created_at", "value": datetime.now(UTC).isoformat()},
+                    ],
                 )
-        except Exception:
+        except BaseException:
             engine.dispose()
-            remove_bundle_files(path)
+            if where.path is not None:
+                remove_bundle_files(where.path)
             raise
-        log.info("created bundle %s", path)
-        return bundle
+        log.info("created bundle %s", where.display)
+        return cls(where, engine)
 
     @classmethod
-    def open(cls, path: str | Path, *, migrate: bool = True) -> Bundle:
-        """Open an existing bundle, upgrading its schema after a backup copy when ``migrate``.
+    def open(cls, location: str | Path, *, migrate: bool = True) -> Bundle:
+        """Open an existing bundle, upgrading its schema when ``migrate`` (a file is first
+        backed up beside itself; a server is backed up by the lab, with pg_dump).
 
-        Raises :class:`NotABundleError` for files that are not bundles, :class:`BundleTooNewError`
-        for bundles from a newer app, and :class:`MigrationDeclinedError` when an upgrade is
-        needed but ``migrate`` is False.
+        Raises :class:`NotABundleError` for files or databases that are not bundles,
+        :class:`BundleTooNewError` for bundles from a newer app, :class:`MigrationDeclinedError`
+        when an upgrade is needed but ``migrate`` is False, and :class:`BundleConnectionError`
+        when the server cannot be reached.
         """
-        path = Path(path)
-        if not path.is_file():
-            raise BundleError(f"no bundle at {path}")
-        _check_is_sqlite(path)
-        engine = _make_engine(path)
+        where = parse_location(location)
+        if where.path is not None:
+            if not where.path.is_file():
+                raise BundleError(f"no bundle at {where.path}")
+            check_file_header(where.path)
+        engine = make_engine(where)
         try:
-            cls._bring_to_head(path, engine, migrate=migrate)
-        except Exception:
+            with cls._connecting(where):
+                cls._bring_to_head(where, engine, migrate=migrate)
+        except BaseException:
             engine.dispose()
             raise
-        return cls(path, engine)
+        return cls(where, engine)
 
     @classmethod
-    def open_or_create(cls, path: str | Path) -> Bundle:
-        path = Path(path)
-        return cls.open(path) if path.exists() else cls.create(path)
+    def open_or_create(cls, location: str | Path) -> Bundle:
+        """Open the bundle at ``location``, creating it if there is none (no file yet, or an
+        empty database)."""
+        return cls.open(location) if cls.exists(location) else cls.create(location)
+
+    @classmethod
+    def exists(cls, location: str | Path) -> bool:
+        """Whether something is at ``location`` to open: a file, or a database with tables
+        (an empty database is where :meth:`create` puts a new bundle)."""
+        where = parse_location(location)
+        if where.path is not None:
+            return where.path.exists()
+        engine = make_engine(where)
+        try:
+            with cls._connecting(where), engine.connect() as connection:
+                return bool(inspect(connection).get_table_names())
+        finally:
+            engine.dispose()
 
     @staticmethod
-    def _bring_to_head(path: Path, engine: Engine, *, migrate: bool) -> None:
+    @contextmanager
+    def _connecting(where: BundleLocation) -> Iterator[None]:
+        try:
+            yield
+        except DBAPIError as error:
+            if where.path is not None and (damage := damage_from(where.path, error)):
+                raise damage from error
+            if where.is_server and _is_connection_failure(error):
+                raise connection_error(where, error) from None
+            raise
+
+    @staticmethod
+    def _check_empty(where: BundleLocation, connection: Connection) -> None:
+        tables = inspect(connection).get_table_names()
+        if "alembic_version" in tables and _revision_of(connection) is not None:
+            raise BundleError(f"{where.display} already holds a bundle; open it instead")
+        if tables:
+            raise NotABundleError(
+                f"{where.display} has tables but is not a bundle; give an empty database"
+            )
+
+    @classmethod
+    def _bring_to_head(cls, where: BundleLocation, engine: Engine, *, migrate: bool) -> None:
         try:
             current = _current_revision(engine)
-        except Exception as error:  # a damaged file fails here, before anything is written
-            raise NotABundleError(f"{path} cannot be read as a bundle: {error}") from error
+        except DBAPIError as error:
+            if where.path is None:  # a server's failures are reported by _connecting
+                raise
+            if damage := damage_from(where.path, error):
+                raise damage from error
+            # a damaged file fails here, before anything is written
+            raise NotABundleError(f"{where.display} cannot be read as a bundle: {error}") from None
         head = head_revision()
         if current == head:
             return
         if current is None:
-            raise NotABundleError(f"{path} is an SQLite file but not a VLM Workbench bundle")
+            what = "a database" if where.is_server else "an SQLite file"
+            raise NotABundleError(f"{where.display} is {what} but not a VLM Workbench bundle")
         if current not in _known_revisions():
             raise BundleTooNewError(
-                f"{path} was written by a newer VLM Workbench (schema {current}); "
+                f"{where.display} was written by a newer VLM Workbench (schema {current}); "
                 f"this version ({__version__}) reads schemas up to {head}. Update the app."
             )
         if not migrate:
             raise MigrationDeclinedError(
-                f"{path} uses an older schema ({current}) and must be upgraded to {head}"
+                f"{where.display} uses an older schema ({current}) and must be upgraded to {head}"
             )
-        backup = backup_path(path, current)
-        # VACUUM INTO writes a consistent copy even with a WAL file beside the database; it
-        # must run outside a transaction, hence the raw driver connection (autocommit here).
-        raw = engine.raw_connection()
-        try:
-            raw.driver_connection.execute("VACUUM INTO ?", (str(backup),))
-        finally:
-            raw.close()
-        log.info("backed up %s to %s before upgrading %s -> %s", path, backup, current, head)
-        command.upgrade(_alembic_config(engine), "head")
+        if where.path is not None:
+            cls._back_up_file(where.path, engine, current)
+        with engine.begin() as connection:
+            if where.is_server:
+                # Annotators opening the bundle at once: the first migrates, the others wait
+                # and then find it migrated.
+                connection.execute(
+                    text("SELECT pg_advisory_xact_lock(:key)"), {"key": _MIGRATION_LOCK_KEY}
+                )
+                if _revision_of(connection) == head:
+                    return
+            _upgrade(connection)
+        log.info("upgraded bundle %s from schema %s to %s", where.display, current, head)
+
+    @staticmethod
+    def _back_up_file(path: Path, engine: Engine, revision: str) -> None:
+        make_backup(path, reason=revision)
+
+    # --- units of work ---------------------------------------------------------------------
 
     @contextmanager
     def session(self) -> Iterator[Session]:
         """A transaction: committed when the block ends normally, rolled back on any error."""
-        with self._sessions() as session, session.begin():
+        with (
+            self._writer_queue,
+            self._connecting(self._location),
+            self._sessions() as session,
+            session.begin(),
+        ):
             yield session
 
     @contextmanager
     def read_session(self) -> Iterator[Session]:
-        """A consistent snapshot for reading: it begins deferred, so it takes no write lock.
-        Loaded objects stay usable after the block (nothing is expired)."""
-        with self._read_sessions() as session, session.begin():
+        """A consistent snapshot for reading that takes no write lock. Loaded objects stay
+        usable after the block (nothing is expired)."""
+        with self._connecting(self._location), self._read_sessions() as session, session.begin():
             yield session
 
     def revision(self) -> str | None:
-        return _current_revision(self.engine)
+        with self._connecting(self._location):
+            return _current_revision(self.engine)
 
     def info(self) -> dict[str, str]:
         with self.read_session() as session:
@@ -221,10 +322,8 @@ class Bundle:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-
-def backup_path(path: Path, revision: str) -> Path:
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
-    return path.with_name(f"{path.stem}.backup-{revision}-{stamp}{path.suffix}")
+    def __repr__(self) -> str:
+        return f"Bundle({self.location!r})"
 
 
 def sidecar_paths(path: Path) -> tuple[Path, Path]:

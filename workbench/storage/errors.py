@@ -1,5 +1,7 @@
 """Errors the storage layer raises, each with a message meant for the user."""
 
+from pathlib import Path
+
 from workbench.errors import WorkbenchError
 
 
@@ -17,3 +19,33 @@ class BundleTooNewError(BundleError):
 
 class MigrationDeclinedError(BundleError):
     """The bundle needs a schema upgrade and the caller did not allow it."""
+
+
+class BundleConnectionError(BundleError):
+    """The server holding a bundle could not be reached (down, refused the login, no such
+    database)."""
+
+
+class BundleDamagedError(BundleError):
+    """The bundle file is damaged (truncated, overwritten, not a database any more).
+
+    ``path`` is the damaged file and ``backup`` the latest backup beside it (None when there is
+    none), so a dialog can offer to restore it.
+    """
+
+    def __init__(self, path: Path, problem: str, backup: Path | None = None) -> None:
+        self.path = Path(path)
+        self.problem = problem
+        self.backup = backup
+        if backup is not None:
+            advice = (
+                f"the latest backup is {backup.name}; `workbench restore {path}` puts it back "
+                "and keeps the damaged file aside"
+            )
+        else:
+            advice = "no backup of it was found beside it"
+        super().__init__(f"{path} is damaged ({problem}); {advice}")
+
+
+class BackupError(BundleError):
+    """A backup could not be made, found or restored."""

@@ -23,8 +23,10 @@ from sqlalchemy import (
     MetaData,
     String,
     Text,
+    TypeDecorator,
     UniqueConstraint,
 )
+from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 NAMING_CONVENTION = {
@@ -40,9 +42,26 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+class UtcDateTime(TypeDecorator[datetime]):
+    """A moment in UTC, read back as a naive UTC datetime on every backend.
+
+    SQLite keeps no time zone and returns what was written (the app writes UTC); PostgreSQL's
+    ``timestamptz`` returns aware values. Reading both the same way keeps comparisons, exports
+    and pushes between backends identical.
+    """
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is not None and value.tzinfo is not None:
+            return value.astimezone(UTC).replace(tzinfo=None)
+        return value
+
+
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
-    type_annotation_map = {dict[str, Any]: JSON, datetime: DateTime(timezone=True)}  # noqa: RUF012
+    type_annotation_map = {dict[str, Any]: JSON, datetime: UtcDateTime()}  # noqa: RUF012
 
 
 # --- provenance -------------------------------------------------------------------------------
@@ -322,6 +341,23 @@ class ScheduledPair(Base):
     right_model_id: Mapped[int | None] = mapped_column(ForeignKey("models.id"))
     votes_target: Mapped[int] = mapped_column(default=1)
     gold_choice: Mapped[str | None] = mapped_column(String(32))
+
+
+class PairLease(Base):
+    """A task handed to an annotator and not yet answered: until ``expires_at`` it counts
+    towards the pair's votes target, so annotators working at once are not all given the task
+    that needs one more vote. Answering (or skipping) deletes the lease; undo takes it again."""
+
+    __tablename__ = "pair_leases"
+
+    pair_id: Mapped[int] = mapped_column(
+        ForeignKey("scheduled_pairs.id", ondelete="CASCADE"), primary_key=True
+    )
+    annotator_id: Mapped[int] = mapped_column(
+        ForeignKey("annotators.id", ondelete="CASCADE"), primary_key=True
+    )
+    leased_at: Mapped[datetime] = mapped_column(default=utcnow)
+    expires_at: Mapped[datetime]
 
 
 class Vote(Base):

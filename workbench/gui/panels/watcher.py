@@ -1,5 +1,11 @@
-"""Notices new judgments in the open bundle (votes cast, verdicts returned, imports) by polling
-a cheap fingerprint a few times a second, so the panels refresh live."""
+"""Notices new judgments in the open bundle (votes cast by this or another annotator, verdicts
+returned, imports) by polling a cheap fingerprint, so the panels refresh live.
+
+Polls run on a worker thread, one at a time: the next is scheduled only when the last has
+answered, so a slow server never piles them up. A bundle file is polled every 400 ms; a server
+bundle every 2 s, since each poll is a network round trip there. A failed poll (a server gone,
+a file locked for long) is reported once through ``pollFailed`` and retried at the same pace.
+"""
 
 from __future__ import annotations
 
@@ -7,43 +13,107 @@ import logging
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from workbench.gui.background import BackgroundRunner
 from workbench.services.analysis import judgment_activity
 from workbench.storage import Bundle
 
 log = logging.getLogger(__name__)
 
 POLL_INTERVAL_MS = 400
+SERVER_POLL_INTERVAL_MS = 2000
+#: how much of a failure's message the status bar shows
+MESSAGE_LENGTH = 160
+
+
+def poll_interval_ms(bundle: Bundle) -> int:
+    return SERVER_POLL_INTERVAL_MS if getattr(bundle, "is_server", False) else POLL_INTERVAL_MS
+
+
+def short_message(error: BaseException) -> str:
+    """The first line of an error's message, cut to fit a status bar."""
+    lines = str(error).strip().splitlines()
+    first = lines[0] if lines else type(error).__name__
+    return first if len(first) <= MESSAGE_LENGTH else first[: MESSAGE_LENGTH - 1] + "…"
 
 
 class JudgmentWatcher(QObject):
-    """Emits ``judgmentsChanged`` when the bundle's judgment fingerprint changes."""
+    """Emits ``judgmentsChanged`` when the bundle's judgment fingerprint changes,
+    ``pollFailed(message)`` when polling starts failing and ``pollRecovered`` when it works
+    again."""
 
     judgmentsChanged = Signal()
+    pollFailed = Signal(str)
+    pollRecovered = Signal()
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.bundle: Bundle | None = None
+        self.failing = False
+        self.polls = 0  # answered polls, successful or not (for tests and diagnostics)
         self._fingerprint: tuple[int, ...] | None = None
+        # Stale answers (from a bundle since replaced) are recognised by their generation.
+        self._generation = 0
+        self.runner = BackgroundRunner(max_threads=1, parent=self)
         self.timer = QTimer(self)
+        self.timer.setSingleShot(True)
         self.timer.setInterval(POLL_INTERVAL_MS)
         self.timer.timeout.connect(self.poll)
 
+    @property
+    def polling(self) -> bool:
+        return self.runner.busy
+
     def set_bundle(self, bundle: Bundle | None) -> None:
+        """Watch ``bundle`` (None: stop). Waits for a poll of the previous bundle to end, so
+        the caller may close that bundle afterwards."""
+        self._generation += 1
+        self.timer.stop()
+        self.runner.wait()
         self.bundle = bundle
+        self.failing = False
         self._fingerprint = judgment_activity(bundle) if bundle is not None else None
-        if bundle is None:
-            self.timer.stop()
-        else:
+        if bundle is not None:
+            self.timer.setInterval(poll_interval_ms(bundle))
             self.timer.start()
 
     def poll(self) -> None:
-        if self.bundle is None:
+        """Start one poll on the worker, unless one is still running."""
+        bundle = self.bundle
+        if bundle is None or self.runner.busy:
             return
-        try:
-            fingerprint = judgment_activity(self.bundle)
-        except Exception:  # a locked or vanished file: try again at the next tick
-            log.warning("cannot read the bundle's judgment counts", exc_info=True)
+        generation = self._generation
+        self.runner.run(
+            lambda: judgment_activity(bundle),
+            lambda fingerprint: self._answered(generation, fingerprint),
+            lambda error: self._failed(generation, error),
+        )
+
+    def _answered(self, generation: int, fingerprint: tuple[int, ...]) -> None:
+        if generation != self._generation:
             return
+        self.polls += 1
+        if self.failing:
+            self.failing = False
+            log.info("the bundle answers again")
+            self.pollRecovered.emit()
         if fingerprint != self._fingerprint:
             self._fingerprint = fingerprint
             self.judgmentsChanged.emit()
+        self._schedule()
+
+    def _failed(self, generation: int, error: BaseException) -> None:
+        if generation != self._generation:
+            return
+        self.polls += 1
+        if not self.failing:
+            # once per outage: a server that stays down must not fill the log every 2 s
+            self.failing = True
+            log.warning("cannot read the bundle's judgment counts; retrying", exc_info=error)
+            self.pollFailed.emit(short_message(error))
+        else:
+            log.debug("poll failed again: %s", short_message(error))
+        self._schedule()
+
+    def _schedule(self) -> None:
+        if self.bundle is not None:
+            self.timer.start()

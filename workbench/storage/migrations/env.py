@@ -1,20 +1,19 @@
-"""Alembic environment: migrations run on the engine the Bundle hands over, never on a URL
-from an ini file, so the app and the tests migrate exactly the file they opened."""
+"""Alembic environment: migrations run on the connection the Bundle hands over (inside its
+transaction), never on a URL from an ini file, so the app and the tests migrate exactly the
+bundle they opened, on SQLite or PostgreSQL."""
 
 from alembic import context
 
 from workbench.storage.models import Base
 
 config = context.config
-engine = config.attributes["engine"]
+connection = config.attributes["connection"]
 
-with engine.connect() as connection:
-    context.configure(
-        connection=connection,
-        target_metadata=Base.metadata,
-        render_as_batch=True,
-        compare_type=True,
-    )
-    with context.begin_transaction():
-        context.run_migrations()
-    connection.commit()
+context.configure(
+    connection=connection,
+    target_metadata=Base.metadata,
+    render_as_batch=connection.dialect.name == "sqlite",
+    compare_type=True,
+)
+with context.begin_transaction():
+    context.run_migrations()

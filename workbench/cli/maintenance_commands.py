@@ -1,0 +1,136 @@
+"""``workbench check``, ``workbench backup``, ``workbench backups`` and ``workbench restore``:
+looking after a bundle file."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from workbench.storage.errors import BackupError
+
+
+def register(commands: Any) -> None:
+    check = commands.add_parser("check", help="check a bundle file for damage")
+    check.add_argument("bundle", metavar="BUNDLE")
+    check.add_argument(
+        "--full",
+        action="store_true",
+        help="SQLite's full integrity check and the foreign-key check (slower)",
+    )
+    check.add_argument("--json", action="store_true", help="print as JSON")
+    check.set_defaults(handler=run_check)
+
+    backup = commands.add_parser("backup", help="write a backup copy beside a bundle")
+    backup.add_argument("bundle", metavar="BUNDLE")
+    backup.set_defaults(handler=run_backup)
+
+    backups = commands.add_parser("backups", help="list a bundle's backups, newest first")
+    backups.add_argument("bundle", metavar="BUNDLE")
+    backups.add_argument("--json", action="store_true", help="print as JSON")
+    backups.set_defaults(handler=run_backups)
+
+    restore = commands.add_parser(
+        "restore",
+        help="put a backup in place of a (damaged) bundle; the bundle is kept aside",
+    )
+    restore.add_argument("bundle", metavar="BUNDLE")
+    restore.add_argument(
+        "--from",
+        dest="backup",
+        metavar="FILE",
+        type=Path,
+        help="the backup to restore (default: the newest one beside the bundle)",
+    )
+    restore.set_defaults(handler=run_restore)
+
+
+def _bundle_file(location: str) -> Path:
+    # a plain str argument: argparse's Path would fold a URL's "//" before this test sees it
+    if "://" in location:
+        raise BackupError(
+            "check, backup and restore work on bundle files; back up a PostgreSQL bundle with "
+            "the server's own tools (pg_dump)"
+        )
+    path = Path(location)
+    if not path.is_file():
+        raise BackupError(f"no bundle at {path}")
+    return path
+
+
+def run_check(args: argparse.Namespace) -> int:
+    from workbench.storage.backups import latest_backup
+    from workbench.storage.integrity import integrity_check
+
+    path = _bundle_file(args.bundle)
+    problems = integrity_check(path, full=args.full)
+    backup = latest_backup(path) if problems else None
+    if args.json:
+        result = {
+            "bundle": str(path),
+            "ok": not problems,
+            "full": args.full,
+            "problems": problems,
+            "latest_backup": str(backup) if backup else None,
+        }
+        print(json.dumps(result, indent=2))
+    elif not problems:
+        print(f"{path}: ok ({'full' if args.full else 'quick'} check)")
+    else:
+        print(f"{path} is damaged: {len(problems)} problem(s)")
+        for problem in problems[:20]:
+            print(f"  {problem}")
+        if len(problems) > 20:
+            print(f"  ... and {len(problems) - 20} more")
+        if backup is not None:
+            print(f"latest backup: {backup}; `workbench restore {path}` puts it back")
+        else:
+            print("no backup of it was found beside it")
+    return 0 if not problems else 1
+
+
+def run_backup(args: argparse.Namespace) -> int:
+    from workbench.storage.backups import make_backup
+
+    target = make_backup(_bundle_file(args.bundle))
+    print(f"backed up to {target}")
+    return 0
+
+
+def run_backups(args: argparse.Namespace) -> int:
+    from workbench.storage.backups import list_backups
+
+    listing = [
+        {
+            "path": str(backup.path),
+            "reason": backup.reason,
+            "taken_at": backup.taken_at.isoformat(),
+            "bytes": backup.path.stat().st_size,
+        }
+        for backup in list_backups(_bundle_file(args.bundle))
+    ]
+    if args.json:
+        print(json.dumps(listing, indent=2))
+    elif not listing:
+        print(f"no backups of {args.bundle}")
+    for entry in [] if args.json else listing:
+        print(f"{entry['taken_at']}  {entry['reason']:<8}{entry['bytes']:>12}  {entry['path']}")
+    return 0
+
+
+def run_restore(args: argparse.Namespace) -> int:
+    from workbench.storage.backups import latest_backup, restore_backup
+
+    if "://" in args.bundle:
+        _bundle_file(args.bundle)
+    # the bundle may be missing or unreadable: restoring is how it comes back
+    path = Path(args.bundle)
+    backup = args.backup or latest_backup(path)
+    if backup is None:
+        raise BackupError(f"no backup of {path} was found beside it; name one with --from FILE")
+    aside = restore_backup(path, backup)
+    print(f"restored {path} from {backup}")
+    if aside is not None:
+        print(f"the previous file was kept at {aside}")
+    return 0

@@ -1,0 +1,121 @@
+"""File > Open server bundle…: the URL of a bundle on a PostgreSQL server and, optionally, its
+password. A password is either remembered in the system keyring (where ``Bundle.open`` looks
+for it) or kept in memory for this session only; it is never written to the settings, the
+recent list or the log."""
+
+from __future__ import annotations
+
+import logging
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QVBoxLayout,
+    QWidget,
+)
+from sqlalchemy.engine import make_url
+
+from workbench.errors import WorkbenchError
+from workbench.logging_setup import register_secret
+from workbench.recent import is_server_location
+from workbench.storage.credentials import PASSWORD_ENV_VAR, store_password
+
+log = logging.getLogger(__name__)
+
+URL_EXAMPLE = "postgresql://annotator@lab-server:5432/campaign?sslmode=require"
+
+
+def with_password(url: str, password: str) -> str:
+    """``url`` with ``password`` put in (to connect with; never to be shown or stored)."""
+    return make_url(url).set(password=password).render_as_string(hide_password=False)
+
+
+class ServerDialog(QDialog):
+    """Asks for a server location; after ``accept``, :attr:`location` is what to open."""
+
+    def __init__(self, url: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Open server bundle")
+        self.setMinimumWidth(560)
+        self.location: str | None = None
+
+        intro = QLabel(
+            "Open a bundle kept in a PostgreSQL database shared by the lab. Leave the password "
+            f"empty to use the one in the keyring, in {PASSWORD_ENV_VAR} or in ~/.pgpass."
+        )
+        intro.setWordWrap(True)
+        self.url_edit = QLineEdit(url)
+        self.url_edit.setPlaceholderText(URL_EXAMPLE)
+        self.url_edit.setClearButtonEnabled(True)
+        self.password_edit = QLineEdit()
+        self.password_edit.setEchoMode(QLineEdit.EchoMode.Password)
+        self.password_edit.setPlaceholderText("optional")
+        self.remember_box = QCheckBox("Remember the password in the system keyring")
+        self.remember_box.setEnabled(False)
+        self.problem_label = QLabel()
+        self.problem_label.setWordWrap(True)
+        self.problem_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.problem_label.setStyleSheet("color: #b00020")
+        self.problem_label.hide()
+
+        form = QFormLayout()
+        form.addRow("Server URL:", self.url_edit)
+        form.addRow("Password:", self.password_edit)
+        form.addRow("", self.remember_box)
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Open | QDialogButtonBox.StandardButton.Cancel
+        )
+        layout = QVBoxLayout(self)
+        layout.addWidget(intro)
+        layout.addLayout(form)
+        layout.addWidget(self.problem_label)
+        layout.addWidget(self.buttons)
+
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        self.password_edit.textChanged.connect(
+            lambda text: self.remember_box.setEnabled(bool(text))
+        )
+        self.url_edit.textChanged.connect(self._url_changed)
+        self._url_changed(url)
+
+    def _url_changed(self, text: str) -> None:
+        self.buttons.button(QDialogButtonBox.StandardButton.Open).setEnabled(bool(text.strip()))
+
+    def show_problem(self, message: str) -> None:
+        self.problem_label.setText(message)
+        self.problem_label.show()
+
+    def accept(self) -> None:
+        try:
+            self.location = self._location()
+        except WorkbenchError as error:
+            self.show_problem(str(error))
+            return
+        except Exception as error:  # sqlalchemy's URL parser: say what it did not understand
+            self.show_problem(f"Cannot read the URL: {error}")
+            return
+        super().accept()
+
+    def _location(self) -> str:
+        url = self.url_edit.text().strip()
+        if not is_server_location(url):
+            raise WorkbenchError(
+                f"This is not a server URL. Give one such as {URL_EXAMPLE} "
+                "(a bundle file opens with File > Open bundle…)."
+            )
+        make_url(url)  # a malformed URL is reported here, before any connection
+        password = self.password_edit.text()
+        if not password:
+            return url
+        register_secret(password)
+        if self.remember_box.isChecked():
+            store_password(url, password)  # a CredentialError says why it cannot
+            log.info("the password of a server bundle was stored in the keyring")
+            return url
+        return with_password(url, password)

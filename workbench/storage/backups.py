@@ -1,0 +1,147 @@
+"""Backup copies of a bundle file beside it: made on request, automatically once a day, and
+before a schema upgrade; restored in place of a damaged bundle, which is kept aside."""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import sqlite3
+from contextlib import closing
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from workbench.storage.backup_names import (
+    AUTOMATIC,
+    MANUAL,
+    Backup,
+    backup_name,
+    latest_backup,
+    list_backups,
+    stamp_now,
+)
+from workbench.storage.errors import BackupError
+from workbench.storage.integrity import check_file_header, damage_from, integrity_check
+
+__all__ = [
+    "AUTOMATIC",
+    "MANUAL",
+    "Backup",
+    "auto_backup_if_due",
+    "latest_backup",
+    "list_backups",
+    "make_backup",
+    "restore_backup",
+]
+
+log = logging.getLogger(__name__)
+
+
+def _sidecars(path: Path) -> tuple[Path, Path]:
+    return path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")
+
+
+def _fsync(path: Path) -> None:
+    with path.open("rb+") as handle:
+        os.fsync(handle.fileno())
+
+
+def _fsync_folder(folder: Path) -> None:
+    descriptor = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def make_backup(path: str | Path, *, reason: str = MANUAL) -> Path:
+    """Write a consistent copy of the bundle at ``path`` beside it and return the copy's path.
+
+    ``VACUUM INTO`` reads through the WAL, so the copy holds every committed transaction even
+    while another process has the bundle open. The copy is written under a temporary name and
+    renamed when complete, so a crash never leaves a half-written file that looks like a backup.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise BackupError(f"no bundle at {path} to back up")
+    check_file_header(path)
+    target = backup_name(path, reason, stamp_now())
+    partial = target.with_name(f".{target.name}.partial")
+    partial.unlink(missing_ok=True)
+    try:
+        with closing(sqlite3.connect(path, isolation_level=None)) as connection:
+            connection.execute("PRAGMA busy_timeout = 10000")
+            connection.execute("VACUUM INTO ?", (str(partial),))
+        _fsync(partial)
+        os.replace(partial, target)
+        _fsync_folder(target.parent)
+    except sqlite3.DatabaseError as error:
+        partial.unlink(missing_ok=True)
+        damage = damage_from(path, error)
+        if damage is not None:
+            raise damage from error
+        raise BackupError(f"could not back up {path}: {error}") from error
+    except OSError as error:
+        partial.unlink(missing_ok=True)
+        raise BackupError(f"could not write a backup of {path}: {error}") from error
+    log.info("backed up %s to %s (%s)", path, target, reason)
+    return target
+
+
+def _last_changed(path: Path) -> datetime:
+    times = [p.stat().st_mtime for p in (path, *_sidecars(path)) if p.exists()]
+    return datetime.fromtimestamp(max(times), UTC)
+
+
+def auto_backup_if_due(
+    path: str | Path, *, max_age: timedelta = timedelta(hours=24), keep: int = 3
+) -> Path | None:
+    """Make an automatic backup of ``path`` when its newest backup (of any kind) is older than
+    ``max_age`` and the bundle changed since; then keep only the ``keep`` newest automatic
+    backups (manual and pre-upgrade copies are never pruned). Returns the new backup or None."""
+    if keep < 1:
+        raise ValueError("keep at least one automatic backup")
+    path = Path(path)
+    backups = list_backups(path)
+    now = datetime.now(UTC)
+    newest = backups[0] if backups else None
+    due = newest is None or (
+        now - newest.taken_at >= max_age and _last_changed(path) > newest.taken_at
+    )
+    made = make_backup(path, reason=AUTOMATIC) if due else None
+    automatic = [backup for backup in list_backups(path) if backup.automatic]
+    for old in automatic[keep:]:
+        old.path.unlink(missing_ok=True)
+        log.info("removed old automatic backup %s", old.path)
+    return made
+
+
+def restore_backup(path: str | Path, backup: str | Path) -> Path | None:
+    """Put ``backup`` in place of the bundle at ``path``; return where the bundle that was there
+    went (``<stem>.damaged-<stamp><suffix>``, with its -wal and -shm files), or None when there
+    was none. Nothing is deleted, and a backup that is itself damaged is refused."""
+    path, backup = Path(path), Path(backup)
+    if not backup.is_file():
+        raise BackupError(f"no backup at {backup}")
+    if backup.resolve() == path.resolve():
+        raise BackupError(f"{backup} is the bundle itself, not a backup of it")
+    problems = integrity_check(backup)
+    if problems:
+        raise BackupError(
+            f"the backup {backup} is damaged too ({problems[0]}); choose another with "
+            f"`workbench restore {path} --from FILE` (`workbench backups {path}` lists them)"
+        )
+    incoming = path.with_name(f".{path.name}.restoring")
+    shutil.copyfile(backup, incoming)
+    _fsync(incoming)
+    aside = path.with_name(f"{path.stem}.damaged-{stamp_now()}{path.suffix}")
+    moved = False
+    # the old WAL belongs to the old file: left beside the restored one, SQLite would replay it
+    for current, kept in zip((path, *_sidecars(path)), (aside, *_sidecars(aside)), strict=True):
+        if current.exists():
+            os.replace(current, kept)
+            moved = True
+    os.replace(incoming, path)
+    _fsync_folder(path.parent)
+    log.warning("restored %s from %s; the previous file is at %s", path, backup, aside)
+    return aside if moved else None

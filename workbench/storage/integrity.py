@@ -1,0 +1,150 @@
+"""Detecting a damaged bundle file: a cheap header check for every open, SQLite's own
+integrity check on request, and turning SQLite's corruption errors into a message that offers
+the latest backup."""
+
+from __future__ import annotations
+
+import sqlite3
+import struct
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
+from pathlib import Path
+
+from workbench.storage.backup_names import latest_backup
+from workbench.storage.errors import BundleDamagedError, NotABundleError
+
+__all__ = [
+    "BundleDamagedError",
+    "check_file_header",
+    "damage_from",
+    "damage_reported",
+    "integrity_check",
+]
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+HEADER_SIZE = 100
+# SQLite's primary result codes for "this is not a database" and "the image is malformed"
+SQLITE_CORRUPT, SQLITE_NOTADB = 11, 26
+_DAMAGE_MESSAGES = ("file is not a database", "database disk image is malformed", "malformed")
+
+
+def damaged(path: Path, problem: str) -> BundleDamagedError:
+    """The error for a damaged ``path``, offering its latest backup."""
+    return BundleDamagedError(path, problem, latest_backup(path))
+
+
+def _wal_in_use(path: Path) -> bool:
+    # Pages committed since the last checkpoint live in the -wal file, and a checkpoint cut
+    # short writes page 1 (with the new page count) before the pages that extend the file;
+    # SQLite finishes that from the WAL on the next open, so the length check cannot apply.
+    wal = path.with_name(path.name + "-wal")
+    return wal.is_file() and wal.stat().st_size > 0
+
+
+def check_file_header(path: str | Path) -> None:
+    """Check the 100-byte SQLite header of ``path`` against the file's length, reading nothing
+    else: cheap enough for every open.
+
+    Raises :class:`NotABundleError` for a file that never was an SQLite database and
+    :class:`BundleDamagedError` for one that is truncated or whose header was overwritten.
+    """
+    path = Path(path)
+    size = path.stat().st_size
+    with path.open("rb") as handle:
+        header = handle.read(HEADER_SIZE)
+    if not header.startswith(SQLITE_MAGIC):
+        # Zeroed or overwritten headers of a bundle we backed up are damage; any other file is
+        # simply not a bundle (the user picked the wrong file).
+        if header and header.count(0) == len(header):
+            raise damaged(path, "its header is all zero bytes")
+        if latest_backup(path) is not None:
+            raise damaged(path, "its header is not an SQLite header any more")
+        raise NotABundleError(f"{path} is not a VLM Workbench bundle (not an SQLite database)")
+    if len(header) < HEADER_SIZE:
+        raise damaged(path, f"it is cut short: {size} bytes, less than its own header")
+    (raw_page_size,) = struct.unpack(">H", header[16:18])
+    page_size = 65536 if raw_page_size == 1 else raw_page_size
+    if page_size < 512 or page_size & (page_size - 1):
+        raise damaged(path, f"its header gives an impossible page size ({raw_page_size})")
+    if header[18] not in (1, 2) or header[19] not in (1, 2) or header[21:24] != b"\x40\x20\x20":
+        raise damaged(path, "its header holds values SQLite never writes")
+    if _wal_in_use(path):
+        return
+    change_counter, page_count = struct.unpack(">II", header[24:32])
+    (valid_for,) = struct.unpack(">I", header[92:96])
+    if size % page_size:
+        raise damaged(path, f"it is cut short: {size} bytes is not a whole number of pages")
+    if page_count and valid_for == change_counter and size < page_count * page_size:
+        raise damaged(
+            path,
+            f"it is cut short: {size} bytes where its header promises {page_count} pages "
+            f"of {page_size} bytes ({page_count * page_size} bytes)",
+        )
+
+
+def integrity_check(path: str | Path, *, full: bool = False) -> list[str]:
+    """The problems SQLite finds in ``path``; an empty list means the file is sound.
+
+    ``full`` runs ``PRAGMA integrity_check`` (which also compares every index with its table)
+    and the foreign-key check; otherwise ``PRAGMA quick_check`` (pages and records only, several
+    times faster on large bundles).
+    """
+    path = Path(path)
+    try:
+        check_file_header(path)
+    except BundleDamagedError as error:
+        return [error.problem]
+    except NotABundleError as error:
+        return [str(error)]
+    try:
+        with closing(sqlite3.connect(path)) as connection:
+            pragma = "integrity_check" if full else "quick_check"
+            problems = [row[0] for row in connection.execute(f"PRAGMA {pragma}")]
+            if problems == ["ok"]:
+                problems = []
+            if full:
+                problems += [
+                    f"row {rowid} of {table} points at a missing row of {parent}"
+                    for table, rowid, parent, _ in connection.execute("PRAGMA foreign_key_check")
+                ]
+            return problems
+    except sqlite3.DatabaseError as error:
+        return [str(error)]
+
+
+def _sqlite_error(error: BaseException) -> sqlite3.DatabaseError | None:
+    # SQLAlchemy wraps driver errors; the driver's own is on .orig
+    for candidate in (error, getattr(error, "orig", None), error.__cause__):
+        if isinstance(candidate, sqlite3.DatabaseError):
+            return candidate
+    return None
+
+
+def damage_from(path: str | Path, error: BaseException) -> BundleDamagedError | None:
+    """A :class:`BundleDamagedError` for ``path`` when ``error`` (from sqlite3 or SQLAlchemy)
+    says the database file is corrupt or not a database; None for any other error."""
+    found = _sqlite_error(error)
+    if found is None:
+        return None
+    code = getattr(found, "sqlite_errorcode", None)
+    message = str(found)
+    if code is not None and code & 0xFF in (SQLITE_CORRUPT, SQLITE_NOTADB):
+        return damaged(Path(path), message)
+    if code is None and any(text in message for text in _DAMAGE_MESSAGES):
+        return damaged(Path(path), message)
+    return None
+
+
+@contextmanager
+def damage_reported(path: str | Path) -> Iterator[None]:
+    """Turn SQLite's corruption errors raised inside the block into :class:`BundleDamagedError`
+    (other errors pass through unchanged)."""
+    try:
+        yield
+    except BundleDamagedError:
+        raise
+    except Exception as error:
+        damage = damage_from(path, error)
+        if damage is None:
+            raise
+        raise damage from error

@@ -1,0 +1,457 @@
+"""Copy every row of one bundle into another of the same schema, whatever the two dialects
+(SQLite file or PostgreSQL server): rows are matched by natural key, new rows get ids mapped
+through the foreign keys, images stream in bounded batches, and the target changes in one
+transaction that either lands whole or not at all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Connection, Table, and_, delete, func, insert, select, text, update
+from sqlalchemy.exc import DBAPIError
+
+from workbench.storage.errors import BundleError
+from workbench.storage.models import Base
+
+log = logging.getLogger(__name__)
+
+#: rows read and written per statement
+BATCH_ROWS = 1000
+#: image bytes held in memory at once (one batch of images)
+IMAGE_BATCH_BYTES = 32 * 1024 * 1024
+
+Progress = Callable[[str, int, int], None]
+#: (target's values, source's values) of a table's mutable columns -> the updates to apply
+Resolver = Callable[[Mapping[str, Any], Mapping[str, Any]], dict[str, Any]]
+
+
+class TransferError(BundleError):
+    """Rows could not be copied; the target is unchanged."""
+
+
+class TransferRefusedError(TransferError):
+    """The target holds another bundle (or a different schema); nothing was copied."""
+
+
+class TransferConflictError(TransferError):
+    """A row exists on both sides under one natural key with different content."""
+
+
+def _keep_target(_target: Mapping[str, Any], _source: Mapping[str, Any]) -> dict[str, Any]:
+    return {}
+
+
+def _first_set(target: Mapping[str, Any], source: Mapping[str, Any]) -> dict[str, Any]:
+    """A value set on either side wins over an unset one (a retraction is never undone)."""
+    return {
+        name: value
+        for name, value in source.items()
+        if target.get(name) is None and value is not None
+    }
+
+
+def _newer_run(target: Mapping[str, Any], source: Mapping[str, Any]) -> dict[str, Any]:
+    """A judge run resumed on one side: the state of the run that finished last wins."""
+    theirs, ours = source.get("finished_at"), target.get("finished_at")
+    if theirs is not None and (ours is None or _utc(theirs) > _utc(ours)):
+        return {
+            name: value
+            for name, value in source.items()
+            if _normal(value) != _normal(target.get(name))
+        }
+    return {}
+
+
+@dataclass(frozen=True)
+class TableRule:
+    """How rows of one table are matched. ``key`` names the natural key (None: the whole
+    content is the key, so identical rows pair up one to one); ``mutable`` columns may differ
+    between the sides without a conflict and ``resolve`` says what the target then keeps."""
+
+    key: tuple[str, ...] | None
+    mutable: tuple[str, ...] = ()
+    resolve: Resolver = _keep_target
+
+
+#: every table a bundle copies, with its natural key; a test checks that none is missing
+RULES: dict[str, TableRule] = {
+    "bundle_info": TableRule(("key",)),
+    "sources": TableRule(("name",), ("created_at",)),
+    "imports": TableRule(("importer", "fingerprint")),
+    "import_files": TableRule(None),
+    # the same item or output may have come in through different imports on the two sides
+    "items": TableRule(("source_id", "external_id"), ("import_id",)),
+    "turns": TableRule(("item_id", "index")),
+    "images": TableRule(("sha256",)),
+    "item_images": TableRule(("item_id", "position")),
+    "captions": TableRule(None),
+    "references": TableRule(None),
+    "models": TableRule(("name",)),
+    "outputs": TableRule(("turn_id", "model_id", "context"), ("import_id",)),
+    "prior_judgments": TableRule(None),
+    "annotators": TableRule(("handle",), ("created_at",)),
+    "campaigns": TableRule(("name",)),
+    "scheduled_pairs": TableRule(("campaign_id", "sequence")),
+    "votes": TableRule(("uuid",), ("retracted_at",), _first_set),
+    "judge_runs": TableRule(
+        ("name",),
+        ("base_url", "parameters", "budget", "status", "started_at", "finished_at"),
+        _newer_run,
+    ),
+    "judge_verdicts": TableRule(None),
+    # a cache: two sides may hold different answers to one request; either serves
+    "response_cache": TableRule(("request_hash",), ("response_text", "usage", "created_at")),
+}
+
+#: tables whose rows only mean something on the database they were written in (hand-out leases)
+TRANSIENT_TABLES = frozenset({"pair_leases"})
+
+#: blob columns: never compared (their table's key is their hash) and read only in batches
+BLOB_COLUMNS = {"images": "data"}
+
+
+@dataclass
+class TableCounts:
+    copied: int = 0
+    unchanged: int = 0
+    updated: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return {"copied": self.copied, "unchanged": self.unchanged, "updated": self.updated}
+
+
+@dataclass
+class TransferReport:
+    """What a transfer did, per table in copy order."""
+
+    tables: dict[str, TableCounts] = field(default_factory=dict)
+    target_was_empty: bool = False
+    image_bytes: int = 0
+
+    @property
+    def copied(self) -> int:
+        return sum(counts.copied for counts in self.tables.values())
+
+    @property
+    def updated(self) -> int:
+        return sum(counts.updated for counts in self.tables.values())
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "copied": self.copied,
+            "updated": self.updated,
+            "image_bytes": self.image_bytes,
+            "target_was_empty": self.target_was_empty,
+            "tables": {name: counts.as_dict() for name, counts in self.tables.items()},
+        }
+
+
+def copied_tables() -> list[Table]:
+    """The tables a transfer copies, parents before children."""
+    missing = [
+        table.name
+        for table in Base.metadata.sorted_tables
+        if table.name not in RULES and table.name not in TRANSIENT_TABLES
+    ]
+    if missing:
+        raise AssertionError(f"no transfer rule for table(s) {', '.join(missing)}")
+    return [table for table in Base.metadata.sorted_tables if table.name in RULES]
+
+
+# --- values ------------------------------------------------------------------------------------
+
+
+def _utc(value: datetime) -> datetime:
+    # SQLite keeps no offset (the app writes UTC); PostgreSQL answers in the session's zone
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def _portable(value: Any) -> Any:
+    """A value as it is written to either dialect: datetimes in UTC with their offset."""
+    return _utc(value) if isinstance(value, datetime) else value
+
+
+_PLAIN_TYPES = frozenset({str, int, bool})
+
+
+def _normal(value: Any) -> Any:
+    """A value in a form that compares equal across dialects (and hashes)."""
+    if value is None or type(value) in _PLAIN_TYPES:  # most values: checked once, first
+        return value
+    if isinstance(value, datetime):
+        return _utc(value).isoformat()
+    if isinstance(value, dict | list):
+        return json.dumps(value, sort_keys=True, default=str)
+    if isinstance(value, float):
+        return repr(value)
+    return value
+
+
+def _digest(values: Sequence[Any]) -> str:
+    encoded = json.dumps([_normal(value) for value in values], default=str)
+    return hashlib.sha256(encoded.encode()).hexdigest()
+
+
+# --- the copier --------------------------------------------------------------------------------
+
+
+@dataclass
+class _Existing:
+    id: Any
+    digest: str
+    mutable: dict[str, Any]
+
+
+class _Copier:
+    def __init__(self, source: Connection, target: Connection, progress: Progress | None) -> None:
+        self.source = source
+        self.target = target
+        self.progress = progress or (lambda _phase, _done, _total: None)
+        self.id_maps: dict[str, dict[Any, Any]] = defaultdict(dict)
+        self.report = TransferReport()
+        self.preserve_ids = False
+
+    # target state
+
+    def content_tables(self) -> list[Table]:
+        return [table for table in copied_tables() if table.name != "bundle_info"]
+
+    def target_is_empty(self) -> bool:
+        return all(
+            self.target.scalar(select(func.count()).select_from(table)) == 0
+            for table in self.content_tables()
+        )
+
+    def check_identity(self) -> None:
+        info = Base.metadata.tables["bundle_info"]
+        ours = dict(self.source.execute(select(info.c.key, info.c.value)).all())
+        theirs = dict(self.target.execute(select(info.c.key, info.c.value)).all())
+        if self.target_is_empty():
+            # a freshly created target takes on the identity of the bundle copied into it
+            self.target.execute(delete(info))
+            self.report.target_was_empty = True
+            self.preserve_ids = True
+            return
+        if theirs.get("bundle_id") != ours.get("bundle_id"):
+            raise TransferRefusedError(
+                f"the target holds another bundle (id {theirs.get('bundle_id')}, this one is "
+                f"{ours.get('bundle_id')}); copy into an empty database or file, or into the "
+                "one this bundle was copied to before"
+            )
+
+    # one table
+
+    def copy_table(self, table: Table) -> None:
+        rule = RULES[table.name]
+        counts = self.report.tables.setdefault(table.name, TableCounts())
+        blob = BLOB_COLUMNS.get(table.name)
+        has_id = "id" in table.c and table.c.id.primary_key
+        columns = [c.name for c in table.columns if c.name != blob]
+        key_columns = rule.key or tuple(c for c in columns if c != "id")
+        fixed = [c for c in columns if c != "id" and c not in key_columns + rule.mutable]
+        foreign = {
+            fk.parent.name: fk.column.table.name
+            for fk in table.foreign_keys
+            if fk.column.table.name in RULES
+        }
+
+        def key_of(row: Mapping[Any, Any]) -> tuple[Any, ...]:
+            return tuple(_normal(row[name]) for name in key_columns)
+
+        # what the target holds, by natural key (a list: content keys may repeat)
+        index: dict[tuple[Any, ...], list[_Existing]] = defaultdict(list)
+        for stored in self.target.execute(select(*[table.c[c] for c in columns])).mappings():
+            index[key_of(stored)].append(
+                _Existing(
+                    stored["id"] if has_id else key_of(stored),
+                    _digest([stored[c] for c in fixed]),
+                    {c: stored[c] for c in rule.mutable},
+                )
+            )
+        matched: dict[tuple[Any, ...], int] = defaultdict(int)
+
+        total = self.source.scalar(select(func.count()).select_from(table)) or 0
+        done = 0
+        self.progress(table.name, 0, total)
+        pending: list[dict[str, Any]] = []
+        result = self.source.execution_options(yield_per=BATCH_ROWS).execute(
+            select(*[table.c[c] for c in columns]).order_by(*table.primary_key.columns)
+        )
+        for partition in result.mappings().partitions():
+            for source_row in partition:
+                row = self._mapped(table, dict(source_row), foreign)
+                key = key_of(row)
+                candidates = index.get(key, [])
+                position = matched[key]
+                matched[key] += 1
+                if position >= len(candidates):
+                    pending.append(row)
+                    continue
+                existing = candidates[position]
+                if has_id:
+                    self.id_maps[table.name][row["id"]] = existing.id
+                if existing.digest != _digest([row[c] for c in fixed]):
+                    self._conflict(table, key_columns, fixed, row, existing)
+                updates = rule.resolve(existing.mutable, {c: row[c] for c in rule.mutable})
+                if updates:
+                    self._update(table, key_columns, existing, row, updates)
+                    counts.updated += 1
+                else:
+                    counts.unchanged += 1
+            done += len(partition)
+            if blob is None:
+                self._insert(table, pending, counts)
+                pending = []
+            self.progress(table.name, done, total)
+        if blob is not None:
+            self._insert_blobs(table, blob, pending, counts)
+        log.debug("copied %s: %s", table.name, counts.as_dict())
+
+    def _mapped(
+        self, table: Table, row: dict[str, Any], foreign: Mapping[str, str]
+    ) -> dict[str, Any]:
+        for column, parent in foreign.items():
+            value = row[column]
+            if value is not None:
+                try:
+                    row[column] = self.id_maps[parent][value]
+                except KeyError:
+                    raise TransferError(
+                        f"{table.name} row {row.get('id')} names {parent} row {value}, which "
+                        "the source bundle does not hold; run a check of the source bundle"
+                    ) from None
+        return {name: _portable(value) for name, value in row.items()}
+
+    def _conflict(
+        self,
+        table: Table,
+        key_columns: Sequence[str],
+        fixed: Sequence[str],
+        row: Mapping[str, Any],
+        existing: _Existing,
+    ) -> None:
+        where = (
+            table.c.id == existing.id if "id" in table.c else _key_clause(table, key_columns, row)
+        )
+        theirs = self.target.execute(select(*[table.c[c] for c in fixed]).where(where)).mappings()
+        target_row = theirs.one()
+        differing = [c for c in fixed if _normal(target_row[c]) != _normal(row[c])]
+        key = ", ".join(f"{c}={row[c]!r}" for c in key_columns)
+        raise TransferConflictError(
+            f"{table.name} ({key}) differs between the two bundles in "
+            f"{', '.join(differing) or 'its content'}; nothing was copied. Decide which "
+            "version is right, fix the other bundle, and copy again"
+        )
+
+    def _update(
+        self,
+        table: Table,
+        key_columns: Sequence[str],
+        existing: _Existing,
+        row: Mapping[str, Any],
+        updates: dict[str, Any],
+    ) -> None:
+        where = (
+            table.c.id == existing.id if "id" in table.c else _key_clause(table, key_columns, row)
+        )
+        self.target.execute(update(table).where(where).values(**updates))
+
+    def _insert(self, table: Table, rows: list[dict[str, Any]], counts: TableCounts) -> None:
+        if not rows:
+            return
+        has_id = "id" in table.c and table.c.id.primary_key
+        try:
+            if not has_id:
+                self.target.execute(insert(table), rows)
+            elif self.preserve_ids:
+                self.target.execute(insert(table), rows)
+                self.id_maps[table.name].update((row["id"], row["id"]) for row in rows)
+            else:
+                source_ids = [row.pop("id") for row in rows]
+                statement = insert(table).returning(table.c.id, sort_by_parameter_order=True)
+                new_ids = self.target.execute(statement, rows).scalars().all()
+                self.id_maps[table.name].update(zip(source_ids, new_ids, strict=True))
+        except DBAPIError as error:
+            raise TransferError(
+                f"the target refused rows of {table.name}: {error.orig}; nothing was copied"
+            ) from error
+        counts.copied += len(rows)
+
+    def _insert_blobs(
+        self, table: Table, blob: str, rows: list[dict[str, Any]], counts: TableCounts
+    ) -> None:
+        """Insert rows whose blobs are fetched from the source a bounded batch at a time."""
+        total, done = len(rows), 0
+        batch: list[dict[str, Any]] = []
+        batch_bytes = 0
+        for row in rows:
+            batch.append(row)
+            batch_bytes += int(row.get("size_bytes") or 0)
+            if batch_bytes >= IMAGE_BATCH_BYTES:
+                self._insert_blob_batch(table, blob, batch, counts)
+                done += len(batch)
+                self.progress(f"{table.name} data", done, total)
+                batch, batch_bytes = [], 0
+        if batch:
+            self._insert_blob_batch(table, blob, batch, counts)
+            self.progress(f"{table.name} data", total, total)
+
+    def _insert_blob_batch(
+        self, table: Table, blob: str, batch: list[dict[str, Any]], counts: TableCounts
+    ) -> None:
+        ids = [row["id"] for row in batch]
+        data = dict(
+            self.source.execute(select(table.c.id, table.c[blob]).where(table.c.id.in_(ids))).all()
+        )
+        for row in batch:
+            row[blob] = data[row["id"]]
+            self.report.image_bytes += len(row[blob])
+        self._insert(table, batch, counts)
+
+    def advance_sequences(self) -> None:
+        """After rows were written with explicit ids, make PostgreSQL's id sequences continue
+        above them (SQLite derives the next id from the table itself)."""
+        if self.target.dialect.name != "postgresql" or not self.preserve_ids:
+            return
+        quote = self.target.dialect.identifier_preparer.quote
+        for table in self.content_tables():
+            if "id" not in table.c or not self.report.tables[table.name].copied:
+                continue
+            name = quote(table.name)
+            self.target.execute(
+                text(
+                    f"SELECT setval(pg_get_serial_sequence(:table, 'id'), "
+                    f"(SELECT max(id) FROM {name}))"
+                ),
+                {"table": name},
+            )
+
+
+def _key_clause(table: Table, key_columns: Sequence[str], row: Mapping[str, Any]) -> Any:
+    return and_(*(table.c[c] == row[c] for c in key_columns))
+
+
+def copy_rows(
+    source: Connection, target: Connection, progress: Progress | None = None
+) -> TransferReport:
+    """Copy every row of the bundle open on ``source`` into the one open on ``target``.
+
+    Both connections must be inside a transaction (``source`` a consistent snapshot); the
+    caller commits ``target``. The target must be empty or hold the same bundle; rows already
+    there and identical are skipped, rows one side gained are added with fresh ids, and a row
+    whose content differs under the same natural key raises :class:`TransferConflictError`.
+    """
+    copier = _Copier(source, target, progress)
+    copier.check_identity()
+    for table in copied_tables():
+        copier.copy_table(table)
+    copier.advance_sequences()
+    return copier.report
