@@ -29,7 +29,9 @@ from urllib.parse import quote
 
 import numpy as np
 from PIL import Image
+from workbench_visit_bench.benchmark import MULTI_IMAGE
 
+from tests.plugins.convbench.synthetic import CONVBENCH_COLUMNS
 from workbench.errors import WorkbenchError
 from workbench.importers.base import ImportRejectedError
 from workbench.services.importing import ImportResult, import_files
@@ -185,20 +187,8 @@ def canonical_inputs() -> Inputs:
     return Inputs({"items.jsonl": [row(n) for n in range(1, 4)]}, write)
 
 
-VISIT_COLUMNS = (
-    "instruction_category",
-    "images",
-    "is_multiple_images",
-    "instruction",
-    "gpt4_prediction",
-    "images_dense_captions",
-    "images_blip2_captions",
-    "reference_output",
-    "human_ratings_gpt4_correct",
-    "human_ratings_problem_in_caption",
-    "human_ratings_problem_in_gpt4",
-    "public_images_metadata",
-)
+#: the published multi-image CSV's columns, as the importer declares them
+VISIT_COLUMNS = MULTI_IMAGE.columns
 IMAGE_URL = "https://example.org/visit_images/{}"
 
 
@@ -276,24 +266,6 @@ def preference_inputs() -> Inputs:
         {"columns": list(PREFERENCE_COLUMNS), "preferences.csv": [row(n) for n in (1, 2, 3)]},
         write,
     )
-
-
-CONVBENCH_COLUMNS = (
-    "ID",
-    "instruction_category",
-    "image_id",
-    "instruction-conditioned-caption",
-    "The_first_turn_instruction",
-    "First_turn_instruction_category",
-    "first_turn_answer",
-    "The_second_turn_instruction",
-    "Second_turn_instruction_category",
-    "second_turn_answer",
-    "The_third_turn_instruction",
-    "Third_turn_instruction_category",
-    "third_turn_answer",
-    "third_turn_demands",
-)
 
 
 def write_xlsx(path: Path, columns: Sequence[str], rows: Sequence[dict[str, Any]]) -> None:
