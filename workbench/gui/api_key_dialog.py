@@ -21,13 +21,13 @@ from PySide6.QtWidgets import (
 
 from workbench.judge.secrets import (
     DEFAULT_ENV_VAR,
-    KEYRING_SERVICE,
     ApiKeyError,
     delete_api_key,
     keyring_account,
     public_base_url,
     store_api_key,
 )
+from workbench.keyring_store import read_secret
 from workbench.logging_setup import register_secret
 
 log = logging.getLogger(__name__)
@@ -41,17 +41,11 @@ NO_KEYRING = (
 
 def keyring_state(base_url: str) -> tuple[bool, bool]:
     """(a keyring is available, a key is stored for ``base_url``'s host)."""
-    import keyring
-    from keyring.errors import KeyringError, NoKeyringError
-
-    try:
-        stored = keyring.get_password(KEYRING_SERVICE, keyring_account(base_url))
-    except NoKeyringError:
+    found = read_secret(keyring_account(base_url))
+    if found.note:
+        log.warning("%s", found.note)
         return False, False
-    except KeyringError:
-        log.warning("the system keyring could not be read", exc_info=True)
-        return False, False
-    return True, bool(stored)
+    return True, bool(found.value)
 
 
 class ApiKeyDialog(QDialog):

@@ -15,12 +15,18 @@ from typing import NoReturn
 from urllib.parse import urlsplit, urlunsplit
 
 from workbench.errors import WorkbenchError
+from workbench.keyring_store import KEYRING_SERVICE as KEYRING_SERVICE  # re-exported
+from workbench.keyring_store import (
+    KeyringUnavailableError,
+    delete_secret,
+    read_secret,
+    write_secret,
+)
 from workbench.logging_setup import register_secret
 
 log = logging.getLogger(__name__)
 
 DEFAULT_ENV_VAR = "OPENAI_API_KEY"
-KEYRING_SERVICE = "vlm-workbench"
 #: what local servers (vLLM, llama.cpp, Ollama) accept when they check no key
 LOCAL_PLACEHOLDER_KEY = "not-needed"
 _LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", "0.0.0.0"}
@@ -91,19 +97,10 @@ def public_base_url(base_url: str) -> str:
 
 
 def _from_keyring(base_url: str, notes: list[str]) -> str | None:
-    try:
-        import keyring
-        from keyring.errors import KeyringError, NoKeyringError
-    except ImportError:  # pragma: no cover - keyring is a declared dependency
-        notes.append("keyring is not installed; using the environment")
-        return None
-    try:
-        return keyring.get_password(KEYRING_SERVICE, keyring_account(base_url))
-    except NoKeyringError:
-        notes.append("no system keyring is available; the API key is taken from the environment")
-    except KeyringError as error:
-        notes.append(f"the system keyring could not be read ({type(error).__name__})")
-    return None
+    found = read_secret(keyring_account(base_url))
+    if found.note:
+        notes.append(f"{found.note}; the API key is taken from the environment")
+    return found.value
 
 
 def resolve_api_key(base_url: str, env_var: str | None = None) -> ResolvedKey:
@@ -132,32 +129,21 @@ def resolve_api_key(base_url: str, env_var: str | None = None) -> ResolvedKey:
 
 def store_api_key(base_url: str, key: str) -> None:
     """Save ``key`` for ``base_url``'s host in the system keyring (the GUI's key dialog)."""
-    import keyring
-    from keyring.errors import KeyringError, NoKeyringError
-
     try:
-        keyring.set_password(KEYRING_SERVICE, keyring_account(base_url), key)
-    except NoKeyringError as error:
-        raise ApiKeyError(
-            "no system keyring is available on this machine; set the key in an environment "
-            f"variable ({DEFAULT_ENV_VAR}) instead"
-        ) from error
-    except KeyringError as error:
-        raise ApiKeyError(f"the system keyring refused the key ({type(error).__name__})") from error
+        write_secret(keyring_account(base_url), key)
+    except KeyringUnavailableError as error:
+        instead = (
+            f"; set the key in an environment variable ({DEFAULT_ENV_VAR}) instead"
+            if error.no_keyring
+            else ""
+        )
+        raise ApiKeyError(f"{error.reason}{instead}") from error
     log.info("stored an API key for %s in the system keyring", public_base_url(base_url))
 
 
 def delete_api_key(base_url: str) -> bool:
     """Remove the stored key of ``base_url``'s host; False when there was none."""
-    import keyring
-    from keyring.errors import KeyringError, PasswordDeleteError
-
     try:
-        keyring.delete_password(KEYRING_SERVICE, keyring_account(base_url))
-    except PasswordDeleteError:
-        return False
-    except KeyringError as error:
-        raise ApiKeyError(
-            f"the system keyring could not be changed ({type(error).__name__})"
-        ) from error
-    return True
+        return delete_secret(keyring_account(base_url))
+    except KeyringUnavailableError as error:
+        raise ApiKeyError(error.reason) from error

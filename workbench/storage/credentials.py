@@ -10,12 +10,18 @@ from dataclasses import dataclass
 
 from sqlalchemy.engine import URL, make_url
 
+from workbench.keyring_store import KEYRING_SERVICE as KEYRING_SERVICE  # re-exported
+from workbench.keyring_store import (
+    KeyringUnavailableError,
+    delete_secret,
+    read_secret,
+    write_secret,
+)
 from workbench.logging_setup import register_secret
 from workbench.storage.errors import BundleError
 
 log = logging.getLogger(__name__)
 
-KEYRING_SERVICE = "vlm-workbench"
 PASSWORD_ENV_VAR = "WORKBENCH_DB_PASSWORD"
 DEFAULT_PORT = 5432
 
@@ -52,16 +58,10 @@ def masked(url: str | URL) -> str:
 
 
 def _from_keyring(url: URL) -> str | None:
-    import keyring
-    from keyring.errors import KeyringError, NoKeyringError
-
-    try:
-        return keyring.get_password(KEYRING_SERVICE, keyring_username(url))
-    except NoKeyringError:
-        return None
-    except KeyringError as error:
-        log.warning("the system keyring could not be read (%s)", type(error).__name__)
-        return None
+    found = read_secret(keyring_username(url))
+    if found.note:
+        log.warning("%s; no database password taken from it", found.note)
+    return found.value
 
 
 def resolve_password(url: str | URL) -> ResolvedPassword:
@@ -83,35 +83,23 @@ def resolve_password(url: str | URL) -> ResolvedPassword:
 
 def store_password(url: str | URL, password: str) -> None:
     """Save the password of the database ``url`` names in the system keyring."""
-    import keyring
-    from keyring.errors import KeyringError, NoKeyringError
-
     register_secret(password)
     try:
-        keyring.set_password(KEYRING_SERVICE, keyring_username(url), password)
-    except NoKeyringError as error:
-        raise CredentialError(
-            "no system keyring is available on this machine; set the password in the "
-            f"environment variable {PASSWORD_ENV_VAR} or in ~/.pgpass instead"
-        ) from error
-    except KeyringError as error:
-        raise CredentialError(
-            f"the system keyring refused the password ({type(error).__name__})"
-        ) from error
+        write_secret(keyring_username(url), password)
+    except KeyringUnavailableError as error:
+        instead = (
+            f"; set the password in the environment variable {PASSWORD_ENV_VAR} or in "
+            "~/.pgpass instead"
+            if error.no_keyring
+            else ""
+        )
+        raise CredentialError(f"{error.reason}{instead}") from error
     log.info("stored the database password for %s in the system keyring", masked(url))
 
 
 def forget_password(url: str | URL) -> bool:
     """Remove the stored password of the database ``url`` names; False when there was none."""
-    import keyring
-    from keyring.errors import KeyringError, NoKeyringError, PasswordDeleteError
-
     try:
-        keyring.delete_password(KEYRING_SERVICE, keyring_username(url))
-    except (PasswordDeleteError, NoKeyringError):
-        return False
-    except KeyringError as error:
-        raise CredentialError(
-            f"the system keyring could not be changed ({type(error).__name__})"
-        ) from error
-    return True
+        return delete_secret(keyring_username(url))
+    except KeyringUnavailableError as error:
+        raise CredentialError(error.reason) from error
