@@ -8,24 +8,24 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from pathlib import Path
 
 from workbench.paths import config_dir
+from workbench.storage.dialects import parse_location
+from workbench.storage.errors import BundleError
 
 RECENT_FILE = "recent.json"
 RECENT_VERSION = 1
 MAX_RECENT = 10
-_URL_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*)://")
 
 
 def is_server_location(location: str | Path) -> bool:
     """Whether ``location`` is a server URL such as ``postgresql://host/db`` (else it names a
-    file: a path or ``sqlite:///path``)."""
-    if isinstance(location, Path):
+    file: a path or ``sqlite:///path``; a location no bundle can have is neither)."""
+    try:
+        return parse_location(location).is_server
+    except BundleError:
         return False
-    scheme = _URL_SCHEME.match(location.strip())
-    return scheme is not None and not scheme.group(1).lower().startswith("sqlite")
 
 
 def without_password(url: str) -> str:

@@ -20,7 +20,8 @@ from workbench.demo.votes import model_pairs, simulated_votes
 from workbench.errors import WorkbenchError
 from workbench.importers.canonical import FORMAT_TAG, FORMAT_VERSION
 from workbench.services.importing import import_files
-from workbench.storage.bundle import remove_bundle_files, sidecar_paths
+from workbench.storage.bundle import remove_bundle_files
+from workbench.storage.files import sidecar_paths
 
 log = logging.getLogger(__name__)
 

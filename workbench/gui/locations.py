@@ -22,12 +22,9 @@ def same_bundle(first: str | Path, second: str | Path) -> bool:
     """Whether two locations name the same bundle (files compared resolved, URLs without
     their passwords)."""
     try:
-        a, b = parse_location(first), parse_location(second)
+        return parse_location(first).same_bundle(parse_location(second))
     except BundleError:
         return False
-    if a.path is not None and b.path is not None:
-        return a.path.resolve() == b.path.resolve()
-    return a.is_server and b.is_server and a.display == b.display
 
 
 def default_output(location: str | Path, suffix: str, tag: str = "-export") -> Path:

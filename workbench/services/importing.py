@@ -339,7 +339,7 @@ def import_files(
 
     progress("writing", 0, len(records))
     created = not Bundle.exists(bundle_path)
-    bundle = Bundle.open_or_create(bundle_path)
+    bundle = Bundle.create(bundle_path) if created else Bundle.open(bundle_path)
     try:
         with bundle.session() as session:
             writer = ImportWriter(session, report)

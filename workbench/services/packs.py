@@ -20,12 +20,12 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import delete, insert, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from workbench.services.campaign_errors import PackError
 from workbench.services.campaigns import find_annotator, find_campaign
-from workbench.services.voting import open_pairs
+from workbench.services.voting import lease_pairs, lease_setting, open_pairs, release_leases
 from workbench.storage.bundle import Bundle, remove_bundle_files
 from workbench.storage.models import (
     Annotator,
@@ -37,7 +37,6 @@ from workbench.storage.models import (
     ItemImage,
     Model,
     Output,
-    PairLease,
     Reference,
     ScheduledPair,
     Source,
@@ -191,34 +190,17 @@ def _read_slice(session: Session, campaign_name: str, handle: str, limit: int | 
 
 def pack_lease_duration(settings: dict[str, Any]) -> timedelta:
     """How long a pack's tasks stay reserved for its annotator in a campaign."""
-    days = settings.get(PACK_LEASE_SETTING)
-    if isinstance(days, int | float) and not isinstance(days, bool) and days > 0:
-        return timedelta(days=days)
-    return DEFAULT_PACK_LEASE
+    return lease_setting(settings, PACK_LEASE_SETTING, timedelta(days=1), DEFAULT_PACK_LEASE)
 
 
 def _lease_for_pack(session: Session, piece: _Slice) -> None:
     """Reserve the packed tasks for the pack's annotator, so another pack or the app does not
     hand out a task's last vote a second time while this one is away."""
-    now = datetime.now(UTC)
-    pair_ids = [pair.id for pair in piece.pairs]
-    session.execute(
-        delete(PairLease).where(
-            PairLease.annotator_id == piece.annotator.id, PairLease.pair_id.in_(pair_ids)
-        )
-    )
-    expires_at = now + pack_lease_duration(piece.campaign.settings)
-    session.execute(
-        insert(PairLease),
-        [
-            {
-                "pair_id": pair_id,
-                "annotator_id": piece.annotator.id,
-                "leased_at": now,
-                "expires_at": expires_at,
-            }
-            for pair_id in pair_ids
-        ],
+    lease_pairs(
+        session,
+        [pair.id for pair in piece.pairs],
+        piece.annotator.id,
+        pack_lease_duration(piece.campaign.settings),
     )
 
 
@@ -569,11 +551,7 @@ def merge_pack(bundle: Bundle, pack_path: str | Path) -> MergeReport:
 def _release_pack_leases(session: Session, answered: set[tuple[int, int]]) -> None:
     """The leases a pack's tasks held end once their answers are in."""
     for pair_id, annotator_id in answered:
-        session.execute(
-            delete(PairLease).where(
-                PairLease.pair_id == pair_id, PairLease.annotator_id == annotator_id
-            )
-        )
+        release_leases(session, [pair_id], annotator_id)
 
 
 def _reconcile(stored: Vote, pack_vote: _PackVote, report: MergeReport, sequence: int) -> None:

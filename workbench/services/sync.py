@@ -40,13 +40,6 @@ class SyncReport:
         }
 
 
-def _same_place(first: str | Path, second: str | Path) -> bool:
-    one, other = parse_location(first), parse_location(second)
-    if one.path is not None and other.path is not None:
-        return one.path.resolve() == other.path.resolve()
-    return one.display == other.display
-
-
 def copy_bundle_rows(
     source_location: str | Path, target_location: str | Path, progress: Progress | None = None
 ) -> SyncReport:
@@ -57,7 +50,7 @@ def copy_bundle_rows(
     bundle (pushed or pulled before); rows it already holds are skipped, so copying twice
     changes nothing the second time.
     """
-    if _same_place(source_location, target_location):
+    if parse_location(source_location).same_bundle(parse_location(target_location)):
         raise TransferRefusedError("the source and the target are the same bundle")
     started = time.monotonic()
     with Bundle.open(source_location) as source:

@@ -24,7 +24,7 @@ import logging
 import secrets
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -128,12 +128,19 @@ def answer_rows(
     return rows
 
 
+def lease_setting(
+    settings: Mapping[str, object], name: str, unit: timedelta, default: timedelta
+) -> timedelta:
+    """The lease a campaign setting asks for (a positive number of ``unit``), else ``default``."""
+    count = settings.get(name)
+    if isinstance(count, int | float) and not isinstance(count, bool) and count > 0:
+        return count * unit
+    return default
+
+
 def lease_duration(settings: Mapping[str, object]) -> timedelta:
     """How long a handed-out task stays reserved for its annotator in a campaign."""
-    minutes = settings.get(LEASE_SETTING)
-    if isinstance(minutes, int | float) and not isinstance(minutes, bool) and minutes > 0:
-        return timedelta(minutes=minutes)
-    return DEFAULT_LEASE
+    return lease_setting(settings, LEASE_SETTING, timedelta(minutes=1), DEFAULT_LEASE)
 
 
 def open_pairs(campaign_id: int, annotator_id: int, now: datetime | None = None) -> Select:
@@ -170,6 +177,36 @@ def open_pairs(campaign_id: int, annotator_id: int, now: datetime | None = None)
             ScheduledPair.gold_choice.is_not(None),
             votes_so_far + leased_to_others < ScheduledPair.votes_target,
         ),
+    )
+
+
+def release_leases(session: Session, pair_ids: Sequence[int], annotator_id: int) -> None:
+    """End the annotator's leases on ``pair_ids`` (answered, or about to be leased anew)."""
+    session.execute(
+        delete(PairLease).where(
+            PairLease.annotator_id == annotator_id, PairLease.pair_id.in_(pair_ids)
+        )
+    )
+
+
+def lease_pairs(
+    session: Session, pair_ids: Sequence[int], annotator_id: int, duration: timedelta
+) -> None:
+    """Lease ``pair_ids`` to the annotator for ``duration`` from now, replacing any lease they
+    held on them, in the caller's write transaction."""
+    release_leases(session, pair_ids, annotator_id)
+    now = _now()
+    session.execute(
+        insert(PairLease),
+        [
+            {
+                "pair_id": pair_id,
+                "annotator_id": annotator_id,
+                "leased_at": now,
+                "expires_at": now + duration,
+            }
+            for pair_id in pair_ids
+        ],
     )
 
 
@@ -256,23 +293,10 @@ class AnnotationSession:
 
     def _lease(self, session: Session, pair_id: int) -> None:
         """Take or renew this annotator's lease on a pair whose row the caller has locked."""
-        now = _now()
-        self._release(session, pair_id)
-        session.execute(
-            insert(PairLease).values(
-                pair_id=pair_id,
-                annotator_id=self._annotator_id,
-                leased_at=now,
-                expires_at=now + self._lease_for,
-            )
-        )
+        lease_pairs(session, [pair_id], self._annotator_id, self._lease_for)
 
     def _release(self, session: Session, pair_id: int) -> None:
-        session.execute(
-            delete(PairLease).where(
-                PairLease.pair_id == pair_id, PairLease.annotator_id == self._annotator_id
-            )
-        )
+        release_leases(session, [pair_id], self._annotator_id)
 
     def _claim(self, session: Session) -> int | None:
         """Lock and lease the first open pair in sequence order, in the caller's write

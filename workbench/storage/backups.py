@@ -21,6 +21,7 @@ from workbench.storage.backup_names import (
     stamp_now,
 )
 from workbench.storage.errors import BackupError
+from workbench.storage.files import sidecar_paths
 from workbench.storage.integrity import check_file_header, damage_from, integrity_check
 
 __all__ = [
@@ -35,10 +36,6 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-
-
-def _sidecars(path: Path) -> tuple[Path, Path]:
-    return path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")
 
 
 def _fsync(path: Path) -> None:
@@ -89,7 +86,7 @@ def make_backup(path: str | Path, *, reason: str = MANUAL) -> Path:
 
 
 def _last_changed(path: Path) -> datetime:
-    times = [p.stat().st_mtime for p in (path, *_sidecars(path)) if p.exists()]
+    times = [p.stat().st_mtime for p in (path, *sidecar_paths(path)) if p.exists()]
     return datetime.fromtimestamp(max(times), UTC)
 
 
@@ -137,7 +134,8 @@ def restore_backup(path: str | Path, backup: str | Path) -> Path | None:
     aside = path.with_name(f"{path.stem}.damaged-{stamp_now()}{path.suffix}")
     moved = False
     # the old WAL belongs to the old file: left beside the restored one, SQLite would replay it
-    for current, kept in zip((path, *_sidecars(path)), (aside, *_sidecars(aside)), strict=True):
+    bundle_files = (path, *sidecar_paths(path))
+    for current, kept in zip(bundle_files, (aside, *sidecar_paths(aside)), strict=True):
         if current.exists():
             os.replace(current, kept)
             moved = True

@@ -42,6 +42,7 @@ from workbench.storage.errors import (
     MigrationDeclinedError,
     NotABundleError,
 )
+from workbench.storage.files import sidecar_paths
 from workbench.storage.integrity import check_file_header, damage_from
 from workbench.storage.models import BundleInfo
 
@@ -146,8 +147,8 @@ class Bundle:
 
     @classmethod
     def _create_in_place(cls, location: str | Path) -> Bundle:
-        """Create a new, empty bundle: at a file path that must not exist, or in an existing,
-        empty database on a server."""
+        """Write a new, empty bundle right at ``location`` (:meth:`create` builds files under
+        a temporary name with this and links them into place)."""
         where = parse_location(location)
         if where.path is not None:
             if where.path.exists():
@@ -268,7 +269,7 @@ class Bundle:
                 f"{where.display} uses an older schema ({current}) and must be upgraded to {head}"
             )
         if where.path is not None:
-            cls._back_up_file(where.path, engine, current)
+            make_backup(where.path, reason=current)
         with engine.begin() as connection:
             if where.is_server:
                 # Annotators opening the bundle at once: the first migrates, the others wait
@@ -280,10 +281,6 @@ class Bundle:
                     return
             _upgrade(connection)
         log.info("upgraded bundle %s from schema %s to %s", where.display, current, head)
-
-    @staticmethod
-    def _back_up_file(path: Path, engine: Engine, revision: str) -> None:
-        make_backup(path, reason=revision)
 
     # --- units of work ---------------------------------------------------------------------
 
@@ -324,11 +321,6 @@ class Bundle:
 
     def __repr__(self) -> str:
         return f"Bundle({self.location!r})"
-
-
-def sidecar_paths(path: Path) -> tuple[Path, Path]:
-    """SQLite's WAL and shared-memory files that sit beside an open bundle."""
-    return path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")
 
 
 def remove_bundle_files(path: Path) -> None:

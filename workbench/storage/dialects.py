@@ -62,6 +62,13 @@ class BundleLocation:
         """The path, or the URL with any password masked: what logs and messages show."""
         return self.shown_url if self.shown_url is not None else str(self.path)
 
+    def same_bundle(self, other: BundleLocation) -> bool:
+        """Whether both name the same bundle: files compared resolved, URLs without their
+        passwords."""
+        if self.path is not None and other.path is not None:
+            return self.path.resolve() == other.path.resolve()
+        return self.is_server and other.is_server and self.display == other.display
+
 
 def parse_location(location: str | Path) -> BundleLocation:
     """A file path, ``sqlite:///path``, or a ``postgresql://`` URL (psycopg 3 is the driver

@@ -6,18 +6,17 @@ from __future__ import annotations
 
 import sqlite3
 import struct
-from collections.abc import Iterator
-from contextlib import closing, contextmanager
+from contextlib import closing
 from pathlib import Path
 
 from workbench.storage.backup_names import latest_backup
 from workbench.storage.errors import BundleDamagedError, NotABundleError
+from workbench.storage.files import sidecar_paths
 
 __all__ = [
     "BundleDamagedError",
     "check_file_header",
     "damage_from",
-    "damage_reported",
     "integrity_check",
 ]
 
@@ -37,7 +36,7 @@ def _wal_in_use(path: Path) -> bool:
     # Pages committed since the last checkpoint live in the -wal file, and a checkpoint cut
     # short writes page 1 (with the new page count) before the pages that extend the file;
     # SQLite finishes that from the WAL on the next open, so the length check cannot apply.
-    wal = path.with_name(path.name + "-wal")
+    wal, _ = sidecar_paths(path)
     return wal.is_file() and wal.stat().st_size > 0
 
 
@@ -133,18 +132,3 @@ def damage_from(path: str | Path, error: BaseException) -> BundleDamagedError | 
     if code is None and any(text in message for text in _DAMAGE_MESSAGES):
         return damaged(Path(path), message)
     return None
-
-
-@contextmanager
-def damage_reported(path: str | Path) -> Iterator[None]:
-    """Turn SQLite's corruption errors raised inside the block into :class:`BundleDamagedError`
-    (other errors pass through unchanged)."""
-    try:
-        yield
-    except BundleDamagedError:
-        raise
-    except Exception as error:
-        damage = damage_from(path, error)
-        if damage is None:
-            raise
-        raise damage from error
