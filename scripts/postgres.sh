@@ -23,7 +23,8 @@ find_bindir() {
 
 as_owner() {
     if [[ $(id -u) -eq 0 ]]; then
-        runuser -u postgres -- "$@"
+        # from /, since the caller's folder may be one the postgres user cannot enter
+        (cd / && runuser -u postgres -- "$@")
     else
         "$@"
     fi
