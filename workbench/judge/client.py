@@ -199,7 +199,44 @@ def _classify(error: Exception) -> tuple[str, float | None]:
         return "fail", None
     if isinstance(error, openai.APIConnectionError):  # includes timeouts
         return "retry", None
+    if isinstance(error, UnusableAnswer | ValueError):  # a gateway's page, broken JSON
+        return "retry", None
     return "fail", None
+
+
+class UnusableAnswer(Exception):
+    """A 200 answer that holds no chat completion (a gateway's HTML page, ``{}``, an SSE stream,
+    a message without content). Retried like a server error; never cached, never a verdict."""
+
+
+def completion_text(body: Any) -> str:
+    """The text of the first choice of a chat-completion JSON body. Content given as a list of
+    parts (``[{"type": "text", "text": ...}, ...]``) is joined. Raises UnusableAnswer when the
+    body holds no completion."""
+    if not isinstance(body, dict):
+        start = body[:60] if isinstance(body, str) else type(body).__name__
+        raise UnusableAnswer(f"the answer is not a chat completion: {start!r}")
+    choices = body.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        raise UnusableAnswer("the answer has no choices")
+    message = choices[0].get("message")
+    if not isinstance(message, dict):
+        raise UnusableAnswer("the answer's first choice has no message")
+    content = message.get("content")
+    if isinstance(content, list):
+        texts = [
+            part["text"]
+            for part in content
+            if isinstance(part, dict)
+            and part.get("type") in ("text", "output_text")
+            and isinstance(part.get("text"), str)
+        ]
+        if not texts:
+            raise UnusableAnswer("the answer's content has no text part")
+        content = "".join(texts)
+    if not isinstance(content, str):
+        raise UnusableAnswer("the answer's message has no text content")
+    return content
 
 
 def _count(value: Any) -> int | None:
@@ -304,6 +341,7 @@ class JudgeClient:
                         },
                     )
                     latency_ms = round((time.perf_counter() - started) * 1000)
+                text = completion_text(response)
             except asyncio.CancelledError:
                 raise
             except Exception as error:
@@ -327,18 +365,18 @@ class JudgeClient:
                 log.debug("retry %d in %.2f s after %s", attempt, delay, _describe(error))
                 await self._sleep(delay)
                 continue
-            return self._reply(response, latency_ms, attempt, estimated_prompt_tokens)
+            return self._reply(response, text, latency_ms, attempt, estimated_prompt_tokens)
 
     def _reply(
-        self, response: Any, latency_ms: int, attempts: int, estimated_prompt_tokens: int
+        self,
+        body: dict[str, Any],
+        text: str,
+        latency_ms: int,
+        attempts: int,
+        estimated_prompt_tokens: int,
     ) -> ChatReply:
-        """The answer's text and usage from the chat-completion JSON, tolerating the gaps some
-        local servers leave (no usage, no choices, a null message)."""
-        body = response if isinstance(response, dict) else {}
-        choices = body.get("choices") or []
-        message = choices[0].get("message") if choices and isinstance(choices[0], dict) else None
-        text = message.get("content") if isinstance(message, dict) else None
-        text = text if isinstance(text, str) else ""
+        """The answer's text and usage, tolerating the gaps some local servers leave (no
+        usage)."""
         reported = body.get("usage")
         usage = reported if isinstance(reported, dict) else {}
         prompt_tokens = _count(usage.get("prompt_tokens"))

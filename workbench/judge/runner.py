@@ -24,7 +24,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
-from sqlalchemy import insert, select
+from sqlalchemy import delete, insert, select
 
 from workbench.errors import WorkbenchError
 from workbench.judge import cache
@@ -110,11 +110,14 @@ class JudgePlan:
     model_ids: dict[str, int]
     price: Price | None
     estimate: CostEstimate
+    #: verdicts judged before that this run asks again and replaces (--no-cache)
+    replaces: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "run": self.run_name,
             "resumes_existing_run": self.run_exists,
+            "replaces_verdicts": self.replaces,
             "template": self.template.label,
             "judge_model": self.settings.judge_model,
             "comparisons": self.comparisons,
@@ -251,6 +254,11 @@ def plan_run(
         calls = [
             (unit, _call(unit, template, settings.judge_model, parameters)) for unit in work.units
         ]
+        # Without the cache, everything is asked again: a verdict judged before is replaced
+        # by the new answer (an endpoint's bad answers must not stick to a run for good).
+        replaced = sum(_stored_key(unit, call, work.model_ids) in done for unit, call in calls)
+        if not settings.use_cache:
+            done = set()
         remaining = [
             (unit, call)
             for unit, call in calls
@@ -289,6 +297,7 @@ def plan_run(
         model_ids=work.model_ids,
         price=price,
         estimate=estimate,
+        replaces=0 if settings.use_cache else replaced,
     )
 
 
@@ -726,7 +735,9 @@ class JudgeJob:
         rows = [row for outcome in batch for row in outcome.rows]
         entries = [entry for outcome in batch for entry in outcome.cache_entries]
         with self._bundle.session() as session:
-            cache.store(session, entries)
+            cache.store(session, entries, replace=not self.plan.settings.use_cache)
+            if rows and self.plan.replaces:
+                _delete_earlier_verdicts(session, rows)
             if rows:
                 session.execute(insert(JudgeVerdict), rows)
 
@@ -739,6 +750,24 @@ class JudgeJob:
             run.status = self._status
             run.finished_at = datetime.now(UTC)
         return compared, flips
+
+
+def _delete_earlier_verdicts(session: Any, rows: list[dict[str, Any]]) -> None:
+    """Remove the run's earlier verdicts of the requests ``rows`` answer again."""
+    keys = {
+        (row["run_id"], row["request_hash"], row["model_a_id"], row["model_b_id"]) for row in rows
+    }
+    for run_id, digest, model_a, model_b in keys:
+        session.execute(
+            delete(JudgeVerdict).where(
+                JudgeVerdict.run_id == run_id,
+                JudgeVerdict.request_hash == digest,
+                JudgeVerdict.model_a_id == model_a,
+                JudgeVerdict.model_b_id.is_(None)
+                if model_b is None
+                else JudgeVerdict.model_b_id == model_b,
+            )
+        )
 
 
 def prepare_runtime() -> None:
