@@ -18,6 +18,7 @@ import random
 import sys
 import threading
 import time
+import urllib.parse
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -255,8 +256,12 @@ class FakeOpenAIServer:
             )
         else:
             text = self.responder(messages)
-        if faults.echo_authorization:
-            text += f"\n(request headers: authorization={headers.get('authorization', '')})"
+        if faults.echo_authorization:  # as is, URL-encoded and JSON-escaped
+            header = headers.get("authorization", "")
+            text += (
+                f"\n(authorization: {header}; url: {urllib.parse.quote(header, safe='')}; "
+                f"json: {json.dumps(header)})"
+            )
         self.stats.answered += 1
         prompt_tokens = sum(len(message_text(messages, role)) for role in ("system", "user")) // 4
         completion_tokens = len(text) // 4

@@ -20,7 +20,7 @@ from typing import Any
 
 from workbench.errors import WorkbenchError
 from workbench.judge.cost import Price
-from workbench.judge.secrets import Secret
+from workbench.judge.secrets import Secret, scrub
 from workbench.logging_setup import redact
 
 log = logging.getLogger(__name__)
@@ -243,8 +243,9 @@ def _count(value: Any) -> int | None:
     return value if isinstance(value, int) and value >= 0 else None
 
 
-def _describe(error: Exception) -> str:
-    return redact(f"{type(error).__name__}: {error}")
+def _describe(error: Exception, key: Secret | None = None) -> str:
+    text = redact(f"{type(error).__name__}: {error}")
+    return text if key is None else scrub(text, key)
 
 
 class JudgeClient:
@@ -268,6 +269,7 @@ class JudgeClient:
         if concurrency < 1:
             raise WorkbenchError("concurrency must be at least 1")
         self.model = model
+        self._key = api_key
         self.retry = retry or RetryPolicy()
         self.meter = BudgetMeter(budget or Budget(), price)
         self._sleep = sleep
@@ -341,20 +343,20 @@ class JudgeClient:
                         },
                     )
                     latency_ms = round((time.perf_counter() - started) * 1000)
-                text = completion_text(response)
+                text = scrub(completion_text(response), self._key)
             except asyncio.CancelledError:
                 raise
             except Exception as error:
                 verdict, wait = _classify(error)
                 if verdict == "fatal":
                     raise EndpointError(
-                        f"the judge endpoint refused the request: {_describe(error)}"
+                        f"the judge endpoint refused the request: {_describe(error, self._key)}"
                     ) from None
                 if verdict == "fail" or attempt >= self.retry.max_attempts:
-                    raise RequestFailed(_describe(error)) from None
+                    raise RequestFailed(_describe(error, self._key)) from None
                 if wait is not None and wait > MAX_RETRY_AFTER:
                     raise RequestFailed(
-                        f"the endpoint asks to wait {wait:.0f} s: {_describe(error)}"
+                        f"the endpoint asks to wait {wait:.0f} s: {_describe(error, self._key)}"
                     ) from None
                 delay = self.retry.backoff(attempt, self._rng)
                 if wait is not None:
@@ -362,7 +364,9 @@ class JudgeClient:
                     # the waiting requests from arriving together.
                     delay = wait + self._rng.uniform(0, min(0.1 * wait + 0.01, 1.0))
                 self.counters.retries += 1
-                log.debug("retry %d in %.2f s after %s", attempt, delay, _describe(error))
+                log.debug(
+                    "retry %d in %.2f s after %s", attempt, delay, _describe(error, self._key)
+                )
                 await self._sleep(delay)
                 continue
             return self._reply(response, text, latency_ms, attempt, estimated_prompt_tokens)
