@@ -12,6 +12,7 @@ import asyncio
 import email.utils
 import logging
 import random
+import re
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -239,8 +240,25 @@ def completion_text(body: Any) -> str:
     return content
 
 
+#: a reported token count above this is not believed (no request comes near it): the answer is
+#: kept, with its usage treated as unreported
+MAX_REPORTED_TOKENS = 10**9
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _count(value: Any) -> int | None:
-    return value if isinstance(value, int) and value >= 0 else None
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_REPORTED_TOKENS:
+        return value
+    if value is not None:
+        log.warning("the endpoint reported an impossible token count (%.40r); ignored", value)
+    return None
+
+
+def storable_text(text: str) -> str:
+    """``text`` with lone surrogates (which JSON can carry but UTF-8 cannot) replaced by U+FFFD,
+    so that any answer can be stored."""
+    return _SURROGATE.sub("\ufffd", text)
 
 
 def _describe(error: Exception, key: Secret | None = None) -> str:
@@ -343,7 +361,7 @@ class JudgeClient:
                         },
                     )
                     latency_ms = round((time.perf_counter() - started) * 1000)
-                text = scrub(completion_text(response), self._key)
+                text = scrub(storable_text(completion_text(response)), self._key)
             except asyncio.CancelledError:
                 raise
             except Exception as error:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from sqlalchemy import delete, insert, select
+from sqlalchemy.exc import SQLAlchemyError
 
 from workbench.errors import WorkbenchError
 from workbench.judge import cache
@@ -66,6 +67,10 @@ RAMP_UP_STEP = 0.01
 
 class RunSettingsError(WorkbenchError):
     pass
+
+
+class AnswerNotUsable(WorkbenchError):
+    """An answer arrived but could not be read or stored: the request counts as failed."""
 
 
 @dataclass(frozen=True)
@@ -408,18 +413,23 @@ class JudgeJob:
             self._run_id = await asyncio.to_thread(self._open_run)
             if client is None:
                 settings = self.plan.settings
-                client = await asyncio.to_thread(
-                    partial(
-                        JudgeClient,
-                        base_url=settings.base_url,
-                        api_key=self._api_key,
-                        model=settings.judge_model,
-                        concurrency=settings.concurrency,
-                        retry=settings.retry,
-                        budget=settings.budget,
-                        price=self.plan.price,
+                try:
+                    client = await asyncio.to_thread(
+                        partial(
+                            JudgeClient,
+                            base_url=settings.base_url,
+                            api_key=self._api_key,
+                            model=settings.judge_model,
+                            concurrency=settings.concurrency,
+                            retry=settings.retry,
+                            budget=settings.budget,
+                            price=self.plan.price,
+                        )
                     )
-                )
+                except BaseException:
+                    self._status = "failed"  # the run is not left "running"
+                    await asyncio.to_thread(self._close_run)
+                    raise
             self._client = client
             return await self._run(client)
         finally:
@@ -463,11 +473,15 @@ class JudgeJob:
                 task.cancel()
             results = await asyncio.gather(*self._tasks, return_exceptions=True)
             flush_stop.set()
-            await flusher
-            await self._flush()
+            # whatever went wrong, the run is closed below: it never stays "running"
+            stored = await asyncio.gather(flusher, return_exceptions=True)
+            try:
+                await self._flush()
+            except Exception as failure:
+                stored.append(failure)
         failures = [
             r
-            for r in results
+            for r in [*results, *stored]
             if isinstance(r, BaseException) and not isinstance(r, asyncio.CancelledError)
         ]
         endpoint = next((f for f in failures if isinstance(f, EndpointError)), None)
@@ -517,7 +531,7 @@ class JudgeJob:
             except BudgetExhausted as exhausted:
                 self._stop_reason = str(exhausted)
                 return
-            except RequestFailed as failure:
+            except (RequestFailed, AnswerNotUsable) as failure:
                 self._progress.failed += 1
                 self._consecutive_failures += 1
                 log.warning("judge request for %s failed: %s", describe_unit(planned.unit), failure)
@@ -555,6 +569,18 @@ class JudgeJob:
             self._on_progress(progress)
 
     async def _judge(self, planned: PlannedUnit, client: JudgeClient) -> _UnitOutcome:
+        """The verdicts of one unit. An answer that breaks the reading of it (a parser's bug
+        meeting text nobody foresaw) is a failed request, logged with its traceback, so that
+        one answer cannot end a run whose other answers are paid for."""
+        try:
+            return await self._judge_unit(planned, client)
+        except (asyncio.CancelledError, BudgetExhausted, EndpointError, RequestFailed):
+            raise
+        except Exception as error:
+            log.exception("the answer for %s could not be read", describe_unit(planned.unit))
+            raise AnswerNotUsable(redact(f"{type(error).__name__}: {error}")) from None
+
+    async def _judge_unit(self, planned: PlannedUnit, client: JudgeClient) -> _UnitOutcome:
         template = self.plan.template
         unit = planned.unit
         # the plan looked the main request up in the cache already
@@ -727,8 +753,30 @@ class JudgeJob:
 
     async def _flush(self) -> None:
         batch, self._pending_writes = self._pending_writes, []
-        if batch:
+        if not batch:
+            return
+        try:
             await asyncio.to_thread(self._write, batch)
+        except SQLAlchemyError as error:
+            if len(batch) == 1:
+                self._unstored(batch[0], error)
+                return
+            # one bad row must not lose the batch's other answers: each on its own
+            for outcome in batch:
+                try:
+                    await asyncio.to_thread(self._write, [outcome])
+                except SQLAlchemyError as single:
+                    self._unstored(outcome, single)
+
+    def _unstored(self, outcome: _UnitOutcome, error: BaseException) -> None:
+        """An answer the bundle refused: counted as a failed request instead of its verdicts."""
+        log.error("a judge answer could not be stored", exc_info=error)
+        progress = self._progress
+        progress.verdicts -= len(outcome.rows)
+        if outcome.rows:  # a cache entry alone is no unit of its own
+            progress.done -= 1
+            progress.failed += 1
+        self._report()
 
     def _write(self, batch: list[_UnitOutcome]) -> None:
         assert self._bundle is not None
