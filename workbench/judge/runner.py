@@ -16,15 +16,18 @@ import gc
 import hashlib
 import importlib
 import logging
+import os
+import socket
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
-from sqlalchemy import delete, insert, select
+from sqlalchemy import delete, select
 from sqlalchemy.exc import SQLAlchemyError
 
 from workbench.errors import WorkbenchError
@@ -48,7 +51,8 @@ from workbench.judge.verdicts import CallRecord, mark_position_flips, resolve, v
 from workbench.judge.worklist import Selection, WorkUnit, build_work_list, side_name
 from workbench.logging_setup import redact
 from workbench.storage.bundle import Bundle
-from workbench.storage.models import Image, JudgeRun, JudgeVerdict
+from workbench.storage.dialects import insert_ignoring_conflicts
+from workbench.storage.models import Image, JudgeRun, JudgeVerdict, utcnow
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +63,11 @@ RunStatus = Literal[
 #: how often completed verdicts are written, at the latest (seconds)
 FLUSH_INTERVAL = 0.25
 
+#: a run's claim lasts this long unless renewed (seconds): a killed process holds it no longer
+CLAIM_SECONDS = 60.0
+#: the process judging a run renews its claim this often (seconds)
+CLAIM_RENEWAL = 15.0
+
 #: workers start this far apart (seconds). Started together, they stay in step: their answers
 #: arrive in bursts that keep the event loop busy for tens of milliseconds at a time; spread
 #: out, the answers come one by one. Throughput is unaffected after the first few requests.
@@ -67,6 +76,10 @@ RAMP_UP_STEP = 0.01
 
 class RunSettingsError(WorkbenchError):
     pass
+
+
+class RunBusyError(WorkbenchError):
+    """Another process is judging the same run: this one stays out rather than pay twice."""
 
 
 class AnswerNotUsable(WorkbenchError):
@@ -390,6 +403,9 @@ class JudgeJob:
         self._started = 0.0
         self._run_id: int | None = None
         self._bundle: Bundle | None = None
+        #: who holds the run's claim while this job judges it
+        self._claimant = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self._claim_renewed = 0.0
 
     # public API
 
@@ -727,7 +743,16 @@ class JudgeJob:
             "retry": asdict(settings.retry),
         }
         with self._bundle.session() as session:
-            run = session.scalar(select(JudgeRun).where(JudgeRun.name == plan.run_name))
+            run = session.scalar(
+                select(JudgeRun).where(JudgeRun.name == plan.run_name).with_for_update()
+            )
+            now = utcnow()
+            if run is not None and _claim_held(run.claimed_by, run.claim_expires_at, now):
+                raise RunBusyError(
+                    f"run '{plan.run_name}' is being judged by another process "
+                    f"({run.claimed_by.rsplit(':', 1)[0]}); nothing was sent. Run the command "
+                    "again when it has ended: it resumes with what is left"
+                )
             if run is None:
                 run = JudgeRun(
                     name=plan.run_name,
@@ -742,14 +767,27 @@ class JudgeJob:
             run.budget = settings.budget.as_dict()
             run.status = "running"
             run.finished_at = None
+            run.claimed_by = self._claimant
+            run.claim_expires_at = now + timedelta(seconds=CLAIM_SECONDS)
             session.flush()
+            self._claim_renewed = time.monotonic()
             return run.id
+
+    def _renew_claim(self) -> None:
+        assert self._bundle is not None and self._run_id is not None
+        with self._bundle.session() as session:
+            run = session.get(JudgeRun, self._run_id)
+            if run is not None and run.claimed_by == self._claimant:
+                run.claim_expires_at = utcnow() + timedelta(seconds=CLAIM_SECONDS)
+        self._claim_renewed = time.monotonic()
 
     async def _flush_periodically(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), FLUSH_INTERVAL)
             await self._flush()
+            if time.monotonic() - self._claim_renewed >= CLAIM_RENEWAL:
+                await asyncio.to_thread(self._renew_claim)
 
     async def _flush(self) -> None:
         batch, self._pending_writes = self._pending_writes, []
@@ -787,7 +825,8 @@ class JudgeJob:
             if rows and self.plan.replaces:
                 _delete_earlier_verdicts(session, rows)
             if rows:
-                session.execute(insert(JudgeVerdict), rows)
+                # a verdict stored already (by a process whose claim ran out) is kept once
+                session.execute(insert_ignoring_conflicts(session, JudgeVerdict), rows)
 
     def _close_run(self) -> tuple[int, int]:
         assert self._bundle is not None and self._run_id is not None
@@ -797,7 +836,29 @@ class JudgeJob:
             assert run is not None
             run.status = self._status
             run.finished_at = datetime.now(UTC)
+            if run.claimed_by == self._claimant:
+                run.claimed_by = run.claim_expires_at = None
         return compared, flips
+
+
+def _claim_held(claimed_by: str | None, expires_at: datetime | None, now: datetime) -> bool:
+    """Whether another job holds a run's claim: until it expires, unless its process (on this
+    host) is gone, as after a kill, so that the next run resumes at once."""
+    if claimed_by is None or expires_at is None or expires_at.replace(tzinfo=UTC) <= now:
+        return False
+    host, _, rest = claimed_by.partition(":")
+    pid_text = rest.split(":", 1)[0]
+    if host == socket.gethostname() and pid_text.isdigit():
+        pid = int(pid_text)
+        if pid == os.getpid():
+            return True  # another job of this process (the GUI run twice)
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except OSError:  # alive, owned by someone else
+            return True
+    return True
 
 
 def _delete_earlier_verdicts(session: Any, rows: list[dict[str, Any]]) -> None:
