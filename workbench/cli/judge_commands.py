@@ -90,7 +90,11 @@ def register(commands: Any) -> None:
     judge.add_argument("--run", metavar="NAME", help="run name (default: derived from settings)")
     judge.add_argument("--no-cache", action="store_true", help="ask again even if cached")
     judge.add_argument(
-        "--timeout", type=float, default=120.0, metavar="S", help="per attempt (default 120)"
+        "--timeout",
+        type=float,
+        default=120.0,
+        metavar="S",
+        help="wall-clock seconds per attempt, however slowly the answer arrives (default 120)",
     )
     judge.add_argument(
         "--attempts", type=int, default=6, metavar="N", help="tries per request (default 6)"

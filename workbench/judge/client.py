@@ -44,7 +44,8 @@ class RequestFailed(WorkbenchError):
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """How often and how patiently a request is retried. ``timeout`` is per attempt."""
+    """How often and how patiently a request is retried. ``timeout`` bounds each attempt in
+    wall-clock time (seconds), however the answer arrives."""
 
     max_attempts: int = 6
     base_delay: float = 0.5
@@ -200,8 +201,8 @@ def _classify(error: Exception) -> tuple[str, float | None]:
         return "fail", None
     if isinstance(error, openai.APIConnectionError):  # includes timeouts
         return "retry", None
-    if isinstance(error, UnusableAnswer | ValueError):  # a gateway's page, broken JSON
-        return "retry", None
+    if isinstance(error, UnusableAnswer | ValueError | TimeoutError):
+        return "retry", None  # a gateway's page, broken JSON, an attempt over its time
     return "fail", None
 
 
@@ -262,6 +263,8 @@ def storable_text(text: str) -> str:
 
 
 def _describe(error: Exception, key: Secret | None = None) -> str:
+    if isinstance(error, TimeoutError) and not str(error):
+        return "TimeoutError: the attempt took longer than its timeout"
     text = redact(f"{type(error).__name__}: {error}")
     return text if key is None else scrub(text, key)
 
@@ -350,15 +353,20 @@ class JudgeClient:
                     # The documented low-level post: the same request as
                     # chat.completions.create, without its walks over the typed parameters and
                     # the typed response (milliseconds per request, all on the event loop).
-                    response = await self._openai.post(
-                        "/chat/completions",
-                        cast_to=object,
-                        body={
-                            "model": self.model,
-                            "messages": list(messages),
-                            "temperature": temperature,
-                            "max_tokens": max_tokens,
-                        },
+                    # The library's timeout is per read: an endpoint that trickles a byte at a
+                    # time would hold the request forever. This one bounds the whole attempt.
+                    response = await asyncio.wait_for(
+                        self._openai.post(
+                            "/chat/completions",
+                            cast_to=object,
+                            body={
+                                "model": self.model,
+                                "messages": list(messages),
+                                "temperature": temperature,
+                                "max_tokens": max_tokens,
+                            },
+                        ),
+                        self.retry.timeout,
                     )
                     latency_ms = round((time.perf_counter() - started) * 1000)
                 text = scrub(storable_text(completion_text(response)), self._key)
