@@ -196,6 +196,8 @@ def _print_summary(summary: Any) -> None:
         f"follow-up, {p.unresolved} stored flagged)"
     )
     print(f"  failed          {p.failed}")
+    if p.failed:
+        print(f"    why           {p.describe_failures()}")
     print(f"  retries         {p.retries}")
     print(f"  tokens          {p.prompt_tokens:,} prompt + {p.completion_tokens:,} completion")
     print(f"  cost            {_money(p.cost_usd)}")
@@ -221,6 +223,7 @@ async def _run_job(job: Any) -> Any:
 
 def run_judge(args: argparse.Namespace) -> int:
     from workbench.cli.progress import TerminalProgress
+    from workbench.judge.client import EndpointError
     from workbench.judge.runner import JudgeJob, plan_run
     from workbench.judge.secrets import resolve_api_key
 
@@ -245,6 +248,18 @@ def run_judge(args: argparse.Namespace) -> int:
     )
     try:
         summary = asyncio.run(_run_job(job))
+    except EndpointError as stopped:
+        # the run ended early: its counts and reasons are shown, then why it stopped
+        progress.finish()
+        if job.summary is None:
+            raise
+        summary = job.summary
+        if args.json:
+            print(json.dumps({**summary.as_dict(), "estimate": plan.estimate.as_dict()}, indent=2))
+        else:
+            _print_summary(summary)
+        print(f"workbench: {stopped}", file=sys.stderr)
+        return 1
     finally:
         progress.finish()
     if args.json:

@@ -99,6 +99,8 @@ def describe_summary(summary: JudgeSummary) -> str:
         f"stored flagged; position flips: {summary.position_flips:,} of "
         f"{summary.compared_in_both_orders:,} comparisons judged in both orders."
     )
+    if progress.failed:
+        text += f" Failed: {progress.describe_failures()}."
     if summary.stop_reason and summary.status != "cancelled":
         text += f" Stopped: {summary.stop_reason}."
     return text

@@ -39,7 +39,29 @@ class EndpointError(WorkbenchError):
 
 
 class RequestFailed(WorkbenchError):
-    """One request failed for good (after its retries, or with an error retrying cannot fix)."""
+    """One request failed for good (after its retries, or with an error retrying cannot fix).
+    ``reason`` names the kind of failure in a few words ("timeout", "HTTP 500"), for counts."""
+
+    def __init__(self, message: str, reason: str = "other") -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+def failure_reason(error: BaseException) -> str:
+    """A few words naming what went wrong with an attempt, the same for alike failures."""
+    import openai
+
+    if isinstance(error, TimeoutError | openai.APITimeoutError):
+        return "timeout"
+    if isinstance(error, openai.APIConnectionError):
+        return "connection failed"
+    if isinstance(error, openai.APIStatusError):
+        return f"HTTP {error.status_code}"
+    if isinstance(error, UnusableAnswer):
+        return "no usable completion"
+    if isinstance(error, ValueError):
+        return "malformed answer"
+    return type(error).__name__
 
 
 @dataclass(frozen=True)
@@ -379,10 +401,13 @@ class JudgeClient:
                         f"the judge endpoint refused the request: {_describe(error, self._key)}"
                     ) from None
                 if verdict == "fail" or attempt >= self.retry.max_attempts:
-                    raise RequestFailed(_describe(error, self._key)) from None
+                    raise RequestFailed(
+                        _describe(error, self._key), failure_reason(error)
+                    ) from None
                 if wait is not None and wait > MAX_RETRY_AFTER:
                     raise RequestFailed(
-                        f"the endpoint asks to wait {wait:.0f} s: {_describe(error, self._key)}"
+                        f"the endpoint asks to wait {wait:.0f} s: {_describe(error, self._key)}",
+                        "asked to wait too long",
                     ) from None
                 delay = self.retry.backoff(attempt, self._rng)
                 if wait is not None:

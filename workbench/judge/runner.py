@@ -163,6 +163,26 @@ class JudgeProgress:
     completion_tokens: int = 0
     cost_usd: float | None = 0.0
     elapsed: float = 0.0
+    #: failed requests by reason ("timeout", "HTTP 500", "no usable completion", ...)
+    failure_reasons: dict[str, int] = field(default_factory=dict)
+    #: the message of the first failed request, to show what went wrong
+    first_failure: str | None = None
+
+    def note_failure(self, reason: str, message: str) -> None:
+        self.failed += 1
+        self.failure_reasons[reason] = self.failure_reasons.get(reason, 0) + 1
+        if self.first_failure is None:
+            self.first_failure = message
+
+    def describe_failures(self) -> str:
+        """``3 timeout, 1 HTTP 500; the first: ...``, or "" when nothing failed."""
+        if not self.failure_reasons:
+            return ""
+        counts = ", ".join(
+            f"{count} {reason}"
+            for reason, count in sorted(self.failure_reasons.items(), key=lambda kv: -kv[1])
+        )
+        return f"{counts}; the first: {self.first_failure}"
 
 
 @dataclass
@@ -389,6 +409,8 @@ class JudgeJob:
         self._on_progress = on_progress
         self._client = client
         self._progress = JudgeProgress(total=len(plan.pending))
+        #: how the run ended; set even when run() raises (an endpoint that refuses everything)
+        self.summary: JudgeSummary | None = None
         self._cancel_requested = False
         self._tasks: list[asyncio.Task[None]] = []
         self._stop_reason: str | None = None
@@ -527,6 +549,7 @@ class JudgeJob:
             flips,
             self._stop_reason,
         )
+        self.summary = summary
         log.info("judge run '%s' ended: %s", self.plan.run_name, summary.as_dict())
         if error is not None:
             raise error
@@ -548,7 +571,8 @@ class JudgeJob:
                 self._stop_reason = str(exhausted)
                 return
             except (RequestFailed, AnswerNotUsable) as failure:
-                self._progress.failed += 1
+                reason = failure.reason if isinstance(failure, RequestFailed) else "unreadable"
+                self._progress.note_failure(reason, str(failure))
                 self._consecutive_failures += 1
                 log.warning("judge request for %s failed: %s", describe_unit(planned.unit), failure)
                 if self._consecutive_failures >= failure_limit:
@@ -813,7 +837,8 @@ class JudgeJob:
         progress.verdicts -= len(outcome.rows)
         if outcome.rows:  # a cache entry alone is no unit of its own
             progress.done -= 1
-            progress.failed += 1
+            cause = getattr(error, "orig", None) or type(error).__name__  # not the SQL dump
+            progress.note_failure("not stored", f"the bundle refused the answer: {cause}")
         self._report()
 
     def _write(self, batch: list[_UnitOutcome]) -> None:
