@@ -27,7 +27,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, func, select
 from sqlalchemy.exc import SQLAlchemyError
 
 from workbench.errors import WorkbenchError
@@ -52,7 +52,7 @@ from workbench.judge.worklist import Selection, WorkUnit, build_work_list, side_
 from workbench.logging_setup import redact
 from workbench.storage.bundle import Bundle
 from workbench.storage.dialects import insert_ignoring_conflicts
-from workbench.storage.models import Image, JudgeRun, JudgeVerdict, utcnow
+from workbench.storage.models import Image, ItemImage, JudgeRun, JudgeVerdict, utcnow
 
 log = logging.getLogger(__name__)
 
@@ -103,6 +103,8 @@ class JudgeSettings:
     max_tokens: int | None = None
     run_name: str | None = None
     use_cache: bool = True
+    #: allow an image-based template on items whose images are all missing (judged on text)
+    text_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -130,12 +132,22 @@ class JudgePlan:
     estimate: CostEstimate
     #: verdicts judged before that this run asks again and replaces (--no-cache)
     replaces: int = 0
+    #: requests to send that repeat another one exactly (sent once, the answer shared)
+    identical: int = 0
+    #: requests of an image-based template that go without some of their item's images, and
+    #: those of them that go without any image (text only), because the images are missing
+    missing_images: int = 0
+    without_images: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "run": self.run_name,
             "resumes_existing_run": self.run_exists,
             "replaces_verdicts": self.replaces,
+            "identical_requests_sent_once": self.identical,
+            "requests_missing_images": self.missing_images,
+            "requests_without_images": self.without_images,
+            "limits": self.settings.budget.as_dict(),
             "template": self.template.label,
             "judge_model": self.settings.judge_model,
             "comparisons": self.comparisons,
@@ -307,7 +319,25 @@ def plan_run(
             if settings.use_cache
             else {}
         )
+        missing_slots = (
+            _missing_image_slots(session, {unit.item_id for unit, _ in remaining})
+            if template.send_images
+            else {}
+        )
     pending = [PlannedUnit(unit, call, cached.get(call.hash)) for unit, call in remaining]
+    losing = (
+        [p for p in pending if missing_slots.get(p.unit.item_id) or not p.unit.case.images]
+        if template.send_images
+        else []
+    )
+    without = sum(1 for p in losing if not p.unit.case.images)
+    if without and not settings.text_only:
+        raise RunSettingsError(
+            f"{without:,} of {len(pending):,} requests would be sent without any image (their "
+            f"items' images are missing, or they have none), but {template.name} judges "
+            "images: pass --text-only to judge them on text alone, or choose items that have "
+            "their images"
+        )
     to_send = [p for p in pending if p.cached is None]
     # identical requests within the run are sent once
     distinct = {p.call.hash: p.call for p in to_send}
@@ -336,7 +366,25 @@ def plan_run(
         price=price,
         estimate=estimate,
         replaces=0 if settings.use_cache else replaced,
+        identical=len(to_send) - len(distinct),
+        missing_images=len(losing),
+        without_images=without,
     )
+
+
+def _missing_image_slots(session: Any, item_ids: set[int]) -> dict[int, int]:
+    """Item id -> how many of its image slots have no image (named at import, not found)."""
+    found: dict[int, int] = {}
+    ids = sorted(item_ids)
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        for item_id, count in session.execute(
+            select(ItemImage.item_id, func.count())
+            .where(ItemImage.item_id.in_(chunk), ItemImage.image_id.is_(None))
+            .group_by(ItemImage.item_id)
+        ):
+            found[item_id] = count
+    return found
 
 
 def _call(
