@@ -13,24 +13,43 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
+from tests.backends import Location
+from tests.importers.canonical_helpers import write_jsonl
 from tests.judge.fake_openai_server import FakeOpenAIServer, Faults
-from tests.judge.helpers import build_bundle
+from tests.judge.helpers import build_bundle, judge_item
 from tests.judge.test_judge_cli import PROJECT, SUBPROCESS_CLI, judge_args
 from workbench.cli import main
+from workbench.services.importing import import_files
 from workbench.storage import Bundle
 from workbench.storage.bundle import head_revision
 
 
-def counts(bundle: Path) -> tuple[int, int]:
-    with sqlite3.connect(bundle, timeout=10) as connection:
-        return connection.execute(
-            "SELECT count(*), count(DISTINCT request_hash || model_a_id || criterion) "
-            "FROM judge_verdicts"
-        ).fetchone()
+def counts(bundle: Location) -> tuple[int, int]:
+    with Bundle.open(bundle) as opened, opened.read_session() as session:
+        found = session.execute(
+            text(
+                "SELECT count(*), count(DISTINCT request_hash || CAST(model_a_id AS TEXT) || "
+                "criterion) FROM judge_verdicts"
+            )
+        ).one()
+    return tuple(found)  # type: ignore[return-value]
 
 
-def test_two_processes_running_one_command_store_each_verdict_once(tmp_path: Path) -> None:
-    bundle = build_bundle(tmp_path, 30)
+def run_state(bundle: Location) -> list[tuple[str, str | None]]:
+    with Bundle.open(bundle) as opened, opened.read_session() as session:
+        return [
+            tuple(row) for row in session.execute(text("SELECT status, claimed_by FROM judge_runs"))
+        ]  # type: ignore[misc]
+
+
+def test_two_processes_running_one_command_store_each_verdict_once(
+    tmp_path: Path, bundle_location: Location
+) -> None:
+    bundle = bundle_location
+    source = write_jsonl(
+        tmp_path / "src", [judge_item(f"q{n:04d}", ("model-one", "model-two")) for n in range(30)]
+    )
+    import_files(bundle, [source], "jsonl")
     env = {**os.environ, "PYTHONPATH": str(PROJECT)}
     # about 3 s of judging: both processes are surely started while it runs
     with FakeOpenAIServer(faults=Faults(latency=0.2)) as server:
@@ -56,10 +75,7 @@ def test_two_processes_running_one_command_store_each_verdict_once(tmp_path: Pat
     assert codes == [0, 1], outcomes
     refused = next(err for code, err in outcomes if code == 1)
     assert "being judged by another process" in refused and "nothing was sent" in refused
-    with sqlite3.connect(bundle) as connection:
-        assert connection.execute("SELECT status, claimed_by FROM judge_runs").fetchall() == [
-            ("completed", None)
-        ]
+    assert run_state(bundle) == [("completed", None)]
 
 
 def test_a_second_insert_of_a_verdict_is_ignored(tmp_path: Path) -> None:

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from sqlalchemy import delete, func, select
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from workbench.errors import WorkbenchError
 from workbench.judge import cache
@@ -804,6 +804,15 @@ class JudgeJob:
         return [self._image_cache[(i.image_id, call.max_image_side)] for i in call.images]
 
     def _open_run(self) -> int:
+        """Create or reopen the run and claim it. Two processes creating the same new run at
+        once on a server (where the run's row cannot be locked before it exists): the second
+        insert fails on the run's unique name, and the second attempt finds the first's claim."""
+        try:
+            return self._open_and_claim_run()
+        except IntegrityError:
+            return self._open_and_claim_run()
+
+    def _open_and_claim_run(self) -> int:
         assert self._bundle is not None
         plan, settings = self.plan, self.plan.settings
         parameters = {
