@@ -35,8 +35,8 @@ from tests.judge.fake_openai_server import FakeOpenAIServer, Faults
 from tests.judge.helpers import FAKE_KEY, build_bundle
 from tests.keyrings import MemoryKeyring
 from workbench.gui.api_key_dialog import ApiKeyDialog
-from workbench.gui.judge_dialog import JudgeDialog
-from workbench.judge.runner import prepare_runtime
+from workbench.gui.judge_dialog import JudgeDialog, describe_summary
+from workbench.judge.runner import JudgeProgress, JudgeSummary, prepare_runtime
 from workbench.logging_setup import configure_logging, log_file
 from workbench.plugins import registry
 from workbench.storage import Bundle
@@ -442,3 +442,13 @@ def test_a_run_above_its_limits_starts_only_once_confirmed(
         qtbot.waitUntil(lambda: not dialog.running, timeout=30_000)
         assert server.stats.requests == 10
     assert dialog.summary is not None and dialog.summary.status == "budget_exhausted"
+
+
+def test_a_summary_with_failures_says_why() -> None:
+    progress = JudgeProgress(total=5, done=2)
+    progress.note_failure("timeout", "TimeoutError: the attempt took longer than its timeout")
+    progress.note_failure("HTTP 500", "InternalServerError: boom")
+    progress.note_failure("timeout", "TimeoutError: again")
+    text = describe_summary(JudgeSummary("r", "incomplete", 0, progress))
+    assert "3 failed" in text
+    assert "Failed: 2 timeout, 1 HTTP 500; the first: TimeoutError: the attempt took longer" in text
