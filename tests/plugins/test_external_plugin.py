@@ -82,7 +82,9 @@ TOY_JUDGE = JudgeTemplate(
     system="Compare two answers. End with: Winner: A or Winner: B.",
     user="{instruction}\\n\\nA: {response_a}\\n\\nB: {response_b}",
     parse=SentenceParser(
-        name="toy-winner", description="the last 'Winner: X'", pattern=r"Winner:\\s*(?P<choice>[AB])"
+        name="toy-winner",
+        description="the last 'Winner: X'",
+        pattern=r"Winner:\\s*(?P<choice>[AB])",
     ),
     mode=JudgeMode.PAIR,
 )
@@ -172,7 +174,8 @@ def test_the_installed_importer_imports_into_a_bundle(
     )
     bundle = tmp_path / "toy.wbb"
     imported = _workbench(
-        installed_plugin, "import", str(questions), "--format", "toy-questions", "--into", str(bundle)
+        installed_plugin,
+        *("import", str(questions), "--format", "toy-questions", "--into", str(bundle)),
     )
     assert imported.returncode == 0, imported.stderr
     info = json.loads(_workbench(installed_plugin, "info", str(bundle), "--json").stdout)
@@ -183,7 +186,9 @@ def test_without_the_plugin_its_format_is_unknown(tmp_path: Path) -> None:
     questions = tmp_path / "questions.jsonl"
     questions.write_text('{"id": 1, "question": "?"}\n')
     result = _workbench(
-        tmp_path, "import", str(questions), "--format", "toy-questions", "--into", str(tmp_path / "b.wbb")
+        tmp_path,
+        *("import", str(questions), "--format", "toy-questions"),
+        *("--into", str(tmp_path / "b.wbb")),
     )
     assert result.returncode != 0
     assert "unknown import format 'toy-questions'" in result.stderr

@@ -93,8 +93,9 @@ def run_plugins(args: argparse.Namespace) -> int:
         for protocol in plugin["protocols"]:
             print(f"  protocol {protocol['name']}: {protocol['title']}")
         for template in plugin["judge_templates"]:
-            print(f"  judge template {template['name']} (v{template['version']}): "
-                  f"{template['title']}")
+            print(
+                f"  judge template {template['name']} (v{template['version']}): {template['title']}"
+            )
     for failure in failures:
         print(f"failed to load {failure['entry_point']}: {failure['error']}")
     return 1 if failures else 0
