@@ -4,7 +4,8 @@
 #
 # It installs only when needed: .venv/.workbench-install records the SHA-256 of pyproject.toml
 # and the extras installed with it, and a later run whose pyproject.toml is unchanged and whose
-# extras were installed already does nothing, so it needs no network. The build backend
+# extras were installed already (recorded, or their requirements present by the installed
+# project's metadata) does nothing, so it needs no network. The build backend
 # (build-system.requires) is installed into .venv itself and the project is built with
 # --no-build-isolation, so even a re-install whose dependencies are all present needs no index.
 # `bash scripts/venv.sh --check [EXTRAS]` only says whether an install is needed (exit 0: no).
@@ -25,11 +26,46 @@ install_needed() {
     [ -x "$root/.venv/bin/python" ] || { echo "no environment in .venv"; return 0; }
     [ -f "$stamp" ] || { echo "no record of an install in .venv"; return 0; }
     [ "$(head -n 1 "$stamp")" = "$(pyproject_hash)" ] || { echo "pyproject.toml changed"; return 0; }
-    if [ -n "$extras" ] && ! tail -n +2 "$stamp" | grep -qx "$extras"; then
+    if [ -n "$extras" ] && ! tail -n +2 "$stamp" | grep -qx "$extras" && ! extras_present; then
         echo "extras [$extras] not installed yet"
         return 0
     fi
     return 1
+}
+
+# Whether the requirements of $extras (the extras it names in turn included, as test names
+# server) are installed already, from the installed project's own metadata: after
+# `scripts/test`, `scripts/start` asks for [server], which [test] brought in.
+extras_present() {
+    "$root/.venv/bin/python" - "$root/pyproject.toml" "$extras" <<'PYTHON' 2>/dev/null
+import sys, tomllib
+from importlib.metadata import PackageNotFoundError, distribution, version
+from pip._vendor.packaging.requirements import Requirement
+from pip._vendor.packaging.utils import canonicalize_name
+
+name = canonicalize_name(tomllib.load(open(sys.argv[1], "rb"))["project"]["name"])
+installed_project = distribution(name)
+requires = [Requirement(text) for text in installed_project.requires or []]
+declared = set(installed_project.metadata.get_all("Provides-Extra") or [])
+wanted, seen = set(sys.argv[2].split(",")), set()
+while wanted - seen:
+    extra = (wanted - seen).pop()
+    seen.add(extra)
+    if extra not in declared:  # unknown to the installed metadata: let pip decide
+        sys.exit(1)
+    for requirement in requires:
+        if requirement.marker is None or not requirement.marker.evaluate({"extra": extra}):
+            continue
+        if canonicalize_name(requirement.name) == name:
+            wanted |= set(requirement.extras)
+            continue
+        try:
+            installed = version(requirement.name)
+        except PackageNotFoundError:
+            sys.exit(1)
+        if not requirement.specifier.contains(installed, prereleases=True):
+            sys.exit(1)
+PYTHON
 }
 
 pyproject_hash() {

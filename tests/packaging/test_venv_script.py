@@ -29,7 +29,9 @@ BACKEND = """def get_requires_for_build_editable(config_settings=None):
 def project(tmp_path: Path) -> Path:
     (tmp_path / "scripts").mkdir()
     shutil.copy(SCRIPT, tmp_path / "scripts" / "venv.sh")
+    # named as this project, so the installed project's metadata answers for its extras
     (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "vlm-workbench"\n'
         '[build-system]\nrequires = ["backend-package>=1"]\nbuild-backend = "fake_backend"\n'
     )
     (tmp_path / "fake_backend.py").write_text(BACKEND)
@@ -68,7 +70,7 @@ def test_installs_once_then_only_when_pyproject_or_extras_change(project: Path) 
     assert _run(project) == (0, [])  # no extras asked: those installed are enough
     assert _run(project, "--check", "test")[0] == 0
 
-    assert _run(project, "--check", "docs")[0] == 1
+    assert _run(project, "--check", "docs")[0] == 1  # an extra the project does not declare
     code, calls = _run(project, "docs")
     assert code == 0 and calls[-1].endswith(f"-e {project}[docs]")
     assert _run(project, "test") == (0, [])  # both extras are now recorded
@@ -78,4 +80,15 @@ def test_installs_once_then_only_when_pyproject_or_extras_change(project: Path) 
     assert _run(project, "--check")[0] == 1
     code, calls = _run(project)
     assert code == 0 and calls[-1].endswith(f"--no-build-isolation -e {project}")
-    assert _run(project, "test")[1]  # the extras of the old pyproject.toml no longer count
+
+
+def test_extras_another_extra_brought_in_need_no_install(project: Path) -> None:
+    """[test] includes [server]: after an install with [test], asking for [server] (as
+    scripts/start does) finds its requirements installed and installs nothing."""
+    from importlib.metadata import distribution
+
+    requires = distribution("vlm-workbench").requires or []
+    if not any("server" in text and "extra" in text for text in requires):
+        pytest.skip("the installed project has no [server] extra")
+    assert _run(project, "test")[0] == 0
+    assert _run(project, "server") == (0, [])
