@@ -118,3 +118,47 @@ def test_rows_the_bundle_refuses_are_failures_and_the_run_is_closed(
     assert rows(bundle, "SELECT status, finished_at IS NOT NULL FROM judge_runs") == [
         ("incomplete", 1)
     ]
+
+
+# beyond the list: other shapes a broken or hostile endpoint gives
+OTHER_SHAPES = {
+    # usage of the wrong types: the verdict is kept, the usage treated as unreported
+    "usage as text": (
+        '{"choices": [{"message": {"content": "Overall, Response A is better."}}], '
+        '"usage": {"prompt_tokens": "lots", "completion_tokens": true}}',
+        "stored",
+    ),
+    "usage as a list": (
+        '{"choices": [{"message": {"content": "Overall, Response A is better."}}], '
+        '"usage": [1, 2]}',
+        "stored",
+    ),
+    # a NUL, which PostgreSQL refuses in text: stored replaced
+    "nul character": (
+        '{"choices": [{"message": {"content": "Overall, Response A is better.\\u0000"}}]}',
+        "stored",
+    ),
+    # content of the wrong type, choices of the wrong type: failed requests
+    "content as a number": ('{"choices": [{"message": {"content": 42}}]}', "failed"),
+    "choices as an object": ('{"choices": {"message": {"content": "A"}}}', "failed"),
+    "a json string": ('"Overall, Response A is better."', "failed"),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(OTHER_SHAPES))
+def test_other_answer_shapes_give_a_verdict_or_a_failure(
+    bundle: Path, server: FakeOpenAIServer, shape: str
+) -> None:
+    body, expected = OTHER_SHAPES[shape]
+    server.faults = Faults(raw_reply=lambda _number: answer(body))
+    settings = settings_for(server, REFERENCE_FREE, selection=Selection(limit=1))
+    _, summary = judge(bundle, settings, REFERENCE_FREE)
+    if expected == "stored":
+        assert summary.status == "completed" and summary.progress.verdicts == 2
+        (text,) = {row[0] for row in rows(bundle, "SELECT raw_text FROM judge_verdicts")}
+        assert text.startswith("Overall, Response A is better.") and "\x00" not in text
+    else:
+        assert summary.status == "incomplete" and summary.progress.failed == 2
+        assert summary.progress.failure_reasons == {"no usable completion": 2}
+        assert rows(bundle, "SELECT count(*) FROM response_cache") == [(0,)]
+    assert rows(bundle, "SELECT status FROM judge_runs") == [(summary.status,)]

@@ -267,7 +267,8 @@ def completion_text(body: Any) -> str:
 #: kept, with its usage treated as unreported
 MAX_REPORTED_TOKENS = 10**9
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+#: lone surrogates (JSON can carry them, UTF-8 cannot) and NUL (PostgreSQL refuses it in text)
+_UNSTORABLE = re.compile("[\ud800-\udfff\x00]")
 
 
 def _count(value: Any) -> int | None:
@@ -279,9 +280,9 @@ def _count(value: Any) -> int | None:
 
 
 def storable_text(text: str) -> str:
-    """``text`` with lone surrogates (which JSON can carry but UTF-8 cannot) replaced by U+FFFD,
-    so that any answer can be stored."""
-    return _SURROGATE.sub("\ufffd", text)
+    """``text`` with lone surrogates and NUL characters replaced by U+FFFD, so that any answer
+    can be stored, on either backend."""
+    return _UNSTORABLE.sub("\ufffd", text)
 
 
 def _describe(error: Exception, key: Secret | None = None) -> str:
