@@ -7,6 +7,7 @@ how many identical requests are sent once."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -123,6 +124,12 @@ def test_an_image_template_refuses_items_without_images_unless_text_only(
     assert (plan["requests_missing_images"], plan["requests_without_images"]) == (6, 6)
     # a text template loses nothing
     assert dry_run(bundle, capsys, "--model", "gpt-4o-mini")["requests_missing_images"] == 0
+    # a run told to go text-only records it with its parameters
+    with FakeOpenAIServer() as server:
+        assert main([*args, "--text-only", "--base-url", server.base_url]) == 0
+    with sqlite3.connect(bundle) as connection:
+        (parameters,) = connection.execute("SELECT parameters FROM judge_runs").fetchone()
+    assert json.loads(parameters)["text_only"] is True
 
 
 def test_the_dry_run_explains_identical_requests(

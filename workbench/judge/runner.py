@@ -821,6 +821,8 @@ class JudgeJob:
             "limit": settings.selection.limit,
             "concurrency": settings.concurrency,
             "use_cache": settings.use_cache,
+            # provenance: verdicts of items whose images were missing were read from text
+            "text_only": settings.text_only,
             "retry": asdict(settings.retry),
         }
         with self._bundle.session() as session:
