@@ -186,6 +186,7 @@ class ImportWriter:
             )
         for sha in sorted(by_hash.keys() - known.keys()):
             image = by_hash[sha]
+            data = image.content()
             known[sha] = self.session.execute(
                 insert(Image)
                 .values(
@@ -193,8 +194,8 @@ class ImportWriter:
                     format=image.format,
                     width=image.width,
                     height=image.height,
-                    size_bytes=len(image.data),
-                    data=image.data,
+                    size_bytes=len(data),
+                    data=data,
                 )
                 .returning(Image.id)
             ).scalar_one()
