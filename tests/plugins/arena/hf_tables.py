@@ -235,3 +235,33 @@ def write_hub_cache(
     (root / "refs").mkdir(exist_ok=True)
     (root / "refs" / "main").write_text("0" * 40, encoding="utf-8")
     return root
+
+
+#: VisionArena-Chat: a conversation id instead of a question id, a list of images.
+VISION_ARENA_CHAT = pa.schema(
+    [
+        ("conversation_id", pa.string()),
+        ("model", pa.string()),
+        ("conversation", MESSAGES),
+        ("turn", pa.int64()),
+        ("language", pa.string()),
+        ("images", pa.list_(IMAGE)),
+        ("categories", CATEGORIES),
+    ]
+)
+
+#: VisionArena-Bench: prompts with their images, no model and no vote.
+VISION_ARENA_BENCH = pa.schema(
+    [
+        ("question_id", pa.string()),
+        ("turns", pa.list_(pa.struct([("content", pa.string())]))),
+        ("images", pa.list_(IMAGE)),
+        ("categories", CATEGORIES),
+    ]
+)
+
+#: A conversation written as turns of {user, assistant} rather than as messages.
+PAIRED_TURNS = pa.list_(pa.struct([("user", pa.string()), ("assistant", pa.string())]))
+PAIRED_CHAT = pa.schema(
+    [("question_id", pa.string()), ("model", pa.string()), ("conversation", PAIRED_TURNS)]
+)

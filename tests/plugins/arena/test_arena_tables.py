@@ -18,9 +18,14 @@ from workbench.storage import Bundle
 from workbench.storage.models import Image, Item, ItemImage, Model, Output, PriorJudgment, Turn
 
 from .hf_tables import (
+    PAIRED_CHAT,
     VISION_ARENA_BATTLE,
+    VISION_ARENA_BENCH,
+    VISION_ARENA_CHAT,
     WILDVISION_BATTLE,
     WILDVISION_CHAT,
+    flags,
+    messages,
     png_bytes,
     sha256,
     vision_arena_battles,
@@ -205,3 +210,67 @@ def test_embedded_images_wait_in_a_scratch_folder_that_goes_with_the_import(
     folder = paths[0].parent  # type: ignore[union-attr]
     del report, records
     assert not folder.exists()
+
+
+def test_vision_arena_chat_and_bench_rows_bring_items_without_votes(tmp_path: Path) -> None:
+    chat = [
+        {
+            "conversation_id": "conv-9",
+            "model": "vlm-a",
+            "conversation": messages(("Two images: which is brighter?", "The first.")),
+            "turn": 1,
+            "language": "English",
+            "images": [
+                {"bytes": png_bytes("white"), "path": None},
+                {"bytes": png_bytes("black"), "path": None},
+            ],
+            "categories": flags("diagram"),
+        }
+    ]
+    bench = [
+        {
+            "question_id": f"b{number}",
+            "turns": [{"content": f"Question {number}?"}],
+            "images": [{"bytes": png_bytes("yellow", (number + 2, 3)), "path": None}],
+            "categories": flags("homework"),
+        }
+        for number in range(3)
+    ]
+    write_parquet(
+        tmp_path / "ds" / "chat" / "train-00000-of-00001.parquet", chat, VISION_ARENA_CHAT
+    )
+    write_parquet(
+        tmp_path / "ds" / "bench" / "train-00000-of-00001.parquet", bench, VISION_ARENA_BENCH
+    )
+    bundle = tmp_path / "va.wbb"
+    result = import_files(bundle, [tmp_path / "ds"], "arena-battles")
+
+    assert votes(bundle) == []
+    found = items(bundle)
+    assert set(found) == {"conv-9", "b0", "b1", "b2"}
+    assert found["conv-9"][1] == "diagram"
+    assert found["conv-9"][3] == [sha256(png_bytes("white")), sha256(png_bytes("black"))]
+    assert found["b1"][1] == "homework"
+    assert result.counts["images_added"] == 5
+    assert count(bundle, Output) == 1
+
+
+def test_a_conversation_of_user_assistant_turns_reads_as_messages(tmp_path: Path) -> None:
+    rows = [
+        {
+            "question_id": "p1",
+            "model": "vlm-b",
+            "conversation": [
+                {"user": "Hello?", "assistant": "Hi."},
+                {"user": "Bye?", "assistant": None},
+            ],
+        }
+    ]
+    shard = write_parquet(tmp_path / "paired.parquet", rows, PAIRED_CHAT)
+    bundle = tmp_path / "p.wbb"
+    import_files(bundle, [shard], "arena-battles")
+    with Bundle.open(bundle) as opened, opened.read_session() as session:
+        prompts = session.scalars(select(Turn.prompt).order_by(Turn.index)).all()
+        answers = session.scalars(select(Output.text)).all()
+    assert prompts == ["Hello?", "Bye?"]
+    assert answers == ["Hi."]
