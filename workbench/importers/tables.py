@@ -88,7 +88,12 @@ def _batches(
             present = set(parquet.schema_arrow.names)
             wanted = [column for column in columns if column in present]
         try:
-            yield from parquet.iter_batches(batch_size=batch_rows, columns=wanted)
+            # One row group at a time, without read-ahead threads: iter_batches over the whole
+            # file keeps every row group it has read allocated until the file is done.
+            for group in range(parquet.metadata.num_row_groups):
+                yield from parquet.iter_batches(
+                    batch_size=batch_rows, row_groups=[group], columns=wanted, use_threads=False
+                )
         finally:
             parquet.close()
         return
