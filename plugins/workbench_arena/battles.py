@@ -122,8 +122,11 @@ def conversation_id(turns: Sequence[ConversationTurn]) -> str:
 
 class ArenaBattlesImporter(Importer):
     name = "arena-battles"
-    version = "1"
-    description = "FastChat / VisionArena battles (JSON list or JSONL): votes and conversations"
+    version = "2"
+    description = (
+        "FastChat / VisionArena battles (JSON list or JSONL) and Hugging Face arena datasets "
+        "(parquet, Arrow, dataset folders): votes, conversations, images"
+    )
 
     def files(self, sources: Sequence[Path]) -> list[Path]:
         files: list[Path] = []
