@@ -65,6 +65,10 @@ BATTLE_FACTS: dict[str, type | tuple[type, ...]] = {
     "domain": str,
 }
 
+#: Facts of the conversation rather than of the vote: kept on the item only, not repeated on each
+#: of its judgments (VisionArena has 30,000).
+ITEM_FACTS = frozenset({"categories", "domain"})
+
 #: Keys that name a conversation when there is no ``question_id`` (VisionArena-Chat).
 ID_KEYS = ("question_id", "conversation_id")
 
@@ -250,7 +254,9 @@ class ArenaBattlesImporter(Importer):
         question_id = self._question_id(row)
         judge = read_judge(row["judge"] if row.get("judge") is not None else row.get("judge_hash"))
         facts = self._facts(row)
-        metadata: dict[str, Any] = {key: fact for key, fact in facts.items() if fact is not None}
+        metadata: dict[str, Any] = {
+            key: fact for key, fact in facts.items() if fact is not None and key not in ITEM_FACTS
+        }
         if question_id is not None:
             metadata["question_id"] = question_id
         if judge.prompt is not None:

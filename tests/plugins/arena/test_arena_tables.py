@@ -274,3 +274,17 @@ def test_a_conversation_of_user_assistant_turns_reads_as_messages(tmp_path: Path
         answers = session.scalars(select(Output.text)).all()
     assert prompts == ["Hello?", "Bye?"]
     assert answers == ["Hi."]
+
+
+def test_categories_stay_on_the_item_and_the_vote_keeps_its_own_facts(tmp_path: Path) -> None:
+    shard = write_parquet(tmp_path / "b.parquet", vision_arena_battles(), VISION_ARENA_BATTLE)
+    bundle = tmp_path / "b.wbb"
+    import_files(bundle, [shard], "arena-battles")
+    with Bundle.open(bundle) as opened, opened.read_session() as session:
+        metadata = session.scalars(
+            select(PriorJudgment.metadata_).order_by(PriorJudgment.id)
+        ).first()
+    assert metadata is not None
+    assert "categories" not in metadata
+    assert (metadata["language"], metadata["anony"], metadata["turn"]) == ("English", True, 1)
+    assert metadata["tstamp"] == 1718000000.5
