@@ -4,7 +4,6 @@ every pair, and a judge run that judged the same pairs in both orders."""
 
 from __future__ import annotations
 
-import base64
 import io
 import random
 from itertools import combinations
@@ -24,7 +23,7 @@ MODELS = ("alpha", "bravo", "charlie", "delta")
 STRENGTH = {"alpha": 0.8, "bravo": 0.6, "charlie": 0.45, "delta": 0.3}
 
 
-def noisy_png(seed: int, side: int = 900) -> bytes:
+def noisy_png(seed: int, side: int = 640) -> bytes:
     """A large image that compresses badly, so thumbnails matter."""
     rng = random.Random(seed)
     image = Image.frombytes("RGB", (side, side), rng.randbytes(side * side * 3))
@@ -39,8 +38,13 @@ def winner(rng: random.Random, first: str, second: str) -> str:
     return "tie" if draw > 0.9 else ("a" if draw < share * 0.9 else "b")
 
 
-def build_report_bundle(folder: Path, models: tuple[str, ...] = MODELS, items: int = 12) -> Path:
+def build_report_bundle(
+    folder: Path, models: tuple[str, ...] = MODELS, items: int = 12, one_image: bool = False
+) -> Path:
+    """``one_image``: every item with an image shows the same one (stored once), so a bundle of
+    many items stays small."""
     rng = random.Random(7)
+    folder.mkdir(parents=True, exist_ok=True)
     lines = []
     for index in range(items):
         line = item_line(
@@ -55,8 +59,11 @@ def build_report_bundle(folder: Path, models: tuple[str, ...] = MODELS, items: i
         if index % 3 == 2:  # optional fields missing, as real sources leave them
             del line["category"]
             del line["language"]
-        if index % 4 == 0:
-            line["images"] = [{"base64": base64.b64encode(noisy_png(index)).decode("ascii")}]
+        if index % 4 == 0 or (one_image and index % 4 != 1):
+            name = f"image-{0 if one_image else index}.png"
+            if not (folder / name).exists():
+                (folder / name).write_bytes(noisy_png(0 if one_image else index))
+            line["images"] = [{"path": name}]
         elif index % 4 == 1:
             line["images"] = [{"missing": f"https://example.org/missing-{index}.png"}]
         lines.append(line)

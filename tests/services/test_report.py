@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 from tests.services.report_bundle import build_report_bundle
-from tests.stats.bundle_helpers import build_bundle, item_line
+from tests.stats.bundle_helpers import add_campaign_votes, build_bundle, item_line
 from workbench.cli import main
 from workbench.services.report import ReportRequest, build_report, upper_bound_ranks
 from workbench.storage import Bundle
@@ -236,3 +236,33 @@ def test_sections_without_data_say_why(tmp_path: Path) -> None:
     assert "Human vs judge needs human and judge judgments" in text
     assert "Style control needs the answers" in text
     assert re.search(r"No judged item has a category", text)
+
+
+def test_cycles_are_listed_with_links_to_their_failure_case(tmp_path: Path) -> None:
+    outputs = {model: f"answer of {model}" for model in ("m1", "m2", "m3", "base")}
+    lines = [item_line(f"c{index}", [], outputs=outputs) for index in range(2)]
+    bundle = build_bundle(tmp_path / "cycles", lines)
+    add_campaign_votes(
+        bundle,
+        "cyclic",
+        [
+            ("ann", "c0", "m1", "m2", "a"),  # m1 > m2 > m3 > m1 on c0
+            ("ann", "c0", "m2", "m3", "a"),
+            ("ann", "c0", "m3", "m1", "a"),
+            # c1 compares a baseline with every model: a star, which holds no cycle
+            ("ann", "c1", "base", "m1", "a"),
+            ("ann", "c1", "m2", "base", "a"),
+            ("ann", "c1", "base", "m3", "b"),
+        ],
+    )
+    out = tmp_path / "cycles.html"
+    assert main(["report", str(bundle), "--out", str(out), "--bootstrap", "0"]) == 0
+    report = parse_report(out)
+    assert [row[0] for row in report.tables["cycles"]] == ["tests/c0"]
+    assert report.tables["cycles"][0][2] == "m1 < m3 < m2"  # m3 beat m1, m2 beat m3, m1 beat m2
+    html = out.read_text(encoding="utf-8")
+    with Bundle.open(bundle) as opened:
+        content = build_report(opened, ReportRequest(bootstrap=0))
+    (case,) = content.gallery
+    assert (case.label, case.reason) == ("tests/c0", "preference cycle")
+    assert f'href="#item-{case.item}"' in html and f'id="item-{case.item}"' in html

@@ -7,10 +7,11 @@ loaded from the network; a Content-Security-Policy forbids it. Every piece of bu
 from __future__ import annotations
 
 import base64
+import hashlib
 import io
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
@@ -57,10 +58,12 @@ CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 
 @dataclass
 class _Budget:
-    """How many bytes of thumbnails are left for the whole file."""
+    """How many bytes of thumbnails are left for the whole file, and the thumbnails made so
+    far by the SHA-256 of their image (an image shown by many items is scaled once)."""
 
     left: int
     left_out: int = 0
+    made: dict[bytes, bytes | None] = field(default_factory=dict)
 
 
 # --- small pieces ------------------------------------------------------------------------------
@@ -111,6 +114,20 @@ def _thumbnail(data: bytes | None, budget: _Budget) -> bytes | None:
     image is unreadable or the file's budget is spent."""
     if data is None:
         return None
+    key = hashlib.sha256(data).digest()
+    if key not in budget.made:
+        budget.made[key] = _scaled(data)
+    encoded = budget.made[key]
+    if encoded is None:
+        return None
+    if len(encoded) > budget.left:
+        budget.left_out += 1
+        return None
+    budget.left -= len(encoded)
+    return encoded
+
+
+def _scaled(data: bytes) -> bytes | None:
     try:
         with Image.open(io.BytesIO(data)) as image:
             image.thumbnail((THUMBNAIL_SIDE, THUMBNAIL_SIDE))
@@ -129,10 +146,6 @@ def _thumbnail(data: bytes | None, budget: _Budget) -> bytes | None:
         buffer = io.BytesIO()
         picture.save(buffer, format="JPEG", quality=30)
         encoded = buffer.getvalue()
-    if len(encoded) > budget.left:
-        budget.left_out += 1
-        return None
-    budget.left -= len(encoded)
     return encoded
 
 
@@ -441,7 +454,7 @@ def _cycles(content: ReportContent, gallery_ids: set[int]) -> str:
     return (
         f"<p>{content.cycle_count} preference cycles (A &gt; B &gt; C &gt; A within one "
         f"evaluator's judgments of one item); {listed} listed.</p>"
-        + _table(["item", "evaluator", "cycle (each preferred to the next)"], rows, "cycles")
+        + _table(["item", "evaluator", "cycle (each loses to the next)"], rows, "cycles")
         + _command(content.commands["cycles"])
     )
 

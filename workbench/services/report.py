@@ -458,9 +458,32 @@ def _inter_annotator(outcomes: pd.DataFrame) -> list[dict[str, Any]]:
     return [row for row in rows if row["comparisons"]]
 
 
+def _may_cycle(outcomes: pd.DataFrame) -> pd.DataFrame:
+    """The judgments of the (evaluator, item) groups whose comparisons could hold a cycle: a
+    cycle needs as many distinct model pairs as models (fewer pairs form a forest, such as a
+    baseline compared with every model), so other groups are not searched."""
+    pairs = outcomes[outcomes["model_b"].notna() & (outcomes["model_a"] != outcomes["model_b"])]
+    low = pairs[["model_a", "model_b"]].min(axis=1)
+    high = pairs[["model_a", "model_b"]].max(axis=1)
+    keys = [pairs["evaluator"], pairs["item"]]
+    pair_count = (low + "\0" + high).groupby(keys).nunique()
+    model_count = (
+        pd.concat([low, high])
+        .groupby([pd.concat([pairs["evaluator"]] * 2), pd.concat([pairs["item"]] * 2)])
+        .nunique()
+    )
+    possible = pair_count[(pair_count >= model_count) & (model_count >= 3)].index
+    keep = pd.MultiIndex.from_arrays(keys).isin(possible)
+    return pairs[keep]
+
+
 def _cycles(content: ReportContent, outcomes: pd.DataFrame) -> None:
-    with_items = outcomes[outcomes["item"].notna()]
-    cycles = find_contradictions(with_items, ["evaluator", "item"], MAX_CYCLE_LENGTH)
+    with_items = _may_cycle(outcomes[outcomes["item"].notna()])
+    cycles = (
+        find_contradictions(with_items, ["evaluator", "item"], MAX_CYCLE_LENGTH)
+        if len(with_items)
+        else pd.DataFrame()
+    )
     content.cycle_count = len(cycles)
     if cycles.empty:
         content.missing["cycles"] = (
@@ -474,7 +497,8 @@ def _cycles(content: ReportContent, outcomes: pd.DataFrame) -> None:
         f"{labels.loc[item, 'source']}/{labels.loc[item, 'item_external_id']}"
         for item in listed["item"]
     ]
-    listed["cycle"] = [" > ".join(map(str, cycle)) for cycle in listed["cycle"]]
+    # the graph's edges run from loser to winner, so each model loses to the next
+    listed["cycle"] = [" < ".join(map(str, cycle)) for cycle in listed["cycle"]]
     content.cycles = listed[["item", "label", "evaluator", "cycle"]].reset_index(drop=True)
     content.summary["cycles_per_item"] = records(contradiction_counts(cycles, "item").head(20))
 
