@@ -39,26 +39,22 @@ def register(commands: Any) -> None:
 
 
 def run_report(args: argparse.Namespace) -> int:
-    from workbench.export.atomic import write_bytes_atomically
-    from workbench.export.report_html import render_report
-    from workbench.services.report import ReportError, ReportRequest, build_report
-    from workbench.storage import Bundle
+    from workbench.export.report_html import write_report
+    from workbench.services.report import ReportError, ReportRequest
 
     if args.bootstrap < 0:
         raise ReportError("--bootstrap cannot be negative")
     request = ReportRequest(
         filters=_filters(args), bootstrap=args.bootstrap, seed=args.seed, anchor=args.anchor
     )
+    interactive = sys.stderr.isatty()
 
     def progress(step: str, done: int, total: int) -> None:
-        if sys.stderr.isatty():
+        if interactive:
             print(f"\r[{done}/{total}] {step:<12}", end="", file=sys.stderr, flush=True)
 
-    with Bundle.open(args.bundle) as bundle:
-        content = build_report(bundle, request, progress)
-    html = render_report(content)
-    write_bytes_atomically(args.out, html.encode("utf-8"))
-    if sys.stderr.isatty():
+    size = write_report(args.bundle, args.out, request, progress)
+    if interactive:
         print(file=sys.stderr)
-    print(f"report written to {args.out} ({len(html.encode('utf-8')) // 1024} KiB)")
+    print(f"report written to {args.out} ({size // 1024} KiB)")
     return 0

@@ -13,6 +13,7 @@ import json
 import math
 from dataclasses import dataclass, field
 from html import escape
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -22,7 +23,10 @@ from PIL import Image, UnidentifiedImageError
 from workbench.services.report import (
     Board,
     GalleryCase,
+    Progress,
     ReportContent,
+    ReportRequest,
+    build_report,
     filter_flags,
     records,
 )
@@ -638,3 +642,22 @@ def render_report(content: ReportContent, max_image_bytes: int = MAX_TOTAL_IMAGE
         f"{_text(content.created_at)} with VLM Workbench {_text(content.app_version)}.</p>"
         f"<nav><ul>{navigation}</ul></nav>{sections}{_data_block(content)}</body></html>"
     )
+
+
+def write_report(
+    location: str | Path,
+    out: Path,
+    request: ReportRequest,
+    progress: Progress | None = None,
+) -> int:
+    """Gather, draw and write the report of the bundle at ``location`` to ``out`` (whole or
+    not at all); the bundle is opened without migrating and only read. Returns the file's size.
+    ``workbench report`` and File > Export report… both call this."""
+    from workbench.export.atomic import write_bytes_atomically
+    from workbench.storage import Bundle
+
+    with Bundle.open(location, migrate=False) as bundle:
+        content = build_report(bundle, request, progress)
+    data = render_report(content).encode("utf-8")
+    write_bytes_atomically(out, data)
+    return len(data)
