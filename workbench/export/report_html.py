@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from matplotlib import rc_context
 from matplotlib.figure import Figure
 from PIL import Image, UnidentifiedImageError
 
@@ -105,7 +106,10 @@ def _plot_safe(names: pd.Series) -> pd.Series:
 def _figure(figure: Figure, alt: str, figure_id: str) -> str:
     """The figure as an SVG data URI: shown as an image it runs nothing and loads nothing."""
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="svg", metadata={"Date": None})
+    # text as <text> rather than glyph outlines: a 22-model heatmap is drawn several times faster
+    # and the file is smaller; the browser supplies the font
+    with rc_context({"svg.fonttype": "none"}):
+        figure.savefig(buffer, format="svg", metadata={"Date": None})
     data = base64.b64encode(buffer.getvalue()).decode("ascii")
     return (
         f'<figure><img class="figure" id="{figure_id}" alt="{_text(alt)}" '

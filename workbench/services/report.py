@@ -30,10 +30,16 @@ from workbench.services.outcomes import (
     pairwise_outcomes,
     parse_selector,
 )
-from workbench.stats.agreement import agreement_summary, aligned_preferences, rater_agreement
+from workbench.stats.agreement import (
+    agreement_summary,
+    aligned_preferences,
+    percent_agreement,
+    rater_agreement,
+)
 from workbench.stats.bradley_terry import Anchor
 from workbench.stats.contradictions import contradiction_counts, find_contradictions
 from workbench.stats.errors import StatsInputError
+from workbench.stats.kappa import cohen_kappa
 from workbench.stats.leaderboard import Leaderboard, compute_leaderboard
 from workbench.stats.position_bias import first_position_wins
 from workbench.stats.preferences import PREFERENCES
@@ -357,6 +363,7 @@ def _agreement_section(content: ReportContent, outcomes: pd.DataFrame) -> None:
         )
         return
     summary = agreement_summary(side_a, side_b)
+    ratings = _shared_ratings(side_a, side_b)
     both = pd.concat([side_a, side_b], ignore_index=True).drop_duplicates()
     document: dict[str, Any] = {
         "a": HUMAN_SIDE,
@@ -367,14 +374,13 @@ def _agreement_section(content: ReportContent, outcomes: pd.DataFrame) -> None:
             "a": rater_agreement(side_a).to_json(),
             "b": rater_agreement(side_b).to_json(),
         },
-        "ranks": _rank_agreement(side_a, side_b, request.bootstrap, request.seed),
+        "ranks": _rank_agreement(ratings),
     }
     labels = list(PREFERENCES)
     confusion = pd.crosstab(aligned["preference_a"], aligned["preference_b"]).reindex(
         index=labels, columns=labels, fill_value=0
     )
-    by_pair = _agreement_by_pair(side_a, side_b)
-    ratings = _shared_ratings(side_a, side_b)
+    by_pair = _agreement_by_pair(aligned)
     randomized, fixed = _randomized(both)
     bias = first_position_wins(both)
     bias = bias[bias["evaluator"].astype(str).isin(randomized)].reset_index(drop=True)
@@ -382,40 +388,27 @@ def _agreement_section(content: ReportContent, outcomes: pd.DataFrame) -> None:
     content.agreement = AgreementSection(document, confusion, by_pair, ratings, bias, fixed)
 
 
-def _ordered(frame: pd.DataFrame) -> pd.DataFrame:
-    return frame.assign(
-        first=frame[["model_a", "model_b"]].min(axis=1),
-        second=frame[["model_a", "model_b"]].max(axis=1),
-    )
-
-
-def _agreement_by_pair(side_a: pd.DataFrame, side_b: pd.DataFrame) -> pd.DataFrame:
-    """Agreement and Cohen's kappa per model matchup (CHIRP reports kappa per matchup): the
-    summary of :func:`agreement_summary` on each pair's judgments."""
-    side_a = _ordered(side_a[side_a["model_b"].notna()])
-    side_b = _ordered(side_b[side_b["model_b"].notna()])
+def _agreement_by_pair(aligned: pd.DataFrame) -> pd.DataFrame:
+    """Agreement (ties as a label) and Cohen's kappa per model matchup, as CHIRP reports kappa
+    per matchup. The aligned comparisons are keyed by their model pair, so each matchup's rows
+    are exactly what :func:`agreement_summary` would align on that matchup's judgments."""
     rows = []
-    for (first, second), group_a in side_a.groupby(["first", "second"], sort=True):
-        group_b = side_b[(side_b["first"] == first) & (side_b["second"] == second)]
-        if group_b.empty:
-            continue
-        try:
-            summary = agreement_summary(
-                group_a.drop(columns=["first", "second"]), group_b.drop(columns=["first", "second"])
-            )
-        except StatsInputError:
-            continue
-        rows.append(
-            (first, second, summary.comparisons, summary.agreement_with_ties, summary.cohen_kappa)
+    for (first, second), group in aligned.groupby(["first", "second"], sort=True):
+        agreement, comparisons = percent_agreement(
+            group["preference_a"], group["preference_b"], True
         )
+        kappa = cohen_kappa(group["preference_a"], group["preference_b"])
+        rows.append((first, second, comparisons, agreement, kappa))
     return pd.DataFrame(
         rows, columns=["first", "second", "comparisons", "agreement", "cohen_kappa"]
     )
 
 
 def _shared_ratings(side_a: pd.DataFrame, side_b: pd.DataFrame) -> pd.DataFrame:
-    ratings_a = compute_leaderboard(side_a).table.set_index("model")["rating"]
-    ratings_b = compute_leaderboard(side_b).table.set_index("model")["rating"]
+    """Each side's Bradley-Terry rating of the models both sides rated (``rating_a``,
+    ``rating_b``), as ``workbench agreement`` compares them."""
+    ratings_a = compute_leaderboard(side_a, "bt").table.set_index("model")["rating"]
+    ratings_b = compute_leaderboard(side_b, "bt").table.set_index("model")["rating"]
     shared = sorted(set(ratings_a.index) & set(ratings_b.index))
     return pd.DataFrame(
         {
@@ -426,20 +419,17 @@ def _shared_ratings(side_a: pd.DataFrame, side_b: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def _rank_agreement(
-    side_a: pd.DataFrame, side_b: pd.DataFrame, rounds: int, seed: int
-) -> dict[str, Any] | None:
-    """Spearman and Kendall between the two sides' Bradley-Terry ratings on their shared
-    models, as ``workbench agreement`` computes them (None below three shared models)."""
-    ratings_a = compute_leaderboard(side_a, "bt").table.set_index("model")["rating"]
-    ratings_b = compute_leaderboard(side_b, "bt").table.set_index("model")["rating"]
-    shared = sorted(set(ratings_a.index) & set(ratings_b.index))
-    if len(shared) < 3:
+def _rank_agreement(ratings: pd.DataFrame) -> dict[str, Any] | None:
+    """Spearman and Kendall between the two sides' ratings of their shared models (ratings are
+    relative, so only shared models are compared); None below three shared models."""
+    if len(ratings) < 3:
         return None
+    rating_a = ratings.set_index("model")["rating_a"]
+    rating_b = ratings.set_index("model")["rating_b"]
     return {
-        "models": len(shared),
-        "spearman": spearman_correlation(ratings_a, ratings_b),
-        "kendall_tau": kendall_tau(ratings_a, ratings_b),
+        "models": len(ratings),
+        "spearman": spearman_correlation(rating_a, rating_b),
+        "kendall_tau": kendall_tau(rating_a, rating_b),
     }
 
 
