@@ -41,7 +41,9 @@ MAX_IMAGE_BYTES = 40_000
 #: stays far under 20 MB)
 MAX_TOTAL_IMAGE_BYTES = 8_000_000
 #: answers longer than this are cut in the gallery (the bundle holds the full text)
-MAX_ANSWER_CHARS = 3_000
+MAX_ANSWER_CHARS = 1_500
+#: matchups listed under human vs judge, most comparisons first (22 models make 231)
+MAX_MATCHUP_ROWS = 30
 
 CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1100px;
@@ -56,7 +58,7 @@ pre{background:#f6f6f6;padding:.5em;white-space:pre-wrap;word-break:break-word}
 figure{margin:1em 0}figure img{max-width:100%;height:auto;border:1px solid #eee}
 .case{border:1px solid #ddd;padding:.8em;margin:1em 0;border-radius:4px}
 .answers{display:grid;grid-template-columns:1fr 1fr;gap:.8em}.thumbs img{max-height:200px;
-margin-right:.4em;border:1px solid #ccc}nav ul{columns:2}
+margin-right:.4em;border:1px solid #ccc}nav ul{columns:2}.wide{overflow-x:auto;max-width:100%}
 """
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 
@@ -162,7 +164,10 @@ def _table(headers: list[str], rows: list[list[str]], table_id: str = "") -> str
     identity = f' id="{table_id}"' if table_id else ""
     head = "".join(f"<th>{_text(header)}</th>" for header in headers)
     body = "".join("<tr>" + "".join(row) + "</tr>" for row in rows)
-    return f"<table{identity}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    return (
+        f'<div class="wide"><table{identity}><thead><tr>{head}</tr></thead>'
+        f"<tbody>{body}</tbody></table></div>"
+    )
 
 
 def _cell(value: Any, numeric: bool = False, data: str | None = None) -> str:
@@ -244,7 +249,8 @@ def _leaderboard(content: ReportContent) -> str:
         f"predicted win rate against it. 95% intervals from {document['bootstrap']} bootstrap "
         f"rounds (seed {document['seed']}). Rank (UB) is Chatbot Arena's upper-bound rank: 1 + "
         "the number of models whose lower bound is above this model's upper bound, so models "
-        "whose intervals overlap share a rank.</p>",
+        "whose intervals overlap share a rank. Every bootstrap round is pinned at the anchor, so "
+        "its interval is a point and its rank can sit below a lower-rated model's.</p>",
         _board_table(board, "leaderboard-table"),
         _forest(board, f"Bradley-Terry ratings ({board.battles} battles)", "figure-forest"),
         _command(content.commands["leaderboard"]),
@@ -331,6 +337,9 @@ def _agreement(content: ReportContent) -> str:
         ("Cohen's kappa", _number(summary["cohen_kappa"], 3), "cohen_kappa"),
         ("CHIRP's matchup kappa", _number(summary["chirp_kappa"], 3), "chirp_kappa"),
     ]
+    matchups = section.by_model_pair.sort_values(
+        ["comparisons", "first", "second"], ascending=[False, True, True], kind="stable"
+    ).head(MAX_MATCHUP_ROWS)
     ranks = section.document["ranks"]
     if ranks:
         rows.append(("Spearman (leaderboards)", _number(ranks["spearman"], 3), "spearman"))
@@ -355,6 +364,8 @@ def _agreement(content: ReportContent) -> str:
             "confusion",
         ),
         "<h3>Per matchup</h3>",
+        f"<p>The {min(len(matchups), MAX_MATCHUP_ROWS)} matchups with the most comparisons "
+        f"judged by both sides (of {len(section.by_model_pair)}).</p>",
         _table(
             ["model", "model", "comparisons", "agreement", "Cohen's kappa"],
             [
@@ -365,7 +376,7 @@ def _agreement(content: ReportContent) -> str:
                     _cell(_percent(row.agreement), True),
                     _cell(_number(row.cohen_kappa, 3), True),
                 ]
-                for row in section.by_model_pair.itertuples(index=False)
+                for row in matchups.itertuples(index=False)
             ],
             "per-matchup",
         ),

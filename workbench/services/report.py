@@ -522,12 +522,18 @@ def _gallery(content: ReportContent, bundle: Bundle, outcomes: pd.DataFrame) -> 
             if detail is None:
                 continue
             judged = outcomes[outcomes["item"] == item]
-            pair = judged[judged["model_b"].notna()].head(1)
+            pair = judged[
+                judged["model_b"].notna() & (judged["model_a"] != judged["model_b"])
+            ].head(1)
             models = (
                 (str(pair["model_a"].iloc[0]), str(pair["model_b"].iloc[0])) if len(pair) else None
             )
-            if models is not None:
-                judged = judged[judged["model_a"].isin(models) & judged["model_b"].isin(models)]
+            if models is not None:  # the verdicts on this pair, in either order
+                first, second = models
+                judged = judged[
+                    ((judged["model_a"] == first) & (judged["model_b"] == second))
+                    | ((judged["model_a"] == second) & (judged["model_b"] == first))
+                ]
             images = [
                 None if slot.image_id is None else image_bytes(session, slot.image_id)
                 for slot in detail.images[:4]
