@@ -156,6 +156,22 @@ def test_report_agreement_equals_the_agreement_command(
     assert sum(int(value) for row in confusion for value in row[1:]) == summary["comparisons"]
 
 
+def test_report_category_boards_equal_the_leaderboard_command(
+    report_bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = make_report(tmp_path, report_bundle, "--bootstrap", "0", "--anchor", "charlie")
+    capsys.readouterr()
+    html = (tmp_path / "report.html").read_text(encoding="utf-8")
+    data = json.loads(report.data_json)["categories"]
+    command = "workbench leaderboard BUNDLE --category chart --anchor charlie=1000 --json"
+    assert command in html
+    expected = run_json(
+        capsys, "leaderboard", str(report_bundle), "--category", "chart", "--anchor", "charlie=1000"
+    )
+    assert data["chart"]["models"] == expected["models"]
+    assert "No filter selects the items without a category" in html
+
+
 def test_report_covers_items_without_a_category_and_overlapping_annotators(
     report_bundle: Path,
 ) -> None:

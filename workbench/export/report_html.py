@@ -312,12 +312,16 @@ def _categories(content: ReportContent) -> str:
             f"{_text(board.document['anchor']['model'])}.</p>"
         )
         parts.append(_board_table(board, f"category-{index}"))
+        parts.append(
+            _command(entry.command)
+            if entry.command
+            else "<p class='note'>No filter selects the items without a category.</p>"
+        )
     if content.categories_omitted:
         parts.append(
             f"<p class='note'>{content.categories_omitted} smaller categories left out; use "
             "<code>workbench leaderboard --category NAME</code>.</p>"
         )
-    parts.append(_command(content.commands["category"]))
     return "".join(parts)
 
 

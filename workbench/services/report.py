@@ -102,6 +102,9 @@ class Board:
 class CategoryBoard:
     category: str
     board: Board
+    #: the ``workbench leaderboard`` command that prints this board (None for the items without
+    #: a category, which no filter selects)
+    command: str | None = None
 
 
 @dataclass(frozen=True)
@@ -327,8 +330,17 @@ def _category_boards(content: ReportContent, battles: pd.DataFrame, anchor: str)
             board = compute_leaderboard(subset, "bt", Anchor(local_anchor, 1000.0))
         except StatsInputError:
             continue
+        command = None
+        if category != NO_CATEGORY:
+            flags = filter_flags(content.request.filters)
+            command = (
+                f"workbench leaderboard BUNDLE --category {_quoted(str(category))} "
+                f"--anchor {_quoted(local_anchor + '=1000')}{' ' + flags if flags else ''} --json"
+            )
         content.category_boards.append(
-            CategoryBoard(str(category), _board(board, len(subset), content.request.filters))
+            CategoryBoard(
+                str(category), _board(board, len(subset), content.request.filters), command
+            )
         )
         shown += 1
 
@@ -617,7 +629,6 @@ def _commands(request: ReportRequest, anchor: str) -> dict[str, str]:
         "style": f"workbench leaderboard BUNDLE {rounds} {anchor_flag} --style-control{tail} "
         "--json",
         "heatmap": f"workbench leaderboard BUNDLE{tail} --heatmap winrate.svg",
-        "category": f"workbench leaderboard BUNDLE --category NAME{tail} --json",
         "agreement": f"workbench agreement BUNDLE --a human --b judge {rounds}{tail} --json",
         "cycles": f"workbench contradictions BUNDLE --max-length {MAX_CYCLE_LENGTH}{tail} --json",
         "report": f"workbench report BUNDLE {rounds} --anchor {_quoted(anchor)}{tail} "
