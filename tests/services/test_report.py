@@ -14,8 +14,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tests.services.report_bundle import build_report_bundle
-from tests.stats.bundle_helpers import add_campaign_votes, build_bundle, item_line
+from tests.services.report_bundle import MODELS, build_report_bundle
+from tests.stats.bundle_helpers import (
+    add_campaign_votes,
+    add_judge_verdicts,
+    build_bundle,
+    item_line,
+)
 from workbench.cli import main
 from workbench.services.report import ReportRequest, build_report, upper_bound_ranks
 from workbench.storage import Bundle
@@ -282,3 +287,18 @@ def test_cycles_are_listed_with_links_to_their_failure_case(tmp_path: Path) -> N
     (case,) = content.gallery
     assert (case.label, case.reason) == ("tests/c0", "preference cycle")
     assert f'href="#item-{case.item}"' in html and f'id="item-{case.item}"' in html
+
+
+def test_position_bias_only_for_evaluators_with_randomized_positions(tmp_path: Path) -> None:
+    bundle = build_report_bundle(tmp_path / "bias", items=6)
+    # a judge that always sees alpha first, as WildVision-Bench's baseline is always A
+    add_judge_verdicts(
+        bundle,
+        "fixed-judge",
+        [(f"q{index}", "alpha", other, "a") for index in range(6) for other in MODELS[1:]],
+    )
+    with Bundle.open(bundle) as opened:
+        content = build_report(opened, ReportRequest(bootstrap=0))
+    assert content.agreement is not None
+    assert content.agreement.not_randomized == ["fixed-judge"]
+    assert set(content.agreement.position_bias["evaluator"]) == {"ann1", "ann2", "judge-1"}
