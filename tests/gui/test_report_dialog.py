@@ -82,9 +82,10 @@ def test_dialog_reports_an_empty_selection(
     assert not out.exists()
 
 
-def test_file_menu_opens_the_report_dialog(open_window) -> None:  # type: ignore[no-untyped-def]
+def test_file_menu_opens_the_report_dialog(qtbot, open_window) -> None:  # type: ignore[no-untyped-def]
     entry = open_window.report_entry
     assert entry.action in open_window.ui.fileMenu.actions()
     entry.action.trigger()
     assert entry.dialog is not None and entry.dialog.isVisible()
     assert entry.dialog.out_edit.text().endswith("-report.html")
+    qtbot.waitUntil(lambda: not entry.dialog.runner.busy, timeout=15_000)  # choices read
