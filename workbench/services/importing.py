@@ -336,6 +336,14 @@ def import_files(
     records = _storable(records, report, Origin(file_infos[0].name))
     images = _prepare_images(records, report, progress)
     _stop_if_rejected(report, skip_rejected)
+    if not records and report.rejections:
+        # --skip-rejected with every row rejected: an empty import (or an empty new bundle)
+        # would read as a success
+        raise ImportRejectedError(
+            report.rejections,
+            f"nothing to import: all {len(report.rejections)} row(s) were rejected; "
+            "the bundle was not created or changed",
+        )
 
     progress("writing", 0, len(records))
     created = not Bundle.exists(bundle_path)
