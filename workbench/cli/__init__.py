@@ -19,6 +19,7 @@ from workbench.cli import (
     import_command,
     judge_commands,
     maintenance_commands,
+    report_command,
     server_commands,
     stats_commands,
 )
@@ -35,6 +36,7 @@ COMMAND_MODULES = (
     stats_commands,
     judge_commands,
     export_commands,
+    report_command,
     maintenance_commands,
     server_commands,
     gui_commands,

@@ -34,6 +34,7 @@ from workbench.gui.item_list_panel import ItemListPanel
 from workbench.gui.item_view import ItemView
 from workbench.gui.locations import display_location, same_bundle
 from workbench.gui.panels import AnalysisDocks
+from workbench.gui.report_dialog import ReportMenuEntry
 from workbench.gui.resources import app_icon
 from workbench.gui.restore_dialog import DamagedBundleDialog
 from workbench.gui.selection import SelectionModel
@@ -113,6 +114,7 @@ class MainWindow(QMainWindow):
 
         self._connect_actions()
         self.tools = ToolActions(self)
+        self.report_entry = ReportMenuEntry(self)  # File > Export report…
         self._default_state = self.saveState()
         self.persist_layout = persist_layout
         self._layout_restored = persist_layout and self._restore_layout()
