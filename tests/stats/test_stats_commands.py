@@ -170,7 +170,7 @@ def test_agreement_between_humans_and_a_judge_run(
     assert document["ranks"]["models"] == 3
 
     assert main(["agreement", str(judged_bundle), "--a", "human", "--b", "run:other"]) == 1
-    assert "--b: no pairwise outcomes match judge_run=other" in capsys.readouterr().err
+    assert "side b: no pairwise outcomes match judge_run=other" in capsys.readouterr().err
     assert main(["agreement", str(judged_bundle), "--a", "human", "--b", "judge"]) == 0
     assert "Cohen's kappa" in capsys.readouterr().out
 
