@@ -25,6 +25,17 @@ FILTER_FLAGS = (
 )
 
 
+#: the Failures panel's questions (workbench.services.analysis.FAILURE_KINDS), named here so
+#: that building the parser imports no service
+FAILURE_KIND_NAMES = (
+    "disagreement",
+    "cycles",
+    "loses-to-all",
+    "reference-flagged",
+    "lowest-turn-scores",
+)
+
+
 class StatsCommandError(WorkbenchError):
     pass
 
@@ -154,6 +165,21 @@ def register(commands: Any) -> None:
     _add_filters(contradictions)
     contradictions.add_argument("--json", action="store_true", help="print as JSON")
     contradictions.set_defaults(handler=run_contradictions)
+
+    failures = commands.add_parser(
+        "failures", help="items that answer a failure question (e.g. judge/human disagreement)"
+    )
+    failures.add_argument("bundle", metavar="BUNDLE")
+    failures.add_argument(
+        "--kind",
+        required=True,
+        choices=FAILURE_KIND_NAMES,
+        help="disagreement, cycles, loses-to-all (with --model), reference-flagged or "
+        "lowest-turn-scores",
+    )
+    failures.add_argument("--model", help="the model of loses-to-all")
+    failures.add_argument("--json", action="store_true", help="print as JSON")
+    failures.set_defaults(handler=run_failures)
 
     scores = commands.add_parser("scores", help="a benchmark's own scores (e.g. ConvBench)")
     scores.add_argument("bundle", metavar="BUNDLE")
@@ -388,6 +414,27 @@ def run_contradictions(args: argparse.Namespace) -> int:
         )
     for row in document["examples"]:
         print(f"    {row['evaluator']} on {row['item_external_id']}: " + " < ".join(row["cycle"]))
+    return 0
+
+
+# --- failures ----------------------------------------------------------------------------------
+
+
+def run_failures(args: argparse.Namespace) -> int:
+    from workbench.services.analysis import AnalysisError, failure_cases
+    from workbench.storage import Bundle
+
+    with Bundle.open(args.bundle) as bundle:
+        try:
+            document = failure_cases(bundle, args.kind, args.model).to_json()
+        except AnalysisError as error:
+            raise StatsCommandError(str(error)) from error
+    if args.json:
+        _print_json(document)
+        return 0
+    print(f"{len(document['items'])} item(s): {document['question']}")
+    for row in document["items"]:
+        print(f"  {row['label']}  {row['category'] or '-'}  {row['detail']}")
     return 0
 
 

@@ -527,6 +527,33 @@ class FailureRow:
     detail: str
 
 
+class FailureCases(list[FailureRow]):
+    """The items :func:`failure_cases` found, in order, with the question they answer."""
+
+    def __init__(self, kind: str, model: str | None, rows: list[FailureRow]) -> None:
+        super().__init__(rows)
+        self.kind, self.model = kind, model
+
+    def to_json(self) -> dict[str, Any]:
+        """What ``workbench failures --json`` prints."""
+        return jsonable(
+            {
+                "kind": self.kind,
+                "question": FAILURE_KINDS[self.kind],
+                "model": self.model,
+                "items": [
+                    {
+                        "item": row.item,
+                        "label": row.label,
+                        "category": row.category,
+                        "detail": row.detail,
+                    }
+                    for row in self
+                ],
+            }
+        )
+
+
 def _labels(bundle: Bundle, ids: set[int]) -> dict[int, tuple[str, str | None]]:
     from workbench.services.browse import item_rows
 
@@ -535,9 +562,13 @@ def _labels(bundle: Bundle, ids: set[int]) -> dict[int, tuple[str, str | None]]:
     return {row.id: (f"{row.source}/{row.external_id}", row.category) for row in rows}
 
 
-def failure_cases(bundle: Bundle, kind: str, model: str | None = None) -> list[FailureRow]:
-    """Items that answer one of a PI's questions (:data:`FAILURE_KINDS`), sorted by label.
-    ``model`` is the chosen model of :data:`LOSES_TO_ALL`."""
+def failure_cases(bundle: Bundle, kind: str, model: str | None = None) -> FailureCases:
+    """Items that answer one of a PI's questions (:data:`FAILURE_KINDS`), sorted by label
+    (lowest turn scores: lowest first). ``model`` is the chosen model of :data:`LOSES_TO_ALL`."""
+    return FailureCases(kind, model, _failure_rows(bundle, kind, model))
+
+
+def _failure_rows(bundle: Bundle, kind: str, model: str | None) -> list[FailureRow]:
     details: dict[int, str] = {}
     if kind in (DISAGREEMENT, REFERENCE_FLAGGED):
         flag = ItemFlag.DISAGREEMENT if kind == DISAGREEMENT else ItemFlag.REFERENCE_PROBLEM
@@ -677,7 +708,10 @@ def _agreement_by(
         summary = agreement_summary(side_a[mask_a], side_b[mask_b])
         named = tuple(None if pd.isna(value) else value for value in key)
         rows.append((*named, summary.comparisons, summary.agreement_with_ties, summary.cohen_kappa))
-    return pd.DataFrame(rows, columns=[*columns, "comparisons", "agreement", "cohen_kappa"])
+    table = pd.DataFrame(rows, columns=[*columns, "comparisons", "agreement", "cohen_kappa"])
+    for column in columns:  # pandas reads None as NaN; keep "no value" a None
+        table[column] = table[column].astype(object).where(table[column].notna(), None)
+    return table
 
 
 def _ordered_pairs(frame: pd.DataFrame) -> pd.DataFrame:

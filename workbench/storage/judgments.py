@@ -29,6 +29,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from sqlalchemy import (
+    JSON,
     Boolean,
     Float,
     Integer,
@@ -41,6 +42,7 @@ from sqlalchemy import (
     literal,
     null,
     select,
+    type_coerce,
     union_all,
 )
 from sqlalchemy.orm import Session, aliased
@@ -63,8 +65,10 @@ from workbench.storage.models import (
     JudgeVerdict,
     Model,
     PriorJudgment,
+    ScheduledPair,
     Source,
     Turn,
+    UtcDateTime,
     Vote,
 )
 
@@ -129,6 +133,7 @@ class OutcomeFilter:
     kinds: tuple[str, ...] = ()
     origins: tuple[str, ...] = ()
     contexts: tuple[str, ...] = ()
+    items: tuple[int, ...] = ()
     include_derived: bool = False
 
     # filter field -> read-model column
@@ -147,6 +152,7 @@ class OutcomeFilter:
         "kinds": "kind",
         "origins": "origin",
         "contexts": "context",
+        "items": "item",
     }
 
     def _dimensions(self) -> Iterable[tuple[str, tuple[Any, ...]]]:
@@ -184,11 +190,39 @@ def _side(name: Any, other: Any, outcome: Any) -> Any:
     )
 
 
+#: provenance an export carries besides :data:`COLUMNS`; NULL where a store has none
+DETAIL_COLUMNS = {
+    "raw_text": String(),
+    "metadata": JSON(),  # an imported judgment's stored metadata
+    "protocol": String(),  # a vote's campaign protocol
+    "campaign_context": String(),  # the output context the campaign showed
+    "vote_uuid": String(),
+    "shown_at": UtcDateTime(),
+    "duration_ms": Integer(),
+    "skip_reason": String(),
+    "pair_sequence": Integer(),  # the vote's task in its campaign's schedule
+    "judge_model": String(),
+    "template_name": String(),
+    "template_version": String(),
+    "request_hash": String(),
+}
+
+
+def _details(wanted: bool, **present: Any) -> list[Any]:
+    """The detail columns of one store: those it has, NULL (typed) for the others."""
+    if not wanted:
+        return []
+    return [
+        (present[name] if name in present else type_coerce(null(), kind)).label(name)
+        for name, kind in DETAIL_COLUMNS.items()
+    ]
+
+
 def _text(value: Any = None) -> Any:
     return cast(null(), String) if value is None else literal(value, String)
 
 
-def _prior_rows() -> Any:
+def _prior_rows(details: bool) -> Any:
     model_a, model_b = aliased(Model), aliased(Model)
     outcome = PriorJudgment.outcome
     return (
@@ -221,9 +255,14 @@ def _prior_rows() -> Any:
             PriorJudgment.score.label("score"),
             cast(null(), Boolean).label("position_flip"),
             PriorJudgment.group_key.label("group_key"),
-            cast(null(), String).label("time"),
+            type_coerce(null(), UtcDateTime()).label("time"),
             _metadata_text(PriorJudgment.metadata_, DERIVED_KEY).is_not(None).label("derived"),
             PriorJudgment.id.label("row_id"),
+            *_details(
+                details,
+                raw_text=PriorJudgment.raw_text,
+                metadata=PriorJudgment.metadata_,
+            ),
         )
         .join(model_a, PriorJudgment.model_a_id == model_a.id)
         .outerjoin(model_b, PriorJudgment.model_b_id == model_b.id)
@@ -236,11 +275,11 @@ def _prior_rows() -> Any:
     )
 
 
-def _vote_rows() -> Any:
+def _vote_rows(details: bool) -> Any:
     model_a, model_b = aliased(Model), aliased(Model)
     # a pairwise choice is an outcome; verification choices and skips are not
     outcome = case((Vote.choice.in_(OUTCOME_VALUES), Vote.choice), else_=null())
-    return (
+    statement = (
         select(
             literal(JudgmentOrigin.CAMPAIGN.value, String).label("origin"),
             literal(JudgmentKind.HUMAN.value, String).label("kind"),
@@ -271,9 +310,20 @@ def _vote_rows() -> Any:
                 (Vote.pair_id.is_not(None), "pair:" + cast(Vote.pair_id, String)),
                 else_=null(),
             ).label("group_key"),
-            cast(Vote.cast_at, String).label("time"),
+            Vote.cast_at.label("time"),
             false().label("derived"),
             Vote.id.label("row_id"),
+            *_details(
+                details,
+                raw_text=Vote.comment,
+                protocol=Campaign.protocol,
+                campaign_context=_metadata_text(Campaign.settings, "output_context"),
+                vote_uuid=Vote.uuid,
+                shown_at=Vote.shown_at,
+                duration_ms=Vote.duration_ms,
+                skip_reason=Vote.skip_reason,
+                pair_sequence=ScheduledPair.sequence,
+            ),
         )
         .outerjoin(model_a, Vote.model_a_id == model_a.id)
         .outerjoin(model_b, Vote.model_b_id == model_b.id)
@@ -284,9 +334,12 @@ def _vote_rows() -> Any:
         .outerjoin(Turn, (Turn.item_id == Vote.item_id) & (Turn.index == Vote.turn_index))
         .where(Vote.retracted_at.is_(None))
     )
+    if details:
+        statement = statement.outerjoin(ScheduledPair, Vote.pair_id == ScheduledPair.id)
+    return statement
 
 
-def _verdict_rows() -> Any:
+def _verdict_rows(details: bool) -> Any:
     model_a, model_b = aliased(Model), aliased(Model)
     outcome = JudgeVerdict.outcome
     return (
@@ -319,9 +372,17 @@ def _verdict_rows() -> Any:
             cast(JudgeVerdict.score, Float).label("score"),
             JudgeVerdict.position_flip.label("position_flip"),
             _text().label("group_key"),
-            cast(JudgeVerdict.created_at, String).label("time"),
+            JudgeVerdict.created_at.label("time"),
             false().label("derived"),
             JudgeVerdict.id.label("row_id"),
+            *_details(
+                details,
+                raw_text=JudgeVerdict.raw_text,
+                judge_model=JudgeRun.judge_model,
+                template_name=JudgeRun.template_name,
+                template_version=JudgeRun.template_version,
+                request_hash=JudgeVerdict.request_hash,
+            ),
         )
         .join(model_a, JudgeVerdict.model_a_id == model_a.id)
         .outerjoin(model_b, JudgeVerdict.model_b_id == model_b.id)
@@ -335,9 +396,12 @@ def _verdict_rows() -> Any:
     )
 
 
-def judgment_rows() -> Subquery:
-    """Every judgment of a bundle with :data:`COLUMNS`, as a subquery to select from."""
-    return union_all(_prior_rows(), _vote_rows(), _verdict_rows()).subquery("judgments")
+def judgment_rows(details: bool = False) -> Subquery:
+    """Every judgment of a bundle with :data:`COLUMNS` (and :data:`DETAIL_COLUMNS` with
+    ``details``), as a subquery to select from."""
+    return union_all(_prior_rows(details), _vote_rows(details), _verdict_rows(details)).subquery(
+        "judgments"
+    )
 
 
 def _origin_order(rows: Subquery) -> Any:
@@ -363,8 +427,9 @@ def select_judgments(
     pairwise: bool = False,
 ) -> Any:
     """The statement reading ``columns`` of the judgments every filter keeps (all of them AND),
-    in stored order; ``pairwise`` keeps only outcomes between two named sides."""
-    rows = judgment_rows()
+    in stored order; ``pairwise`` keeps only outcomes between two named sides. Naming a
+    column of :data:`DETAIL_COLUMNS` adds the provenance columns to the read."""
+    rows = judgment_rows(details=any(name in DETAIL_COLUMNS for name in columns))
     conditions = _where(rows, filters) + (_pairwise(rows) if pairwise else [])
     return (
         select(*(rows.c[name] for name in columns))
