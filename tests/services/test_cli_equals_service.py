@@ -42,6 +42,7 @@ def test_leaderboard(bundle_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     request = analysis.LeaderboardRequest(
         bootstrap=20, default_anchor=False, where=OutcomeFilter(kinds=("human",))
     )
+    assert request.decisive_weight == 3  # the CLI's default, as the panel's
     with Bundle.open(bundle_path) as bundle:
         assert printed == same(analysis.leaderboard(bundle, request))
 

@@ -104,9 +104,11 @@ def register(commands: Any) -> None:
     leaderboard.add_argument(
         "--decisive-weight",
         type=float,
-        default=None,
+        # workbench.stats.weighting.WILDVISION_DECISIVE_WEIGHT, the panel's default too
+        default=3.0,
         metavar="W",
-        help="count a 'much better' verdict as W battles (WildVision-Bench uses 3)",
+        help="count a 'much better' verdict as W battles (default 3, the rule of "
+        "WildVision-Bench and Arena-Hard-Auto; 1 counts every verdict once)",
     )
     leaderboard.add_argument(
         "--k-factor", type=float, default=4.0, metavar="K", help="Elo K factor (default 4)"

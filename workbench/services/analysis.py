@@ -48,7 +48,7 @@ from workbench.stats.rank_agreement import (
     kendall_tau,
     spearman_correlation,
 )
-from workbench.stats.weighting import weight_by_strength
+from workbench.stats.weighting import WILDVISION_DECISIVE_WEIGHT, weight_by_strength
 from workbench.stats.winrate import pairwise_win_fraction
 from workbench.storage.bundle import Bundle
 from workbench.storage.judgments import distinct_values, fingerprint
@@ -182,7 +182,9 @@ class LeaderboardRequest:
     default_anchor: bool = True
     bootstrap: int = DEFAULT_BOOTSTRAP_ROUNDS
     seed: int = 0
-    decisive_weight: float | None = None
+    #: battles a "much better" verdict (strength 2) counts as: 3, the rule of WildVision-Bench
+    #: and Arena-Hard-Auto, whose five-level verdicts are the only ones with that strength
+    decisive_weight: float | None = WILDVISION_DECISIVE_WEIGHT
     k_factor: float = EloSettings.k
     where: OutcomeFilter = field(default_factory=OutcomeFilter)
 
