@@ -115,9 +115,13 @@ def test_aggregates_in_sql_match_the_rows(bundle_path: Path) -> None:
         weighted = battle_counts(session, decisive_weight=3)
         categories = distinct_values(session, "category")
         per_item = counts_per_item(session)
-    assert {(a, b, outcome): total for a, b, outcome, total in counts} == expected
+    assert {(a, b, outcome): total for a, b, outcome, total, _ in counts} == expected
+    assert {(a, b, outcome): rows for a, b, outcome, _, rows in counts} == expected
+    # in order of first appearance
+    firsts = list(dict.fromkeys((row["model_a"], row["model_b"], row["outcome"]) for row in rows))
+    assert [(a, b, outcome) for a, b, outcome, *_ in counts] == firsts
     # the strength-2 verdict counts three battles
-    assert dict(((a, b, o), t) for a, b, o, t in weighted)[("x", "y", "a")] == 3.0
+    assert {(a, b, o): t for a, b, o, t, _ in weighted}[("x", "y", "a")] == 3.0
     assert categories == ["ocr"]  # NULL is no choice
     # the inspector counts everything stored, the derived battle too
     assert sorted(per_item.values()) == [3, 3]

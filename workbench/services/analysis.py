@@ -32,6 +32,7 @@ from workbench.stats.agreement import (
     aligned_preferences,
     rater_agreement,
 )
+from workbench.stats.battles import JUDGMENTS_COLUMN
 from workbench.stats.bradley_terry import Anchor
 from workbench.stats.contradictions import (
     contradiction_counts,
@@ -51,7 +52,7 @@ from workbench.stats.rank_agreement import (
 from workbench.stats.weighting import WILDVISION_DECISIVE_WEIGHT, weight_by_strength
 from workbench.stats.winrate import pairwise_win_fraction
 from workbench.storage.bundle import Bundle
-from workbench.storage.judgments import distinct_values, fingerprint
+from workbench.storage.judgments import battle_counts, distinct_values, fingerprint
 
 ALL_SOURCES = "all"
 #: the panels' "source" switch: which judgments count
@@ -247,10 +248,27 @@ class LeaderboardResult:
 
 
 def _default_anchor(battles: pd.DataFrame) -> str:
-    sides = pd.concat([battles["model_a"], battles["model_b"]])
-    counts = sides.value_counts()
+    rows = battles[JUDGMENTS_COLUMN] if JUDGMENTS_COLUMN in battles.columns else 1
+    sides = pd.DataFrame(
+        {
+            "model": pd.concat([battles["model_a"], battles["model_b"]], ignore_index=True),
+            "rows": pd.concat([pd.Series(rows, index=battles.index)] * 2, ignore_index=True),
+        }
+    )
+    counts = sides.groupby("model")["rows"].sum()
     # most battles first, then by name so the choice does not depend on row order
     return str(sorted(counts.index, key=lambda model: (-counts[model], model))[0])
+
+
+def _counted_battles(
+    bundle: Bundle, filters: OutcomeFilter, decisive_weight: float | None
+) -> pd.DataFrame:
+    """The selected battles aggregated in SQL, one row per (model_a, model_b, outcome) with its
+    ``weight`` and ``judgments``: all Bradley-Terry and its bootstrap need, in a few hundred
+    rows however many judgments there are."""
+    with bundle.read_session() as session:
+        rows = battle_counts(session, filters, decisive_weight=decisive_weight)
+    return pd.DataFrame(rows, columns=["model_a", "model_b", "outcome", "weight", JUDGMENTS_COLUMN])
 
 
 def _available_sources(bundle: Bundle) -> list[str]:
@@ -261,11 +279,15 @@ def _available_sources(bundle: Bundle) -> list[str]:
 def leaderboard(bundle: Bundle, request: LeaderboardRequest) -> LeaderboardResult:
     """The leaderboard of the judgments the request selects (as ``workbench leaderboard``)."""
     filters = request.filters()
-    battles = _pairwise(bundle, filters)
+    if request.method == "bt" and not request.style_control:
+        battles = _counted_battles(bundle, filters, request.decisive_weight)
+    else:
+        # online Elo needs the stored order and style control each battle's answers
+        battles = _pairwise(bundle, filters)
+        if request.decisive_weight is not None and not battles.empty:
+            battles = weight_by_strength(battles, request.decisive_weight)
     if battles.empty:
         raise AnalysisError(describe_empty(filters, _available_sources(bundle)))
-    if request.decisive_weight is not None:
-        battles = weight_by_strength(battles, request.decisive_weight)
     style_features = None
     dropped = 0
     if request.style_control:
@@ -293,7 +315,12 @@ def leaderboard(bundle: Bundle, request: LeaderboardRequest) -> LeaderboardResul
     )
     order = list(board.table["model"])
     fraction = pairwise_win_fraction(battles).reindex(index=order, columns=order)
-    return LeaderboardResult(request, board, fraction, len(battles), dropped)
+    judged = (
+        int(battles[JUDGMENTS_COLUMN].sum())
+        if JUDGMENTS_COLUMN in battles.columns
+        else len(battles)
+    )
+    return LeaderboardResult(request, board, fraction, judged, dropped)
 
 
 # --- preference graphs and cycles ---------------------------------------------------------------

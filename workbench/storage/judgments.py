@@ -467,10 +467,13 @@ def battle_counts(
     session: Session,
     *filters: OutcomeFilter | None,
     decisive_weight: float | None = None,
-) -> list[tuple[str, str, str, float]]:
-    """Pairwise outcomes aggregated in SQL: (model_a, model_b, outcome, battles) per distinct
-    triple. ``decisive_weight`` counts a "much better" verdict (strength 2 or more) as that many
-    battles (WildVision-Bench's ``WEIGHT=3``)."""
+) -> list[tuple[str, str, str, float, int]]:
+    """Pairwise outcomes aggregated in SQL, one row per distinct (model_a, model_b, outcome):
+    the battles they stand for (``decisive_weight`` counts a "much better" verdict, strength 2
+    or more, as that many, WildVision-Bench's ``WEIGHT=3``) and the judgments behind them.
+    Rows come in the order each triple first appears among the stored judgments, so the models
+    are met in the same order as in a read of every judgment (Bradley-Terry's bootstrap numbers
+    its cells by that order)."""
     rows = judgment_rows()
     conditions = _where(rows, filters) + _pairwise(rows)
     if decisive_weight is None:
@@ -483,13 +486,18 @@ def battle_counts(
             ),
             else_=literal(1.0, Float),
         )
+    # a position in stored order: origin first, then the row's id within its store
+    position = _origin_order(rows) * literal(1 << 40, Integer) + rows.c.row_id
     statement = (
-        select(rows.c.model_a, rows.c.model_b, rows.c.outcome, func.sum(weight))
+        select(rows.c.model_a, rows.c.model_b, rows.c.outcome, func.sum(weight), func.count())
         .where(*conditions)
         .group_by(rows.c.model_a, rows.c.model_b, rows.c.outcome)
-        .order_by(rows.c.model_a, rows.c.model_b, rows.c.outcome)
+        .order_by(func.min(position))
     )
-    return [(a, b, outcome, float(total)) for a, b, outcome, total in session.execute(statement)]
+    return [
+        (a, b, outcome, float(total), int(judgments))
+        for a, b, outcome, total, judgments in session.execute(statement)
+    ]
 
 
 def counts_per_item(
