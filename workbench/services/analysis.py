@@ -64,6 +64,12 @@ SOURCE_FILTERS: dict[str, OutcomeFilter] = {
 }
 #: the agreement panel's default sides (``workbench agreement --a/--b`` selectors)
 HUMAN_SIDE, JUDGE_SIDE = "human", "judge"
+#: what a rating in stored order reads of each judgment: the sides, the outcome and its
+#: strength, and with style control the judged item and turn (to find the answers)
+RATING_COLUMNS = {
+    False: ("model_a", "model_b", "outcome", "strength"),
+    True: ("model_a", "model_b", "outcome", "strength", "item", "turn"),
+}
 #: cycles longer than this are not enumerated (a dense graph of many models holds very many)
 MAX_CYCLE_LENGTH = 6
 
@@ -283,7 +289,10 @@ def leaderboard(bundle: Bundle, request: LeaderboardRequest) -> LeaderboardResul
         battles = _counted_battles(bundle, filters, request.decisive_weight)
     else:
         # online Elo needs the stored order and style control each battle's answers
-        battles = _pairwise(bundle, filters)
+        with bundle.read_session() as session:
+            battles = judgments_frame(
+                session, filters, pairwise=True, columns=RATING_COLUMNS[request.style_control]
+            )
         if request.decisive_weight is not None and not battles.empty:
             battles = weight_by_strength(battles, request.decisive_weight)
     if battles.empty:

@@ -10,7 +10,7 @@ was the reference answer rather than a model's output is named ``reference``.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -88,17 +88,27 @@ def parse_selector(text: str) -> OutcomeFilter:
 
 
 def judgments_frame(
-    session: Session, *filters: OutcomeFilter | None, pairwise: bool = False
+    session: Session,
+    *filters: OutcomeFilter | None,
+    pairwise: bool = False,
+    columns: Sequence[str] = READ_MODEL_COLUMNS,
 ) -> pd.DataFrame:
-    """The judgments every filter keeps (pairwise outcomes and grades), with :data:`COLUMNS`,
-    in stored order; the filters run in SQL."""
-    names, rows = read_judgments(session, *filters, pairwise=pairwise)
+    """The judgments every filter keeps (pairwise outcomes and grades), with ``columns`` of
+    :data:`COLUMNS` (all by default; a rating reads only the sides, outcome and strength) and
+    ``weight``, in stored order; the filters run in SQL."""
+    names, rows = read_judgments(session, *filters, pairwise=pairwise, columns=columns)
     frame = pd.DataFrame(rows, columns=names, dtype=object)
     frame["weight"] = 1.0
-    frame["score"] = pd.to_numeric(frame["score"], errors="coerce")
-    frame["turn"] = frame["turn"].astype("Int64")
-    frame["strength"] = frame["strength"].fillna(1).astype(int)
-    frame["derived"] = frame["derived"].astype(bool)
+    conversions = {
+        "score": lambda values: pd.to_numeric(values, errors="coerce"),
+        "turn": lambda values: values.astype("Int64"),
+        "strength": lambda values: values.fillna(1).astype(int),
+        "derived": lambda values: values.astype(bool),
+        "row_id": lambda values: values.astype(np.int64),
+    }
+    for column, convert in conversions.items():
+        if column in frame.columns:
+            frame[column] = convert(frame[column])
     return frame
 
 
