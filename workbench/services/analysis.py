@@ -7,11 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import networkx as nx
 import pandas as pd
-from matplotlib.figure import Figure
 
 from workbench.errors import WorkbenchError
 from workbench.plugins import registry
@@ -34,25 +32,20 @@ from workbench.stats.agreement import (
 )
 from workbench.stats.battles import JUDGMENTS_COLUMN
 from workbench.stats.bradley_terry import Anchor
-from workbench.stats.contradictions import (
-    contradiction_counts,
-    find_contradictions,
-    preference_graph,
-)
 from workbench.stats.elo import EloSettings
 from workbench.stats.leaderboard import Leaderboard, compute_leaderboard
-from workbench.stats.plots import ratings_forest_plot, win_rate_heatmap
-from workbench.stats.position_bias import first_position_wins, swap_consistency
 from workbench.stats.preferences import PREFERENCES
-from workbench.stats.rank_agreement import (
-    ci_order_agreement,
-    kendall_tau,
-    spearman_correlation,
-)
 from workbench.stats.weighting import WILDVISION_DECISIVE_WEIGHT, weight_by_strength
 from workbench.stats.winrate import pairwise_win_fraction
 from workbench.storage.bundle import Bundle
 from workbench.storage.judgments import battle_counts, distinct_values, fingerprint
+
+if TYPE_CHECKING:
+    import networkx as nx
+    from matplotlib.figure import Figure
+
+# matplotlib, networkx and scipy.stats are imported by the functions that use them: a CLI
+# command such as ``workbench leaderboard`` then starts without loading them.
 
 ALL_SOURCES = "all"
 #: the panels' "source" switch: which judgments count
@@ -243,6 +236,8 @@ class LeaderboardResult:
         self.table.to_csv(path, index=False)
 
     def forest_figure(self) -> Figure:
+        from workbench.stats.plots import ratings_forest_plot
+
         method = "Bradley-Terry" if self.board.method == "bt" else "Online Elo"
         title = f"{method} ratings ({self.battles} battles)"
         if self.board.anchor is not None:
@@ -250,6 +245,8 @@ class LeaderboardResult:
         return ratings_forest_plot(self.table, title)
 
     def heatmap_figure(self) -> Figure:
+        from workbench.stats.plots import win_rate_heatmap
+
         return win_rate_heatmap(self.win_fraction)
 
 
@@ -346,6 +343,8 @@ class CycleRow:
 def items_by_cycles(bundle: Bundle, source: str = ALL_SOURCES) -> list[CycleRow]:
     """Items whose pooled judgments (of the chosen source) hold preference cycles, most cycles
     first (then by label)."""
+    from workbench.stats.contradictions import contradiction_counts, find_contradictions
+
     outcomes = _pairwise(bundle, _filter_for(source, None, None))
     outcomes = outcomes[outcomes["item"].notna()]
     if outcomes.empty:
@@ -370,12 +369,16 @@ def items_by_cycles(bundle: Bundle, source: str = ALL_SOURCES) -> list[CycleRow]
 def item_graph(bundle: Bundle, item_id: int, source: str = ALL_SOURCES) -> nx.DiGraph:
     """The preference graph of one item's pooled judgments (edges loser -> winner, with
     ``votes`` and ``consensus``)."""
+    from workbench.stats.contradictions import preference_graph
+
     outcomes = _pairwise(bundle, _filter_for(source, None, None))
     return preference_graph(outcomes[outcomes["item"] == item_id])
 
 
 def category_graph(bundle: Bundle, category: str, source: str = ALL_SOURCES) -> nx.DiGraph:
     """The preference graph of the pooled judgments of every item in ``category``."""
+    from workbench.stats.contradictions import preference_graph
+
     outcomes = _pairwise(bundle, _filter_for(source, category, None))
     return preference_graph(outcomes)
 
@@ -468,6 +471,8 @@ def contradictions(
     """Preference cycles (A>B, B>C, C>A) in each evaluator's graph of each item (and criterion
     with ``by_criterion``), counted per evaluator, category, model and item, with ``listed``
     examples. Items with no category count under a category of None."""
+    from workbench.stats.contradictions import contradiction_counts, find_contradictions
+
     filters = filters or OutcomeFilter()
     outcomes = _pairwise(bundle, filters)
     if outcomes.empty:
@@ -607,6 +612,8 @@ def failure_cases(bundle: Bundle, kind: str, model: str | None = None) -> Failur
 
 
 def _failure_rows(bundle: Bundle, kind: str, model: str | None) -> list[FailureRow]:
+    from workbench.stats.contradictions import preference_graph
+
     details: dict[int, str] = {}
     if kind in (DISAGREEMENT, REFERENCE_FLAGGED):
         flag = ItemFlag.DISAGREEMENT if kind == DISAGREEMENT else ItemFlag.REFERENCE_PROBLEM
@@ -798,6 +805,12 @@ def _without_overlap(
 def _rank_agreement(
     side_a: pd.DataFrame, side_b: pd.DataFrame, rounds: int, seed: int
 ) -> tuple[pd.DataFrame, dict[str, Any] | None]:
+    from workbench.stats.rank_agreement import (
+        ci_order_agreement,
+        kendall_tau,
+        spearman_correlation,
+    )
+
     board_a = compute_leaderboard(side_a, "bt", bootstrap=rounds, seed=seed).table
     board_b = compute_leaderboard(side_b, "bt", bootstrap=rounds, seed=seed).table
     ratings_a = board_a.set_index("model")["rating"]
@@ -849,6 +862,8 @@ def agreement(
     first-position win share where positions were randomized, and the rank agreement of the two
     sides' leaderboards (``bootstrap`` rounds for their intervals). A judgment both sides select
     counts on one side only (see :func:`_without_overlap`)."""
+    from workbench.stats.position_bias import first_position_wins, swap_consistency
+
     filters = filters or OutcomeFilter()
     select_a, select_b = parse_selector(side_a), parse_selector(side_b)
     first_side = _pairwise(bundle, filters, select_a)
