@@ -118,3 +118,21 @@ def test_missing_attributes_never_break_an_analysis(items: list) -> None:
                 categories = set(result.by_category["category"])
                 assert categories <= {None, "ocr", "chart"}
                 assert result.by_category["comparisons"].sum() == result.summary.comparisons
+
+
+def test_position_bias_is_reported_only_where_positions_were_randomized(
+    bundle_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from workbench.cli import main
+
+    with Bundle.open(bundle_path) as bundle:
+        result = analysis.agreement(bundle, "human", "rater:h1")
+    bias = result.position_bias.set_index("evaluator")
+    # every rater of this bundle saw one model first every time: no p-value, a sentence
+    assert bias.loc["h2", "positions"] == "fixed: y always shown first"
+    assert bias["p_value"].isna().all()
+    capsys.readouterr()
+    assert main(["agreement", str(bundle_path), "--a", "human", "--b", "rater:h1"]) == 0
+    out = capsys.readouterr().out
+    assert "h2: not measurable, fixed: y always shown first" in out
+    assert "8 judgments selected by both sides count on side b only" in out
