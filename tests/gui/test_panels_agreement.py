@@ -112,3 +112,23 @@ def test_chosen_sides_breakdowns_and_rating_scatter(qtbot, panel_window) -> None
     assert (panel.result.side_a, panel.result.side_b) == ("rater:r1", "rater:r2")
     assert panel.values["agreement_with_ties"].text() == "100.0%"
     assert panel.numbers.title() == "rater:r1 majority vs rater:r2 majority"
+
+
+def test_overlapping_sides_are_counted_once_and_said_so(qtbot, panel_window) -> None:  # type: ignore[no-untyped-def]
+    from workbench.services.analysis import agreement
+
+    panel = panel_window.analysis.agreement
+    panel_window.analysis.docks["agreement"].raise_()
+    qtbot.waitUntil(lambda: panel.result is not None and not panel.busy, timeout=10_000)
+    panel.side_b.setEditText("rater:r1")
+    panel.refresh()
+    qtbot.waitUntil(
+        lambda: panel.result is not None and panel.result.side_b == "rater:r1" and not panel.busy,
+        timeout=10_000,
+    )
+    with Bundle.open(panel_window.bundle.path) as bundle:
+        expected = agreement(bundle, "human", "rater:r1")
+    assert expected.overlap > 0
+    assert panel.result.summary == expected.summary
+    assert f"{expected.overlap} judgments selected by both sides" in panel.status.text()
+    assert [row[5] for row in panel.position.rows] == list(expected.position_bias["positions"])
