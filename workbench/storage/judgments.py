@@ -30,6 +30,7 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     Float,
     Integer,
@@ -487,7 +488,7 @@ def battle_counts(
             else_=literal(1.0, Float),
         )
     # a position in stored order: origin first, then the row's id within its store
-    position = _origin_order(rows) * literal(1 << 40, Integer) + rows.c.row_id
+    position = _origin_order(rows) * literal(1 << 40, BigInteger) + rows.c.row_id
     statement = (
         select(rows.c.model_a, rows.c.model_b, rows.c.outcome, func.sum(weight), func.count())
         .where(*conditions)
