@@ -130,7 +130,7 @@ class LeaderboardPanel(QWidget):
                 QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
             )
             combo.setMinimumContentsLength(12)
-        first_row, second_row = QHBoxLayout(), QHBoxLayout()
+        first_row, second_row, third_row = QHBoxLayout(), QHBoxLayout(), QHBoxLayout()
         placed: tuple[tuple[QHBoxLayout, str | None, QWidget], ...] = (
             (first_row, "Method", self.method),
             (first_row, None, self.style_control),
@@ -140,9 +140,9 @@ class LeaderboardPanel(QWidget):
             (second_row, "Category", self.category),
             (second_row, "Language", self.language),
             (second_row, "Criterion", self.criterion),
-            (second_row, "Rater", self.rater),
-            (second_row, "Origin", self.origin),
-            (second_row, None, self.include_derived),
+            (third_row, "Rater", self.rater),
+            (third_row, "Origin", self.origin),
+            (third_row, None, self.include_derived),
         )
         for row, caption, widget in placed:
             if caption:
@@ -152,6 +152,7 @@ class LeaderboardPanel(QWidget):
         first_row.addWidget(self.refresh_button)
         second_row.addStretch(1)
         second_row.addWidget(self.export_button)
+        third_row.addStretch(1)
 
         self.status = QLabel("No bundle open.", self)
         self.model = RowsTableModel(HEADERS, self)
@@ -174,6 +175,7 @@ class LeaderboardPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(first_row)
         layout.addLayout(second_row)
+        layout.addLayout(third_row)
         layout.addWidget(self.status)
         layout.addWidget(splitter, 1)
 
