@@ -19,7 +19,12 @@ from sqlalchemy.orm import Session
 
 from workbench.stats.agreement import disagreeing_comparisons
 from workbench.storage.bundle import Bundle
-from workbench.storage.judgments import OutcomeFilter, counts_per_item, kinds_per_item
+from workbench.storage.judgments import (
+    OutcomeFilter,
+    counts_per_item,
+    judgments_of_item,
+    kinds_per_item,
+)
 from workbench.storage.models import (
     Caption,
     Image,
@@ -566,7 +571,8 @@ def item_detail(session: Session, item_id: int) -> ItemDetail | None:
         missing_image,
         reference_problem,
     ) = head
-    judgments = counts_per_item(session, [item_id]).get(item_id, 0)
+    by_kind = judgments_of_item(session, item_id)
+    judgments = sum(by_kind.values())
 
     images = tuple(ImageSlot(*row) for row in connection.execute(_DETAIL_IMAGES, parameters))
     captions = tuple(CaptionView(*row) for row in connection.execute(_DETAIL_CAPTIONS, parameters))
@@ -596,7 +602,7 @@ def item_detail(session: Session, item_id: int) -> ItemDetail | None:
         flags.add(ItemFlag.MISSING_IMAGE)
     if reference_problem:
         flags.add(ItemFlag.REFERENCE_PROBLEM)
-    if _disagreement_items(session, [item_id]):
+    if {"human", "judge"} <= set(by_kind) and _disagreement_items(session, [item_id]):
         flags.add(ItemFlag.DISAGREEMENT)
     return ItemDetail(
         id=item_id,

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
+from functools import cache
 from typing import Any
 
 from sqlalchemy import (
@@ -36,6 +37,7 @@ from sqlalchemy import (
     Integer,
     String,
     and_,
+    bindparam,
     case,
     cast,
     false,
@@ -513,6 +515,25 @@ def counts_per_item(
         conditions.append(rows.c.item.in_(list(ids)))
     statement = select(rows.c.item, func.count()).where(*conditions).group_by(rows.c.item)
     return {int(item): int(count) for item, count in session.execute(statement)}
+
+
+@cache
+def _item_summary_statement() -> Any:
+    # built once: showing the next item runs it with a new id instead of composing the union
+    # again, which costs more than the query itself
+    rows = judgment_rows()
+    return (
+        select(rows.c.kind, func.count())
+        .where(rows.c.item == bindparam("item_id"))
+        .group_by(rows.c.kind)
+    )
+
+
+def judgments_of_item(session: Session, item_id: int) -> dict[str, int]:
+    """How many judgments of each kind (human, judge) one item has, derived ones included (the
+    inspector shows what is stored)."""
+    result = session.connection().execute(_item_summary_statement(), {"item_id": item_id})
+    return {str(kind): int(count) for kind, count in result}
 
 
 def kinds_per_item(session: Session, ids: Sequence[int] | None = None) -> dict[int, set[str]]:
