@@ -193,6 +193,16 @@ def _side(name: Any, other: Any, outcome: Any) -> Any:
     )
 
 
+#: which rows of a store are judgments: every imported one, votes not retracted, verdicts of
+#: calls that did not fail. The wide rows, the narrow rows and the fingerprint all use these.
+_VOTE_COUNTS = Vote.retracted_at.is_(None)
+_VERDICT_COUNTS = JudgeVerdict.error.is_(None)
+
+
+def _prior_derived() -> Any:
+    return _metadata_text(PriorJudgment.metadata_, DERIVED_KEY).is_not(None)
+
+
 #: provenance an export carries besides :data:`COLUMNS`; NULL where a store has none
 DETAIL_COLUMNS = {
     "raw_text": String(),
@@ -259,7 +269,7 @@ def _prior_rows(details: bool) -> Any:
             cast(null(), Boolean).label("position_flip"),
             PriorJudgment.group_key.label("group_key"),
             type_coerce(null(), UtcDateTime()).label("time"),
-            _metadata_text(PriorJudgment.metadata_, DERIVED_KEY).is_not(None).label("derived"),
+            _prior_derived().label("derived"),
             PriorJudgment.id.label("row_id"),
             *_details(
                 details,
@@ -335,7 +345,7 @@ def _vote_rows(details: bool) -> Any:
         .join(Item, Vote.item_id == Item.id)
         .join(Source, Item.source_id == Source.id)
         .outerjoin(Turn, (Turn.item_id == Vote.item_id) & (Turn.index == Vote.turn_index))
-        .where(Vote.retracted_at.is_(None))
+        .where(_VOTE_COUNTS)
     )
     if details:
         statement = statement.outerjoin(ScheduledPair, Vote.pair_id == ScheduledPair.id)
@@ -395,7 +405,7 @@ def _verdict_rows(details: bool) -> Any:
         .outerjoin(
             Turn, (Turn.item_id == JudgeVerdict.item_id) & (Turn.index == JudgeVerdict.turn_index)
         )
-        .where(JudgeVerdict.error.is_(None))
+        .where(_VERDICT_COUNTS)
     )
 
 
@@ -405,6 +415,37 @@ def judgment_rows(details: bool = False) -> Subquery:
     return union_all(_prior_rows(details), _vote_rows(details), _verdict_rows(details)).subquery(
         "judgments"
     )
+
+
+def _narrow_stores() -> list[Any]:
+    """Each store's judgments with only ``origin``, ``kind``, ``item`` and ``derived``, without
+    joins (the joins of :func:`judgment_rows` are on required keys, so they keep the same
+    rows): what the inspector's counts per item need, one indexed query per store."""
+    return [
+        select(
+            literal(JudgmentOrigin.IMPORTED.value, String).label("origin"),
+            PriorJudgment.kind.label("kind"),
+            PriorJudgment.item_id.label("item"),
+            _prior_derived().label("derived"),
+        ),
+        select(
+            literal(JudgmentOrigin.CAMPAIGN.value, String).label("origin"),
+            literal(JudgmentKind.HUMAN.value, String).label("kind"),
+            Vote.item_id.label("item"),
+            false().label("derived"),
+        ).where(_VOTE_COUNTS),
+        select(
+            literal(JudgmentOrigin.JUDGE_RUN.value, String).label("origin"),
+            literal(JudgmentKind.JUDGE.value, String).label("kind"),
+            JudgeVerdict.item_id.label("item"),
+            false().label("derived"),
+        ).where(_VERDICT_COUNTS),
+    ]
+
+
+def narrow_judgment_rows() -> Subquery:
+    """:func:`_narrow_stores` as one subquery."""
+    return union_all(*_narrow_stores()).subquery("narrow_judgments")
 
 
 def _origin_order(rows: Subquery) -> Any:
@@ -503,25 +544,27 @@ def battle_counts(
     ]
 
 
-def counts_per_item(
-    session: Session, ids: Sequence[int] | None = None, *filters: OutcomeFilter | None
-) -> dict[int, int]:
+def counts_per_item(session: Session, ids: Sequence[int] | None = None) -> dict[int, int]:
     """How many judgments each item has (of ``ids``, or of every item), derived ones included:
-    the inspector shows what is stored."""
-    rows = judgment_rows()
-    conditions = [rows.c.item.is_not(None)]
-    conditions += _where(rows, filters or (OutcomeFilter(include_derived=True),))
-    if ids is not None:
-        conditions.append(rows.c.item.in_(list(ids)))
-    statement = select(rows.c.item, func.count()).where(*conditions).group_by(rows.c.item)
-    return {int(item): int(count) for item, count in session.execute(statement)}
+    the inspector shows what is stored. Counted per store, so each count uses its item index."""
+    counts: dict[int, int] = {}
+    for store in _narrow_stores():
+        item = store.selected_columns.item
+        # the item column of the store's own table, which its index covers
+        column = item.element if hasattr(item, "element") else item
+        statement = store.with_only_columns(column, func.count()).where(column.is_not(None))
+        if ids is not None:
+            statement = statement.where(column.in_(list(ids)))
+        for found, count in session.execute(statement.group_by(column)):
+            counts[int(found)] = counts.get(int(found), 0) + int(count)
+    return counts
 
 
 @cache
 def _item_summary_statement() -> Any:
     # built once: showing the next item runs it with a new id instead of composing the union
     # again, which costs more than the query itself
-    rows = judgment_rows()
+    rows = narrow_judgment_rows()
     return (
         select(rows.c.kind, func.count())
         .where(rows.c.item == bindparam("item_id"))
@@ -537,15 +580,16 @@ def judgments_of_item(session: Session, item_id: int) -> dict[str, int]:
 
 
 def kinds_per_item(session: Session, ids: Sequence[int] | None = None) -> dict[int, set[str]]:
-    """Which kinds of evaluator (human, judge) judged each item."""
-    rows = judgment_rows()
-    conditions = [rows.c.item.is_not(None)]
-    if ids is not None:
-        conditions.append(rows.c.item.in_(list(ids)))
-    statement = select(rows.c.item, rows.c.kind).where(*conditions).distinct()
+    """Which kinds of evaluator (human, judge) judged each item, per store on its item index."""
     found: dict[int, set[str]] = {}
-    for item, kind in session.execute(statement):
-        found.setdefault(int(item), set()).add(str(kind))
+    for store in _narrow_stores():
+        item, kind = store.selected_columns.item, store.selected_columns.kind
+        column = item.element if hasattr(item, "element") else item
+        statement = store.with_only_columns(column, kind).where(column.is_not(None)).distinct()
+        if ids is not None:
+            statement = statement.where(column.in_(list(ids)))
+        for value, name in session.execute(statement):
+            found.setdefault(int(value), set()).add(str(name))
     return found
 
 
@@ -556,8 +600,8 @@ def fingerprint(session: Session) -> tuple[int, ...]:
     values: list[int] = []
     for table, condition in (
         (PriorJudgment, None),
-        (Vote, Vote.retracted_at.is_(None)),
-        (JudgeVerdict, JudgeVerdict.error.is_(None)),
+        (Vote, _VOTE_COUNTS),
+        (JudgeVerdict, _VERDICT_COUNTS),
     ):
         statement = select(func.count(table.id), func.max(table.id))
         if condition is not None:
