@@ -181,7 +181,7 @@ def open_pairs(campaign_id: int, annotator_id: int, now: datetime | None = None)
 
 def release_leases(session: Session, pair_ids: Sequence[int], annotator_id: int) -> None:
     """End the annotator's leases on ``pair_ids`` (answered, or about to be leased anew)."""
-    with counting(session, pair_ids):
+    with counting(session, pair_ids, answers=False):
         session.execute(
             delete(PairLease).where(
                 PairLease.annotator_id == annotator_id, PairLease.pair_id.in_(pair_ids)
@@ -194,7 +194,7 @@ def lease_pairs(
 ) -> None:
     """Lease ``pair_ids`` to the annotator for ``duration`` from now, replacing any lease they
     held on them, in the caller's write transaction."""
-    with counting(session, pair_ids):
+    with counting(session, pair_ids, answers=False):
         release_leases(session, pair_ids, annotator_id)
         now = _now()
         session.execute(

@@ -24,7 +24,6 @@ from datetime import UTC, datetime
 from sqlalchemy import (
     Connection,
     Select,
-    and_,
     case,
     delete,
     exists,
@@ -78,37 +77,48 @@ def _upsert(executor: Executor, table: type, row: dict[str, int], added: Iterabl
     executor.execute(statement)
 
 
-def _pair_states(session: Session, pair_ids: list[int]) -> dict[int, _PairState]:
+def _pair_states(
+    session: Session, pair_ids: list[int], answers_from: dict[int, _PairState] | None = None
+) -> dict[int, _PairState]:
+    """The tasks' states, locking their rows. With ``answers_from`` (a block that wrote only
+    leases) the answers are taken from there instead of read again."""
+    lease_count = (
+        select(func.count())
+        .where(PairLease.pair_id == ScheduledPair.id)
+        .correlate(ScheduledPair)
+        .scalar_subquery()
+    )
     pairs = session.execute(
         select(
             ScheduledPair.id,
             ScheduledPair.campaign_id,
             ScheduledPair.votes_target,
             ScheduledPair.gold_choice.is_not(None),
-        ).where(ScheduledPair.id.in_(pair_ids))
+            lease_count,
+        )
+        .where(ScheduledPair.id.in_(pair_ids))
+        .order_by(ScheduledPair.id)
+        .with_for_update(of=ScheduledPair)
     ).all()
-    answered = _standing_answers(Vote.pair_id.in_(pair_ids))
-    answerers: dict[int, set[int]] = defaultdict(set)
-    skippers: dict[int, set[int]] = defaultdict(set)
-    for pair_id, annotator_id, has_answer in session.execute(answered):
-        (answerers if has_answer else skippers)[pair_id].add(annotator_id)
-    leases = dict(
-        session.execute(
-            select(PairLease.pair_id, func.count())
-            .where(PairLease.pair_id.in_(pair_ids))
-            .group_by(PairLease.pair_id)
-        ).all()
-    )
+    answerers: dict[int, frozenset[int]] = {}
+    skippers: dict[int, frozenset[int]] = {}
+    if answers_from is not None:
+        for pair_id, state in answers_from.items():
+            answerers[pair_id], skippers[pair_id] = state.answerers, state.skippers
+    else:
+        found: dict[int, set[int]] = defaultdict(set)
+        skipped: dict[int, set[int]] = defaultdict(set)
+        for pair_id, annotator_id, has_answer in session.execute(
+            _standing_answers(Vote.pair_id.in_(pair_ids))
+        ):
+            (found if has_answer else skipped)[pair_id].add(annotator_id)
+        answerers = {pair_id: frozenset(found[pair_id]) for pair_id in pair_ids}
+        skippers = {pair_id: frozenset(skipped[pair_id]) for pair_id in pair_ids}
     return {
         pair_id: _PairState(
-            campaign_id,
-            target,
-            bool(gold),
-            frozenset(answerers[pair_id]),
-            frozenset(skippers[pair_id]),
-            leases.get(pair_id, 0),
+            campaign_id, target, bool(gold), answerers[pair_id], skippers[pair_id], leases
         )
-        for pair_id, campaign_id, target, gold in pairs
+        for pair_id, campaign_id, target, gold, leases in pairs
     }
 
 
@@ -166,8 +176,9 @@ def _apply(session: Session, before: _PairState, after: _PairState, pair_id: int
 
 
 @contextmanager
-def counting(session: Session, pair_ids: Iterable[int]) -> Iterator[None]:
-    """Keep the counters right across the votes and leases the block writes on ``pair_ids``.
+def counting(session: Session, pair_ids: Iterable[int], *, answers: bool = True) -> Iterator[None]:
+    """Keep the counters right across the votes and leases the block writes on ``pair_ids``;
+    ``answers=False`` for a block that writes leases only (its answers are not read twice).
 
     The tasks' rows are locked first (in id order, so two writers cannot deadlock on them), so
     the before and after states are this transaction's alone.
@@ -179,12 +190,6 @@ def counting(session: Session, pair_ids: Iterable[int]) -> Iterator[None]:
     if not ids:
         yield
         return
-    session.execute(
-        select(ScheduledPair.id)
-        .where(ScheduledPair.id.in_(ids))
-        .order_by(ScheduledPair.id)
-        .with_for_update()
-    ).all()
     before = _pair_states(session, ids)
     active.update(ids)
     try:
@@ -192,7 +197,7 @@ def counting(session: Session, pair_ids: Iterable[int]) -> Iterator[None]:
         session.flush()
     finally:
         active.difference_update(ids)
-    after = _pair_states(session, ids)
+    after = _pair_states(session, ids, None if answers else before)
     for pair_id, state in after.items():
         _apply(session, before[pair_id], state, pair_id)
 
@@ -313,32 +318,40 @@ def annotator_progress(
     done = (mine.answered + mine.skipped) if mine else 0
     open_tasks = (campaign.tasks - campaign.complete_tasks) if campaign else 0
     open_for_me = open_tasks - (mine.answered_open if mine else 0)
-    votes = func.coalesce(CampaignPairCount.votes, 0)
-    mine_on_pair = exists().where(
-        Vote.pair_id == ScheduledPair.id,
-        Vote.annotator_id == annotator_id,
-        Vote.retracted_at.is_(None),
+    # Leases are few, so they are read first and the tasks they hold looked up by id (a join
+    # from the schedule's side would walk the whole campaign).
+    leased = dict(
+        session.execute(
+            select(PairLease.pair_id, func.count())
+            .where(PairLease.annotator_id != annotator_id, PairLease.expires_at > now)
+            .group_by(PairLease.pair_id)
+        ).all()
     )
-    filled_by_leases = (
-        select(ScheduledPair.id)
-        .join(PairLease, PairLease.pair_id == ScheduledPair.id)
-        .outerjoin(CampaignPairCount, CampaignPairCount.pair_id == ScheduledPair.id)
-        .where(
-            ScheduledPair.campaign_id == campaign_id,
-            ScheduledPair.gold_choice.is_(None),
-            PairLease.annotator_id != annotator_id,
-            PairLease.expires_at > now,
-            ~mine_on_pair,
+    filled: set[int] = set()
+    ids = list(leased)
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        mine_on_pair = exists().where(
+            Vote.pair_id == ScheduledPair.id,
+            Vote.annotator_id == annotator_id,
+            Vote.retracted_at.is_(None),
         )
-        .group_by(ScheduledPair.id, ScheduledPair.votes_target, CampaignPairCount.votes)
-        .having(
-            and_(
-                votes < ScheduledPair.votes_target,
-                votes + func.count() >= ScheduledPair.votes_target,
+        for pair_id, target, votes in session.execute(
+            select(
+                ScheduledPair.id,
+                ScheduledPair.votes_target,
+                func.coalesce(CampaignPairCount.votes, 0),
             )
-        )
-    )
-    filled = set(session.scalars(filled_by_leases))
+            .outerjoin(CampaignPairCount, CampaignPairCount.pair_id == ScheduledPair.id)
+            .where(
+                ScheduledPair.id.in_(chunk),
+                ScheduledPair.campaign_id == campaign_id,
+                ScheduledPair.gold_choice.is_(None),
+                ~mine_on_pair,
+            )
+        ):
+            if votes < target <= votes + leased[pair_id]:
+                filled.add(pair_id)
     remaining = open_for_me - len(filled)
     if holding is not None and (
         holding in filled or not _is_open_for(session, holding, annotator_id)
