@@ -18,6 +18,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, aliased
 
 from workbench.plugins import Registry
+from workbench.services.blind_tasks import BlindTask, Progress, build_task
 from workbench.services.campaign_errors import CampaignError
 from workbench.services.campaigns import campaign_protocol, find_campaign
 from workbench.services.voting import answer_rows
@@ -173,6 +174,37 @@ def disagreements(bundle: Bundle, name: str, judge_run: str | None = None) -> li
             }
         )
     return rows
+
+
+def answer_options(
+    bundle: Bundle, name: str, plugins: Registry | None = None
+) -> list[tuple[str, str]]:
+    """(value, label) of each answer the campaign's protocol allows, for the record buttons; a
+    grading protocol offers its grades."""
+    with bundle.read_session() as session:
+        protocol = campaign_protocol(find_campaign(session, name), plugins)
+    if protocol.grade_scale is not None:
+        return [(f"{value:g}", f"{value:g}") for value in protocol.grade_scale.values()]
+    return [(choice.value, choice.label) for choice in protocol.choices]
+
+
+def disputed_task(
+    bundle: Bundle, name: str, task: int, plugins: Registry | None = None
+) -> BlindTask:
+    """Task number ``task`` as annotators saw it (prompt, images, both responses in their
+    positions, no model names), for the adjudication dialog."""
+    with bundle.read_session() as session:
+        campaign = find_campaign(session, name)
+        pair = session.scalar(
+            select(ScheduledPair).where(
+                ScheduledPair.campaign_id == campaign.id, ScheduledPair.sequence == task
+            )
+        )
+        if pair is None:
+            raise CampaignError(f"campaign '{campaign.name}' has no task {task}")
+        context = str(campaign.settings.get("output_context", "standard"))
+        protocol = campaign_protocol(campaign, plugins)
+        return build_task(session, pair, protocol, context, f"task-{task}", Progress(0, 0))
 
 
 def _settled_json(row: Adjudication) -> dict[str, Any]:
