@@ -9,6 +9,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
+from alembic import command
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import func, literal, select, update
@@ -23,8 +24,10 @@ from workbench.services.campaign_errors import PackError, StaleTaskError
 from workbench.services.campaigns import CampaignSpec, add_annotator, create_campaign
 from workbench.services.packs import export_pack, merge_pack
 from workbench.services.voting import AnnotationSession, open_pairs
-from workbench.storage import Bundle
+from workbench.storage import Bundle, head_revision
+from workbench.storage.bundle import _alembic_config
 from workbench.storage.counters import rebuild_counters
+from workbench.storage.dialects import make_engine, parse_location
 from workbench.storage.models import (
     Annotator,
     Campaign,
@@ -236,5 +239,32 @@ def test_rebuild_gives_what_the_writers_kept(template: Location, bundle_backend:
             with bundle.session() as write:
                 rebuild_counters(write)
             assert stored(bundle) == kept == recount(bundle)
+    finally:
+        bundle_backend.discard(location)
+
+
+def test_migration_0004_fills_the_counters_of_an_existing_bundle(
+    template: Location, bundle_backend: BundleBackend
+) -> None:
+    location = bundle_backend.copy(template)
+    try:
+        with Bundle.open(location) as bundle:
+            first, second = (AnnotationSession(bundle, "c", h, PLUGINS) for h in ANNOTATORS[:2])
+            for _ in range(2):
+                task = first.next_task()
+                first.cast(task.token, "b")
+            task = second.next_task()
+            second.skip(task.token, "no image")
+            second.next_task()  # a lease held at the time of the upgrade
+            expected = recount(bundle)
+        engine = make_engine(parse_location(location))
+        try:
+            with engine.begin() as connection:
+                command.downgrade(_alembic_config(connection), "0002")
+        finally:
+            engine.dispose()
+        with Bundle.open(location) as bundle:
+            assert bundle.revision() == head_revision()
+            assert stored(bundle) == expected == recount(bundle)
     finally:
         bundle_backend.discard(location)
