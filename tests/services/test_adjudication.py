@@ -68,6 +68,8 @@ def test_a_settled_answer_is_kept_with_note_adjudicator_and_time(ops) -> None:
         with bundle.read_session() as read:
             stored = read.scalar(select(func.count()).select_from(Adjudication))
     assert first["answer"] == "b" and first["adjudicated_at"]
+    # the record returned and the one read back state the time the same way
+    assert again["adjudicated_at"] == row["adjudication"]["adjudicated_at"]
     assert row["adjudication"]["answer"] == "tie"
     assert row["adjudication"]["note"] == "both fine"
     assert row["adjudication"]["adjudicator"] == "lead2" == again["adjudicator"]

@@ -207,12 +207,19 @@ def disputed_task(
         return build_task(session, pair, protocol, context, f"task-{task}", Progress(0, 0))
 
 
+def _utc_text(moment: datetime) -> str:
+    """A moment as stored times read back (naive UTC), whether just set or read."""
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC).replace(tzinfo=None)
+    return moment.isoformat()
+
+
 def _settled_json(row: Adjudication) -> dict[str, Any]:
     return {
         "answer": _answer(row.choice, row.grade),
         "note": row.note,
         "adjudicator": row.adjudicator,
-        "adjudicated_at": row.adjudicated_at.isoformat(),
+        "adjudicated_at": _utc_text(row.adjudicated_at),
     }
 
 
