@@ -21,7 +21,12 @@ from tests.services.campaign_helpers import (
     registry_with_all_protocols,
 )
 from workbench.services.campaign_errors import PackError, StaleTaskError
-from workbench.services.campaigns import CampaignSpec, add_annotator, create_campaign
+from workbench.services.campaigns import (
+    CampaignSpec,
+    GoldSpec,
+    add_annotator,
+    create_campaign,
+)
 from workbench.services.packs import export_pack, merge_pack
 from workbench.services.voting import AnnotationSession, open_pairs
 from workbench.storage import Bundle, head_revision
@@ -51,7 +56,15 @@ def template(bundle_backend: BundleBackend, tmp_path_factory: pytest.TempPathFac
     with Bundle.open(location) as bundle:
         for handle in ANNOTATORS:
             add_annotator(bundle, handle)
-        spec = CampaignSpec("c", "arena-battle", models=list(MODELS[:3]), seed=2, votes_per_pair=2)
+        spec = CampaignSpec(
+            "c",
+            "arena-battle",
+            models=list(MODELS[:3]),
+            seed=2,
+            votes_per_pair=2,
+            # an attention check goes to everyone and never completes
+            gold=[GoldSpec("q000", "a", first=MODELS[0], second=MODELS[1])],
+        )
         create_campaign(bundle, spec, PLUGINS)
     return location
 
@@ -266,5 +279,27 @@ def test_migration_0004_fills_the_counters_of_an_existing_bundle(
         with Bundle.open(location) as bundle:
             assert bundle.revision() == head_revision()
             assert stored(bundle) == expected == recount(bundle)
+    finally:
+        bundle_backend.discard(location)
+
+
+def test_counters_when_every_annotator_answers_every_task_they_are_given(
+    template: Location, bundle_backend: BundleBackend
+) -> None:
+    """All three annotators work until nothing is left: ordinary tasks complete at two votes,
+    the attention check stays open for everyone and is answered three times."""
+    location = bundle_backend.copy(template)
+    try:
+        with Bundle.open(location) as bundle:
+            for handle in ANNOTATORS:
+                annotator = AnnotationSession(bundle, "c", handle, PLUGINS)
+                while (task := annotator.next_task()) is not None:
+                    annotator.cast(task.token, "a")
+                assert annotator.progress().remaining == 0
+            assert stored(bundle) == recount(bundle)
+            with bundle.read_session() as read:
+                counts = read.scalars(select(CampaignCount)).one()
+            assert counts.gold_tasks == 1
+            assert counts.complete_tasks == counts.tasks - counts.gold_tasks
     finally:
         bundle_backend.discard(location)
