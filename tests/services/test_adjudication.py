@@ -119,7 +119,7 @@ def test_humans_against_a_judge_on_request(ops) -> None:
                         model_a_id=pair.right_model_id,
                         model_b_id=pair.left_model_id,
                         outcome="a",
-                        request_hash="h",
+                        request_hash=f"h{pair.id}",
                     )
                 )
         humans_only = disagreements(bundle, CAMPAIGN)

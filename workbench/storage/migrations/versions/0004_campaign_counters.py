@@ -1,7 +1,7 @@
 """campaign counters (progress kept with every vote, undo, skip and lease) and adjudications
 
 Revision ID: 0004
-Revises: 0002
+Revises: 0003
 Create Date: 2026-11-25
 """
 
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0004"
-down_revision: str | None = "0002"
+down_revision: str | None = "0003"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
