@@ -19,7 +19,9 @@ from workbench.errors import WorkbenchError
 log = logging.getLogger(__name__)
 
 PANEL_PAGES = ("leaderboard", "graph", "agreement", "failures")
-PAGES = ("items", "annotate", "analysis", *PANEL_PAGES)
+#: coordinator views of a campaign (``--campaign`` picks one, default the first)
+CAMPAIGN_PAGES = ("monitor", "adjudicate")
+PAGES = ("items", "annotate", "analysis", *PANEL_PAGES, *CAMPAIGN_PAGES)
 #: the profile a screenshot of the annotation view uses when the bundle has none
 SCREENSHOT_ANNOTATOR = "screenshot"
 SCREENSHOT_TIMEOUT_S = 30.0
@@ -144,6 +146,7 @@ def run_app(
     from workbench.gui.main_window import WINDOW_SIZE, MainWindow
 
     window = MainWindow(persist_layout=screenshot is None)
+    shown = window  # what a screenshot renders: the window, or a dialog of the page
     try:
         window.open_bundle(bundle_path)
         if item is not None and not window.go_to_item(item):
@@ -152,6 +155,10 @@ def run_app(
             assert window.bundle is not None
             handle = annotator or screenshot_annotator(window.bundle)
             window.annotation.start(campaign, handle)
+        if page == "monitor":
+            window.campaign_ops.show_monitor(campaign)
+        elif page == "adjudicate":
+            shown = window.campaign_ops.show_adjudication(campaign)
         if page == "analysis":
             window.analysis.show_all()
         elif page in PANEL_PAGES:
@@ -174,6 +181,6 @@ def run_app(
     window.show()
     if not wait_until_idle(window):
         log.warning("screenshot taken before every image was decoded")
-    render_window(window, Path(screenshot))
+    render_window(shown, Path(screenshot))
     window.close()
     return 0

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from workbench.errors import WorkbenchError
 from workbench.gui.annotation.annotation_page import ANNOTATE_PAGE, ITEMS_PAGE, AnnotationPage
 from workbench.gui.background import BackgroundRunner
+from workbench.gui.campaign_ops.actions import CampaignOps
 from workbench.gui.forms.ui_main_window import Ui_MainWindow
 from workbench.gui.help_dialogs import ShortcutsDialog, show_about
 from workbench.gui.image_loader import ImageLoader
@@ -111,6 +112,7 @@ class MainWindow(QMainWindow):
         self.analysis.watcher.pollRecovered.connect(self._contact_back)
 
         self.annotation = AnnotationPage(self)
+        self.campaign_ops = CampaignOps(self)
 
         self._connect_actions()
         self.tools = ToolActions(self)
