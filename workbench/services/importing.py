@@ -30,9 +30,9 @@ from workbench.importers.base import (
 )
 from workbench.importers.images import ImageProblemError, PreparedImage, prepare_image
 from workbench.plugins import Registry, registry
-from workbench.storage.bundle import Bundle, remove_bundle_files
+from workbench.storage.bundle import Bundle
 from workbench.storage.dialects import parse_location
-from workbench.storage.errors import MigrationDeclinedError
+from workbench.storage.errors import BundleExistsError, MigrationDeclinedError
 from workbench.storage.import_writer import ImportFileInfo, ImportWriter, find_import, image_key
 from workbench.storage.models import (
     Caption,
@@ -338,44 +338,83 @@ def import_files(
     _stop_if_rejected(report, skip_rejected)
 
     progress("writing", 0, len(records))
-    created = not Bundle.exists(bundle_path)
-    bundle = Bundle.create(bundle_path) if created else Bundle.open(bundle_path)
-    try:
-        with bundle.session() as session:
-            writer = ImportWriter(session, report)
-            import_row = writer.write(
-                importer=importer.name,
-                importer_version=importer.version,
-                fingerprint=fingerprint,
-                files=file_infos,
-                records=records,
-                images=images,
-                started_at=started_at,
-            )
-            _stop_if_rejected(report, skip_rejected)
-            if report.rejections:
-                import_row.warnings = {
-                    **import_row.warnings,
-                    "rejected": [r.as_dict() for r in report.rejections],
-                }
-            result = ImportResult(
-                importer.name,
-                shown,
-                False,
-                import_row.id,
-                dict(import_row.counts),
-                list(report.warnings),
-                list(report.rejections),
-            )
-    except BaseException:
-        bundle.close()
-        if created and location.path is not None:
-            remove_bundle_files(location.path)
-        raise
-    bundle.close()
+    job = _WriteJob(importer.name, importer.version, fingerprint, file_infos, records, images)
+    result: ImportResult | None = None
+    if not Bundle.exists(bundle_path):
+        # A new bundle is built aside and published whole (see Bundle.building): a failure
+        # removes only that private file, never a bundle another process created meanwhile.
+        try:
+            with Bundle.building(bundle_path) as bundle:
+                result = _write(bundle, job, shown, report, skip_rejected, started_at)
+        except BundleExistsError:
+            # Another import created the bundle first: land this one in it, as if it had
+            # been there all along.
+            log.info("%s was created meanwhile; importing into it", shown)
+            result = None
+            del report.rejections[job.rejections_before :]
+            del report.warnings[job.warnings_before :]
+    if result is None:
+        with Bundle.open(bundle_path) as bundle:
+            with bundle.read_session() as session:
+                previous = find_import(session, importer.name, fingerprint)
+            if previous is not None:
+                return ImportResult(importer.name, shown, True, previous.id, previous.counts)
+            result = _write(bundle, job, shown, report, skip_rejected, started_at)
     progress("done", len(records), len(records))
     log.info("imported %s into %s: %s", importer.name, shown, result.counts)
     return result
+
+
+@dataclass
+class _WriteJob:
+    """Everything checked and prepared before the bundle is opened for writing."""
+
+    importer: str
+    importer_version: str
+    fingerprint: str
+    files: list[ImportFileInfo]
+    records: list[Record]
+    images: dict[str, PreparedImage]
+    rejections_before: int = 0
+    warnings_before: int = 0
+
+
+def _write(
+    bundle: Bundle,
+    job: _WriteJob,
+    shown: Path | str,
+    report: ImportReport,
+    skip_rejected: bool,
+    started_at: datetime,
+) -> ImportResult:
+    """Write the import in one transaction (rolled back whole on any error)."""
+    job.rejections_before, job.warnings_before = len(report.rejections), len(report.warnings)
+    with bundle.session() as session:
+        writer = ImportWriter(session, report)
+        import_row = writer.write(
+            importer=job.importer,
+            importer_version=job.importer_version,
+            fingerprint=job.fingerprint,
+            files=job.files,
+            records=job.records,
+            images=job.images,
+            started_at=started_at,
+        )
+        _stop_if_rejected(report, skip_rejected)
+        if report.rejections:
+            import_row.warnings = {
+                **import_row.warnings,
+                "rejected": [r.as_dict() for r in report.rejections],
+            }
+        return ImportResult(
+            job.importer,
+            shown,
+            False,
+            import_row.id,
+            dict(import_row.counts),
+            list(report.warnings),
+            list(report.rejections),
+        )
 
 
 def _stop_if_rejected(report: ImportReport, skip_rejected: bool) -> None:

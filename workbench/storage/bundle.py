@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import sqlite3
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -38,6 +39,7 @@ from workbench.storage.dialects import (
 )
 from workbench.storage.errors import (
     BundleError,
+    BundleExistsError,
     BundleTooNewError,
     MigrationDeclinedError,
     NotABundleError,
@@ -54,6 +56,8 @@ MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 _MIGRATION_LOCK_KEY = 0x766C6D77  # "vlmw"
 #: SQLSTATE classes of a lost or refused connection (not of a conflict the caller may retry)
 _CONNECTION_SQLSTATES = ("08", "28", "3D", "57P")
+#: how the private file a new bundle is built in starts (see :meth:`Bundle.building`)
+CREATING_PREFIX = ".creating-"
 
 
 def _alembic_config(connection: Connection | None = None) -> Config:
@@ -96,6 +100,18 @@ def _is_connection_failure(error: BaseException) -> bool:
     return sqlstate.startswith(_CONNECTION_SQLSTATES)
 
 
+def _checkpoint(path: Path) -> None:
+    """Move everything from the WAL into the database file, so the file alone is the bundle
+    (it is about to be linked into place without its sidecars). Call with no engine open."""
+    connection = sqlite3.connect(path)
+    try:
+        busy = connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+    finally:
+        connection.close()
+    if busy:
+        raise BundleError("the new bundle is still in use and cannot be published")
+
+
 def _upgrade(connection: Connection) -> None:
     command.upgrade(_alembic_config(connection), "head")
 
@@ -123,27 +139,50 @@ class Bundle:
     @classmethod
     def create(cls, location: str | Path) -> Bundle:
         """Create a new, empty bundle: at a file path that must not exist, or in an existing,
-        empty database on a server."""
+        empty database on a server. Raises :class:`BundleExistsError` if the path is taken."""
+        with cls.building(location):
+            pass
+        return cls.open(location)
+
+    @classmethod
+    @contextmanager
+    def building(cls, location: str | Path) -> Iterator[Bundle]:
+        """A new bundle to fill inside the block, published at ``location`` when it ends well.
+
+        A file is built under a private temporary name beside ``location`` and linked into
+        place only at the end, and only if nothing is at ``location`` by then (else
+        :class:`BundleExistsError`). So a failed or cancelled step removes only a file no other
+        process could have opened, never a bundle someone else created and wrote to meanwhile;
+        and a crash never leaves a half-built file at ``location``. A server database cannot
+        be built aside: it is created in place in the empty database, as :meth:`create` does.
+        """
         where = parse_location(location)
         if where.path is None:
-            return cls._create_in_place(location)
+            with cls._create_in_place(location) as bundle:
+                yield bundle
+            return
         path = where.path
         if path.exists():
-            raise BundleError(f"{path} already exists")
+            raise BundleExistsError(f"{path} already exists")
         path.parent.mkdir(parents=True, exist_ok=True)
-        # Built under a temporary name and linked into place whole, so a crash never leaves a
-        # file at ``path`` that is not a bundle; the link also refuses to replace a file that
-        # appeared meanwhile.
-        partial = path.with_name(f".{path.name}.creating-{uuid.uuid4().hex[:8]}")
+        partial = path.with_name(f"{CREATING_PREFIX}{path.name}.{uuid.uuid4().hex[:12]}")
+        bundle = None
         try:
-            cls._create_in_place(partial).close()
+            bundle = cls._create_in_place(partial)
+            bundle.location = where.display  # messages name the bundle, not its private file
+            yield bundle
+            bundle.close()
+            _checkpoint(partial)
             try:
                 os.link(partial, path)
             except FileExistsError:
-                raise BundleError(f"{path} already exists") from None
+                raise BundleExistsError(
+                    f"{path} was created by another process meanwhile; nothing was written to it"
+                ) from None
         finally:
+            if bundle is not None:
+                bundle.close()
             remove_bundle_files(partial)
-        return cls.open(path)
 
     @classmethod
     def _create_in_place(cls, location: str | Path) -> Bundle:
@@ -152,7 +191,7 @@ class Bundle:
         where = parse_location(location)
         if where.path is not None:
             if where.path.exists():
-                raise BundleError(f"{where.path} already exists")
+                raise BundleExistsError(f"{where.path} already exists")
             where.path.parent.mkdir(parents=True, exist_ok=True)
         engine = make_engine(where)
         try:
