@@ -20,6 +20,7 @@ from workbench.export.items import item_lines
 from workbench.export.judgments import Judgment, collect_judgments
 from workbench.export.options import ExportError, ExportOptions, ExportSummary, ImageMode
 from workbench.export.pairwise import pairwise_records, write_csv
+from workbench.export.target import check_export_target
 from workbench.storage.bundle import Bundle
 from workbench.storage.dialects import parse_location
 
@@ -117,9 +118,8 @@ def export_bundle(
         raise ExportError("Arena battles carry no images: leave out --with-images")
     if options.aggregate and options.format not in ("jsonl", "csv"):
         raise ExportError("only the jsonl and csv formats can aggregate judgments per pair")
-    if target.is_dir():
-        raise ExportError(f"{target} is a folder: give the export file's name")
     source = parse_location(bundle_path)
+    check_export_target(target, source.path)
     if source.path is not None and not source.path.exists():
         raise ExportError(f"no bundle at {source.path}")
     writer = FORMATS[options.format][0]
