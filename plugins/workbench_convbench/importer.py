@@ -182,7 +182,7 @@ class ConvBenchImporter(Importer):
         self, path: Path, report: ImportReport, first_seen: dict[str, Origin]
     ) -> Iterator[ItemRecord]:
         try:
-            sheet = read_sheet(path, SHEET_NAME)
+            sheet = read_sheet(path, SHEET_NAME, self.limits)
         except UnreadableWorkbookError as error:
             report.reject(Origin(path.name), None, str(error))
             return

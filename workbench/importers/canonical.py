@@ -31,6 +31,7 @@ from workbench.domain import (
 )
 from workbench.importers.base import Importer, ImportReport, Record, files_under
 from workbench.importers.images import ImageProblemError, resolve_inside
+from workbench.importers.limits import check_rows, read_line
 
 FORMAT_TAG = "vlm-workbench/item"
 FORMAT_VERSION = 1
@@ -281,7 +282,10 @@ class CanonicalJsonlImporter(Importer):
         with handle:
             # Lines are decoded one by one so that a badly encoded line is rejected alone, at
             # its own row number, instead of failing the file wherever the decoder's buffer ends.
-            for row, raw in enumerate(handle, start=1):
+            row = 0
+            while raw := read_line(handle, path.name, row + 1, self.limits):
+                row += 1
+                check_rows(path.name, row, self.limits)
                 origin = Origin(path.name, row)
                 try:
                     line = raw.decode("utf-8-sig" if row == 1 else "utf-8")

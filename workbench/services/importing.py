@@ -18,7 +18,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from workbench.domain import ItemRecord, JudgmentRecord, ModelRecord, Origin, OutputRecord
+from workbench.domain import (
+    ImageRecord,
+    ItemRecord,
+    JudgmentRecord,
+    ModelRecord,
+    Origin,
+    OutputRecord,
+)
 from workbench.errors import WorkbenchError
 from workbench.importers.base import (
     ImportProblem,
@@ -29,6 +36,12 @@ from workbench.importers.base import (
     relative_name,
 )
 from workbench.importers.images import ImageProblemError, PreparedImage, prepare_image
+from workbench.importers.limits import (
+    DEFAULT_LIMITS,
+    LimitExceededError,
+    ReadLimits,
+    check_file_size,
+)
 from workbench.plugins import Registry, registry
 from workbench.storage.bundle import Bundle
 from workbench.storage.dialects import parse_location
@@ -98,11 +111,14 @@ def fingerprint_of(importer: str, files: Sequence[ImportFileInfo]) -> str:
 
 
 def _prepare_images(
-    records: Sequence[Record], report: ImportReport, progress: ProgressCallback
+    records: Sequence[Record],
+    report: ImportReport,
+    progress: ProgressCallback,
+    limits: ReadLimits = DEFAULT_LIMITS,
 ) -> dict[str, PreparedImage]:
     """Read, verify and hash every image the items name, in parallel threads (Pillow's decoders
     and hashlib release the GIL). A bad image rejects its item's row."""
-    wanted: dict[str, tuple[ItemRecord, object]] = {}
+    wanted: dict[str, tuple[ItemRecord, ImageRecord]] = {}
     for record in records:
         if isinstance(record, ItemRecord):
             for image in record.images:
@@ -113,9 +129,8 @@ def _prepare_images(
     def load(key: str) -> tuple[str, PreparedImage | str]:
         _record, image = wanted[key]
         try:
-            data = image.data if image.data is not None else image.path.read_bytes()  # type: ignore[attr-defined,union-attr]
-            return key, prepare_image(data)
-        except ImageProblemError as error:
+            return key, prepare_image(_image_bytes(image, limits))
+        except (ImageProblemError, LimitExceededError) as error:
             return key, str(error)
         except OSError as error:
             return key, f"cannot read image: {error.strerror or error}"
@@ -128,12 +143,26 @@ def _prepare_images(
                 prepared[key] = outcome
             else:
                 record, image = wanted[key]
-                report.reject(record.origin, "images", f"{image.original_ref}: {outcome}")  # type: ignore[attr-defined]
+                report.reject(record.origin, "images", f"{image.original_ref}: {outcome}")
             if done % 50 == 0 or done == total:
                 progress("images", done, total)
             if report.cancel_requested():
                 raise ImportCancelledError("import cancelled; the bundle was not changed")
     return prepared
+
+
+def _image_bytes(image: ImageRecord, limits: ReadLimits) -> bytes:
+    """The image's bytes; a file over the limit is refused by its size before it is read."""
+    if image.data is not None:
+        if len(image.data) > limits.max_image_bytes:
+            raise LimitExceededError(
+                f"image of {len(image.data):,} bytes is over the limit of "
+                f"{limits.max_image_bytes:,}"
+            )
+        return image.data
+    assert image.path is not None  # image_key gave it a key, so it has data or a path
+    check_file_size(image.path, limits.max_image_bytes, "image")
+    return image.path.read_bytes()
 
 
 # --- what the bundle can store ---------------------------------------------------------------
@@ -334,7 +363,7 @@ def import_files(
             if report.cancel_requested():
                 raise ImportCancelledError("import cancelled; the bundle was not changed")
     records = _storable(records, report, Origin(file_infos[0].name))
-    images = _prepare_images(records, report, progress)
+    images = _prepare_images(records, report, progress, importer.limits)
     _stop_if_rejected(report, skip_rejected)
 
     progress("writing", 0, len(records))
