@@ -21,6 +21,7 @@ from workbench.cli import (
     server_commands,
     stats_commands,
 )
+from workbench.cli.display import safe_output
 from workbench.errors import WorkbenchError
 
 log = logging.getLogger(__name__)
@@ -55,6 +56,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    with safe_output():  # names from data are printed, never obeyed by the terminal
+        return _run(argv)
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     from workbench.logging_setup import configure_logging, log_file
