@@ -112,6 +112,27 @@ def _checkpoint(path: Path) -> None:
         raise BundleError("the new bundle is still in use and cannot be published")
 
 
+def _refuse_foreign_database(path: Path) -> None:
+    """Raise :class:`NotABundleError` for an SQLite file that holds no bundle, checked through a
+    read-only connection: opening it as a bundle would switch it to WAL, changing a file that
+    is not ours. A file this cannot read (damaged, locked) is left to the usual open, which
+    reports it in its own words."""
+    try:
+        connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return
+    try:
+        found = connection.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'alembic_version'"
+        ).fetchone()
+    except sqlite3.Error:
+        return
+    finally:
+        connection.close()
+    if found is None:
+        raise NotABundleError(f"{path} is an SQLite file but not a VLM Workbench bundle")
+
+
 def _upgrade(connection: Connection) -> None:
     command.upgrade(_alembic_config(connection), "head")
 
@@ -230,6 +251,7 @@ class Bundle:
             if not where.path.is_file():
                 raise BundleError(f"no bundle at {where.path}")
             check_file_header(where.path)
+            _refuse_foreign_database(where.path)
         engine = make_engine(where)
         try:
             with cls._connecting(where):
