@@ -75,6 +75,11 @@ def _run(argv: Sequence[str] | None) -> int:
     except KeyboardInterrupt:
         print("workbench: interrupted", file=sys.stderr)
         return 130
+    except OSError as error:  # the file system said no (full, read-only, not a real file)
+        log.exception("file system error in %s", args.command)
+        where = f"{error.filename}: " if error.filename else ""
+        print(f"workbench: {where}{error.strerror or error}", file=sys.stderr)
+        return EXIT_FAILED
     except Exception as error:
         log.exception("unexpected failure in %s", args.command)
         print(

@@ -43,6 +43,11 @@ def register(commands: Any) -> None:
         type=Path,
         help="the backup to restore (default: the newest one beside the bundle)",
     )
+    restore.add_argument(
+        "--force",
+        action="store_true",
+        help="restore a backup of another bundle (by default only this bundle's own backups)",
+    )
     restore.set_defaults(handler=run_restore)
 
 
@@ -129,7 +134,7 @@ def run_restore(args: argparse.Namespace) -> int:
     backup = args.backup or latest_backup(path)
     if backup is None:
         raise BackupError(f"no backup of {path} was found beside it; name one with --from FILE")
-    aside = restore_backup(path, backup)
+    aside = restore_backup(path, backup, force=args.force)
     print(f"restored {path} from {backup}")
     if aside is not None:
         print(f"the previous file was kept at {aside}")

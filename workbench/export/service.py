@@ -126,8 +126,11 @@ def export_bundle(
     images = ImageWriter(options.images, target.parent)
     with Bundle.open(bundle_path, migrate=False) as bundle, bundle.read_session() as session:
         found = collect_judgments(session, options)
-        with atomic_text_file(target) as handle:
-            records = writer(handle, session, found, images, options)
+        try:
+            with atomic_text_file(target) as handle:
+                records = writer(handle, session, found, images, options)
+        except OSError as error:  # a full disk, a read-only folder, a place like /proc
+            raise ExportError(f"cannot write {target}: {error.strerror or error}") from None
     summary = ExportSummary(
         path=target,
         format=options.format,

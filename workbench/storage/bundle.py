@@ -112,13 +112,40 @@ def _checkpoint(path: Path) -> None:
         raise BundleError("the new bundle is still in use and cannot be published")
 
 
+#: SQLite's words for a file it cannot write, and what to tell the user instead
+_FILE_PROBLEMS = (
+    ("database or disk is full", "the disk is full; nothing was written (free some space)"),
+    (
+        "readonly database",
+        "it is read-only (the file, its folder or the disk); nothing was written",
+    ),
+    (
+        "unable to open database file",
+        "it cannot be opened for writing: SQLite keeps -wal and -shm files beside a bundle, so "
+        "its folder must be writable (copy it to a writable folder to read it)",
+    ),
+    ("disk i/o error", "the disk reported an input/output error; nothing was written"),
+)
+
+
+def file_problem(where: BundleLocation, error: DBAPIError) -> BundleError | None:
+    """One clear line for an SQLite error that is about the file system, not the data (a full
+    disk, a read-only file or mount); None for any other error."""
+    text = str(error.orig).lower()
+    for words, meaning in _FILE_PROBLEMS:
+        if words in text:
+            return BundleError(f"{where.display}: {meaning}")
+    return None
+
+
 def _refuse_foreign_database(path: Path) -> None:
     """Raise :class:`NotABundleError` for an SQLite file that holds no bundle, checked through a
     read-only connection: opening it as a bundle would switch it to WAL, changing a file that
     is not ours. A file this cannot read (damaged, locked) is left to the usual open, which
     reports it in its own words."""
     try:
-        connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        # immutable: no lock, no -wal or -shm file created or touched
+        connection = sqlite3.connect(f"{path.resolve().as_uri()}?immutable=1", uri=True)
     except sqlite3.Error:
         return
     try:
@@ -185,11 +212,16 @@ class Bundle:
         path = where.path
         if path.exists():
             raise BundleExistsError(f"{path} already exists")
-        path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_name(f"{CREATING_PREFIX}{path.name}.{uuid.uuid4().hex[:12]}")
         bundle = None
         try:
-            bundle = cls._create_in_place(partial)
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                bundle = cls._create_in_place(partial)
+            except OSError as error:
+                raise BundleError(f"cannot create {path}: {error.strerror or error}") from None
+            except BundleError as error:  # name the bundle, not its private file
+                raise BundleError(str(error).replace(str(partial), str(path))) from error
             bundle.location = where.display  # messages name the bundle, not its private file
             yield bundle
             bundle.close()
@@ -289,6 +321,8 @@ class Bundle:
         except DBAPIError as error:
             if where.path is not None and (damage := damage_from(where.path, error)):
                 raise damage from error
+            if where.path is not None and (plain := file_problem(where, error)):
+                raise plain from error
             if where.is_server and _is_connection_failure(error):
                 raise connection_error(where, error) from None
             raise
@@ -312,8 +346,11 @@ class Bundle:
                 raise
             if damage := damage_from(where.path, error):
                 raise damage from error
+            if plain := file_problem(where, error):
+                raise plain from error
             # a damaged file fails here, before anything is written
-            raise NotABundleError(f"{where.display} cannot be read as a bundle: {error}") from None
+            reason = error.orig if error.orig is not None else error
+            raise NotABundleError(f"{where.display} cannot be read as a bundle: {reason}") from None
         head = head_revision()
         if current == head:
             return
@@ -385,9 +422,12 @@ class Bundle:
 
 
 def remove_bundle_files(path: Path) -> None:
-    """Delete a bundle and its sidecars (used to undo a bundle created by a failed step)."""
+    """Delete a bundle and its sidecars (used to undo a bundle created by a failed step).
+    Files that are not there are skipped without asking the file system to delete them (a
+    read-only mount refuses even that)."""
     for leftover in (path, *sidecar_paths(path)):
-        leftover.unlink(missing_ok=True)
+        if os.path.lexists(leftover):
+            leftover.unlink(missing_ok=True)
 
 
 def copy_bundle(source: Path, target: Path) -> None:

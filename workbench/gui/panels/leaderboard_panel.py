@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.errors import WorkbenchError
+from workbench.export.spreadsheet import spreadsheet_safe
 from workbench.gui.background import BackgroundRunner
 from workbench.gui.panels.figure_view import FigureView, RenderedFigure, render_figure
 from workbench.gui.panels.latest_only import LatestOnly
@@ -307,7 +308,7 @@ class LeaderboardPanel(QWidget):
         if self.result is None:
             raise RuntimeError("nothing computed yet")
         if kind == "csv":
-            self.result.table.to_csv(path, index=False)
+            self.result.table.map(spreadsheet_safe).to_csv(path, index=False)
         elif kind == "forest":
             self.result.forest_figure().savefig(path)
         elif kind == "heatmap":
