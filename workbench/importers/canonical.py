@@ -224,12 +224,20 @@ def _judgment(
     if strength not in (1, 2):
         raise RowError(f"{where}strength", "must be 1 or 2")
     score = _get(entry, "score", (int, float), where)
+    model_a, model_b = _text(entry, "model_a", where, required=True), _text(entry, "model_b", where)
+    if model_b is not None and model_a == model_b:
+        # It would count as a battle. (Published WildVision files do hold their baseline
+        # against itself; their importer keeps them as published and the statistics skip them.)
+        raise RowError(
+            f"{where}model_b",
+            f"is model_a again ('{model_a}'): a model is not compared with itself",
+        )
     return JudgmentRecord(
         source=source,
         item_external_id=external_id,
         kind=kind,
-        model_a=_text(entry, "model_a", where, required=True) or "",
-        model_b=_text(entry, "model_b", where),
+        model_a=model_a or "",
+        model_b=model_b,
         outcome=outcome,
         criterion=_text(entry, "criterion", where) or "overall",
         turn_index=_get(entry, "turn", int, where),

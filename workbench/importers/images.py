@@ -98,12 +98,14 @@ def prepare_image(data: bytes) -> PreparedImage:
     )
 
 
-def resolve_inside(root: Path, name: str) -> Path | None:
+def resolve_inside(root: Path, name: str, *, source: Path | None = None) -> Path | None:
     """The file ``name`` inside ``root``, or None when it is absent.
 
     Raises :class:`ImageProblemError` when ``name`` tries to leave ``root`` (``..``, an absolute
     path, or a symlink pointing outside), so a data file cannot make the importer read
-    arbitrary files.
+    arbitrary files. With ``source`` (the folder holding the data file, of which ``root`` is a
+    subfolder such as ``images/``), the file must also lie inside ``source``: an ``images``
+    folder that is itself a link out of the source is refused.
     """
     shown = name if len(name) <= 80 else name[:80] + "..."
     if "\x00" in name:
@@ -117,6 +119,10 @@ def resolve_inside(root: Path, name: str) -> Path | None:
             return None
         if not path.resolve().is_relative_to(root.resolve()):
             raise ImageProblemError(f"image path '{shown}' resolves outside {root}")
+        if source is not None and not path.resolve().is_relative_to(source.resolve()):
+            raise ImageProblemError(
+                f"image path '{shown}' resolves outside {source}: {root.name}/ links elsewhere"
+            )
         return path if path.is_file() else None
     except OSError as error:  # a name too long for the file system, a symlink loop...
         raise ImageProblemError(

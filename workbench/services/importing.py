@@ -258,6 +258,23 @@ def _text_problem(text: str, column: object) -> str | None:
     return None
 
 
+def _reference_problems(record: Record) -> Iterator[tuple[str, str]]:
+    """(field, reason) for a record that points at something it cannot mean: a caption of an
+    image the item does not have, turn 0 or below."""
+    if isinstance(record, ItemRecord):
+        positions = {image.position for image in record.images}
+        for number, caption in enumerate(record.captions):
+            if caption.image_position is not None and caption.image_position not in positions:
+                yield (
+                    f"captions[{number}].image",
+                    f"points at image {caption.image_position}, but the item has "
+                    f"{len(record.images)} image(s), numbered from 0",
+                )
+    turn = record.turn_index if isinstance(record, JudgmentRecord | OutputRecord) else None
+    if turn is not None and turn < 1:
+        yield "turn", f"turn {turn} does not exist: turns are numbered from 1"
+
+
 def _record_problems(record: Record) -> Iterator[tuple[str, str]]:
     """(field, reason) for everything in ``record`` the bundle cannot store as given."""
     for name, text, column in _text_fields(record):
@@ -267,6 +284,7 @@ def _record_problems(record: Record) -> Iterator[tuple[str, str]]:
     for name, number in _integer_fields(record):
         if number is not None and not INT64[0] <= number <= INT64[1]:
             yield name, f"{str(number)[:_SHOWN_CHARS]} is out of range for a 64-bit integer"
+    yield from _reference_problems(record)
     score = record.score if isinstance(record, JudgmentRecord) else None
     if score is not None and not math.isfinite(score):
         yield "score", f"must be a finite number, not {score}"
