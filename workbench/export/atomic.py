@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import IO
 
 from workbench.export.target import check_export_target
+from workbench.storage.leftovers import remove_abandoned, writer_tag
 
 
 def _umask() -> int:
@@ -27,8 +28,9 @@ def atomic_text_file(target: Path) -> Iterator[IO[str]]:
     error the temporary file is removed and ``target`` is left as it was."""
     check_export_target(target)
     target.parent.mkdir(parents=True, exist_ok=True)
+    remove_abandoned(target.parent, f".{target.name}.", ".partial")
     descriptor, temporary = tempfile.mkstemp(
-        prefix=f".{target.name}.", suffix=".partial", dir=target.parent
+        prefix=f".{target.name}.{writer_tag()}.", suffix=".partial", dir=target.parent
     )
     try:
         # newline="" so that "\n" is written as is on every platform (byte-stable exports)

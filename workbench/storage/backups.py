@@ -23,6 +23,7 @@ from workbench.storage.backup_names import (
 from workbench.storage.errors import BackupError
 from workbench.storage.files import sidecar_paths
 from workbench.storage.integrity import check_file_header, damage_from, integrity_check
+from workbench.storage.leftovers import remove_abandoned, writer_tag
 
 __all__ = [
     "AUTOMATIC",
@@ -70,7 +71,8 @@ def make_backup(path: str | Path, *, reason: str = MANUAL) -> Path:
         raise BackupError(f"no bundle at {path} to back up")
     check_file_header(path)
     target = backup_name(path, reason, stamp_now())
-    partial = target.with_name(f".{target.name}.partial")
+    remove_abandoned(path.parent, f".{path.stem}.", ".partial")
+    partial = target.with_name(f".{target.name}.{writer_tag()}.partial")
     try:
         with closing(sqlite3.connect(path, isolation_level=None)) as connection:
             connection.execute("PRAGMA busy_timeout = 10000")
@@ -180,7 +182,8 @@ def restore_backup(path: str | Path, backup: str | Path, *, force: bool = False)
             f"`workbench restore {path} --from FILE` (`workbench backups {path}` lists them)"
         )
     _check_backup_of(path, backup, force=force)
-    incoming = path.with_name(f".{path.name}.restoring")
+    remove_abandoned(path.parent, f".{path.name}.", ".restoring")
+    incoming = path.with_name(f".{path.name}.{writer_tag()}.restoring")
     shutil.copyfile(backup, incoming)
     _fsync(incoming)
     aside = path.with_name(f"{path.stem}.damaged-{stamp_now()}{path.suffix}")

@@ -46,6 +46,7 @@ from workbench.storage.errors import (
 )
 from workbench.storage.files import sidecar_paths
 from workbench.storage.integrity import check_file_header, damage_from
+from workbench.storage.leftovers import remove_abandoned, writer_tag
 from workbench.storage.models import BundleInfo
 
 log = logging.getLogger(__name__)
@@ -212,7 +213,10 @@ class Bundle:
         path = where.path
         if path.exists():
             raise BundleExistsError(f"{path} already exists")
-        partial = path.with_name(f"{CREATING_PREFIX}{path.name}.{uuid.uuid4().hex[:12]}")
+        remove_abandoned(path.parent, f"{CREATING_PREFIX}{path.name}.")
+        partial = path.with_name(
+            f"{CREATING_PREFIX}{path.name}.{writer_tag()}.{uuid.uuid4().hex[:12]}"
+        )
         bundle = None
         try:
             try:
