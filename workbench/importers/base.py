@@ -119,6 +119,12 @@ def missing_sources(sources: Sequence[Path]) -> list[Path]:
     return [source for source in sources if not source.exists()]
 
 
+def unreadable_sources(sources: Sequence[Path]) -> list[Path]:
+    """Sources that are neither a regular file nor a folder: a device such as /dev/zero, a
+    pipe or a socket would be read forever, or block."""
+    return [s for s in sources if s.exists() and not (s.is_file() or s.is_dir())]
+
+
 def relative_name(path: Path, roots: Sequence[Path]) -> str:
     """A short name of ``path`` for messages: relative to the source folder it came from."""
     for root in roots:

@@ -34,6 +34,7 @@ from workbench.importers.base import (
     Record,
     missing_sources,
     relative_name,
+    unreadable_sources,
 )
 from workbench.importers.images import ImageProblemError, PreparedImage, prepare_image
 from workbench.importers.limits import (
@@ -348,6 +349,12 @@ def import_files(
     absent = missing_sources(source_paths)
     if absent:
         raise WorkbenchError("no such file or folder: " + ", ".join(str(p) for p in absent))
+    special = unreadable_sources(source_paths)
+    if special:
+        shown_special = ", ".join(str(p) for p in special)
+        raise WorkbenchError(
+            f"not a regular file or folder (a device, pipe or socket): {shown_special}"
+        )
 
     started_at = datetime.now(UTC)
     report = ImportReport(cancel_requested=cancel_requested)
