@@ -232,8 +232,11 @@ class LeaderboardResult:
         return jsonable(document)
 
     def write_csv(self, path: Path) -> None:
-        """The table as CSV (``workbench leaderboard --csv``, the panel's export)."""
-        self.table.to_csv(path, index=False)
+        """The table as CSV (``workbench leaderboard --csv``, the panel's export), with cells a
+        spreadsheet would run as formulas neutralised."""
+        from workbench.export.spreadsheet import spreadsheet_safe
+
+        self.table.map(spreadsheet_safe).to_csv(path, index=False)
 
     def forest_figure(self) -> Figure:
         from workbench.stats.plots import ratings_forest_plot
