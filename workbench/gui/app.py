@@ -115,6 +115,87 @@ def screenshot_annotator(bundle) -> str:  # type: ignore[no-untyped-def]
     return add_annotator(bundle, SCREENSHOT_ANNOTATOR, "Screenshot").handle
 
 
+def parse_size(text: str) -> tuple[int, int]:
+    """``"1366x768"`` as (width, height); WorkbenchError for anything else."""
+    width, _, height = text.lower().partition("x")
+    try:
+        size = (int(width), int(height))
+    except ValueError:
+        raise WorkbenchError(f"--size takes WIDTHxHEIGHT, like 1366x768 (not {text!r})") from None
+    if not (320 <= size[0] <= 10_000 and 240 <= size[1] <= 10_000):
+        raise WorkbenchError(f"--size {text} is out of range (320x240 to 10000x10000)")
+    return size
+
+
+def _take_screenshot(window, screenshot: str | Path, size: tuple[int, int]) -> int:  # type: ignore[no-untyped-def]
+    window.resize(*size)
+    window.show()
+    if not wait_until_idle(window):
+        log.warning("screenshot taken before every image was decoded")
+    render_window(window, Path(screenshot))
+    window.close()
+    return 0
+
+
+def _pack_of(bundle_path: str | Path):  # type: ignore[no-untyped-def]
+    """The pack's description when ``bundle_path`` is an offline pack file, else None."""
+    from workbench.services.packs import pack_info
+    from workbench.storage import Bundle
+    from workbench.storage.dialects import parse_location
+
+    if parse_location(bundle_path).is_server:
+        return None
+    try:
+        with Bundle.open(bundle_path, migrate=False) as bundle:
+            return pack_info(bundle)
+    except WorkbenchError:  # the main window reports why it cannot be opened
+        return None
+
+
+def run_annotator(
+    bundle_path: str | Path,
+    campaign: str | None = None,
+    annotator: str | None = None,
+    screenshot: str | Path | None = None,
+    size: tuple[int, int] | None = None,
+) -> int:
+    """Open the annotator's window (the annotation page alone) on ``campaign`` as
+    ``annotator``; in an offline pack both default to the pack's. With ``screenshot``, render
+    it at ``size`` and exit."""
+    from workbench.services.packs import pack_info
+    from workbench.services.voting import AnnotationSession
+    from workbench.storage import Bundle
+
+    _choose_platform(offscreen_allowed=screenshot is not None)
+    bundle = Bundle.open(bundle_path)
+    try:
+        pack = pack_info(bundle)
+        campaign = campaign or (pack.campaign if pack is not None else None)
+        if campaign is None:
+            raise WorkbenchError("say which campaign to annotate: --campaign NAME")
+        if annotator is None:
+            if screenshot is not None:
+                annotator = screenshot_annotator(bundle)
+            elif pack is not None:
+                annotator = pack.annotator
+            else:
+                raise WorkbenchError("say who annotates: --annotator HANDLE")
+        session = AnnotationSession(bundle, campaign, annotator)
+    except BaseException:
+        bundle.close()
+        raise
+    app = _application()
+
+    from workbench.gui.annotation.annotator_window import WINDOW_SIZE, AnnotatorWindow
+    from workbench.gui.event_loop import run_shared_loop
+
+    window = AnnotatorWindow(bundle, session)
+    if screenshot is not None:
+        return _take_screenshot(window, screenshot, size or WINDOW_SIZE)
+    window.show()
+    return run_shared_loop(app)
+
+
 def run_app(
     bundle_path: str | Path,
     screenshot: str | Path | None = None,
@@ -122,17 +203,21 @@ def run_app(
     item: str | None = None,
     campaign: str | None = None,
     annotator: str | None = None,
+    size: tuple[int, int] | None = None,
 ) -> int:
     """Open the main window on ``bundle_path`` (a file path or a server URL); with
     ``screenshot``, render it to that file instead of running interactively. Returns the
     process exit status.
 
     ``page="annotate"`` starts annotating ``campaign`` as ``annotator`` (see
-    :func:`screenshot_annotator` for the profile used when none is named)."""
+    :func:`screenshot_annotator` for the profile used when none is named). An offline pack
+    opens in the annotator's window (:func:`run_annotator`)."""
     if page not in PAGES:
         raise WorkbenchError(f"unknown page {page!r} (pages: {', '.join(PAGES)})")
     if page == "annotate" and campaign is None:
         raise WorkbenchError("--page annotate needs --campaign NAME")
+    if page in ("items", "annotate") and item is None and _pack_of(bundle_path) is not None:
+        return run_annotator(bundle_path, campaign, annotator, screenshot, size)
     _choose_platform(offscreen_allowed=screenshot is not None)
     app = _application()
 
@@ -167,10 +252,4 @@ def run_app(
         prepare_judge_runtime_in_background()
         return run_shared_loop(app)
 
-    window.resize(*WINDOW_SIZE)
-    window.show()
-    if not wait_until_idle(window):
-        log.warning("screenshot taken before every image was decoded")
-    render_window(window, Path(screenshot))
-    window.close()
-    return 0
+    return _take_screenshot(window, screenshot, size or WINDOW_SIZE)
