@@ -1,6 +1,9 @@
 """The blind annotation page: one task at a time from an ``AnnotationSession``, answered with one
-key per choice; Ctrl+Z takes back the last answer, Ctrl+S skips with a reason, F1 or ? shows the
-keys.
+key per choice; Ctrl+Z takes back the last answer, Ctrl+S skips with a reason, Z zooms into the
+task's image, F1 or ? shows the keys.
+
+Every task starts on a fresh page: no answer selected, the rationale empty, the keyboard focus
+on the page and the zoom window (when open) showing the new task's first image.
 
 Each answer is stored (and committed) by the session before the next task is asked for, so what
 the annotator sees next never runs ahead of what is saved.
@@ -51,6 +54,7 @@ class AnnotationView(QWidget):
         self.answer_panel: AnswerPanel | None = None
         self.help_overlay: HelpOverlay | None = None
         self.skip_dialog: SkipDialog | None = None
+        self.zoom: ImageViewerDialog | None = None
         self._skip_token: str | None = None
 
         self.title = QLabel(self)
@@ -131,6 +135,7 @@ class AnnotationView(QWidget):
                 widget.deleteLater()
         self.answer_panel = self.help_overlay = None
         self.display.show_task(None)
+        self._close_zoom()
         self.title.clear()
         self.question.clear()
         self.progress_label.clear()
@@ -165,6 +170,8 @@ class AnnotationView(QWidget):
         else:
             self._refresh_answers()
             self.display.scroll_to_judged_turn(task)
+        self._zoom_follows()
+        self.setFocus()
         self.taskShown.emit()
 
     def _refresh_answers(self) -> None:
@@ -302,9 +309,43 @@ class AnnotationView(QWidget):
 
     def _open_image(self, shown: tuple[DecodedImage, int]) -> None:
         decoded, position = shown
-        dialog = ImageViewerDialog(decoded.full, f"Image {position + 1}", self)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.show()
+        title = f"Image {position + 1}"
+        if self.zoom is None:
+            self.zoom = ImageViewerDialog(decoded.full, title, self)
+            self.zoom.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+            self.zoom.destroyed.connect(self._zoom_closed)
+        else:
+            self.zoom.show_image(decoded.full, title)
+        self.zoom.show()
+        self.zoom.raise_()
+
+    def _zoom_closed(self) -> None:
+        self.zoom = None
+
+    def _close_zoom(self) -> None:
+        if self.zoom is not None:
+            self.zoom.close()
+            self.zoom = None
+
+    def open_zoom(self) -> bool:
+        """Zoom into the task's first image that can be shown (the Z key); False if none."""
+        shown = self.display.first_image()
+        if shown is None:
+            return False
+        self._open_image(shown)
+        return True
+
+    def _zoom_follows(self) -> None:
+        """An open zoom window shows the new task's first image, or closes when it has none:
+        it never keeps showing an image of an earlier task."""
+        if self.zoom is None:
+            return
+        shown = self.display.first_image() if self.task is not None else None
+        if shown is None:
+            self._close_zoom()
+        else:
+            decoded, position = shown
+            self.zoom.show_image(decoded.full, f"Image {position + 1}")
 
     # --- keys -------------------------------------------------------------------------------
 
@@ -322,6 +363,9 @@ class AnnotationView(QWidget):
             return True
         if key == Qt.Key.Key_F1 or text == "?":
             self.toggle_help()
+            return True
+        if key == Qt.Key.Key_Z and modifiers == Qt.KeyboardModifier.NoModifier:
+            self.open_zoom()
             return True
         if key in SCROLL_KEYS:
             bar = self.display.verticalScrollBar()

@@ -15,6 +15,7 @@ VIEW_KEYS = (
     ("Enter", "Save the answer (grade, or after typing a rationale)"),
     ("Tab", "Go to the rationale field; Esc comes back"),
     ("Page Up / Page Down", "Scroll the task"),
+    ("Z", "Zoom into the task's image (the zoom window follows the task)"),
     ("F1 or ?", "Show or hide this help"),
 )
 

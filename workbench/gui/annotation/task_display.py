@@ -188,6 +188,13 @@ class TaskDisplay(QScrollArea):
             self.turn_panels.append(panel)
             layout.addWidget(panel)
 
+    def first_image(self) -> tuple[DecodedImage, int] | None:
+        """The first image of the task that could be decoded, with its position."""
+        for tile in self.tiles:
+            if tile.decoded is not None and not tile.decoded.error:
+                return tile.decoded, tile.position
+        return None
+
     def _tile_clicked(self, position: int) -> None:
         for tile in self.tiles:
             if tile.position == position and tile.decoded is not None:
