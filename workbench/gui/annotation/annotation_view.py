@@ -368,7 +368,7 @@ class AnnotationView(QWidget):
             self.open_zoom()
             return True
         if key in SCROLL_KEYS:
-            bar = self.display.verticalScrollBar()
+            bar = self.display.scroll_bar()
             bar.setValue(bar.value() + SCROLL_KEYS[Qt.Key(key)] * bar.pageStep())
             return True
         if self.task is None or modifiers not in (
