@@ -20,7 +20,7 @@ from workbench.errors import WorkbenchError
 from workbench.gui.annotation.annotation_page import ANNOTATE_PAGE, ITEMS_PAGE
 from workbench.gui.annotation.new_campaign_dialog import NewCampaignDialog
 from workbench.gui.annotation.start_dialog import NEW_PROFILE, StartAnnotatingDialog
-from workbench.gui.app import SCREENSHOT_ANNOTATOR, run_app
+from workbench.gui.app import run_app
 from workbench.gui.main_window import MainWindow
 from workbench.services.campaigns import list_annotators, list_campaigns
 from workbench.services.packs import export_pack
@@ -102,9 +102,7 @@ def test_screenshot_without_an_annotator_uses_the_first_profile(
         assert [a.handle for a in list_annotators(bundle)] == ["ana", "bob"]  # none added
 
 
-def test_screenshot_of_a_bundle_without_profiles_adds_the_screenshot_profile(
-    qapp, tmp_path: Path
-) -> None:
+def test_screenshot_of_a_bundle_without_profiles_adds_no_profile(qapp, tmp_path: Path) -> None:
     from tests.services.campaign_helpers import MODELS, build_campaign_bundle
     from workbench.services.campaigns import CampaignSpec, create_campaign
 
@@ -113,7 +111,7 @@ def test_screenshot_of_a_bundle_without_profiles_adds_the_screenshot_profile(
         create_campaign(bundle, CampaignSpec("c", "visit-bench-preference", seed=1))
     assert run_app(path, screenshot=tmp_path / "s.png", page="annotate", campaign="c") == 0
     with Bundle.open(path) as bundle:
-        assert [a.handle for a in list_annotators(bundle)] == [SCREENSHOT_ANNOTATOR]
+        assert list_annotators(bundle) == []  # a newcomer's view, read-only
 
 
 def test_screenshot_of_an_unknown_campaign_fails_with_a_message(

@@ -19,8 +19,6 @@ log = logging.getLogger(__name__)
 
 PANEL_PAGES = ("leaderboard", "graph", "agreement", "failures")
 PAGES = ("items", "annotate", "analysis", *PANEL_PAGES)
-#: the profile a screenshot of the annotation view uses when the bundle has none
-SCREENSHOT_ANNOTATOR = "screenshot"
 SCREENSHOT_TIMEOUT_S = 30.0
 
 
@@ -100,19 +98,18 @@ def render_window(window, target: Path) -> None:  # type: ignore[no-untyped-def]
         raise WorkbenchError(f"cannot write the screenshot to {target}")
 
 
-def screenshot_annotator(bundle) -> str:  # type: ignore[no-untyped-def]
+def screenshot_annotator(bundle) -> str | None:  # type: ignore[no-untyped-def]
     """Whose view a screenshot shows when no annotator is named: the pack's annotator in an
-    offline pack, else the first profile by handle, else a new profile "screenshot"."""
-    from workbench.services.campaigns import add_annotator, list_annotators
+    offline pack, else the first profile by handle, else None (a newcomer's view: the
+    screenshot's bundle is open read-only, so no profile is added)."""
+    from workbench.services.campaigns import list_annotators
     from workbench.services.packs import pack_info
 
     pack = pack_info(bundle)
     if pack is not None:
         return pack.annotator
     profiles = list_annotators(bundle)
-    if profiles:
-        return profiles[0].handle
-    return add_annotator(bundle, SCREENSHOT_ANNOTATOR, "Screenshot").handle
+    return profiles[0].handle if profiles else None
 
 
 def parse_size(text: str) -> tuple[int, int]:
@@ -167,7 +164,8 @@ def run_annotator(
     from workbench.storage import Bundle
 
     _choose_platform(offscreen_allowed=screenshot is not None)
-    bundle = Bundle.open(bundle_path)
+    preview = screenshot is not None  # a screenshot writes nothing: no profile, no lease
+    bundle = Bundle.open(bundle_path, read_only=preview)
     try:
         pack = pack_info(bundle)
         campaign = campaign or (pack.campaign if pack is not None else None)
@@ -180,7 +178,7 @@ def run_annotator(
                 annotator = pack.annotator
             else:
                 raise WorkbenchError("say who annotates: --annotator HANDLE")
-        session = AnnotationSession(bundle, campaign, annotator)
+        session = AnnotationSession(bundle, campaign, annotator, preview=preview)
     except BaseException:
         bundle.close()
         raise
@@ -225,14 +223,14 @@ def run_app(
     from workbench.gui.locations import display_location
     from workbench.gui.main_window import WINDOW_SIZE, MainWindow
 
-    window = MainWindow(persist_layout=screenshot is None)
+    window = MainWindow(persist_layout=screenshot is None, read_only=screenshot is not None)
     try:
         window.open_bundle(bundle_path)
         if item is not None and not window.go_to_item(item):
             raise WorkbenchError(f"no item {item!r} in {display_location(bundle_path)}")
         if page == "annotate" and campaign is not None:
             assert window.bundle is not None
-            handle = annotator or screenshot_annotator(window.bundle)
+            handle = annotator or (screenshot_annotator(window.bundle) if screenshot else None)
             window.annotation.start(campaign, handle)
         if page == "analysis":
             window.analysis.show_all()

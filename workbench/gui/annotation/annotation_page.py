@@ -62,13 +62,15 @@ class AnnotationPage(QObject):
 
     # --- sessions ---------------------------------------------------------------------------
 
-    def start(self, campaign: str, annotator: str) -> None:
+    def start(self, campaign: str, annotator: str | None) -> None:
         """Annotate ``campaign`` as ``annotator`` in the open bundle (resuming where they were);
-        raises WorkbenchError when either is unknown."""
+        raises WorkbenchError when either is unknown. A bundle open read-only shows a preview
+        that writes nothing (``annotator`` may then be None)."""
         bundle = self.window.bundle
         if bundle is None:
             raise WorkbenchError("open a bundle first")
-        self.view.start(AnnotationSession(bundle, campaign, annotator))
+        session = AnnotationSession(bundle, campaign, annotator, preview=bundle.read_only)
+        self.view.start(session)
         self.show_page(ANNOTATE_PAGE)
 
     def end(self) -> None:
