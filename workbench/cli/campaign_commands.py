@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -83,6 +84,11 @@ def _register_campaign(commands: Any) -> None:
     )
     create.add_argument(
         "--context", default="standard", help="which outputs to show (default: standard)"
+    )
+    create.add_argument(
+        "--without-missing-images",
+        action="store_true",
+        help="leave out the chosen items that miss an image (they cannot be judged by eye)",
     )
     create.add_argument("--json", action="store_true", help="print the summary as JSON")
     create.set_defaults(handler=run_create)
@@ -206,9 +212,17 @@ def run_create(args: argparse.Namespace) -> int:
         output_context=args.context,
         lease_minutes=args.lease_minutes,
         pack_lease_days=args.pack_lease_days,
+        without_missing_images=args.without_missing_images,
     )
     with Bundle.open(args.bundle) as bundle:
         summary = create_campaign(bundle, spec)
+    if summary.items_missing_images:
+        print(
+            f"warning: {summary.items_missing_images} of the campaign's items miss an image, so "
+            "annotators will be asked about pictures they cannot see; create it again (under "
+            "another name) with --without-missing-images to leave them out",
+            file=sys.stderr,
+        )
     if args.json:
         _print_json(summary.as_dict())
         return 0
@@ -220,6 +234,8 @@ def run_create(args: argparse.Namespace) -> int:
     )
     for pair, missing in summary.shortfalls.items():
         print(f"  {pair}: {missing} comparison(s) short of the target (not enough items)")
+    if summary.left_out_missing_images:
+        print(f"  left out {summary.left_out_missing_images} item(s) whose images are missing")
     return 0
 
 

@@ -54,9 +54,20 @@ from workbench.services.selection import (
     resolve_items,
 )
 from workbench.storage.bundle import Bundle
-from workbench.storage.models import Annotator, Campaign, Item, Model, ScheduledPair, Source, Vote
+from workbench.storage.models import (
+    Annotator,
+    Campaign,
+    Item,
+    ItemImage,
+    Model,
+    ScheduledPair,
+    Source,
+    Vote,
+)
 
 log = logging.getLogger(__name__)
+#: ids per IN (...) list: below SQLite's and PostgreSQL's parameter limits
+_ID_CHUNK = 900
 
 CAMPAIGN_STATUS_OPEN = "open"
 
@@ -105,6 +116,8 @@ class CampaignSpec:
     #: (None: 30 minutes and 14 days)
     lease_minutes: float | None = None
     pack_lease_days: float | None = None
+    #: leave out the chosen items that miss an image (an annotator cannot judge them)
+    without_missing_images: bool = False
 
 
 @dataclass(frozen=True)
@@ -120,6 +133,10 @@ class CampaignSummary:
     gold_tasks: int
     schedule_sha256: str
     shortfalls: dict[str, int]
+    #: scheduled items one of whose images is missing (0 when they were left out)
+    items_missing_images: int = 0
+    #: items left out because an image is missing (``without_missing_images``)
+    left_out_missing_images: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -133,6 +150,8 @@ class CampaignSummary:
             "tasks": self.tasks,
             "gold_tasks": self.gold_tasks,
             "schedule_sha256": self.schedule_sha256,
+            "items_missing_images": self.items_missing_images,
+            "left_out_missing_images": self.left_out_missing_images,
             "shortfalls": self.shortfalls,
         }
 
@@ -342,6 +361,22 @@ def _schedule_digest(tasks: Sequence[PlannedTask]) -> str:
     return hashlib.sha256(json.dumps(rows, ensure_ascii=False).encode()).hexdigest()
 
 
+def items_missing_images(session: Session, item_ids: Sequence[int]) -> set[int]:
+    """The items among ``item_ids`` with at least one image missing (named by the source but
+    not available at import)."""
+    missing: set[int] = set()
+    for start in range(0, len(item_ids), _ID_CHUNK):
+        chunk = item_ids[start : start + _ID_CHUNK]
+        missing.update(
+            session.scalars(
+                select(ItemImage.item_id)
+                .where(ItemImage.item_id.in_(chunk), ItemImage.image_id.is_(None))
+                .distinct()
+            )
+        )
+    return missing
+
+
 def create_campaign(
     bundle: Bundle, spec: CampaignSpec, plugins: Registry | None = None
 ) -> CampaignSummary:
@@ -352,6 +387,12 @@ def create_campaign(
         if session.scalar(select(Campaign.id).where(Campaign.name == spec.name)) is not None:
             raise CampaignError(f"a campaign named '{spec.name}' already exists in this bundle")
         items = resolve_items(session, spec.items)
+        missing_images = items_missing_images(session, [item.id for item in items])
+        left_out = 0
+        if spec.without_missing_images:
+            kept = [item for item in items if item.id not in missing_images]
+            left_out = len(items) - len(kept)
+            items = kept
         contestants: list[Contestant] = []
         if protocol.display is not Display.NONE:
             wanted = list(spec.models) if spec.models else None  # None: every model
@@ -428,6 +469,7 @@ def create_campaign(
             )
             for sequence, task in enumerate(tasks, start=1)
         )
+        scheduled_missing = {eligible.item_ids[task.slot] for task in tasks} & missing_images
     log.info("created campaign %s: %d tasks", spec.name, len(tasks))
     return CampaignSummary(
         name=spec.name,
@@ -441,6 +483,8 @@ def create_campaign(
         gold_tasks=sum(task.gold is not None for task in tasks),
         schedule_sha256=digest,
         shortfalls=shortfalls,
+        items_missing_images=len(scheduled_missing),
+        left_out_missing_images=left_out,
     )
 
 
