@@ -92,13 +92,16 @@ def run_annotate(args: argparse.Namespace) -> int:
 
 
 def launch_default(_args: argparse.Namespace) -> int:
-    """No command: the most recent bundle (a file that still exists, or a server), else the
-    demo bundle (made on first use)."""
+    """No command: the annotation session the app was closed in, else the most recent bundle
+    (a file that still exists, or a server), else the demo bundle (made on first use)."""
     from workbench.demo import generate_demo_bundle
-    from workbench.gui.app import run_app
+    from workbench.gui.app import resume_annotation, run_app
     from workbench.paths import demo_bundle_path
     from workbench.recent import is_server_location, most_recent_location
 
+    resumed = resume_annotation()  # the annotator's session, where it stopped
+    if resumed is not None:
+        return resumed
     recent = most_recent_location()
     if recent is not None:
         return run_app(recent if is_server_location(recent) else Path(recent))

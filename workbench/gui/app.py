@@ -187,11 +187,51 @@ def run_annotator(
     from workbench.gui.annotation.annotator_window import WINDOW_SIZE, AnnotatorWindow
     from workbench.gui.event_loop import run_shared_loop
 
-    window = AnnotatorWindow(bundle, session)
+    window = AnnotatorWindow(bundle, session, location=bundle_path)
     if screenshot is not None:
         return _take_screenshot(window, screenshot, size or WINDOW_SIZE)
     window.show()
     return run_shared_loop(app)
+
+
+def resumable_session() -> tuple[str, str, str, str] | None:
+    """(location, campaign, annotator, window) of the annotation session the app was closed
+    in, when it can still be resumed (the bundle, campaign and profile exist); else None, and
+    a session that cannot be resumed any more is forgotten."""
+    from workbench.gui.settings import GuiSettings
+    from workbench.recent import available
+    from workbench.services.voting import AnnotationSession
+    from workbench.storage import Bundle
+
+    settings = GuiSettings()
+    remembered = settings.annotation_session()
+    if remembered is None:
+        return None
+    location, campaign, annotator, _window = remembered
+    try:
+        if not available(location):
+            raise WorkbenchError(f"{location} is not there any more")
+        with Bundle.open(location, read_only=True) as bundle:
+            AnnotationSession(bundle, campaign, annotator, preview=True)
+    except WorkbenchError as error:
+        log.warning("cannot resume the annotation session: %s", error)
+        settings.forget_annotation_session()
+        return None
+    return remembered
+
+
+def resume_annotation() -> int | None:
+    """Reopen the annotation session the app was closed in (plain ``workbench``), in the
+    window it was in; None when there is none to resume."""
+    from workbench.gui.annotation.annotator_window import ANNOTATOR_WINDOW
+
+    remembered = resumable_session()
+    if remembered is None:
+        return None
+    location, campaign, annotator, window = remembered
+    if window == ANNOTATOR_WINDOW:
+        return run_annotator(location, campaign, annotator)
+    return run_app(location, page="annotate", campaign=campaign, annotator=annotator)
 
 
 def run_app(

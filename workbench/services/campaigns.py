@@ -16,7 +16,7 @@ import secrets
 import uuid
 from collections import Counter, defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sqlalchemy import func, select
@@ -68,6 +68,11 @@ from workbench.storage.models import (
 log = logging.getLogger(__name__)
 #: ids per IN (...) list: below SQLite's and PostgreSQL's parameter limits
 _ID_CHUNK = 900
+#: the campaign setting holding the annotators' guidelines (markdown); kept in the campaign's
+#: settings, so packs and server copies carry them with the campaign
+GUIDELINES_SETTING = "guidelines"
+#: guidelines longer than this are refused: they are read at every session start
+MAX_GUIDELINES_CHARS = 200_000
 
 CAMPAIGN_STATUS_OPEN = "open"
 
@@ -118,6 +123,8 @@ class CampaignSpec:
     pack_lease_days: float | None = None
     #: leave out the chosen items that miss an image (an annotator cannot judge them)
     without_missing_images: bool = False
+    #: the annotators' guidelines, as markdown (shown when a session starts and on F1)
+    guidelines: str | None = None
 
 
 @dataclass(frozen=True)
@@ -361,6 +368,34 @@ def _schedule_digest(tasks: Sequence[PlannedTask]) -> str:
     return hashlib.sha256(json.dumps(rows, ensure_ascii=False).encode()).hexdigest()
 
 
+def check_guidelines(text: str) -> str | None:
+    """The guidelines to store (None for blank text); CampaignError when too long."""
+    if len(text) > MAX_GUIDELINES_CHARS:
+        raise CampaignError(
+            f"the guidelines are {len(text):,} characters long; keep them under "
+            f"{MAX_GUIDELINES_CHARS:,}"
+        )
+    return text if text.strip() else None
+
+
+def campaign_guidelines(bundle: Bundle, name: str) -> str | None:
+    """The campaign's guidelines (markdown), None when it has none."""
+    with bundle.read_session() as session:
+        value = find_campaign(session, name).settings.get(GUIDELINES_SETTING)
+    return value if isinstance(value, str) else None
+
+
+def set_campaign_guidelines(bundle: Bundle, name: str, text: str | None) -> None:
+    """Replace the campaign's guidelines (None or blank removes them)."""
+    guidelines = check_guidelines(text) if text is not None else None
+    with bundle.session() as session:
+        campaign = find_campaign(session, name)
+        settings = {k: v for k, v in campaign.settings.items() if k != GUIDELINES_SETTING}
+        if guidelines is not None:
+            settings[GUIDELINES_SETTING] = guidelines
+        campaign.settings = settings  # a new dict: the JSON column sees the change
+
+
 def items_missing_images(session: Session, item_ids: Sequence[int]) -> set[int]:
     """The items among ``item_ids`` with at least one image missing (named by the source but
     not available at import)."""
@@ -383,6 +418,8 @@ def create_campaign(
     """Draw the campaign's schedule from its seed and store both in one transaction."""
     protocol = (plugins or registry()).protocol(spec.protocol)
     pairing, anchor_name = _check_spec(spec, protocol)
+    if spec.guidelines is not None:
+        spec = replace(spec, guidelines=check_guidelines(spec.guidelines))
     with bundle.session() as session:
         if session.scalar(select(Campaign.id).where(Campaign.name == spec.name)) is not None:
             raise CampaignError(f"a campaign named '{spec.name}' already exists in this bundle")
@@ -445,6 +482,7 @@ def create_campaign(
                 **({"pack_lease_days": spec.pack_lease_days} if spec.pack_lease_days else {}),
                 "schedule_sha256": digest,
                 "shortfalls": shortfalls,
+                **({GUIDELINES_SETTING: spec.guidelines} if spec.guidelines else {}),
                 # only the main bundle knows it: packs name models by a salted hash of it
                 "pack_salt": secrets.token_hex(16),
                 "created_by": f"vlm-workbench {__version__}",

@@ -47,7 +47,12 @@ from workbench.domain.protocols import AnnotationProtocol
 from workbench.plugins import Registry
 from workbench.services.blind_tasks import BlindTask, Progress, build_task
 from workbench.services.campaign_errors import AnswerError, StaleTaskError
-from workbench.services.campaigns import campaign_protocol, find_annotator, find_campaign
+from workbench.services.campaigns import (
+    GUIDELINES_SETTING,
+    campaign_protocol,
+    find_annotator,
+    find_campaign,
+)
 from workbench.storage.bundle import Bundle
 from workbench.storage.models import PairLease, ScheduledPair, Vote
 
@@ -246,6 +251,9 @@ class AnnotationSession:
         self._campaign_id = found.id
         self._annotator_id = person.id if person is not None else NOBODY
         self._output_context = str(found.settings.get("output_context", "standard"))
+        guidelines = found.settings.get(GUIDELINES_SETTING)
+        #: the campaign's guidelines for annotators (markdown), None when it has none
+        self.guidelines: str | None = guidelines if isinstance(guidelines, str) else None
         self._lease_for = lease_duration(found.settings)
         self._shown: _Shown | None = None
 

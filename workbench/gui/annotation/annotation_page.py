@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QDialog, QDockWidget, QMainWindow, QMenu, QMessage
 
 from workbench.errors import WorkbenchError
 from workbench.gui.annotation.annotation_view import AnnotationView
+from workbench.gui.annotation.annotator_window import MAIN_WINDOW, remember_session
 from workbench.gui.annotation.new_campaign_dialog import NewCampaignDialog
 from workbench.gui.annotation.start_dialog import StartAnnotatingDialog
 from workbench.services.voting import AnnotationSession
@@ -71,6 +72,8 @@ class AnnotationPage(QObject):
             raise WorkbenchError("open a bundle first")
         session = AnnotationSession(bundle, campaign, annotator, preview=bundle.read_only)
         self.view.start(session)
+        if self.window.location is not None:
+            remember_session(self.window.location, session, MAIN_WINDOW)
         self.show_page(ANNOTATE_PAGE)
 
     def end(self) -> None:
@@ -221,8 +224,10 @@ class AnnotationPage(QObject):
         return box
 
     def leave(self) -> None:
-        """Leave annotator mode: the session ends and the inspector comes back."""
+        """Leave annotator mode: the session ends and the inspector comes back (and the next
+        start no longer reopens into it)."""
         self.view.end()
+        self.window.settings.forget_annotation_session()
         self.show_page(ITEMS_PAGE)
 
     def update_title(self) -> None:

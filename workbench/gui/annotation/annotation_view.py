@@ -117,10 +117,12 @@ class AnnotationView(QWidget):
         self.answer_panel = AnswerPanel(protocol, self)
         self.answer_panel.choiceClicked.connect(self._choice_clicked)
         self._layout.addWidget(self.answer_panel)
-        self.help_overlay = HelpOverlay(protocol, self)
+        self.help_overlay = HelpOverlay(protocol, self, session.guidelines)
         self._set_enabled(True)
         self._show(session.next_task())
         self.setFocus()
+        if session.guidelines is not None:
+            self.help_overlay.toggle()  # the guidelines are read before the first task
 
     def end(self) -> None:
         """Stop annotating (the bundle is about to close, or another campaign starts)."""

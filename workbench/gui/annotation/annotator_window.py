@@ -8,24 +8,47 @@ annotator from here. Its one menu holds the annotation view's own actions and Qu
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QWidget
 
 from workbench.gui.annotation.annotation_view import AnnotationView
 from workbench.gui.resources import app_icon
+from workbench.gui.settings import GuiSettings
+from workbench.recent import is_server_location, without_password
 from workbench.services.voting import AnnotationSession
 from workbench.storage import Bundle
 
 #: the size the window opens at; the page is laid out to read well down to 1024x700
 WINDOW_SIZE = (1366, 768)
+#: which window a remembered session reopens in
+ANNOTATOR_WINDOW = "annotator"
+MAIN_WINDOW = "main"
+
+
+def remember_session(location: str | Path, session: AnnotationSession, window: str) -> None:
+    """Remember where the annotator is, so that the next start reopens into it (a preview is
+    never remembered; a server URL is kept without its password)."""
+    if session.preview:
+        return
+    text = str(location)
+    stored = without_password(text) if is_server_location(text) else str(Path(text).resolve())
+    GuiSettings().remember_annotation_session(
+        stored, session.campaign_name, session.annotator_handle, window
+    )
 
 
 class AnnotatorWindow(QMainWindow):
     """Annotates with ``session``; the window owns ``bundle`` and closes it with itself."""
 
     def __init__(
-        self, bundle: Bundle, session: AnnotationSession, parent: QWidget | None = None
+        self,
+        bundle: Bundle,
+        session: AnnotationSession,
+        location: str | Path | None = None,
+        parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self.setWindowIcon(app_icon())
@@ -50,6 +73,8 @@ class AnnotatorWindow(QMainWindow):
             f"Annotating {session.campaign_name} as {session.annotator_handle}"
         )
         self.view.setFocus()
+        if location is not None:
+            remember_session(location, session, ANNOTATOR_WINDOW)
 
     def is_busy(self) -> bool:
         """Whether anything is still loading (a screenshot waits for it): never, as a task's
