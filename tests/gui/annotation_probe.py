@@ -83,10 +83,14 @@ def shown_texts(view) -> list[str]:  # type: ignore[no-untyped-def]
 
 
 def press(qtbot, view, key: str | Qt.Key, modifier=Qt.KeyboardModifier.NoModifier) -> None:  # type: ignore[no-untyped-def]
-    """Type ``key`` at the focused widget inside ``view`` (the view itself when none is)."""
+    """Type ``key`` at the focused widget inside ``view`` (the view itself when none is), and
+    wait until an answer it gave is saved (votes are written on a worker)."""
     focused = QApplication.focusWidget()
     target = focused if focused is not None and view.isAncestorOf(focused) else view
     qtbot.keyClick(target, key, modifier)
+    saving = getattr(view, "busy", None)
+    if isinstance(saving, bool):
+        qtbot.waitUntil(lambda: not view.busy, timeout=10_000)
 
 
 def reachable_actions(window: QWidget) -> list[QAction]:

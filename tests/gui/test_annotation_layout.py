@@ -76,6 +76,7 @@ def test_both_responses_and_the_images_fit_with_ten_images(
         assert window.view.task is not None
         assert_readable(window)
         window.view.choose("a")
+        qtbot.waitUntil(lambda: not window.view.busy)
         qtbot.wait(20)
     window.close()
 
@@ -92,6 +93,7 @@ def test_multi_turn_tasks_show_the_judged_turn_side_by_side(
     while len(view.display.turn_panels) < 2:  # the second turn's task shows both turns
         assert view.task is not None
         view.choose(view.session.protocol.choices[0].value)
+        qtbot.waitUntil(lambda: not view.busy)
     qtbot.wait(50)
     assert_readable(window)
     window.close()

@@ -446,6 +446,7 @@ class MainWindow(QMainWindow):
             or self.analysis.busy
             or self.backup_runner.busy
             or self.connecting
+            or self.annotation.view.busy
         )
 
     # --- dialogs and layout ---------------------------------------------------------------------

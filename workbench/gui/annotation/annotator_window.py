@@ -77,9 +77,9 @@ class AnnotatorWindow(QMainWindow):
             remember_session(location, session, ANNOTATOR_WINDOW)
 
     def is_busy(self) -> bool:
-        """Whether anything is still loading (a screenshot waits for it): never, as a task's
-        images are decoded when it is shown."""
-        return False
+        """Whether an answer is still being saved (a screenshot waits for it; a task's images
+        are decoded when it is shown)."""
+        return self.view.busy
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.view.end()
