@@ -64,6 +64,7 @@ def install_qt_message_logging() -> None:
 def _application():  # type: ignore[no-untyped-def]
     from PySide6.QtWidgets import QApplication
 
+    from workbench.gui.fonts import install_fallback_fonts
     from workbench.gui.resources import app_icon
 
     app = QApplication.instance()
@@ -72,6 +73,7 @@ def _application():  # type: ignore[no-untyped-def]
         app = QApplication(sys.argv[:1])
         app.setApplicationName("VLM Workbench")
         app.setOrganizationName("vlm-workbench")
+        install_fallback_fonts()
     app.setWindowIcon(app_icon())
     return app
 
