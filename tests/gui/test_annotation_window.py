@@ -253,3 +253,30 @@ def test_new_campaign_dialog_creates_a_campaign(
         11,
     )
     assert "Campaign created" in window.statusBar().currentMessage()
+
+
+def test_new_campaign_dialog_leaves_out_items_missing_an_image(qtbot, tmp_path: Path) -> None:
+    from tests.services.test_campaigns_missing_images import bundle_with_a_missing_image
+
+    path = bundle_with_a_missing_image(tmp_path)
+    main = MainWindow(persist_layout=False)
+    qtbot.addWidget(main)
+    main.open_bundle(path)
+    main.show()
+    wait_idle(qtbot, main)
+    for name, leave_out in (("seeable", True), ("everything", False)):
+        dialog = main.annotation.show_new_campaign_dialog()
+        assert dialog is not None and dialog.without_missing_box.isChecked()  # the default
+        dialog.name_field.setText(name)
+        dialog.protocol_box.setCurrentIndex(dialog.protocol_box.findData("arena-battle"))
+        dialog.without_missing_box.setChecked(leave_out)
+        dialog.accept()
+        assert dialog.summary is not None
+        message = main.statusBar().currentMessage()
+        if leave_out:
+            assert dialog.summary.left_out_missing_images == 1
+            assert "1 items left out: images missing" in message
+        else:
+            assert dialog.summary.items_missing_images == 1
+            assert "warning: 1 items miss an image" in message
+    main.close()

@@ -125,8 +125,15 @@ class AnnotationPage(QObject):
     def _campaign_created(self) -> None:
         dialog = self._dialog
         if isinstance(dialog, NewCampaignDialog) and dialog.summary is not None:
+            summary = dialog.summary
+            images = ""
+            if summary.left_out_missing_images:
+                images = f" ({summary.left_out_missing_images} items left out: images missing)"
+            elif summary.items_missing_images:
+                images = f"; warning: {summary.items_missing_images} items miss an image"
             self.window.statusBar().showMessage(
-                f"Campaign created with {dialog.summary.tasks} tasks: Annotate > Start annotating.",
+                f"Campaign created with {summary.tasks} tasks{images}: "
+                "Annotate > Start annotating.",
                 8000,
             )
 
