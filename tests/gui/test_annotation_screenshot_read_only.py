@@ -86,3 +86,18 @@ def test_a_read_only_bundle_refuses_to_write(template: Path, tmp_path: Path) -> 
             connection.exec_driver_sql("DELETE FROM annotators")
     with Bundle.open(path) as bundle, bundle.read_session() as session:
         assert session.connection().exec_driver_sql("SELECT count(*) FROM annotators").scalar()
+
+
+def test_a_read_only_open_never_upgrades_and_says_how(tmp_path: Path) -> None:
+    from tests.fixtures.make_bundle_0001 import FIXTURE
+    from workbench.storage.errors import MigrationDeclinedError
+
+    old = tmp_path / "old.wbb"
+    copy_bundle(FIXTURE, old)
+    before = hashlib.sha256(old.read_bytes()).hexdigest()
+    with pytest.raises(MigrationDeclinedError, match="open it once in the app"):
+        Bundle.open(old, read_only=True)
+    assert hashlib.sha256(old.read_bytes()).hexdigest() == before
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.endswith(("-shm", "-wal"))) == [
+        "old.wbb"
+    ]  # no backup either

@@ -201,6 +201,14 @@ class Bundle:
         try:
             with cls._connecting(where):
                 cls._bring_to_head(where, engine, migrate=migrate and not read_only)
+        except MigrationDeclinedError as error:
+            engine.dispose()
+            if read_only:  # say how to get past it: a read-only open never upgrades
+                raise MigrationDeclinedError(
+                    f"{error}; it is opened read-only here, so open it once in the app "
+                    "(workbench open) to upgrade it"
+                ) from None
+            raise
         except BaseException:
             engine.dispose()
             raise
