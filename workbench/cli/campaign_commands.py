@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -84,8 +85,32 @@ def _register_campaign(commands: Any) -> None:
     create.add_argument(
         "--context", default="standard", help="which outputs to show (default: standard)"
     )
+    create.add_argument(
+        "--guidelines",
+        type=Path,
+        metavar="FILE.md",
+        help="the annotators' guidelines (markdown), shown when they start and on F1",
+    )
+    create.add_argument(
+        "--without-missing-images",
+        action="store_true",
+        help="leave out the chosen items that miss an image (they cannot be judged by eye)",
+    )
     create.add_argument("--json", action="store_true", help="print the summary as JSON")
     create.set_defaults(handler=run_create)
+
+    guidelines = actions.add_parser(
+        "guidelines",
+        help="print a campaign's annotator guidelines, or replace them with --set",
+        description="Print the campaign's guidelines (markdown). --set FILE replaces them, "
+        "--clear removes them.",
+    )
+    guidelines.add_argument("bundle", metavar="BUNDLE", help=BUNDLE_HELP)
+    guidelines.add_argument("name", metavar="NAME")
+    change = guidelines.add_mutually_exclusive_group()
+    change.add_argument("--set", type=Path, metavar="FILE.md", help="store these guidelines")
+    change.add_argument("--clear", action="store_true", help="remove the guidelines")
+    guidelines.set_defaults(handler=run_guidelines)
 
     show = actions.add_parser("show", help="a campaign's settings, schedule and progress")
     show.add_argument("bundle", metavar="BUNDLE", help=BUNDLE_HELP)
@@ -249,9 +274,18 @@ def run_create(args: argparse.Namespace) -> int:
         output_context=args.context,
         lease_minutes=args.lease_minutes,
         pack_lease_days=args.pack_lease_days,
+        without_missing_images=args.without_missing_images,
+        guidelines=_read_text(args.guidelines) if args.guidelines else None,
     )
     with Bundle.open(args.bundle) as bundle:
         summary = create_campaign(bundle, spec)
+    if summary.items_missing_images:
+        print(
+            f"warning: {summary.items_missing_images} of the campaign's items miss an image, so "
+            "annotators will be asked about pictures they cannot see; create it again (under "
+            "another name) with --without-missing-images to leave them out",
+            file=sys.stderr,
+        )
     if args.json:
         _print_json(summary.as_dict())
         return 0
@@ -263,6 +297,37 @@ def run_create(args: argparse.Namespace) -> int:
     )
     for pair, missing in summary.shortfalls.items():
         print(f"  {pair}: {missing} comparison(s) short of the target (not enough items)")
+    if summary.left_out_missing_images:
+        print(f"  left out {summary.left_out_missing_images} item(s) whose images are missing")
+    return 0
+
+
+def _read_text(path: Path) -> str:
+    from workbench.errors import WorkbenchError
+
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        reason = getattr(error, "strerror", None) or str(error)
+        raise WorkbenchError(f"cannot read the guidelines {path}: {reason}") from None
+
+
+def run_guidelines(args: argparse.Namespace) -> int:
+    from workbench.services.campaigns import campaign_guidelines, set_campaign_guidelines
+    from workbench.storage import Bundle
+
+    text = _read_text(args.set) if args.set else None
+    with Bundle.open(args.bundle) as bundle:
+        if args.set or args.clear:
+            set_campaign_guidelines(bundle, args.name, text)
+            done = "stored" if text and text.strip() else "removed"
+            print(f"{done} the guidelines of '{args.name}'")
+            return 0
+        guidelines = campaign_guidelines(bundle, args.name)
+    if guidelines is None:
+        print(f"campaign '{args.name}' has no guidelines (add them with --set FILE.md)")
+    else:
+        print(guidelines, end="" if guidelines.endswith("\n") else "\n")
     return 0
 
 

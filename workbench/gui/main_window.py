@@ -62,13 +62,15 @@ EXTRA_KEYS = {
 
 class MainWindow(QMainWindow):
     """``persist_layout``: save the layout on close (the user's own session, not a test or a
-    screenshot). ``auto_backup``: back up bundle files when opened (default: the same)."""
+    screenshot). ``auto_backup``: back up bundle files when opened (default: the same).
+    ``read_only``: open bundles read-only and remember none (a screenshot writes nothing)."""
 
     def __init__(
         self,
         *,
         persist_layout: bool = True,
         auto_backup: bool | None = None,
+        read_only: bool = False,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -83,6 +85,7 @@ class MainWindow(QMainWindow):
         self.location: str | Path | None = None
         self.browser: BundleBrowser | None = None
         self.auto_backup = persist_layout if auto_backup is None else auto_backup
+        self.read_only = read_only
         self.connecting = False  # a bundle is being opened on a worker
         self.server_dialog: ServerDialog | None = None
         self.damaged_dialog: DamagedBundleDialog | None = None
@@ -197,12 +200,14 @@ class MainWindow(QMainWindow):
     def open_bundle(self, location: str | Path) -> None:
         """Show the bundle at ``location`` (a file path or a server URL); raises WorkbenchError
         if it cannot be opened (the bundle shown before stays open then)."""
-        self._show_bundle(location, *self._load(location))
+        self._show_bundle(location, *self._load(location, self.read_only))
 
     @staticmethod
-    def _load(location: str | Path) -> tuple[Bundle, BundleBrowser, FilterChoices]:
+    def _load(
+        location: str | Path, read_only: bool = False
+    ) -> tuple[Bundle, BundleBrowser, FilterChoices]:
         """Open the bundle and read what the item list offers (any thread)."""
-        bundle = Bundle.open(location)
+        bundle = Bundle.open(location, read_only=read_only)
         try:
             browser = BundleBrowser(bundle)
             choices = browser.filter_choices()
@@ -218,7 +223,7 @@ class MainWindow(QMainWindow):
         self.connecting = True
         self.statusBar().showMessage(f"Connecting to {display_location(location)}…")
         self.runner.run(
-            lambda: self._load(location),
+            lambda: self._load(location, self.read_only),
             lambda loaded: self._loaded(location, loaded),
             self._load_failed,
         )
@@ -250,7 +255,8 @@ class MainWindow(QMainWindow):
     ) -> None:
         self._close_bundle()
         self.bundle, self.browser, self.location = bundle, browser, location
-        remember_location(bundle.path if bundle.path is not None else str(location))
+        if not self.read_only:
+            remember_location(bundle.path if bundle.path is not None else str(location))
         self.item_view.set_available_models(choices.models)
         self.item_list.set_browser(browser, choices)
         self.analysis.set_bundle(bundle)
@@ -459,6 +465,7 @@ class MainWindow(QMainWindow):
             or self.analysis.busy
             or self.backup_runner.busy
             or self.connecting
+            or self.annotation.view.busy
         )
 
     # --- dialogs and layout ---------------------------------------------------------------------

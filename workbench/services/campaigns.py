@@ -16,7 +16,7 @@ import secrets
 import uuid
 from collections import Counter, defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sqlalchemy import func, select
@@ -62,6 +62,7 @@ from workbench.storage.models import (
     CampaignCount,
     CampaignPairCount,
     Item,
+    ItemImage,
     Model,
     ScheduledPair,
     Source,
@@ -69,6 +70,13 @@ from workbench.storage.models import (
 )
 
 log = logging.getLogger(__name__)
+#: ids per IN (...) list: below SQLite's and PostgreSQL's parameter limits
+_ID_CHUNK = 900
+#: the campaign setting holding the annotators' guidelines (markdown); kept in the campaign's
+#: settings, so packs and server copies carry them with the campaign
+GUIDELINES_SETTING = "guidelines"
+#: guidelines longer than this are refused: they are read at every session start
+MAX_GUIDELINES_CHARS = 200_000
 
 CAMPAIGN_STATUS_OPEN = "open"
 
@@ -117,6 +125,10 @@ class CampaignSpec:
     #: (None: 30 minutes and 14 days)
     lease_minutes: float | None = None
     pack_lease_days: float | None = None
+    #: leave out the chosen items that miss an image (an annotator cannot judge them)
+    without_missing_images: bool = False
+    #: the annotators' guidelines, as markdown (shown when a session starts and on F1)
+    guidelines: str | None = None
 
 
 @dataclass(frozen=True)
@@ -132,6 +144,10 @@ class CampaignSummary:
     gold_tasks: int
     schedule_sha256: str
     shortfalls: dict[str, int]
+    #: scheduled items one of whose images is missing (0 when they were left out)
+    items_missing_images: int = 0
+    #: items left out because an image is missing (``without_missing_images``)
+    left_out_missing_images: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -145,6 +161,8 @@ class CampaignSummary:
             "tasks": self.tasks,
             "gold_tasks": self.gold_tasks,
             "schedule_sha256": self.schedule_sha256,
+            "items_missing_images": self.items_missing_images,
+            "left_out_missing_images": self.left_out_missing_images,
             "shortfalls": self.shortfalls,
         }
 
@@ -354,16 +372,68 @@ def _schedule_digest(tasks: Sequence[PlannedTask]) -> str:
     return hashlib.sha256(json.dumps(rows, ensure_ascii=False).encode()).hexdigest()
 
 
+def check_guidelines(text: str) -> str | None:
+    """The guidelines to store (None for blank text); CampaignError when too long."""
+    if len(text) > MAX_GUIDELINES_CHARS:
+        raise CampaignError(
+            f"the guidelines are {len(text):,} characters long; keep them under "
+            f"{MAX_GUIDELINES_CHARS:,}"
+        )
+    return text if text.strip() else None
+
+
+def campaign_guidelines(bundle: Bundle, name: str) -> str | None:
+    """The campaign's guidelines (markdown), None when it has none."""
+    with bundle.read_session() as session:
+        value = find_campaign(session, name).settings.get(GUIDELINES_SETTING)
+    return value if isinstance(value, str) else None
+
+
+def set_campaign_guidelines(bundle: Bundle, name: str, text: str | None) -> None:
+    """Replace the campaign's guidelines (None or blank removes them)."""
+    guidelines = check_guidelines(text) if text is not None else None
+    with bundle.session() as session:
+        campaign = find_campaign(session, name)
+        settings = {k: v for k, v in campaign.settings.items() if k != GUIDELINES_SETTING}
+        if guidelines is not None:
+            settings[GUIDELINES_SETTING] = guidelines
+        campaign.settings = settings  # a new dict: the JSON column sees the change
+
+
+def items_missing_images(session: Session, item_ids: Sequence[int]) -> set[int]:
+    """The items among ``item_ids`` with at least one image missing (named by the source but
+    not available at import)."""
+    missing: set[int] = set()
+    for start in range(0, len(item_ids), _ID_CHUNK):
+        chunk = item_ids[start : start + _ID_CHUNK]
+        missing.update(
+            session.scalars(
+                select(ItemImage.item_id)
+                .where(ItemImage.item_id.in_(chunk), ItemImage.image_id.is_(None))
+                .distinct()
+            )
+        )
+    return missing
+
+
 def create_campaign(
     bundle: Bundle, spec: CampaignSpec, plugins: Registry | None = None
 ) -> CampaignSummary:
     """Draw the campaign's schedule from its seed and store both in one transaction."""
     protocol = (plugins or registry()).protocol(spec.protocol)
     pairing, anchor_name = _check_spec(spec, protocol)
+    if spec.guidelines is not None:
+        spec = replace(spec, guidelines=check_guidelines(spec.guidelines))
     with bundle.session() as session:
         if session.scalar(select(Campaign.id).where(Campaign.name == spec.name)) is not None:
             raise CampaignError(f"a campaign named '{spec.name}' already exists in this bundle")
         items = resolve_items(session, spec.items)
+        missing_images = items_missing_images(session, [item.id for item in items])
+        left_out = 0
+        if spec.without_missing_images:
+            kept = [item for item in items if item.id not in missing_images]
+            left_out = len(items) - len(kept)
+            items = kept
         contestants: list[Contestant] = []
         if protocol.display is not Display.NONE:
             wanted = list(spec.models) if spec.models else None  # None: every model
@@ -416,6 +486,7 @@ def create_campaign(
                 **({"pack_lease_days": spec.pack_lease_days} if spec.pack_lease_days else {}),
                 "schedule_sha256": digest,
                 "shortfalls": shortfalls,
+                **({GUIDELINES_SETTING: spec.guidelines} if spec.guidelines else {}),
                 # only the main bundle knows it: packs name models by a salted hash of it
                 "pack_salt": secrets.token_hex(16),
                 "created_by": f"vlm-workbench {__version__}",
@@ -442,6 +513,7 @@ def create_campaign(
         )
         session.flush()
         rebuild_counters(session, [campaign.id])
+        scheduled_missing = {eligible.item_ids[task.slot] for task in tasks} & missing_images
     log.info("created campaign %s: %d tasks", spec.name, len(tasks))
     return CampaignSummary(
         name=spec.name,
@@ -455,6 +527,8 @@ def create_campaign(
         gold_tasks=sum(task.gold is not None for task in tasks),
         schedule_sha256=digest,
         shortfalls=shortfalls,
+        items_missing_images=len(scheduled_missing),
+        left_out_missing_images=left_out,
     )
 
 

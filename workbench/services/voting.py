@@ -45,7 +45,12 @@ from workbench.domain.protocols import AnnotationProtocol
 from workbench.plugins import Registry
 from workbench.services.blind_tasks import BlindTask, Progress, build_task
 from workbench.services.campaign_errors import AnswerError, StaleTaskError
-from workbench.services.campaigns import campaign_protocol, find_annotator, find_campaign
+from workbench.services.campaigns import (
+    GUIDELINES_SETTING,
+    campaign_protocol,
+    find_annotator,
+    find_campaign,
+)
 from workbench.storage.bundle import Bundle
 from workbench.storage.counters import annotator_progress, counting
 from workbench.storage.models import PairLease, ScheduledPair, Vote
@@ -58,6 +63,9 @@ Answers = Mapping[str, Answer] | Answer
 DEFAULT_LEASE = timedelta(minutes=30)
 #: the campaign setting that overrides the lease (a number of minutes)
 LEASE_SETTING = "lease_minutes"
+#: who a preview without an annotator shows the queue for: no one (no row has this id)
+NOBODY = -1
+PREVIEW_HANDLE = "preview"
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,25 +225,36 @@ class AnnotationSession:
     The view calls :meth:`next_task`, shows it, and answers it with :meth:`cast` or
     :meth:`skip` (naming the task by its token); :meth:`undo` takes back the last answer and
     returns its task, which is then the current one again.
+
+    A ``preview`` session (screenshots, a bundle open read-only) writes nothing: it shows the
+    task the annotator (or, with ``annotator=None``, a newcomer) would get next, without
+    leasing it, and refuses answers.
     """
 
     def __init__(
         self,
         bundle: Bundle,
         campaign: str,
-        annotator: str,
+        annotator: str | None,
         plugins: Registry | None = None,
+        preview: bool = False,
     ) -> None:
+        if annotator is None and not preview:
+            raise AnswerError("say who annotates")
         with bundle.read_session() as session:
             found = find_campaign(session, campaign)
-            person = find_annotator(session, annotator)
+            person = find_annotator(session, annotator) if annotator is not None else None
         self.bundle = bundle
+        self.preview = preview
         self.protocol: AnnotationProtocol = campaign_protocol(found, plugins)
         self.campaign_name = found.name
-        self.annotator_handle = person.handle
+        self.annotator_handle = person.handle if person is not None else PREVIEW_HANDLE
         self._campaign_id = found.id
-        self._annotator_id = person.id
+        self._annotator_id = person.id if person is not None else NOBODY
         self._output_context = str(found.settings.get("output_context", "standard"))
+        guidelines = found.settings.get(GUIDELINES_SETTING)
+        #: the campaign's guidelines for annotators (markdown), None when it has none
+        self.guidelines: str | None = guidelines if isinstance(guidelines, str) else None
         self._lease_for = lease_duration(found.settings)
         self._shown: _Shown | None = None
 
@@ -318,7 +337,9 @@ class AnnotationSession:
     def next_task(self) -> BlindTask | None:
         """The task to show: the one already shown and not yet answered (its lease renewed),
         else the next in the queue, leased to this annotator; None when this annotator has
-        nothing left to do."""
+        nothing left to do. A preview leases nothing."""
+        if self.preview:
+            return self._preview_task()
         with self.bundle.session() as session:
             shown = self._shown
             if shown is not None and not self._is_answered(session, shown.pair_id):
@@ -331,6 +352,17 @@ class AnnotationSession:
             return None
         with self.bundle.read_session() as session:
             return self._show(session, pair_id)
+
+    def _preview_task(self) -> BlindTask | None:
+        with self.bundle.read_session() as session:
+            if self._shown is not None:
+                return self._shown.task
+            pair_id = session.scalar(self._open_pairs().order_by(ScheduledPair.sequence).limit(1))
+            return self._show(session, pair_id) if pair_id is not None else None
+
+    def _refuse_in_preview(self) -> None:
+        if self.preview:
+            raise AnswerError("this is a preview: answers are not saved")
 
     def progress(self) -> Progress:
         with self.bundle.read_session() as session:
@@ -400,6 +432,7 @@ class AnnotationSession:
         criterion takes the bare value. The choice is about positions ("a" = Response 1); the
         stored vote keeps the models shown left and right, which maps it back to models.
         """
+        self._refuse_in_preview()
         shown = self._current(token)
         comment = (comment or "").strip() or None
         rows = answer_rows(self.protocol, answers, comment)
@@ -408,6 +441,7 @@ class AnnotationSession:
     def skip(self, token: str, reason: str) -> VoteReceipt:
         """Pass over the task with a reason; it is not shown to this annotator again (undo
         brings it back) and still counts as needing votes from others."""
+        self._refuse_in_preview()
         shown = self._current(token)
         reason = reason.strip()
         if not reason:
@@ -418,6 +452,7 @@ class AnnotationSession:
         """Retract this annotator's last answer (or skip) in the campaign and make its task the
         current one again, leased to them; None when there is nothing to undo. The rows stay,
         marked retracted."""
+        self._refuse_in_preview()
         with self.bundle.session() as session:
             last = session.scalar(
                 select(Vote)

@@ -172,8 +172,10 @@ class Bundle:
     URL without its password), ``dialect`` "sqlite" or "postgresql".
     """
 
-    def __init__(self, location: BundleLocation, engine: Engine) -> None:
+    def __init__(self, location: BundleLocation, engine: Engine, read_only: bool = False) -> None:
         self._location = location
+        #: opened with ``read_only``: :meth:`session` refuses, and the database refuses writes
+        self.read_only = read_only
         self.path: Path | None = location.path
         self.location: str = location.display
         self.is_server: bool = location.is_server
@@ -273,9 +275,13 @@ class Bundle:
         return cls(where, engine)
 
     @classmethod
-    def open(cls, location: str | Path, *, migrate: bool = True) -> Bundle:
+    def open(cls, location: str | Path, *, migrate: bool = True, read_only: bool = False) -> Bundle:
         """Open an existing bundle, upgrading its schema when ``migrate`` (a file is first
         backed up beside itself; a server is backed up by the lab, with pg_dump).
+
+        ``read_only`` (screenshots, previews): nothing is written, not even a migration or
+        its backup; a bundle whose schema needs an upgrade is refused with
+        :class:`MigrationDeclinedError`.
 
         Raises :class:`NotABundleError` for files or databases that are not bundles,
         :class:`BundleTooNewError` for bundles from a newer app, :class:`MigrationDeclinedError`
@@ -288,14 +294,22 @@ class Bundle:
                 raise BundleError(f"no bundle at {where.path}")
             check_file_header(where.path)
             _refuse_foreign_database(where.path)
-        engine = make_engine(where)
+        engine = make_engine(where, read_only=read_only)
         try:
             with cls._connecting(where):
-                cls._bring_to_head(where, engine, migrate=migrate)
+                cls._bring_to_head(where, engine, migrate=migrate and not read_only)
+        except MigrationDeclinedError as error:
+            engine.dispose()
+            if read_only:  # say how to get past it: a read-only open never upgrades
+                raise MigrationDeclinedError(
+                    f"{error}; it is opened read-only here, so open it once in the app "
+                    "(workbench open) to upgrade it"
+                ) from None
+            raise
         except BaseException:
             engine.dispose()
             raise
-        return cls(where, engine)
+        return cls(where, engine, read_only=read_only)
 
     @classmethod
     def open_or_create(cls, location: str | Path) -> Bundle:
@@ -389,6 +403,8 @@ class Bundle:
     @contextmanager
     def session(self) -> Iterator[Session]:
         """A transaction: committed when the block ends normally, rolled back on any error."""
+        if self.read_only:
+            raise BundleError(f"{self.location} is open read-only; nothing can be changed")
         with (
             self._writer_queue,
             self._connecting(self._location),
