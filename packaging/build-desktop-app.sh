@@ -12,6 +12,8 @@ if ! "$python" -c "import PyInstaller" 2>/dev/null; then
     echo "installing PyInstaller into $("$python" -c 'import sys; print(sys.prefix)')"
     "$python" -m pip install --quiet "pyinstaller>=6.10"
 fi
+# the frozen app carries the team-server driver (the optional `server` extra)
+"$python" -c "import psycopg" 2>/dev/null || "$python" -m pip install --quiet "psycopg[binary]>=3.1"
 # PNG icons are rendered from the SVG when missing (they are committed; this keeps them honest)
 [ -f "$here/icons/hicolor/256x256/apps/org.vlmworkbench.Workbench.png" ] || \
     QT_QPA_PLATFORM=offscreen "$python" "$here/render_icons.py"

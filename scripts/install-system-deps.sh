@@ -6,6 +6,7 @@ packages=(libegl1 libgl1 libx11-6 libxkbcommon0 libdbus-1-3 libfontconfig1 libfr
           libglib2.0-0 libbrotli1 fonts-dejavu-core libx11-xcb1 libxcb-cursor0 libxcb-icccm4
           libxcb-image0 libxcb-keysyms1 libxcb-randr0 libxcb-render-util0 libxcb-shape0
           libxcb-xkb1 libxkbcommon-x11-0)
+packages+=(chromium)  # renders the HTML report headless in tests/export/test_report_html.py
 command -v dpkg-query >/dev/null 2>&1 || { echo "not a Debian-like system: install Qt's libraries yourself (docs/install.md)"; exit 0; }
 missing=()
 for package in "${packages[@]}"; do

@@ -1,12 +1,89 @@
 #!/usr/bin/env bash
 # Creates .venv (Python 3.11+) beside the project and installs the project into it, with the
-# extras named in $1 (for example "test"). Sourced by scripts/start and scripts/test.
+# extras named in $1 (for example "test"). Run by scripts/start and scripts/test.
+#
+# It installs only when needed: .venv/.workbench-install records the SHA-256 of pyproject.toml
+# and the extras installed with it, and a later run whose pyproject.toml is unchanged and whose
+# extras were installed already (recorded, or their requirements present by the installed
+# project's metadata) does nothing, so it needs no network. The build backend
+# (build-system.requires) is installed into .venv itself and the project is built with
+# --no-build-isolation, so even a re-install whose dependencies are all present needs no index.
+# `bash scripts/venv.sh --check [EXTRAS]` only says whether an install is needed (exit 0: no).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 python=${PYTHON:-python3}
+stamp="$root/.venv/.workbench-install"
+
+check_only=0
+if [ "${1:-}" = "--check" ]; then
+    check_only=1
+    shift
+fi
+extras=${1:-}
+
+# Prints nothing and succeeds when .venv holds this pyproject.toml with these extras.
+install_needed() {
+    [ -x "$root/.venv/bin/python" ] || { echo "no environment in .venv"; return 0; }
+    [ -f "$stamp" ] || { echo "no record of an install in .venv"; return 0; }
+    [ "$(head -n 1 "$stamp")" = "$(pyproject_hash)" ] || { echo "pyproject.toml changed"; return 0; }
+    if [ -n "$extras" ] && ! tail -n +2 "$stamp" | grep -qx "$extras" && ! extras_present; then
+        echo "extras [$extras] not installed yet"
+        return 0
+    fi
+    return 1
+}
+
+# Whether the requirements of $extras (the extras it names in turn included, as test names
+# server) are installed already, from the installed project's own metadata: after
+# `scripts/test`, `scripts/start` asks for [server], which [test] brought in.
+extras_present() {
+    "$root/.venv/bin/python" - "$root/pyproject.toml" "$extras" <<'PYTHON' 2>/dev/null
+import sys, tomllib
+from importlib.metadata import PackageNotFoundError, distribution, version
+from pip._vendor.packaging.requirements import Requirement
+from pip._vendor.packaging.utils import canonicalize_name
+
+name = canonicalize_name(tomllib.load(open(sys.argv[1], "rb"))["project"]["name"])
+installed_project = distribution(name)
+requires = [Requirement(text) for text in installed_project.requires or []]
+declared = set(installed_project.metadata.get_all("Provides-Extra") or [])
+wanted, seen = set(sys.argv[2].split(",")), set()
+while wanted - seen:
+    extra = (wanted - seen).pop()
+    seen.add(extra)
+    if extra not in declared:  # unknown to the installed metadata: let pip decide
+        sys.exit(1)
+    for requirement in requires:
+        if requirement.marker is None or not requirement.marker.evaluate({"extra": extra}):
+            continue
+        if canonicalize_name(requirement.name) == name:
+            wanted |= set(requirement.extras)
+            continue
+        try:
+            installed = version(requirement.name)
+        except PackageNotFoundError:
+            sys.exit(1)
+        if not requirement.specifier.contains(installed, prereleases=True):
+            sys.exit(1)
+PYTHON
+}
+
+pyproject_hash() {
+    sha256sum "$root/pyproject.toml" | cut -d ' ' -f 1
+}
+
+if reason=$(install_needed); then
+    [ "$check_only" -eq 1 ] && { echo "install needed: $reason"; exit 1; }
+else
+    [ "$check_only" -eq 1 ] && echo "up to date"
+    exit 0
+fi
+
 "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
     || { echo "VLM Workbench needs Python 3.11 or newer ($python is $("$python" --version))"; exit 1; }
+fresh=0
 if [ ! -x "$root/.venv/bin/python" ]; then
+    fresh=1
     "$python" -m venv "$root/.venv" 2>/dev/null || {
         echo "python venv module missing: installing python3-venv"
         sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
@@ -14,8 +91,32 @@ if [ ! -x "$root/.venv/bin/python" ]; then
         "$python" -m venv "$root/.venv"
     }
 fi
-extras=${1:-}
+echo "installing VLM Workbench into .venv ($reason)"
+venv_python="$root/.venv/bin/python"
+pip=("$venv_python" -m pip install -q --disable-pip-version-check)
+# a new venv's pip may be too old for the project; an existing one is kept (no index needed)
+[ "$fresh" -eq 0 ] || "${pip[@]}" --upgrade pip
+# The build backend and what it needs for an editable install (PEP 517/660 hooks), into .venv:
+# then the build needs no index, only what is installed.
+# shellcheck disable=SC2207 # requirements hold no spaces
+backend=($("$venv_python" -c 'import sys, tomllib
+print(" ".join(tomllib.load(open(sys.argv[1], "rb"))["build-system"]["requires"]))' "$root/pyproject.toml"))
+"${pip[@]}" "${backend[@]}"
+# shellcheck disable=SC2207
+editable=($(cd "$root" && "$venv_python" -c 'import importlib, tomllib
+name = tomllib.load(open("pyproject.toml", "rb"))["build-system"]["build-backend"]
+hook = getattr(importlib.import_module(name), "get_requires_for_build_editable", None)
+print(" ".join(hook() if hook else []))'))
+[ ${#editable[@]} -eq 0 ] || "${pip[@]}" "${editable[@]}"
 target="$root"
 [ -n "$extras" ] && target="$root[$extras]"
-"$root/.venv/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip
-"$root/.venv/bin/python" -m pip install -q --disable-pip-version-check -e "$target"
+"${pip[@]}" --no-build-isolation -e "$target"
+
+# Record the install: the hash, then every extra installed with this pyproject.toml.
+hash=$(pyproject_hash)
+{
+    echo "$hash"
+    if [ -f "$stamp" ] && [ "$(head -n 1 "$stamp")" = "$hash" ]; then tail -n +2 "$stamp"; fi
+    if [ -n "$extras" ]; then echo "$extras"; fi
+} | awk 'NR == 1 || !seen[$0]++' > "$stamp.new"
+mv "$stamp.new" "$stamp"

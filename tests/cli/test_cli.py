@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -106,3 +107,61 @@ def test_console_script_is_installed() -> None:
         [str(script), "--version"], capture_output=True, text=True, check=False
     )
     assert completed.returncode == 0 and completed.stdout.strip() == f"workbench {__version__}"
+
+
+def test_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
+    """`workbench info B | head -1`: the reader leaves before the output is written."""
+    bundle = tmp_path / "b.wbb"
+    assert (
+        main(
+            [
+                "import",
+                str(write_jsonl(tmp_path / "s", [item_line("q1")])),
+                "--format",
+                "jsonl",
+                "--into",
+                str(bundle),
+            ]
+        )
+        == 0
+    )
+    reader, writer = os.pipe()
+    os.close(reader)  # nobody will read: every write raises BrokenPipeError
+    try:
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "import sys; from workbench.cli import main; sys.exit(main(sys.argv[1:]))",
+                "info",
+                str(bundle),
+            ],
+            stdout=writer,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        os.close(writer)
+    assert done.returncode == 1
+    assert done.stderr == ""
+
+
+def test_skip_rejected_with_nothing_valid_creates_nothing_and_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = write_jsonl(tmp_path / "s", ["{oops", '{"format": 1}'])
+    target = tmp_path / "never.wbb"
+    code, out, err = run(
+        capsys,
+        "import",
+        str(source),
+        "--format",
+        "jsonl",
+        "--into",
+        str(target),
+        "--skip-rejected",
+    )
+    assert code == 1 and out == ""
+    assert "nothing to import: all 2 row(s) were rejected" in err
+    assert not list(tmp_path.glob("never.wbb*"))

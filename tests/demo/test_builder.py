@@ -22,7 +22,7 @@ from workbench.demo import (
 )
 from workbench.demo.answerers import BASELINE_ANSWERERS
 from workbench.demo.plan import FAMILIES, demo_plan
-from workbench.demo.votes import RATERS
+from workbench.demo.votes import RATERS, answer_style, compared_pairs
 from workbench.errors import WorkbenchError
 from workbench.storage import Bundle
 from workbench.storage.models import Import, Model, PriorJudgment
@@ -37,6 +37,10 @@ def _counts(path: Path) -> dict[str, Any]:
 def test_counts_match_the_declared_plan(demo_bundle: Path) -> None:
     plan = demo_plan(0)
     turns = sum(len(item.turns) for item in plan)
+    names = [answerer.name for answerer in BASELINE_ANSWERERS]
+    first_answers = builder._answers(plan[0], 0)
+    styles = {name: answer_style(first_answers[name]) for name in names}
+    pairs = sum(len(compared_pairs(index, names, styles)) for index in range(len(plan)))
     expected = {
         "items": len(plan),
         "turns": turns,
@@ -46,7 +50,7 @@ def test_counts_match_the_declared_plan(demo_bundle: Path) -> None:
         "references": turns,
         "outputs": turns * len(BASELINE_ANSWERERS),
         "models": len(BASELINE_ANSWERERS),
-        "judgments": len(plan) * len(RATERS),
+        "judgments": pairs * len(RATERS),
         "judgments_without_item": 0,
         "imports": 1,
     }

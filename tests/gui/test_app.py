@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +13,7 @@ import pytest
 from PySide6.QtGui import QColor, QFontDatabase, QImage
 from PySide6.QtWidgets import QLabel
 
+from workbench.cli import build_parser
 from workbench.errors import WorkbenchError
 from workbench.gui.app import run_app
 from workbench.gui.form_compiler import comparable, compile_ui, form_path, ui_files
@@ -106,8 +109,14 @@ def test_without_a_display_the_window_is_refused_clearly(
     for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setattr(sys, "platform", "linux")
-    with pytest.raises(WorkbenchError, match="no display"):
+    with pytest.raises(WorkbenchError, match="no display") as refused:
         run_app(sample_bundle)
+    # the suggested command exists and renders offscreen (bare `workbench` has no --screenshot)
+    suggested = re.search(r"`(workbench [^`]+)`", str(refused.value))
+    assert suggested is not None
+    args = build_parser().parse_args(shlex.split(suggested.group(1))[1:])
+    assert args.command == "open" and args.screenshot
+    assert Path(args.bundle) == sample_bundle
 
 
 INTERACTIVE_SCRIPT = """

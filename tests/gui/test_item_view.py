@@ -134,3 +134,21 @@ def test_choosing_models_and_following_a_model_pair(qtbot, open_window) -> None:
     many = [f"m{n}" for n in range(1, DEFAULT_COLUMNS + 3)]
     assert columns_for(many, ["m-unknown"], None) == many[:DEFAULT_COLUMNS]
     assert columns_for(["m1", "m2"], ["m2", "m9"], None) == ["m2"]
+
+
+def test_a_text_only_item_has_no_image_slot(qtbot, open_window) -> None:  # type: ignore[no-untyped-def]
+    show(qtbot, open_window, "a1")  # three image slots first, so the tiles exist
+    view = show(qtbot, open_window, "b2")
+    assert "images" not in line_of("b2")
+    assert view.images.visible_tiles() == []
+    assert view.images.isHidden()
+    assert "missing image" not in view.header.text()
+
+
+def test_a_reference_without_checks_does_not_contradict_its_kind() -> None:
+    from workbench.gui.item_view import reference_flags_text
+    from workbench.services.browse import ReferenceView
+
+    reference = ReferenceView("A cat.", "human-verified", "reference_output", None, None, None)
+    text = reference_flags_text(reference)
+    assert "not verified" not in text and "no checks recorded" in text

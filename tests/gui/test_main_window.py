@@ -37,6 +37,7 @@ def test_menus(open_window) -> None:  # type: ignore[no-untyped-def]
         "Recent bundles",
         "Import…",
         "Export…",
+        "Export report…",
         "Quit",
     ]
     assert "Items" in menu_texts(ui.viewMenu)  # the dock can be hidden and shown again

@@ -190,3 +190,13 @@ def test_result_serialises_to_json(tmp_path: Path) -> None:
     source = write_jsonl(tmp_path / "s", [item_line("q1")])
     result = import_files(tmp_path / "b.wbb", [source], "jsonl")
     assert json.loads(json.dumps(result.as_dict()))["counts"]["items_added"] == 1
+
+
+def test_skip_rejected_with_nothing_valid_leaves_an_existing_bundle_unchanged(
+    bundle_with_one_item: Path, tmp_path: Path
+) -> None:
+    before = sha256(bundle_with_one_item)
+    source = write_jsonl(tmp_path / "bad", ["{oops"])
+    with pytest.raises(ImportRejectedError, match="nothing to import"):
+        import_files(bundle_with_one_item, [source], "jsonl", skip_rejected=True)
+    assert sha256(bundle_with_one_item) == before

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from collections.abc import Sequence
 
@@ -18,6 +19,7 @@ from workbench.cli import (
     import_command,
     judge_commands,
     maintenance_commands,
+    report_command,
     server_commands,
     stats_commands,
 )
@@ -34,6 +36,7 @@ COMMAND_MODULES = (
     stats_commands,
     judge_commands,
     export_commands,
+    report_command,
     maintenance_commands,
     server_commands,
     gui_commands,
@@ -69,6 +72,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("workbench: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        return _reader_went_away()
     except Exception as error:
         log.exception("unexpected failure in %s", args.command)
         print(
@@ -76,6 +81,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_FAILED
+
+
+def _reader_went_away() -> int:
+    """The output's reader closed the pipe (``workbench info B | head -1``): stop quietly, as
+    ``cat`` does. Standard output is pointed at /dev/null so that the interpreter's last flush
+    at exit does not raise the same error again (the recipe of Python's ``signal`` docs)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return EXIT_FAILED
 
 
 def gui_main() -> int:

@@ -16,7 +16,10 @@ def register(commands: Any) -> None:
     info.add_argument("--json", action="store_true", help="print as JSON")
     info.set_defaults(handler=run_info)
 
-    plugins = commands.add_parser("plugins", help="list installed plugins and import formats")
+    plugins = commands.add_parser(
+        "plugins",
+        help="list installed plugins with their import formats, protocols and judge templates",
+    )
     plugins.add_argument("--json", action="store_true", help="print as JSON")
     plugins.set_defaults(handler=run_plugins)
 
@@ -69,6 +72,13 @@ def run_plugins(args: argparse.Namespace) -> int:
                 {"format": imp.name, "version": imp.version, "description": imp.description}
                 for imp in plugin.importers
             ],
+            "protocols": [
+                {"name": protocol.name, "title": protocol.title} for protocol in plugin.protocols
+            ],
+            "judge_templates": [
+                {"name": template.name, "version": template.version, "title": template.title}
+                for template in plugin.judge_templates
+            ],
         }
         for plugin in plugins.plugins
     ]
@@ -80,6 +90,12 @@ def run_plugins(args: argparse.Namespace) -> int:
         print(f"{plugin['name']} {plugin['version']}: {plugin['description']}")
         for imp in plugin["importers"]:
             print(f"  import format {imp['format']} (v{imp['version']}): {imp['description']}")
+        for protocol in plugin["protocols"]:
+            print(f"  protocol {protocol['name']}: {protocol['title']}")
+        for template in plugin["judge_templates"]:
+            print(
+                f"  judge template {template['name']} (v{template['version']}): {template['title']}"
+            )
     for failure in failures:
         print(f"failed to load {failure['entry_point']}: {failure['error']}")
     return 1 if failures else 0

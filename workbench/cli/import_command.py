@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from workbench.cli.progress import TerminalProgress
@@ -32,6 +33,8 @@ def register(commands: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from workbench.services.importing import import_files
 
+    # a bundle this import creates needs no backup yet: a copy would only double it
+    existed = "://" not in args.into and Path(args.into).is_file()
     progress = TerminalProgress()
     try:
         result = import_files(
@@ -43,6 +46,8 @@ def run(args: argparse.Namespace) -> int:
         )
     finally:
         progress.finish()
+    if existed and not result.already_imported:
+        _back_up_if_due(Path(args.into))
     if args.json:
         print(json.dumps(result.as_dict(), indent=2, sort_keys=True))
         return 0
@@ -57,3 +62,21 @@ def run(args: argparse.Namespace) -> int:
         if len(problems) > 20:
             print(f"  ... {len(problems) - 20} more {label} rows", file=sys.stderr)
     return 0
+
+
+def _back_up_if_due(path: Path) -> None:
+    """The daily automatic backup the app makes on opening a bundle file, made after a CLI
+    import too, so `workbench restore` has something after a CLI-only workflow. Made once the
+    import has landed: a refused import changes nothing, not even the backups. A backup that
+    fails is reported and does not fail the import."""
+    from workbench.errors import WorkbenchError
+    from workbench.storage.backups import auto_backup_if_due
+
+    try:
+        backup = auto_backup_if_due(path)
+    except WorkbenchError as error:
+        print(f"workbench: no automatic backup before the import: {error}", file=sys.stderr)
+        return
+    if backup is not None:
+        size = backup.stat().st_size / 1e6
+        print(f"automatic backup written to {backup} ({size:.1f} MB)", file=sys.stderr)

@@ -22,7 +22,10 @@ def register(commands: Any) -> None:
     check.add_argument("--json", action="store_true", help="print as JSON")
     check.set_defaults(handler=run_check)
 
-    backup = commands.add_parser("backup", help="write a backup copy beside a bundle")
+    backup = commands.add_parser(
+        "backup",
+        help="write a backup copy of a bundle (beside it, or in the backup folder if one is set)",
+    )
     backup.add_argument("bundle", metavar="BUNDLE")
     backup.set_defaults(handler=run_backup)
 
@@ -41,7 +44,8 @@ def register(commands: Any) -> None:
         dest="backup",
         metavar="FILE",
         type=Path,
-        help="the backup to restore (default: the newest one beside the bundle)",
+        help="the backup to restore (default: the newest one, beside the bundle or in the "
+        "backup folder)",
     )
     restore.set_defaults(handler=run_restore)
 
@@ -86,7 +90,7 @@ def run_check(args: argparse.Namespace) -> int:
         if backup is not None:
             print(f"latest backup: {backup}; `workbench restore {path}` puts it back")
         else:
-            print("no backup of it was found beside it")
+            print("no backup of it was found (beside it or in the backup folder)")
     return 0 if not problems else 1
 
 
@@ -128,7 +132,10 @@ def run_restore(args: argparse.Namespace) -> int:
     path = Path(args.bundle)
     backup = args.backup or latest_backup(path)
     if backup is None:
-        raise BackupError(f"no backup of {path} was found beside it; name one with --from FILE")
+        raise BackupError(
+            f"no backup of {path} was found beside it or in the backup folder; name one with "
+            "--from FILE"
+        )
     aside = restore_backup(path, backup)
     print(f"restored {path} from {backup}")
     if aside is not None:

@@ -14,13 +14,14 @@ from typing import Any
 
 from workbench import __version__
 from workbench.demo.answerers import BASELINE_ANSWERERS, DemoAnswer
+from workbench.demo.judge_run import SimulatedVerdict, simulated_verdicts, store_judge_run
 from workbench.demo.keys import DemoItem
 from workbench.demo.plan import demo_plan, item_rng
-from workbench.demo.votes import model_pairs, simulated_votes
+from workbench.demo.votes import answer_style, compared_pairs, simulated_votes
 from workbench.errors import WorkbenchError
 from workbench.importers.canonical import FORMAT_TAG, FORMAT_VERSION
 from workbench.services.importing import import_files
-from workbench.storage.bundle import remove_bundle_files
+from workbench.storage.bundle import Bundle, remove_bundle_files
 from workbench.storage.files import sidecar_paths
 
 log = logging.getLogger(__name__)
@@ -48,10 +49,11 @@ def _answers(item: DemoItem, seed: int) -> dict[str, list[DemoAnswer]]:
     }
 
 
-def item_line(item: DemoItem, seed: int, pair: tuple[str, str]) -> dict[str, Any]:
-    """One canonical JSONL object (docs/formats.md): the item, every baseline's outputs, and
-    the simulated votes on ``pair``."""
-    answers = _answers(item, seed)
+def item_line(
+    item: DemoItem, seed: int, pairs: list[tuple[str, str]], answers: dict[str, list[DemoAnswer]]
+) -> dict[str, Any]:
+    """One canonical JSONL object (docs/formats.md): the item, every baseline's ``answers``,
+    and the simulated votes on ``pairs``."""
     captions: list[dict[str, Any]] = [
         {"text": item.caption, "kind": "instruction-conditioned", "source": GENERATOR_SOURCE}
     ]
@@ -99,7 +101,7 @@ def item_line(item: DemoItem, seed: int, pair: tuple[str, str]) -> dict[str, Any
         ],
         "judgments": simulated_votes(
             item.external_id,
-            pair,
+            pairs,
             answers,
             len(item.turns) > 1,
             item_rng(seed, item.external_id, "votes"),
@@ -114,20 +116,40 @@ def item_line(item: DemoItem, seed: int, pair: tuple[str, str]) -> dict[str, Any
     }
 
 
-def write_demo_source(folder: Path, seed: int = 0) -> Path:
-    """Write the demo's canonical JSONL and its PNGs into ``folder``; return the JSONL's path.
-    The same seed gives byte-identical files."""
+def _write_source(folder: Path, seed: int) -> tuple[Path, list[SimulatedVerdict]]:
+    """Write the canonical JSONL and PNGs; return the JSONL's path and the simulated judge's
+    verdicts on the same comparisons the simulated raters voted on."""
     folder.mkdir(parents=True, exist_ok=True)
-    pairs = model_pairs([answerer.name for answerer in BASELINE_ANSWERERS])
+    names = [answerer.name for answerer in BASELINE_ANSWERERS]
+    styles: dict[str, str] = {}
     lines = []
+    verdicts: list[SimulatedVerdict] = []
     for index, item in enumerate(demo_plan(seed)):
         for image in item.images:
             (folder / image.name).write_bytes(image.png)
-        line = item_line(item, seed, pairs[index % len(pairs)])
+        answers = _answers(item, seed)
+        # each baseline keeps one style; the first item shows it
+        styles = styles or {name: answer_style(answers[name]) for name in names}
+        pairs = compared_pairs(index, names, styles)
+        line = item_line(item, seed, pairs, answers)
         lines.append(json.dumps(line, ensure_ascii=False, sort_keys=True))
+        verdicts += simulated_verdicts(
+            item.external_id,
+            pairs,
+            answers,
+            len(item.turns) > 1,
+            item_rng(seed, item.external_id, "judge"),
+        )
     path = folder / JSONL_NAME
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
+    return path, verdicts
+
+
+def write_demo_source(folder: Path, seed: int = 0) -> Path:
+    """Write the demo's canonical JSONL and its PNGs into ``folder``; return the JSONL's path.
+    The same seed gives byte-identical files. (The simulated judge run is not part of it: the
+    canonical format carries imported judgments, not judge runs.)"""
+    return _write_source(folder, seed)[0]
 
 
 def generate_demo_bundle(path: str | Path, seed: int = 0, replace: bool = False) -> Path:
@@ -149,8 +171,10 @@ def generate_demo_bundle(path: str | Path, seed: int = 0, replace: bool = False)
     partial = path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}.partial")
     try:
         with tempfile.TemporaryDirectory(prefix="workbench-demo-") as folder:
-            source = write_demo_source(Path(folder), seed)
+            source, verdicts = _write_source(Path(folder), seed)
             import_files(partial, [source], "jsonl")
+        with Bundle.open(partial) as bundle:
+            store_judge_run(bundle, verdicts, seed)
         # A WAL file left beside the old bundle would be replayed into the new one.
         for sidecar in (*sidecar_paths(partial), *sidecar_paths(path)):
             sidecar.unlink(missing_ok=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -30,16 +31,18 @@ def _has_display() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
-def _choose_platform(offscreen_allowed: bool) -> None:
+def _choose_platform(offscreen_allowed: bool, bundle_path: str | Path) -> None:
     """Use the offscreen platform for screenshots without a display; refuse to start a window
-    without one (Qt would abort with a message about plugins instead)."""
+    without one (Qt would abort with a message about plugins instead). The refusal names the
+    full command, since bare ``workbench`` has no --screenshot of its own."""
     if os.environ.get("QT_QPA_PLATFORM") or _has_display():
         return
     if offscreen_allowed:
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
     else:
+        command = f"workbench open {shlex.quote(str(bundle_path))} --screenshot out.png"
         raise WorkbenchError(
-            "no display to show the window on; use --screenshot FILE.png to render offscreen, "
+            f"no display to show the window on; render it offscreen with `{command}`, "
             "or run under a desktop session"
         )
 
@@ -133,7 +136,7 @@ def run_app(
         raise WorkbenchError(f"unknown page {page!r} (pages: {', '.join(PAGES)})")
     if page == "annotate" and campaign is None:
         raise WorkbenchError("--page annotate needs --campaign NAME")
-    _choose_platform(offscreen_allowed=screenshot is not None)
+    _choose_platform(screenshot is not None, bundle_path)
     app = _application()
 
     from workbench.gui.event_loop import prepare_judge_runtime_in_background, run_shared_loop

@@ -75,7 +75,9 @@ def reference_flags_text(reference: ReferenceView) -> str:
         flag("problem in reference", reference.problem_in_reference, True),
     ]
     shown = [part for part in parts if part is not None]
-    return " · ".join(shown) if shown else '<span style="color:#666">not verified</span>'
+    # "not verified" beside a kind such as "human-verified" would read as a contradiction:
+    # what is missing is a recorded check, not the reference's provenance
+    return " · ".join(shown) if shown else '<span style="color:#666">no checks recorded</span>'
 
 
 def _section_label(text: str, parent: QWidget) -> QLabel:

@@ -34,6 +34,7 @@ from workbench.gui.item_list_panel import ItemListPanel
 from workbench.gui.item_view import ItemView
 from workbench.gui.locations import display_location, same_bundle
 from workbench.gui.panels import AnalysisDocks
+from workbench.gui.report_dialog import ReportMenuEntry
 from workbench.gui.resources import app_icon
 from workbench.gui.restore_dialog import DamagedBundleDialog
 from workbench.gui.selection import SelectionModel
@@ -86,6 +87,8 @@ class MainWindow(QMainWindow):
         self.restored_box: QMessageBox | None = None
         # its own thread: a backup of a large bundle must not hold up image decoding
         self.backup_runner = BackgroundRunner(max_threads=1, parent=self)
+        #: the one-time note about where the first automatic backup went (for tests)
+        self.first_backup_note: QMessageBox | None = None
         self.selection = SelectionModel(self)
         self.runner = BackgroundRunner(parent=self)
         self.loader = ImageLoader(self._image_bytes, parent=self)
@@ -111,6 +114,7 @@ class MainWindow(QMainWindow):
 
         self._connect_actions()
         self.tools = ToolActions(self)
+        self.report_entry = ReportMenuEntry(self)  # File > Export report…
         self._default_state = self.saveState()
         self.persist_layout = persist_layout
         self._layout_restored = persist_layout and self._restore_layout()
@@ -315,18 +319,30 @@ class MainWindow(QMainWindow):
 
     def back_up_in_background(self, path: Path) -> None:
         """Make the day's automatic backup of ``path`` on a worker, if one is due."""
-        from workbench.storage.backups import auto_backup_if_due
+        from workbench.storage.backups import auto_backup_if_due, backups_size
+
+        def back_up() -> tuple[Path | None, int]:
+            made = auto_backup_if_due(path)
+            return made, backups_size(path) if made is not None else 0
 
         self.backup_runner.run(
-            lambda: auto_backup_if_due(path),
+            back_up,
             self._backed_up,
             lambda error: self._backup_failed(path, error),
         )
 
-    def _backed_up(self, backup: Path | None) -> None:
+    def _backed_up(self, result: tuple[Path | None, int]) -> None:
+        from workbench.gui.backup_settings_dialog import announce_first_backup, describe_size
+
+        backup, total = result
         if backup is not None:
             log.info("automatic backup written to %s", backup)
-            self.statusBar().showMessage(f"Automatic backup written to {backup}", 5000)
+            self.statusBar().showMessage(
+                f"Automatic backup written to {backup} ({describe_size(backup.stat().st_size)}; "
+                f"all backups of this bundle: {describe_size(total)}; Settings > Backups…)",
+                10_000,
+            )
+            self.first_backup_note = announce_first_backup(self, backup, total)
 
     def _backup_failed(self, path: Path, error: BaseException) -> None:
         log.warning("the automatic backup of %s failed", path, exc_info=error)

@@ -9,6 +9,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMainWindow, QMenu
 
 from workbench.gui.api_key_dialog import ApiKeyDialog
+from workbench.gui.backup_settings_dialog import BackupSettingsDialog
 from workbench.gui.export_dialog import ExportDialog
 from workbench.gui.judge_dialog import JudgeDialog
 
@@ -43,6 +44,8 @@ class ToolActions(QObject):
         self.settings_menu.setObjectName("settingsMenu")
         self.api_key_action = self.settings_menu.addAction("&API key…")
         self.api_key_action.setStatusTip("Store or remove the judge endpoint's API key")
+        self.backups_action = self.settings_menu.addAction("&Backups…")
+        self.backups_action.setStatusTip("Where backups of bundle files go, and a size limit")
         menu_bar = window.menuBar()
         menu_bar.insertMenu(ui.helpMenu.menuAction(), self.tools_menu)
         menu_bar.insertMenu(ui.helpMenu.menuAction(), self.settings_menu)
@@ -50,6 +53,7 @@ class ToolActions(QObject):
         self.export_action.triggered.connect(self.show_export_dialog)
         self.judge_action.triggered.connect(self.show_judge_dialog)
         self.api_key_action.triggered.connect(self.show_api_key_dialog)
+        self.backups_action.triggered.connect(self.show_backup_settings)
         window.installEventFilter(self)
 
     def _bundle_path(self):  # type: ignore[no-untyped-def]
@@ -90,6 +94,11 @@ class ToolActions(QObject):
         self.api_key_dialog.show()
         self.api_key_dialog.raise_()
         return self.api_key_dialog
+
+    def show_backup_settings(self) -> BackupSettingsDialog:
+        dialog = BackupSettingsDialog(self.window)
+        dialog.show()
+        return dialog
 
     def _judged(self, location: object) -> None:
         if self.window.bundle is not None and self.window.location == location:  # type: ignore[attr-defined]

@@ -30,6 +30,22 @@ class PreparedImage:
     width: int
     height: int
     data: bytes
+    #: set (and ``data`` left empty) when the checked bytes stay in a file until they are
+    #: written, so an import of many images holds one at a time instead of all of them
+    path: Path | None = None
+
+    def content(self) -> bytes:
+        """The image's bytes, read back from its file if they were not kept; a file changed
+        since it was checked is refused rather than stored under the wrong hash."""
+        if self.path is None:
+            return self.data
+        data = self.path.read_bytes()
+        if hashlib.sha256(data).hexdigest() != self.sha256:
+            raise ImageProblemError(f"image file {self.path} changed during the import")
+        return data
+
+    def kept_in_file(self, path: Path) -> PreparedImage:
+        return PreparedImage(self.sha256, self.format, self.width, self.height, b"", path)
 
 
 def prepare_image(data: bytes) -> PreparedImage:

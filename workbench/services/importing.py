@@ -113,8 +113,11 @@ def _prepare_images(
     def load(key: str) -> tuple[str, PreparedImage | str]:
         _record, image = wanted[key]
         try:
-            data = image.data if image.data is not None else image.path.read_bytes()  # type: ignore[attr-defined,union-attr]
-            return key, prepare_image(data)
+            if image.data is not None:  # type: ignore[attr-defined]
+                return key, prepare_image(image.data)  # type: ignore[attr-defined]
+            path = image.path  # type: ignore[attr-defined]
+            # Checked now, read again when written: only one image's bytes are held at a time.
+            return key, prepare_image(path.read_bytes()).kept_in_file(path)
         except ImageProblemError as error:
             return key, str(error)
         except OSError as error:
@@ -336,6 +339,14 @@ def import_files(
     records = _storable(records, report, Origin(file_infos[0].name))
     images = _prepare_images(records, report, progress)
     _stop_if_rejected(report, skip_rejected)
+    if not records and report.rejections:
+        # --skip-rejected with every row rejected: an empty import (or an empty new bundle)
+        # would read as a success
+        raise ImportRejectedError(
+            report.rejections,
+            f"nothing to import: all {len(report.rejections)} row(s) were rejected; "
+            "the bundle was not created or changed",
+        )
 
     progress("writing", 0, len(records))
     created = not Bundle.exists(bundle_path)

@@ -122,6 +122,10 @@ class MergeReport:
     retractions: int = 0
     annotators_added: list[str] = field(default_factory=list)
     conflicts: list[MergeConflict] = field(default_factory=list)
+    #: vote rows attributed to annotators other than the pack's own, not merged: handle -> rows
+    refused: dict[str, int] = field(default_factory=dict)
+    #: the pack's annotator, whose votes alone are merged
+    annotator: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -130,6 +134,7 @@ class MergeReport:
             "added": self.added,
             "unchanged": self.unchanged,
             "retractions": self.retractions,
+            "refused": self.refused,
             "annotators_added": self.annotators_added,
             "conflicts": [conflict.as_dict() for conflict in self.conflicts],
         }
@@ -490,7 +495,12 @@ def merge_pack(bundle: Bundle, pack_path: str | Path) -> MergeReport:
     pack_path = Path(pack_path)
     with Bundle.open(pack_path) as pack:
         info, pack_pairs, pack_votes, people = _read_pack(pack)
-    report = MergeReport(pack_path, info.campaign)
+    report = MergeReport(pack_path, info.campaign, annotator=info.annotator)
+    # A pack is one annotator's work: votes a hand edit attributed to anyone else are refused.
+    for vote in pack_votes:
+        if vote.handle != info.annotator:
+            report.refused[vote.handle] = report.refused.get(vote.handle, 0) + 1
+    pack_votes = [vote for vote in pack_votes if vote.handle == info.annotator]
     with bundle.session() as session:
         campaign = _campaign_by_uid(session, info.campaign_uid, info.campaign)
         pairs = _check_schedule(session, campaign, pack_pairs)
@@ -539,11 +549,12 @@ def merge_pack(bundle: Bundle, pack_path: str | Path) -> MergeReport:
         _release_pack_leases(session, touched)
         report.conflicts.extend(_answered_twice(session, campaign, touched, pairs))
     log.info(
-        "merged pack %s: %d added, %d unchanged, %d conflicts",
+        "merged pack %s: %d added, %d unchanged, %d conflicts, %d refused",
         pack_path,
         report.added,
         report.unchanged,
         len(report.conflicts),
+        sum(report.refused.values()),
     )
     return report
 

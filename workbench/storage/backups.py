@@ -1,4 +1,5 @@
-"""Backup copies of a bundle file beside it: made on request, automatically once a day, and
+"""Backup copies of a bundle file, beside it or in the backup folder of the settings
+(:mod:`workbench.storage.backup_settings`): made on request, automatically once a day, and
 before a schema upgrade; restored in place of a damaged bundle, which is kept aside."""
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from workbench.storage.backup_names import (
     list_backups,
     stamp_now,
 )
+from workbench.storage.backup_settings import load_backup_settings
 from workbench.storage.errors import BackupError
 from workbench.storage.files import sidecar_paths
 from workbench.storage.integrity import check_file_header, damage_from, integrity_check
@@ -29,6 +31,7 @@ __all__ = [
     "MANUAL",
     "Backup",
     "auto_backup_if_due",
+    "backups_size",
     "latest_backup",
     "list_backups",
     "make_backup",
@@ -51,8 +54,9 @@ def _fsync_folder(folder: Path) -> None:
         os.close(descriptor)
 
 
-def make_backup(path: str | Path, *, reason: str = MANUAL) -> Path:
-    """Write a consistent copy of the bundle at ``path`` beside it and return the copy's path.
+def make_backup(path: str | Path, *, reason: str = MANUAL, folder: Path | None = None) -> Path:
+    """Write a consistent copy of the bundle at ``path`` into ``folder`` (by default the backup
+    folder of the settings, else beside the bundle) and return the copy's path.
 
     ``VACUUM INTO`` reads through the WAL, so the copy holds every committed transaction even
     while another process has the bundle open. The copy is written under a temporary name and
@@ -62,7 +66,13 @@ def make_backup(path: str | Path, *, reason: str = MANUAL) -> Path:
     if not path.is_file():
         raise BackupError(f"no bundle at {path} to back up")
     check_file_header(path)
-    target = backup_name(path, reason, stamp_now())
+    folder = folder or load_backup_settings().folder
+    if folder is not None:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise BackupError(f"cannot use the backup folder {folder}: {error}") from error
+    target = backup_name(path, reason, stamp_now(), folder)
     partial = target.with_name(f".{target.name}.partial")
     partial.unlink(missing_ok=True)
     try:
@@ -91,11 +101,20 @@ def _last_changed(path: Path) -> datetime:
 
 
 def auto_backup_if_due(
-    path: str | Path, *, max_age: timedelta = timedelta(hours=24), keep: int = 3
+    path: str | Path,
+    *,
+    max_age: timedelta = timedelta(hours=24),
+    keep: int | None = None,
+    size_limit_bytes: int | None = None,
 ) -> Path | None:
     """Make an automatic backup of ``path`` when its newest backup (of any kind) is older than
     ``max_age`` and the bundle changed since; then keep only the ``keep`` newest automatic
-    backups (manual and pre-upgrade copies are never pruned). Returns the new backup or None."""
+    backups, and remove the oldest of those while together they take more than
+    ``size_limit_bytes`` (the newest is always kept). ``keep`` and the limit default to the
+    settings. Manual and pre-upgrade copies are never pruned. Returns the new backup or None."""
+    settings = load_backup_settings()
+    keep = settings.keep if keep is None else keep
+    limit = settings.size_limit_bytes if size_limit_bytes is None else size_limit_bytes
     if keep < 1:
         raise ValueError("keep at least one automatic backup")
     path = Path(path)
@@ -107,10 +126,22 @@ def auto_backup_if_due(
     )
     made = make_backup(path, reason=AUTOMATIC) if due else None
     automatic = [backup for backup in list_backups(path) if backup.automatic]
-    for old in automatic[keep:]:
-        old.path.unlink(missing_ok=True)
-        log.info("removed old automatic backup %s", old.path)
+    total, full = 0, False
+    for kept, backup in enumerate(automatic):
+        size = backup.path.stat().st_size
+        # newest first: once one does not fit, it and every older one go
+        full = full or (kept > 0 and (kept >= keep or (limit is not None and total + size > limit)))
+        if not full:
+            total += size
+            continue
+        backup.path.unlink(missing_ok=True)
+        log.info("removed old automatic backup %s", backup.path)
     return made
+
+
+def backups_size(path: str | Path) -> int:
+    """How many bytes the backups of ``path`` take, wherever they are."""
+    return sum(backup.path.stat().st_size for backup in list_backups(path))
 
 
 def restore_backup(path: str | Path, backup: str | Path) -> Path | None:

@@ -26,7 +26,11 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql.dml import Insert
 
 from workbench.storage.credentials import masked, resolve_password
-from workbench.storage.errors import BundleConnectionError, BundleError
+from workbench.storage.errors import (
+    BundleConnectionError,
+    BundleError,
+    ServerSupportMissingError,
+)
 
 SQLITE = "sqlite"
 POSTGRESQL = "postgresql"
@@ -165,7 +169,20 @@ def writer_queue(location: BundleLocation) -> AbstractContextManager[Any]:
         return _writer_locks.setdefault(key, threading.RLock())
 
 
+SERVER_EXTRA_HINT = "pip install 'vlm-workbench[server]'"
+
+
 def _postgresql_engine(url: URL) -> Engine:
+    # psycopg is an optional extra: most people never use a server, and its wheel is large.
+    # The engine would import it on first connect; importing it here turns its absence into
+    # a line the user can act on.
+    try:
+        import psycopg  # noqa: F401
+    except ImportError as error:
+        raise ServerSupportMissingError(
+            "bundles on a PostgreSQL server need the PostgreSQL driver, which is not installed: "
+            + SERVER_EXTRA_HINT
+        ) from error
     password = resolve_password(url).password
     connect_args: dict[str, Any] = {
         "connect_timeout": CONNECT_TIMEOUT_S,

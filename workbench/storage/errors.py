@@ -26,6 +26,11 @@ class BundleConnectionError(BundleError):
     database)."""
 
 
+class ServerSupportMissingError(BundleError):
+    """A server bundle was asked for but the PostgreSQL driver (the ``server`` extra) is not
+    installed."""
+
+
 class BundleDamagedError(BundleError):
     """The bundle file is damaged (truncated, overwritten, not a database any more).
 

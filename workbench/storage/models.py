@@ -25,6 +25,8 @@ from sqlalchemy import (
     Text,
     TypeDecorator,
     UniqueConstraint,
+    func,
+    text,
 )
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
@@ -415,13 +417,31 @@ class JudgeRun(Base):
     status: Mapped[str] = mapped_column(String(32), default="created")
     started_at: Mapped[datetime] = mapped_column(default=utcnow)
     finished_at: Mapped[datetime | None]
+    #: the process judging the run (``host:pid``) until ``claim_expires_at`` (schema 0003): a
+    #: second process running the same command stays out instead of paying twice
+    claimed_by: Mapped[str | None] = mapped_column(String(256))
+    claim_expires_at: Mapped[datetime | None]
 
 
 class JudgeVerdict(Base):
     """One judge call's result for one ordering of a pair (``model_a`` shown as A)."""
 
     __tablename__ = "judge_verdicts"
-    __table_args__ = (Index("ix_judge_verdicts_models", "model_a_id", "model_b_id"),)
+    __table_args__ = (
+        Index("ix_judge_verdicts_models", "model_a_id", "model_b_id"),
+        # each request's verdicts once per run (schema 0003); NULLs folded, as both backends
+        # treat NULLs as distinct in a unique index
+        Index(
+            "ux_judge_verdicts_request",
+            "run_id",
+            "request_hash",
+            "model_a_id",
+            func.coalesce(text("model_b_id"), 0),
+            "criterion",
+            func.coalesce(text("turn_index"), -1),
+            unique=True,
+        ),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     run_id: Mapped[int] = mapped_column(ForeignKey("judge_runs.id", ondelete="CASCADE"), index=True)

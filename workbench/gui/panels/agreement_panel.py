@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from workbench.errors import WorkbenchError
 from workbench.gui.background import BackgroundRunner
+from workbench.gui.panels.empty_hint import AGREEMENT_HINT, install_empty_hint
 from workbench.gui.panels.figure_view import FigureView
 from workbench.gui.panels.latest_only import LatestOnly
 from workbench.gui.panels.rows_model import RowsTableModel, display_text
@@ -120,7 +121,9 @@ class AgreementPanel(QWidget):
         self.ratings = RowsTableModel(("model", "rating a", "rating b"), self)
 
         self.confusion_box = QGroupBox("Confusion matrix (comparisons)", self)
-        QVBoxLayout(self.confusion_box).addWidget(_table(self.confusion, self.confusion_box))
+        confusion_view = _table(self.confusion, self.confusion_box)
+        self.empty_hint = install_empty_hint(confusion_view, AGREEMENT_HINT)
+        QVBoxLayout(self.confusion_box).addWidget(confusion_view)
         top = QGridLayout()
         top.addWidget(self.numbers, 0, 0)
         top.addWidget(self.confusion_box, 0, 1)

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from workbench.errors import WorkbenchError
 from workbench.gui.background import BackgroundRunner
+from workbench.gui.panels.empty_hint import CYCLES_HINT, install_empty_hint
 from workbench.gui.panels.figure_view import FigureView
 from workbench.gui.panels.latest_only import LatestOnly
 from workbench.gui.panels.rows_model import RowsTableModel
@@ -93,6 +94,7 @@ class GraphPanel(QWidget):
 
         self.model = RowsTableModel(("item", "category", "cycles"), self)
         self.cycles_view = _rows_table(self.model, self)
+        self.empty_hint = install_empty_hint(self.cycles_view, CYCLES_HINT)
         self.figure = FigureView(runner, "Select an item to see its preferences.", self)
         #: the shown graph's edges (loser, winner) in list order
         self.edges: list[tuple[str, str]] = []

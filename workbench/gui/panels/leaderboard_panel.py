@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from workbench.errors import WorkbenchError
 from workbench.gui.background import BackgroundRunner
+from workbench.gui.panels.empty_hint import LEADERBOARD_HINT, install_empty_hint
 from workbench.gui.panels.figure_view import FigureView, RenderedFigure, render_figure
 from workbench.gui.panels.latest_only import LatestOnly
 from workbench.gui.panels.rows_model import RowsTableModel
@@ -162,6 +163,7 @@ class LeaderboardPanel(QWidget):
         self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(False)
+        self.empty_hint = install_empty_hint(self.table, LEADERBOARD_HINT)
         self.forest = FigureView(runner, "Ratings appear here once computed.", self)
         self.heatmap = FigureView(runner, "Win rates appear here once computed.", self)
         self.plots = QTabWidget(self)

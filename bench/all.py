@@ -1,0 +1,219 @@
+"""Re-run every performance figure and write what each script printed into one generated page.
+
+    python bench/all.py [--quick] [--only NAME[,NAME...]] [--list] [--out docs/performance-runs.md]
+
+Each figure of docs/PERFORMANCE.md comes from one script in bench/; this runs them one after
+another, each as a fresh process (start-up included, as a user would meet it), and records for
+each: the exact command, its wall time, the machine's load average before and after, and the
+script's own output (its table, with our time, the reference's time timed in the same run, and
+the ratio where the script has a reference). The page starts with the machine and library
+versions, so a figure is never quoted without what it was measured on.
+
+--quick runs each script at the reduced size CI-like machines can afford in minutes (the figures
+then show the same ratios at smaller sizes, and say so); without it the full sizes of the
+issues' targets run, which takes about an hour on two cores. A script that fails is recorded
+with its exit status and error output, and the run goes on; the exit status is 1 if any failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import importlib.metadata
+import os
+import platform
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+PROJECT = BENCH.parent
+DEFAULT_OUT = PROJECT / "docs" / "performance-runs.md"
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One bench script and the arguments of its full and quick runs."""
+
+    name: str
+    script: str
+    what: str
+    full: tuple[str, ...] = ()
+    quick: tuple[str, ...] = ()
+    needs_display: bool = False
+    reads_shared_data: bool = False
+
+
+def _figures(work: Path) -> list[Figure]:
+    return [
+        Figure(
+            "import",
+            "import_all.py",
+            "import of all of ../shared/data into one new bundle",
+            reads_shared_data=True,
+        ),
+        Figure(
+            "parquet",
+            "import_parquet.py",
+            "parquet import of 30,000 arena battles with a 200 KB image each: rate, peak memory",
+            quick=("--count", "3000"),
+        ),
+        Figure(
+            "ratings",
+            "ratings.py",
+            "Bradley-Terry + bootstrap against the FastChat/Arena-Hard way, in one process",
+            quick=("--rounds", "20", "--synthetic-battles", "100000", "--synthetic-models", "30"),
+            reads_shared_data=True,
+        ),
+        Figure(
+            "judge",
+            "judge_throughput.py",
+            "judge requests per second against a local server with fixed latency",
+            quick=("--items", "100"),
+        ),
+        Figure(
+            "browse",
+            "browse.py",
+            "open a large bundle to the first item painted, and next-item steps",
+            quick=("--items", "5000", "--models", "8", "--steps", "100"),
+            needs_display=True,
+        ),
+        Figure(
+            "annotators",
+            "annotator_load.py",
+            "concurrent annotators on one campaign (SQLite; PostgreSQL when a server is given)",
+            full=("--backend", "sqlite", "--seconds", "60", "--items", "600"),
+            quick=("--backend", "sqlite", "--seconds", "10", "--items", "100"),
+        ),
+        Figure(
+            "stress",
+            "stress.py",
+            "1,000,000 votes over 200,000 items: open, browse, rate, export, GUI",
+            full=("--bundle", str(work / "stress" / "stress.wbb")),
+            quick=(
+                *("--bundle", str(work / "stress-quick" / "stress.wbb")),
+                *("--items", "2000", "--models", "10", "--votes", "10000", "--steps", "50"),
+            ),
+            needs_display=True,
+        ),
+    ]
+
+
+def _versions() -> dict[str, str]:
+    versions = {"python": platform.python_version(), "machine": platform.machine()}
+    for distribution in ("PySide6-Essentials", "numpy", "pandas", "SQLAlchemy", "openai"):
+        try:
+            versions[distribution] = importlib.metadata.version(distribution)
+        except importlib.metadata.PackageNotFoundError:
+            versions[distribution] = "not installed"
+    return versions
+
+
+def _load() -> str:
+    return " ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
+@dataclass
+class Run:
+    figure: Figure
+    command: list[str]
+    seconds: float
+    load_before: str
+    load_after: str
+    status: int
+    output: str
+
+
+def run_figure(figure: Figure, *, quick: bool) -> Run:
+    arguments = figure.quick if quick else figure.full
+    command = [sys.executable, str(BENCH / figure.script), *arguments]
+    shared_data = os.environ.get("VLM_WORKBENCH_SHARED_DATA")
+    if figure.reads_shared_data and shared_data:  # as the test suite finds it
+        command += ["--data", shared_data]
+    environment = dict(os.environ)
+    if figure.needs_display:
+        environment.setdefault("QT_QPA_PLATFORM", "offscreen")
+    load_before = _load()
+    started = time.perf_counter()
+    finished = subprocess.run(
+        command, capture_output=True, text=True, env=environment, cwd=PROJECT, check=False
+    )
+    seconds = time.perf_counter() - started
+    output = finished.stdout
+    if finished.returncode != 0:
+        output += "\n[stderr]\n" + finished.stderr[-4000:]
+    return Run(figure, command, seconds, load_before, _load(), finished.returncode, output)
+
+
+def render(runs: list[Run], *, quick: bool) -> str:
+    lines = [
+        "# Performance runs (generated)",
+        "",
+        "Written by `python bench/all.py"
+        + (" --quick" if quick else "")
+        + "`; do not edit by hand. docs/PERFORMANCE.md explains each figure and its goal.",
+        "",
+        f"- date: {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC",
+        f"- size: {'quick (reduced sizes)' if quick else 'full (the issues’ target sizes)'}",
+        f"- cores: {os.cpu_count()}",
+    ]
+    lines += [f"- {name}: {version}" for name, version in _versions().items()]
+    lines += [
+        "",
+        "| figure | what | wall s (whole process) | load before | load after | status |",
+        "|---|---|---:|---|---|---|",
+    ]
+    for run in runs:
+        status = "ok" if run.status == 0 else f"failed ({run.status})"
+        lines.append(
+            f"| {run.figure.name} | {run.figure.what} | {run.seconds:.1f} | {run.load_before} "
+            f"| {run.load_after} | {status} |"
+        )
+    for run in runs:
+        shown_command = " ".join(
+            shlex.quote(os.path.relpath(part, PROJECT) if part.startswith(str(PROJECT)) else part)
+            for part in ["python", *run.command[1:]]
+        )
+        lines += ["", f"## {run.figure.name}", "", "```", f"$ {shown_command}"]
+        lines += [run.output.rstrip(), "```"]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="reduced sizes (minutes)")
+    parser.add_argument("--only", help="comma-separated figure names (see --list)")
+    parser.add_argument("--list", action="store_true", help="list the figures and exit")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"default {DEFAULT_OUT}")
+    parser.add_argument("--work", type=Path, help="where bundles built once are kept")
+    args = parser.parse_args()
+    work = args.work or Path(tempfile.gettempdir()) / "vlm-workbench-bench"
+    figures = _figures(work)
+    if args.list:
+        for figure in figures:
+            print(f"{figure.name:<12} bench/{figure.script:<22} {figure.what}")
+        return 0
+    if args.only:
+        wanted = set(args.only.split(","))
+        unknown = wanted - {figure.name for figure in figures}
+        if unknown:
+            parser.error(f"unknown figure(s): {', '.join(sorted(unknown))} (see --list)")
+        figures = [figure for figure in figures if figure.name in wanted]
+    runs = []
+    for figure in figures:
+        print(f"== {figure.name}: bench/{figure.script}", flush=True)
+        run = run_figure(figure, quick=args.quick)
+        print(run.output.rstrip(), flush=True)
+        print(f"-- {run.seconds:.1f} s, load {run.load_before} -> {run.load_after}", flush=True)
+        runs.append(run)
+    args.out.write_text(render(runs, quick=args.quick))
+    print(f"written to {args.out}")
+    return 0 if all(run.status == 0 for run in runs) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
