@@ -8,7 +8,17 @@ from pathlib import Path
 from typing import Any
 
 #: kept equal to workbench.gui.app.PAGES (a test checks); the CLI must not import Qt to parse
-PAGES = ("items", "annotate", "analysis", "leaderboard", "graph", "agreement", "failures")
+PAGES = (
+    "items",
+    "annotate",
+    "analysis",
+    "leaderboard",
+    "graph",
+    "agreement",
+    "failures",
+    "monitor",
+    "adjudicate",
+)
 
 
 def register(commands: Any) -> None:
@@ -28,7 +38,9 @@ def register(commands: Any) -> None:
     parser.add_argument("--page", choices=PAGES, default="items", help="page to render")
     parser.add_argument("--item", metavar="ID", help="item to select (external id or row id)")
     parser.add_argument(
-        "--campaign", metavar="NAME", help="campaign to annotate (with --page annotate)"
+        "--campaign",
+        metavar="NAME",
+        help="campaign to annotate (--page annotate) or to show (--page monitor|adjudicate)",
     )
     parser.add_argument(
         "--annotator",

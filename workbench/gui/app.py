@@ -19,7 +19,9 @@ from workbench.errors import WorkbenchError
 log = logging.getLogger(__name__)
 
 PANEL_PAGES = ("leaderboard", "graph", "agreement", "failures")
-PAGES = ("items", "annotate", "analysis", *PANEL_PAGES)
+#: coordinator views of a campaign (``--campaign`` picks one, default the first)
+CAMPAIGN_PAGES = ("monitor", "adjudicate")
+PAGES = ("items", "annotate", "analysis", *PANEL_PAGES, *CAMPAIGN_PAGES)
 SCREENSHOT_TIMEOUT_S = 30.0
 
 
@@ -129,12 +131,13 @@ def parse_size(text: str) -> tuple[int, int]:
     return size
 
 
-def _take_screenshot(window, screenshot: str | Path, size: tuple[int, int]) -> int:  # type: ignore[no-untyped-def]
+def _take_screenshot(window, screenshot: str | Path, size: tuple[int, int], shown=None) -> int:  # type: ignore[no-untyped-def]
+    """Render ``shown`` (the window, or a dialog of the page) once ``window`` is idle."""
     window.resize(*size)
     window.show()
     if not wait_until_idle(window):
         log.warning("screenshot taken before every image was decoded")
-    render_window(window, Path(screenshot))
+    render_window(shown if shown is not None else window, Path(screenshot))
     window.close()
     return 0
 
@@ -269,6 +272,7 @@ def run_app(
     from workbench.gui.main_window import WINDOW_SIZE, MainWindow
 
     window = MainWindow(persist_layout=screenshot is None, read_only=screenshot is not None)
+    shown = window  # what a screenshot renders: the window, or a dialog of the page
     try:
         window.open_bundle(bundle_path)
         if item is not None and not window.go_to_item(item):
@@ -277,6 +281,10 @@ def run_app(
             assert window.bundle is not None
             handle = annotator or (screenshot_annotator(window.bundle) if screenshot else None)
             window.annotation.start(campaign, handle)
+        if page == "monitor":
+            window.campaign_ops.show_monitor(campaign)
+        elif page == "adjudicate":
+            shown = window.campaign_ops.show_adjudication(campaign)
         if page == "analysis":
             window.analysis.show_all()
         elif page in PANEL_PAGES:
@@ -295,4 +303,4 @@ def run_app(
         prepare_judge_runtime_in_background()
         return run_shared_loop(app)
 
-    return _take_screenshot(window, screenshot, size or WINDOW_SIZE)
+    return _take_screenshot(window, screenshot, size or WINDOW_SIZE, shown)

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from workbench.errors import WorkbenchError
 from workbench.gui.annotation.annotation_page import ANNOTATE_PAGE, ITEMS_PAGE, AnnotationPage
 from workbench.gui.background import BackgroundRunner
+from workbench.gui.campaign_ops.actions import CampaignOps
 from workbench.gui.forms.ui_main_window import Ui_MainWindow
 from workbench.gui.help_dialogs import ShortcutsDialog, show_about
 from workbench.gui.image_loader import ImageLoader
@@ -34,6 +35,7 @@ from workbench.gui.item_list_panel import ItemListPanel
 from workbench.gui.item_view import ItemView
 from workbench.gui.locations import display_location, same_bundle
 from workbench.gui.panels import AnalysisDocks
+from workbench.gui.plain_text import menu_text, plain_tooltip
 from workbench.gui.report_dialog import ReportMenuEntry
 from workbench.gui.resources import app_icon
 from workbench.gui.restore_dialog import DamagedBundleDialog
@@ -114,6 +116,7 @@ class MainWindow(QMainWindow):
         self.analysis.watcher.pollRecovered.connect(self._contact_back)
 
         self.annotation = AnnotationPage(self)
+        self.campaign_ops = CampaignOps(self)
 
         self._connect_actions()
         self.tools = ToolActions(self)
@@ -178,9 +181,9 @@ class MainWindow(QMainWindow):
         locations = [location for location in recent_locations() if available(location)]
         for location in locations:
             server = is_server(location)
-            action = menu.addAction(location if server else Path(location).name)
-            action.setToolTip(location)
-            action.setStatusTip(location)
+            action = menu.addAction(menu_text(location if server else Path(location).name))
+            action.setToolTip(plain_tooltip(location))
+            action.setStatusTip(location)  # the status bar shows plain text
             if server:  # connecting may take seconds: on a worker
                 action.triggered.connect(
                     lambda _checked=False, url=location: self.open_in_background(url)

@@ -54,9 +54,13 @@ from workbench.services.selection import (
     resolve_items,
 )
 from workbench.storage.bundle import Bundle
+from workbench.storage.counters import rebuild_counters
 from workbench.storage.models import (
     Annotator,
     Campaign,
+    CampaignAnnotatorCount,
+    CampaignCount,
+    CampaignPairCount,
     Item,
     ItemImage,
     Model,
@@ -507,6 +511,8 @@ def create_campaign(
             )
             for sequence, task in enumerate(tasks, start=1)
         )
+        session.flush()
+        rebuild_counters(session, [campaign.id])
         scheduled_missing = {eligible.item_ids[task.slot] for task in tasks} & missing_images
     log.info("created campaign %s: %d tasks", spec.name, len(tasks))
     return CampaignSummary(
@@ -540,16 +546,12 @@ def _active_votes(session: Session, campaign_id: int) -> list[Vote]:
 def list_campaigns(bundle: Bundle) -> list[dict[str, Any]]:
     """One line per campaign: its protocol, size and how far the votes have come."""
     with bundle.read_session() as session:
-        pairs = dict(
-            session.execute(
-                select(ScheduledPair.campaign_id, func.count()).group_by(ScheduledPair.campaign_id)
-            ).all()
-        )
+        counts = {row.campaign_id: row for row in session.scalars(select(CampaignCount))}
         voted = dict(
             session.execute(
-                select(Vote.campaign_id, func.count(func.distinct(Vote.pair_id)))
-                .where(Vote.retracted_at.is_(None), Vote.skip_reason.is_(None))
-                .group_by(Vote.campaign_id)
+                select(CampaignPairCount.campaign_id, func.count())
+                .where(CampaignPairCount.votes > 0)
+                .group_by(CampaignPairCount.campaign_id)
             ).all()
         )
         return [
@@ -559,7 +561,7 @@ def list_campaigns(bundle: Bundle) -> list[dict[str, Any]]:
                 "status": campaign.status,
                 "seed": campaign.seed,
                 "votes_per_pair": campaign.votes_per_pair,
-                "tasks": pairs.get(campaign.id, 0),
+                "tasks": counts[campaign.id].tasks if campaign.id in counts else 0,
                 "tasks_with_votes": voted.get(campaign.id, 0),
                 "created_at": campaign.created_at.isoformat(),
             }
@@ -633,12 +635,22 @@ def campaign_details(bundle: Bundle, name: str) -> dict[str, Any]:
                 .order_by(ScheduledPair.sequence)
             )
         )
-        handles = dict(session.execute(select(Annotator.id, Annotator.handle)).all())
-        progress: dict[str, dict[str, int]] = defaultdict(lambda: {"answered": 0, "skipped": 0})
-        for vote in counted:
-            progress[handles[vote.annotator_id]][
-                "skipped" if vote.skip_reason is not None else "answered"
-            ] += 1
+        progress = {
+            handle: {"answered": answered, "skipped": skipped}
+            for handle, answered, skipped in session.execute(
+                select(
+                    Annotator.handle,
+                    CampaignAnnotatorCount.answered,
+                    CampaignAnnotatorCount.skipped,
+                )
+                .join(Annotator, Annotator.id == CampaignAnnotatorCount.annotator_id)
+                .where(
+                    CampaignAnnotatorCount.campaign_id == campaign.id,
+                    (CampaignAnnotatorCount.answered + CampaignAnnotatorCount.skipped) > 0,
+                )
+            )
+        }
+        totals = session.get(CampaignCount, campaign.id)
         schedule = [
             {
                 "sequence": pair.sequence,
@@ -664,11 +676,7 @@ def campaign_details(bundle: Bundle, name: str) -> dict[str, Any]:
             "created_at": campaign.created_at.isoformat(),
             "settings": settings,
             "tasks": len(pairs),
-            "complete_tasks": sum(
-                1
-                for pair in pairs
-                if pair.gold_choice is None and voted[pair.id] >= pair.votes_target
-            ),
+            "complete_tasks": totals.complete_tasks if totals else 0,
             "annotators": dict(sorted(progress.items())),
             "gold": gold_report(session, campaign),
             "schedule": schedule,

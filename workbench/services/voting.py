@@ -29,14 +29,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import (
-    CompoundSelect,
     Select,
     delete,
     distinct,
     exists,
     func,
     insert,
-    literal,
     or_,
     select,
     update,
@@ -54,6 +52,7 @@ from workbench.services.campaigns import (
     find_campaign,
 )
 from workbench.storage.bundle import Bundle
+from workbench.storage.counters import annotator_progress, counting
 from workbench.storage.models import PairLease, ScheduledPair, Vote
 
 log = logging.getLogger(__name__)
@@ -190,11 +189,12 @@ def open_pairs(campaign_id: int, annotator_id: int, now: datetime | None = None)
 
 def release_leases(session: Session, pair_ids: Sequence[int], annotator_id: int) -> None:
     """End the annotator's leases on ``pair_ids`` (answered, or about to be leased anew)."""
-    session.execute(
-        delete(PairLease).where(
-            PairLease.annotator_id == annotator_id, PairLease.pair_id.in_(pair_ids)
+    with counting(session, pair_ids, answers=False):
+        session.execute(
+            delete(PairLease).where(
+                PairLease.annotator_id == annotator_id, PairLease.pair_id.in_(pair_ids)
+            )
         )
-    )
 
 
 def lease_pairs(
@@ -202,20 +202,21 @@ def lease_pairs(
 ) -> None:
     """Lease ``pair_ids`` to the annotator for ``duration`` from now, replacing any lease they
     held on them, in the caller's write transaction."""
-    release_leases(session, pair_ids, annotator_id)
-    now = _now()
-    session.execute(
-        insert(PairLease),
-        [
-            {
-                "pair_id": pair_id,
-                "annotator_id": annotator_id,
-                "leased_at": now,
-                "expires_at": now + duration,
-            }
-            for pair_id in pair_ids
-        ],
-    )
+    with counting(session, pair_ids, answers=False):
+        release_leases(session, pair_ids, annotator_id)
+        now = _now()
+        session.execute(
+            insert(PairLease),
+            [
+                {
+                    "pair_id": pair_id,
+                    "annotator_id": annotator_id,
+                    "leased_at": now,
+                    "expires_at": now + duration,
+                }
+                for pair_id in pair_ids
+            ],
+        )
 
 
 class AnnotationSession:
@@ -264,19 +265,10 @@ class AnnotationSession:
 
     def _progress(self, session: Session, holding: int | None = None) -> Progress:
         """Answered so far, and open tasks left including ``holding`` (a task on screen stays
-        the annotator's even if others have given it all its votes meanwhile)."""
-        done = session.scalar(
-            select(func.count(distinct(Vote.pair_id))).where(
-                Vote.campaign_id == self._campaign_id,
-                Vote.annotator_id == self._annotator_id,
-                Vote.retracted_at.is_(None),
-            )
-        )
-        still_open: Select | CompoundSelect = self._open_pairs()
-        if holding is not None:
-            still_open = self._open_pairs().union(select(literal(holding)))
-        remaining = session.scalar(select(func.count()).select_from(still_open.subquery()))
-        return Progress(done or 0, remaining or 0)
+        the annotator's even if others have given it all its votes meanwhile), read from the
+        campaign counters rather than recounted from the schedule."""
+        counted = annotator_progress(session, self._campaign_id, self._annotator_id, holding)
+        return Progress(counted.done, counted.remaining)
 
     def _is_answered(self, session: Session, pair_id: int) -> bool:
         return bool(
@@ -400,30 +392,31 @@ class AnnotationSession:
             if self._is_answered(session, shown.pair_id):
                 self._shown = None
                 raise StaleTaskError("this task was answered already; show the next task")
-            for position, (criterion, choice, grade) in enumerate(rows):
-                vote_uuid = uuid.uuid4().hex
-                uuids.append(vote_uuid)
-                session.add(
-                    Vote(
-                        uuid=vote_uuid,
-                        campaign_id=self._campaign_id,
-                        pair_id=pair.id,
-                        annotator_id=self._annotator_id,
-                        item_id=pair.item_id,
-                        turn_index=pair.turn_index,
-                        criterion=criterion,
-                        model_a_id=pair.left_model_id,
-                        model_b_id=pair.right_model_id,
-                        choice=choice,
-                        grade=grade,
-                        comment=comment if position == 0 else None,
-                        skip_reason=skip_reason,
-                        shown_at=shown.shown_at,
-                        cast_at=cast_at,
-                        duration_ms=duration_ms,
+            with counting(session, [pair.id]):
+                for position, (criterion, choice, grade) in enumerate(rows):
+                    vote_uuid = uuid.uuid4().hex
+                    uuids.append(vote_uuid)
+                    session.add(
+                        Vote(
+                            uuid=vote_uuid,
+                            campaign_id=self._campaign_id,
+                            pair_id=pair.id,
+                            annotator_id=self._annotator_id,
+                            item_id=pair.item_id,
+                            turn_index=pair.turn_index,
+                            criterion=criterion,
+                            model_a_id=pair.left_model_id,
+                            model_b_id=pair.right_model_id,
+                            choice=choice,
+                            grade=grade,
+                            comment=comment if position == 0 else None,
+                            skip_reason=skip_reason,
+                            shown_at=shown.shown_at,
+                            cast_at=cast_at,
+                            duration_ms=duration_ms,
+                        )
                     )
-                )
-            self._release(session, pair.id)
+                self._release(session, pair.id)
         # the transaction has committed: only now is the vote confirmed and the task released
         self._shown = None
         log.debug("stored %d vote row(s): %s", len(uuids), ", ".join(uuids))
@@ -477,15 +470,16 @@ class AnnotationSession:
             pair_id = last.pair_id
             assert pair_id is not None
             self._lock(session, pair_id)
-            session.execute(
-                update(Vote)
-                .where(
-                    Vote.pair_id == pair_id,
-                    Vote.annotator_id == self._annotator_id,
-                    Vote.retracted_at.is_(None),
+            with counting(session, [pair_id]):
+                session.execute(
+                    update(Vote)
+                    .where(
+                        Vote.pair_id == pair_id,
+                        Vote.annotator_id == self._annotator_id,
+                        Vote.retracted_at.is_(None),
+                    )
+                    .values(retracted_at=_now())
                 )
-                .values(retracted_at=_now())
-            )
-            self._lease(session, pair_id)
+                self._lease(session, pair_id)
         with self.bundle.read_session() as session:
             return self._show(session, pair_id)
