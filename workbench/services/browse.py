@@ -17,6 +17,7 @@ from typing import Any
 from sqlalchemy import bindparam, exists, func, literal, or_, select, union
 from sqlalchemy.orm import Session
 
+from workbench.storage.batching import chunked
 from workbench.storage.bundle import Bundle
 from workbench.storage.models import (
     Caption,
@@ -32,9 +33,6 @@ from workbench.storage.models import (
     Turn,
     Vote,
 )
-
-#: SQLite refuses statements with more bound parameters than this (32766 since 3.32; stay low)
-_MAX_PARAMETERS = 900
 
 
 class ItemFlag(StrEnum):
@@ -195,11 +193,6 @@ class ItemDetail:
 # --- helpers ----------------------------------------------------------------------------------
 
 
-def _chunks(values: Sequence[int], size: int = _MAX_PARAMETERS) -> Iterable[Sequence[int]]:
-    for start in range(0, len(values), size):
-        yield values[start : start + size]
-
-
 def _like_pattern(text: str) -> str:
     escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     return f"%{escaped}%"
@@ -212,7 +205,7 @@ def _count_by_item(session: Session, statement: Any, ids: Sequence[int] | None) 
     if ids is None:
         counts.update(dict(session.execute(statement).all()))
         return counts
-    for chunk in _chunks(ids):
+    for chunk in chunked(ids):
         restricted = statement.where(statement.selected_columns[0].in_(chunk))
         counts.update(dict(session.execute(restricted).all()))
     return counts
@@ -248,7 +241,7 @@ def _ids_where(session: Session, statement: Any, ids: Sequence[int] | None) -> s
     if ids is None:
         return set(session.scalars(statement))
     found: set[int] = set()
-    for chunk in _chunks(ids):
+    for chunk in chunked(ids):
         found.update(session.scalars(statement.where(statement.selected_columns[0].in_(chunk))))
     return found
 
@@ -335,7 +328,7 @@ def _disagreement_items(session: Session, ids: Sequence[int] | None) -> set[int]
             preferences[(item_id, turn_index, pair)][kind].append(winner)
 
     ordered = sorted(both)
-    for chunk in _chunks(ordered):
+    for chunk in chunked(ordered):
         columns = (
             PriorJudgment.item_id,
             PriorJudgment.turn_index,
@@ -491,7 +484,7 @@ def item_rows(session: Session, ids: Sequence[int]) -> list[ItemRow]:
     if not ids:
         return []
     basics: dict[int, Any] = {}
-    for chunk in _chunks(ids):
+    for chunk in chunked(ids):
         statement = (
             select(
                 Item.id,

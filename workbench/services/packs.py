@@ -26,6 +26,7 @@ from sqlalchemy.orm import Session
 from workbench.services.campaign_errors import PackError
 from workbench.services.campaigns import find_annotator, find_campaign
 from workbench.services.voting import lease_pairs, lease_setting, open_pairs, release_leases
+from workbench.storage.batching import chunked
 from workbench.storage.bundle import Bundle, remove_bundle_files
 from workbench.storage.copier import PACK_POLICY, VOTE_CONTENT, content_key, portable
 from workbench.storage.models import (
@@ -498,9 +499,7 @@ def merge_pack(bundle: Bundle, pack_path: str | Path) -> MergeReport:
             report.annotators_added.append(handle)
         session.flush()
         existing: dict[str, Vote] = {}
-        uuids = [vote.uuid for vote in pack_votes]
-        for start in range(0, len(uuids), 500):
-            chunk = uuids[start : start + 500]
+        for chunk in chunked([vote.uuid for vote in pack_votes]):
             existing.update(
                 (vote.uuid, vote)
                 for vote in session.scalars(select(Vote).where(Vote.uuid.in_(chunk)))

@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy import Connection, Table, and_, delete, func, insert, select, text, update
 from sqlalchemy.exc import DBAPIError
 
+from workbench.storage.batching import chunked
 from workbench.storage.copier import SYNC_POLICY, TableRule, digest, normal, portable
 from workbench.storage.errors import BundleError
 from workbench.storage.models import Base
@@ -306,10 +307,10 @@ class _Copier:
     def _insert_blob_batch(
         self, table: Table, blob: str, batch: list[dict[str, Any]], counts: TableCounts
     ) -> None:
-        ids = [row["id"] for row in batch]
-        data = dict(
-            self.source.execute(select(table.c.id, table.c[blob]).where(table.c.id.in_(ids))).all()
-        )
+        data: dict[Any, bytes] = {}
+        for ids in chunked([row["id"] for row in batch]):
+            statement = select(table.c.id, table.c[blob]).where(table.c.id.in_(ids))
+            data.update((row_id, value) for row_id, value in self.source.execute(statement))
         for row in batch:
             row[blob] = data[row["id"]]
             self.report.image_bytes += len(row[blob])
