@@ -105,6 +105,14 @@ def test_the_migration_keeps_the_first_of_duplicate_verdicts(tmp_path: Path) -> 
         connection.execute("DROP INDEX ux_judge_verdicts_request")
         connection.execute("ALTER TABLE judge_runs DROP COLUMN claimed_by")
         connection.execute("ALTER TABLE judge_runs DROP COLUMN claim_expires_at")
+        # later schemas' tables go too, so the upgrade from 0002 can create them again
+        for table in (
+            "adjudications",
+            "campaign_annotator_counts",
+            "campaign_pair_counts",
+            "campaign_counts",
+        ):
+            connection.execute(f"DROP TABLE {table}")
         connection.execute("UPDATE alembic_version SET version_num = '0002'")
         columns = [
             row[1]
@@ -117,7 +125,7 @@ def test_the_migration_keeps_the_first_of_duplicate_verdicts(tmp_path: Path) -> 
         )
         assert connection.execute("SELECT count(*) FROM judge_verdicts").fetchone()[0] == 12
     with Bundle.open(bundle) as opened:
-        assert opened.revision() == head_revision() == "0003"
+        assert opened.revision() == head_revision()
         with opened.read_session() as session:
             kept = session.execute(
                 text("SELECT min(id), max(id), count(*) FROM judge_verdicts")

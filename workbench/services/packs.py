@@ -29,6 +29,7 @@ from workbench.services.voting import lease_pairs, lease_setting, open_pairs, re
 from workbench.storage.batching import chunked
 from workbench.storage.bundle import Bundle, remove_bundle_files
 from workbench.storage.copier import PACK_POLICY, VOTE_CONTENT, content_key, portable
+from workbench.storage.counters import counting, rebuild_counters
 from workbench.storage.models import (
     Annotator,
     BundleInfo,
@@ -365,6 +366,8 @@ def export_pack(
                     )
                     for pair in piece.pairs
                 )
+                target.flush()
+                rebuild_counters(target, [pack_campaign.id])
             _lease_for_pack(session, piece)
             session.flush()
         except BaseException:
@@ -505,31 +508,33 @@ def merge_pack(bundle: Bundle, pack_path: str | Path) -> MergeReport:
                 for vote in session.scalars(select(Vote).where(Vote.uuid.in_(chunk)))
             )
         touched: set[tuple[int, int]] = set()
-        for pack_vote in pack_votes:
-            pair = pairs[pack_vote.sequence]
-            annotator = handles[pack_vote.handle]
-            touched.add((pair.id, annotator.id))
-            stored = existing.get(pack_vote.uuid)
-            if stored is None:
-                session.add(
-                    Vote(
-                        uuid=pack_vote.uuid,
-                        campaign_id=campaign.id,
-                        pair_id=pair.id,
-                        annotator_id=annotator.id,
-                        item_id=pair.item_id,
-                        turn_index=pair.turn_index,
-                        model_a_id=pair.left_model_id,
-                        model_b_id=pair.right_model_id,
-                        retracted_at=pack_vote.retracted_at,
-                        **pack_vote.values,
+        # every task of the pack: votes added, retractions reconciled, leases released
+        with counting(session, [pair.id for pair in pairs.values()]):
+            for pack_vote in pack_votes:
+                pair = pairs[pack_vote.sequence]
+                annotator = handles[pack_vote.handle]
+                touched.add((pair.id, annotator.id))
+                stored = existing.get(pack_vote.uuid)
+                if stored is None:
+                    session.add(
+                        Vote(
+                            uuid=pack_vote.uuid,
+                            campaign_id=campaign.id,
+                            pair_id=pair.id,
+                            annotator_id=annotator.id,
+                            item_id=pair.item_id,
+                            turn_index=pair.turn_index,
+                            model_a_id=pair.left_model_id,
+                            model_b_id=pair.right_model_id,
+                            retracted_at=pack_vote.retracted_at,
+                            **pack_vote.values,
+                        )
                     )
-                )
-                report.added += 1
-                continue
-            _reconcile(stored, pack_vote, report, pair.sequence)
-        session.flush()
-        _release_pack_leases(session, touched)
+                    report.added += 1
+                    continue
+                _reconcile(stored, pack_vote, report, pair.sequence)
+            session.flush()
+            _release_pack_leases(session, touched)
         report.conflicts.extend(_answered_twice(session, campaign, touched, pairs))
     log.info(
         "merged pack %s: %d added, %d unchanged, %d conflicts, %d refused",

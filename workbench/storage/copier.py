@@ -171,6 +171,7 @@ SYNC_POLICY = CopyPolicy(
             newer_wins,
         ),
         "judge_verdicts": TableRule(None),
+        "adjudications": TableRule(("pair_id", "criterion")),
         # a cache: two sides may hold different answers to one request; either serves
         "response_cache": TableRule(("request_hash",), ("response_text", "usage", "created_at")),
     },

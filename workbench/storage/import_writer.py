@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
 from workbench import __version__
@@ -333,6 +333,20 @@ class ImportWriter:
             )
         return item_id
 
+    def _turn_counts(self, item_ids: set[int]) -> dict[int, int]:
+        """How many turns each of ``item_ids`` has (items of this import and earlier ones)."""
+        counts: dict[int, int] = {}
+        ids = sorted(item_ids)
+        for chunk in chunked(ids):
+            counts.update(
+                self.session.execute(
+                    select(Turn.item_id, func.count())
+                    .where(Turn.item_id.in_(chunk))
+                    .group_by(Turn.item_id)
+                ).all()
+            )
+        return counts
+
     def _store_outputs(self, outputs: Sequence[OutputRecord], import_id: int) -> None:
         located = [(o, self._item_id_of(o, o.item_external_id)) for o in outputs]
         turn_ids = self._turn_ids({item_id for _, item_id in located if item_id is not None})
@@ -393,11 +407,23 @@ class ImportWriter:
     def _insert_judgments(self, judgments: Sequence[JudgmentRecord], import_id: int) -> None:
         rows = []
         kinds: Counter[str] = Counter()
-        for judgment in judgments:
-            item_id = None
+        located = [
+            (j, self._item_id_of(j, j.item_external_id) if j.item_external_id is not None else None)
+            for j in judgments
+        ]
+        turn_counts = self._turn_counts({item_id for _, item_id in located if item_id is not None})
+        for judgment, item_id in located:
             if judgment.item_external_id is not None:
-                item_id = self._item_id_of(judgment, judgment.item_external_id)
                 if item_id is None:
+                    continue
+                turns = turn_counts.get(item_id, 0)
+                if judgment.turn_index is not None and judgment.turn_index > turns:
+                    self.report.reject(
+                        judgment.origin,
+                        "turn",
+                        f"turn {judgment.turn_index} of item '{judgment.item_external_id}', "
+                        f"which has {turns} turn(s)",
+                    )
                     continue
             rows.append(
                 {

@@ -476,3 +476,82 @@ class ResponseCache(Base):
     response_text: Mapped[str] = mapped_column(Text)
     usage: Mapped[dict[str, Any]] = mapped_column(default=dict)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+# --- campaign counters and adjudication ---------------------------------------------------------
+
+
+class CampaignCount(Base):
+    """A campaign's progress, kept by ``storage.counters`` in the transaction of every vote,
+    undo, skip and lease, so progress is read in one row instead of a scan of the schedule.
+
+    ``complete_tasks``: ordinary tasks (not attention checks) with their votes target reached;
+    ``answered``/``skipped``: (task, annotator) answers and skips that stand; ``leases``: lease
+    rows held, expired or not (expiry is a matter of the clock, not of a write).
+    """
+
+    __tablename__ = "campaign_counts"
+
+    campaign_id: Mapped[int] = mapped_column(
+        ForeignKey("campaigns.id", ondelete="CASCADE"), primary_key=True
+    )
+    tasks: Mapped[int] = mapped_column(default=0)
+    gold_tasks: Mapped[int] = mapped_column(default=0)
+    complete_tasks: Mapped[int] = mapped_column(default=0)
+    answered: Mapped[int] = mapped_column(default=0)
+    skipped: Mapped[int] = mapped_column(default=0)
+    leases: Mapped[int] = mapped_column(default=0)
+
+
+class CampaignPairCount(Base):
+    """One task's standing answers, skips and leases; a missing row means all zero."""
+
+    __tablename__ = "campaign_pair_counts"
+
+    pair_id: Mapped[int] = mapped_column(
+        ForeignKey("scheduled_pairs.id", ondelete="CASCADE"), primary_key=True
+    )
+    campaign_id: Mapped[int] = mapped_column(
+        ForeignKey("campaigns.id", ondelete="CASCADE"), index=True
+    )
+    votes: Mapped[int] = mapped_column(default=0)
+    skips: Mapped[int] = mapped_column(default=0)
+    leases: Mapped[int] = mapped_column(default=0)
+
+
+class CampaignAnnotatorCount(Base):
+    """One annotator's progress in a campaign. ``answered_open`` counts the tasks they answered
+    or skipped that are still open (short of votes, or attention checks): the open tasks left
+    for them are the campaign's open tasks minus these."""
+
+    __tablename__ = "campaign_annotator_counts"
+
+    campaign_id: Mapped[int] = mapped_column(
+        ForeignKey("campaigns.id", ondelete="CASCADE"), primary_key=True
+    )
+    annotator_id: Mapped[int] = mapped_column(
+        ForeignKey("annotators.id", ondelete="CASCADE"), primary_key=True
+    )
+    answered: Mapped[int] = mapped_column(default=0)
+    skipped: Mapped[int] = mapped_column(default=0)
+    answered_open: Mapped[int] = mapped_column(default=0)
+
+
+class Adjudication(Base):
+    """A coordinator's settled answer for a task the annotators disagreed on: one per task and
+    criterion (recording again replaces it), with who decided, when, and why."""
+
+    __tablename__ = "adjudications"
+    __table_args__ = (UniqueConstraint("pair_id", "criterion"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(
+        ForeignKey("campaigns.id", ondelete="CASCADE"), index=True
+    )
+    pair_id: Mapped[int] = mapped_column(ForeignKey("scheduled_pairs.id", ondelete="CASCADE"))
+    criterion: Mapped[str] = mapped_column(String(64), default="overall")
+    choice: Mapped[str | None] = mapped_column(String(32))
+    grade: Mapped[float | None] = mapped_column(Float)
+    note: Mapped[str] = mapped_column(Text, default="")
+    adjudicator: Mapped[str] = mapped_column(String(128))
+    adjudicated_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -17,6 +17,7 @@ from sqlalchemy.exc import DBAPIError
 
 from workbench.storage.batching import chunked
 from workbench.storage.copier import SYNC_POLICY, TableRule, digest, normal, portable
+from workbench.storage.counters import rebuild_counters
 from workbench.storage.errors import BundleError
 from workbench.storage.models import Base
 
@@ -47,6 +48,8 @@ RULES: Mapping[str, TableRule] = SYNC_POLICY.rules
 
 #: tables whose rows only mean something on the database they were written in (hand-out leases)
 TRANSIENT_TABLES = frozenset({"pair_leases"})
+#: tables derived from others, recounted in the target after a copy instead of copied
+DERIVED_TABLES = frozenset({"campaign_counts", "campaign_pair_counts", "campaign_annotator_counts"})
 
 #: blob columns: never compared (their table's key is their hash) and read only in batches
 BLOB_COLUMNS = {"images": "data"}
@@ -93,7 +96,7 @@ def copied_tables() -> list[Table]:
     missing = [
         table.name
         for table in Base.metadata.sorted_tables
-        if table.name not in RULES and table.name not in TRANSIENT_TABLES
+        if table.name not in RULES.keys() | TRANSIENT_TABLES | DERIVED_TABLES
     ]
     if missing:
         raise AssertionError(f"no transfer rule for table(s) {', '.join(missing)}")
@@ -354,4 +357,5 @@ def copy_rows(
     for table in copied_tables():
         copier.copy_table(table)
     copier.advance_sequences()
+    rebuild_counters(target)
     return copier.report

@@ -3,6 +3,8 @@ the open bundle; one watcher tells them all when judgments arrive."""
 
 from __future__ import annotations
 
+import logging
+
 from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QWidget
 
@@ -13,8 +15,10 @@ from workbench.gui.panels.graph_panel import GraphPanel
 from workbench.gui.panels.leaderboard_panel import LeaderboardPanel
 from workbench.gui.panels.watcher import JudgmentWatcher
 from workbench.gui.selection import SelectionModel
-from workbench.services.analysis import analysis_choices
+from workbench.services.analysis import AnalysisChoices, analysis_choices
 from workbench.storage import Bundle
+
+log = logging.getLogger(__name__)
 
 
 class AnalysisDocks(QObject):
@@ -29,6 +33,7 @@ class AnalysisDocks(QObject):
     ) -> None:
         super().__init__(window)
         self.window = window
+        self.bundle: Bundle | None = None
         # their own threads, so a long bootstrap never delays the item list's searches
         self.runner = BackgroundRunner(max_threads=2, parent=self)
         self.watcher = JudgmentWatcher(self)
@@ -73,17 +78,34 @@ class AnalysisDocks(QObject):
         return self.runner.busy or any(panel.busy for panel in self.panels)
 
     def set_bundle(self, bundle: Bundle | None) -> None:
-        """Show ``bundle`` (None: the bundle is closing; waits for running computations)."""
-        choices = analysis_choices(bundle) if bundle is not None else None
+        """Show ``bundle`` (None: the bundle is closing; waits for running computations).
+
+        The pickers' choices are read on a worker (one SELECT DISTINCT each, still seconds on
+        a large bundle), so opening a bundle never waits for them; the panels get them, and
+        compute, when they arrive."""
+        self.bundle = bundle
         self.watcher.set_bundle(bundle)
+        self._give_choices(bundle, None)
+        if bundle is None:
+            self.runner.wait()
+            return
+        self.runner.run(
+            lambda: analysis_choices(bundle),
+            lambda choices: self._choices_read(bundle, choices),
+            lambda error: log.error("reading the analysis choices failed", exc_info=error),
+        )
+
+    def _give_choices(self, bundle: Bundle | None, choices: AnalysisChoices | None) -> None:
         self.leaderboard.set_bundle(bundle, choices)
         self.graph.set_bundle(bundle, choices)
         self.failures.set_bundle(bundle, choices)
         self.agreement.set_bundle(bundle, choices)
-        if bundle is None:
-            self.runner.wait()
-        else:
-            self.judgments_changed()
+
+    def _choices_read(self, bundle: Bundle, choices: AnalysisChoices) -> None:
+        if bundle is not self.bundle:  # another bundle was opened meanwhile
+            return
+        self._give_choices(bundle, choices)
+        self.judgments_changed()
 
     def judgments_changed(self) -> None:
         """Refresh the panels on screen; the others when they are next shown (a hidden panel
