@@ -8,7 +8,7 @@ CLI and the GUI use, and prints requests per second against the ideal concurrenc
 The issue's goal is at least 80% of 16 / 0.2 s = 80 requests per second. It also prints how
 long the event loop went without running (wall clock) and the longest stretch it was kept busy
 by the judge (its own CPU time), which the GUI needs under 50 ms. The one-off imports a GUI does
-at start-up (workbench.judge.runner.prepare_runtime) are done before measuring.
+at start-up (workbench.services.judging.runner.prepare_runtime) are done before measuring.
 """
 
 from __future__ import annotations
@@ -28,15 +28,15 @@ sys.path.insert(0, str(PROJECT))
 from workbench_visit_bench.judge_templates import REFERENCE_FREE  # noqa: E402
 
 from tests.judge.helpers import build_bundle  # noqa: E402
-from workbench.judge.runner import (  # noqa: E402
+from workbench.judge.secrets import Secret  # noqa: E402
+from workbench.services.judging.runner import (  # noqa: E402
     JudgeJob,
     JudgeProgress,
     JudgeSettings,
     plan_run,
     prepare_runtime,
 )
-from workbench.judge.secrets import Secret  # noqa: E402
-from workbench.judge.worklist import Selection  # noqa: E402
+from workbench.services.judging.worklist import Selection  # noqa: E402
 
 TICK = 0.005
 

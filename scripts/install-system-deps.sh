@@ -9,7 +9,7 @@ packages=(libegl1 libgl1 libx11-6 libxkbcommon0 libdbus-1-3 libfontconfig1 libfr
           libxcb-image0 libxcb-keysyms1 libxcb-randr0 libxcb-render-util0 libxcb-shape0
           libxcb-xkb1 libxkbcommon-x11-0
           fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji)
-packages+=(chromium)  # renders the HTML report headless in tests/export/test_report_html.py
+packages+=(chromium)  # renders the HTML report headless in tests/services/test_report_html.py
 command -v dpkg-query >/dev/null 2>&1 || { echo "not a Debian-like system: install Qt's libraries yourself (docs/install.md)"; exit 0; }
 missing=()
 for package in "${packages[@]}"; do

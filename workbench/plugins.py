@@ -148,3 +148,17 @@ def load_registry() -> Registry:
 def registry() -> Registry:
     """The process-wide registry, loaded on first use."""
     return load_registry()
+
+
+def core_plugin() -> Plugin:
+    """The formats of VLM Workbench itself, registered through the same entry point group as
+    any benchmark (``core``), so the registry treats them alike."""
+    from workbench import __version__
+    from workbench.importers.canonical import CanonicalJsonlImporter
+
+    return Plugin(
+        name="core",
+        version=__version__,
+        description="Formats of VLM Workbench itself",
+        importers=(CanonicalJsonlImporter(),),
+    )

@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from workbench.gui.restore_dialog import DamagedBundleDialog
-from workbench.storage import backups
+from workbench.services import maintenance
 from workbench.storage.backup_names import list_backups
 from workbench.storage.backups import make_backup
 from workbench.storage.bundle import copy_bundle
@@ -126,13 +126,13 @@ def test_opening_a_bundle_file_backs_it_up_once_on_a_worker(  # type: ignore[no-
     from workbench.gui.main_window import MainWindow
 
     threads: list[int] = []
-    real = backups.auto_backup_if_due
+    real = maintenance.auto_backup_if_due
 
     def recording(path):  # type: ignore[no-untyped-def]
         threads.append(threading.get_ident())
         return real(path)
 
-    monkeypatch.setattr(backups, "auto_backup_if_due", recording)
+    monkeypatch.setattr(maintenance, "auto_backup_if_due", recording)
     window = MainWindow(persist_layout=False, auto_backup=True)
     qtbot.addWidget(window)
     window.open_bundle(bundle_copy)
@@ -154,7 +154,7 @@ def test_a_failed_backup_goes_to_the_status_bar(  # type: ignore[no-untyped-def]
     def refuse(path):  # type: ignore[no-untyped-def]
         raise BackupError("no space left on the device")
 
-    monkeypatch.setattr(backups, "auto_backup_if_due", refuse)
+    monkeypatch.setattr(maintenance, "auto_backup_if_due", refuse)
     window = MainWindow(persist_layout=False, auto_backup=True)
     qtbot.addWidget(window)
     window.show()

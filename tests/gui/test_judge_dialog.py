@@ -36,9 +36,9 @@ from tests.judge.helpers import FAKE_KEY, build_bundle
 from tests.keyrings import MemoryKeyring
 from workbench.gui.api_key_dialog import ApiKeyDialog
 from workbench.gui.judge_dialog import JudgeDialog, describe_summary
-from workbench.judge.runner import JudgeProgress, JudgeSummary, prepare_runtime
 from workbench.logging_setup import configure_logging, log_file
 from workbench.plugins import registry
+from workbench.services.judging.runner import JudgeProgress, JudgeSummary, prepare_runtime
 from workbench.storage import Bundle
 from workbench.storage.models import JudgeRun, JudgeVerdict
 

@@ -9,10 +9,16 @@ from typing import Any
 from tests.judge.fake_openai_server import FakeOpenAIServer
 from tests.judge.helpers import FAKE_KEY
 from workbench.judge.client import RetryPolicy
-from workbench.judge.runner import JudgeJob, JudgePlan, JudgeSettings, JudgeSummary, plan_run
 from workbench.judge.secrets import Secret
 from workbench.judge.templates import JudgeTemplate
-from workbench.judge.worklist import Selection
+from workbench.services.judging.runner import (
+    JudgeJob,
+    JudgePlan,
+    JudgeSettings,
+    JudgeSummary,
+    plan_run,
+)
+from workbench.services.judging.worklist import Selection
 
 #: retries fast enough for tests
 QUICK_RETRY = RetryPolicy(max_attempts=6, base_delay=0.01, max_delay=0.1, timeout=0.5)

@@ -16,8 +16,8 @@ from tests.judge.helpers import build_bundle
 from tests.judge.judging import judge, settings_for
 from workbench.cli import main
 from workbench.judge.secrets import LOCAL_PLACEHOLDER_KEY, Secret, scrub
-from workbench.judge.worklist import Selection
 from workbench.logging_setup import REDACTED
+from workbench.services.judging.worklist import Selection
 
 #: changes under URL-encoding and JSON-escaping, and is not shaped like an OpenAI key
 ECHOED_KEY = 'wbtest-echo/9f+"q=Z~x'

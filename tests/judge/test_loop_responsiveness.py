@@ -18,8 +18,8 @@ from workbench_arena.judge_templates import ANCHORED_FIVE_LEVEL
 from tests.judge.fake_openai_server import FakeOpenAIServer, Faults
 from tests.judge.helpers import FAKE_KEY, build_bundle
 from tests.judge.judging import settings_for
-from workbench.judge.runner import JudgeJob, plan_run
 from workbench.judge.secrets import Secret
+from workbench.services.judging.runner import JudgeJob, plan_run
 
 TICK = 0.005
 

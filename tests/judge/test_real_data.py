@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from workbench_arena.judge_templates import ANCHORED_FIVE_LEVEL
 
-from workbench.judge.runner import JudgeSettings, RunSettingsError, plan_run
-from workbench.judge.worklist import Selection
+from workbench.services.judging.runner import JudgeSettings, RunSettingsError, plan_run
+from workbench.services.judging.worklist import Selection
 
 pytestmark = pytest.mark.shared_data
 

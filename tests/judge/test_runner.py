@@ -16,7 +16,7 @@ from tests.judge.fake_openai_server import FakeOpenAIServer, Faults, message_tex
 from tests.judge.helpers import build_bundle
 from tests.judge.judging import judge, settings_for
 from workbench.judge.client import Budget, EndpointError
-from workbench.judge.worklist import Selection
+from workbench.services.judging.worklist import Selection
 
 
 def rows(bundle: Path, sql: str) -> list[tuple]:

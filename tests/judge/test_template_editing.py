@@ -16,9 +16,9 @@ from tests.judge.helpers import build_bundle
 from tests.judge.judging import judge, settings_for
 from workbench.errors import WorkbenchError
 from workbench.judge.cases import PLACEHOLDERS
-from workbench.judge.runner import default_run_name, plan_run
 from workbench.judge.templates import JudgeTemplate, TemplateError, edited_template
 from workbench.plugins import registry
+from workbench.services.judging.runner import default_run_name, plan_run
 from workbench.storage import Bundle
 from workbench.storage.models import JudgeRun
 

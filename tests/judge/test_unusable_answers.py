@@ -16,7 +16,7 @@ from tests.judge.fake_openai_server import FakeOpenAIServer, Faults
 from tests.judge.helpers import build_bundle
 from tests.judge.judging import QUICK_RETRY, judge, settings_for
 from workbench.judge.client import UnusableAnswer, completion_text
-from workbench.judge.worklist import Selection
+from workbench.services.judging.worklist import Selection
 
 VERDICT = "Response A follows the description better.\nOverall, Response A is better."
 

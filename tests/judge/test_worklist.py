@@ -21,10 +21,10 @@ from tests.judge.fake_openai_server import FakeOpenAIServer, message_text
 from tests.judge.helpers import build_bundle, judge_item
 from tests.judge.judging import judge, settings_for
 from tests.services.campaign_helpers import registry_with_all_protocols
-from workbench.judge.runner import plan_run
-from workbench.judge.worklist import REFERENCE, Selection, WorkListError
 from workbench.services.campaigns import CampaignSpec, create_campaign
 from workbench.services.importing import import_files
+from workbench.services.judging.runner import plan_run
+from workbench.services.judging.worklist import REFERENCE, Selection, WorkListError
 from workbench.storage import Bundle
 
 

@@ -67,8 +67,8 @@ def judge(bundle: str, base_url: str, run_name: str) -> None:
 
     from tests.judge.helpers import FAKE_KEY
     from tests.judge.judging import QUICK_RETRY
-    from workbench.judge.runner import JudgeJob, JudgeSettings, plan_run
     from workbench.judge.secrets import Secret
+    from workbench.services.judging.runner import JudgeJob, JudgeSettings, plan_run
 
     class ConfirmingJob(JudgeJob):
         """Prints the request hashes of each batch of verdicts once it is committed."""
@@ -130,8 +130,8 @@ def _preload() -> None:
 
     import tests.judge.helpers
     import tests.judge.judging
-    import workbench.judge.runner
     import workbench.services.importing
+    import workbench.services.judging.runner
     import workbench.services.packs
     import workbench.services.voting
     from workbench.plugins import registry

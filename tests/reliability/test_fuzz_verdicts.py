@@ -34,8 +34,8 @@ from tests.reliability.fuzz_cases import VERDICT_PIECES
 from workbench.domain import Outcome
 from workbench.judge.parsing import ParseResult, VerdictParser, plain
 from workbench.judge.templates import JudgeTemplate
-from workbench.judge.verdicts import UNKNOWN_LABEL, resolve
 from workbench.plugins import registry
+from workbench.services.judging.verdicts import UNKNOWN_LABEL, resolve
 
 CI_EXAMPLES = 60
 LONG_EXAMPLES = 5_000

@@ -70,12 +70,12 @@ def _back_up_if_due(path: Path) -> None:
     import has landed: a refused import changes nothing, not even the backups. A backup that
     fails is reported and does not fail the import."""
     from workbench.errors import WorkbenchError
-    from workbench.storage.backups import auto_backup_if_due
+    from workbench.services.maintenance import automatic_backup
 
     try:
-        backup = auto_backup_if_due(path)
+        backup, _all_backups_bytes = automatic_backup(path)
     except WorkbenchError as error:
-        print(f"workbench: no automatic backup before the import: {error}", file=sys.stderr)
+        print(f"workbench: no automatic backup after the import: {error}", file=sys.stderr)
         return
     if backup is not None:
         size = backup.stat().st_size / 1e6

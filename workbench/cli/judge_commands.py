@@ -158,8 +158,8 @@ def _settings(args: argparse.Namespace, prices: Any) -> Any:
     from workbench.errors import WorkbenchError
     from workbench.judge.client import RetryPolicy
     from workbench.judge.limits import run_budget
-    from workbench.judge.runner import JudgeSettings
-    from workbench.judge.worklist import Selection
+    from workbench.services.judging.runner import JudgeSettings
+    from workbench.services.judging.worklist import Selection
 
     for name in ("concurrency", "attempts"):
         if getattr(args, name) < 1:
@@ -217,7 +217,7 @@ def _money(value: float | None) -> str:
 
 
 def _print_estimate(plan: Any, stream: Any) -> None:
-    from workbench.judge.plan_text import plan_lines, plan_over_limits
+    from workbench.services.judging.plan_text import plan_lines, plan_over_limits
 
     first, *rest = plan_lines(plan)
     print(first, file=stream)
@@ -231,7 +231,7 @@ def _print_estimate(plan: Any, stream: Any) -> None:
 def _confirm(plan: Any, args: argparse.Namespace) -> None:
     """Ask before a run whose estimate is above its limits; refuse when no one can answer."""
     from workbench.errors import WorkbenchError
-    from workbench.judge.plan_text import confirmation_text, plan_over_limits
+    from workbench.services.judging.plan_text import confirmation_text, plan_over_limits
 
     if args.yes or not plan_over_limits(plan):
         return
@@ -291,8 +291,8 @@ def run_judge(args: argparse.Namespace) -> int:
     from workbench.cli.progress import TerminalProgress
     from workbench.judge.client import EndpointError
     from workbench.judge.last_used import remember_last_used
-    from workbench.judge.runner import JudgeJob, plan_run
     from workbench.judge.secrets import resolve_api_key
+    from workbench.services.judging.runner import JudgeJob, plan_run
 
     prices = _prices(args)
     settings = _settings(args, prices)

@@ -8,8 +8,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-from workbench.storage.errors import BackupError
-
 
 def register(commands: Any) -> None:
     check = commands.add_parser("check", help="check a bundle file for damage")
@@ -55,35 +53,13 @@ def register(commands: Any) -> None:
     restore.set_defaults(handler=run_restore)
 
 
-def _bundle_file(location: str) -> Path:
-    # a plain str argument: argparse's Path would fold a URL's "//" before this test sees it
-    if "://" in location:
-        raise BackupError(
-            "check, backup and restore work on bundle files; back up a PostgreSQL bundle with "
-            "the server's own tools (pg_dump)"
-        )
-    path = Path(location)
-    if not path.is_file():
-        raise BackupError(f"no bundle at {path}")
-    return path
-
-
 def run_check(args: argparse.Namespace) -> int:
-    from workbench.storage.backups import latest_backup
-    from workbench.storage.integrity import integrity_check
+    from workbench.services.maintenance import check
 
-    path = _bundle_file(args.bundle)
-    problems = integrity_check(path, full=args.full)
-    backup = latest_backup(path) if problems else None
+    result = check(args.bundle, full=args.full)
+    path, problems, backup = result.bundle, result.problems, result.latest_backup
     if args.json:
-        result = {
-            "bundle": str(path),
-            "ok": not problems,
-            "full": args.full,
-            "problems": problems,
-            "latest_backup": str(backup) if backup else None,
-        }
-        print(json.dumps(result, indent=2))
+        print(json.dumps(result.to_json(), indent=2))
     elif not problems:
         print(f"{path}: ok ({'full' if args.full else 'quick'} check)")
     else:
@@ -100,15 +76,14 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def run_backup(args: argparse.Namespace) -> int:
-    from workbench.storage.backups import make_backup
+    from workbench.services.maintenance import back_up
 
-    target = make_backup(_bundle_file(args.bundle))
-    print(f"backed up to {target}")
+    print(f"backed up to {back_up(args.bundle)}")
     return 0
 
 
 def run_backups(args: argparse.Namespace) -> int:
-    from workbench.storage.backups import list_backups
+    from workbench.services.maintenance import backups, bundle_file
 
     listing = [
         {
@@ -117,7 +92,7 @@ def run_backups(args: argparse.Namespace) -> int:
             "taken_at": backup.taken_at.isoformat(),
             "bytes": backup.path.stat().st_size,
         }
-        for backup in list_backups(_bundle_file(args.bundle))
+        for backup in backups(bundle_file(args.bundle))
     ]
     if args.json:
         print(json.dumps(listing, indent=2))
@@ -129,20 +104,10 @@ def run_backups(args: argparse.Namespace) -> int:
 
 
 def run_restore(args: argparse.Namespace) -> int:
-    from workbench.storage.backups import latest_backup, restore_backup
+    from workbench.services.maintenance import restore
 
-    if "://" in args.bundle:
-        _bundle_file(args.bundle)
-    # the bundle may be missing or unreadable: restoring is how it comes back
-    path = Path(args.bundle)
-    backup = args.backup or latest_backup(path)
-    if backup is None:
-        raise BackupError(
-            f"no backup of {path} was found beside it or in the backup folder; name one with "
-            "--from FILE"
-        )
-    aside = restore_backup(path, backup, force=args.force)
-    print(f"restored {path} from {backup}")
-    if aside is not None:
-        print(f"the previous file was kept at {aside}")
+    result = restore(args.bundle, args.backup, force=args.force)
+    print(f"restored {result.bundle} from {result.backup}")
+    if result.aside is not None:
+        print(f"the previous file was kept at {result.aside}")
     return 0

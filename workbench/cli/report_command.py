@@ -39,8 +39,8 @@ def register(commands: Any) -> None:
 
 
 def run_report(args: argparse.Namespace) -> int:
-    from workbench.export.report_html import write_report
     from workbench.services.report import ReportError, ReportRequest
+    from workbench.services.report_html import write_report
 
     if args.bootstrap < 0:
         raise ReportError("--bootstrap cannot be negative")

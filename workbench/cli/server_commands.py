@@ -136,8 +136,8 @@ def _server_facts(bundle: Any) -> dict[str, Any]:
 
 
 def run_check(args: argparse.Namespace) -> int:
+    from workbench.services.maintenance import password_source
     from workbench.storage import Bundle, head_revision
-    from workbench.storage.credentials import resolve_password
     from workbench.storage.queries import bundle_counts
 
     url = _server_url(args.url)
@@ -150,7 +150,7 @@ def run_check(args: argparse.Namespace) -> int:
             "location": bundle.location,
             "schema": bundle.revision(),
             "app_schema": head_revision(),
-            "password_from": resolve_password(url).source,
+            "password_from": password_source(url),
             **facts,
             "bundle": bundle.info(),
             "totals": counts["totals"],
@@ -195,7 +195,7 @@ def run_login(args: argparse.Namespace) -> int:
     import getpass
 
     from workbench.logging_setup import register_secret
-    from workbench.storage.credentials import masked, store_password
+    from workbench.services.maintenance import masked, store_server_password
     from workbench.storage.errors import BundleError
 
     url = _server_url(args.url)
@@ -205,16 +205,16 @@ def run_login(args: argparse.Namespace) -> int:
     register_secret(password)
     if not args.no_check:
         _check_connects(url, password)
-    store_password(url, password)
+    store_server_password(url, password)
     print(f"stored the password for {masked(url)} in the system keyring")
     return 0
 
 
 def run_logout(args: argparse.Namespace) -> int:
-    from workbench.storage.credentials import forget_password, masked
+    from workbench.services.maintenance import forget_server_password, masked
 
     url = _server_url(args.url)
-    if forget_password(url):
+    if forget_server_password(url):
         print(f"removed the stored password for {masked(url)}")
     else:
         print(f"no password was stored for {masked(url)}")

@@ -7,7 +7,7 @@ answers are equally right it prefers the longer one or, failing that, whichever 
 first (the position bias real judges show, Zheng et al. 2023 sec. 3.3), so some verdicts flip
 when the order is swapped. It is stored as a judge run like any other (``judge_runs`` and
 ``judge_verdicts``, position flips marked by the judge's own
-:func:`~workbench.judge.verdicts.mark_position_flips`), named and labelled as simulated.
+:func:`~workbench.services.judging.verdicts.mark_position_flips`), named and labelled as simulated.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from sqlalchemy import insert, select
 from workbench.demo.answerers import DemoAnswer
 from workbench.demo.votes import answer_length, correct_turns
 from workbench.domain import Outcome
-from workbench.judge.verdicts import mark_position_flips
+from workbench.services.judging.verdicts import mark_position_flips
 from workbench.storage.bundle import Bundle
 from workbench.storage.models import Item, JudgeRun, JudgeVerdict, Model
 

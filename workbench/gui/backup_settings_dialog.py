@@ -22,11 +22,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.storage.backup_settings import (
+from workbench.services.maintenance import (
     BackupSettings,
-    load_backup_settings,
     save_backup_settings,
 )
+from workbench.services.maintenance import backup_settings as load_backup_settings
 
 MEGABYTE = 1_000_000
 EXPLANATION = (

@@ -32,7 +32,7 @@ def prepare_judge_runtime_in_background() -> threading.Thread:
     ~100 ms at a time, which would otherwise stall the first run's window)."""
 
     def prepare() -> None:
-        from workbench.judge.runner import prepare_runtime
+        from workbench.services.judging.runner import prepare_runtime
 
         try:
             prepare_runtime()

@@ -40,8 +40,17 @@ from workbench.errors import WorkbenchError
 from workbench.judge.cost import DEFAULT_PRICES, PriceTable, default_prices, parse_price
 from workbench.judge.last_used import LOCAL_EXAMPLE, load_last_used, remember_last_used
 from workbench.judge.limits import DEFAULT_MAX_COST, DEFAULT_MAX_REQUESTS, run_budget
-from workbench.judge.plan_text import confirmation_text, money, plan_lines, plan_over_limits
-from workbench.judge.runner import (
+from workbench.judge.secrets import resolve_api_key
+from workbench.judge.templates import JudgeTemplate, TemplateError, edited_template
+from workbench.logging_setup import redact
+from workbench.plugins import Registry, registry
+from workbench.services.judging.plan_text import (
+    confirmation_text,
+    money,
+    plan_lines,
+    plan_over_limits,
+)
+from workbench.services.judging.runner import (
     JudgeJob,
     JudgePlan,
     JudgeProgress,
@@ -49,11 +58,7 @@ from workbench.judge.runner import (
     JudgeSummary,
     plan_run,
 )
-from workbench.judge.secrets import resolve_api_key
-from workbench.judge.templates import JudgeTemplate, TemplateError, edited_template
-from workbench.judge.worklist import Selection
-from workbench.logging_setup import redact
-from workbench.plugins import Registry, registry
+from workbench.services.judging.worklist import Selection
 
 log = logging.getLogger(__name__)
 

@@ -328,14 +328,10 @@ class MainWindow(QMainWindow):
 
     def back_up_in_background(self, path: Path) -> None:
         """Make the day's automatic backup of ``path`` on a worker, if one is due."""
-        from workbench.storage.backups import auto_backup_if_due, backups_size
-
-        def back_up() -> tuple[Path | None, int]:
-            made = auto_backup_if_due(path)
-            return made, backups_size(path) if made is not None else 0
+        from workbench.services.maintenance import automatic_backup
 
         self.backup_runner.run(
-            back_up,
+            lambda: automatic_backup(path),
             self._backed_up,
             lambda error: self._backup_failed(path, error),
         )

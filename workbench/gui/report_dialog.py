@@ -1,5 +1,5 @@
 """File > Export report…: the main options of ``workbench report`` in a dialog, the report
-written by :func:`workbench.export.report_html.write_report` on a worker thread with a progress
+written by :func:`workbench.services.report_html.write_report` on a worker thread with a progress
 bar that follows its steps. The bundle is only read."""
 
 from __future__ import annotations
@@ -30,12 +30,12 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.errors import WorkbenchError
-from workbench.export.report_html import write_report
 from workbench.gui.background import BackgroundRunner
 from workbench.gui.locations import default_output, display_location
 from workbench.services.analysis import AnalysisChoices, analysis_choices
 from workbench.services.outcomes import OutcomeFilter
 from workbench.services.report import DEFAULT_BOOTSTRAP_ROUNDS, STEPS, ReportRequest
+from workbench.services.report_html import write_report
 
 log = logging.getLogger(__name__)
 

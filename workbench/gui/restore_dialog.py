@@ -21,19 +21,10 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.errors import WorkbenchError
+from workbench.services.maintenance import backup_time
 from workbench.storage.errors import BundleDamagedError
 
 log = logging.getLogger(__name__)
-
-
-def backup_time(bundle: Path, backup: Path) -> datetime:
-    """When ``backup`` of ``bundle`` was taken: the stamp in its name, else the file's time."""
-    from workbench.storage.backup_names import list_backups
-
-    for known in list_backups(bundle):
-        if known.path == backup:
-            return known.taken_at
-    return datetime.fromtimestamp(backup.stat().st_mtime).astimezone()
 
 
 def describe_time(moment: datetime) -> str:
@@ -118,10 +109,10 @@ class DamagedBundleDialog(QDialog):
         """Put the backup in place; on success emit :attr:`restored` and close."""
         if self.backup is None:
             return
-        from workbench.storage.backups import restore_backup
+        from workbench.services.maintenance import restore
 
         try:
-            self.aside = restore_backup(self.path, self.backup)
+            self.aside = restore(self.path, self.backup).aside
         except (WorkbenchError, OSError) as error:
             log.warning("restoring %s failed", self.path, exc_info=True)
             self.problem_label.setText(f"The backup could not be restored: {error}")

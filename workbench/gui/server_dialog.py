@@ -23,7 +23,7 @@ from sqlalchemy.engine import make_url
 from workbench.errors import WorkbenchError
 from workbench.logging_setup import register_secret
 from workbench.recent import is_server_location
-from workbench.storage.credentials import PASSWORD_ENV_VAR, store_password
+from workbench.services.maintenance import PASSWORD_ENV_VAR, store_server_password
 
 log = logging.getLogger(__name__)
 
@@ -115,7 +115,7 @@ class ServerDialog(QDialog):
             return url
         register_secret(password)
         if self.remember_box.isChecked():
-            store_password(url, password)  # a CredentialError says why it cannot
+            store_server_password(url, password)  # a CredentialError says why it cannot
             log.info("the password of a server bundle was stored in the keyring")
             return url
         return with_password(url, password)

@@ -15,7 +15,6 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from workbench import __version__
 from workbench.domain import (
     CaptionRecord,
     ImageRecord,
@@ -331,17 +330,3 @@ class CanonicalJsonlImporter(Importer):
                 seen[key] = origin
                 _warn_absent_images(value, item, origin, report)
                 yield from records
-
-
-def _plugin() -> Any:
-    from workbench.plugins import Plugin
-
-    return Plugin(
-        name="core",
-        version=__version__,
-        description="Formats of VLM Workbench itself",
-        importers=(CanonicalJsonlImporter(),),
-    )
-
-
-plugin = _plugin

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from workbench.judge.cache import request_hash
 from workbench.judge.cases import ImageRef
 from workbench.judge.cost import MESSAGE_OVERHEAD_TOKENS, image_tokens, text_tokens
+from workbench.judge.request_hash import request_hash
 
 #: bump when the way requests are assembled changes, so old cache entries stop matching
 REQUEST_FORMAT = 1

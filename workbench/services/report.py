@@ -1,7 +1,7 @@
 """The content of an evaluation report (``workbench report``, File > Export report…): every
 number a PI publishes about a bundle, gathered from the functions ``workbench leaderboard``,
 ``workbench agreement`` and ``workbench contradictions`` use, plus the bundle's provenance.
-Qt-free; the HTML is drawn by :mod:`workbench.export.report_html`.
+Qt-free; the HTML is drawn by :mod:`workbench.services.report_html`.
 
 The leaderboard and agreement numbers are computed exactly as the CLI computes them (the
 outcomes read model, then :mod:`workbench.stats`), so a test can check the report against

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from workbench.judge.limits import describe_limits, over_limits
 
 if TYPE_CHECKING:
-    from workbench.judge.runner import JudgePlan
+    from workbench.services.judging.runner import JudgePlan
 
 
 def money(value: float | None) -> str:

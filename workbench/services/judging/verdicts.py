@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 from workbench.domain import Outcome
 from workbench.judge.parsing import ParsedVerdict, Slot
 from workbench.judge.templates import JudgeTemplate
-from workbench.judge.worklist import REFERENCE, WorkUnit
+from workbench.services.judging.worklist import REFERENCE, WorkUnit
 from workbench.storage.models import JudgeVerdict
 
 UNKNOWN_LABEL = "unknown"

@@ -31,8 +31,6 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from workbench.errors import WorkbenchError
-from workbench.judge import cache
-from workbench.judge.cache import CachedResponse, canonical_json
 from workbench.judge.calls import JudgeCall
 from workbench.judge.client import (
     Budget,
@@ -45,11 +43,19 @@ from workbench.judge.client import (
 from workbench.judge.cost import CostEstimate, Price, PriceTable, default_prices
 from workbench.judge.images import data_url
 from workbench.judge.parsing import ParsedVerdict, Slot
+from workbench.judge.request_hash import canonical_json
 from workbench.judge.secrets import Secret, public_base_url
 from workbench.judge.templates import JudgeTemplate
-from workbench.judge.verdicts import CallRecord, mark_position_flips, resolve, verdict_rows
-from workbench.judge.worklist import Selection, WorkUnit, build_work_list, side_name
 from workbench.logging_setup import redact
+from workbench.services.judging import cache
+from workbench.services.judging.cache import CachedResponse
+from workbench.services.judging.verdicts import (
+    CallRecord,
+    mark_position_flips,
+    resolve,
+    verdict_rows,
+)
+from workbench.services.judging.worklist import Selection, WorkUnit, build_work_list, side_name
 from workbench.storage.bundle import Bundle
 from workbench.storage.dialects import insert_ignoring_conflicts
 from workbench.storage.models import Image, ItemImage, JudgeRun, JudgeVerdict, utcnow
@@ -405,7 +411,7 @@ def _call(
 def _stored_key(
     unit: WorkUnit, call: JudgeCall, model_ids: dict[str, int]
 ) -> tuple[str, int, int | None]:
-    from workbench.judge.verdicts import stored_sides
+    from workbench.services.judging.verdicts import stored_sides
 
     sides = stored_sides(unit)
     model_b = model_ids[sides.model_b] if sides.model_b is not None else None

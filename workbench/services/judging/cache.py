@@ -1,18 +1,11 @@
-"""The request hash and the response cache: a judge response stored under the SHA-256 of exactly
-what was asked (model, parameters, messages), in the bundle's ``response_cache`` table, so asking
-again costs nothing.
-
-Images enter the hash by their content hash and the size they are scaled to, not by the base64
-text sent: the same thing, cheaper to compute, and known before the image is encoded.
-"""
+"""The response cache: a judge response stored under the request hash
+(:func:`workbench.judge.request_hash.request_hash`) in the bundle's ``response_cache`` table,
+so asking again costs nothing."""
 
 from __future__ import annotations
 
-import hashlib
-import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
@@ -21,15 +14,6 @@ from workbench.storage.dialects import insert_ignoring_conflicts
 from workbench.storage.models import ResponseCache
 
 _CHUNK = 500
-
-
-def canonical_json(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def request_hash(descriptor: Mapping[str, Any]) -> str:
-    """The SHA-256 (hex) of a request descriptor in canonical JSON."""
-    return hashlib.sha256(canonical_json(descriptor).encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,4 @@
-"""The HTML report (workbench/export/report_html.py): untrusted names and answers are escaped,
+"""The HTML report (workbench/services/report_html.py): untrusted names and answers are escaped,
 thumbnails stay under their caps so a 500-item report stays small, and the file renders in
 headless Chromium with no console error, no request outside the file, and every figure drawn."""
 
@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.export.chromium import CHROMIUM, inspect_page
+from tests.services.chromium import CHROMIUM, inspect_page
 from tests.services.report_bundle import build_report_bundle
 from workbench.cli import main
-from workbench.export.report_html import MAX_IMAGE_BYTES, MAX_TOTAL_IMAGE_BYTES, render_report
 from workbench.services.report import ReportRequest, build_report
+from workbench.services.report_html import MAX_IMAGE_BYTES, MAX_TOTAL_IMAGE_BYTES, render_report
 from workbench.storage import Bundle
 
 HOSTILE = (

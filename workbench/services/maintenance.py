@@ -1,0 +1,170 @@
+"""Looking after bundle files and server logins: damage checks, backups (made, listed,
+restored, and where they go) and stored server passwords. One home for these use cases, so the
+CLI's `check`, `backup`, `backups`, `restore` and `server login/logout` and the app's restore
+dialog, automatic backup and Settings > Backups do the same thing and say the same things."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from workbench.storage.backup_names import Backup, latest_backup, list_backups
+from workbench.storage.backup_settings import (
+    BackupSettings,
+    load_backup_settings,
+    save_backup_settings,
+)
+from workbench.storage.backups import (
+    auto_backup_if_due,
+    backups_size,
+    make_backup,
+    restore_backup,
+)
+from workbench.storage.credentials import (
+    PASSWORD_ENV_VAR,
+    CredentialError,
+    forget_password,
+    masked,
+    resolve_password,
+    store_password,
+)
+from workbench.storage.errors import BackupError
+from workbench.storage.integrity import integrity_check
+
+__all__ = [
+    "PASSWORD_ENV_VAR",
+    "Backup",
+    "BackupSettings",
+    "CheckResult",
+    "CredentialError",
+    "RestoreResult",
+    "automatic_backup",
+    "back_up",
+    "backup_settings",
+    "backup_time",
+    "backups",
+    "bundle_file",
+    "check",
+    "forget_server_password",
+    "masked",
+    "password_source",
+    "restore",
+    "save_backup_settings",
+    "store_server_password",
+]
+
+
+def bundle_file(location: str | Path) -> Path:
+    """The bundle file at ``location``; a clear error for a server URL or a missing file."""
+    # a plain str: argparse's Path would fold a URL's "//" before this test sees it
+    if "://" in str(location):
+        raise BackupError(
+            "check, backup and restore work on bundle files; back up a PostgreSQL bundle with "
+            "the server's own tools (pg_dump)"
+        )
+    path = Path(location)
+    if not path.is_file():
+        raise BackupError(f"no bundle at {path}")
+    return path
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    bundle: Path
+    full: bool
+    problems: list[str]
+    latest_backup: Path | None
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "bundle": str(self.bundle),
+            "ok": self.ok,
+            "full": self.full,
+            "problems": self.problems,
+            "latest_backup": str(self.latest_backup) if self.latest_backup else None,
+        }
+
+
+def check(location: str | Path, *, full: bool = False) -> CheckResult:
+    """SQLite's quick (or full) check of a bundle file; with problems, the backup to restore."""
+    path = bundle_file(location)
+    problems = integrity_check(path, full=full)
+    return CheckResult(path, full, problems, latest_backup(path) if problems else None)
+
+
+def back_up(location: str | Path) -> Path:
+    """A backup copy now (beside the bundle, or in the backup folder if one is set)."""
+    return make_backup(bundle_file(location))
+
+
+def backups(bundle: str | Path) -> list[Backup]:
+    """The backups of ``bundle``, newest first, wherever the settings put them; the bundle
+    itself may be missing or damaged (listing them is how it comes back)."""
+    return list_backups(Path(bundle))
+
+
+def backup_time(bundle: str | Path, backup: Path) -> datetime:
+    """When ``backup`` of ``bundle`` was taken: the stamp in its name, else the file's time."""
+    for known in backups(bundle):
+        if known.path == backup:
+            return known.taken_at
+    return datetime.fromtimestamp(backup.stat().st_mtime).astimezone()
+
+
+@dataclass(frozen=True)
+class RestoreResult:
+    bundle: Path
+    backup: Path
+    #: where the file that was in place went (None when there was none)
+    aside: Path | None
+
+
+def restore(
+    location: str | Path, backup: str | Path | None = None, *, force: bool = False
+) -> RestoreResult:
+    """Put ``backup`` (by default the newest one) in place of the bundle, keeping the file that
+    was there aside. Only this bundle's own backups, unless ``force``."""
+    if "://" in str(location):
+        bundle_file(location)  # the same one-line refusal as the other commands
+    path = Path(location)
+    chosen = Path(backup) if backup is not None else latest_backup(path)
+    if chosen is None:
+        raise BackupError(
+            f"no backup of {path} was found beside it or in the backup folder; name one with "
+            "--from FILE"
+        )
+    aside = restore_backup(path, chosen, force=force)
+    return RestoreResult(path, chosen, aside)
+
+
+def automatic_backup(path: Path) -> tuple[Path | None, int]:
+    """The day's automatic backup of ``path`` if one is due: (the copy or None, and then how
+    many bytes all its backups take, for the note that says so)."""
+    made = auto_backup_if_due(path)
+    return made, backups_size(path) if made is not None else 0
+
+
+def backup_settings() -> BackupSettings:
+    """Where backups go and how much space they may take (the user's config folder)."""
+    return load_backup_settings()
+
+
+def store_server_password(url: str, password: str) -> None:
+    """Keep a server password in the system keyring (never in a bundle or a log)."""
+    store_password(url, password)
+
+
+def forget_server_password(url: str) -> bool:
+    """Remove a stored server password; False when none was stored."""
+    return forget_password(url)
+
+
+def password_source(url: str) -> str:
+    """Where the password for ``url`` would come from (keyring, environment, pgpass, none)."""
+    return resolve_password(url).source
