@@ -10,11 +10,11 @@ from dataclasses import dataclass, replace
 import networkx as nx
 import pandas as pd
 from matplotlib.figure import Figure
-from sqlalchemy import func, select
 
 from workbench.errors import WorkbenchError
 from workbench.plugins import registry
 from workbench.services.browse import ItemFlag, item_flags
+from workbench.services.judgment_activity import judgment_activity  # noqa: F401 - re-exported
 from workbench.services.outcomes import (
     IMPORTED,
     OutcomeFilter,
@@ -37,7 +37,6 @@ from workbench.stats.preferences import PREFERENCES
 from workbench.stats.rank_agreement import kendall_tau, spearman_correlation
 from workbench.stats.winrate import pairwise_win_fraction
 from workbench.storage.bundle import Bundle
-from workbench.storage.models import JudgeVerdict, PriorJudgment, Vote
 
 ALL_SOURCES = "all"
 #: the panels' "source" switch: which judgments count
@@ -65,24 +64,6 @@ def _filter_for(source: str, category: str | None, criterion: str | None) -> Out
         categories=(category,) if category else (),
         criteria=(criterion,) if criterion else (),
     )
-
-
-def judgment_activity(bundle: Bundle) -> tuple[int, ...]:
-    """A cheap fingerprint of the bundle's judgments (count and largest id of imported
-    judgments, active votes and verdicts): it changes when a judgment arrives or is retracted."""
-    with bundle.read_session() as session:
-        values: list[int] = []
-        for table, where in (
-            (PriorJudgment, None),
-            (Vote, Vote.retracted_at.is_(None)),
-            (JudgeVerdict, None),
-        ):
-            statement = select(func.count(table.id), func.max(table.id))
-            if where is not None:
-                statement = statement.where(where)
-            count, largest = session.execute(statement).one()
-            values += [int(count or 0), int(largest or 0)]
-        return tuple(values)
 
 
 def _pairwise(bundle: Bundle, filters: OutcomeFilter | None = None) -> pd.DataFrame:
