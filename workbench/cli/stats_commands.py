@@ -7,11 +7,12 @@ import argparse
 import json
 import math
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from workbench.errors import WorkbenchError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 FILTER_FLAGS = (
     ("--source", "sources", str, "only items of this source (repeatable)"),
@@ -29,6 +30,14 @@ FILTER_FLAGS = (
 
 class StatsCommandError(WorkbenchError):
     pass
+
+
+def _pandas():  # type: ignore[no-untyped-def]
+    """pandas, imported on first use: parsing the command line (``workbench --version``,
+    ``workbench info``) must not pay for the statistics stack."""
+    import pandas
+
+    return pandas
 
 
 def _add_filters(parser: argparse.ArgumentParser) -> None:
@@ -189,7 +198,7 @@ def _jsonable(value: Any) -> Any:
         return None
     if hasattr(value, "item") and not isinstance(value, str):  # numpy scalars
         return _jsonable(value.item())
-    if value is pd.NA:
+    if value is _pandas().NA:
         return None
     return value
 
@@ -342,7 +351,7 @@ def run_agreement(args: argparse.Namespace) -> int:
         if side.empty:
             raise StatsCommandError(f"{name}: {describe_empty(selector, sources)}")
     summary = agreement_summary(side_a, side_b)
-    both = pd.concat([side_a, side_b], ignore_index=True).drop_duplicates()
+    both = _pandas().concat([side_a, side_b], ignore_index=True).drop_duplicates()
     document: dict[str, Any] = {
         "a": args.a,
         "b": args.b,
@@ -463,7 +472,7 @@ def run_contradictions(args: argparse.Namespace) -> int:
     per_evaluator = (
         contradiction_counts(cycles, "evaluator").set_index("evaluator")
         if len(cycles)
-        else pd.DataFrame({"cycles": []})
+        else _pandas().DataFrame({"cycles": []})
     )
     per_evaluator = judged.to_frame().join(per_evaluator).fillna({"cycles": 0}).reset_index()
     per_evaluator["cycles"] = per_evaluator["cycles"].astype(int)
