@@ -84,6 +84,17 @@ def busy_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return bundle
 
 
+@pytest.fixture(autouse=True)
+def app_switch_interval() -> Iterator[None]:
+    """The interpreter lock's switch interval the app sets at start-up (run_app)."""
+    from workbench.gui.event_loop import favour_the_event_loop
+
+    default = sys.getswitchinterval()
+    favour_the_event_loop()
+    yield
+    sys.setswitchinterval(default)
+
+
 def _analysis_window(qtbot):  # type: ignore[no-untyped-def]
     """A shown main window with every analysis panel on screen and no bundle yet."""
     from workbench.gui.main_window import MainWindow

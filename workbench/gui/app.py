@@ -139,11 +139,16 @@ def run_app(
     _choose_platform(screenshot is not None, bundle_path)
     app = _application()
 
-    from workbench.gui.event_loop import prepare_judge_runtime_in_background, run_shared_loop
+    from workbench.gui.event_loop import (
+        favour_the_event_loop,
+        prepare_judge_runtime_in_background,
+        run_shared_loop,
+    )
     from workbench.gui.first_paint import when_items_painted
     from workbench.gui.locations import display_location
     from workbench.gui.main_window import WINDOW_SIZE, MainWindow
 
+    favour_the_event_loop()
     window = MainWindow(persist_layout=screenshot is None)
 
     def start_judge_preparation() -> None:
