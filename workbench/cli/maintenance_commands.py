@@ -8,8 +8,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-from workbench.storage.errors import BackupError
-
 
 def register(commands: Any) -> None:
     check = commands.add_parser("check", help="check a bundle file for damage")
@@ -51,6 +49,8 @@ def register(commands: Any) -> None:
 
 
 def _bundle_file(location: str) -> Path:
+    from workbench.storage.errors import BackupError  # storage loads SQLAlchemy and Alembic
+
     # a plain str argument: argparse's Path would fold a URL's "//" before this test sees it
     if "://" in location:
         raise BackupError(
@@ -125,6 +125,7 @@ def run_backups(args: argparse.Namespace) -> int:
 
 def run_restore(args: argparse.Namespace) -> int:
     from workbench.storage.backups import latest_backup, restore_backup
+    from workbench.storage.errors import BackupError
 
     if "://" in args.bundle:
         _bundle_file(args.bundle)
