@@ -95,3 +95,23 @@ def test_first_paint_report_sees_a_module_loaded_before_the_paint(
     )
     before_paint = _top_level(set(json.loads(report.read_text(encoding="utf-8"))["modules"]))
     assert "matplotlib" in before_paint
+
+
+@pytest.mark.gui
+def test_interactive_open_prepares_the_judge_only_after_the_first_paint(
+    demo_bundle: Path, tmp_path: Path
+) -> None:
+    """Without --screenshot the app prepares the judge's runtime (openai) in a thread; it
+    starts once the first items are painted, not with the window."""
+    report = tmp_path / "first-paint.json"
+    environment = {
+        "QT_QPA_PLATFORM": "offscreen",
+        "WORKBENCH_FIRST_PAINT_REPORT": str(report),
+        "WORKBENCH_FIRST_PAINT_EXIT": "1",  # the app exits at the paint, as bench/first_paint.py
+    }
+    for variable in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+        environment[variable] = str(tmp_path / variable.lower())  # the user's recents untouched
+    _imported_modules("open", str(demo_bundle), env=environment)
+    before_paint = _top_level(set(json.loads(report.read_text(encoding="utf-8"))["modules"]))
+    loaded = before_paint & set(HEAVY_BEFORE_FIRST_PAINT)
+    assert not loaded, f"imported before the first item was painted: {sorted(loaded)}"
