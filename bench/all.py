@@ -57,6 +57,12 @@ def _figures(work: Path) -> list[Figure]:
             reads_shared_data=True,
         ),
         Figure(
+            "parquet",
+            "import_parquet.py",
+            "parquet import of 30,000 arena battles with a 200 KB image each: rate, peak memory",
+            quick=("--count", "3000"),
+        ),
+        Figure(
             "ratings",
             "ratings.py",
             "Bradley-Terry + bootstrap against the FastChat/Arena-Hard way, in one process",

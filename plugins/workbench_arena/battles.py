@@ -1,10 +1,15 @@
 """The ``arena-battles`` import format: pairwise battles as FastChat's clean_battle_data.py writes
-them (Chatbot Arena, VisionArena, MT-bench judgments), in one JSON list or in JSON Lines.
+them (Chatbot Arena, VisionArena, MT-bench judgments), in one JSON list or in JSON Lines, and the
+arena datasets published on Hugging Face (VisionArena-Battle/-Chat/-Bench, WildVision-Arena's
+battle and chat configs) as parquet or Arrow files, shard folders or downloaded dataset folders.
 
 Each battle is ``model_a``, ``model_b`` and ``winner`` (``model_a``, ``model_b``, ``tie`` or
-``tie (bothbad)``), optionally with the two conversations, ``question_id``, ``judge``,
-``language``, ``category_tag``, ``turn``, ``anony`` and ``tstamp``. A battle with conversations
-brings its item (the user turns) and both models' answers; one without is a judgment alone.
+``tie (bothbad)``), optionally with the two conversations, ``question_id``, ``judge`` (or
+``judge_hash``), ``language``, ``category_tag``, ``categories``, ``domain``, ``turn``,
+``num_turns``, ``anony``, ``tstamp`` and the images (``image`` or ``images``). A battle with
+conversations brings its item (the user turns) and both models' answers; one without is a
+judgment alone. A chat row (one ``model``, one ``conversation``) brings an item and its answers;
+a prompt row (``conversation`` or ``turns`` without a model) brings an item only.
 docs/importers/arena.md says what lands where and why.
 """
 
@@ -32,7 +37,9 @@ from workbench.domain import (
 )
 from workbench.importers.base import Importer, ImportReport, Record, files_under, relative_name
 from workbench.importers.images import ImageProblemError, resolve_inside
-from workbench_arena.conversations import ConversationTurn, read_conversation
+from workbench.importers.tables import is_table_file, read_table_rows, table_files
+from workbench_arena.conversations import ConversationTurn, read_conversation, read_prompt_turns
+from workbench_arena.embedded_images import EmbeddedImage, ImageScratch, embedded_images
 from workbench_arena.jsonfiles import RowError, read_rows, require_object, text_field, typed_field
 
 SOURCE = "arena"
@@ -52,8 +59,18 @@ BATTLE_FACTS: dict[str, type | tuple[type, ...]] = {
     "tstamp": (int, float),
     "anony": bool,
     "turn": int,
+    "num_turns": int,
     "category_tag": dict,
+    "categories": dict,
+    "domain": str,
 }
+
+#: Facts of the conversation rather than of the vote: kept on the item only, not repeated on each
+#: of its judgments (VisionArena has 30,000).
+ITEM_FACTS = frozenset({"categories", "domain"})
+
+#: Keys that name a conversation when there is no ``question_id`` (VisionArena-Chat).
+ID_KEYS = ("question_id", "conversation_id")
 
 
 @dataclass
@@ -61,10 +78,11 @@ class _ItemDraft:
     """An item being assembled from the battles that share its question id."""
 
     turns: list[ConversationTurn]
-    language: str | None
-    category_tag: dict[str, Any] | None
+    facts: dict[str, Any]
     origin: Origin
     folder: Path
+    #: images carried by the row itself (datasets), shown with the first turn
+    embedded: list[EmbeddedImage] = field(default_factory=list)
 
 
 @dataclass
@@ -85,7 +103,8 @@ class _Judge:
 
 def read_judge(value: Any) -> _Judge:
     """Who voted. FastChat writes a person as a string ("arena_user_…", MT-bench's "expert_0",
-    "author_2") and an automatic judge as ``[model, prompt template]`` ("gpt-4", "pair-v2")."""
+    "author_2", VisionArena's ``judge_hash``) and an automatic judge as ``[model, prompt
+    template]`` ("gpt-4", "pair-v2")."""
     if value is None:
         return _Judge(JudgmentKind.HUMAN, None)
     if isinstance(value, str) and value.strip():
@@ -107,19 +126,34 @@ def conversation_id(turns: Sequence[ConversationTurn]) -> str:
 
 class ArenaBattlesImporter(Importer):
     name = "arena-battles"
-    version = "1"
-    description = "FastChat / VisionArena battles (JSON list or JSONL): votes and conversations"
+    version = "2"
+    description = (
+        "FastChat / VisionArena battles (JSON list or JSONL) and Hugging Face arena datasets "
+        "(parquet, Arrow, dataset folders): votes, conversations, images"
+    )
 
     def files(self, sources: Sequence[Path]) -> list[Path]:
-        return files_under(sources, FILE_PATTERNS)
+        files: list[Path] = []
+        for source in sources:
+            # A dataset folder (shards, a save_to_disk folder, a hub snapshot) is read whole;
+            # a folder of battle files only at its top, as before.
+            tables = table_files(source) if source.is_dir() else []
+            files.extend(tables or files_under([source], FILE_PATTERNS))
+        return files
 
     def read(self, sources: Sequence[Path], report: ImportReport) -> Iterator[Record]:
         battles = _Battles()
+        scratch = ImageScratch(report)
         for path in self.files(sources):
             name = relative_name(path, sources)
-            for origin, value in read_rows(path, name, report):
+            rows = (
+                read_table_rows(path, name, report)
+                if is_table_file(path)
+                else read_rows(path, name, report)
+            )
+            for origin, value in rows:
                 try:
-                    self._battle(value, origin, path.parent, battles, report)
+                    self._row(value, origin, path.parent, battles, scratch, report)
                 except RowError as error:
                     report.reject(origin, error.field, error.reason)
         yield from self._items(battles, report)
@@ -134,21 +168,95 @@ class ArenaBattlesImporter(Importer):
             )
         yield from battles.judgments
 
-    def _battle(
-        self, value: Any, origin: Origin, folder: Path, battles: _Battles, report: ImportReport
+    def _row(
+        self,
+        value: Any,
+        origin: Origin,
+        folder: Path,
+        battles: _Battles,
+        scratch: ImageScratch,
+        report: ImportReport,
     ) -> None:
-        """Check one battle completely, then add what it brings (nothing if it is rejected)."""
+        """Check one row completely, then add what it brings (nothing if it is rejected)."""
         row = require_object(value)
+        if "model_a" in row or "model_b" in row or "winner" in row:
+            self._battle(row, origin, folder, battles, scratch, report)
+        elif "model" in row:
+            self._chat(row, origin, folder, battles, scratch, report)
+        else:
+            self._prompt(row, origin, folder, battles, scratch)
+
+    def _chat(
+        self,
+        row: dict[str, Any],
+        origin: Origin,
+        folder: Path,
+        battles: _Battles,
+        scratch: ImageScratch,
+        report: ImportReport,
+    ) -> None:
+        """A chat row: one model's conversation, an item and that model's answers."""
+        model = text_field(row, "model")
+        assert model is not None
+        if row.get("conversation") is None:
+            raise RowError("conversation", "is required with 'model'")
+        turns = read_conversation(row["conversation"], "conversation")
+        facts = self._facts(row)
+        images = embedded_images(row, scratch)
+        answers = self._check_answers(
+            self._item_id(row, turns), [(model, turns, "conversation")], battles
+        )
+        self._add_item(row, turns, facts, images, origin, folder, battles)
+        for key, text in answers.items():
+            battles.answers.setdefault(key, (text, origin))
+
+    def _prompt(
+        self,
+        row: dict[str, Any],
+        origin: Origin,
+        folder: Path,
+        battles: _Battles,
+        scratch: ImageScratch,
+    ) -> None:
+        """A benchmark prompt (VisionArena-Bench, Arena-Hard's question.jsonl): an item only."""
+        turns = read_prompt_turns(row)
+        facts = self._facts(row)
+        images = embedded_images(row, scratch)
+        self._add_item(row, turns, facts, images, origin, folder, battles)
+
+    @staticmethod
+    def _facts(row: dict[str, Any]) -> dict[str, Any]:
+        return {key: typed_field(row, key, kind) for key, kind in BATTLE_FACTS.items()}
+
+    @staticmethod
+    def _question_id(row: dict[str, Any]) -> str | int | None:
+        for key in ID_KEYS:
+            value = typed_field(row, key, (str, int))
+            if value is not None:
+                return value
+        return None
+
+    def _battle(
+        self,
+        row: dict[str, Any],
+        origin: Origin,
+        folder: Path,
+        battles: _Battles,
+        scratch: ImageScratch,
+        report: ImportReport,
+    ) -> None:
         model_a = text_field(row, "model_a")
         model_b = text_field(row, "model_b")
         winner = text_field(row, "winner")
         if winner not in WINNERS:
             raise RowError("winner", f"{winner[:60]!r} is not one of {', '.join(WINNERS)}")
         assert model_a is not None and model_b is not None
-        question_id = typed_field(row, "question_id", (str, int))
-        judge = read_judge(row.get("judge"))
-        facts = {key: typed_field(row, key, kind) for key, kind in BATTLE_FACTS.items()}
-        metadata: dict[str, Any] = {key: fact for key, fact in facts.items() if fact is not None}
+        question_id = self._question_id(row)
+        judge = read_judge(row["judge"] if row.get("judge") is not None else row.get("judge_hash"))
+        facts = self._facts(row)
+        metadata: dict[str, Any] = {
+            key: fact for key, fact in facts.items() if fact is not None and key not in ITEM_FACTS
+        }
         if question_id is not None:
             metadata["question_id"] = question_id
         if judge.prompt is not None:
@@ -156,8 +264,9 @@ class ArenaBattlesImporter(Importer):
 
         item_id: str | None = None
         if row.get("conversation_a") is not None or row.get("conversation_b") is not None:
+            images = embedded_images(row, scratch)
             item_id, turns = self._conversations(
-                row, question_id, facts, origin, folder, battles, report
+                row, facts, images, origin, folder, battles, report
             )
             metadata["conversation_turns"] = turns
         battles.judgments.append(
@@ -178,8 +287,8 @@ class ArenaBattlesImporter(Importer):
     def _conversations(
         self,
         row: dict[str, Any],
-        question_id: str | int | None,
         facts: dict[str, Any],
+        images: list[EmbeddedImage],
         origin: Origin,
         folder: Path,
         battles: _Battles,
@@ -202,20 +311,61 @@ class ArenaBattlesImporter(Importer):
                 "conversation_b",
                 "its user messages differ from conversation_a's; the item keeps conversation_a's",
             )
-        item_id = str(question_id) if question_id is not None else conversation_id(turns_a)
+        sides = [
+            (row["model_a"], turns_a, "conversation_a"),
+            (row["model_b"], turns_b, "conversation_b"),
+        ]
+        answers = self._check_answers(self._item_id(row, turns_a), sides, battles)
+        item_id = self._add_item(row, turns_a, facts, images, origin, folder, battles)
+        for key, text in answers.items():
+            battles.answers.setdefault(key, (text, origin))
+        return item_id, len(turns_a)
+
+    def _item_id(self, row: dict[str, Any], turns: Sequence[ConversationTurn]) -> str:
+        question_id = self._question_id(row)
+        return str(question_id) if question_id is not None else conversation_id(turns)
+
+    def _add_item(
+        self,
+        row: dict[str, Any],
+        turns: list[ConversationTurn],
+        facts: dict[str, Any],
+        images: list[EmbeddedImage],
+        origin: Origin,
+        folder: Path,
+        battles: _Battles,
+    ) -> str:
+        """Check that the conversation fits the item of the same id, then record or extend it.
+        Only the last step changes anything, so a rejected row leaves no trace."""
+        item_id = self._item_id(row, turns)
         draft = battles.items.get(item_id)
         if draft is not None:
-            shared = min(len(draft.turns), len(turns_a))
-            if [t.prompt for t in draft.turns[:shared]] != [t.prompt for t in turns_a[:shared]]:
+            shared = min(len(draft.turns), len(turns))
+            if [t.prompt for t in draft.turns[:shared]] != [t.prompt for t in turns[:shared]]:
                 raise RowError(
-                    "conversation_a",
+                    "conversation_a" if "conversation_a" in row else "conversation",
                     f"question '{item_id}' has a different conversation at {draft.origin}",
                 )
-        for image in (ref for turn in turns_a for ref in turn.images):
+        for image in (ref for turn in turns for ref in turn.images):
             _check_image_ref(image, folder)
+        if draft is None:
+            battles.items[item_id] = _ItemDraft(list(turns), facts, origin, folder, images)
+        else:
+            if len(turns) > len(draft.turns):
+                draft.turns = list(turns)
+            if images and not draft.embedded:
+                draft.embedded = images
+        return item_id
 
+    @staticmethod
+    def _check_answers(
+        item_id: str,
+        sides: Sequence[tuple[str, list[ConversationTurn], str]],
+        battles: _Battles,
+    ) -> dict[tuple[str, str, int], str]:
+        """Each side's answers, refused when a model answers the same turn differently."""
         answers: dict[tuple[str, str, int], str] = {}
-        for model, turns in ((row["model_a"], turns_a), (row["model_b"], turns_b)):
+        for model, turns, field_name in sides:
             for index, turn in enumerate(turns, start=1):
                 if turn.answer is None:
                     continue
@@ -225,28 +375,20 @@ class ArenaBattlesImporter(Importer):
                     known = battles.answers[key][0]
                 if known is not None and known != turn.answer:
                     raise RowError(
-                        "conversation_a" if model == row["model_a"] else "conversation_b",
+                        field_name,
                         f"model '{model}' answers turn {index} of question '{item_id}' "
                         "differently elsewhere in this import",
                     )
                 answers[key] = turn.answer
-
-        # Everything is checked: now the battle may change what has been collected.
-        if draft is None:
-            battles.items[item_id] = _ItemDraft(
-                list(turns_a), facts["language"], facts["category_tag"], origin, folder
-            )
-        elif len(turns_a) > len(draft.turns):
-            draft.turns = list(turns_a)
-        for key, text in answers.items():
-            battles.answers.setdefault(key, (text, origin))
-        return item_id, len(turns_a)
+        return answers
 
     def _items(self, battles: _Battles, report: ImportReport) -> Iterator[ItemRecord]:
         missing: Counter[str] = Counter()
         for item_id, draft in battles.items.items():
-            images: list[ImageRecord] = []
-            image_turns: list[int] = []
+            images: list[ImageRecord] = [
+                embedded.record(position) for position, embedded in enumerate(draft.embedded)
+            ]
+            image_turns: list[int] = [1] * len(images)
             for index, turn in enumerate(draft.turns, start=1):
                 for ref in turn.images:
                     image = _image_record(len(images), ref, draft.folder)
@@ -256,8 +398,9 @@ class ArenaBattlesImporter(Importer):
             metadata: dict[str, Any] = {}
             if images:
                 metadata["image_turns"] = image_turns
-            if draft.category_tag is not None:
-                metadata["category_tag"] = draft.category_tag
+            for key in ("category_tag", "categories"):
+                if draft.facts.get(key) is not None:
+                    metadata[key] = draft.facts[key]
             yield ItemRecord(
                 source=SOURCE,
                 external_id=item_id,
@@ -265,7 +408,8 @@ class ArenaBattlesImporter(Importer):
                     TurnRecord(index=index, prompt=turn.prompt)
                     for index, turn in enumerate(draft.turns, start=1)
                 ),
-                language=draft.language,
+                category=draft.facts.get("domain") or _first_category(draft.facts),
+                language=draft.facts.get("language"),
                 images=tuple(images),
                 metadata=metadata,
                 origin=draft.origin,
@@ -311,3 +455,13 @@ def _image_record(position: int, ref: str, folder: Path) -> ImageRecord:
     if "://" in ref:
         return ImageRecord(position, ref)
     return ImageRecord(position, ref, path=resolve_inside(folder, ref))
+
+
+def _first_category(facts: dict[str, Any]) -> str | None:
+    """VisionArena's ``categories`` is a struct of flags; the item's one category is the first
+    flag set (all of them stay in the item's metadata)."""
+    flags = facts.get("categories")
+    if not isinstance(flags, dict):
+        return None
+    chosen = [name for name, flag in flags.items() if flag is True]
+    return chosen[0] if chosen else None

@@ -63,11 +63,26 @@ def read_content(value: Any, where: str) -> tuple[str, tuple[str, ...]]:
     return "\n".join(texts), tuple(images)
 
 
+def _as_messages(value: list[Any]) -> list[Any]:
+    """Some datasets write a conversation as turns of ``{"user": ..., "assistant": ...}``
+    instead of messages; those become the two messages they stand for."""
+    messages: list[Any] = []
+    for turn in value:
+        if isinstance(turn, dict) and "role" not in turn and USER in turn:
+            messages.append({"role": USER, "content": turn[USER]})
+            if turn.get(ASSISTANT) is not None:
+                messages.append({"role": ASSISTANT, "content": turn[ASSISTANT]})
+        else:
+            messages.append(turn)
+    return messages
+
+
 def read_conversation(value: Any, where: str) -> list[ConversationTurn]:
     """The user turns of a conversation. System messages are skipped; an assistant message
     answers the user message before it, and a user message may stay unanswered."""
     if not isinstance(value, list):
         raise RowError(where, "must be a list of messages")
+    value = _as_messages(value)
     turns: list[ConversationTurn] = []
     for index, message in enumerate(value):
         here = f"{where}[{index}]"
@@ -91,3 +106,35 @@ def read_conversation(value: Any, where: str) -> list[ConversationTurn]:
     if not turns:
         raise RowError(where, "holds no user message")
     return turns
+
+
+#: The keys a benchmark prompt row may hold its prompt in, in the order they are tried.
+PROMPT_KEYS = ("conversation", "turns", "question", "prompt")
+
+
+def read_prompt_turns(row: dict[str, Any]) -> list[ConversationTurn]:
+    """The user turns of a prompt row without a model: a ``conversation`` of messages,
+    Arena-Hard's ``turns`` (``[{"content": ...}]``), or one ``question`` or ``prompt`` text."""
+    for key in PROMPT_KEYS:
+        value = row.get(key)
+        if value is None:
+            continue
+        if key == "conversation":
+            return read_conversation(value, key)
+        if key == "turns":
+            if not isinstance(value, list) or not value:
+                raise RowError(key, "must be a non-empty list of turns")
+            turns = []
+            for index, turn in enumerate(value):
+                content = turn.get("content") if isinstance(turn, dict) else turn
+                text, images = read_content(content, f"{key}[{index}].content")
+                turns.append(ConversationTurn(text, images))
+            return turns
+        if not isinstance(value, str) or not value.strip():
+            raise RowError(key, "must be a non-empty string")
+        return [ConversationTurn(value, ())]
+    raise RowError(
+        None,
+        "is neither a battle (model_a, model_b, winner), a chat (model, conversation) nor a "
+        "prompt (conversation, turns, question or prompt)",
+    )

@@ -14,6 +14,13 @@ from typing import Any
 
 from workbench.domain import Origin
 from workbench.importers.base import ImportReport
+from workbench.importers.limits import (
+    DEFAULT_LIMITS,
+    ReadLimits,
+    check_file_size,
+    check_rows,
+    inflate_gzip,
+)
 
 
 class RowError(ValueError):
@@ -25,10 +32,11 @@ class RowError(ValueError):
         self.reason = reason
 
 
-def _open_text(path: Path) -> str:
+def _open_text(path: Path, limits: ReadLimits) -> str:
+    check_file_size(path, limits.max_file_bytes)
     raw = path.read_bytes()
     if raw[:2] == b"\x1f\x8b":  # the gzip magic number: .gz files, whatever their name
-        raw = gzip.decompress(raw)
+        raw = inflate_gzip(raw, path.name, limits)
     elif path.name.endswith(".gz"):
         # a .gz file cut short, or not compressed at all: reading it as text would take
         # whatever its bytes happen to say for rows
@@ -36,15 +44,18 @@ def _open_text(path: Path) -> str:
     return raw.decode("utf-8-sig")
 
 
-def read_rows(path: Path, name: str, report: ImportReport) -> Iterator[tuple[Origin, Any]]:
+def read_rows(
+    path: Path, name: str, report: ImportReport, limits: ReadLimits = DEFAULT_LIMITS
+) -> Iterator[tuple[Origin, Any]]:
     """The rows of a JSON Lines file or of a file holding one JSON list, each with its origin.
 
     A JSONL row is its line number; a list element is its 1-based position in the list. A line
     that is not JSON is rejected and reading goes on; a file that cannot be read at all (not
-    UTF-8, damaged gzip, a list that is not valid JSON) is rejected as a whole.
+    UTF-8, damaged gzip, a list that is not valid JSON) is rejected as a whole. A file past
+    ``limits`` (size, inflated size, rows) raises :class:`LimitExceededError`.
     """
     try:
-        text = _open_text(path)
+        text = _open_text(path, limits)
     except (EOFError, zlib.error, gzip.BadGzipFile) as error:  # BadGzipFile is an OSError
         report.reject(Origin(name), None, f"damaged gzip data: {error}")
         return
@@ -55,9 +66,10 @@ def read_rows(path: Path, name: str, report: ImportReport) -> Iterator[tuple[Ori
         report.reject(Origin(name), None, f"not UTF-8 text: {error.reason} at byte {error.start}")
         return
     if text.lstrip().startswith("["):
-        yield from _list_rows(text, name, report)
+        yield from _list_rows(text, name, report, limits)
         return
     for number, line in enumerate(text.splitlines(), start=1):
+        check_rows(name, number, limits)
         if not line.strip():
             continue
         origin = Origin(name, number)
@@ -72,7 +84,9 @@ def read_rows(path: Path, name: str, report: ImportReport) -> Iterator[tuple[Ori
         yield origin, value
 
 
-def _list_rows(text: str, name: str, report: ImportReport) -> Iterator[tuple[Origin, Any]]:
+def _list_rows(
+    text: str, name: str, report: ImportReport, limits: ReadLimits
+) -> Iterator[tuple[Origin, Any]]:
     try:
         values = json.loads(text)
     except json.JSONDecodeError as error:
@@ -85,6 +99,8 @@ def _list_rows(text: str, name: str, report: ImportReport) -> Iterator[tuple[Ori
     except RecursionError:
         report.reject(Origin(name), None, "JSON nested too deeply")
         return
+    if isinstance(values, list):
+        check_rows(name, len(values), limits)
     for position, value in enumerate(values, start=1):
         yield Origin(name, position), value
 

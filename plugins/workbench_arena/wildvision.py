@@ -72,37 +72,89 @@ class ReleaseFiles:
     def all(self) -> list[Path]:
         return [*self.answers, *self.judgments, *self.battles]
 
+    @classmethod
+    def of(cls, sources: Sequence[Path]) -> ReleaseFiles:
+        """The files of all ``sources`` together, each once (a clone's root and its data/
+        folder may both be given)."""
+        found = [release_files(source) for source in sources]
+
+        def unique(paths: list[Path]) -> list[Path]:
+            seen: set[Path] = set()
+            kept = []
+            for path in paths:
+                if path.resolve() not in seen:
+                    seen.add(path.resolve())
+                    kept.append(path)
+            return kept
+
+        return cls(
+            answers=unique([path for files in found for path in files.answers]),
+            judgments=unique([path for files in found for path in files.judgments]),
+            battles=unique([path for files in found for path in files.battles]),
+        )
+
+
+#: How deep below the given folder release folders are looked for: a clone's root holds
+#: ``data/``, which holds the battles file and the dated release folders.
+SEARCH_DEPTH = 2
+
+
+def _matching(root: Path, recursive: bool) -> list[Path]:
+    found = {
+        path
+        for pattern in JSONL_PATTERNS
+        for path in (root.rglob(pattern) if recursive else root.glob(pattern))
+        if path.is_file()
+    }
+    return sorted(found)
+
+
+def _folders(top: Path, depth: int) -> list[Path]:
+    """``top`` and the folders below it, ``depth`` levels down, hidden ones and the release
+    folders' own parts left out."""
+    found = [top]
+    level = [top]
+    for _ in range(depth):
+        level = [
+            child
+            for folder in level
+            for child in sorted(folder.iterdir())
+            if child.is_dir()
+            and not child.name.startswith(".")
+            and child.name not in (ANSWERS_FOLDER, JUDGMENTS_FOLDER)
+        ]
+        found.extend(level)
+    return found
+
 
 def release_files(folder: Path) -> ReleaseFiles:
-    """The files the import reads in ``folder``. Everything else there (the published
-    leaderboard and bootstrap results, the licence) is left alone on purpose."""
+    """The files the import reads in ``folder``: a release folder (``vision_bench_0617/``), the
+    repository's ``data/`` folder (the battles file beside dated release folders), or the root of
+    a clone. Everything else there (the published leaderboard and bootstrap results, the
+    licence, example answers) is left alone on purpose."""
+    if folder.is_file() and file_stem(folder) == BATTLES_FILE_STEM:
+        return ReleaseFiles(answers=[], judgments=[], battles=[folder])
     if not folder.is_dir():
         raise NotAWildVisionFolderError(
             f"{folder} is not a folder: the wildvision-bench format reads the release folder "
-            f"(with {ANSWERS_FOLDER}/, {JUDGMENTS_FOLDER}/ and {BATTLES_FILE_STEM}.jsonl.gz)"
+            f"(with {ANSWERS_FOLDER}/, {JUDGMENTS_FOLDER}/ and {BATTLES_FILE_STEM}.jsonl.gz), "
+            "the repository's data/ folder or the root of a clone"
         )
-
-    def matching(root: Path, recursive: bool) -> list[Path]:
-        found = {
-            path
-            for pattern in JSONL_PATTERNS
-            for path in (root.rglob(pattern) if recursive else root.glob(pattern))
-            if path.is_file()
-        }
-        return sorted(found)
-
-    return ReleaseFiles(
-        answers=matching(folder / ANSWERS_FOLDER, recursive=False),
-        judgments=matching(folder / JUDGMENTS_FOLDER, recursive=True),
-        battles=[
+    answers: list[Path] = []
+    judgments: list[Path] = []
+    battles: list[Path] = []
+    for root in _folders(folder, SEARCH_DEPTH):
+        answers.extend(_matching(root / ANSWERS_FOLDER, recursive=False))
+        judgments.extend(_matching(root / JUDGMENTS_FOLDER, recursive=True))
+        battles.extend(
             path
             for path in (
-                folder / f"{BATTLES_FILE_STEM}.jsonl",
-                folder / f"{BATTLES_FILE_STEM}.jsonl.gz",
+                root / f"{BATTLES_FILE_STEM}.jsonl",
+                root / f"{BATTLES_FILE_STEM}.jsonl.gz",
             )
             if path.is_file()
-        ],
-    )
+        )
+    return ReleaseFiles(answers=answers, judgments=judgments, battles=battles)
 
 
 def file_stem(path: Path) -> str:
@@ -135,24 +187,29 @@ class _Findings:
     error_answers: int = 0
     #: (judge, question, judged model) -> the row that judged it first
     judged: dict[tuple[str, str, str], Origin] = field(default_factory=dict)
+    #: (question, model) -> the file that answered it first
+    answered: dict[tuple[str, str], str] = field(default_factory=dict)
+    #: answers and judgments given again in another file (a second release folder of a clone)
+    repeated_answers: int = 0
+    repeated_judgments: int = 0
 
 
 class WildVisionBenchImporter(Importer):
     name = "wildvision-bench"
     version = "1"
-    description = "WildVision-Bench release folder: answers, GPT-4o judgments, battles"
+    description = (
+        "WildVision-Bench release folder, data/ folder or clone: answers, GPT-4o judgments, battles"
+    )
 
     def files(self, sources: Sequence[Path]) -> list[Path]:
-        files: list[Path] = []
         for source in sources:
-            found = release_files(source).all()
-            if not found:
+            if not release_files(source).all():
                 raise NotAWildVisionFolderError(
                     f"no WildVision-Bench data in {source}: expected {ANSWERS_FOLDER}/*.jsonl.gz, "
-                    f"{JUDGMENTS_FOLDER}/*.jsonl.gz or {BATTLES_FILE_STEM}.jsonl.gz"
+                    f"{JUDGMENTS_FOLDER}/*.jsonl.gz or {BATTLES_FILE_STEM}.jsonl.gz, in it, in "
+                    "its data/ folder or in a dated release folder there"
                 )
-            files.extend(found)
-        return files
+        return ReleaseFiles.of(sources).all()
 
     def read(self, sources: Sequence[Path], report: ImportReport) -> Iterator[Record]:
         findings = _Findings()
@@ -160,15 +217,15 @@ class WildVisionBenchImporter(Importer):
         models: dict[str, str] = {}
         outputs: list[OutputRecord] = []
         judgments: list[JudgmentRecord] = []
-        for source in sources:
-            found = release_files(source)
-            # Judgments first: they carry the image hashes the items need.
-            for path in found.judgments:
-                judgments.extend(self._judgments(path, sources, report, findings))
-            for path in found.answers:
-                outputs.extend(self._answers(path, sources, report, questions, models, findings))
-            for path in found.battles:
-                judgments.extend(self._battles(path, sources, report))
+        found = ReleaseFiles.of(sources)
+        # Judgments first: they carry the image hashes the items need. Battles come last and
+        # are written after the items, whatever order the folders were given in.
+        for path in found.judgments:
+            judgments.extend(self._judgments(path, sources, report, findings))
+        for path in found.answers:
+            outputs.extend(self._answers(path, sources, report, questions, models, findings))
+        for path in found.battles:
+            judgments.extend(self._battles(path, sources, report))
 
         yield from self._items(questions, findings, report)
         for model, stem in sorted(models.items()):
@@ -215,6 +272,9 @@ class WildVisionBenchImporter(Importer):
                     "instruction",
                     f"question '{question_id}' has a different instruction at {known.origin}",
                 )
+                continue
+            if findings.answered.setdefault((question_id, model), origin.file) != origin.file:
+                findings.repeated_answers += 1
                 continue
             named_models.add(model)
             models.setdefault(model, stem)
@@ -312,6 +372,9 @@ class WildVisionBenchImporter(Importer):
         assert question_id is not None and model is not None and judge is not None
         parsed = [_Game.parse(game, index) for index, game in enumerate(games)]
         first = findings.judged.setdefault((judge, question_id, model), origin)
+        if first != origin and first.file != origin.file:
+            findings.repeated_judgments += 1  # another release folder of the same clone
+            return
         if first != origin:
             raise RowError(
                 "question_id",
@@ -457,6 +520,14 @@ class WildVisionBenchImporter(Importer):
                 "score",
                 f"{total} other published scores have no [[...]] label in their judgment text "
                 f"({spelled(findings.labels_missing_from_text)}); kept, marked label_not_in_text",
+            )
+        if findings.repeated_answers or findings.repeated_judgments:
+            report.warn(
+                Origin(ANSWERS_FOLDER),
+                None,
+                f"{findings.repeated_answers} answers and {findings.repeated_judgments} "
+                "judgments appear again in another file (a second release folder); the first "
+                "file's, in folder order, are kept",
             )
         if findings.error_answers:
             report.warn(

@@ -182,7 +182,7 @@ class ConvBenchImporter(Importer):
         self, path: Path, report: ImportReport, first_seen: dict[str, Origin]
     ) -> Iterator[ItemRecord]:
         try:
-            sheet = read_sheet(path, SHEET_NAME)
+            sheet = read_sheet(path, SHEET_NAME, self.limits)
         except UnreadableWorkbookError as error:
             report.reject(Origin(path.name), None, str(error))
             return
@@ -289,7 +289,7 @@ class ConvBenchImporter(Importer):
         image_path = None
         if image_name:
             try:
-                image_path = resolve_inside(images_root, image_name)
+                image_path = resolve_inside(images_root, image_name, source=images_root.parent)
             except ImageProblemError as error:
                 cells.problems.append((IMAGE_COLUMN, str(error)))
         if cells.problems:

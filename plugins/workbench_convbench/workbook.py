@@ -4,12 +4,20 @@ importer can check cells one by one and name the row a user would see in Excel.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import zipfile
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from workbench.errors import WorkbenchError
+from workbench.importers.limits import (
+    DEFAULT_LIMITS,
+    LimitExceededError,
+    ReadLimits,
+    check_file_size,
+    check_rows,
+)
 
 
 class UnreadableWorkbookError(WorkbenchError):
@@ -36,12 +44,15 @@ class Sheet:
     rows: Sequence[SheetRow]
 
 
-def read_sheet(path: Path, sheet_name: str) -> Sheet:
+def read_sheet(path: Path, sheet_name: str, limits: ReadLimits = DEFAULT_LIMITS) -> Sheet:
     """The header (row 1) and the data rows of ``sheet_name``, trailing blank rows dropped.
 
     Raises :class:`UnreadableWorkbookError` when the file is not a readable xlsx or has no
-    such sheet.
+    such sheet, and :class:`LimitExceededError` when it is larger than ``limits`` allow: by
+    its size, the sizes its zip parts declare, the rows its sheet declares, or the rows read.
     """
+    check_file_size(path, limits.max_file_bytes)
+    _check_inflated_size(path, limits)
     # openpyxl is imported here, not at module level, because plugins load at app start-up and
     # openpyxl alone takes about 0.15 s to import.
     import openpyxl
@@ -55,13 +66,19 @@ def read_sheet(path: Path, sheet_name: str) -> Sheet:
                 found = ", ".join(f"'{name}'" for name in workbook.sheetnames) or "none"
                 raise UnreadableWorkbookError(f"no sheet '{sheet_name}' (sheets found: {found})")
             worksheet = workbook[sheet_name]
+            declared = worksheet.max_row  # the sheet's own <dimension>, read before any row
+            if declared is not None and declared > limits.max_rows:
+                raise LimitExceededError(
+                    f"{path.name}: sheet '{sheet_name}' declares {declared:,} rows, over the "
+                    f"limit of {limits.max_rows:,}"
+                )
             # Some writers store a wrong used-range; without this reset, read-only mode would
             # stop at that range and silently drop rows.
             worksheet.reset_dimensions()
-            raw_rows = list(worksheet.iter_rows(values_only=True))
+            raw_rows = _bounded_rows(worksheet.iter_rows(values_only=True), path.name, limits)
         finally:
             workbook.close()
-    except UnreadableWorkbookError:
+    except (UnreadableWorkbookError, LimitExceededError):
         raise
     # A damaged xlsx surfaces from zipfile, zlib, the XML parser or openpyxl itself, with many
     # exception types; all of them mean the same thing to the user.
@@ -79,6 +96,42 @@ def read_sheet(path: Path, sheet_name: str) -> Sheet:
     while rows and rows[-1].is_blank:
         rows.pop()
     return Sheet(header=header, rows=rows)
+
+
+def _bounded_rows(
+    rows: Iterator[Sequence[Any]], name: str, limits: ReadLimits
+) -> list[Sequence[Any]]:
+    """The sheet's rows up to its last non-blank one, stopping past ``limits.max_rows``.
+
+    Read-only mode yields an empty row for every row number skipped, so a sheet whose one row
+    is numbered two billion would otherwise be two billion rows in memory; blank rows are
+    only counted until a row with content follows them.
+    """
+    kept: list[Sequence[Any]] = []
+    blanks = 0
+    for number, values in enumerate(rows, start=1):
+        check_rows(name, number, limits)
+        if all(value is None for value in values):
+            blanks += 1
+            continue
+        kept.extend([()] * blanks)
+        blanks = 0
+        kept.append(values)
+    return kept
+
+
+def _check_inflated_size(path: Path, limits: ReadLimits) -> None:
+    """Refuse an xlsx whose zip parts declare more than ``limits.max_decompressed_bytes``."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            declared = sum(info.file_size for info in archive.infolist())
+    except (zipfile.BadZipFile, OSError):
+        return  # read_sheet reports an unreadable file in its own words
+    if declared > limits.max_decompressed_bytes:
+        raise LimitExceededError(
+            f"{path.name}: inflates to {declared:,} bytes, over the limit of "
+            f"{limits.max_decompressed_bytes:,}; refused as a decompression bomb"
+        )
 
 
 def _padded(values: Sequence[Any], width: int) -> tuple[Any, ...]:

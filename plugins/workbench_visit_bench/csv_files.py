@@ -16,6 +16,7 @@ from pathlib import Path
 from workbench.domain import Origin
 from workbench.errors import WorkbenchError
 from workbench.importers.base import ImportReport
+from workbench.importers.limits import DEFAULT_LIMITS, ReadLimits, check_file_size
 
 HEADER_ROW = 1
 FIRST_DATA_ROW = 2
@@ -95,10 +96,12 @@ class CsvTable:
             )
 
 
-def open_table(path: Path) -> CsvTable:
+def open_table(path: Path, limits: ReadLimits = DEFAULT_LIMITS) -> CsvTable:
     """Decode ``path`` and read its header. Raises :class:`CsvFileError` for a file that is not
-    UTF-8, is empty, has no usable header, or cannot be read."""
+    UTF-8, is empty, has no usable header, or cannot be read, and :class:`LimitExceededError`
+    for one larger than ``limits`` allow (checked before reading it)."""
     try:
+        check_file_size(path, limits.max_file_bytes)
         data = path.read_bytes()
     except OSError as error:
         raise CsvFileError(f"cannot read file: {error.strerror or error}") from error

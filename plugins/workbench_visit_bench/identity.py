@@ -67,7 +67,7 @@ def locate_images(csv_path: Path, urls: Sequence[str], column: str) -> tuple[Ima
     records = []
     for position, url in enumerate(urls):
         try:
-            path = resolve_inside(folder, image_file_name(url))
+            path = resolve_inside(folder, image_file_name(url), source=csv_path.parent)
         except (ValueError, ImageProblemError) as error:
             raise RowError(column, str(error)) from error
         records.append(ImageRecord(position=position, original_ref=url, path=path))

@@ -27,13 +27,16 @@ def _action_strings(action: QAction) -> list[str]:
     return [action.text(), action.toolTip(), action.statusTip(), action.whatsThis()]
 
 
-def widget_strings(root: QWidget) -> list[str]:
+def widget_strings(root: QWidget, visible_only: bool = False) -> list[str]:
     """Texts, tooltips, status tips, what's-this, accessible names and descriptions (as set and
     as the accessibility tree reports them), window titles, text views' plain text, line edits'
-    placeholders, combo items and action texts of ``root`` and all its descendants."""
+    placeholders, combo items and action texts of ``root`` and all its descendants (only those
+    on screen when ``visible_only``: a hidden dock of the main window is not reachable)."""
     strings: list[str] = []
-    actions: list[QAction] = list(root.findChildren(QAction))
+    actions: list[QAction] = [] if visible_only else list(root.findChildren(QAction))
     for widget in [root, *root.findChildren(QWidget)]:
+        if visible_only and not widget.isVisible():
+            continue
         strings += [
             widget.toolTip(),
             widget.statusTip(),
@@ -80,7 +83,42 @@ def shown_texts(view) -> list[str]:  # type: ignore[no-untyped-def]
 
 
 def press(qtbot, view, key: str | Qt.Key, modifier=Qt.KeyboardModifier.NoModifier) -> None:  # type: ignore[no-untyped-def]
-    """Type ``key`` at the focused widget inside ``view`` (the view itself when none is)."""
+    """Type ``key`` at the focused widget inside ``view`` (the view itself when none is), and
+    wait until an answer it gave is saved (votes are written on a worker)."""
     focused = QApplication.focusWidget()
     target = focused if focused is not None and view.isAncestorOf(focused) else view
     qtbot.keyClick(target, key, modifier)
+    saving = getattr(view, "busy", None)
+    if isinstance(saving, bool):
+        qtbot.waitUntil(lambda: not view.busy, timeout=10_000)
+
+
+def reachable_actions(window: QWidget) -> list[QAction]:
+    """Every enabled action a user can reach in ``window``: through its visible menus (and
+    their submenus) or by a shortcut of an action the window or one of its widgets holds."""
+    found: list[QAction] = []
+
+    def visit_menu(actions: list[QAction]) -> None:
+        for action in actions:
+            if not action.isVisible() or not action.isEnabled() or action in found:
+                continue
+            found.append(action)
+            if action.menu() is not None:
+                visit_menu(action.menu().actions())
+
+    menu_bar = window.menuBar() if hasattr(window, "menuBar") else None
+    if menu_bar is not None:
+        visit_menu(menu_bar.actions())
+    for action in window.findChildren(QAction):
+        if action.isEnabled() and not action.shortcut().isEmpty() and action not in found:
+            found.append(action)
+    return found
+
+
+def visible_top_level_strings() -> list[str]:
+    """:func:`widget_strings` of every window and dialog on screen."""
+    strings: list[str] = []
+    for widget in QApplication.topLevelWidgets():
+        if widget.isVisible():
+            strings += widget_strings(widget, visible_only=True)
+    return strings

@@ -148,6 +148,7 @@ def test_vote_undo_skip_and_resume_with_keys(
     assert not ok.isEnabled()  # a reason is required
     dialog.reason_box.setEditText("Outside my expertise")
     ok.click()
+    qtbot.waitUntil(lambda: not view.busy)
     skipped = standing_votes(opened)
     assert [(vote.skip_reason, vote.choice) for vote in skipped] == [("Outside my expertise", None)]
     assert shown_texts(view) != first_task
@@ -267,6 +268,7 @@ def test_undo_with_nothing_to_undo_says_so(qtbot, opened: Bundle) -> None:  # ty
     view = start_view(qtbot, opened, "visit-bench-preference")
     before = shown_texts(view)
     view.undo()
+    qtbot.waitUntil(lambda: not view.busy)
     assert "Nothing to take back" in view.answer_panel.message.text()
     assert shown_texts(view) == before
 

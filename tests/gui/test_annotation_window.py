@@ -20,7 +20,7 @@ from workbench.errors import WorkbenchError
 from workbench.gui.annotation.annotation_page import ANNOTATE_PAGE, ITEMS_PAGE
 from workbench.gui.annotation.new_campaign_dialog import NewCampaignDialog
 from workbench.gui.annotation.start_dialog import NEW_PROFILE, StartAnnotatingDialog
-from workbench.gui.app import SCREENSHOT_ANNOTATOR, run_app
+from workbench.gui.app import run_app
 from workbench.gui.main_window import MainWindow
 from workbench.services.campaigns import list_annotators, list_campaigns
 from workbench.services.packs import export_pack
@@ -102,9 +102,7 @@ def test_screenshot_without_an_annotator_uses_the_first_profile(
         assert [a.handle for a in list_annotators(bundle)] == ["ana", "bob"]  # none added
 
 
-def test_screenshot_of_a_bundle_without_profiles_adds_the_screenshot_profile(
-    qapp, tmp_path: Path
-) -> None:
+def test_screenshot_of_a_bundle_without_profiles_adds_no_profile(qapp, tmp_path: Path) -> None:
     from tests.services.campaign_helpers import MODELS, build_campaign_bundle
     from workbench.services.campaigns import CampaignSpec, create_campaign
 
@@ -113,7 +111,7 @@ def test_screenshot_of_a_bundle_without_profiles_adds_the_screenshot_profile(
         create_campaign(bundle, CampaignSpec("c", "visit-bench-preference", seed=1))
     assert run_app(path, screenshot=tmp_path / "s.png", page="annotate", campaign="c") == 0
     with Bundle.open(path) as bundle:
-        assert [a.handle for a in list_annotators(bundle)] == [SCREENSHOT_ANNOTATOR]
+        assert list_annotators(bundle) == []  # a newcomer's view, read-only
 
 
 def test_screenshot_of_an_unknown_campaign_fails_with_a_message(
@@ -154,11 +152,13 @@ def test_annotating_hides_the_inspector_and_names_no_model(
     assert "1 answered" in page.view.progress_label.text()
 
     press(qtbot, page.view, Qt.Key.Key_1, Qt.KeyboardModifier.ControlModifier)  # Ctrl+1
+    assert page.page == ANNOTATE_PAGE  # leaving annotator mode is a deliberate action
+    waiting = shown_texts(page.view)
+    page.leave()
     assert page.page == ITEMS_PAGE
     assert window.item_dock.isVisible() and window.item_view.isVisible()
     assert window.ui.nextAction.isEnabled()
-    waiting = shown_texts(page.view)
-    qtbot.keyClick(window, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)  # Ctrl+2
+    page.start("visit-bench-preference-with-reference", "ana")  # resumes on the same task
     assert page.page == ANNOTATE_PAGE and shown_texts(page.view) == waiting
 
 
@@ -253,3 +253,30 @@ def test_new_campaign_dialog_creates_a_campaign(
         11,
     )
     assert "Campaign created" in window.statusBar().currentMessage()
+
+
+def test_new_campaign_dialog_leaves_out_items_missing_an_image(qtbot, tmp_path: Path) -> None:
+    from tests.services.test_campaigns_missing_images import bundle_with_a_missing_image
+
+    path = bundle_with_a_missing_image(tmp_path)
+    main = MainWindow(persist_layout=False)
+    qtbot.addWidget(main)
+    main.open_bundle(path)
+    main.show()
+    wait_idle(qtbot, main)
+    for name, leave_out in (("seeable", True), ("everything", False)):
+        dialog = main.annotation.show_new_campaign_dialog()
+        assert dialog is not None and dialog.without_missing_box.isChecked()  # the default
+        dialog.name_field.setText(name)
+        dialog.protocol_box.setCurrentIndex(dialog.protocol_box.findData("arena-battle"))
+        dialog.without_missing_box.setChecked(leave_out)
+        dialog.accept()
+        assert dialog.summary is not None
+        message = main.statusBar().currentMessage()
+        if leave_out:
+            assert dialog.summary.left_out_missing_images == 1
+            assert "1 items left out: images missing" in message
+        else:
+            assert dialog.summary.items_missing_images == 1
+            assert "warning: 1 items miss an image" in message
+    main.close()

@@ -10,6 +10,7 @@ from PySide6.QtGui import QColor
 from tests.gui.conftest import wait_idle
 from tests.gui.sample_bundle import EXIF_STORED_SIZE, HOSTILE_OUTPUT, sample_lines
 from workbench.gui.item_view import DEFAULT_COLUMNS, columns_for
+from workbench.gui.plain_text import plain_tooltip
 
 pytestmark = pytest.mark.gui
 
@@ -30,7 +31,7 @@ def test_images_missing_placeholder_and_exif_orientation(qtbot, open_window) -> 
     assert [tile.state for tile in tiles] == ["shown", "missing", "shown"]
     assert "Missing image" in tiles[1].picture.text()
     assert "gone.png" in tiles[1].picture.text()
-    assert tiles[1].toolTip() == "https://example.invalid/gone.png"
+    assert tiles[1].toolTip() == plain_tooltip("https://example.invalid/gone.png")
     rotated = open_window.loader.cached(tiles[2].slot.image_id)
     # stored 60x30 with EXIF orientation 6: shown 30x60, the stored left (black) half on top
     assert (rotated.full.width(), rotated.full.height()) == EXIF_STORED_SIZE[::-1]

@@ -35,8 +35,8 @@ from tests.judge.fake_openai_server import FakeOpenAIServer, Faults
 from tests.judge.helpers import FAKE_KEY, build_bundle
 from tests.keyrings import MemoryKeyring
 from workbench.gui.api_key_dialog import ApiKeyDialog
-from workbench.gui.judge_dialog import JudgeDialog
-from workbench.judge.runner import prepare_runtime
+from workbench.gui.judge_dialog import JudgeDialog, describe_summary
+from workbench.judge.runner import JudgeProgress, JudgeSummary, prepare_runtime
 from workbench.logging_setup import configure_logging, log_file
 from workbench.plugins import registry
 from workbench.storage import Bundle
@@ -211,6 +211,10 @@ def test_bad_settings_are_reported_without_running(
     qtbot,  # type: ignore[no-untyped-def]
     dialog: JudgeDialog,
 ) -> None:
+    dialog.estimate_button.click()
+    assert dialog.message_box is not None
+    assert "give the judge model" in dialog.message_box.text()  # none is assumed
+    dialog.model_combo.setCurrentText("gpt-4o-mini")
     dialog.campaign_radio.setChecked(True)
     dialog.estimate_button.click()
     assert dialog.message_box is not None
@@ -352,6 +356,7 @@ def test_reset_restores_the_plugins_text_and_version(
     assert not dialog.edited_label.isVisible() and not dialog.reset_button.isEnabled()
     assert dialog.prompt_group.title() == "Prompt template"
     assert dialog.template_version.text() == f"version {plugin.version}"
+    dialog.model_combo.setCurrentText("gpt-4o-mini")  # none is assumed
     estimate(qtbot, dialog)  # planning sends nothing: no server needed
     assert dialog.plan is not None and dialog.plan.template.version == plugin.version
     assert dialog.plan.template.as_record() == plugin.as_record()
@@ -383,3 +388,67 @@ def test_a_bad_placeholder_is_refused_and_nothing_runs(
     assert dialog.plan is None and not dialog.start_button.isEnabled()
     dialog.start_button.click()
     assert judge_runs(dialog.bundle) == []
+
+
+def test_the_dialog_starts_with_limits_and_the_last_endpoint_used(
+    qtbot,  # type: ignore[no-untyped-def]
+    dialog: JudgeDialog,
+) -> None:
+    # nothing used yet: no endpoint (never a hosted one by default), no model; limits set
+    assert dialog.base_url_edit.text() == "" and dialog.model_combo.currentText() == ""
+    assert "127.0.0.1" in dialog.base_url_edit.placeholderText()
+    assert (dialog.max_requests_spin.value(), dialog.max_cost_spin.value()) == (1000, 5.0)
+    with FakeOpenAIServer() as server:
+        dialog.model_combo.setCurrentText("gpt-4o-mini")
+        dialog.set_template(TEMPLATE)
+        estimate(qtbot, dialog)
+        text = dialog.estimate_label.text()
+        assert "24 to send" in text and "Limits: 1,000 requests, $5.00" in text
+        dialog.start_button.click()  # no endpoint given: asked for, nothing runs
+        assert not dialog.running and "base URL" in dialog.message_box.text()
+        dialog.base_url_edit.setText(server.base_url)
+        estimate(qtbot, dialog)
+        dialog.start_button.click()
+        qtbot.waitUntil(lambda: not dialog.running, timeout=30_000)
+    assert dialog.summary is not None and dialog.summary.status == "completed"
+    again = JudgeDialog(dialog.bundle)
+    qtbot.addWidget(again)
+    assert again.base_url_edit.text() == server.base_url
+    assert again.model_combo.currentText() == "gpt-4o-mini"
+
+
+def test_a_run_above_its_limits_starts_only_once_confirmed(
+    qtbot,  # type: ignore[no-untyped-def]
+    dialog: JudgeDialog,
+) -> None:
+    with FakeOpenAIServer() as server:
+        configure(dialog, server)
+        dialog.max_requests_spin.setValue(10)
+        estimate(qtbot, dialog)
+        assert "Above the limits: 24 requests to send, above the limit of 10" in (
+            dialog.estimate_label.text()
+        )
+        dialog.start_button.click()
+        box = dialog.confirm_box
+        assert box is not None and box.isVisible() and not dialog.running
+        assert "stop when it reaches a limit" in box.text()
+        box.button(QMessageBox.StandardButton.No).click()
+        assert dialog.confirm_box is None and not dialog.running
+        assert server.stats.requests == 0
+        dialog.start_button.click()
+        assert dialog.confirm_box is not None
+        dialog.confirm_box.button(QMessageBox.StandardButton.Yes).click()
+        assert dialog.running
+        qtbot.waitUntil(lambda: not dialog.running, timeout=30_000)
+        assert server.stats.requests == 10
+    assert dialog.summary is not None and dialog.summary.status == "budget_exhausted"
+
+
+def test_a_summary_with_failures_says_why() -> None:
+    progress = JudgeProgress(total=5, done=2)
+    progress.note_failure("timeout", "TimeoutError: the attempt took longer than its timeout")
+    progress.note_failure("HTTP 500", "InternalServerError: boom")
+    progress.note_failure("timeout", "TimeoutError: again")
+    text = describe_summary(JudgeSummary("r", "incomplete", 0, progress))
+    assert "3 failed" in text
+    assert "Failed: 2 timeout, 1 HTTP 500; the first: TimeoutError: the attempt took longer" in text

@@ -12,6 +12,7 @@ from tests.gui.conftest import wait_idle
 from tests.gui.sample_bundle import sample_lines
 from workbench.gui.help_dialogs import shortcut_rows
 from workbench.gui.main_window import MainWindow
+from workbench.gui.plain_text import plain_tooltip
 from workbench.gui.settings import settings_path
 
 pytestmark = pytest.mark.gui
@@ -37,6 +38,7 @@ def test_menus(open_window) -> None:  # type: ignore[no-untyped-def]
         "Recent bundles",
         "Import…",
         "Export…",
+        "Export report…",
         "Quit",
     ]
     assert "Items" in menu_texts(ui.viewMenu)  # the dock can be hidden and shown again
@@ -123,7 +125,7 @@ def test_layout_and_recent_bundles_persist(qtbot, sample_bundle: Path) -> None: 
     assert second.ui.rawTextAction.isChecked()
     second.ui.recentMenu.aboutToShow.emit()
     recent = [a.toolTip() for a in second.ui.recentMenu.actions()]
-    assert recent == [str(sample_bundle.resolve())]
+    assert recent == [plain_tooltip(str(sample_bundle.resolve()))]
     second.reset_layout()
     assert second.dockWidgetArea(second.item_dock) == Qt.DockWidgetArea.LeftDockWidgetArea
     second.close()

@@ -71,9 +71,13 @@ def test_position_bias_bars_show_the_engine_shares(qtbot, panel_window) -> None:
     bars = [patch for patch in axes.patches if isinstance(patch, Rectangle)]
     labels = [label.get_text() for label in axes.get_yticklabels()]
     shares = dict(zip(labels, (bar.get_width() for bar in bars), strict=True))
+    # an evaluator whose design fixed the positions gets an empty bar and a sentence instead
     assert shares == pytest.approx(
-        dict(zip(expected["evaluator"], expected["first_win_share"], strict=True))
+        dict(zip(expected["evaluator"], expected["first_win_share"].fillna(0.0), strict=True))
     )
+    fixed = expected[expected["positions"] != "randomized"]
+    texts = " ".join(text.get_text() for text in axes.texts)
+    assert all(f"{design}: no bias measure" in texts for design in fixed["positions"])
 
 
 def test_chosen_sides_breakdowns_and_rating_scatter(qtbot, panel_window) -> None:  # type: ignore[no-untyped-def]
@@ -108,3 +112,23 @@ def test_chosen_sides_breakdowns_and_rating_scatter(qtbot, panel_window) -> None
     assert (panel.result.side_a, panel.result.side_b) == ("rater:r1", "rater:r2")
     assert panel.values["agreement_with_ties"].text() == "100.0%"
     assert panel.numbers.title() == "rater:r1 majority vs rater:r2 majority"
+
+
+def test_overlapping_sides_are_counted_once_and_said_so(qtbot, panel_window) -> None:  # type: ignore[no-untyped-def]
+    from workbench.services.analysis import agreement
+
+    panel = panel_window.analysis.agreement
+    panel_window.analysis.docks["agreement"].raise_()
+    qtbot.waitUntil(lambda: panel.result is not None and not panel.busy, timeout=10_000)
+    panel.side_b.setEditText("rater:r1")
+    panel.refresh()
+    qtbot.waitUntil(
+        lambda: panel.result is not None and panel.result.side_b == "rater:r1" and not panel.busy,
+        timeout=10_000,
+    )
+    with Bundle.open(panel_window.bundle.path) as bundle:
+        expected = agreement(bundle, "human", "rater:r1")
+    assert expected.overlap > 0
+    assert panel.result.summary == expected.summary
+    assert f"{expected.overlap} judgments selected by both sides" in panel.status.text()
+    assert [row[5] for row in panel.position.rows] == list(expected.position_bias["positions"])

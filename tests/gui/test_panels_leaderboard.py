@@ -6,6 +6,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from tests.gui.panel_bundle import add_late_votes
@@ -132,7 +133,7 @@ def test_an_empty_selection_is_explained_and_clears_the_table(qtbot, panel_windo
     assert not errors and sorted(row[0] for row in shown_rows(panel)) == ["m-a", "m-b", "m-c"]
     panel.source.setCurrentIndex(panel.source.findData("judge"))
     qtbot.waitUntil(lambda: bool(errors), timeout=10_000)
-    assert "no pairwise judgments match" in errors[0]
+    assert "no pairwise outcomes match" in errors[0]
     assert panel.model.rowCount() == 0 and panel.forest.figure is None
     assert panel.status.text().startswith("Cannot compute")
 
@@ -150,3 +151,46 @@ def test_language_and_campaign_switches_filter_the_leaderboard(qtbot, panel_wind
     assert panel.request().language == languages[0]
     in_language = pairwise_outcomes(frame[frame["language"] == languages[0]])
     assert panel.result.battles == len(in_language)
+
+
+def test_rater_and_origin_pickers_offer_the_cli_choices(qtbot, panel_window) -> None:  # type: ignore[no-untyped-def]
+    from workbench.services.analysis import LeaderboardRequest, analysis_choices, leaderboard
+
+    panel = panel_window.analysis.leaderboard
+    with Bundle.open(panel_window.bundle.path) as bundle:
+        choices = analysis_choices(bundle)
+        offered = [panel.origin.itemData(index) for index in range(1, panel.origin.count())]
+        assert offered == list(choices.origins)
+        raters = [panel.rater.itemData(index) for index in range(1, panel.rater.count())]
+        assert raters == list(choices.raters) and raters
+        panel.rater.setCurrentIndex(panel.rater.findData("gpt-judge"))
+        qtbot.waitUntil(
+            lambda: panel.result is not None and panel.result.request.rater == "gpt-judge",
+            timeout=10_000,
+        )
+        expected = leaderboard(
+            bundle, LeaderboardRequest(rater="gpt-judge", anchor=panel.result.request.anchor)
+        )
+    assert panel.result.battles == expected.battles
+    pd.testing.assert_frame_equal(panel.result.table, expected.table)
+
+
+def test_opening_a_bundle_reads_the_choices_off_the_gui_thread(
+    qtbot, tmp_path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    import threading
+
+    from workbench.gui.panels import docks
+    from workbench.services.analysis import analysis_choices
+
+    threads: list[bool] = []
+
+    def recording(bundle):  # type: ignore[no-untyped-def]
+        # the real function, recording whether it ran on the GUI thread
+        threads.append(threading.current_thread() is threading.main_thread())
+        return analysis_choices(bundle)
+
+    monkeypatch.setattr(docks, "analysis_choices", recording)
+    with opened_panel_window(qtbot, tmp_path / "panels") as window:
+        assert window.analysis.leaderboard.category.count() > 1
+    assert threads and not any(threads)

@@ -13,6 +13,7 @@ import pytest
 
 from tests.gui.conftest import wait_idle
 from workbench.gui.main_window import MainWindow
+from workbench.gui.plain_text import plain_tooltip
 from workbench.services.browse import ItemFlag
 from workbench.services.importing import import_files
 
@@ -116,7 +117,8 @@ def test_a_convbench_conversation_turn_by_turn(qtbot, window, raw, shared_data) 
     assert window.go_to_item(f"convbench/{missing_row['ID']}")
     wait_idle(qtbot, window)
     (tile,) = view.images.visible_tiles()
-    assert tile.state == "missing" and tile.toolTip().endswith(missing_row["image_id"])
+    assert tile.state == "missing" and tile.slot.original_ref.endswith(missing_row["image_id"])
+    assert tile.toolTip() == plain_tooltip(tile.slot.original_ref)
 
 
 def test_a_visit_bench_multi_image_item(qtbot, window, raw, shared_data) -> None:  # type: ignore[no-untyped-def]

@@ -18,6 +18,7 @@ import random
 import sys
 import threading
 import time
+import urllib.parse
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -75,6 +76,13 @@ class Faults:
     malformed_share: float = 0.0
     empty_share: float = 0.0
     refuse_key: bool = False
+    #: a 200 answer of request number n given as (content type, body) instead of a completion
+    #: (a gateway's HTML page, ``{}``, an SSE stream); None answers normally
+    raw_reply: Callable[[int], tuple[str, bytes] | None] | None = None
+    #: the body is sent one byte every this many seconds (0: at once), after the headers
+    trickle_seconds: float = 0.0
+    #: put the request's Authorization header in the answer text (an echoing endpoint)
+    echo_authorization: bool = False
 
 
 @dataclass
@@ -170,8 +178,18 @@ class FakeOpenAIServer:
                 if request is None:
                     break
                 status, headers, body = await self._respond(*request)
-                _write_response(writer, status, headers, body)
+                trickle = self.faults.trickle_seconds if status == 200 else 0.0
+                if trickle:  # the headers now, the body byte by byte below
+                    _write_response(
+                        writer, status, {**headers, "content-length": str(len(body))}, b""
+                    )
+                else:
+                    _write_response(writer, status, headers, body)
                 await writer.drain()
+                for index in range(len(body) if trickle else 0):
+                    await asyncio.sleep(trickle)
+                    writer.write(body[index : index + 1])
+                    await writer.drain()
         except (asyncio.CancelledError, ConnectionError, asyncio.IncompleteReadError):
             pass
         finally:
@@ -222,6 +240,10 @@ class FakeOpenAIServer:
         if faults.latency:
             spread = self._random.uniform(-faults.latency_jitter, faults.latency_jitter)
             await asyncio.sleep(faults.latency * (1 + spread))
+        raw = faults.raw_reply(number) if faults.raw_reply is not None else None
+        if raw is not None:
+            content_type, raw_body = raw
+            return 200, {"content-type": content_type}, raw_body
         user = message_text(messages, "user")
         share = stable_share(user)
         if share < faults.empty_share:
@@ -234,6 +256,12 @@ class FakeOpenAIServer:
             )
         else:
             text = self.responder(messages)
+        if faults.echo_authorization:  # as is, URL-encoded and JSON-escaped
+            header = headers.get("authorization", "")
+            text += (
+                f"\n(authorization: {header}; url: {urllib.parse.quote(header, safe='')}; "
+                f"json: {json.dumps(header)})"
+            )
         self.stats.answered += 1
         prompt_tokens = sum(len(message_text(messages, role)) for role in ("system", "user")) // 4
         completion_tokens = len(text) // 4
@@ -302,10 +330,13 @@ async def _read_request(
 def _write_response(
     writer: asyncio.StreamWriter, status: int, headers: dict[str, str], body: bytes
 ) -> None:
+    headers = dict(headers)
+    content_type = headers.pop("content-type", "application/json")
+    length = headers.pop("content-length", str(len(body)))
     lines = [
         f"HTTP/1.1 {status} {_REASONS.get(status, 'Status')}",
-        "content-type: application/json",
-        f"content-length: {len(body)}",
+        f"content-type: {content_type}",
+        f"content-length: {length}",
         "connection: keep-alive",
         *(f"{name}: {value}" for name, value in headers.items()),
     ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
@@ -108,6 +109,18 @@ def test_timeouts_are_retried(server: FakeOpenAIServer) -> None:
     (reply,) = asyncio.run(ask(client, 1))
     assert reply.text  # type: ignore[attr-defined]
     assert client.counters.retries >= 1
+
+
+@pytest.mark.parametrize("server", [Faults(trickle_seconds=0.5)], indirect=True)
+def test_the_timeout_bounds_an_attempt_that_trickles(server: FakeOpenAIServer) -> None:
+    """One byte every 0.5 s never trips a per-read timeout; each attempt must still end."""
+    client = client_for(server, concurrency=1, retry=RetryPolicy(2, 0.01, 0.05, timeout=1.5))
+    started = time.monotonic()
+    with pytest.raises(RequestFailed, match="TimeoutError"):
+        # today's answer would take minutes: the outer bound only keeps a failure short
+        asyncio.run(asyncio.wait_for(ask(client, 1), 30))
+    assert time.monotonic() - started < 10
+    assert server.stats.requests == 2 and client.counters.failed == 1
 
 
 @pytest.mark.parametrize("server", [Faults(server_error_every=1)], indirect=True)

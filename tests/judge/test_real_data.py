@@ -3,6 +3,7 @@ and each request's text exactly the one GPT-4o was sent for the published judgme
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 from pathlib import Path
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 from workbench_arena.judge_templates import ANCHORED_FIVE_LEVEL
 
-from workbench.judge.runner import JudgeSettings, plan_run
+from workbench.judge.runner import JudgeSettings, RunSettingsError, plan_run
 from workbench.judge.worklist import Selection
 
 pytestmark = pytest.mark.shared_data
@@ -40,7 +41,13 @@ def test_requests_reproduce_the_published_judge_prompts(
         template=ANCHORED_FIVE_LEVEL.name,
         selection=Selection(items="wildvision-bench", anchor=BASELINE),
     )
+    # the shared data holds no WildVision images: an image template refuses to go text-only
+    # unless told, and then says so
+    with pytest.raises(RunSettingsError, match="without any image"):
+        plan_run(full_bundle, settings, template=ANCHORED_FIVE_LEVEL)
+    settings = dataclasses.replace(settings, text_only=True)
     plan = plan_run(full_bundle, settings, template=ANCHORED_FIVE_LEVEL)
+    assert plan.without_images == plan.missing_images == len(plan.pending)
     assert plan.comparisons == expected_comparisons
     assert plan.total_units == 2 * expected_comparisons  # both orders
     assert plan.skipped == {}

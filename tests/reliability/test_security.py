@@ -258,7 +258,8 @@ def hostile_bundle(folder: Path, web: str, local: Path) -> Path:
                 "family": f"<i>family</i> {text}",
                 "category": text[:SHORT],
                 "language": text[:SHORT],
-                "images": [{"path": "images/a.png"}],
+                # a missing image's reference is shown as a tooltip over its slot
+                "images": [{"path": "images/a.png"}, {"missing": f'<img src="{local}">{number}'}],
                 "captions": [{"text": text, "kind": text[:SHORT], "source": text, "image": 0}],
                 "turns": [
                     {
@@ -350,6 +351,81 @@ def test_hostile_items_render_inert_in_the_inspector_and_the_annotation_view(
         view.close()
     window.close()
     qtbot.wait(200)
+    assert server.requests == []
+    assert not watch.was_opened()
+
+
+def tooltips(widget: Any) -> list[str]:
+    """Every tooltip and status tip under ``widget``, of widgets, actions, and the cells and
+    headers of item views: the surfaces where Qt renders text that looks like HTML as HTML.
+    (Window titles, menu entries, status-bar messages and cells are always plain text.)"""
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QAction
+    from PySide6.QtWidgets import QAbstractItemView, QWidget
+
+    texts = []
+    for child in [widget, *widget.findChildren(QWidget)]:
+        texts += [child.toolTip(), child.statusTip()]
+    for action in widget.findChildren(QAction):
+        texts += [action.toolTip(), action.statusTip()]
+    tip = Qt.ItemDataRole.ToolTipRole
+    for view in widget.findChildren(QAbstractItemView):
+        model = view.model()
+        if model is None:
+            continue
+        for column in range(model.columnCount()):
+            texts.append(model.headerData(column, Qt.Orientation.Horizontal, tip))
+            for row in range(min(model.rowCount(), 50)):
+                texts.append(model.data(model.index(row, column), tip))
+    return [str(text) for text in texts if text]
+
+
+def rich_tooltips(widget: Any) -> list[str]:
+    from PySide6.QtGui import Qt as QtGui
+
+    return [t for t in tooltips(widget) if QtGui.mightBeRichText(t) and ACTIVE_TAG.search(t)]
+
+
+@pytest.mark.gui
+def test_hostile_names_stay_plain_in_tooltips_titles_menus_headers_and_cells(
+    qtbot, watchers, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """A hover over a missing image's reference or a model's name must not read a local file
+    (``<img src="/dev/zero">`` once hung the app): each tooltip is shown for real, and the
+    watched file is never opened."""
+    from PySide6.QtCore import QPoint
+    from PySide6.QtWidgets import QToolTip
+
+    from workbench.gui.main_window import MainWindow
+
+    server, watch = watchers
+    bundle_path = hostile_bundle(tmp_path / "data", server.base, watch.path)
+    window = MainWindow(persist_layout=False)
+    qtbot.addWidget(window)
+    window.resize(1400, 900)
+    window.show()
+    window.open_bundle(bundle_path)
+    qtbot.waitUntil(lambda: not window.is_busy(), timeout=15_000)
+    shown = 0
+    for _ in range(3):
+        qtbot.waitUntil(lambda: window.item_view.detail is not None, timeout=5_000)
+        qtbot.wait(20)
+        assert rich_tooltips(window) == []
+        for text in tooltips(window):
+            QToolTip.showText(QPoint(20, 20), text, window)
+            shown += 1
+        QToolTip.hideText()
+        window.step(1)
+    assert shown > 0
+    assert any(str(watch.path) in text for text in tooltips(window))  # the slot's tooltip
+    # menus show a name as written, a '&' included (not as a shortcut marker)
+    from workbench.gui.plain_text import menu_text
+
+    entries = [action.text() for action in window.item_view.models_menu.actions()]
+    assert menu_text("model <img src=" + server.base + "/model.png>") in entries
+    assert menu_text("a & b") == "a && b"
+    window.close()
+    qtbot.wait(100)
     assert server.requests == []
     assert not watch.was_opened()
 

@@ -318,3 +318,42 @@ def test_pack_reservations_last_as_the_campaign_says(main: Location, tmp_path: P
         with bundle.read_session() as session:
             lease = session.scalars(select(PairLease)).one()
     assert lease.expires_at - lease.leased_at == timedelta(hours=12)
+
+
+def test_votes_of_other_annotators_in_a_hand_edited_pack_are_refused(
+    main: Location, tmp_path: Path
+) -> None:
+    pack = export(main, "ann", tmp_path / "ann.wbb", limit=4)
+    annotate(pack, "ann", 2)
+    # hand-edited: votes attributed to someone else, known to the main bundle or not
+    with Bundle.open(pack) as bundle:
+        add_annotator(bundle, "bob")
+        add_annotator(bundle, "mallory")
+    connection = sqlite3.connect(pack)
+    try:
+        with connection:
+            ann_votes = connection.execute(
+                "SELECT votes.uuid FROM votes JOIN annotators ON annotators.id = annotator_id "
+                "WHERE handle = 'ann' ORDER BY votes.uuid"
+            ).fetchall()
+            for index, (uuid,) in enumerate(ann_votes[:4]):
+                handle = "bob" if index % 2 else "mallory"
+                connection.execute(
+                    "UPDATE votes SET annotator_id = (SELECT id FROM annotators WHERE handle = ?) "
+                    "WHERE uuid = ?",
+                    (handle, uuid),
+                )
+    finally:
+        connection.close()
+    report = merge(main, pack)
+    assert report["refused"] == {"bob": 2, "mallory": 2}
+    assert report["added"] == len(ann_votes) - 4 and report["annotators_added"] == []
+    with Bundle.open(main) as bundle, bundle.read_session() as session:
+        handles = session.execute(
+            text(
+                "SELECT DISTINCT handle FROM votes JOIN annotators ON annotators.id = annotator_id"
+            )
+        ).all()
+        known = session.execute(text("SELECT handle FROM annotators ORDER BY handle")).all()
+    assert handles == [("ann",)]
+    assert known == [("ann",), ("bob",)]

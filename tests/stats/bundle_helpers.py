@@ -27,16 +27,20 @@ def item_line(
     judgments: list[dict[str, Any]],
     source: str = "tests",
     turns: int = 1,
-    category: str = "ocr",
+    category: str | None = "ocr",
     outputs: dict[str, str] | None = None,
+    language: str | None = "English",
+    family: str | None = None,
 ) -> dict[str, Any]:
+    """One canonical item line; an attribute given as None is left out of the line, as a
+    source that has none leaves it out."""
+    attributes = {"category": category, "language": language, "family": family}
     return {
         "format": "vlm-workbench/item",
         "format_version": 1,
         "source": source,
         "id": item_id,
-        "category": category,
-        "language": "English",
+        **{key: value for key, value in attributes.items() if value is not None},
         "turns": [
             {"prompt": f"question {index}", "category": f"turn-{index}"}
             for index in range(1, turns + 1)
@@ -50,11 +54,13 @@ def item_line(
     }
 
 
-def build_bundle(folder: Path, lines: list[dict[str, Any]]) -> Path:
+def build_bundle(folder: Path, lines: list[dict[str, Any]], into: Any = None) -> Any:
+    """The lines imported into a new bundle in ``folder`` (or at the location ``into``, such as
+    a database on the test PostgreSQL server)."""
     folder.mkdir(parents=True, exist_ok=True)
     source = folder / "items.jsonl"
     source.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    bundle = folder / "bundle.wbb"
+    bundle = into if into is not None else folder / "bundle.wbb"
     import_files(bundle, [source], "jsonl")
     return bundle
 

@@ -30,18 +30,17 @@ from workbench.stats.style import STYLE_FEATURES, style_counts
 from workbench.storage import Bundle
 
 
-@pytest.fixture(scope="module")
-def wildvision_judgments(wildvision_bundle: Path) -> pd.DataFrame:
-    with Bundle.open(wildvision_bundle) as bundle, bundle.read_session() as session:
-        return judgments_frame(session)
+def _wildvision(bundle_path: Path, filters: OutcomeFilter) -> pd.DataFrame:
+    with Bundle.open(bundle_path) as bundle, bundle.read_session() as session:
+        return judgments_frame(session, filters)
 
 
 @pytest.mark.shared_data
 def test_imported_battles_give_the_published_ratings(
-    wildvision_judgments: pd.DataFrame, published_bootstrap: pd.DataFrame
+    wildvision_bundle: Path, published_bootstrap: pd.DataFrame
 ) -> None:
     battles = pairwise_outcomes(
-        OutcomeFilter(raters=("wildvision-battles",)).apply(wildvision_judgments)
+        _wildvision(wildvision_bundle, OutcomeFilter(raters=("wildvision-battles",)))
     )
     assert len(battles) == 19644
     ratings = bradley_terry_ratings(battles, WILDVISION_ANCHOR)
@@ -51,10 +50,10 @@ def test_imported_battles_give_the_published_ratings(
 
 @pytest.mark.shared_data
 def test_imported_verdicts_weighted_like_wildvision_give_the_published_ratings(
-    wildvision_judgments: pd.DataFrame, published_bootstrap: pd.DataFrame
+    wildvision_bundle: Path, published_bootstrap: pd.DataFrame
 ) -> None:
     verdicts = pairwise_outcomes(
-        OutcomeFilter(raters=("gpt-4o",)).apply(wildvision_judgments), decisive_weight=3
+        _wildvision(wildvision_bundle, OutcomeFilter(raters=("gpt-4o",))), decisive_weight=3
     )
     assert set(verdicts["strength"]) == {1, 2}
     # aria's verdicts were published after the ratings
@@ -65,9 +64,9 @@ def test_imported_verdicts_weighted_like_wildvision_give_the_published_ratings(
 
 @pytest.mark.shared_data
 def test_style_features_come_from_the_stored_answers(
-    wildvision_bundle: Path, wildvision_judgments: pd.DataFrame, wildvision_dir: Path
+    wildvision_bundle: Path, wildvision_dir: Path
 ) -> None:
-    battles = pairwise_outcomes(OutcomeFilter(raters=("gpt-4o",)).apply(wildvision_judgments))
+    battles = pairwise_outcomes(_wildvision(wildvision_bundle, OutcomeFilter(raters=("gpt-4o",))))
     sample = battles[battles["model_b"] == "gpt-4o"].head(5)
     with Bundle.open(wildvision_bundle) as bundle, bundle.read_session() as session:
         features_a, features_b, found = answer_style_features(session, sample)

@@ -170,7 +170,7 @@ def test_agreement_between_humans_and_a_judge_run(
     assert document["ranks"]["models"] == 3
 
     assert main(["agreement", str(judged_bundle), "--a", "human", "--b", "run:other"]) == 1
-    assert "--b: no pairwise outcomes match judge_run=other" in capsys.readouterr().err
+    assert "side b: no pairwise outcomes match judge_run=other" in capsys.readouterr().err
     assert main(["agreement", str(judged_bundle), "--a", "human", "--b", "judge"]) == 0
     assert "Cohen's kappa" in capsys.readouterr().out
 
@@ -226,3 +226,33 @@ def test_scores_use_the_plugin_registered_for_the_benchmark(
     assert "[scores]" in capsys.readouterr().out
     assert main(["scores", str(bundle), "--benchmark", "mmbench"]) == 1
     assert "available: convbench" in capsys.readouterr().err
+
+
+@pytest.mark.shared_data
+def test_default_view_counts_evidence_once_and_gives_the_published_ratings(
+    wildvision_bundle: Path,
+    published_bootstrap: pd.DataFrame,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from workbench.services.analysis import LeaderboardRequest, leaderboard
+    from workbench.storage import Bundle
+
+    # the panel's default request: the battles derived from GPT-4o's verdicts are left out
+    with Bundle.open(wildvision_bundle) as bundle:
+        result = leaderboard(bundle, LeaderboardRequest(bootstrap=0))
+    assert result.board.anchor is not None
+    assert result.board.anchor.model == "claude-3-sonnet-20240229"
+    ratings = result.table.set_index("model")["rating"]
+    published = published_bootstrap.iloc[0]
+    shared = [model for model in published.index if model in ratings.index]
+    assert len(shared) == 21  # aria was published after the ratings
+    assert (ratings[shared] - published[shared]).abs().max() < 0.1
+
+    # the CLI's default is the same view; --include-derived would count the evidence twice
+    csv = tmp_path / "board.csv"
+    document = run_json(capsys, "leaderboard", str(wildvision_bundle), "--csv", str(csv))
+    assert document["battles"] == result.battles
+    assert pd.read_csv(csv)["model"].tolist() == result.table["model"].tolist()
+    doubled = run_json(capsys, "leaderboard", str(wildvision_bundle), "--include-derived")
+    assert doubled["battles"] == result.battles + 19644

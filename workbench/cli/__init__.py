@@ -4,6 +4,10 @@ other failure is logged with its traceback and reported in one line."""
 
 from __future__ import annotations
 
+# first, before the standard library: Ctrl-C while everything else loads prints one line
+from workbench.cli import _startup
+
+# isort: split
 import argparse
 import logging
 import os
@@ -19,12 +23,15 @@ from workbench.cli import (
     import_command,
     judge_commands,
     maintenance_commands,
+    report_command,
     server_commands,
     stats_commands,
 )
+from workbench.cli.display import safe_output
 from workbench.errors import WorkbenchError
 
 log = logging.getLogger(__name__)
+_startup.loaded()
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -35,6 +42,7 @@ COMMAND_MODULES = (
     stats_commands,
     judge_commands,
     export_commands,
+    report_command,
     maintenance_commands,
     server_commands,
     gui_commands,
@@ -56,13 +64,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    from workbench.logging_setup import configure_logging, log_file
+    with safe_output():  # names from data are printed, never obeyed by the terminal
+        return _run(argv)
 
-    configure_logging(verbose=args.verbose)
-    handler = getattr(args, "handler", None) or gui_commands.launch_default
+
+def _run(argv: Sequence[str] | None) -> int:
+    args: argparse.Namespace | None = None
     try:
+        args = _configured(argv)
+        handler = getattr(args, "handler", None) or gui_commands.launch_default
         return int(handler(args) or EXIT_OK)
     except WorkbenchError as error:
         print(f"workbench: {error}", file=sys.stderr)
@@ -72,8 +82,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return _reader_went_away()
+    except OSError as error:  # the file system said no (full, read-only, not a real file)
+        log.exception("file system error in %s", getattr(args, "command", None))
+        where = f"{error.filename}: " if error.filename else ""
+        print(f"workbench: {where}{error.strerror or error}", file=sys.stderr)
+        return EXIT_FAILED
     except Exception as error:
-        log.exception("unexpected failure in %s", args.command)
+        from workbench.logging_setup import log_file
+
+        log.exception("unexpected failure in %s", getattr(args, "command", None))
         print(
             f"workbench: internal error: {type(error).__name__}: {error} (details in {log_file()})",
             file=sys.stderr,
@@ -89,6 +106,14 @@ def _reader_went_away() -> int:
     os.dup2(devnull, sys.stdout.fileno())
     os.close(devnull)
     return EXIT_FAILED
+
+
+def _configured(argv: Sequence[str] | None) -> argparse.Namespace:
+    args = build_parser().parse_args(argv)
+    from workbench.logging_setup import configure_logging
+
+    configure_logging(verbose=args.verbose)
+    return args
 
 
 def gui_main() -> int:

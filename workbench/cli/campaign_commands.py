@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -84,14 +85,81 @@ def _register_campaign(commands: Any) -> None:
     create.add_argument(
         "--context", default="standard", help="which outputs to show (default: standard)"
     )
+    create.add_argument(
+        "--guidelines",
+        type=Path,
+        metavar="FILE.md",
+        help="the annotators' guidelines (markdown), shown when they start and on F1",
+    )
+    create.add_argument(
+        "--without-missing-images",
+        action="store_true",
+        help="leave out the chosen items that miss an image (they cannot be judged by eye)",
+    )
     create.add_argument("--json", action="store_true", help="print the summary as JSON")
     create.set_defaults(handler=run_create)
+
+    guidelines = actions.add_parser(
+        "guidelines",
+        help="print a campaign's annotator guidelines, or replace them with --set",
+        description="Print the campaign's guidelines (markdown). --set FILE replaces them, "
+        "--clear removes them.",
+    )
+    guidelines.add_argument("bundle", metavar="BUNDLE", help=BUNDLE_HELP)
+    guidelines.add_argument("name", metavar="NAME")
+    change = guidelines.add_mutually_exclusive_group()
+    change.add_argument("--set", type=Path, metavar="FILE.md", help="store these guidelines")
+    change.add_argument("--clear", action="store_true", help="remove the guidelines")
+    guidelines.set_defaults(handler=run_guidelines)
 
     show = actions.add_parser("show", help="a campaign's settings, schedule and progress")
     show.add_argument("bundle", metavar="BUNDLE", help=BUNDLE_HELP)
     show.add_argument("name", metavar="NAME")
     show.add_argument("--json", action="store_true", help="print everything, schedule too, as JSON")
     show.set_defaults(handler=run_show)
+
+    status = actions.add_parser(
+        "status",
+        help="a running campaign: progress, time per task, skips, checks and agreement",
+        description="Per annotator: answered, skipped, median seconds per task, skip reasons "
+        "and attention-check accuracy; agreement between annotators (Fleiss' kappa, "
+        "Krippendorff's alpha) overall and per item category.",
+    )
+    status.add_argument("bundle", metavar="BUNDLE", help=BUNDLE_HELP)
+    status.add_argument("name", metavar="NAME")
+    status.add_argument("--json", action="store_true", help="print as JSON")
+    status.set_defaults(handler=run_status)
+
+    disagreements = actions.add_parser(
+        "disagreements",
+        help="tasks where annotators (or annotators and a judge) disagree",
+        description="List the tasks whose annotators gave different answers, with every vote "
+        "and any settled answer. Answers are positional: a = Response 1 (left).",
+    )
+    disagreements.add_argument("bundle", metavar="BUNDLE", help=BUNDLE_HELP)
+    disagreements.add_argument("name", metavar="NAME")
+    disagreements.add_argument(
+        "--judge-run", metavar="RUN", help="also list tasks where the humans and this run differ"
+    )
+    disagreements.add_argument("--json", action="store_true", help="print as JSON")
+    disagreements.set_defaults(handler=run_disagreements)
+
+    adjudicate = actions.add_parser(
+        "adjudicate",
+        help="record the settled answer of a disputed task",
+        description="Record a coordinator's answer for task number ID (its sequence in the "
+        "schedule), with a note; recording again replaces it. Adjudicated answers are an "
+        "evaluator of their own ('adjudicated') for statistics.",
+    )
+    adjudicate.add_argument("bundle", metavar="BUNDLE", help=BUNDLE_HELP)
+    adjudicate.add_argument("name", metavar="NAME")
+    adjudicate.add_argument("--task", type=int, required=True, metavar="ID")
+    adjudicate.add_argument("--answer", required=True, metavar="X", help="e.g. a, b, tie, 4")
+    adjudicate.add_argument("--note", required=True, metavar="TEXT", help="why this answer")
+    adjudicate.add_argument("--adjudicator", required=True, metavar="HANDLE")
+    adjudicate.add_argument("--criterion", help="default: the protocol's first")
+    adjudicate.add_argument("--json", action="store_true", help="print the record as JSON")
+    adjudicate.set_defaults(handler=run_adjudicate)
 
     listing = actions.add_parser("list", help="the campaigns of a bundle")
     listing.add_argument("bundle", metavar="BUNDLE", help=BUNDLE_HELP)
@@ -206,9 +274,18 @@ def run_create(args: argparse.Namespace) -> int:
         output_context=args.context,
         lease_minutes=args.lease_minutes,
         pack_lease_days=args.pack_lease_days,
+        without_missing_images=args.without_missing_images,
+        guidelines=_read_text(args.guidelines) if args.guidelines else None,
     )
     with Bundle.open(args.bundle) as bundle:
         summary = create_campaign(bundle, spec)
+    if summary.items_missing_images:
+        print(
+            f"warning: {summary.items_missing_images} of the campaign's items miss an image, so "
+            "annotators will be asked about pictures they cannot see; create it again (under "
+            "another name) with --without-missing-images to leave them out",
+            file=sys.stderr,
+        )
     if args.json:
         _print_json(summary.as_dict())
         return 0
@@ -220,6 +297,37 @@ def run_create(args: argparse.Namespace) -> int:
     )
     for pair, missing in summary.shortfalls.items():
         print(f"  {pair}: {missing} comparison(s) short of the target (not enough items)")
+    if summary.left_out_missing_images:
+        print(f"  left out {summary.left_out_missing_images} item(s) whose images are missing")
+    return 0
+
+
+def _read_text(path: Path) -> str:
+    from workbench.errors import WorkbenchError
+
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        reason = getattr(error, "strerror", None) or str(error)
+        raise WorkbenchError(f"cannot read the guidelines {path}: {reason}") from None
+
+
+def run_guidelines(args: argparse.Namespace) -> int:
+    from workbench.services.campaigns import campaign_guidelines, set_campaign_guidelines
+    from workbench.storage import Bundle
+
+    text = _read_text(args.set) if args.set else None
+    with Bundle.open(args.bundle) as bundle:
+        if args.set or args.clear:
+            set_campaign_guidelines(bundle, args.name, text)
+            done = "stored" if text and text.strip() else "removed"
+            print(f"{done} the guidelines of '{args.name}'")
+            return 0
+        guidelines = campaign_guidelines(bundle, args.name)
+    if guidelines is None:
+        print(f"campaign '{args.name}' has no guidelines (add them with --set FILE.md)")
+    else:
+        print(guidelines, end="" if guidelines.endswith("\n") else "\n")
     return 0
 
 
@@ -245,6 +353,92 @@ def run_show(args: argparse.Namespace) -> int:
     for handle, counts in details["gold"].items():
         print(f"  attention checks {handle}: {counts['correct']}/{counts['answered']} as expected")
     print("  (--json prints the schedule)")
+    return 0
+
+
+def _figure(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def run_status(args: argparse.Namespace) -> int:
+    from workbench.services.monitor import campaign_status
+    from workbench.storage import Bundle
+
+    with Bundle.open(args.bundle, migrate=False) as bundle:
+        status = campaign_status(bundle, args.name)
+    if args.json:
+        _print_json(status)
+        return 0
+    print(f"{status['campaign']}: {status['protocol']} ({status['status']})")
+    print(
+        f"  {status['tasks']} tasks, {status['complete_tasks']} complete, "
+        f"{status['answered']} answers, {status['skipped']} skips, "
+        f"{status['active_leases']} in progress"
+    )
+    for row in status["annotators"]:
+        seconds = row["median_seconds_per_task"]
+        line = f"  {row['annotator']}: {row['answered']} answered, {row['skipped']} skipped"
+        line += f", median {seconds:.1f} s/task" if seconds is not None else ""
+        if row["gold"]:
+            line += f", checks {row['gold']['correct']}/{row['gold']['answered']}"
+        print(line)
+        for reason, count in row["skip_reasons"].items():
+            print(f"      skipped {count}x: {reason}")
+    sections = [("overall", status["agreement"]["overall"])]
+    sections += list(status["agreement"]["by_category"].items())
+    for label, figures in sections:
+        print(
+            f"  agreement {label}: {figures['tasks']} tasks, "
+            f"Fleiss {_figure(figures['fleiss_kappa'])}, "
+            f"Krippendorff {_figure(figures['krippendorff_alpha'])}"
+        )
+    return 0
+
+
+def run_disagreements(args: argparse.Namespace) -> int:
+    from workbench.services.adjudication import disagreements
+    from workbench.storage import Bundle
+
+    with Bundle.open(args.bundle, migrate=False) as bundle:
+        rows = disagreements(bundle, args.name, args.judge_run)
+    if args.json:
+        _print_json(rows)
+        return 0
+    if not rows:
+        print("no disagreements")
+    for row in rows:
+        answers = ", ".join(f"{vote['annotator']}={vote['answer']}" for vote in row["votes"])
+        judge = f"; judge {row['judge']['answer']}" if row["judge"] else ""
+        settled = row["adjudication"]
+        done = f"; settled {settled['answer']} by {settled['adjudicator']}" if settled else ""
+        print(
+            f"task {row['task']} ({row['source']}:{row['item']}, {row['criterion']}): "
+            f"{answers}{judge}{done}"
+        )
+    return 0
+
+
+def run_adjudicate(args: argparse.Namespace) -> int:
+    from workbench.services.adjudication import record_adjudication
+    from workbench.storage import Bundle
+
+    with Bundle.open(args.bundle) as bundle:
+        record = record_adjudication(
+            bundle,
+            args.name,
+            args.task,
+            args.answer,
+            args.note,
+            args.adjudicator,
+            args.criterion,
+        )
+    if args.json:
+        _print_json(record)
+        return 0
+    print(
+        f"task {record['task']} of {record['campaign']}: {record['answer']} "
+        f"({record['criterion']}), by {record['adjudicator']}"
+    )
     return 0
 
 

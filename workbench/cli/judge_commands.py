@@ -12,8 +12,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
-
 
 def register(commands: Any) -> None:
     judge = commands.add_parser(
@@ -30,12 +28,13 @@ def register(commands: Any) -> None:
     )
     judge.add_argument(
         "--base-url",
-        default=DEFAULT_BASE_URL,
         metavar="URL",
-        help=f"the endpoint, e.g. http://127.0.0.1:8000/v1 for a local server "
-        f"(default {DEFAULT_BASE_URL})",
+        help="the endpoint, e.g. http://127.0.0.1:8000/v1 for a local server or "
+        "https://api.openai.com/v1 (default: the last one used; there is no other default)",
     )
-    judge.add_argument("--model", required=True, metavar="NAME", help="the judge model")
+    judge.add_argument(
+        "--model", metavar="NAME", help="the judge model (default: the last one used)"
+    )
     judge.add_argument(
         "--template", required=True, metavar="NAME", help="see 'workbench judge-templates'"
     )
@@ -66,8 +65,29 @@ def register(commands: Any) -> None:
         default=True,
         help="judge every pair in both orders (default: on)",
     )
-    judge.add_argument("--max-cost", type=float, metavar="USD", help="stop before exceeding")
-    judge.add_argument("--max-requests", type=int, metavar="N", help="stop after N requests")
+    judge.add_argument(
+        "--max-cost",
+        type=float,
+        metavar="USD",
+        help="stop before exceeding (default 5 when the model's price is known; 0: no limit)",
+    )
+    judge.add_argument(
+        "--max-requests",
+        type=int,
+        metavar="N",
+        help="stop after N requests (default 1000; 0: no limit)",
+    )
+    judge.add_argument(
+        "--yes",
+        action="store_true",
+        help="start without asking when the estimate is above the limits (the run still stops "
+        "at them)",
+    )
+    judge.add_argument(
+        "--text-only",
+        action="store_true",
+        help="let an image-based template judge items whose images are missing, on text alone",
+    )
     judge.add_argument(
         "--max-total-tokens", type=int, metavar="N", help="stop before exceeding N tokens"
     )
@@ -90,7 +110,11 @@ def register(commands: Any) -> None:
     judge.add_argument("--run", metavar="NAME", help="run name (default: derived from settings)")
     judge.add_argument("--no-cache", action="store_true", help="ask again even if cached")
     judge.add_argument(
-        "--timeout", type=float, default=120.0, metavar="S", help="per attempt (default 120)"
+        "--timeout",
+        type=float,
+        default=120.0,
+        metavar="S",
+        help="wall-clock seconds per attempt, however slowly the answer arrives (default 120)",
     )
     judge.add_argument(
         "--attempts", type=int, default=6, metavar="N", help="tries per request (default 6)"
@@ -109,21 +133,48 @@ def register(commands: Any) -> None:
     templates.set_defaults(handler=run_templates)
 
 
-def _settings(args: argparse.Namespace) -> Any:
+def _endpoint_and_model(args: argparse.Namespace) -> tuple[str, str]:
+    """``--base-url`` and ``--model``, or the last ones used. No endpoint is assumed: a hosted
+    (paid) one is used only when the user names it."""
     from workbench.errors import WorkbenchError
-    from workbench.judge.client import Budget, RetryPolicy
+    from workbench.judge.last_used import LOCAL_EXAMPLE, load_last_used
+
+    last = load_last_used()
+    base_url = args.base_url or last.base_url
+    model = args.model or last.model
+    if not model:
+        raise WorkbenchError("give the judge model with --model (it is remembered for next time)")
+    if not base_url:
+        if args.dry_run:
+            return "", model  # an estimate sends nothing
+        raise WorkbenchError(
+            f"give the judge endpoint with --base-url, e.g. {LOCAL_EXAMPLE} for a local server "
+            "or https://api.openai.com/v1 (it is remembered for next time)"
+        )
+    return base_url, model
+
+
+def _settings(args: argparse.Namespace, prices: Any) -> Any:
+    from workbench.errors import WorkbenchError
+    from workbench.judge.client import RetryPolicy
+    from workbench.judge.limits import run_budget
     from workbench.judge.runner import JudgeSettings
     from workbench.judge.worklist import Selection
 
     for name in ("concurrency", "attempts"):
         if getattr(args, name) < 1:
             raise WorkbenchError(f"--{name} must be at least 1")
+    for name in ("max_requests", "max_cost", "max_total_tokens"):
+        value = getattr(args, name)
+        if value is not None and value < 0:
+            raise WorkbenchError(f"--{name.replace('_', '-')} cannot be negative (0: no limit)")
+    base_url, model = _endpoint_and_model(args)
     models = None
     if args.models and args.models.strip() != "all":
         models = tuple(part.strip() for part in args.models.split(",") if part.strip())
     return JudgeSettings(
-        base_url=args.base_url,
-        judge_model=args.model,
+        base_url=base_url,
+        judge_model=model,
         template=args.template,
         selection=Selection(
             campaign=args.campaign,
@@ -135,23 +186,29 @@ def _settings(args: argparse.Namespace) -> Any:
             limit=args.limit,
         ),
         concurrency=args.concurrency,
-        budget=Budget(args.max_requests, args.max_total_tokens, args.max_cost),
+        budget=run_budget(
+            args.max_requests, args.max_cost, args.max_total_tokens, prices.for_model(model)
+        ),
         retry=RetryPolicy(max_attempts=args.attempts, timeout=args.timeout),
         temperature=args.temperature,
         max_tokens=args.max_output_tokens,
         run_name=args.run,
         use_cache=not args.no_cache,
+        text_only=args.text_only,
     )
 
 
 def _prices(args: argparse.Namespace) -> Any:
     from workbench.judge.cost import default_prices, load_prices, parse_price
+    from workbench.judge.last_used import load_last_used
 
     prices = default_prices()
     if args.prices:
         prices = load_prices(args.prices, prices)
     if args.price:
-        prices = prices.with_price(args.model, parse_price(args.price))
+        model = args.model or load_last_used().model
+        if model:
+            prices = prices.with_price(model, parse_price(args.price))
     return prices
 
 
@@ -160,21 +217,34 @@ def _money(value: float | None) -> str:
 
 
 def _print_estimate(plan: Any, stream: Any) -> None:
-    estimate = plan.estimate
-    print(f"run '{plan.run_name}'" + (" (resuming)" if plan.run_exists else ""), file=stream)
-    print(
-        f"  {plan.comparisons} comparisons, {plan.total_units} requests: "
-        f"{estimate.already_judged} judged before, {estimate.cached} in the cache, "
-        f"{estimate.requests} to send",
-        file=stream,
-    )
-    for reason, count in sorted(plan.skipped.items()):
-        print(f"  skipped {count} comparisons: {reason}", file=stream)
-    print(
-        f"  estimate: {estimate.prompt_tokens:,} prompt + {estimate.completion_tokens:,} "
-        f"completion tokens, {_money(estimate.cost_usd)}",
-        file=stream,
-    )
+    from workbench.judge.plan_text import plan_lines, plan_over_limits
+
+    first, *rest = plan_lines(plan)
+    print(first, file=stream)
+    for line in rest:
+        print(f"  {line}", file=stream)
+    over = plan_over_limits(plan)
+    if over:
+        print(f"  above the limits: {'; '.join(over)}", file=stream)
+
+
+def _confirm(plan: Any, args: argparse.Namespace) -> None:
+    """Ask before a run whose estimate is above its limits; refuse when no one can answer."""
+    from workbench.errors import WorkbenchError
+    from workbench.judge.plan_text import confirmation_text, plan_over_limits
+
+    if args.yes or not plan_over_limits(plan):
+        return
+    question = confirmation_text(plan)
+    if not sys.stdin.isatty():
+        raise WorkbenchError(
+            f"{question} Pass --yes to start anyway, or raise --max-requests / --max-cost "
+            "(0: no limit)"
+        )
+    print(question, file=sys.stderr)
+    answer = input("Start anyway? [y/N] ").strip().lower()
+    if answer not in ("y", "yes"):
+        raise WorkbenchError("not started: nothing was sent")
 
 
 def _print_summary(summary: Any) -> None:
@@ -192,6 +262,8 @@ def _print_summary(summary: Any) -> None:
         f"follow-up, {p.unresolved} stored flagged)"
     )
     print(f"  failed          {p.failed}")
+    if p.failed:
+        print(f"    why           {p.describe_failures()}")
     print(f"  retries         {p.retries}")
     print(f"  tokens          {p.prompt_tokens:,} prompt + {p.completion_tokens:,} completion")
     print(f"  cost            {_money(p.cost_usd)}")
@@ -217,21 +289,26 @@ async def _run_job(job: Any) -> Any:
 
 def run_judge(args: argparse.Namespace) -> int:
     from workbench.cli.progress import TerminalProgress
+    from workbench.judge.client import EndpointError
+    from workbench.judge.last_used import remember_last_used
     from workbench.judge.runner import JudgeJob, plan_run
     from workbench.judge.secrets import resolve_api_key
 
-    settings = _settings(args)
-    plan = plan_run(args.bundle, settings, prices=_prices(args))
+    prices = _prices(args)
+    settings = _settings(args, prices)
+    plan = plan_run(args.bundle, settings, prices=prices)
     if args.dry_run:
         if args.json:
             print(json.dumps(plan.as_dict(), indent=2))
         else:
             _print_estimate(plan, sys.stdout)
         return 0
-    key = resolve_api_key(args.base_url, args.api_key_env)
+    key = resolve_api_key(settings.base_url, args.api_key_env)
     for note in key.notes:
         print(f"workbench: {note}", file=sys.stderr)
     _print_estimate(plan, sys.stderr)
+    _confirm(plan, args)
+    remember_last_used(settings.base_url, settings.judge_model)
     progress = TerminalProgress(stream=sys.stderr)
     job = JudgeJob(
         args.bundle,
@@ -241,6 +318,18 @@ def run_judge(args: argparse.Namespace) -> int:
     )
     try:
         summary = asyncio.run(_run_job(job))
+    except EndpointError as stopped:
+        # the run ended early: its counts and reasons are shown, then why it stopped
+        progress.finish()
+        if job.summary is None:
+            raise
+        summary = job.summary
+        if args.json:
+            print(json.dumps({**summary.as_dict(), "estimate": plan.estimate.as_dict()}, indent=2))
+        else:
+            _print_summary(summary)
+        print(f"workbench: {stopped}", file=sys.stderr)
+        return 1
     finally:
         progress.finish()
     if args.json:

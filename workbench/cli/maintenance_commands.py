@@ -45,6 +45,11 @@ def register(commands: Any) -> None:
         help="the backup to restore (default: the newest one, beside the bundle or in the "
         "backup folder)",
     )
+    restore.add_argument(
+        "--force",
+        action="store_true",
+        help="restore a backup of another bundle (by default only this bundle's own backups)",
+    )
     restore.set_defaults(handler=run_restore)
 
 
@@ -137,7 +142,7 @@ def run_restore(args: argparse.Namespace) -> int:
             f"no backup of {path} was found beside it or in the backup folder; name one with "
             "--from FILE"
         )
-    aside = restore_backup(path, backup)
+    aside = restore_backup(path, backup, force=args.force)
     print(f"restored {path} from {backup}")
     if aside is not None:
         print(f"the previous file was kept at {aside}")

@@ -7,12 +7,9 @@ import argparse
 import json
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from workbench.errors import WorkbenchError
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 FILTER_FLAGS = (
     ("--source", "sources", str, "only items of this source (repeatable)"),
@@ -28,16 +25,19 @@ FILTER_FLAGS = (
 )
 
 
+#: the Failures panel's questions (workbench.services.analysis.FAILURE_KINDS), named here so
+#: that building the parser imports no service
+FAILURE_KIND_NAMES = (
+    "disagreement",
+    "cycles",
+    "loses-to-all",
+    "reference-flagged",
+    "lowest-turn-scores",
+)
+
+
 class StatsCommandError(WorkbenchError):
     pass
-
-
-def _pandas():  # type: ignore[no-untyped-def]
-    """pandas, imported on first use: parsing the command line (``workbench --version``,
-    ``workbench info``) must not pay for the statistics stack."""
-    import pandas
-
-    return pandas
 
 
 def _add_filters(parser: argparse.ArgumentParser) -> None:
@@ -67,6 +67,12 @@ def _add_filters(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         help="only judgments imported with a benchmark, cast in campaigns, or from judge runs",
+    )
+    group.add_argument(
+        "--include-derived",
+        action="store_true",
+        help="also count judgments an importer derived from others it stored (WildVision-Bench's "
+        "battles, derived from GPT-4o's verdicts); left out by default so nothing counts twice",
     )
 
 
@@ -98,9 +104,11 @@ def register(commands: Any) -> None:
     leaderboard.add_argument(
         "--decisive-weight",
         type=float,
-        default=None,
+        # workbench.stats.weighting.WILDVISION_DECISIVE_WEIGHT, the panel's default too
+        default=3.0,
         metavar="W",
-        help="count a 'much better' verdict as W battles (WildVision-Bench uses 3)",
+        help="count a 'much better' verdict as W battles (default 3, the rule of "
+        "WildVision-Bench and Arena-Hard-Auto; 1 counts every verdict once)",
     )
     leaderboard.add_argument(
         "--k-factor", type=float, default=4.0, metavar="K", help="Elo K factor (default 4)"
@@ -112,6 +120,9 @@ def register(commands: Any) -> None:
     )
     leaderboard.add_argument(
         "--heatmap", type=Path, metavar="FILE", help="save the observed win-rate heatmap"
+    )
+    leaderboard.add_argument(
+        "--csv", type=Path, metavar="FILE", help="save the leaderboard table as CSV"
     )
     leaderboard.set_defaults(handler=run_leaderboard)
 
@@ -157,6 +168,21 @@ def register(commands: Any) -> None:
     contradictions.add_argument("--json", action="store_true", help="print as JSON")
     contradictions.set_defaults(handler=run_contradictions)
 
+    failures = commands.add_parser(
+        "failures", help="items that answer a failure question (e.g. judge/human disagreement)"
+    )
+    failures.add_argument("bundle", metavar="BUNDLE")
+    failures.add_argument(
+        "--kind",
+        required=True,
+        choices=FAILURE_KIND_NAMES,
+        help="disagreement, cycles, loses-to-all (with --model), reference-flagged or "
+        "lowest-turn-scores",
+    )
+    failures.add_argument("--model", help="the model of loses-to-all")
+    failures.add_argument("--json", action="store_true", help="print as JSON")
+    failures.set_defaults(handler=run_failures)
+
     scores = commands.add_parser("scores", help="a benchmark's own scores (e.g. ConvBench)")
     scores.add_argument("bundle", metavar="BUNDLE")
     scores.add_argument(
@@ -177,38 +203,14 @@ def _filters(args: argparse.Namespace) -> Any:
         **{dest: tuple(getattr(args, dest)) for _, dest, _, _ in FILTER_FLAGS},
         kinds=tuple(args.kinds),
         origins=tuple(args.origins),
+        include_derived=args.include_derived,
     )
 
 
-def _judgments(bundle_path: str, filters: Any) -> tuple[pd.DataFrame, list[str]]:
-    from workbench.services.outcomes import distinct_values, judgments_frame
-    from workbench.storage import Bundle
-
-    with Bundle.open(bundle_path) as bundle, bundle.read_session() as session:
-        everything = judgments_frame(session)
-    return filters.apply(everything).reset_index(drop=True), distinct_values(everything, "source")
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(key): _jsonable(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_jsonable(item) for item in value]
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    if hasattr(value, "item") and not isinstance(value, str):  # numpy scalars
-        return _jsonable(value.item())
-    if value is _pandas().NA:
-        return None
-    return value
-
-
-def _records(table: pd.DataFrame) -> list[dict[str, Any]]:
-    return [_jsonable(row) for row in table.astype(object).to_dict(orient="records")]
-
-
 def _print_json(document: Any) -> None:
-    print(json.dumps(_jsonable(document), indent=2))
+    from workbench.services.to_json import jsonable
+
+    print(json.dumps(jsonable(document), indent=2))
 
 
 def _number(value: Any, digits: int = 1) -> str:
@@ -221,78 +223,47 @@ def _number(value: Any, digits: int = 1) -> str:
 
 
 def run_leaderboard(args: argparse.Namespace) -> int:
-    from workbench.services.outcomes import (
-        answer_style_features,
-        describe_empty,
-        pairwise_outcomes,
-    )
-    from workbench.stats.bradley_terry import Anchor, EloScale
-    from workbench.stats.leaderboard import compute_leaderboard
+    from workbench.services.analysis import AnalysisError, LeaderboardRequest, leaderboard
+    from workbench.stats.bradley_terry import Anchor
     from workbench.storage import Bundle
 
     anchor = Anchor.parse(args.anchor) if args.anchor else None
-    filters = _filters(args)
-    judgments, sources = _judgments(args.bundle, filters)
-    battles = pairwise_outcomes(judgments, args.decisive_weight)
-    if battles.empty:
-        raise StatsCommandError(describe_empty(filters, sources))
-    style_features = None
-    dropped = 0
-    if args.style_control:
-        with Bundle.open(args.bundle) as bundle, bundle.read_session() as session:
-            features_a, features_b, found = answer_style_features(session, battles)
-        dropped = int((~found).sum())
-        if not found.any():
-            raise StatsCommandError("style control needs the answers' texts; none were found")
-        battles = battles[found].reset_index(drop=True)
-        style_features = (features_a[found], features_b[found])
-    board = compute_leaderboard(
-        battles,
+    request = LeaderboardRequest(
         method=args.method,
-        anchor=anchor,
+        style_control=args.style_control,
+        anchor=anchor.model if anchor else None,
+        anchor_rating=anchor.rating if anchor else 1000.0,
+        default_anchor=False,
         bootstrap=args.bootstrap,
         seed=args.seed,
-        scale=EloScale(),
+        decisive_weight=args.decisive_weight,
         k_factor=args.k_factor,
-        style_features=style_features,
+        where=_filters(args),
     )
+    with Bundle.open(args.bundle) as bundle:
+        try:
+            result = leaderboard(bundle, request)
+        except AnalysisError as error:
+            raise StatsCommandError(str(error)) from error
     written = []
     if args.plot:
-        _save_forest_plot(board, args.plot)
+        result.forest_figure().savefig(args.plot)
         written.append(f"plot written to {args.plot}")
     if args.heatmap:
-        _save_heatmap(battles, board, args.heatmap)
+        result.heatmap_figure().savefig(args.heatmap)
         written.append(f"heatmap written to {args.heatmap}")
+    if args.csv:
+        result.write_csv(args.csv)
+        written.append(f"table written to {args.csv}")
     if args.json:
-        document = board.to_json()
-        document["filters"] = filters.describe()
-        document["battles"] = len(battles)
-        if args.style_control:
-            document["battles_without_answers"] = dropped
-        _print_json(document)
+        _print_json(result.to_json())
         return 0
-    _print_leaderboard(board, filters.describe(), len(battles), dropped)
+    _print_leaderboard(
+        result.board, request.filters().describe(), result.battles, result.battles_without_answers
+    )
     for line in written:
         print(line)
     return 0
-
-
-def _save_forest_plot(board: Any, path: Path) -> None:
-    from workbench.stats.plots import ratings_forest_plot
-
-    title = f"{'Bradley-Terry' if board.method == 'bt' else 'Online Elo'} ratings"
-    if board.anchor is not None:
-        title += f"\nanchor {board.anchor.model} = {board.anchor.rating:g}"
-    ratings_forest_plot(board.table, title).savefig(path)
-
-
-def _save_heatmap(battles: pd.DataFrame, board: Any, path: Path) -> None:
-    from workbench.stats.plots import win_rate_heatmap
-    from workbench.stats.winrate import pairwise_win_fraction
-
-    order = list(board.table["model"])
-    fraction = pairwise_win_fraction(battles).reindex(index=order, columns=order)
-    win_rate_heatmap(fraction).savefig(path)
 
 
 def _print_leaderboard(board: Any, filters: str, battles: int, dropped: int) -> None:
@@ -338,33 +309,17 @@ def _print_leaderboard(board: Any, filters: str, battles: int, dropped: int) -> 
 
 
 def run_agreement(args: argparse.Namespace) -> int:
-    from workbench.services.outcomes import describe_empty, pairwise_outcomes, parse_selector
-    from workbench.stats.agreement import agreement_summary, rater_agreement
-    from workbench.stats.position_bias import first_position_wins, swap_consistency
+    from workbench.services.analysis import AnalysisError, agreement
+    from workbench.storage import Bundle
 
-    select_a, select_b = parse_selector(args.a), parse_selector(args.b)
-    filters = _filters(args)
-    judgments, sources = _judgments(args.bundle, filters)
-    outcomes = pairwise_outcomes(judgments)
-    side_a, side_b = select_a.apply(outcomes), select_b.apply(outcomes)
-    for name, side, selector in (("--a", side_a, select_a), ("--b", side_b, select_b)):
-        if side.empty:
-            raise StatsCommandError(f"{name}: {describe_empty(selector, sources)}")
-    summary = agreement_summary(side_a, side_b)
-    both = _pandas().concat([side_a, side_b], ignore_index=True).drop_duplicates()
-    document: dict[str, Any] = {
-        "a": args.a,
-        "b": args.b,
-        "filters": filters.describe(),
-        "agreement": summary.to_json(),
-        "raters": {
-            "a": rater_agreement(side_a).to_json(),
-            "b": rater_agreement(side_b).to_json(),
-        },
-        "ranks": _rank_agreement(side_a, side_b, args.bootstrap, args.seed),
-        "position_bias": _records(first_position_wins(both)),
-        "swap_consistency": _records(swap_consistency(both)),
-    }
+    with Bundle.open(args.bundle) as bundle:
+        try:
+            result = agreement(
+                bundle, args.a, args.b, _filters(args), bootstrap=args.bootstrap, seed=args.seed
+            )
+        except AnalysisError as error:
+            raise StatsCommandError(str(error)) from error
+    document = result.to_json()
     if args.json:
         _print_json(document)
         return 0
@@ -372,45 +327,15 @@ def run_agreement(args: argparse.Namespace) -> int:
     return 0
 
 
-def _rank_agreement(
-    side_a: pd.DataFrame, side_b: pd.DataFrame, rounds: int, seed: int
-) -> dict[str, Any] | None:
-    from workbench.stats.leaderboard import compute_leaderboard
-    from workbench.stats.rank_agreement import ci_order_agreement, kendall_tau, spearman_correlation
-
-    board_a = compute_leaderboard(side_a, "bt", bootstrap=rounds, seed=seed).table
-    board_b = compute_leaderboard(side_b, "bt", bootstrap=rounds, seed=seed).table
-    ratings_a = board_a.set_index("model")["rating"]
-    ratings_b = board_b.set_index("model")["rating"]
-    shared = sorted(set(ratings_a.index) & set(ratings_b.index))
-    if len(shared) < 3:
-        return None
-    # ratings are relative: compare them on the shared models only
-    result: dict[str, Any] = {
-        "models": len(shared),
-        "spearman": spearman_correlation(ratings_a, ratings_b),
-        "kendall_tau": kendall_tau(ratings_a, ratings_b),
-        "ci_order": None,
-    }
-    if rounds:
-        intervals_a = board_a.set_index("model")[["ci_lower", "ci_upper"]]
-        intervals_b = board_b.set_index("model")[["ci_lower", "ci_upper"]]
-        order = ci_order_agreement(
-            intervals_a.rename(columns={"ci_lower": "lower", "ci_upper": "upper"}),
-            intervals_b.rename(columns={"ci_lower": "lower", "ci_upper": "upper"}),
-        )
-        result["ci_order"] = {
-            "pairs": order.pairs,
-            "agree": order.agree,
-            "contradict": order.contradict,
-            "share": order.share,
-        }
-    return result
-
-
 def _print_agreement(document: dict[str, Any]) -> None:
     agreement = document["agreement"]
     print(f"{document['a']}  vs  {document['b']}  ({document['filters']})")
+    overlap = document["overlap"]
+    if overlap["judgments"]:
+        print(
+            f"  {overlap['judgments']} judgments selected by both sides count on side "
+            f"{overlap['kept_on']} only"
+        )
     print(f"  comparisons judged by both   {agreement['comparisons']}")
     print(f"  agreement with ties          {_number(_pct(agreement['agreement_with_ties']))}%")
     print(
@@ -443,6 +368,9 @@ def _print_agreement(document: dict[str, Any]) -> None:
         print(line)
     print("  position bias (share of decisive judgments won by the first-shown answer):")
     for row in document["position_bias"]:
+        if row["p_value"] is None and row["positions"] != "randomized":
+            print(f"    {row['evaluator']}: not measurable, {row['positions']}")
+            continue
         print(
             f"    {row['evaluator']}: {_number(_pct(row['first_win_share']))}% of "
             f"{row['decisive']} (p = {_number(row['p_value'], 3)})"
@@ -457,51 +385,18 @@ def _pct(value: Any) -> Any:
 
 
 def run_contradictions(args: argparse.Namespace) -> int:
-    from workbench.services.outcomes import describe_empty, pairwise_outcomes
-    from workbench.stats.contradictions import contradiction_counts, find_contradictions
+    from workbench.services.analysis import AnalysisError, contradictions
+    from workbench.storage import Bundle
 
     filters = _filters(args)
-    judgments, sources = _judgments(args.bundle, filters)
-    outcomes = pairwise_outcomes(judgments)
-    if outcomes.empty:
-        raise StatsCommandError(describe_empty(filters, sources))
-    groups = ["evaluator", "item", *(["criterion"] if args.by_criterion else [])]
-    cycles = find_contradictions(outcomes, groups, args.max_length)
-    graphs = outcomes.groupby(groups, dropna=False).ngroups
-    judged = outcomes.groupby("evaluator")["item"].nunique().rename("items")
-    per_evaluator = (
-        contradiction_counts(cycles, "evaluator").set_index("evaluator")
-        if len(cycles)
-        else _pandas().DataFrame({"cycles": []})
-    )
-    per_evaluator = judged.to_frame().join(per_evaluator).fillna({"cycles": 0}).reset_index()
-    per_evaluator["cycles"] = per_evaluator["cycles"].astype(int)
-    per_evaluator["cycles_per_item"] = per_evaluator["cycles"] / per_evaluator["items"]
-    document = {
-        "filters": filters.describe(),
-        "graphs": graphs,
-        "cycles": len(cycles),
-        "max_length": args.max_length,
-        "per_evaluator": _records(per_evaluator),
-        "per_category": _records(contradiction_counts(cycles, "category"))
-        if len(cycles) and "category" in cycles
-        else [],
-        "per_model": _records(contradiction_counts(cycles, "model")),
-        "per_item": _records(
-            contradiction_counts(cycles, ["item"]).merge(
-                outcomes[["item", "item_external_id"]].drop_duplicates(), on="item", how="left"
-            )
-        )
-        if len(cycles)
-        else [],
-        "examples": _records(
-            cycles.head(args.list).merge(
-                outcomes[["item", "item_external_id"]].drop_duplicates(), on="item", how="left"
-            )
-        )
-        if len(cycles)
-        else [],
-    }
+    with Bundle.open(args.bundle) as bundle:
+        try:
+            document = contradictions(
+                bundle, filters, args.by_criterion, args.max_length, args.list
+            ).to_json()
+        except AnalysisError as error:
+            raise StatsCommandError(str(error)) from error
+    graphs = document["graphs"]
     if args.json:
         _print_json(document)
         return 0
@@ -524,6 +419,27 @@ def run_contradictions(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- failures ----------------------------------------------------------------------------------
+
+
+def run_failures(args: argparse.Namespace) -> int:
+    from workbench.services.analysis import AnalysisError, failure_cases
+    from workbench.storage import Bundle
+
+    with Bundle.open(args.bundle) as bundle:
+        try:
+            document = failure_cases(bundle, args.kind, args.model).to_json()
+        except AnalysisError as error:
+            raise StatsCommandError(str(error)) from error
+    if args.json:
+        _print_json(document)
+        return 0
+    print(f"{len(document['items'])} item(s): {document['question']}")
+    for row in document["items"]:
+        print(f"  {row['label']}  {row['category'] or '-'}  {row['detail']}")
+    return 0
+
+
 # --- scores ------------------------------------------------------------------------------------
 
 
@@ -543,26 +459,19 @@ def benchmark_scores(name: str) -> Any:
 
 
 def run_scores(args: argparse.Namespace) -> int:
-    from workbench.services.outcomes import OutcomeFilter
+    from workbench.services.analysis import AnalysisError, scores
+    from workbench.storage import Bundle
 
     provider = benchmark_scores(args.benchmark)
     filters = _filters(args)
-    judgments, sources = _judgments(args.bundle, filters)
-    judgments = OutcomeFilter(sources=(provider.source,)).apply(judgments)
-    if judgments.empty:
-        raise StatsCommandError(
-            f"no judgments of source '{provider.source}' match {filters.describe()} "
-            f"(sources with judgments: {', '.join(sources) or 'none'})"
-        )
-    tables = provider.compute(judgments)
+    with Bundle.open(args.bundle) as bundle:
+        try:
+            result = scores(bundle, provider, filters)
+        except AnalysisError as error:
+            raise StatsCommandError(str(error)) from error
+    tables = result.tables
     if args.json:
-        _print_json(
-            {
-                "benchmark": provider.name,
-                "filters": filters.describe(),
-                "tables": {name: _records(table) for name, table in tables.items()},
-            }
-        )
+        _print_json(result.to_json())
         return 0
     print(f"{provider.description} ({filters.describe()})")
     for name, table in tables.items():

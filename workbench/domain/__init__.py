@@ -4,6 +4,12 @@ Nothing here imports anything of ours or touches storage, so plugins can build t
 without knowing how a bundle is laid out.
 """
 
+from workbench.domain.judgments import (
+    DERIVED_KEY,
+    REFERENCE_SIDE,
+    STANDARD_CONTEXT,
+    JudgmentOrigin,
+)
 from workbench.domain.outcomes import JudgmentKind, Outcome
 from workbench.domain.protocols import (
     AnnotationProtocol,
@@ -26,6 +32,9 @@ from workbench.domain.records import (
 )
 
 __all__ = [
+    "DERIVED_KEY",
+    "REFERENCE_SIDE",
+    "STANDARD_CONTEXT",
     "AnnotationProtocol",
     "CaptionRecord",
     "Choice",
@@ -35,6 +44,7 @@ __all__ = [
     "ImageRecord",
     "ItemRecord",
     "JudgmentKind",
+    "JudgmentOrigin",
     "JudgmentRecord",
     "ModelRecord",
     "Origin",

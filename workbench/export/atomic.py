@@ -10,6 +10,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
+from workbench.export.target import check_export_target
+from workbench.storage.leftovers import remove_abandoned, writer_tag
+
 
 def _umask() -> int:
     # mkstemp makes the file private (0600); an export is an ordinary file, so give it the
@@ -23,9 +26,11 @@ def _umask() -> int:
 def atomic_text_file(target: Path) -> Iterator[IO[str]]:
     """A text handle whose content replaces ``target`` when the block ends normally; on any
     error the temporary file is removed and ``target`` is left as it was."""
+    check_export_target(target)
     target.parent.mkdir(parents=True, exist_ok=True)
+    remove_abandoned(target.parent, f".{target.name}.", ".partial")
     descriptor, temporary = tempfile.mkstemp(
-        prefix=f".{target.name}.", suffix=".partial", dir=target.parent
+        prefix=f".{target.name}.{writer_tag()}.", suffix=".partial", dir=target.parent
     )
     try:
         # newline="" so that "\n" is written as is on every platform (byte-stable exports)
@@ -42,6 +47,7 @@ def atomic_text_file(target: Path) -> Iterator[IO[str]]:
 
 
 def write_bytes_atomically(target: Path, data: bytes) -> None:
+    check_export_target(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     descriptor, temporary = tempfile.mkstemp(
         prefix=f".{target.name}.", suffix=".partial", dir=target.parent

@@ -1,6 +1,6 @@
-"""Every judgment an export may carry, from the three tables that hold them, in one shape:
-judgments imported with a benchmark (``prior_judgments``), campaign votes that were not
-retracted (``votes``) and judge verdicts without an error (``judge_verdicts``).
+"""Every judgment an export may carry, read through the judgment read model
+(:mod:`workbench.storage.judgments`) with its provenance columns: judgments imported with a
+benchmark, campaign votes that were not retracted and judge verdicts without an error.
 
 ``model_a`` is always the side shown first (left); a side that was the reference answer
 rather than a model's output is named ``reference``, as the statistics name it.
@@ -8,32 +8,20 @@ rather than a model's output is named ``reference``, as the statistics name it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session, aliased
+from sqlalchemy.orm import Session
 
-from workbench.domain import Outcome
+from workbench.domain import REFERENCE_SIDE, STANDARD_CONTEXT, JudgmentOrigin
 from workbench.export.options import ExportError, ExportOptions, JudgmentSource
 from workbench.export.pseudonyms import pseudonym
-from workbench.services.selection import REFERENCE_NAME
-from workbench.storage.models import (
-    Annotator,
-    Campaign,
-    JudgeRun,
-    JudgeVerdict,
-    Model,
-    PriorJudgment,
-    ScheduledPair,
-    Vote,
-)
+from workbench.storage.judgments import COLUMNS, DETAIL_COLUMNS, OutcomeFilter, select_judgments
+from workbench.storage.models import Campaign
 
-IMPORTED, CAMPAIGN, JUDGE_RUN = "imported", "campaign", "judge-run"
-STANDARD_CONTEXT = "standard"
-_OUTCOMES = {outcome.value for outcome in Outcome}
+IMPORTED, CAMPAIGN, JUDGE_RUN = (origin.value for origin in JudgmentOrigin)
 #: rows read from the database at a time
 _BATCH = 10_000
 
@@ -82,140 +70,76 @@ def _time(value: datetime | None) -> str | None:
     return value.isoformat() if value is not None else None
 
 
-def _sides(left: str | None, right: str | None, outcome: str | None) -> tuple[str, str | None]:
-    # A pairwise answer with a side missing compared an output with the reference answer; a
-    # task with no model at all (verification) judged the reference itself.
-    if left is None:
-        return REFERENCE_NAME, right
-    if right is None and outcome is not None:
-        return left, REFERENCE_NAME
-    return left, right
+def _shown(name: str | None) -> str | None:
+    # the side a vote showed, as stored: the reference answer has no model name
+    return None if name == REFERENCE_SIDE else name
 
 
-def _prior(session: Session) -> Iterator[Judgment]:
-    model_a, model_b = aliased(Model), aliased(Model)
-    statement = (
-        select(PriorJudgment, model_a.name, model_b.name)
-        .join(model_a, PriorJudgment.model_a_id == model_a.id)
-        .outerjoin(model_b, PriorJudgment.model_b_id == model_b.id)
-        .order_by(PriorJudgment.id)
-        .execution_options(yield_per=_BATCH)
-    )
-    for row, name_a, name_b in session.execute(statement):
-        yield Judgment(
-            origin=IMPORTED,
-            kind=row.kind,
-            item_id=row.item_id,
-            turn=row.turn_index,
-            criterion=row.criterion,
-            model_a=name_a,
-            model_b=name_b,
-            outcome=row.outcome,
-            strength=row.strength,
-            label=row.label,
-            score=row.score,
-            rater=row.rater,
-            group=row.group_key,
-            raw_text=row.raw_text,
-            metadata=dict(row.metadata_ or {}),
+def _judgment(row: Any, key: bytes | None) -> Judgment:
+    """One read-model row (with its detail columns) as an export holds it."""
+    origin = row.origin
+    # a task with no model at all (verification) judged the reference itself
+    model_a = row.model_a if row.model_a is not None else REFERENCE_SIDE
+    common = {
+        "origin": origin,
+        "kind": row.kind,
+        "item_id": row.item,
+        "turn": row.turn,
+        "criterion": row.criterion,
+        "model_a": model_a,
+        "model_b": row.model_b,
+        "outcome": row.outcome,
+        "strength": int(row.strength),
+        "label": row.label,
+        "score": row.score,
+        "raw_text": row.raw_text,
+    }
+    if origin == IMPORTED:
+        return Judgment(
+            **common, rater=row.rater, group=row.group_key, metadata=dict(row.metadata or {})
         )
-
-
-def _votes(session: Session, campaign: str | None, key: bytes | None) -> Iterator[Judgment]:
-    model_a, model_b = aliased(Model), aliased(Model)
-    statement = (
-        select(Vote, Campaign, Annotator.handle, ScheduledPair.sequence, model_a.name, model_b.name)
-        .join(Campaign, Vote.campaign_id == Campaign.id)
-        .join(Annotator, Vote.annotator_id == Annotator.id)
-        .outerjoin(ScheduledPair, Vote.pair_id == ScheduledPair.id)
-        .outerjoin(model_a, Vote.model_a_id == model_a.id)
-        .outerjoin(model_b, Vote.model_b_id == model_b.id)
-        .where(Vote.retracted_at.is_(None))
-        .order_by(Vote.id)
-        # in batches, so a million votes are never all held as ORM objects at once
-        .execution_options(yield_per=_BATCH)
-    )
-    if campaign is not None:
-        statement = statement.where(Campaign.name == campaign)
-    for vote, found, handle, sequence, name_a, name_b in session.execute(statement):
-        outcome = vote.choice if vote.choice in _OUTCOMES else None
-        side_a, side_b = _sides(name_a, name_b, outcome)
-        annotator = pseudonym(handle, key) if key is not None else handle
-        yield Judgment(
-            origin=CAMPAIGN,
-            kind="human",
-            item_id=vote.item_id,
-            turn=vote.turn_index,
-            criterion=vote.criterion,
-            model_a=side_a,
-            model_b=side_b,
-            outcome=outcome,
-            strength=1,
-            label=vote.choice,
-            score=vote.grade,
-            rater=annotator,
-            group=f"campaign:{found.name}:task:{sequence}" if sequence is not None else None,
-            raw_text=vote.comment,
+    if origin == CAMPAIGN:
+        sequence = row.pair_sequence
+        return Judgment(
+            **common,
+            rater=pseudonym(row.annotator, key) if key is not None else row.annotator,
+            group=f"campaign:{row.campaign}:task:{sequence}" if sequence is not None else None,
             metadata={
                 "origin": CAMPAIGN,
-                "campaign": found.name,
-                "protocol": found.protocol,
-                "context": str((found.settings or {}).get("output_context", STANDARD_CONTEXT)),
-                "vote_uuid": vote.uuid,
-                "shown_left": name_a,
-                "shown_right": name_b,
-                "shown_at": _time(vote.shown_at),
-                "cast_at": _time(vote.cast_at),
-                "duration_ms": vote.duration_ms,
-                "skip_reason": vote.skip_reason,
+                "campaign": row.campaign,
+                "protocol": row.protocol,
+                "context": str(row.campaign_context or STANDARD_CONTEXT),
+                "vote_uuid": row.vote_uuid,
+                "shown_left": _shown(row.model_a),
+                "shown_right": _shown(row.model_b),
+                "shown_at": _time(row.shown_at),
+                "cast_at": _time(row.time),
+                "duration_ms": row.duration_ms,
+                "skip_reason": row.skip_reason,
             },
         )
-
-
-def _verdicts(session: Session) -> Iterator[Judgment]:
-    model_a, model_b = aliased(Model), aliased(Model)
-    statement = (
-        select(JudgeVerdict, JudgeRun, model_a.name, model_b.name)
-        .join(JudgeRun, JudgeVerdict.run_id == JudgeRun.id)
-        .join(model_a, JudgeVerdict.model_a_id == model_a.id)
-        .outerjoin(model_b, JudgeVerdict.model_b_id == model_b.id)
-        .where(JudgeVerdict.error.is_(None))
-        .order_by(JudgeVerdict.id)
-        .execution_options(yield_per=_BATCH)
+    return Judgment(
+        **common,
+        rater=row.judge_model,
+        group=f"judge-run:{row.judge_run}:request:{row.request_hash}",
+        metadata={
+            "origin": JUDGE_RUN,
+            "judge_run": row.judge_run,
+            "judge_model": row.judge_model,
+            "context": row.context,
+            "judge_prompt": row.template_name,
+            "template_version": row.template_version,
+            "position_flip": row.position_flip,
+            "request_hash": row.request_hash,
+            "created_at": _time(row.time),
+        },
     )
-    for verdict, run, name_a, name_b in session.execute(statement):
-        side_a, side_b = _sides(name_a, name_b, verdict.outcome)
-        yield Judgment(
-            origin=JUDGE_RUN,
-            kind="judge",
-            item_id=verdict.item_id,
-            turn=verdict.turn_index,
-            criterion=verdict.criterion,
-            model_a=side_a,
-            model_b=side_b,
-            outcome=verdict.outcome,
-            strength=verdict.strength,
-            label=verdict.label,
-            score=verdict.score,
-            rater=run.judge_model,
-            group=f"judge-run:{run.name}:request:{verdict.request_hash}",
-            raw_text=verdict.raw_text,
-            metadata={
-                "origin": JUDGE_RUN,
-                "judge_run": run.name,
-                "judge_model": run.judge_model,
-                "context": str((run.parameters or {}).get("context", STANDARD_CONTEXT)),
-                "judge_prompt": run.template_name,
-                "template_version": run.template_version,
-                "position_flip": verdict.position_flip,
-                "request_hash": verdict.request_hash,
-                "created_at": _time(verdict.created_at),
-            },
-        )
 
 
 def collect_judgments(session: Session, options: ExportOptions) -> list[Judgment]:
-    """The judgments the options select, in a stable order (by their canonical content)."""
+    """The judgments the options select, read through the judgment read model (derived ones
+    included: an export carries everything stored), in stored order."""
+    filters = OutcomeFilter(include_derived=True)
     if options.campaign is not None:
         exists = session.scalar(select(Campaign.id).where(Campaign.name == options.campaign))
         if exists is None:
@@ -224,15 +148,13 @@ def collect_judgments(session: Session, options: ExportOptions) -> list[Judgment
                 f"no campaign named '{options.campaign}' in this bundle (campaigns: "
                 f"{names or 'none'})"
             )
-        found = list(_votes(session, options.campaign, options.pseudonym_key))
-    else:
-        found = [
-            *_prior(session),
-            *_votes(session, None, options.pseudonym_key),
-            *_verdicts(session),
-        ]
+        filters = replace(filters, campaigns=(options.campaign,))
     if options.source is not JudgmentSource.ALL:
-        found = [judgment for judgment in found if judgment.kind == options.source.value]
+        filters = replace(filters, kinds=(options.source.value,))
+    statement = select_judgments(filters, columns=(*COLUMNS, *DETAIL_COLUMNS))
+    # in batches, so a million votes are never all held at once as rows of the driver
+    rows = session.execute(statement.execution_options(yield_per=_BATCH))
+    found = [_judgment(row, options.pseudonym_key) for row in rows]
     if options.pseudonym_key is not None:
         found = [_hide_imported_rater(judgment, options.pseudonym_key) for judgment in found]
     return found

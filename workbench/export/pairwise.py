@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session, selectinload
 from workbench.export.canonical_json import dumps
 from workbench.export.images import ImageWriter
 from workbench.export.judgments import CAMPAIGN, JUDGE_RUN, Judgment
+from workbench.export.spreadsheet import spreadsheet_safe
 from workbench.storage.models import Item, Model, Output, Turn
 
 PAIRWISE_TAG = "vlm-workbench/pairwise"
@@ -246,12 +247,13 @@ def write_csv(
     handle: IO[str], records: Iterable[dict[str, Any]], columns: tuple[str, ...] = CSV_COLUMNS
 ) -> int:
     """The records as CSV with ``columns``; images as their paths (or original references)
-    joined by ``;``, lists as ``;``-joined text. Returns the number of rows."""
+    joined by ``;``, lists as ``;``-joined text; text a spreadsheet would run as a formula is
+    quoted (see ``spreadsheet``). Returns the number of rows."""
     writer = csv.writer(handle, lineterminator="\n")
     writer.writerow(columns)
     count = 0
     for record in records:
         row = dict(record, images=_image_cell(record["images"]))
-        writer.writerow([_csv_value(row[column]) for column in columns])
+        writer.writerow([spreadsheet_safe(_csv_value(row[column])) for column in columns])
         count += 1
     return count

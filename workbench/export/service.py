@@ -20,6 +20,7 @@ from workbench.export.items import item_lines
 from workbench.export.judgments import Judgment, collect_judgments
 from workbench.export.options import ExportError, ExportOptions, ExportSummary, ImageMode
 from workbench.export.pairwise import pairwise_records, write_csv
+from workbench.export.target import check_export_target
 from workbench.storage.bundle import Bundle
 from workbench.storage.dialects import parse_location
 
@@ -117,17 +118,19 @@ def export_bundle(
         raise ExportError("Arena battles carry no images: leave out --with-images")
     if options.aggregate and options.format not in ("jsonl", "csv"):
         raise ExportError("only the jsonl and csv formats can aggregate judgments per pair")
-    if target.is_dir():
-        raise ExportError(f"{target} is a folder: give the export file's name")
     source = parse_location(bundle_path)
+    check_export_target(target, source.path)
     if source.path is not None and not source.path.exists():
         raise ExportError(f"no bundle at {source.path}")
     writer = FORMATS[options.format][0]
     images = ImageWriter(options.images, target.parent)
     with Bundle.open(bundle_path, migrate=False) as bundle, bundle.read_session() as session:
         found = collect_judgments(session, options)
-        with atomic_text_file(target) as handle:
-            records = writer(handle, session, found, images, options)
+        try:
+            with atomic_text_file(target) as handle:
+                records = writer(handle, session, found, images, options)
+        except OSError as error:  # a full disk, a read-only folder, a place like /proc
+            raise ExportError(f"cannot write {target}: {error.strerror or error}") from None
     summary = ExportSummary(
         path=target,
         format=options.format,

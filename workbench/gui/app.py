@@ -19,9 +19,9 @@ from workbench.errors import WorkbenchError
 log = logging.getLogger(__name__)
 
 PANEL_PAGES = ("leaderboard", "graph", "agreement", "failures")
-PAGES = ("items", "annotate", "analysis", *PANEL_PAGES)
-#: the profile a screenshot of the annotation view uses when the bundle has none
-SCREENSHOT_ANNOTATOR = "screenshot"
+#: coordinator views of a campaign (``--campaign`` picks one, default the first)
+CAMPAIGN_PAGES = ("monitor", "adjudicate")
+PAGES = ("items", "annotate", "analysis", *PANEL_PAGES, *CAMPAIGN_PAGES)
 SCREENSHOT_TIMEOUT_S = 30.0
 
 
@@ -69,6 +69,7 @@ def install_qt_message_logging() -> None:
 def _application():  # type: ignore[no-untyped-def]
     from PySide6.QtWidgets import QApplication
 
+    from workbench.gui.fonts import install_fallback_fonts
     from workbench.gui.resources import app_icon
 
     app = QApplication.instance()
@@ -77,6 +78,7 @@ def _application():  # type: ignore[no-untyped-def]
         app = QApplication(sys.argv[:1])
         app.setApplicationName("VLM Workbench")
         app.setOrganizationName("vlm-workbench")
+        install_fallback_fonts()
     app.setWindowIcon(app_icon())
     return app
 
@@ -103,19 +105,141 @@ def render_window(window, target: Path) -> None:  # type: ignore[no-untyped-def]
         raise WorkbenchError(f"cannot write the screenshot to {target}")
 
 
-def screenshot_annotator(bundle) -> str:  # type: ignore[no-untyped-def]
+def screenshot_annotator(bundle) -> str | None:  # type: ignore[no-untyped-def]
     """Whose view a screenshot shows when no annotator is named: the pack's annotator in an
-    offline pack, else the first profile by handle, else a new profile "screenshot"."""
-    from workbench.services.campaigns import add_annotator, list_annotators
+    offline pack, else the first profile by handle, else None (a newcomer's view: the
+    screenshot's bundle is open read-only, so no profile is added)."""
+    from workbench.services.campaigns import list_annotators
     from workbench.services.packs import pack_info
 
     pack = pack_info(bundle)
     if pack is not None:
         return pack.annotator
     profiles = list_annotators(bundle)
-    if profiles:
-        return profiles[0].handle
-    return add_annotator(bundle, SCREENSHOT_ANNOTATOR, "Screenshot").handle
+    return profiles[0].handle if profiles else None
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    """``"1366x768"`` as (width, height); WorkbenchError for anything else."""
+    width, _, height = text.lower().partition("x")
+    try:
+        size = (int(width), int(height))
+    except ValueError:
+        raise WorkbenchError(f"--size takes WIDTHxHEIGHT, like 1366x768 (not {text!r})") from None
+    if not (320 <= size[0] <= 10_000 and 240 <= size[1] <= 10_000):
+        raise WorkbenchError(f"--size {text} is out of range (320x240 to 10000x10000)")
+    return size
+
+
+def _take_screenshot(window, screenshot: str | Path, size: tuple[int, int], shown=None) -> int:  # type: ignore[no-untyped-def]
+    """Render ``shown`` (the window, or a dialog of the page) once ``window`` is idle."""
+    window.resize(*size)
+    window.show()
+    if not wait_until_idle(window):
+        log.warning("screenshot taken before every image was decoded")
+    render_window(shown if shown is not None else window, Path(screenshot))
+    window.close()
+    return 0
+
+
+def _pack_of(bundle_path: str | Path):  # type: ignore[no-untyped-def]
+    """The pack's description when ``bundle_path`` is an offline pack file, else None."""
+    from workbench.services.packs import pack_info
+    from workbench.storage import Bundle
+    from workbench.storage.dialects import parse_location
+
+    if parse_location(bundle_path).is_server:
+        return None
+    try:
+        with Bundle.open(bundle_path, migrate=False) as bundle:
+            return pack_info(bundle)
+    except WorkbenchError:  # the main window reports why it cannot be opened
+        return None
+
+
+def run_annotator(
+    bundle_path: str | Path,
+    campaign: str | None = None,
+    annotator: str | None = None,
+    screenshot: str | Path | None = None,
+    size: tuple[int, int] | None = None,
+) -> int:
+    """Open the annotator's window (the annotation page alone) on ``campaign`` as
+    ``annotator``; in an offline pack both default to the pack's. With ``screenshot``, render
+    it at ``size`` and exit."""
+    from workbench.services.packs import pack_info
+    from workbench.services.voting import AnnotationSession
+    from workbench.storage import Bundle
+
+    _choose_platform(screenshot is not None, bundle_path)
+    preview = screenshot is not None  # a screenshot writes nothing: no profile, no lease
+    bundle = Bundle.open(bundle_path, read_only=preview)
+    try:
+        pack = pack_info(bundle)
+        campaign = campaign or (pack.campaign if pack is not None else None)
+        if campaign is None:
+            raise WorkbenchError("say which campaign to annotate: --campaign NAME")
+        if annotator is None:
+            if screenshot is not None:
+                annotator = screenshot_annotator(bundle)
+            elif pack is not None:
+                annotator = pack.annotator
+            else:
+                raise WorkbenchError("say who annotates: --annotator HANDLE")
+        session = AnnotationSession(bundle, campaign, annotator, preview=preview)
+    except BaseException:
+        bundle.close()
+        raise
+    app = _application()
+
+    from workbench.gui.annotation.annotator_window import WINDOW_SIZE, AnnotatorWindow
+    from workbench.gui.event_loop import run_shared_loop
+
+    window = AnnotatorWindow(bundle, session, location=bundle_path)
+    if screenshot is not None:
+        return _take_screenshot(window, screenshot, size or WINDOW_SIZE)
+    window.show()
+    return run_shared_loop(app)
+
+
+def resumable_session() -> tuple[str, str, str, str] | None:
+    """(location, campaign, annotator, window) of the annotation session the app was closed
+    in, when it can still be resumed (the bundle, campaign and profile exist); else None, and
+    a session that cannot be resumed any more is forgotten."""
+    from workbench.gui.settings import GuiSettings
+    from workbench.recent import available
+    from workbench.services.voting import AnnotationSession
+    from workbench.storage import Bundle
+
+    settings = GuiSettings()
+    remembered = settings.annotation_session()
+    if remembered is None:
+        return None
+    location, campaign, annotator, _window = remembered
+    try:
+        if not available(location):
+            raise WorkbenchError(f"{location} is not there any more")
+        with Bundle.open(location, read_only=True) as bundle:
+            AnnotationSession(bundle, campaign, annotator, preview=True)
+    except WorkbenchError as error:
+        log.warning("cannot resume the annotation session: %s", error)
+        settings.forget_annotation_session()
+        return None
+    return remembered
+
+
+def resume_annotation() -> int | None:
+    """Reopen the annotation session the app was closed in (plain ``workbench``), in the
+    window it was in; None when there is none to resume."""
+    from workbench.gui.annotation.annotator_window import ANNOTATOR_WINDOW
+
+    remembered = resumable_session()
+    if remembered is None:
+        return None
+    location, campaign, annotator, window = remembered
+    if window == ANNOTATOR_WINDOW:
+        return run_annotator(location, campaign, annotator)
+    return run_app(location, page="annotate", campaign=campaign, annotator=annotator)
 
 
 def run_app(
@@ -125,17 +249,21 @@ def run_app(
     item: str | None = None,
     campaign: str | None = None,
     annotator: str | None = None,
+    size: tuple[int, int] | None = None,
 ) -> int:
     """Open the main window on ``bundle_path`` (a file path or a server URL); with
     ``screenshot``, render it to that file instead of running interactively. Returns the
     process exit status.
 
     ``page="annotate"`` starts annotating ``campaign`` as ``annotator`` (see
-    :func:`screenshot_annotator` for the profile used when none is named)."""
+    :func:`screenshot_annotator` for the profile used when none is named). An offline pack
+    opens in the annotator's window (:func:`run_annotator`)."""
     if page not in PAGES:
         raise WorkbenchError(f"unknown page {page!r} (pages: {', '.join(PAGES)})")
     if page == "annotate" and campaign is None:
         raise WorkbenchError("--page annotate needs --campaign NAME")
+    if page in ("items", "annotate") and item is None and _pack_of(bundle_path) is not None:
+        return run_annotator(bundle_path, campaign, annotator, screenshot, size)
     _choose_platform(screenshot is not None, bundle_path)
     app = _application()
 
@@ -149,7 +277,8 @@ def run_app(
     from workbench.gui.main_window import WINDOW_SIZE, MainWindow
 
     favour_the_event_loop()
-    window = MainWindow(persist_layout=screenshot is None)
+    window = MainWindow(persist_layout=screenshot is None, read_only=screenshot is not None)
+    shown = window  # what a screenshot renders: the window, or a dialog of the page
 
     def start_judge_preparation() -> None:
         if screenshot is None:
@@ -161,8 +290,12 @@ def run_app(
             raise WorkbenchError(f"no item {item!r} in {display_location(bundle_path)}")
         if page == "annotate" and campaign is not None:
             assert window.bundle is not None
-            handle = annotator or screenshot_annotator(window.bundle)
+            handle = annotator or (screenshot_annotator(window.bundle) if screenshot else None)
             window.annotation.start(campaign, handle)
+        if page == "monitor":
+            window.campaign_ops.show_monitor(campaign)
+        elif page == "adjudicate":
+            shown = window.campaign_ops.show_adjudication(campaign)
         if page == "analysis":
             window.analysis.show_all()
         elif page in PANEL_PAGES:
@@ -182,10 +315,4 @@ def run_app(
         window.show()
         return run_shared_loop(app)
 
-    window.resize(*WINDOW_SIZE)
-    window.show()
-    if not wait_until_idle(window):
-        log.warning("screenshot taken before every image was decoded")
-    render_window(window, Path(screenshot))
-    window.close()
-    return 0
+    return _take_screenshot(window, screenshot, size or WINDOW_SIZE, shown)

@@ -2,6 +2,10 @@
 
 Queries that can take longer than a frame (a search over every output, sorting 100,000 items by
 a count) go through :class:`BackgroundRunner`, so the event loop is never blocked by them.
+
+A result can arrive after its owner is gone (a dialog closed while its query ran, a test's window
+deleted before the pool finished): it is then dropped, because calling into a deleted widget
+raises ``RuntimeError`` on the GUI thread.
 """
 
 from __future__ import annotations
@@ -10,9 +14,16 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import QObject, QThreadPool, Signal
 
 log = logging.getLogger(__name__)
+
+
+def _callback_alive(callback: Callable[..., Any] | None) -> bool:
+    """False when ``callback`` is a method of a Qt object whose C++ side is deleted."""
+    owner = getattr(callback, "__self__", None)
+    return not isinstance(owner, QObject) or shiboken6.isValid(owner)
 
 
 class _Relay(QObject):
@@ -49,15 +60,23 @@ class BackgroundRunner(QObject):
         was_busy = self.busy
         self._relays.add(relay)
 
+        def alive() -> bool:
+            """Whether the runner still exists; a result for a deleted one is dropped."""
+            return shiboken6.isValid(self)
+
         def finish() -> None:
             self._relays.discard(relay)
-            relay.deleteLater()
-            if not self.busy:
+            if shiboken6.isValid(relay):
+                relay.deleteLater()
+            if alive() and not self.busy:
                 self.busyChanged.emit(False)
 
         def deliver(value: Any) -> None:
             try:
-                on_result(value)
+                if alive() and _callback_alive(on_result):
+                    on_result(value)
+                else:
+                    log.debug("dropped a background result: its owner is gone")
             finally:
                 finish()
 
@@ -65,8 +84,10 @@ class BackgroundRunner(QObject):
             try:
                 if on_error is None:
                     log.error("background task failed", exc_info=error)
-                else:
+                elif alive() and _callback_alive(on_error):
                     on_error(error)
+                else:
+                    log.debug("dropped a background error, its owner is gone: %r", error)
             finally:
                 finish()
 

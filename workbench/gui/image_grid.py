@@ -10,6 +10,7 @@ from PySide6.QtGui import QMouseEvent, QPixmap
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from workbench.gui.image_loader import DecodedImage, ImageLoader
+from workbench.gui.plain_text import plain_tooltip
 from workbench.services.browse import ImageSlot
 
 MAX_COLUMNS = 4
@@ -54,7 +55,7 @@ class ImageTile(QFrame):
         if slot.width and slot.height:
             details += f" · {slot.width}×{slot.height} {slot.format or ''}".rstrip()
         self.label.setText(details)
-        self.setToolTip(slot.original_ref)
+        self.setToolTip(plain_tooltip(slot.original_ref))
         if slot.is_missing:
             name = slot.original_ref.rstrip("/").rsplit("/", 1)[-1] or slot.original_ref
             elided = self.picture.fontMetrics().elidedText(

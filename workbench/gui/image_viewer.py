@@ -14,14 +14,21 @@ class ImageViewerDialog(QDialog):
         super().__init__(parent)
         self.ui = Ui_ImageViewer()
         self.ui.setupUi(self)
-        self.setWindowTitle(title)
-        self.ui.infoLabel.setText(f"{image.width()} × {image.height()} px")
         self.ui.fitButton.clicked.connect(self.ui.imageView.fit)
         self.ui.actualSizeButton.clicked.connect(self.ui.imageView.actual_size)
         self.ui.zoomInButton.clicked.connect(lambda: self.ui.imageView.zoom(ZOOM_STEP))
         self.ui.zoomOutButton.clicked.connect(lambda: self.ui.imageView.zoom(1 / ZOOM_STEP))
-        self.ui.imageView.set_image(image)
+        self.show_image(image, title)
         self.ui.imageView.setFocus()
+
+    def show_image(self, image: QImage, title: str) -> None:
+        """Show another image in the same window (the annotation page's zoom follows the
+        task), fitted to the window."""
+        self.setWindowTitle(title)
+        self.ui.infoLabel.setText(f"{image.width()} × {image.height()} px")
+        self.ui.imageView.set_image(image)
+        if self.isVisible():
+            self.ui.imageView.fit()
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)

@@ -14,6 +14,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QColor
 
+from workbench.gui.plain_text import plain_tooltip
 from workbench.services.browse import ItemFlag, ItemRow, SortKey
 
 PAGE_SIZE = 200
@@ -130,10 +131,10 @@ class ItemTableModel(QAbstractTableModel):
             return self._display(row, column)
         if role == Qt.ItemDataRole.ToolTipRole:
             if column == 6 and row.flags:
-                return "\n".join(sorted(row.flags))
+                return plain_tooltip("\n".join(sorted(row.flags)))
             if column == 0:
-                return f"{row.source}/{row.external_id} (row {row.id})"
-            return self._display(row, column) or None
+                return plain_tooltip(f"{row.source}/{row.external_id} (row {row.id})")
+            return plain_tooltip(self._display(row, column)) or None
         if role == Qt.ItemDataRole.ForegroundRole and column == 6 and row.flags:
             return QColor("#b00020")
         if role == Qt.ItemDataRole.TextAlignmentRole and column in (4, 5):

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from workbench.gui.image_grid import ImageGrid
 from workbench.gui.image_loader import ImageLoader
 from workbench.gui.image_viewer import ImageViewerDialog
+from workbench.gui.plain_text import menu_text, plain_tooltip
 from workbench.gui.safe_text import SafeTextView
 from workbench.gui.selection import SelectionModel
 from workbench.services.browse import (
@@ -163,7 +164,7 @@ class _OutputColumn(QFrame):
         self.model = model
         outputs = turn.outputs_of(model)
         self.header.setText(outputs[0].display_name if outputs else model)
-        self.header.setToolTip(model)
+        self.header.setToolTip(plain_tooltip(model))
         texts = [(o.context, o.text) for o in outputs] or [("", "")]
         while len(self._entries) < len(texts):
             label = QLabel(self)
@@ -455,7 +456,8 @@ class ItemView(QWidget):
         show_default.triggered.connect(lambda: self.set_chosen_models([]))
         self.models_menu.addSeparator()
         for model in self._available_models:
-            action = self.models_menu.addAction(model)
+            action = self.models_menu.addAction(menu_text(model))
+            action.setToolTip(plain_tooltip(model))  # an action's tooltip is its text by default
             action.setCheckable(True)
             action.setChecked(model in self.chosen_models)
             action.toggled.connect(lambda checked, name=model: self._toggle_model(name, checked))

@@ -37,8 +37,10 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.errors import WorkbenchError
-from workbench.judge.client import Budget
 from workbench.judge.cost import DEFAULT_PRICES, PriceTable, default_prices, parse_price
+from workbench.judge.last_used import LOCAL_EXAMPLE, load_last_used, remember_last_used
+from workbench.judge.limits import DEFAULT_MAX_COST, DEFAULT_MAX_REQUESTS, run_budget
+from workbench.judge.plan_text import confirmation_text, money, plan_lines, plan_over_limits
 from workbench.judge.runner import (
     JudgeJob,
     JudgePlan,
@@ -55,29 +57,17 @@ from workbench.plugins import Registry, registry
 
 log = logging.getLogger(__name__)
 
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
 #: the progress text is refreshed at most this often (seconds): one verdict arrives every few
 #: milliseconds at full speed, and relaying out a label for each would be wasted work
 PROGRESS_TEXT_INTERVAL = 0.1
 
 
-def money(value: float | None) -> str:
-    return "unknown (no price for this model: give one)" if value is None else f"${value:.4f}"
-
-
 def describe_plan(plan: JudgePlan) -> str:
-    estimate = plan.estimate
-    lines = [
-        f"Run '{plan.run_name}'" + (" (resumes an earlier run)" if plan.run_exists else ""),
-        f"{plan.comparisons:,} comparisons, {plan.total_units:,} requests: "
-        f"{estimate.already_judged:,} judged before, {estimate.cached:,} in the cache, "
-        f"{estimate.requests:,} to send.",
-        f"Estimate: {estimate.prompt_tokens:,} prompt + {estimate.completion_tokens:,} "
-        f"completion tokens, {money(estimate.cost_usd)}.",
-    ]
-    lines += [
-        f"Skipped {count:,} comparisons: {why}." for why, count in sorted(plan.skipped.items())
-    ]
+    """The CLI's estimate lines, as sentences; then how it goes beyond the limits, if it does."""
+    lines = [line[0].upper() + line[1:] + "." for line in plan_lines(plan)]
+    over = plan_over_limits(plan)
+    if over:
+        lines.append(f"Above the limits: {'; '.join(over)}. Start asks first.")
     return "\n".join(lines)
 
 
@@ -99,6 +89,8 @@ def describe_summary(summary: JudgeSummary) -> str:
         f"stored flagged; position flips: {summary.position_flips:,} of "
         f"{summary.compared_in_both_orders:,} comparisons judged in both orders."
     )
+    if progress.failed:
+        text += f" Failed: {progress.describe_failures()}."
     if summary.stop_reason and summary.status != "cancelled":
         text += f" Stopped: {summary.stop_reason}."
     return text
@@ -142,6 +134,8 @@ class JudgeDialog(QDialog):
         self.task: asyncio.Task[None] | None = None
         self.summary: JudgeSummary | None = None
         self.message_box: QMessageBox | None = None
+        #: the question asked before a run above its limits (open while it waits)
+        self.confirm_box: QMessageBox | None = None
         self._last_text_update = 0.0
         #: the plugin's text as the editors give it back (they may normalise some characters),
         #: so that text left alone counts as unedited
@@ -157,11 +151,16 @@ class JudgeDialog(QDialog):
     # --- layout ---------------------------------------------------------------------------------
 
     def _build(self) -> None:
-        self.base_url_edit = QLineEdit(DEFAULT_BASE_URL)
+        # the last endpoint and model used; never a hosted endpoint the user did not choose
+        last = load_last_used()
+        self.base_url_edit = QLineEdit(last.base_url or "")
+        self.base_url_edit.setPlaceholderText(
+            f"e.g. {LOCAL_EXAMPLE} (a local server) or https://api.openai.com/v1"
+        )
         self.model_combo = QComboBox()
         self.model_combo.setEditable(True)
         self.model_combo.addItems(sorted(DEFAULT_PRICES))
-        self.model_combo.setCurrentText("gpt-4o-mini")
+        self.model_combo.setCurrentText(last.model or "")
         self.price_edit = QLineEdit()
         self.price_edit.setPlaceholderText("built in, or IN,OUT $ per million tokens")
         self.price_edit.setToolTip(
@@ -243,7 +242,16 @@ class JudgeDialog(QDialog):
         self.max_cost_spin.setDecimals(2)
         self.max_cost_spin.setPrefix("$")
         self.max_cost_spin.setSpecialValueText("no limit")
+        self.max_cost_spin.setValue(DEFAULT_MAX_COST)
+        self.max_cost_spin.setToolTip(
+            "The run stops before exceeding it; applies when the model's price is known."
+        )
         self.max_requests_spin = _no_limit_spin(10_000_000)
+        self.max_requests_spin.setValue(DEFAULT_MAX_REQUESTS)
+        self.text_only_check = QCheckBox("Judge items whose images are missing on text alone")
+        self.text_only_check.setToolTip(
+            "An image-based template refuses items without their images unless this is ticked."
+        )
         limits = QGroupBox("Limits")
         limits_form = QFormLayout(limits)
         limits_form.addRow("Comparisons:", self.limit_spin)
@@ -251,6 +259,7 @@ class JudgeDialog(QDialog):
         limits_form.addRow("", self.swap_check)
         limits_form.addRow("Stop before cost:", self.max_cost_spin)
         limits_form.addRow("Stop after requests:", self.max_requests_spin)
+        limits_form.addRow("", self.text_only_check)
 
         self.estimate_label = QLabel("Estimate the run to see what it will send and cost.")
         self.estimate_label.setWordWrap(True)
@@ -309,6 +318,7 @@ class JudgeDialog(QDialog):
         ):
             spin.valueChanged.connect(self._settings_changed)
         self.swap_check.toggled.connect(self._settings_changed)
+        self.text_only_check.toggled.connect(self._settings_changed)
         self.estimate_button.clicked.connect(self.estimate)
         self.start_button.clicked.connect(self.start)
         self.cancel_button.clicked.connect(self.cancel)
@@ -431,9 +441,9 @@ class JudgeDialog(QDialog):
         if template is None:
             raise WorkbenchError("no judge template is installed")
         model = self.model_combo.currentText().strip()
-        base_url = self.base_url_edit.text().strip()
-        if not model or not base_url:
-            raise WorkbenchError("give the endpoint's base URL and the judge model")
+        base_url = self.base_url_edit.text().strip()  # an estimate needs none; a run does
+        if not model:
+            raise WorkbenchError("give the judge model")
         if self.campaign_radio.isChecked():
             campaign = self.campaign_edit.text().strip()
             if not campaign:
@@ -461,10 +471,14 @@ class JudgeDialog(QDialog):
             template=template.name,
             selection=selection,
             concurrency=self.concurrency_spin.value(),
-            budget=Budget(
-                max_requests=_optional(self.max_requests_spin),
-                max_cost=_optional(self.max_cost_spin),
+            # the spin boxes' minimum, "no limit", is 0; a cost limit needs a known price
+            budget=run_budget(
+                self.max_requests_spin.value(),
+                self.max_cost_spin.value(),
+                None,
+                self.prices().for_model(model),
             ),
+            text_only=self.text_only_check.isChecked(),
         )
 
     def prices(self) -> PriceTable:
@@ -482,7 +496,9 @@ class JudgeDialog(QDialog):
 
     def estimate(self) -> None:
         try:
-            settings, prices, template = self.settings(), self.prices(), self.run_template()
+            # the prompt's own problems first: they are what the user is working on
+            template = self.run_template()
+            settings, prices = self.settings(), self.prices()
         except WorkbenchError as error:
             self._show_problem(str(error), "")
             return
@@ -490,7 +506,41 @@ class JudgeDialog(QDialog):
             self._set_state("planning")
 
     def start(self) -> None:
-        if self.plan is not None and self._launch(self._run(self.plan)):
+        """Start the estimated run; above its limits, only once the user agrees."""
+        if self.plan is None:
+            return
+        if not self.plan.settings.base_url:
+            self._show_problem(
+                f"Give the endpoint's base URL, e.g. {LOCAL_EXAMPLE} for a local server or "
+                "https://api.openai.com/v1.",
+                "",
+            )
+            return
+        if plan_over_limits(self.plan):
+            box = QMessageBox(
+                QMessageBox.Icon.Question,
+                "LLM judge",
+                confirmation_text(self.plan) + "\n\nStart anyway?",
+                QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                parent=self,
+            )
+            box.setTextFormat(Qt.TextFormat.PlainText)
+            box.setDefaultButton(QMessageBox.StandardButton.No)
+            box.finished.connect(self._confirmation_closed)
+            self.confirm_box = box
+            box.open()
+            return
+        self._start_confirmed()
+
+    def _confirmation_closed(self, result: int) -> None:
+        confirmed = self.confirm_box is not None and result == QMessageBox.StandardButton.Yes
+        self.confirm_box = None
+        if confirmed:
+            self._start_confirmed()
+
+    def _start_confirmed(self) -> None:
+        if self.plan is not None and self.task is None and self._launch(self._run(self.plan)):
+            remember_last_used(self.plan.settings.base_url, self.plan.settings.judge_model)
             self._set_state("running")
 
     def cancel(self) -> None:
@@ -585,6 +635,7 @@ class JudgeDialog(QDialog):
             self.swap_check,
             self.max_cost_spin,
             self.max_requests_spin,
+            self.text_only_check,
             self.estimate_button,
             self.close_button,
         ):

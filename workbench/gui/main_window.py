@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from workbench.errors import WorkbenchError
 from workbench.gui.annotation.annotation_page import ANNOTATE_PAGE, ITEMS_PAGE, AnnotationPage
 from workbench.gui.background import BackgroundRunner
+from workbench.gui.campaign_ops.actions import CampaignOps
 from workbench.gui.forms.ui_main_window import Ui_MainWindow
 from workbench.gui.help_dialogs import ShortcutsDialog, show_about
 from workbench.gui.image_loader import ImageLoader
@@ -34,6 +35,8 @@ from workbench.gui.item_list_panel import ItemListPanel
 from workbench.gui.item_view import ItemView
 from workbench.gui.locations import display_location, same_bundle
 from workbench.gui.panels import AnalysisDocks
+from workbench.gui.plain_text import menu_text, plain_tooltip
+from workbench.gui.report_dialog import ReportMenuEntry
 from workbench.gui.resources import app_icon
 from workbench.gui.restore_dialog import DamagedBundleDialog
 from workbench.gui.selection import SelectionModel
@@ -59,13 +62,15 @@ EXTRA_KEYS = {
 
 class MainWindow(QMainWindow):
     """``persist_layout``: save the layout on close (the user's own session, not a test or a
-    screenshot). ``auto_backup``: back up bundle files when opened (default: the same)."""
+    screenshot). ``auto_backup``: back up bundle files when opened (default: the same).
+    ``read_only``: open bundles read-only and remember none (a screenshot writes nothing)."""
 
     def __init__(
         self,
         *,
         persist_layout: bool = True,
         auto_backup: bool | None = None,
+        read_only: bool = False,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -80,6 +85,7 @@ class MainWindow(QMainWindow):
         self.location: str | Path | None = None
         self.browser: BundleBrowser | None = None
         self.auto_backup = persist_layout if auto_backup is None else auto_backup
+        self.read_only = read_only
         self.connecting = False  # a bundle is being opened on a worker
         self.server_dialog: ServerDialog | None = None
         self.damaged_dialog: DamagedBundleDialog | None = None
@@ -110,9 +116,11 @@ class MainWindow(QMainWindow):
         self.analysis.watcher.pollRecovered.connect(self._contact_back)
 
         self.annotation = AnnotationPage(self)
+        self.campaign_ops = CampaignOps(self)
 
         self._connect_actions()
         self.tools = ToolActions(self)
+        self.report_entry = ReportMenuEntry(self)  # File > Export report…
         self._default_state = self.saveState()
         self.persist_layout = persist_layout
         self._layout_restored = persist_layout and self._restore_layout()
@@ -173,9 +181,9 @@ class MainWindow(QMainWindow):
         locations = [location for location in recent_locations() if available(location)]
         for location in locations:
             server = is_server(location)
-            action = menu.addAction(location if server else Path(location).name)
-            action.setToolTip(location)
-            action.setStatusTip(location)
+            action = menu.addAction(menu_text(location if server else Path(location).name))
+            action.setToolTip(plain_tooltip(location))
+            action.setStatusTip(location)  # the status bar shows plain text
             if server:  # connecting may take seconds: on a worker
                 action.triggered.connect(
                     lambda _checked=False, url=location: self.open_in_background(url)
@@ -192,12 +200,14 @@ class MainWindow(QMainWindow):
     def open_bundle(self, location: str | Path) -> None:
         """Show the bundle at ``location`` (a file path or a server URL); raises WorkbenchError
         if it cannot be opened (the bundle shown before stays open then)."""
-        self._show_bundle(location, *self._load(location))
+        self._show_bundle(location, *self._load(location, self.read_only))
 
     @staticmethod
-    def _load(location: str | Path) -> tuple[Bundle, BundleBrowser, FilterChoices]:
+    def _load(
+        location: str | Path, read_only: bool = False
+    ) -> tuple[Bundle, BundleBrowser, FilterChoices]:
         """Open the bundle and read what the item list offers (any thread)."""
-        bundle = Bundle.open(location)
+        bundle = Bundle.open(location, read_only=read_only)
         try:
             browser = BundleBrowser(bundle)
             choices = browser.filter_choices()
@@ -213,7 +223,7 @@ class MainWindow(QMainWindow):
         self.connecting = True
         self.statusBar().showMessage(f"Connecting to {display_location(location)}…")
         self.runner.run(
-            lambda: self._load(location),
+            lambda: self._load(location, self.read_only),
             lambda loaded: self._loaded(location, loaded),
             self._load_failed,
         )
@@ -245,7 +255,8 @@ class MainWindow(QMainWindow):
     ) -> None:
         self._close_bundle()
         self.bundle, self.browser, self.location = bundle, browser, location
-        remember_location(bundle.path if bundle.path is not None else str(location))
+        if not self.read_only:
+            remember_location(bundle.path if bundle.path is not None else str(location))
         self.item_view.set_available_models(choices.models)
         self.item_list.set_browser(browser, choices)
         self.analysis.set_bundle(bundle)
@@ -454,6 +465,7 @@ class MainWindow(QMainWindow):
             or self.analysis.busy
             or self.backup_runner.busy
             or self.connecting
+            or self.annotation.view.busy
         )
 
     # --- dialogs and layout ---------------------------------------------------------------------

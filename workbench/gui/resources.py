@@ -12,6 +12,11 @@ _PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 _CANDIDATES = (_PACKAGE_ROOT / "_resources", _PACKAGE_ROOT.parent / "resources")
 
 
+def resource_folders() -> list[Path]:
+    """The resource folders that exist, in the order they are searched."""
+    return [root for root in _CANDIDATES if root.is_dir()]
+
+
 def resource_path(relative: str) -> Path:
     """The path of a resource such as ``icons/workbench.svg``; raises FileNotFoundError if no
     resource folder holds it (a broken install)."""

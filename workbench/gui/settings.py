@@ -72,5 +72,38 @@ class GuiSettings:
         if self.readable:
             self._settings.setValue("inspector/models", models)
 
+    # --- the annotation session to resume after a restart ------------------------------------
+
+    def annotation_session(self) -> tuple[str, str, str, str] | None:
+        """(location, campaign, annotator, window) of the session the annotator was in when
+        the app last closed, or None; ``window`` is "annotator" or "main"."""
+        if not self.readable:
+            return None
+        values = [
+            str(self._settings.value(f"annotation/{key}", "") or "")
+            for key in ("location", "campaign", "annotator", "window")
+        ]
+        return (values[0], values[1], values[2], values[3]) if all(values) else None
+
+    def remember_annotation_session(
+        self, location: str, campaign: str, annotator: str, window: str
+    ) -> None:
+        """Remember the session to reopen (never a server URL's password: ``location`` is
+        what :func:`workbench.recent.remember_location` would store)."""
+        if self.readable:
+            for key, value in (
+                ("location", location),
+                ("campaign", campaign),
+                ("annotator", annotator),
+                ("window", window),
+            ):
+                self._settings.setValue(f"annotation/{key}", value)
+            self._settings.sync()
+
+    def forget_annotation_session(self) -> None:
+        if self.readable:
+            self._settings.remove("annotation")
+            self._settings.sync()
+
     def sync(self) -> None:
         self._settings.sync()

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from workbench.domain import ItemRecord, JudgmentRecord, ModelRecord, Origin, OutputRecord
 from workbench.errors import WorkbenchError
+from workbench.importers.limits import DEFAULT_LIMITS, ReadLimits
 
 Record = ItemRecord | OutputRecord | JudgmentRecord | ModelRecord
 
@@ -86,6 +87,9 @@ class Importer(ABC):
     version: str
     #: one line for ``workbench plugins``
     description: str
+    #: how much :meth:`read` may read (file sizes, inflated bytes, rows, image sizes); an
+    #: instance may be given lower limits, as tests do to build bombs small
+    limits: ReadLimits = DEFAULT_LIMITS
 
     def files(self, sources: Sequence[Path]) -> list[Path]:
         """The data files this import reads, for provenance and the re-import check.
@@ -113,6 +117,12 @@ def files_under(sources: Sequence[Path], patterns: Sequence[str] = ("*",)) -> li
 
 def missing_sources(sources: Sequence[Path]) -> list[Path]:
     return [source for source in sources if not source.exists()]
+
+
+def unreadable_sources(sources: Sequence[Path]) -> list[Path]:
+    """Sources that are neither a regular file nor a folder: a device such as /dev/zero, a
+    pipe or a socket would be read forever, or block."""
+    return [s for s in sources if s.exists() and not (s.is_file() or s.is_dir())]
 
 
 def relative_name(path: Path, roots: Sequence[Path]) -> str:

@@ -31,6 +31,7 @@ from workbench.domain import (
 )
 from workbench.importers.base import Importer, ImportReport, Record, files_under
 from workbench.importers.images import ImageProblemError, resolve_inside
+from workbench.importers.limits import check_rows, read_line
 
 FORMAT_TAG = "vlm-workbench/item"
 FORMAT_VERSION = 1
@@ -223,12 +224,20 @@ def _judgment(
     if strength not in (1, 2):
         raise RowError(f"{where}strength", "must be 1 or 2")
     score = _get(entry, "score", (int, float), where)
+    model_a, model_b = _text(entry, "model_a", where, required=True), _text(entry, "model_b", where)
+    if model_b is not None and model_a == model_b:
+        # It would count as a battle. (Published WildVision files do hold their baseline
+        # against itself; their importer keeps them as published and the statistics skip them.)
+        raise RowError(
+            f"{where}model_b",
+            f"is model_a again ('{model_a}'): a model is not compared with itself",
+        )
     return JudgmentRecord(
         source=source,
         item_external_id=external_id,
         kind=kind,
-        model_a=_text(entry, "model_a", where, required=True) or "",
-        model_b=_text(entry, "model_b", where),
+        model_a=model_a or "",
+        model_b=model_b,
         outcome=outcome,
         criterion=_text(entry, "criterion", where) or "overall",
         turn_index=_get(entry, "turn", int, where),
@@ -281,7 +290,10 @@ class CanonicalJsonlImporter(Importer):
         with handle:
             # Lines are decoded one by one so that a badly encoded line is rejected alone, at
             # its own row number, instead of failing the file wherever the decoder's buffer ends.
-            for row, raw in enumerate(handle, start=1):
+            row = 0
+            while raw := read_line(handle, path.name, row + 1, self.limits):
+                row += 1
+                check_rows(path.name, row, self.limits)
                 origin = Origin(path.name, row)
                 try:
                     line = raw.decode("utf-8-sig" if row == 1 else "utf-8")

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from workbench.storage.dialects import insert_ignoring_conflicts
@@ -58,8 +58,11 @@ def lookup(session: Session, hashes: Sequence[str]) -> dict[str, CachedResponse]
     return found
 
 
-def store(session: Session, entries: Iterable[tuple[str, CachedResponse]]) -> None:
-    """Cache responses; a hash already cached keeps its first response."""
+def store(
+    session: Session, entries: Iterable[tuple[str, CachedResponse]], *, replace: bool = False
+) -> None:
+    """Cache responses; a hash already cached keeps its first response, unless ``replace``
+    (a run that asked again, ignoring the cache, caches its new answer)."""
     rows = [
         {
             "request_hash": digest,
@@ -71,5 +74,10 @@ def store(session: Session, entries: Iterable[tuple[str, CachedResponse]]) -> No
         }
         for digest, response in entries
     ]
+    if rows and replace:
+        digests = [row["request_hash"] for row in rows]
+        for start in range(0, len(digests), _CHUNK):
+            chunk = digests[start : start + _CHUNK]
+            session.execute(delete(ResponseCache).where(ResponseCache.request_hash.in_(chunk)))
     if rows:
         session.execute(insert_ignoring_conflicts(session, ResponseCache), rows)

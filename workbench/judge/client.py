@@ -12,6 +12,7 @@ import asyncio
 import email.utils
 import logging
 import random
+import re
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -20,7 +21,7 @@ from typing import Any
 
 from workbench.errors import WorkbenchError
 from workbench.judge.cost import Price
-from workbench.judge.secrets import Secret
+from workbench.judge.secrets import Secret, scrub
 from workbench.logging_setup import redact
 
 log = logging.getLogger(__name__)
@@ -38,12 +39,35 @@ class EndpointError(WorkbenchError):
 
 
 class RequestFailed(WorkbenchError):
-    """One request failed for good (after its retries, or with an error retrying cannot fix)."""
+    """One request failed for good (after its retries, or with an error retrying cannot fix).
+    ``reason`` names the kind of failure in a few words ("timeout", "HTTP 500"), for counts."""
+
+    def __init__(self, message: str, reason: str = "other") -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+def failure_reason(error: BaseException) -> str:
+    """A few words naming what went wrong with an attempt, the same for alike failures."""
+    import openai
+
+    if isinstance(error, TimeoutError | openai.APITimeoutError):
+        return "timeout"
+    if isinstance(error, openai.APIConnectionError):
+        return "connection failed"
+    if isinstance(error, openai.APIStatusError):
+        return f"HTTP {error.status_code}"
+    if isinstance(error, UnusableAnswer):
+        return "no usable completion"
+    if isinstance(error, ValueError):
+        return "malformed answer"
+    return type(error).__name__
 
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """How often and how patiently a request is retried. ``timeout`` is per attempt."""
+    """How often and how patiently a request is retried. ``timeout`` bounds each attempt in
+    wall-clock time (seconds), however the answer arrives."""
 
     max_attempts: int = 6
     base_delay: float = 0.5
@@ -199,15 +223,73 @@ def _classify(error: Exception) -> tuple[str, float | None]:
         return "fail", None
     if isinstance(error, openai.APIConnectionError):  # includes timeouts
         return "retry", None
+    if isinstance(error, UnusableAnswer | ValueError | TimeoutError):
+        return "retry", None  # a gateway's page, broken JSON, an attempt over its time
     return "fail", None
 
 
+class UnusableAnswer(Exception):
+    """A 200 answer that holds no chat completion (a gateway's HTML page, ``{}``, an SSE stream,
+    a message without content). Retried like a server error; never cached, never a verdict."""
+
+
+def completion_text(body: Any) -> str:
+    """The text of the first choice of a chat-completion JSON body. Content given as a list of
+    parts (``[{"type": "text", "text": ...}, ...]``) is joined. Raises UnusableAnswer when the
+    body holds no completion."""
+    if not isinstance(body, dict):
+        start = body[:60] if isinstance(body, str) else type(body).__name__
+        raise UnusableAnswer(f"the answer is not a chat completion: {start!r}")
+    choices = body.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        raise UnusableAnswer("the answer has no choices")
+    message = choices[0].get("message")
+    if not isinstance(message, dict):
+        raise UnusableAnswer("the answer's first choice has no message")
+    content = message.get("content")
+    if isinstance(content, list):
+        texts = [
+            part["text"]
+            for part in content
+            if isinstance(part, dict)
+            and part.get("type") in ("text", "output_text")
+            and isinstance(part.get("text"), str)
+        ]
+        if not texts:
+            raise UnusableAnswer("the answer's content has no text part")
+        content = "".join(texts)
+    if not isinstance(content, str):
+        raise UnusableAnswer("the answer's message has no text content")
+    return content
+
+
+#: a reported token count above this is not believed (no request comes near it): the answer is
+#: kept, with its usage treated as unreported
+MAX_REPORTED_TOKENS = 10**9
+
+#: lone surrogates (JSON can carry them, UTF-8 cannot) and NUL (PostgreSQL refuses it in text)
+_UNSTORABLE = re.compile("[\ud800-\udfff\x00]")
+
+
 def _count(value: Any) -> int | None:
-    return value if isinstance(value, int) and value >= 0 else None
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_REPORTED_TOKENS:
+        return value
+    if value is not None:
+        log.warning("the endpoint reported an impossible token count (%.40r); ignored", value)
+    return None
 
 
-def _describe(error: Exception) -> str:
-    return redact(f"{type(error).__name__}: {error}")
+def storable_text(text: str) -> str:
+    """``text`` with lone surrogates and NUL characters replaced by U+FFFD, so that any answer
+    can be stored, on either backend."""
+    return _UNSTORABLE.sub("\ufffd", text)
+
+
+def _describe(error: Exception, key: Secret | None = None) -> str:
+    if isinstance(error, TimeoutError) and not str(error):
+        return "TimeoutError: the attempt took longer than its timeout"
+    text = redact(f"{type(error).__name__}: {error}")
+    return text if key is None else scrub(text, key)
 
 
 class JudgeClient:
@@ -231,6 +313,7 @@ class JudgeClient:
         if concurrency < 1:
             raise WorkbenchError("concurrency must be at least 1")
         self.model = model
+        self._key = api_key
         self.retry = retry or RetryPolicy()
         self.meter = BudgetMeter(budget or Budget(), price)
         self._sleep = sleep
@@ -293,30 +376,39 @@ class JudgeClient:
                     # The documented low-level post: the same request as
                     # chat.completions.create, without its walks over the typed parameters and
                     # the typed response (milliseconds per request, all on the event loop).
-                    response = await self._openai.post(
-                        "/chat/completions",
-                        cast_to=object,
-                        body={
-                            "model": self.model,
-                            "messages": list(messages),
-                            "temperature": temperature,
-                            "max_tokens": max_tokens,
-                        },
+                    # The library's timeout is per read: an endpoint that trickles a byte at a
+                    # time would hold the request forever. This one bounds the whole attempt.
+                    response = await asyncio.wait_for(
+                        self._openai.post(
+                            "/chat/completions",
+                            cast_to=object,
+                            body={
+                                "model": self.model,
+                                "messages": list(messages),
+                                "temperature": temperature,
+                                "max_tokens": max_tokens,
+                            },
+                        ),
+                        self.retry.timeout,
                     )
                     latency_ms = round((time.perf_counter() - started) * 1000)
+                text = scrub(storable_text(completion_text(response)), self._key)
             except asyncio.CancelledError:
                 raise
             except Exception as error:
                 verdict, wait = _classify(error)
                 if verdict == "fatal":
                     raise EndpointError(
-                        f"the judge endpoint refused the request: {_describe(error)}"
+                        f"the judge endpoint refused the request: {_describe(error, self._key)}"
                     ) from None
                 if verdict == "fail" or attempt >= self.retry.max_attempts:
-                    raise RequestFailed(_describe(error)) from None
+                    raise RequestFailed(
+                        _describe(error, self._key), failure_reason(error)
+                    ) from None
                 if wait is not None and wait > MAX_RETRY_AFTER:
                     raise RequestFailed(
-                        f"the endpoint asks to wait {wait:.0f} s: {_describe(error)}"
+                        f"the endpoint asks to wait {wait:.0f} s: {_describe(error, self._key)}",
+                        "asked to wait too long",
                     ) from None
                 delay = self.retry.backoff(attempt, self._rng)
                 if wait is not None:
@@ -324,21 +416,23 @@ class JudgeClient:
                     # the waiting requests from arriving together.
                     delay = wait + self._rng.uniform(0, min(0.1 * wait + 0.01, 1.0))
                 self.counters.retries += 1
-                log.debug("retry %d in %.2f s after %s", attempt, delay, _describe(error))
+                log.debug(
+                    "retry %d in %.2f s after %s", attempt, delay, _describe(error, self._key)
+                )
                 await self._sleep(delay)
                 continue
-            return self._reply(response, latency_ms, attempt, estimated_prompt_tokens)
+            return self._reply(response, text, latency_ms, attempt, estimated_prompt_tokens)
 
     def _reply(
-        self, response: Any, latency_ms: int, attempts: int, estimated_prompt_tokens: int
+        self,
+        body: dict[str, Any],
+        text: str,
+        latency_ms: int,
+        attempts: int,
+        estimated_prompt_tokens: int,
     ) -> ChatReply:
-        """The answer's text and usage from the chat-completion JSON, tolerating the gaps some
-        local servers leave (no usage, no choices, a null message)."""
-        body = response if isinstance(response, dict) else {}
-        choices = body.get("choices") or []
-        message = choices[0].get("message") if choices and isinstance(choices[0], dict) else None
-        text = message.get("content") if isinstance(message, dict) else None
-        text = text if isinstance(text, str) else ""
+        """The answer's text and usage, tolerating the gaps some local servers leave (no
+        usage)."""
         reported = body.get("usage")
         usage = reported if isinstance(reported, dict) else {}
         prompt_tokens = _count(usage.get("prompt_tokens"))

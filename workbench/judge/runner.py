@@ -16,15 +16,19 @@ import gc
 import hashlib
 import importlib
 import logging
+import os
+import socket
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
-from sqlalchemy import insert, select
+from sqlalchemy import delete, func, select
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from workbench.errors import WorkbenchError
 from workbench.judge import cache
@@ -47,7 +51,8 @@ from workbench.judge.verdicts import CallRecord, mark_position_flips, resolve, v
 from workbench.judge.worklist import Selection, WorkUnit, build_work_list, side_name
 from workbench.logging_setup import redact
 from workbench.storage.bundle import Bundle
-from workbench.storage.models import Image, JudgeRun, JudgeVerdict
+from workbench.storage.dialects import insert_ignoring_conflicts
+from workbench.storage.models import Image, ItemImage, JudgeRun, JudgeVerdict, utcnow
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +63,11 @@ RunStatus = Literal[
 #: how often completed verdicts are written, at the latest (seconds)
 FLUSH_INTERVAL = 0.25
 
+#: a run's claim lasts this long unless renewed (seconds): a killed process holds it no longer
+CLAIM_SECONDS = 60.0
+#: the process judging a run renews its claim this often (seconds)
+CLAIM_RENEWAL = 15.0
+
 #: workers start this far apart (seconds). Started together, they stay in step: their answers
 #: arrive in bursts that keep the event loop busy for tens of milliseconds at a time; spread
 #: out, the answers come one by one. Throughput is unaffected after the first few requests.
@@ -66,6 +76,14 @@ RAMP_UP_STEP = 0.01
 
 class RunSettingsError(WorkbenchError):
     pass
+
+
+class RunBusyError(WorkbenchError):
+    """Another process is judging the same run: this one stays out rather than pay twice."""
+
+
+class AnswerNotUsable(WorkbenchError):
+    """An answer arrived but could not be read or stored: the request counts as failed."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +103,8 @@ class JudgeSettings:
     max_tokens: int | None = None
     run_name: str | None = None
     use_cache: bool = True
+    #: allow an image-based template on items whose images are all missing (judged on text)
+    text_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -110,11 +130,24 @@ class JudgePlan:
     model_ids: dict[str, int]
     price: Price | None
     estimate: CostEstimate
+    #: verdicts judged before that this run asks again and replaces (--no-cache)
+    replaces: int = 0
+    #: requests to send that repeat another one exactly (sent once, the answer shared)
+    identical: int = 0
+    #: requests of an image-based template that go without some of their item's images, and
+    #: those of them that go without any image (text only), because the images are missing
+    missing_images: int = 0
+    without_images: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "run": self.run_name,
             "resumes_existing_run": self.run_exists,
+            "replaces_verdicts": self.replaces,
+            "identical_requests_sent_once": self.identical,
+            "requests_missing_images": self.missing_images,
+            "requests_without_images": self.without_images,
+            "limits": self.settings.budget.as_dict(),
             "template": self.template.label,
             "judge_model": self.settings.judge_model,
             "comparisons": self.comparisons,
@@ -142,6 +175,26 @@ class JudgeProgress:
     completion_tokens: int = 0
     cost_usd: float | None = 0.0
     elapsed: float = 0.0
+    #: failed requests by reason ("timeout", "HTTP 500", "no usable completion", ...)
+    failure_reasons: dict[str, int] = field(default_factory=dict)
+    #: the message of the first failed request, to show what went wrong
+    first_failure: str | None = None
+
+    def note_failure(self, reason: str, message: str) -> None:
+        self.failed += 1
+        self.failure_reasons[reason] = self.failure_reasons.get(reason, 0) + 1
+        if self.first_failure is None:
+            self.first_failure = message
+
+    def describe_failures(self) -> str:
+        """``3 timeout, 1 HTTP 500; the first: ...``, or "" when nothing failed."""
+        if not self.failure_reasons:
+            return ""
+        counts = ", ".join(
+            f"{count} {reason}"
+            for reason, count in sorted(self.failure_reasons.items(), key=lambda kv: -kv[1])
+        )
+        return f"{counts}; the first: {self.first_failure}"
 
 
 @dataclass
@@ -251,6 +304,11 @@ def plan_run(
         calls = [
             (unit, _call(unit, template, settings.judge_model, parameters)) for unit in work.units
         ]
+        # Without the cache, everything is asked again: a verdict judged before is replaced
+        # by the new answer (an endpoint's bad answers must not stick to a run for good).
+        replaced = sum(_stored_key(unit, call, work.model_ids) in done for unit, call in calls)
+        if not settings.use_cache:
+            done = set()
         remaining = [
             (unit, call)
             for unit, call in calls
@@ -261,7 +319,25 @@ def plan_run(
             if settings.use_cache
             else {}
         )
+        missing_slots = (
+            _missing_image_slots(session, {unit.item_id for unit, _ in remaining})
+            if template.send_images
+            else {}
+        )
     pending = [PlannedUnit(unit, call, cached.get(call.hash)) for unit, call in remaining]
+    losing = (
+        [p for p in pending if missing_slots.get(p.unit.item_id) or not p.unit.case.images]
+        if template.send_images
+        else []
+    )
+    without = sum(1 for p in losing if not p.unit.case.images)
+    if without and not settings.text_only:
+        raise RunSettingsError(
+            f"{without:,} of {len(pending):,} requests would be sent without any image (their "
+            f"items' images are missing, or they have none), but {template.name} judges "
+            "images: pass --text-only to judge them on text alone, or choose items that have "
+            "their images"
+        )
     to_send = [p for p in pending if p.cached is None]
     # identical requests within the run are sent once
     distinct = {p.call.hash: p.call for p in to_send}
@@ -289,7 +365,26 @@ def plan_run(
         model_ids=work.model_ids,
         price=price,
         estimate=estimate,
+        replaces=0 if settings.use_cache else replaced,
+        identical=len(to_send) - len(distinct),
+        missing_images=len(losing),
+        without_images=without,
     )
+
+
+def _missing_image_slots(session: Any, item_ids: set[int]) -> dict[int, int]:
+    """Item id -> how many of its image slots have no image (named at import, not found)."""
+    found: dict[int, int] = {}
+    ids = sorted(item_ids)
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        for item_id, count in session.execute(
+            select(ItemImage.item_id, func.count())
+            .where(ItemImage.item_id.in_(chunk), ItemImage.image_id.is_(None))
+            .group_by(ItemImage.item_id)
+        ):
+            found[item_id] = count
+    return found
 
 
 def _call(
@@ -362,6 +457,8 @@ class JudgeJob:
         self._on_progress = on_progress
         self._client = client
         self._progress = JudgeProgress(total=len(plan.pending))
+        #: how the run ended; set even when run() raises (an endpoint that refuses everything)
+        self.summary: JudgeSummary | None = None
         self._cancel_requested = False
         self._tasks: list[asyncio.Task[None]] = []
         self._stop_reason: str | None = None
@@ -376,6 +473,9 @@ class JudgeJob:
         self._started = 0.0
         self._run_id: int | None = None
         self._bundle: Bundle | None = None
+        #: who holds the run's claim while this job judges it
+        self._claimant = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self._claim_renewed = 0.0
 
     # public API
 
@@ -399,18 +499,23 @@ class JudgeJob:
             self._run_id = await asyncio.to_thread(self._open_run)
             if client is None:
                 settings = self.plan.settings
-                client = await asyncio.to_thread(
-                    partial(
-                        JudgeClient,
-                        base_url=settings.base_url,
-                        api_key=self._api_key,
-                        model=settings.judge_model,
-                        concurrency=settings.concurrency,
-                        retry=settings.retry,
-                        budget=settings.budget,
-                        price=self.plan.price,
+                try:
+                    client = await asyncio.to_thread(
+                        partial(
+                            JudgeClient,
+                            base_url=settings.base_url,
+                            api_key=self._api_key,
+                            model=settings.judge_model,
+                            concurrency=settings.concurrency,
+                            retry=settings.retry,
+                            budget=settings.budget,
+                            price=self.plan.price,
+                        )
                     )
-                )
+                except BaseException:
+                    self._status = "failed"  # the run is not left "running"
+                    await asyncio.to_thread(self._close_run)
+                    raise
             self._client = client
             return await self._run(client)
         finally:
@@ -454,11 +559,15 @@ class JudgeJob:
                 task.cancel()
             results = await asyncio.gather(*self._tasks, return_exceptions=True)
             flush_stop.set()
-            await flusher
-            await self._flush()
+            # whatever went wrong, the run is closed below: it never stays "running"
+            stored = await asyncio.gather(flusher, return_exceptions=True)
+            try:
+                await self._flush()
+            except Exception as failure:
+                stored.append(failure)
         failures = [
             r
-            for r in results
+            for r in [*results, *stored]
             if isinstance(r, BaseException) and not isinstance(r, asyncio.CancelledError)
         ]
         endpoint = next((f for f in failures if isinstance(f, EndpointError)), None)
@@ -488,6 +597,7 @@ class JudgeJob:
             flips,
             self._stop_reason,
         )
+        self.summary = summary
         log.info("judge run '%s' ended: %s", self.plan.run_name, summary.as_dict())
         if error is not None:
             raise error
@@ -508,8 +618,9 @@ class JudgeJob:
             except BudgetExhausted as exhausted:
                 self._stop_reason = str(exhausted)
                 return
-            except RequestFailed as failure:
-                self._progress.failed += 1
+            except (RequestFailed, AnswerNotUsable) as failure:
+                reason = failure.reason if isinstance(failure, RequestFailed) else "unreadable"
+                self._progress.note_failure(reason, str(failure))
                 self._consecutive_failures += 1
                 log.warning("judge request for %s failed: %s", describe_unit(planned.unit), failure)
                 if self._consecutive_failures >= failure_limit:
@@ -546,6 +657,18 @@ class JudgeJob:
             self._on_progress(progress)
 
     async def _judge(self, planned: PlannedUnit, client: JudgeClient) -> _UnitOutcome:
+        """The verdicts of one unit. An answer that breaks the reading of it (a parser's bug
+        meeting text nobody foresaw) is a failed request, logged with its traceback, so that
+        one answer cannot end a run whose other answers are paid for."""
+        try:
+            return await self._judge_unit(planned, client)
+        except (asyncio.CancelledError, BudgetExhausted, EndpointError, RequestFailed):
+            raise
+        except Exception as error:
+            log.exception("the answer for %s could not be read", describe_unit(planned.unit))
+            raise AnswerNotUsable(redact(f"{type(error).__name__}: {error}")) from None
+
+    async def _judge_unit(self, planned: PlannedUnit, client: JudgeClient) -> _UnitOutcome:
         template = self.plan.template
         unit = planned.unit
         # the plan looked the main request up in the cache already
@@ -681,6 +804,15 @@ class JudgeJob:
         return [self._image_cache[(i.image_id, call.max_image_side)] for i in call.images]
 
     def _open_run(self) -> int:
+        """Create or reopen the run and claim it. Two processes creating the same new run at
+        once on a server (where the run's row cannot be locked before it exists): the second
+        insert fails on the run's unique name, and the second attempt finds the first's claim."""
+        try:
+            return self._open_and_claim_run()
+        except IntegrityError:
+            return self._open_and_claim_run()
+
+    def _open_and_claim_run(self) -> int:
         assert self._bundle is not None
         plan, settings = self.plan, self.plan.settings
         parameters = {
@@ -689,10 +821,21 @@ class JudgeJob:
             "limit": settings.selection.limit,
             "concurrency": settings.concurrency,
             "use_cache": settings.use_cache,
+            # provenance: verdicts of items whose images were missing were read from text
+            "text_only": settings.text_only,
             "retry": asdict(settings.retry),
         }
         with self._bundle.session() as session:
-            run = session.scalar(select(JudgeRun).where(JudgeRun.name == plan.run_name))
+            run = session.scalar(
+                select(JudgeRun).where(JudgeRun.name == plan.run_name).with_for_update()
+            )
+            now = utcnow()
+            if run is not None and _claim_held(run.claimed_by, run.claim_expires_at, now):
+                raise RunBusyError(
+                    f"run '{plan.run_name}' is being judged by another process "
+                    f"({run.claimed_by.rsplit(':', 1)[0]}); nothing was sent. Run the command "
+                    "again when it has ended: it resumes with what is left"
+                )
             if run is None:
                 run = JudgeRun(
                     name=plan.run_name,
@@ -707,28 +850,67 @@ class JudgeJob:
             run.budget = settings.budget.as_dict()
             run.status = "running"
             run.finished_at = None
+            run.claimed_by = self._claimant
+            run.claim_expires_at = now + timedelta(seconds=CLAIM_SECONDS)
             session.flush()
+            self._claim_renewed = time.monotonic()
             return run.id
+
+    def _renew_claim(self) -> None:
+        assert self._bundle is not None and self._run_id is not None
+        with self._bundle.session() as session:
+            run = session.get(JudgeRun, self._run_id)
+            if run is not None and run.claimed_by == self._claimant:
+                run.claim_expires_at = utcnow() + timedelta(seconds=CLAIM_SECONDS)
+        self._claim_renewed = time.monotonic()
 
     async def _flush_periodically(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), FLUSH_INTERVAL)
             await self._flush()
+            if time.monotonic() - self._claim_renewed >= CLAIM_RENEWAL:
+                await asyncio.to_thread(self._renew_claim)
 
     async def _flush(self) -> None:
         batch, self._pending_writes = self._pending_writes, []
-        if batch:
+        if not batch:
+            return
+        try:
             await asyncio.to_thread(self._write, batch)
+        except SQLAlchemyError as error:
+            if len(batch) == 1:
+                self._unstored(batch[0], error)
+                return
+            # one bad row must not lose the batch's other answers: each on its own
+            for outcome in batch:
+                try:
+                    await asyncio.to_thread(self._write, [outcome])
+                except SQLAlchemyError as single:
+                    self._unstored(outcome, single)
+
+    def _unstored(self, outcome: _UnitOutcome, error: BaseException) -> None:
+        """An answer the bundle refused: counted as a failed request instead of its verdicts."""
+        log.error("a judge answer could not be stored", exc_info=error)
+        progress = self._progress
+        progress.verdicts -= len(outcome.rows)
+        if outcome.rows:  # a cache entry alone is no unit of its own
+            progress.done -= 1
+            cause = getattr(error, "orig", None) or type(error).__name__  # not the SQL dump
+            progress.note_failure("not stored", f"the bundle refused the answer: {cause}")
+        self._report()
 
     def _write(self, batch: list[_UnitOutcome]) -> None:
         assert self._bundle is not None
         rows = [row for outcome in batch for row in outcome.rows]
         entries = [entry for outcome in batch for entry in outcome.cache_entries]
         with self._bundle.session() as session:
-            cache.store(session, entries)
+            cache.store(session, entries, replace=not self.plan.settings.use_cache)
+            if rows and self.plan.replaces:
+                _delete_earlier_verdicts(session, rows)
             if rows:
-                session.execute(insert(JudgeVerdict), rows)
+                # a verdict stored already (by a process whose claim ran out) is kept once
+                session.execute(insert_ignoring_conflicts(session, JudgeVerdict), rows)
 
     def _close_run(self) -> tuple[int, int]:
         assert self._bundle is not None and self._run_id is not None
@@ -738,7 +920,47 @@ class JudgeJob:
             assert run is not None
             run.status = self._status
             run.finished_at = datetime.now(UTC)
+            if run.claimed_by == self._claimant:
+                run.claimed_by = run.claim_expires_at = None
         return compared, flips
+
+
+def _claim_held(claimed_by: str | None, expires_at: datetime | None, now: datetime) -> bool:
+    """Whether another job holds a run's claim: until it expires, unless its process (on this
+    host) is gone, as after a kill, so that the next run resumes at once."""
+    if claimed_by is None or expires_at is None or expires_at.replace(tzinfo=UTC) <= now:
+        return False
+    host, _, rest = claimed_by.partition(":")
+    pid_text = rest.split(":", 1)[0]
+    if host == socket.gethostname() and pid_text.isdigit():
+        pid = int(pid_text)
+        if pid == os.getpid():
+            return True  # another job of this process (the GUI run twice)
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except OSError:  # alive, owned by someone else
+            return True
+    return True
+
+
+def _delete_earlier_verdicts(session: Any, rows: list[dict[str, Any]]) -> None:
+    """Remove the run's earlier verdicts of the requests ``rows`` answer again."""
+    keys = {
+        (row["run_id"], row["request_hash"], row["model_a_id"], row["model_b_id"]) for row in rows
+    }
+    for run_id, digest, model_a, model_b in keys:
+        session.execute(
+            delete(JudgeVerdict).where(
+                JudgeVerdict.run_id == run_id,
+                JudgeVerdict.request_hash == digest,
+                JudgeVerdict.model_a_id == model_a,
+                JudgeVerdict.model_b_id.is_(None)
+                if model_b is None
+                else JudgeVerdict.model_b_id == model_b,
+            )
+        )
 
 
 def prepare_runtime() -> None:

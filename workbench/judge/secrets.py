@@ -8,11 +8,12 @@ filter so that no log line can carry it. It is never written to the bundle.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from dataclasses import dataclass, field
 from typing import NoReturn
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import quote, quote_plus, urlsplit, urlunsplit
 
 from workbench.errors import WorkbenchError
 from workbench.keyring_store import KEYRING_SERVICE as KEYRING_SERVICE  # re-exported
@@ -22,7 +23,7 @@ from workbench.keyring_store import (
     read_secret,
     write_secret,
 )
-from workbench.logging_setup import register_secret
+from workbench.logging_setup import REDACTED, register_secret
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +31,8 @@ DEFAULT_ENV_VAR = "OPENAI_API_KEY"
 #: what local servers (vLLM, llama.cpp, Ollama) accept when they check no key
 LOCAL_PLACEHOLDER_KEY = "not-needed"
 _LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", "0.0.0.0"}
+#: keys shorter than this are not scrubbed from answers: they would replace ordinary words
+MIN_SCRUBBED_LENGTH = 6
 
 
 class ApiKeyError(WorkbenchError):
@@ -75,6 +78,26 @@ class ResolvedKey:
     secret: Secret
     source: str
     notes: tuple[str, ...] = field(default=())
+
+
+def scrub(text: str, secret: Secret) -> str:
+    """``text`` with ``secret`` replaced by a marker in every form an endpoint may echo it in:
+    as is, URL-encoded (``%2B``, ``+`` for a space) and JSON-escaped. Applied to every answer
+    before it is stored, cached or exported: an endpoint that echoes the request's headers
+    would otherwise put the key into the bundle."""
+    value = secret.reveal()
+    if len(value) < MIN_SCRUBBED_LENGTH or value == LOCAL_PLACEHOLDER_KEY:
+        return text  # too short to tell from ordinary words, or no secret at all
+    forms = {
+        value,
+        quote(value, safe=""),
+        quote_plus(value),
+        json.dumps(value)[1:-1],
+        json.dumps(value, ensure_ascii=False)[1:-1],
+    }
+    for form in sorted(forms, key=len, reverse=True):  # a form containing another goes whole
+        text = text.replace(form, REDACTED)
+    return text
 
 
 def is_local(base_url: str) -> bool:

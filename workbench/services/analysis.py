@@ -5,11 +5,11 @@ can run it on a worker thread."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-import networkx as nx
 import pandas as pd
-from matplotlib.figure import Figure
 
 from workbench.errors import WorkbenchError
 from workbench.plugins import registry
@@ -19,24 +19,34 @@ from workbench.services.outcomes import (
     IMPORTED,
     OutcomeFilter,
     answer_style_features,
+    describe_empty,
     judgments_frame,
-    pairwise_outcomes,
     parse_selector,
 )
-from workbench.stats.agreement import AgreementSummary, agreement_summary, aligned_preferences
-from workbench.stats.bradley_terry import Anchor
-from workbench.stats.contradictions import (
-    contradiction_counts,
-    find_contradictions,
-    preference_graph,
+from workbench.services.to_json import jsonable, records
+from workbench.stats.agreement import (
+    AgreementSummary,
+    RaterAgreement,
+    agreement_summary,
+    aligned_preferences,
+    rater_agreement,
 )
+from workbench.stats.battles import JUDGMENTS_COLUMN
+from workbench.stats.bradley_terry import Anchor
+from workbench.stats.elo import EloSettings
 from workbench.stats.leaderboard import Leaderboard, compute_leaderboard
-from workbench.stats.plots import ratings_forest_plot, win_rate_heatmap
-from workbench.stats.position_bias import first_position_wins
 from workbench.stats.preferences import PREFERENCES
-from workbench.stats.rank_agreement import kendall_tau, spearman_correlation
+from workbench.stats.weighting import WILDVISION_DECISIVE_WEIGHT, weight_by_strength
 from workbench.stats.winrate import pairwise_win_fraction
 from workbench.storage.bundle import Bundle
+from workbench.storage.judgments import battle_counts, distinct_values
+
+if TYPE_CHECKING:
+    import networkx as nx
+    from matplotlib.figure import Figure
+
+# matplotlib, networkx and scipy.stats are imported by the functions that use them: a CLI
+# command such as ``workbench leaderboard`` then starts without loading them.
 
 ALL_SOURCES = "all"
 #: the panels' "source" switch: which judgments count
@@ -48,6 +58,12 @@ SOURCE_FILTERS: dict[str, OutcomeFilter] = {
 }
 #: the agreement panel's default sides (``workbench agreement --a/--b`` selectors)
 HUMAN_SIDE, JUDGE_SIDE = "human", "judge"
+#: what a rating in stored order reads of each judgment: the sides, the outcome and its
+#: strength, and with style control the judged item and turn (to find the answers)
+RATING_COLUMNS = {
+    False: ("model_a", "model_b", "outcome", "strength"),
+    True: ("model_a", "model_b", "outcome", "strength", "item", "turn"),
+}
 #: cycles longer than this are not enumerated (a dense graph of many models holds very many)
 MAX_CYCLE_LENGTH = 6
 
@@ -66,9 +82,9 @@ def _filter_for(source: str, category: str | None, criterion: str | None) -> Out
     )
 
 
-def _pairwise(bundle: Bundle, filters: OutcomeFilter | None = None) -> pd.DataFrame:
+def _pairwise(bundle: Bundle, *filters: OutcomeFilter | None) -> pd.DataFrame:
     with bundle.read_session() as session:
-        return pairwise_outcomes(judgments_frame(session, filters))
+        return judgments_frame(session, *filters, pairwise=True)
 
 
 # --- choices ------------------------------------------------------------------------------------
@@ -86,33 +102,46 @@ class AnalysisChoices:
     #: agreement sides (``--a/--b`` selectors): the kinds and origins, then each campaign,
     #: judge run and annotator present
     sides: tuple[str, ...] = ()
+    #: imported raters (``workbench leaderboard --rater``) and origins present
+    raters: tuple[str, ...] = ()
+    origins: tuple[str, ...] = ()
 
 
 def analysis_choices(bundle: Bundle) -> AnalysisChoices:
-    outcomes = _pairwise(bundle)
+    """The pickers' values, each one ``SELECT DISTINCT`` over the pairwise judgments (derived
+    ones included, so a rater that is only derived can still be chosen). Reads the bundle: call
+    it on a worker thread."""
+    everything = OutcomeFilter(include_derived=True)
+    with bundle.read_session() as session:
 
-    def values(*columns: str) -> tuple[str, ...]:
-        found: set[str] = set()
-        for column in columns:
-            found |= {str(value) for value in outcomes[column].dropna().unique()}
-        return tuple(sorted(found))
+        def values(*columns: str) -> tuple[str, ...]:
+            found: set[str] = set()
+            for column in columns:
+                found |= {
+                    str(value)
+                    for value in distinct_values(session, column, everything, pairwise=True)
+                }
+            return tuple(sorted(found))
 
-    sides = (
-        HUMAN_SIDE,
-        JUDGE_SIDE,
-        IMPORTED,
-        *(f"campaign:{name}" for name in values("campaign")),
-        *(f"run:{name}" for name in values("judge_run")),
-        *(f"annotator:{name}" for name in values("annotator")),
-    )
-    return AnalysisChoices(
-        values("category"),
-        values("criterion"),
-        values("model_a", "model_b"),
-        values("campaign"),
-        values("language"),
-        sides,
-    )
+        campaigns, runs, annotators = values("campaign"), values("judge_run"), values("annotator")
+        sides = (
+            HUMAN_SIDE,
+            JUDGE_SIDE,
+            IMPORTED,
+            *(f"campaign:{name}" for name in campaigns),
+            *(f"run:{name}" for name in runs),
+            *(f"annotator:{name}" for name in annotators),
+        )
+        return AnalysisChoices(
+            categories=values("category"),
+            criteria=values("criterion"),
+            models=values("model_a", "model_b"),
+            campaigns=campaigns,
+            languages=values("language"),
+            sides=sides,
+            raters=values("rater"),
+            origins=values("origin"),
+        )
 
 
 # --- leaderboard --------------------------------------------------------------------------------
@@ -124,8 +153,13 @@ DEFAULT_BOOTSTRAP_ROUNDS = 100
 
 @dataclass(frozen=True)
 class LeaderboardRequest:
-    """The leaderboard panel's switches. ``anchor`` names the model pinned at 1000 whose
-    predicted win rate the table shows (None: the model with the most battles)."""
+    """The leaderboard's switches (the panel's pickers and ``workbench leaderboard``'s flags).
+
+    ``anchor`` names the model pinned at ``anchor_rating`` whose predicted win rate the table
+    shows (None: the model with the most battles, or no anchor when ``default_anchor`` is off).
+    ``where`` holds further filters (the CLI's repeatable flags); a switch that is set replaces
+    its dimension there. Derived judgments count only with ``include_derived`` (or when a rater
+    is named), so the default never counts the same evidence twice."""
 
     method: str = "bt"
     style_control: bool = False
@@ -134,15 +168,39 @@ class LeaderboardRequest:
     criterion: str | None = None
     campaign: str | None = None
     language: str | None = None
+    rater: str | None = None
+    origin: str | None = None
+    include_derived: bool = False
     anchor: str | None = None
+    anchor_rating: float = 1000.0
+    default_anchor: bool = True
     bootstrap: int = DEFAULT_BOOTSTRAP_ROUNDS
     seed: int = 0
+    #: battles a "much better" verdict (strength 2) counts as: 3, the rule of WildVision-Bench
+    #: and Arena-Hard-Auto, whose five-level verdicts are the only ones with that strength
+    decisive_weight: float | None = WILDVISION_DECISIVE_WEIGHT
+    k_factor: float = EloSettings.k
+    where: OutcomeFilter = field(default_factory=OutcomeFilter)
 
     def filters(self) -> OutcomeFilter:
+        switches = _filter_for(self.source, self.category, self.criterion)
+        changes: dict[str, Any] = {
+            name: value
+            for name, value in (
+                ("kinds", switches.kinds),
+                ("origins", (self.origin,) if self.origin else switches.origins),
+                ("categories", switches.categories),
+                ("criteria", switches.criteria),
+                ("campaigns", (self.campaign,) if self.campaign else ()),
+                ("languages", (self.language,) if self.language else ()),
+                ("raters", (self.rater,) if self.rater else ()),
+            )
+            if value
+        }
         return replace(
-            _filter_for(self.source, self.category, self.criterion),
-            campaigns=(self.campaign,) if self.campaign else (),
-            languages=(self.language,) if self.language else (),
+            self.where,
+            **changes,
+            include_derived=self.include_derived or self.where.include_derived,
         )
 
 
@@ -158,7 +216,25 @@ class LeaderboardResult:
     def table(self) -> pd.DataFrame:
         return self.board.table
 
+    def to_json(self) -> dict[str, Any]:
+        """What ``workbench leaderboard --json`` prints."""
+        document = self.board.to_json()
+        document["filters"] = self.request.filters().describe()
+        document["battles"] = self.battles
+        if self.request.style_control:
+            document["battles_without_answers"] = self.battles_without_answers
+        return jsonable(document)
+
+    def write_csv(self, path: Path) -> None:
+        """The table as CSV (``workbench leaderboard --csv``, the panel's export), with cells a
+        spreadsheet would run as formulas neutralised."""
+        from workbench.export.spreadsheet import spreadsheet_safe
+
+        self.table.map(spreadsheet_safe).to_csv(path, index=False)
+
     def forest_figure(self) -> Figure:
+        from workbench.stats.plots import ratings_forest_plot
+
         method = "Bradley-Terry" if self.board.method == "bt" else "Online Elo"
         title = f"{method} ratings ({self.battles} battles)"
         if self.board.anchor is not None:
@@ -166,22 +242,55 @@ class LeaderboardResult:
         return ratings_forest_plot(self.table, title)
 
     def heatmap_figure(self) -> Figure:
+        from workbench.stats.plots import win_rate_heatmap
+
         return win_rate_heatmap(self.win_fraction)
 
 
 def _default_anchor(battles: pd.DataFrame) -> str:
-    sides = pd.concat([battles["model_a"], battles["model_b"]])
-    counts = sides.value_counts()
+    rows = battles[JUDGMENTS_COLUMN] if JUDGMENTS_COLUMN in battles.columns else 1
+    sides = pd.DataFrame(
+        {
+            "model": pd.concat([battles["model_a"], battles["model_b"]], ignore_index=True),
+            "rows": pd.concat([pd.Series(rows, index=battles.index)] * 2, ignore_index=True),
+        }
+    )
+    counts = sides.groupby("model")["rows"].sum()
     # most battles first, then by name so the choice does not depend on row order
     return str(sorted(counts.index, key=lambda model: (-counts[model], model))[0])
+
+
+def _counted_battles(
+    bundle: Bundle, filters: OutcomeFilter, decisive_weight: float | None
+) -> pd.DataFrame:
+    """The selected battles aggregated in SQL, one row per (model_a, model_b, outcome) with its
+    ``weight`` and ``judgments``: all Bradley-Terry and its bootstrap need, in a few hundred
+    rows however many judgments there are."""
+    with bundle.read_session() as session:
+        rows = battle_counts(session, filters, decisive_weight=decisive_weight)
+    return pd.DataFrame(rows, columns=["model_a", "model_b", "outcome", "weight", JUDGMENTS_COLUMN])
+
+
+def _available_sources(bundle: Bundle) -> list[str]:
+    with bundle.read_session() as session:
+        return distinct_values(session, "source", OutcomeFilter(include_derived=True))
 
 
 def leaderboard(bundle: Bundle, request: LeaderboardRequest) -> LeaderboardResult:
     """The leaderboard of the judgments the request selects (as ``workbench leaderboard``)."""
     filters = request.filters()
-    battles = _pairwise(bundle, filters)
+    if request.method == "bt" and not request.style_control:
+        battles = _counted_battles(bundle, filters, request.decisive_weight)
+    else:
+        # online Elo needs the stored order and style control each battle's answers
+        with bundle.read_session() as session:
+            battles = judgments_frame(
+                session, filters, pairwise=True, columns=RATING_COLUMNS[request.style_control]
+            )
+        if request.decisive_weight is not None and not battles.empty:
+            battles = weight_by_strength(battles, request.decisive_weight)
     if battles.empty:
-        raise AnalysisError(f"no pairwise judgments match {filters.describe()}")
+        raise AnalysisError(describe_empty(filters, _available_sources(bundle)))
     style_features = None
     dropped = 0
     if request.style_control:
@@ -193,22 +302,28 @@ def leaderboard(bundle: Bundle, request: LeaderboardRequest) -> LeaderboardResul
         battles = battles[found].reset_index(drop=True)
         style_features = (features_a[found], features_b[found])
     models = set(battles["model_a"]) | set(battles["model_b"])
-    anchor_model = (
-        request.anchor
-        if request.anchor is not None and request.anchor in models
-        else _default_anchor(battles)
-    )
+    anchor: Anchor | None = None
+    if request.anchor is not None and (request.anchor in models or not request.default_anchor):
+        anchor = Anchor(request.anchor, request.anchor_rating)
+    elif request.default_anchor:
+        anchor = Anchor(_default_anchor(battles), request.anchor_rating)
     board = compute_leaderboard(
         battles,
         method=request.method,  # type: ignore[arg-type]
-        anchor=Anchor(anchor_model, 1000.0),
+        anchor=anchor,
         bootstrap=request.bootstrap,
         seed=request.seed,
+        k_factor=request.k_factor,
         style_features=style_features,
     )
     order = list(board.table["model"])
     fraction = pairwise_win_fraction(battles).reindex(index=order, columns=order)
-    return LeaderboardResult(request, board, fraction, len(battles), dropped)
+    judged = (
+        int(battles[JUDGMENTS_COLUMN].sum())
+        if JUDGMENTS_COLUMN in battles.columns
+        else len(battles)
+    )
+    return LeaderboardResult(request, board, fraction, judged, dropped)
 
 
 # --- preference graphs and cycles ---------------------------------------------------------------
@@ -225,6 +340,8 @@ class CycleRow:
 def items_by_cycles(bundle: Bundle, source: str = ALL_SOURCES) -> list[CycleRow]:
     """Items whose pooled judgments (of the chosen source) hold preference cycles, most cycles
     first (then by label)."""
+    from workbench.stats.contradictions import contradiction_counts, find_contradictions
+
     outcomes = _pairwise(bundle, _filter_for(source, None, None))
     outcomes = outcomes[outcomes["item"].notna()]
     if outcomes.empty:
@@ -249,12 +366,16 @@ def items_by_cycles(bundle: Bundle, source: str = ALL_SOURCES) -> list[CycleRow]
 def item_graph(bundle: Bundle, item_id: int, source: str = ALL_SOURCES) -> nx.DiGraph:
     """The preference graph of one item's pooled judgments (edges loser -> winner, with
     ``votes`` and ``consensus``)."""
+    from workbench.stats.contradictions import preference_graph
+
     outcomes = _pairwise(bundle, _filter_for(source, None, None))
     return preference_graph(outcomes[outcomes["item"] == item_id])
 
 
 def category_graph(bundle: Bundle, category: str, source: str = ALL_SOURCES) -> nx.DiGraph:
     """The preference graph of the pooled judgments of every item in ``category``."""
+    from workbench.stats.contradictions import preference_graph
+
     outcomes = _pairwise(bundle, _filter_for(source, category, None))
     return preference_graph(outcomes)
 
@@ -306,6 +427,118 @@ def edge_judgments(
     )
 
 
+@dataclass(frozen=True)
+class ContradictionsResult:
+    """Preference cycles per evaluator and item (``workbench contradictions``)."""
+
+    filters: str
+    graphs: int
+    cycles: pd.DataFrame
+    max_length: int | None
+    per_evaluator: pd.DataFrame
+    per_category: pd.DataFrame
+    per_model: pd.DataFrame
+    per_item: pd.DataFrame
+    examples: pd.DataFrame
+
+    def to_json(self) -> dict[str, Any]:
+        """What ``workbench contradictions --json`` prints."""
+        return jsonable(
+            {
+                "filters": self.filters,
+                "graphs": self.graphs,
+                "cycles": len(self.cycles),
+                "max_length": self.max_length,
+                "per_evaluator": records(self.per_evaluator),
+                "per_category": records(self.per_category),
+                "per_model": records(self.per_model),
+                "per_item": records(self.per_item),
+                "examples": records(self.examples),
+            }
+        )
+
+
+def contradictions(
+    bundle: Bundle,
+    filters: OutcomeFilter | None = None,
+    by_criterion: bool = False,
+    max_length: int | None = None,
+    listed: int = 20,
+) -> ContradictionsResult:
+    """Preference cycles (A>B, B>C, C>A) in each evaluator's graph of each item (and criterion
+    with ``by_criterion``), counted per evaluator, category, model and item, with ``listed``
+    examples. Items with no category count under a category of None."""
+    from workbench.stats.contradictions import contradiction_counts, find_contradictions
+
+    filters = filters or OutcomeFilter()
+    outcomes = _pairwise(bundle, filters)
+    if outcomes.empty:
+        raise AnalysisError(describe_empty(filters, _available_sources(bundle)))
+    groups = ["evaluator", "item", *(["criterion"] if by_criterion else [])]
+    cycles = find_contradictions(outcomes, groups, max_length)
+    graphs = outcomes.groupby(groups, dropna=False).ngroups
+    judged = outcomes.groupby("evaluator")["item"].nunique().rename("items")
+    per_evaluator = (
+        contradiction_counts(cycles, "evaluator").set_index("evaluator")
+        if len(cycles)
+        else pd.DataFrame({"cycles": []})
+    )
+    per_evaluator = judged.to_frame().join(per_evaluator).fillna({"cycles": 0}).reset_index()
+    per_evaluator["cycles"] = per_evaluator["cycles"].astype(int)
+    per_evaluator["cycles_per_item"] = per_evaluator["cycles"] / per_evaluator["items"]
+    labels = outcomes[["item", "item_external_id"]].drop_duplicates()
+    empty = pd.DataFrame()
+    found = len(cycles) > 0
+    return ContradictionsResult(
+        filters=filters.describe(),
+        graphs=graphs,
+        cycles=cycles,
+        max_length=max_length,
+        per_evaluator=per_evaluator,
+        per_category=contradiction_counts(cycles, "category")
+        if found and "category" in cycles
+        else empty,
+        per_model=contradiction_counts(cycles, "model"),
+        per_item=contradiction_counts(cycles, ["item"]).merge(labels, on="item", how="left")
+        if found
+        else empty,
+        examples=cycles.head(listed).merge(labels, on="item", how="left") if found else empty,
+    )
+
+
+@dataclass(frozen=True)
+class ScoresResult:
+    """A benchmark's own scores (``workbench scores``)."""
+
+    benchmark: str
+    filters: str
+    tables: dict[str, pd.DataFrame]
+
+    def to_json(self) -> dict[str, Any]:
+        """What ``workbench scores --json`` prints."""
+        return jsonable(
+            {
+                "benchmark": self.benchmark,
+                "filters": self.filters,
+                "tables": {name: records(table) for name, table in self.tables.items()},
+            }
+        )
+
+
+def scores(bundle: Bundle, provider: Any, filters: OutcomeFilter | None = None) -> ScoresResult:
+    """The tables a plugin's score provider (``BenchmarkScores``) computes from its source's
+    judgments within ``filters``."""
+    filters = filters or OutcomeFilter()
+    with bundle.read_session() as session:
+        judgments = judgments_frame(session, filters, OutcomeFilter(sources=(provider.source,)))
+    if judgments.empty:
+        raise AnalysisError(
+            f"no judgments of source '{provider.source}' match {filters.describe()} "
+            f"(sources with judgments: {', '.join(_available_sources(bundle)) or 'none'})"
+        )
+    return ScoresResult(provider.name, filters.describe(), provider.compute(judgments))
+
+
 # --- failure cases ------------------------------------------------------------------------------
 
 DISAGREEMENT, CYCLES, LOSES_TO_ALL, REFERENCE_FLAGGED, LOWEST_TURN_SCORES = (
@@ -334,6 +567,33 @@ class FailureRow:
     detail: str
 
 
+class FailureCases(list[FailureRow]):
+    """The items :func:`failure_cases` found, in order, with the question they answer."""
+
+    def __init__(self, kind: str, model: str | None, rows: list[FailureRow]) -> None:
+        super().__init__(rows)
+        self.kind, self.model = kind, model
+
+    def to_json(self) -> dict[str, Any]:
+        """What ``workbench failures --json`` prints."""
+        return jsonable(
+            {
+                "kind": self.kind,
+                "question": FAILURE_KINDS[self.kind],
+                "model": self.model,
+                "items": [
+                    {
+                        "item": row.item,
+                        "label": row.label,
+                        "category": row.category,
+                        "detail": row.detail,
+                    }
+                    for row in self
+                ],
+            }
+        )
+
+
 def _labels(bundle: Bundle, ids: set[int]) -> dict[int, tuple[str, str | None]]:
     from workbench.services.browse import item_rows
 
@@ -342,9 +602,15 @@ def _labels(bundle: Bundle, ids: set[int]) -> dict[int, tuple[str, str | None]]:
     return {row.id: (f"{row.source}/{row.external_id}", row.category) for row in rows}
 
 
-def failure_cases(bundle: Bundle, kind: str, model: str | None = None) -> list[FailureRow]:
-    """Items that answer one of a PI's questions (:data:`FAILURE_KINDS`), sorted by label.
-    ``model`` is the chosen model of :data:`LOSES_TO_ALL`."""
+def failure_cases(bundle: Bundle, kind: str, model: str | None = None) -> FailureCases:
+    """Items that answer one of a PI's questions (:data:`FAILURE_KINDS`), sorted by label
+    (lowest turn scores: lowest first). ``model`` is the chosen model of :data:`LOSES_TO_ALL`."""
+    return FailureCases(kind, model, _failure_rows(bundle, kind, model))
+
+
+def _failure_rows(bundle: Bundle, kind: str, model: str | None) -> list[FailureRow]:
+    from workbench.stats.contradictions import preference_graph
+
     details: dict[int, str] = {}
     if kind in (DISAGREEMENT, REFERENCE_FLAGGED):
         flag = ItemFlag.DISAGREEMENT if kind == DISAGREEMENT else ItemFlag.REFERENCE_PROBLEM
@@ -417,38 +683,77 @@ def _lowest_turn_scores(bundle: Bundle) -> list[FailureRow]:
 @dataclass(frozen=True)
 class AgreementResult:
     """Side a (by default the humans) against side b (by default the judges) on the
-    comparisons both judged; each side is its majority preference per comparison."""
+    comparisons both judged; each side is its majority preference per comparison
+    (:func:`workbench.stats.preferences.majority_preferences`). ``overlap`` judgments were
+    selected by both sides and counted on one only (see :func:`agreement`)."""
 
     side_a: str
     side_b: str
+    filters: str
+    overlap: int
+    overlap_kept_on: str | None  # "a" or "b": the side that kept the overlapping judgments
     summary: AgreementSummary
+    raters_a: RaterAgreement
+    raters_b: RaterAgreement
     confusion: pd.DataFrame  # rows: side a's majority, columns: side b's (first/second/tie)
     by_majority: pd.DataFrame  # majority (e.g. "3/3"), comparisons, agreement
-    by_category: pd.DataFrame  # category, comparisons, agreement, cohen_kappa
+    by_category: pd.DataFrame  # category (None: items with none), comparisons, agreement, kappa
     by_model_pair: pd.DataFrame  # first, second, comparisons, agreement, cohen_kappa
-    position_bias: pd.DataFrame  # first_position_wins per evaluator
+    position_bias: pd.DataFrame  # first_position_wins per evaluator (see its ``positions``)
+    swap_consistency: pd.DataFrame
     ratings: pd.DataFrame  # model, rating_a, rating_b: the two sides' Bradley-Terry ratings
+    ranks: dict[str, Any] | None  # rank agreement of the two sides' leaderboards (>= 3 models)
     spearman: float
     kendall: float
     rank_models: int
+
+    def to_json(self) -> dict[str, Any]:
+        """What ``workbench agreement --json`` prints."""
+        return jsonable(
+            {
+                "a": self.side_a,
+                "b": self.side_b,
+                "filters": self.filters,
+                "overlap": {"judgments": self.overlap, "kept_on": self.overlap_kept_on},
+                "agreement": self.summary.to_json(),
+                "raters": {"a": self.raters_a.to_json(), "b": self.raters_b.to_json()},
+                "ranks": self.ranks,
+                "confusion": records(self.confusion.reset_index(names="a")),
+                "by_majority": records(self.by_majority),
+                "by_category": records(self.by_category),
+                "by_model_pair": records(self.by_model_pair),
+                "position_bias": records(self.position_bias),
+                "swap_consistency": records(self.swap_consistency),
+                "ratings": records(self.ratings),
+            }
+        )
 
 
 def _agreement_by(
     side_a: pd.DataFrame, side_b: pd.DataFrame, aligned: pd.DataFrame, columns: list[str]
 ) -> pd.DataFrame:
     """Agreement (ties as a label) and Cohen's kappa within each group of comparisons sharing
-    ``columns``, computed by :func:`agreement_summary` on each group's judgments."""
+    ``columns``, computed by :func:`agreement_summary` on each group's judgments. A missing
+    value (an item with no category) is a group of its own, named None."""
     groups = aligned[columns].drop_duplicates().sort_values(columns, kind="stable")
     rows = []
     for key in groups.itertuples(index=False, name=None):
         mask_a = pd.Series(True, index=side_a.index)
         mask_b = pd.Series(True, index=side_b.index)
         for column, value in zip(columns, key, strict=True):
-            mask_a &= side_a[column] == value
-            mask_b &= side_b[column] == value
+            if pd.isna(value):
+                mask_a &= side_a[column].isna()
+                mask_b &= side_b[column].isna()
+            else:
+                mask_a &= side_a[column] == value
+                mask_b &= side_b[column] == value
         summary = agreement_summary(side_a[mask_a], side_b[mask_b])
-        rows.append((*key, summary.comparisons, summary.agreement_with_ties, summary.cohen_kappa))
-    return pd.DataFrame(rows, columns=[*columns, "comparisons", "agreement", "cohen_kappa"])
+        named = tuple(None if pd.isna(value) else value for value in key)
+        rows.append((*named, summary.comparisons, summary.agreement_with_ties, summary.cohen_kappa))
+    table = pd.DataFrame(rows, columns=[*columns, "comparisons", "agreement", "cohen_kappa"])
+    for column in columns:  # pandas reads None as NaN; keep "no value" a None
+        table[column] = table[column].astype(object).where(table[column].notna(), None)
+    return table
 
 
 def _ordered_pairs(frame: pd.DataFrame) -> pd.DataFrame:
@@ -459,26 +764,120 @@ def _ordered_pairs(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.assign(first=low, second=high)
 
 
+def _set(selector: OutcomeFilter) -> dict[str, Any]:
+    """The dimensions a selector sets, to describe it together with the other filters."""
+    return {name: value for name, value in vars(selector).items() if value}
+
+
+def _without_overlap(
+    first: pd.DataFrame, second: pd.DataFrame, names: tuple[str, str]
+) -> tuple[pd.DataFrame, pd.DataFrame, int, str | None]:
+    """The two sides with every judgment both select counted once: on the side that selects
+    fewer judgments (it names them more narrowly, e.g. ``rater:h1`` within ``human``), or on
+    side a when both select as many. Refuses sides that select the same judgments."""
+    key_a = list(zip(first["origin"], first["row_id"], strict=True))
+    key_b = list(zip(second["origin"], second["row_id"], strict=True))
+    shared = set(key_a) & set(key_b)
+    if not shared:
+        return first, second, 0, None
+    if len(shared) == len(key_a) == len(key_b):
+        raise AnalysisError(
+            f"{names[0]!r} and {names[1]!r} select the same {len(shared)} judgments: "
+            "agreement needs two different evaluators"
+        )
+    keep_on = "b" if len(key_b) < len(key_a) else "a"
+    if keep_on == "a":
+        second = second[[key not in shared for key in key_b]].reset_index(drop=True)
+    else:
+        first = first[[key not in shared for key in key_a]].reset_index(drop=True)
+    for name, side in zip(names, (first, second), strict=True):
+        if side.empty:
+            raise AnalysisError(
+                f"every judgment {name!r} selects is also selected by the other side "
+                f"({len(shared)} judgments): choose sides that do not contain each other"
+            )
+    return first, second, len(shared), keep_on
+
+
+def _rank_agreement(
+    side_a: pd.DataFrame, side_b: pd.DataFrame, rounds: int, seed: int
+) -> tuple[pd.DataFrame, dict[str, Any] | None]:
+    from workbench.stats.rank_agreement import (
+        ci_order_agreement,
+        kendall_tau,
+        spearman_correlation,
+    )
+
+    board_a = compute_leaderboard(side_a, "bt", bootstrap=rounds, seed=seed).table
+    board_b = compute_leaderboard(side_b, "bt", bootstrap=rounds, seed=seed).table
+    ratings_a = board_a.set_index("model")["rating"]
+    ratings_b = board_b.set_index("model")["rating"]
+    shared = sorted(set(ratings_a.index) & set(ratings_b.index))
+    ratings = pd.DataFrame(
+        {
+            "model": shared,
+            "rating_a": [float(ratings_a[model]) for model in shared],
+            "rating_b": [float(ratings_b[model]) for model in shared],
+        }
+    )
+    if len(shared) < 3:
+        return ratings, None
+    # ratings are relative: compare them on the shared models only
+    result: dict[str, Any] = {
+        "models": len(shared),
+        "spearman": spearman_correlation(ratings_a, ratings_b),
+        "kendall_tau": kendall_tau(ratings_a, ratings_b),
+        "ci_order": None,
+    }
+    if rounds:
+        renamed = {"ci_lower": "lower", "ci_upper": "upper"}
+        order = ci_order_agreement(
+            board_a.set_index("model")[["ci_lower", "ci_upper"]].rename(columns=renamed),
+            board_b.set_index("model")[["ci_lower", "ci_upper"]].rename(columns=renamed),
+        )
+        result["ci_order"] = {
+            "pairs": order.pairs,
+            "agree": order.agree,
+            "contradict": order.contradict,
+            "share": order.share,
+        }
+    return ratings, result
+
+
 def agreement(
-    bundle: Bundle, side_a: str = HUMAN_SIDE, side_b: str = JUDGE_SIDE
+    bundle: Bundle,
+    side_a: str = HUMAN_SIDE,
+    side_b: str = JUDGE_SIDE,
+    filters: OutcomeFilter | None = None,
+    bootstrap: int = 0,
+    seed: int = 0,
 ) -> AgreementResult:
     """Agreement of side a's majority with side b's (sides are ``workbench agreement --a/--b``
-    selectors, e.g. ``human``, ``judge``, ``run:NAME``, ``annotator:NAME``): the summary, its
-    confusion matrix, agreement by how strong side a's majority was, by category and by model
-    pair, each evaluator's first-position win share, and the rank correlation of the two sides'
-    leaderboards with the ratings behind it."""
-    outcomes = _pairwise(bundle)
-    first_side = parse_selector(side_a).apply(outcomes)
-    second_side = parse_selector(side_b).apply(outcomes)
-    if first_side.empty or second_side.empty:
-        empty = side_a if first_side.empty else side_b
-        raise AnalysisError(
-            f"agreement needs pairwise judgments on both sides: none match {empty!r}"
-        )
-    summary = agreement_summary(first_side, second_side)
+    selectors, e.g. ``human``, ``judge``, ``run:NAME``, ``annotator:NAME``), within
+    ``filters``: the summary, its confusion matrix, agreement by how strong side a's majority
+    was, by category and by model pair, each side's inter-rater agreement, each evaluator's
+    first-position win share where positions were randomized, and the rank agreement of the two
+    sides' leaderboards (``bootstrap`` rounds for their intervals). A judgment both sides select
+    counts on one side only (see :func:`_without_overlap`)."""
+    from workbench.stats.position_bias import first_position_wins, swap_consistency
+
+    filters = filters or OutcomeFilter()
+    select_a, select_b = parse_selector(side_a), parse_selector(side_b)
+    first_side = _pairwise(bundle, filters, select_a)
+    second_side = _pairwise(bundle, filters, select_b)
+    for label, side, selector in (("a", first_side, select_a), ("b", second_side, select_b)):
+        if side.empty:
+            wanted = replace(filters, **_set(selector))
+            raise AnalysisError(
+                f"side {label}: {describe_empty(wanted, _available_sources(bundle))}"
+            )
+    first_side, second_side, overlap, kept_on = _without_overlap(
+        first_side, second_side, (side_a, side_b)
+    )
     aligned = aligned_preferences(first_side, second_side)
     if aligned.empty:
         raise AnalysisError(f"{side_a!r} and {side_b!r} judged no comparison in common")
+    summary = agreement_summary(first_side, second_side)
     labels = list(PREFERENCES)
     confusion = (
         pd.crosstab(aligned["preference_a"], aligned["preference_b"])
@@ -499,37 +898,34 @@ def agreement(
         .sort_values("majority", ascending=False, kind="stable")
         .reset_index(drop=True)
     )
-    categories = outcomes.drop_duplicates("item").set_index("item")["category"]
-    first_side, second_side = _ordered_pairs(first_side), _ordered_pairs(second_side)
-    with_category = aligned.assign(category=aligned["item"].map(categories))
-    by_category = _agreement_by(first_side, second_side, with_category, ["category"])
-    by_model_pair = _agreement_by(first_side, second_side, aligned, ["first", "second"])
-
     both = pd.concat([first_side, second_side], ignore_index=True)
-    ratings_a = compute_leaderboard(first_side).table.set_index("model")["rating"]
-    ratings_b = compute_leaderboard(second_side).table.set_index("model")["rating"]
-    shared = sorted(set(ratings_a.index) & set(ratings_b.index))
-    ratings = pd.DataFrame(
-        {
-            "model": shared,
-            "rating_a": [float(ratings_a[model]) for model in shared],
-            "rating_b": [float(ratings_b[model]) for model in shared],
-        }
-    )
+    categories = both.drop_duplicates("item").set_index("item")["category"]
+    ordered_a, ordered_b = _ordered_pairs(first_side), _ordered_pairs(second_side)
+    with_category = aligned.assign(category=aligned["item"].map(categories))
+    by_category = _agreement_by(ordered_a, ordered_b, with_category, ["category"])
+    by_model_pair = _agreement_by(ordered_a, ordered_b, aligned, ["first", "second"])
+    ratings, ranks = _rank_agreement(first_side, second_side, bootstrap, seed)
     nan = float("nan")
     return AgreementResult(
         side_a=side_a,
         side_b=side_b,
+        filters=filters.describe(),
+        overlap=overlap,
+        overlap_kept_on=kept_on,
         summary=summary,
+        raters_a=rater_agreement(first_side),
+        raters_b=rater_agreement(second_side),
         confusion=confusion,
         by_majority=by_majority,
         by_category=by_category,
         by_model_pair=by_model_pair,
-        position_bias=first_position_wins(both.drop(columns=["first", "second"])),
+        position_bias=first_position_wins(both),
+        swap_consistency=swap_consistency(both),
         ratings=ratings,
-        spearman=spearman_correlation(ratings_a, ratings_b) if len(shared) >= 3 else nan,
-        kendall=kendall_tau(ratings_a, ratings_b) if len(shared) >= 3 else nan,
-        rank_models=len(shared),
+        ranks=ranks,
+        spearman=ranks["spearman"] if ranks else nan,
+        kendall=ranks["kendall_tau"] if ranks else nan,
+        rank_models=len(ratings),
     )
 
 

@@ -17,20 +17,24 @@ from typing import Any
 from sqlalchemy import bindparam, exists, func, literal, or_, select, union
 from sqlalchemy.orm import Session
 
+from workbench.stats.agreement import disagreeing_comparisons
 from workbench.storage.bundle import Bundle
+from workbench.storage.judgments import (
+    OutcomeFilter,
+    counts_per_item,
+    judgments_of_item,
+    kinds_per_item,
+)
 from workbench.storage.models import (
     Caption,
     Image,
     Item,
     ItemImage,
-    JudgeVerdict,
     Model,
     Output,
-    PriorJudgment,
     Reference,
     Source,
     Turn,
-    Vote,
 )
 
 #: SQLite refuses statements with more bound parameters than this (32766 since 3.32; stay low)
@@ -228,20 +232,15 @@ def _output_counts(session: Session, ids: Sequence[int] | None) -> Counter[int]:
 
 
 def _judgment_counts(session: Session, ids: Sequence[int] | None) -> Counter[int]:
-    """Prior judgments, campaign votes (not retracted) and judge verdicts, per item."""
-    prior = (
-        select(PriorJudgment.item_id, func.count())
-        .where(PriorJudgment.item_id.is_not(None))
-        .group_by(PriorJudgment.item_id)
-    )
-    votes = (
-        select(Vote.item_id, func.count()).where(Vote.retracted_at.is_(None)).group_by(Vote.item_id)
-    )
-    verdicts = select(JudgeVerdict.item_id, func.count()).group_by(JudgeVerdict.item_id)
-    total: Counter[int] = Counter()
-    for statement in (prior, votes, verdicts):
-        total.update(_count_by_item(session, statement, ids))
-    return total
+    """Judgments per item, as the judgment read model shows them (derived ones included: the
+    inspector counts what is stored)."""
+    counts: Counter[int] = Counter()
+    if ids is None:
+        counts.update(counts_per_item(session))
+        return counts
+    for chunk in _chunks(ids):
+        counts.update(counts_per_item(session, chunk))
+    return counts
 
 
 def _ids_where(session: Session, statement: Any, ids: Sequence[int] | None) -> set[int]:
@@ -274,111 +273,23 @@ def _reference_problem_items(session: Session, ids: Sequence[int] | None) -> set
     return _ids_where(session, statement, ids)
 
 
-def _winner(outcome: str | None, model_a: int, model_b: int | None) -> int | None:
-    """The preferred model's id, 0 for a tie or both bad, None when there is no outcome."""
-    if outcome == "a":
-        return model_a
-    if outcome == "b":
-        return model_b
-    if outcome in ("tie", "both_bad"):
-        return 0
-    return None
-
-
-def _majority(winners: list[int]) -> int | None:
-    """The most frequent winner, or None when the top two are level (no majority)."""
-    ranked = Counter(winners).most_common(2)
-    if not ranked or (len(ranked) == 2 and ranked[0][1] == ranked[1][1]):
-        return None
-    return ranked[0][0]
-
-
 def _disagreement_items(session: Session, ids: Sequence[int] | None) -> set[int]:
-    """Items where, for the same pair of models and turn, the humans' majority preference and
-    the judges' majority preference differ (ties count as a preference; a split vote does not).
+    """Items with a comparison where the humans' majority and the judges' majority differ, by
+    :func:`workbench.stats.agreement.disagreeing_comparisons` (per criterion, a split is a
+    tie). Humans are imported human judgments and campaign votes; judges are imported judge
+    judgments and judge verdicts; derived judgments are left out, as in the analyses."""
+    from workbench.services.outcomes import judgments_frame
 
-    Humans are prior human judgments and campaign votes; judges are prior judge judgments and
-    judge verdicts. Only items with both kinds are examined.
-    """
-
-    def items_with(kind: str) -> set[int]:
-        prior = select(PriorJudgment.item_id).where(
-            PriorJudgment.kind == kind,
-            PriorJudgment.model_b_id.is_not(None),
-            PriorJudgment.item_id.is_not(None),
-        )
-        if kind == "human":
-            own = select(Vote.item_id).where(
-                Vote.retracted_at.is_(None), Vote.model_b_id.is_not(None)
-            )
-        else:
-            own = select(JudgeVerdict.item_id).where(JudgeVerdict.model_b_id.is_not(None))
-        return _ids_where(session, prior.distinct(), ids) | _ids_where(session, own.distinct(), ids)
-
-    both = items_with("human")
-    if both:
-        both &= items_with("judge")
-    if not both:
-        return set()
-
-    # (item, turn, pair) -> kind -> winners
-    preferences: dict[tuple[int, int | None, tuple[int, int]], dict[str, list[int]]] = defaultdict(
-        lambda: {"human": [], "judge": []}
-    )
-
-    def collect(kind: str, rows: Iterable[Any]) -> None:
-        for item_id, turn_index, model_a, model_b, outcome in rows:
-            winner = _winner(outcome, model_a, model_b)
-            if winner is None or model_b is None:
-                continue
-            pair = (min(model_a, model_b), max(model_a, model_b))
-            preferences[(item_id, turn_index, pair)][kind].append(winner)
-
-    ordered = sorted(both)
-    for chunk in _chunks(ordered):
-        columns = (
-            PriorJudgment.item_id,
-            PriorJudgment.turn_index,
-            PriorJudgment.model_a_id,
-            PriorJudgment.model_b_id,
-            PriorJudgment.outcome,
-        )
-        for kind in ("human", "judge"):
-            collect(
-                kind,
-                session.execute(
-                    select(*columns).where(
-                        PriorJudgment.item_id.in_(chunk), PriorJudgment.kind == kind
-                    )
-                ),
-            )
-        collect(
-            "human",
-            session.execute(
-                select(
-                    Vote.item_id, Vote.turn_index, Vote.model_a_id, Vote.model_b_id, Vote.choice
-                ).where(Vote.item_id.in_(chunk), Vote.retracted_at.is_(None))
-            ),
-        )
-        collect(
-            "judge",
-            session.execute(
-                select(
-                    JudgeVerdict.item_id,
-                    JudgeVerdict.turn_index,
-                    JudgeVerdict.model_a_id,
-                    JudgeVerdict.model_b_id,
-                    JudgeVerdict.outcome,
-                ).where(JudgeVerdict.item_id.in_(chunk))
-            ),
-        )
+    kinds = kinds_per_item(session, ids)
+    both = sorted(item for item, found in kinds.items() if {"human", "judge"} <= found)
     disagreeing: set[int] = set()
-    for (item_id, _turn, _pair), by_kind in preferences.items():
-        if not by_kind["human"] or not by_kind["judge"]:
+    for chunk in _chunks(both):
+        frame = judgments_frame(session, OutcomeFilter(items=tuple(chunk)), pairwise=True)
+        humans, judges = frame[frame["kind"] == "human"], frame[frame["kind"] == "judge"]
+        if humans.empty or judges.empty:
             continue
-        human, judge = _majority(by_kind["human"]), _majority(by_kind["judge"])
-        if human is not None and judge is not None and human != judge:
-            disagreeing.add(item_id)
+        found = disagreeing_comparisons(humans, judges)
+        disagreeing |= {int(item) for item in found["item"]}
     return disagreeing
 
 
@@ -575,10 +486,6 @@ def find_item(session: Session, text: str) -> int | None:
 _ITEM_ID = bindparam("item_id")
 
 
-def _count_of(column: Any, *where: Any) -> Any:
-    return select(func.count()).where(column == _ITEM_ID, *where).scalar_subquery()
-
-
 _DETAIL_HEAD = (
     select(
         Item.external_id,
@@ -596,17 +503,6 @@ _DETAIL_HEAD = (
                 Reference.problem_in_caption.is_(True),
                 Reference.verified_correct.is_(False),
             ),
-        ),
-        _count_of(PriorJudgment.item_id)
-        + _count_of(Vote.item_id, Vote.retracted_at.is_(None))
-        + _count_of(JudgeVerdict.item_id),
-        or_(
-            exists().where(PriorJudgment.item_id == _ITEM_ID, PriorJudgment.kind == "human"),
-            exists().where(Vote.item_id == _ITEM_ID, Vote.retracted_at.is_(None)),
-        ),
-        or_(
-            exists().where(PriorJudgment.item_id == _ITEM_ID, PriorJudgment.kind == "judge"),
-            exists().where(JudgeVerdict.item_id == _ITEM_ID),
         ),
     )
     .join(Source, Item.source_id == Source.id)
@@ -674,10 +570,9 @@ def item_detail(session: Session, item_id: int) -> ItemDetail | None:
         metadata,
         missing_image,
         reference_problem,
-        judgments,
-        judged_by_humans,
-        judged_by_judges,
     ) = head
+    by_kind = judgments_of_item(session, item_id)
+    judgments = sum(by_kind.values())
 
     images = tuple(ImageSlot(*row) for row in connection.execute(_DETAIL_IMAGES, parameters))
     captions = tuple(CaptionView(*row) for row in connection.execute(_DETAIL_CAPTIONS, parameters))
@@ -707,7 +602,7 @@ def item_detail(session: Session, item_id: int) -> ItemDetail | None:
         flags.add(ItemFlag.MISSING_IMAGE)
     if reference_problem:
         flags.add(ItemFlag.REFERENCE_PROBLEM)
-    if judged_by_humans and judged_by_judges and _disagreement_items(session, [item_id]):
+    if {"human", "judge"} <= set(by_kind) and _disagreement_items(session, [item_id]):
         flags.add(ItemFlag.DISAGREEMENT)
     return ItemDetail(
         id=item_id,

@@ -16,7 +16,7 @@ import secrets
 import uuid
 from collections import Counter, defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sqlalchemy import func, select
@@ -54,9 +54,29 @@ from workbench.services.selection import (
     resolve_items,
 )
 from workbench.storage.bundle import Bundle
-from workbench.storage.models import Annotator, Campaign, Item, Model, ScheduledPair, Source, Vote
+from workbench.storage.counters import rebuild_counters
+from workbench.storage.models import (
+    Annotator,
+    Campaign,
+    CampaignAnnotatorCount,
+    CampaignCount,
+    CampaignPairCount,
+    Item,
+    ItemImage,
+    Model,
+    ScheduledPair,
+    Source,
+    Vote,
+)
 
 log = logging.getLogger(__name__)
+#: ids per IN (...) list: below SQLite's and PostgreSQL's parameter limits
+_ID_CHUNK = 900
+#: the campaign setting holding the annotators' guidelines (markdown); kept in the campaign's
+#: settings, so packs and server copies carry them with the campaign
+GUIDELINES_SETTING = "guidelines"
+#: guidelines longer than this are refused: they are read at every session start
+MAX_GUIDELINES_CHARS = 200_000
 
 CAMPAIGN_STATUS_OPEN = "open"
 
@@ -105,6 +125,10 @@ class CampaignSpec:
     #: (None: 30 minutes and 14 days)
     lease_minutes: float | None = None
     pack_lease_days: float | None = None
+    #: leave out the chosen items that miss an image (an annotator cannot judge them)
+    without_missing_images: bool = False
+    #: the annotators' guidelines, as markdown (shown when a session starts and on F1)
+    guidelines: str | None = None
 
 
 @dataclass(frozen=True)
@@ -120,6 +144,10 @@ class CampaignSummary:
     gold_tasks: int
     schedule_sha256: str
     shortfalls: dict[str, int]
+    #: scheduled items one of whose images is missing (0 when they were left out)
+    items_missing_images: int = 0
+    #: items left out because an image is missing (``without_missing_images``)
+    left_out_missing_images: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -133,6 +161,8 @@ class CampaignSummary:
             "tasks": self.tasks,
             "gold_tasks": self.gold_tasks,
             "schedule_sha256": self.schedule_sha256,
+            "items_missing_images": self.items_missing_images,
+            "left_out_missing_images": self.left_out_missing_images,
             "shortfalls": self.shortfalls,
         }
 
@@ -342,16 +372,68 @@ def _schedule_digest(tasks: Sequence[PlannedTask]) -> str:
     return hashlib.sha256(json.dumps(rows, ensure_ascii=False).encode()).hexdigest()
 
 
+def check_guidelines(text: str) -> str | None:
+    """The guidelines to store (None for blank text); CampaignError when too long."""
+    if len(text) > MAX_GUIDELINES_CHARS:
+        raise CampaignError(
+            f"the guidelines are {len(text):,} characters long; keep them under "
+            f"{MAX_GUIDELINES_CHARS:,}"
+        )
+    return text if text.strip() else None
+
+
+def campaign_guidelines(bundle: Bundle, name: str) -> str | None:
+    """The campaign's guidelines (markdown), None when it has none."""
+    with bundle.read_session() as session:
+        value = find_campaign(session, name).settings.get(GUIDELINES_SETTING)
+    return value if isinstance(value, str) else None
+
+
+def set_campaign_guidelines(bundle: Bundle, name: str, text: str | None) -> None:
+    """Replace the campaign's guidelines (None or blank removes them)."""
+    guidelines = check_guidelines(text) if text is not None else None
+    with bundle.session() as session:
+        campaign = find_campaign(session, name)
+        settings = {k: v for k, v in campaign.settings.items() if k != GUIDELINES_SETTING}
+        if guidelines is not None:
+            settings[GUIDELINES_SETTING] = guidelines
+        campaign.settings = settings  # a new dict: the JSON column sees the change
+
+
+def items_missing_images(session: Session, item_ids: Sequence[int]) -> set[int]:
+    """The items among ``item_ids`` with at least one image missing (named by the source but
+    not available at import)."""
+    missing: set[int] = set()
+    for start in range(0, len(item_ids), _ID_CHUNK):
+        chunk = item_ids[start : start + _ID_CHUNK]
+        missing.update(
+            session.scalars(
+                select(ItemImage.item_id)
+                .where(ItemImage.item_id.in_(chunk), ItemImage.image_id.is_(None))
+                .distinct()
+            )
+        )
+    return missing
+
+
 def create_campaign(
     bundle: Bundle, spec: CampaignSpec, plugins: Registry | None = None
 ) -> CampaignSummary:
     """Draw the campaign's schedule from its seed and store both in one transaction."""
     protocol = (plugins or registry()).protocol(spec.protocol)
     pairing, anchor_name = _check_spec(spec, protocol)
+    if spec.guidelines is not None:
+        spec = replace(spec, guidelines=check_guidelines(spec.guidelines))
     with bundle.session() as session:
         if session.scalar(select(Campaign.id).where(Campaign.name == spec.name)) is not None:
             raise CampaignError(f"a campaign named '{spec.name}' already exists in this bundle")
         items = resolve_items(session, spec.items)
+        missing_images = items_missing_images(session, [item.id for item in items])
+        left_out = 0
+        if spec.without_missing_images:
+            kept = [item for item in items if item.id not in missing_images]
+            left_out = len(items) - len(kept)
+            items = kept
         contestants: list[Contestant] = []
         if protocol.display is not Display.NONE:
             wanted = list(spec.models) if spec.models else None  # None: every model
@@ -404,6 +486,7 @@ def create_campaign(
                 **({"pack_lease_days": spec.pack_lease_days} if spec.pack_lease_days else {}),
                 "schedule_sha256": digest,
                 "shortfalls": shortfalls,
+                **({GUIDELINES_SETTING: spec.guidelines} if spec.guidelines else {}),
                 # only the main bundle knows it: packs name models by a salted hash of it
                 "pack_salt": secrets.token_hex(16),
                 "created_by": f"vlm-workbench {__version__}",
@@ -428,6 +511,9 @@ def create_campaign(
             )
             for sequence, task in enumerate(tasks, start=1)
         )
+        session.flush()
+        rebuild_counters(session, [campaign.id])
+        scheduled_missing = {eligible.item_ids[task.slot] for task in tasks} & missing_images
     log.info("created campaign %s: %d tasks", spec.name, len(tasks))
     return CampaignSummary(
         name=spec.name,
@@ -441,6 +527,8 @@ def create_campaign(
         gold_tasks=sum(task.gold is not None for task in tasks),
         schedule_sha256=digest,
         shortfalls=shortfalls,
+        items_missing_images=len(scheduled_missing),
+        left_out_missing_images=left_out,
     )
 
 
@@ -458,16 +546,12 @@ def _active_votes(session: Session, campaign_id: int) -> list[Vote]:
 def list_campaigns(bundle: Bundle) -> list[dict[str, Any]]:
     """One line per campaign: its protocol, size and how far the votes have come."""
     with bundle.read_session() as session:
-        pairs = dict(
-            session.execute(
-                select(ScheduledPair.campaign_id, func.count()).group_by(ScheduledPair.campaign_id)
-            ).all()
-        )
+        counts = {row.campaign_id: row for row in session.scalars(select(CampaignCount))}
         voted = dict(
             session.execute(
-                select(Vote.campaign_id, func.count(func.distinct(Vote.pair_id)))
-                .where(Vote.retracted_at.is_(None), Vote.skip_reason.is_(None))
-                .group_by(Vote.campaign_id)
+                select(CampaignPairCount.campaign_id, func.count())
+                .where(CampaignPairCount.votes > 0)
+                .group_by(CampaignPairCount.campaign_id)
             ).all()
         )
         return [
@@ -477,7 +561,7 @@ def list_campaigns(bundle: Bundle) -> list[dict[str, Any]]:
                 "status": campaign.status,
                 "seed": campaign.seed,
                 "votes_per_pair": campaign.votes_per_pair,
-                "tasks": pairs.get(campaign.id, 0),
+                "tasks": counts[campaign.id].tasks if campaign.id in counts else 0,
                 "tasks_with_votes": voted.get(campaign.id, 0),
                 "created_at": campaign.created_at.isoformat(),
             }
@@ -551,12 +635,22 @@ def campaign_details(bundle: Bundle, name: str) -> dict[str, Any]:
                 .order_by(ScheduledPair.sequence)
             )
         )
-        handles = dict(session.execute(select(Annotator.id, Annotator.handle)).all())
-        progress: dict[str, dict[str, int]] = defaultdict(lambda: {"answered": 0, "skipped": 0})
-        for vote in counted:
-            progress[handles[vote.annotator_id]][
-                "skipped" if vote.skip_reason is not None else "answered"
-            ] += 1
+        progress = {
+            handle: {"answered": answered, "skipped": skipped}
+            for handle, answered, skipped in session.execute(
+                select(
+                    Annotator.handle,
+                    CampaignAnnotatorCount.answered,
+                    CampaignAnnotatorCount.skipped,
+                )
+                .join(Annotator, Annotator.id == CampaignAnnotatorCount.annotator_id)
+                .where(
+                    CampaignAnnotatorCount.campaign_id == campaign.id,
+                    (CampaignAnnotatorCount.answered + CampaignAnnotatorCount.skipped) > 0,
+                )
+            )
+        }
+        totals = session.get(CampaignCount, campaign.id)
         schedule = [
             {
                 "sequence": pair.sequence,
@@ -582,11 +676,7 @@ def campaign_details(bundle: Bundle, name: str) -> dict[str, Any]:
             "created_at": campaign.created_at.isoformat(),
             "settings": settings,
             "tasks": len(pairs),
-            "complete_tasks": sum(
-                1
-                for pair in pairs
-                if pair.gold_choice is None and voted[pair.id] >= pair.votes_target
-            ),
+            "complete_tasks": totals.complete_tasks if totals else 0,
             "annotators": dict(sorted(progress.items())),
             "gold": gold_report(session, campaign),
             "schedule": schedule,

@@ -18,7 +18,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from workbench.domain import ItemRecord, JudgmentRecord, ModelRecord, Origin, OutputRecord
+from workbench.domain import (
+    ImageRecord,
+    ItemRecord,
+    JudgmentRecord,
+    ModelRecord,
+    Origin,
+    OutputRecord,
+)
 from workbench.errors import WorkbenchError
 from workbench.importers.base import (
     ImportProblem,
@@ -27,12 +34,19 @@ from workbench.importers.base import (
     Record,
     missing_sources,
     relative_name,
+    unreadable_sources,
 )
 from workbench.importers.images import ImageProblemError, PreparedImage, prepare_image
+from workbench.importers.limits import (
+    DEFAULT_LIMITS,
+    LimitExceededError,
+    ReadLimits,
+    check_file_size,
+)
 from workbench.plugins import Registry, registry
-from workbench.storage.bundle import Bundle, remove_bundle_files
+from workbench.storage.bundle import Bundle
 from workbench.storage.dialects import parse_location
-from workbench.storage.errors import MigrationDeclinedError
+from workbench.storage.errors import BundleExistsError, MigrationDeclinedError
 from workbench.storage.import_writer import ImportFileInfo, ImportWriter, find_import, image_key
 from workbench.storage.models import (
     Caption,
@@ -98,11 +112,14 @@ def fingerprint_of(importer: str, files: Sequence[ImportFileInfo]) -> str:
 
 
 def _prepare_images(
-    records: Sequence[Record], report: ImportReport, progress: ProgressCallback
+    records: Sequence[Record],
+    report: ImportReport,
+    progress: ProgressCallback,
+    limits: ReadLimits = DEFAULT_LIMITS,
 ) -> dict[str, PreparedImage]:
     """Read, verify and hash every image the items name, in parallel threads (Pillow's decoders
     and hashlib release the GIL). A bad image rejects its item's row."""
-    wanted: dict[str, tuple[ItemRecord, object]] = {}
+    wanted: dict[str, tuple[ItemRecord, ImageRecord]] = {}
     for record in records:
         if isinstance(record, ItemRecord):
             for image in record.images:
@@ -113,9 +130,12 @@ def _prepare_images(
     def load(key: str) -> tuple[str, PreparedImage | str]:
         _record, image = wanted[key]
         try:
-            data = image.data if image.data is not None else image.path.read_bytes()  # type: ignore[attr-defined,union-attr]
-            return key, prepare_image(data)
-        except ImageProblemError as error:
+            prepared = prepare_image(_image_bytes(image, limits))
+            if image.data is None and image.path is not None:
+                # Checked now, read again when written: only one image's bytes are held at a time.
+                return key, prepared.kept_in_file(image.path)
+            return key, prepared
+        except (ImageProblemError, LimitExceededError) as error:
             return key, str(error)
         except OSError as error:
             return key, f"cannot read image: {error.strerror or error}"
@@ -128,12 +148,26 @@ def _prepare_images(
                 prepared[key] = outcome
             else:
                 record, image = wanted[key]
-                report.reject(record.origin, "images", f"{image.original_ref}: {outcome}")  # type: ignore[attr-defined]
+                report.reject(record.origin, "images", f"{image.original_ref}: {outcome}")
             if done % 50 == 0 or done == total:
                 progress("images", done, total)
             if report.cancel_requested():
                 raise ImportCancelledError("import cancelled; the bundle was not changed")
     return prepared
+
+
+def _image_bytes(image: ImageRecord, limits: ReadLimits) -> bytes:
+    """The image's bytes; a file over the limit is refused by its size before it is read."""
+    if image.data is not None:
+        if len(image.data) > limits.max_image_bytes:
+            raise LimitExceededError(
+                f"image of {len(image.data):,} bytes is over the limit of "
+                f"{limits.max_image_bytes:,}"
+            )
+        return image.data
+    assert image.path is not None  # image_key gave it a key, so it has data or a path
+    check_file_size(image.path, limits.max_image_bytes, "image")
+    return image.path.read_bytes()
 
 
 # --- what the bundle can store ---------------------------------------------------------------
@@ -229,6 +263,23 @@ def _text_problem(text: str, column: object) -> str | None:
     return None
 
 
+def _reference_problems(record: Record) -> Iterator[tuple[str, str]]:
+    """(field, reason) for a record that points at something it cannot mean: a caption of an
+    image the item does not have, turn 0 or below."""
+    if isinstance(record, ItemRecord):
+        positions = {image.position for image in record.images}
+        for number, caption in enumerate(record.captions):
+            if caption.image_position is not None and caption.image_position not in positions:
+                yield (
+                    f"captions[{number}].image",
+                    f"points at image {caption.image_position}, but the item has "
+                    f"{len(record.images)} image(s), numbered from 0",
+                )
+    turn = record.turn_index if isinstance(record, JudgmentRecord | OutputRecord) else None
+    if turn is not None and turn < 1:
+        yield "turn", f"turn {turn} does not exist: turns are numbered from 1"
+
+
 def _record_problems(record: Record) -> Iterator[tuple[str, str]]:
     """(field, reason) for everything in ``record`` the bundle cannot store as given."""
     for name, text, column in _text_fields(record):
@@ -238,6 +289,7 @@ def _record_problems(record: Record) -> Iterator[tuple[str, str]]:
     for name, number in _integer_fields(record):
         if number is not None and not INT64[0] <= number <= INT64[1]:
             yield name, f"{str(number)[:_SHOWN_CHARS]} is out of range for a 64-bit integer"
+    yield from _reference_problems(record)
     score = record.score if isinstance(record, JudgmentRecord) else None
     if score is not None and not math.isfinite(score):
         yield "score", f"must be a finite number, not {score}"
@@ -301,6 +353,12 @@ def import_files(
     absent = missing_sources(source_paths)
     if absent:
         raise WorkbenchError("no such file or folder: " + ", ".join(str(p) for p in absent))
+    special = unreadable_sources(source_paths)
+    if special:
+        shown_special = ", ".join(str(p) for p in special)
+        raise WorkbenchError(
+            f"not a regular file or folder (a device, pipe or socket): {shown_special}"
+        )
 
     started_at = datetime.now(UTC)
     report = ImportReport(cancel_requested=cancel_requested)
@@ -334,7 +392,7 @@ def import_files(
             if report.cancel_requested():
                 raise ImportCancelledError("import cancelled; the bundle was not changed")
     records = _storable(records, report, Origin(file_infos[0].name))
-    images = _prepare_images(records, report, progress)
+    images = _prepare_images(records, report, progress, importer.limits)
     _stop_if_rejected(report, skip_rejected)
     if not records and report.rejections:
         # --skip-rejected with every row rejected: an empty import (or an empty new bundle)
@@ -346,44 +404,83 @@ def import_files(
         )
 
     progress("writing", 0, len(records))
-    created = not Bundle.exists(bundle_path)
-    bundle = Bundle.create(bundle_path) if created else Bundle.open(bundle_path)
-    try:
-        with bundle.session() as session:
-            writer = ImportWriter(session, report)
-            import_row = writer.write(
-                importer=importer.name,
-                importer_version=importer.version,
-                fingerprint=fingerprint,
-                files=file_infos,
-                records=records,
-                images=images,
-                started_at=started_at,
-            )
-            _stop_if_rejected(report, skip_rejected)
-            if report.rejections:
-                import_row.warnings = {
-                    **import_row.warnings,
-                    "rejected": [r.as_dict() for r in report.rejections],
-                }
-            result = ImportResult(
-                importer.name,
-                shown,
-                False,
-                import_row.id,
-                dict(import_row.counts),
-                list(report.warnings),
-                list(report.rejections),
-            )
-    except BaseException:
-        bundle.close()
-        if created and location.path is not None:
-            remove_bundle_files(location.path)
-        raise
-    bundle.close()
+    job = _WriteJob(importer.name, importer.version, fingerprint, file_infos, records, images)
+    result: ImportResult | None = None
+    if not Bundle.exists(bundle_path):
+        # A new bundle is built aside and published whole (see Bundle.building): a failure
+        # removes only that private file, never a bundle another process created meanwhile.
+        try:
+            with Bundle.building(bundle_path) as bundle:
+                result = _write(bundle, job, shown, report, skip_rejected, started_at)
+        except BundleExistsError:
+            # Another import created the bundle first: land this one in it, as if it had
+            # been there all along.
+            log.info("%s was created meanwhile; importing into it", shown)
+            result = None
+            del report.rejections[job.rejections_before :]
+            del report.warnings[job.warnings_before :]
+    if result is None:
+        with Bundle.open(bundle_path) as bundle:
+            with bundle.read_session() as session:
+                previous = find_import(session, importer.name, fingerprint)
+            if previous is not None:
+                return ImportResult(importer.name, shown, True, previous.id, previous.counts)
+            result = _write(bundle, job, shown, report, skip_rejected, started_at)
     progress("done", len(records), len(records))
     log.info("imported %s into %s: %s", importer.name, shown, result.counts)
     return result
+
+
+@dataclass
+class _WriteJob:
+    """Everything checked and prepared before the bundle is opened for writing."""
+
+    importer: str
+    importer_version: str
+    fingerprint: str
+    files: list[ImportFileInfo]
+    records: list[Record]
+    images: dict[str, PreparedImage]
+    rejections_before: int = 0
+    warnings_before: int = 0
+
+
+def _write(
+    bundle: Bundle,
+    job: _WriteJob,
+    shown: Path | str,
+    report: ImportReport,
+    skip_rejected: bool,
+    started_at: datetime,
+) -> ImportResult:
+    """Write the import in one transaction (rolled back whole on any error)."""
+    job.rejections_before, job.warnings_before = len(report.rejections), len(report.warnings)
+    with bundle.session() as session:
+        writer = ImportWriter(session, report)
+        import_row = writer.write(
+            importer=job.importer,
+            importer_version=job.importer_version,
+            fingerprint=job.fingerprint,
+            files=job.files,
+            records=job.records,
+            images=job.images,
+            started_at=started_at,
+        )
+        _stop_if_rejected(report, skip_rejected)
+        if report.rejections:
+            import_row.warnings = {
+                **import_row.warnings,
+                "rejected": [r.as_dict() for r in report.rejections],
+            }
+        return ImportResult(
+            job.importer,
+            shown,
+            False,
+            import_row.id,
+            dict(import_row.counts),
+            list(report.warnings),
+            list(report.rejections),
+        )
 
 
 def _stop_if_rejected(report: ImportReport, skip_rejected: bool) -> None:

@@ -1,7 +1,7 @@
-"""Pairwise outcomes and grades from a bundle as one pandas DataFrame, whichever table they live
-in: judgments imported with a benchmark (``prior_judgments``), human votes cast in campaigns
-(``votes``, retracted ones left out) and LLM-judge verdicts (``judge_verdicts``); with filters by
-source, campaign, annotator, judge run, category, language, turn, criterion, kind and origin.
+"""Pairwise outcomes and grades of a bundle as a pandas DataFrame for the analyses, read through
+the one judgment read model (:mod:`workbench.storage.judgments`) with its filters in SQL: imported
+judgments, campaign votes and judge verdicts in the same columns. Also the agreement panel's
+and CLI's side selectors, and answer style features for style control.
 
 Every row has the columns of :data:`COLUMNS`. ``model_a`` is the side shown first; a side that
 was the reference answer rather than a model's output is named ``reference``.
@@ -10,134 +10,37 @@ was the reference answer rather than a model's output is named ``reference``.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
-from dataclasses import dataclass, fields, replace
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from sqlalchemy import select
-from sqlalchemy.orm import Session, aliased
+from sqlalchemy.orm import Session
 
-from workbench.domain import Outcome
+from workbench.domain import STANDARD_CONTEXT, JudgmentOrigin
 from workbench.errors import WorkbenchError
-from workbench.services.selection import REFERENCE_NAME
 from workbench.stats.style import STYLE_FEATURES, style_counts
 from workbench.stats.weighting import weight_by_strength
 from workbench.storage.bundle import Bundle
-from workbench.storage.models import (
-    Annotator,
-    Campaign,
-    Import,
-    Item,
-    JudgeRun,
-    JudgeVerdict,
-    Model,
-    Output,
-    PriorJudgment,
-    Source,
-    Turn,
-    Vote,
-)
+from workbench.storage.judgments import COLUMNS as READ_MODEL_COLUMNS
+from workbench.storage.judgments import KINDS, ORIGINS, OutcomeFilter, read_judgments
+from workbench.storage.models import Model, Output, Turn
 
 log = logging.getLogger(__name__)
 
-IMPORTED, CAMPAIGN, JUDGE_RUN = "imported", "campaign", "judge-run"
-ORIGINS = (IMPORTED, CAMPAIGN, JUDGE_RUN)
-KINDS = ("human", "judge")
-STANDARD_CONTEXT = "standard"
+IMPORTED = JudgmentOrigin.IMPORTED.value
 
-COLUMNS = (
-    "origin",  # imported | campaign | judge-run
-    "kind",  # human | judge
-    "evaluator",  # imported rater, annotator handle, or judge run name
-    "source",
-    "importer",
-    "campaign",
-    "judge_run",
-    "annotator",
-    "rater",
-    "item",  # the item's row id in the bundle
-    "item_external_id",
-    "category",
-    "family",
-    "language",
-    "turn",  # turn index, NaN for a judgment of the whole conversation
-    "turn_category",  # the judged turn's own category (ConvBench's per-turn categories)
-    "criterion",
-    "context",  # the conversation context judged ("standard", or a ConvBench ablation)
-    "model_a",
-    "model_b",
-    "outcome",
-    "strength",
-    "label",
-    "score",
-    "position_flip",
-    "group_key",
-    "weight",
-)
-
-_OUTCOME_VALUES = {outcome.value for outcome in Outcome}
+#: the read model's columns and ``weight`` (how many battles a row counts as)
+COLUMNS = (*READ_MODEL_COLUMNS, "weight")
 
 
 class UnknownSelectorError(WorkbenchError):
     pass
 
 
-@dataclass(frozen=True)
-class OutcomeFilter:
-    """Which judgments to keep; an empty tuple keeps everything on that dimension, several
-    values keep any of them, and the dimensions combine with AND."""
-
-    sources: tuple[str, ...] = ()
-    campaigns: tuple[str, ...] = ()
-    annotators: tuple[str, ...] = ()
-    judge_runs: tuple[str, ...] = ()
-    raters: tuple[str, ...] = ()
-    evaluators: tuple[str, ...] = ()
-    categories: tuple[str, ...] = ()
-    families: tuple[str, ...] = ()
-    languages: tuple[str, ...] = ()
-    turns: tuple[int, ...] = ()
-    criteria: tuple[str, ...] = ()
-    kinds: tuple[str, ...] = ()
-    origins: tuple[str, ...] = ()
-    contexts: tuple[str, ...] = ()
-
-    # filter field -> frame column
-    _COLUMN_OF = {  # noqa: RUF012 - a class-level constant, not a dataclass field
-        "sources": "source",
-        "campaigns": "campaign",
-        "annotators": "annotator",
-        "judge_runs": "judge_run",
-        "raters": "rater",
-        "evaluators": "evaluator",
-        "categories": "category",
-        "families": "family",
-        "languages": "language",
-        "turns": "turn",
-        "criteria": "criterion",
-        "kinds": "kind",
-        "origins": "origin",
-        "contexts": "context",
-    }
-
-    def apply(self, frame: pd.DataFrame) -> pd.DataFrame:
-        keep = np.ones(len(frame), dtype=bool)
-        for spec in fields(self):
-            wanted = getattr(self, spec.name)
-            if wanted:
-                keep &= frame[self._COLUMN_OF[spec.name]].isin(list(wanted)).to_numpy()
-        return frame[keep]
-
-    def describe(self) -> str:
-        """The filters set, as ``source=a|b, turn=1``, or ``no filters``."""
-        parts = [
-            f"{self._COLUMN_OF[spec.name]}={'|'.join(map(str, getattr(self, spec.name)))}"
-            for spec in fields(self)
-            if getattr(self, spec.name)
-        ]
-        return ", ".join(parts) or "no filters"
+__all__ = ["COLUMNS", "KINDS", "ORIGINS", "OutcomeFilter", "UnknownSelectorError"]
 
 
 _SELECTOR_FIELDS = {
@@ -184,161 +87,29 @@ def parse_selector(text: str) -> OutcomeFilter:
     return replace(OutcomeFilter(), **changes)
 
 
-def _item_columns(item_id: Any, turn_index: Any) -> list[Any]:
-    return [
-        item_id.label("item"),
-        Item.external_id.label("item_external_id"),
-        Item.category.label("category"),
-        Item.family.label("family"),
-        Item.language.label("language"),
-        Source.name.label("source"),
-        turn_index.label("turn"),
-        Turn.category.label("turn_category"),
-    ]
-
-
-def _frame(session: Session, statement: Any) -> pd.DataFrame:
-    result = session.execute(statement)
-    return pd.DataFrame(result.all(), columns=list(result.keys()))
-
-
-def _prior_frame(session: Session) -> pd.DataFrame:
-    model_a, model_b = aliased(Model), aliased(Model)
-    statement = (
-        select(
-            *_item_columns(PriorJudgment.item_id, PriorJudgment.turn_index),
-            PriorJudgment.kind.label("kind"),
-            PriorJudgment.rater.label("rater"),
-            Import.importer.label("importer"),
-            PriorJudgment.criterion.label("criterion"),
-            PriorJudgment.metadata_.label("metadata"),
-            model_a.name.label("model_a"),
-            model_b.name.label("model_b"),
-            PriorJudgment.outcome.label("outcome"),
-            PriorJudgment.strength.label("strength"),
-            PriorJudgment.label.label("label"),
-            PriorJudgment.score.label("score"),
-            PriorJudgment.group_key.label("group_key"),
-        )
-        .join(model_a, PriorJudgment.model_a_id == model_a.id)
-        .outerjoin(model_b, PriorJudgment.model_b_id == model_b.id)
-        .outerjoin(Item, PriorJudgment.item_id == Item.id)
-        .outerjoin(Source, Item.source_id == Source.id)
-        .join(Import, PriorJudgment.import_id == Import.id)
-        .outerjoin(
-            Turn, (Turn.item_id == PriorJudgment.item_id) & (Turn.index == PriorJudgment.turn_index)
-        )
-        # in the order they were stored: online Elo and the bootstrap depend on it, and only
-        # an ORDER BY makes it the same on every backend
-        .order_by(PriorJudgment.id)
-    )
-    frame = _frame(session, statement)
-    frame["origin"] = IMPORTED
-    frame["evaluator"] = frame["rater"].fillna(frame["importer"])
-    frame["context"] = [
-        (metadata or {}).get("context", STANDARD_CONTEXT) for metadata in frame["metadata"]
-    ]
-    return frame.drop(columns="metadata")
-
-
-def _vote_frame(session: Session) -> pd.DataFrame:
-    model_a, model_b = aliased(Model), aliased(Model)
-    statement = (
-        select(
-            *_item_columns(Vote.item_id, Vote.turn_index),
-            Campaign.name.label("campaign"),
-            Annotator.handle.label("annotator"),
-            Vote.criterion.label("criterion"),
-            model_a.name.label("model_a"),
-            model_b.name.label("model_b"),
-            Vote.choice.label("label"),
-            Vote.grade.label("score"),
-            Vote.pair_id.label("pair_id"),
-        )
-        .outerjoin(model_a, Vote.model_a_id == model_a.id)
-        .outerjoin(model_b, Vote.model_b_id == model_b.id)
-        .join(Campaign, Vote.campaign_id == Campaign.id)
-        .join(Annotator, Vote.annotator_id == Annotator.id)
-        .join(Item, Vote.item_id == Item.id)
-        .join(Source, Item.source_id == Source.id)
-        .outerjoin(Turn, (Turn.item_id == Vote.item_id) & (Turn.index == Vote.turn_index))
-        .where(Vote.retracted_at.is_(None))
-        .order_by(Vote.id)
-    )
-    frame = _frame(session, statement)
-    frame["origin"] = CAMPAIGN
-    frame["kind"] = "human"
-    frame["evaluator"] = frame["annotator"]
-    frame["context"] = STANDARD_CONTEXT
-    # a pairwise choice is an outcome; verification choices and skips are not
-    frame["outcome"] = frame["label"].where(frame["label"].isin(list(_OUTCOME_VALUES)))
-    frame["strength"] = 1
-    frame["group_key"] = [
-        None if pd.isna(pair) else f"pair:{int(pair)}" for pair in frame["pair_id"]
-    ]
-    return frame.drop(columns="pair_id")
-
-
-def _verdict_frame(session: Session) -> pd.DataFrame:
-    model_a, model_b = aliased(Model), aliased(Model)
-    statement = (
-        select(
-            *_item_columns(JudgeVerdict.item_id, JudgeVerdict.turn_index),
-            JudgeRun.name.label("judge_run"),
-            JudgeRun.parameters.label("parameters"),
-            JudgeVerdict.criterion.label("criterion"),
-            model_a.name.label("model_a"),
-            model_b.name.label("model_b"),
-            JudgeVerdict.outcome.label("outcome"),
-            JudgeVerdict.strength.label("strength"),
-            JudgeVerdict.label.label("label"),
-            JudgeVerdict.score.label("score"),
-            JudgeVerdict.position_flip.label("position_flip"),
-        )
-        .join(model_a, JudgeVerdict.model_a_id == model_a.id)
-        .outerjoin(model_b, JudgeVerdict.model_b_id == model_b.id)
-        .join(JudgeRun, JudgeVerdict.run_id == JudgeRun.id)
-        .join(Item, JudgeVerdict.item_id == Item.id)
-        .join(Source, Item.source_id == Source.id)
-        .outerjoin(
-            Turn, (Turn.item_id == JudgeVerdict.item_id) & (Turn.index == JudgeVerdict.turn_index)
-        )
-        .where(JudgeVerdict.error.is_(None))
-        .order_by(JudgeVerdict.id)
-    )
-    frame = _frame(session, statement)
-    frame["origin"] = JUDGE_RUN
-    frame["kind"] = "judge"
-    frame["evaluator"] = frame["judge_run"]
-    frame["context"] = [
-        (parameters or {}).get("context", STANDARD_CONTEXT) for parameters in frame["parameters"]
-    ]
-    return frame.drop(columns="parameters")
-
-
-def _name_reference_sides(frame: pd.DataFrame) -> pd.DataFrame:
-    # a pairwise judgment with one side missing compared a model with the reference answer
-    pairwise = frame["outcome"].notna()
-    for side, other in (("model_a", "model_b"), ("model_b", "model_a")):
-        missing = pairwise & frame[side].isna() & frame[other].notna()
-        frame.loc[missing, side] = REFERENCE_NAME
-    return frame
-
-
-def judgments_frame(session: Session, filters: OutcomeFilter | None = None) -> pd.DataFrame:
-    """Every judgment of the bundle (pairwise outcomes and grades) with :data:`COLUMNS`,
-    filtered."""
-    parts = [_prior_frame(session), _vote_frame(session), _verdict_frame(session)]
-    columns = [column for column in COLUMNS if column != "weight"]
-    frame = pd.concat(
-        [part.reindex(columns=columns).astype(object) for part in parts], ignore_index=True
-    )
-    frame = _name_reference_sides(frame)
+def judgments_frame(
+    session: Session,
+    *filters: OutcomeFilter | None,
+    pairwise: bool = False,
+    columns: Sequence[str] = READ_MODEL_COLUMNS,
+) -> pd.DataFrame:
+    """The judgments every filter keeps (pairwise outcomes and grades), with ``columns`` of
+    :data:`COLUMNS` (all by default; a rating reads only the sides, outcome and strength) and
+    ``weight``, in stored order; the filters run in SQL."""
+    names, rows = read_judgments(session, *filters, pairwise=pairwise, columns=columns)
+    frame = pd.DataFrame(rows, columns=names, dtype=object)
     frame["weight"] = 1.0
-    frame["score"] = pd.to_numeric(frame["score"], errors="coerce")
-    frame["turn"] = frame["turn"].astype("Int64")
-    frame["strength"] = frame["strength"].fillna(1).astype(int)
-    return (filters or OutcomeFilter()).apply(frame).reset_index(drop=True)
+    conversions = {
+        "score": lambda values: pd.to_numeric(values, errors="coerce"),
+        "turn": lambda values: values.astype("Int64"),
+        "strength": lambda values: values.fillna(1).astype(int),
+        "derived": lambda values: values.astype(bool),
+        "row_id": lambda values: values.astype(np.int64),
+    }
+    for column, convert in conversions.items():
+        if column in frame.columns:
+            frame[column] = convert(frame[column])
+    return frame
 
 
 def pairwise_outcomes(frame: pd.DataFrame, decisive_weight: float | None = None) -> pd.DataFrame:
@@ -365,13 +136,8 @@ def load_outcomes(
 ) -> pd.DataFrame:
     """Pairwise outcomes of an open bundle, filtered (see :func:`pairwise_outcomes`)."""
     with bundle.read_session() as session:
-        frame = judgments_frame(session, filters)
+        frame = judgments_frame(session, filters, pairwise=True)
     return pairwise_outcomes(frame, decisive_weight)
-
-
-def distinct_values(frame: pd.DataFrame, column: str) -> list[Any]:
-    """The values a column takes, for messages and pickers (NaN left out)."""
-    return sorted(value for value in frame[column].dropna().unique())
 
 
 def describe_empty(filters: OutcomeFilter, available: Iterable[str]) -> str:

@@ -27,6 +27,7 @@ from workbench.services.campaign_errors import PackError
 from workbench.services.campaigns import find_annotator, find_campaign
 from workbench.services.voting import lease_pairs, lease_setting, open_pairs, release_leases
 from workbench.storage.bundle import Bundle, remove_bundle_files
+from workbench.storage.counters import counting, rebuild_counters
 from workbench.storage.models import (
     Annotator,
     BundleInfo,
@@ -122,6 +123,10 @@ class MergeReport:
     retractions: int = 0
     annotators_added: list[str] = field(default_factory=list)
     conflicts: list[MergeConflict] = field(default_factory=list)
+    #: vote rows attributed to annotators other than the pack's own, not merged: handle -> rows
+    refused: dict[str, int] = field(default_factory=dict)
+    #: the pack's annotator, whose votes alone are merged
+    annotator: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -130,6 +135,7 @@ class MergeReport:
             "added": self.added,
             "unchanged": self.unchanged,
             "retractions": self.retractions,
+            "refused": self.refused,
             "annotators_added": self.annotators_added,
             "conflicts": [conflict.as_dict() for conflict in self.conflicts],
         }
@@ -365,6 +371,8 @@ def export_pack(
                     )
                     for pair in piece.pairs
                 )
+                target.flush()
+                rebuild_counters(target, [pack_campaign.id])
             _lease_for_pack(session, piece)
             session.flush()
         except BaseException:
@@ -490,7 +498,12 @@ def merge_pack(bundle: Bundle, pack_path: str | Path) -> MergeReport:
     pack_path = Path(pack_path)
     with Bundle.open(pack_path) as pack:
         info, pack_pairs, pack_votes, people = _read_pack(pack)
-    report = MergeReport(pack_path, info.campaign)
+    report = MergeReport(pack_path, info.campaign, annotator=info.annotator)
+    # A pack is one annotator's work: votes a hand edit attributed to anyone else are refused.
+    for vote in pack_votes:
+        if vote.handle != info.annotator:
+            report.refused[vote.handle] = report.refused.get(vote.handle, 0) + 1
+    pack_votes = [vote for vote in pack_votes if vote.handle == info.annotator]
     with bundle.session() as session:
         campaign = _campaign_by_uid(session, info.campaign_uid, info.campaign)
         pairs = _check_schedule(session, campaign, pack_pairs)
@@ -512,38 +525,41 @@ def merge_pack(bundle: Bundle, pack_path: str | Path) -> MergeReport:
                 for vote in session.scalars(select(Vote).where(Vote.uuid.in_(chunk)))
             )
         touched: set[tuple[int, int]] = set()
-        for pack_vote in pack_votes:
-            pair = pairs[pack_vote.sequence]
-            annotator = handles[pack_vote.handle]
-            touched.add((pair.id, annotator.id))
-            stored = existing.get(pack_vote.uuid)
-            if stored is None:
-                session.add(
-                    Vote(
-                        uuid=pack_vote.uuid,
-                        campaign_id=campaign.id,
-                        pair_id=pair.id,
-                        annotator_id=annotator.id,
-                        item_id=pair.item_id,
-                        turn_index=pair.turn_index,
-                        model_a_id=pair.left_model_id,
-                        model_b_id=pair.right_model_id,
-                        retracted_at=pack_vote.retracted_at,
-                        **pack_vote.values,
+        # every task of the pack: votes added, retractions reconciled, leases released
+        with counting(session, [pair.id for pair in pairs.values()]):
+            for pack_vote in pack_votes:
+                pair = pairs[pack_vote.sequence]
+                annotator = handles[pack_vote.handle]
+                touched.add((pair.id, annotator.id))
+                stored = existing.get(pack_vote.uuid)
+                if stored is None:
+                    session.add(
+                        Vote(
+                            uuid=pack_vote.uuid,
+                            campaign_id=campaign.id,
+                            pair_id=pair.id,
+                            annotator_id=annotator.id,
+                            item_id=pair.item_id,
+                            turn_index=pair.turn_index,
+                            model_a_id=pair.left_model_id,
+                            model_b_id=pair.right_model_id,
+                            retracted_at=pack_vote.retracted_at,
+                            **pack_vote.values,
+                        )
                     )
-                )
-                report.added += 1
-                continue
-            _reconcile(stored, pack_vote, report, pair.sequence)
-        session.flush()
-        _release_pack_leases(session, touched)
+                    report.added += 1
+                    continue
+                _reconcile(stored, pack_vote, report, pair.sequence)
+            session.flush()
+            _release_pack_leases(session, touched)
         report.conflicts.extend(_answered_twice(session, campaign, touched, pairs))
     log.info(
-        "merged pack %s: %d added, %d unchanged, %d conflicts",
+        "merged pack %s: %d added, %d unchanged, %d conflicts, %d refused",
         pack_path,
         report.added,
         report.unchanged,
         len(report.conflicts),
+        sum(report.refused.values()),
     )
     return report
 

@@ -12,13 +12,14 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from workbench.domain.judgments import REFERENCE_SIDE
 from workbench.domain.protocols import AnnotationProtocol, Display
 from workbench.services.campaign_errors import SelectionError
 from workbench.services.scheduling import REFERENCE, Contestant, Slot, contestant_key
 from workbench.storage.models import Item, Model, Output, Reference, Source, Turn
 
-#: how users name the reference answer where a model name is expected
-REFERENCE_NAME = "reference"
+#: how users name the reference answer where a model name is expected (the judgments' name too)
+REFERENCE_NAME = REFERENCE_SIDE
 
 _MAX_PARAMETERS = 900
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from workbench.storage.bundle import Bundle, remove_bundle_files
+from workbench.storage.bundle import Bundle
 from workbench.storage.dialects import parse_location
 from workbench.storage.transfer import TransferRefusedError, TransferReport, copy_rows
 
@@ -55,21 +55,13 @@ def copy_bundle_rows(
     started = time.monotonic()
     with Bundle.open(source_location) as source:
         created = not Bundle.exists(target_location)
-        target = Bundle.create(target_location) if created else Bundle.open(target_location)
-        try:
-            if source.revision() != target.revision():
-                raise TransferRefusedError(
-                    f"{source.location} has schema {source.revision()} and {target.location} "
-                    f"{target.revision()}; open both with this version of the app first"
-                )
-            with source.read_session() as reading, target.session() as writing:
-                report = copy_rows(reading.connection(), writing.connection(), progress)
-        except BaseException:
-            target.close()
-            if created and target.path is not None:
-                remove_bundle_files(target.path)
-            raise
-        target.close()
+        if created:
+            # Built aside and published whole: a failure removes only this private file.
+            with Bundle.building(target_location) as target:
+                report = _copy_into(source, target, progress)
+        else:
+            with Bundle.open(target_location) as target:
+                report = _copy_into(source, target, progress)
     sync = SyncReport(source.location, target.location, created, report, time.monotonic() - started)
     log.info(
         "copied %s into %s: %d rows added, %d updated in %.1f s",
@@ -80,6 +72,16 @@ def copy_bundle_rows(
         sync.seconds,
     )
     return sync
+
+
+def _copy_into(source: Bundle, target: Bundle, progress: Progress | None) -> TransferReport:
+    if source.revision() != target.revision():
+        raise TransferRefusedError(
+            f"{source.location} has schema {source.revision()} and {target.location} "
+            f"{target.revision()}; open both with this version of the app first"
+        )
+    with source.read_session() as reading, target.session() as writing:
+        return copy_rows(reading.connection(), writing.connection(), progress)
 
 
 def push(bundle: str | Path, url: str, progress: Progress | None = None) -> SyncReport:

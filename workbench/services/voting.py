@@ -29,14 +29,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import (
-    CompoundSelect,
     Select,
     delete,
     distinct,
     exists,
     func,
     insert,
-    literal,
     or_,
     select,
     update,
@@ -47,8 +45,14 @@ from workbench.domain.protocols import AnnotationProtocol
 from workbench.plugins import Registry
 from workbench.services.blind_tasks import BlindTask, Progress, build_task
 from workbench.services.campaign_errors import AnswerError, StaleTaskError
-from workbench.services.campaigns import campaign_protocol, find_annotator, find_campaign
+from workbench.services.campaigns import (
+    GUIDELINES_SETTING,
+    campaign_protocol,
+    find_annotator,
+    find_campaign,
+)
 from workbench.storage.bundle import Bundle
+from workbench.storage.counters import annotator_progress, counting
 from workbench.storage.models import PairLease, ScheduledPair, Vote
 
 log = logging.getLogger(__name__)
@@ -59,6 +63,9 @@ Answers = Mapping[str, Answer] | Answer
 DEFAULT_LEASE = timedelta(minutes=30)
 #: the campaign setting that overrides the lease (a number of minutes)
 LEASE_SETTING = "lease_minutes"
+#: who a preview without an annotator shows the queue for: no one (no row has this id)
+NOBODY = -1
+PREVIEW_HANDLE = "preview"
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,11 +189,12 @@ def open_pairs(campaign_id: int, annotator_id: int, now: datetime | None = None)
 
 def release_leases(session: Session, pair_ids: Sequence[int], annotator_id: int) -> None:
     """End the annotator's leases on ``pair_ids`` (answered, or about to be leased anew)."""
-    session.execute(
-        delete(PairLease).where(
-            PairLease.annotator_id == annotator_id, PairLease.pair_id.in_(pair_ids)
+    with counting(session, pair_ids, answers=False):
+        session.execute(
+            delete(PairLease).where(
+                PairLease.annotator_id == annotator_id, PairLease.pair_id.in_(pair_ids)
+            )
         )
-    )
 
 
 def lease_pairs(
@@ -194,20 +202,21 @@ def lease_pairs(
 ) -> None:
     """Lease ``pair_ids`` to the annotator for ``duration`` from now, replacing any lease they
     held on them, in the caller's write transaction."""
-    release_leases(session, pair_ids, annotator_id)
-    now = _now()
-    session.execute(
-        insert(PairLease),
-        [
-            {
-                "pair_id": pair_id,
-                "annotator_id": annotator_id,
-                "leased_at": now,
-                "expires_at": now + duration,
-            }
-            for pair_id in pair_ids
-        ],
-    )
+    with counting(session, pair_ids, answers=False):
+        release_leases(session, pair_ids, annotator_id)
+        now = _now()
+        session.execute(
+            insert(PairLease),
+            [
+                {
+                    "pair_id": pair_id,
+                    "annotator_id": annotator_id,
+                    "leased_at": now,
+                    "expires_at": now + duration,
+                }
+                for pair_id in pair_ids
+            ],
+        )
 
 
 class AnnotationSession:
@@ -216,25 +225,36 @@ class AnnotationSession:
     The view calls :meth:`next_task`, shows it, and answers it with :meth:`cast` or
     :meth:`skip` (naming the task by its token); :meth:`undo` takes back the last answer and
     returns its task, which is then the current one again.
+
+    A ``preview`` session (screenshots, a bundle open read-only) writes nothing: it shows the
+    task the annotator (or, with ``annotator=None``, a newcomer) would get next, without
+    leasing it, and refuses answers.
     """
 
     def __init__(
         self,
         bundle: Bundle,
         campaign: str,
-        annotator: str,
+        annotator: str | None,
         plugins: Registry | None = None,
+        preview: bool = False,
     ) -> None:
+        if annotator is None and not preview:
+            raise AnswerError("say who annotates")
         with bundle.read_session() as session:
             found = find_campaign(session, campaign)
-            person = find_annotator(session, annotator)
+            person = find_annotator(session, annotator) if annotator is not None else None
         self.bundle = bundle
+        self.preview = preview
         self.protocol: AnnotationProtocol = campaign_protocol(found, plugins)
         self.campaign_name = found.name
-        self.annotator_handle = person.handle
+        self.annotator_handle = person.handle if person is not None else PREVIEW_HANDLE
         self._campaign_id = found.id
-        self._annotator_id = person.id
+        self._annotator_id = person.id if person is not None else NOBODY
         self._output_context = str(found.settings.get("output_context", "standard"))
+        guidelines = found.settings.get(GUIDELINES_SETTING)
+        #: the campaign's guidelines for annotators (markdown), None when it has none
+        self.guidelines: str | None = guidelines if isinstance(guidelines, str) else None
         self._lease_for = lease_duration(found.settings)
         self._shown: _Shown | None = None
 
@@ -245,19 +265,10 @@ class AnnotationSession:
 
     def _progress(self, session: Session, holding: int | None = None) -> Progress:
         """Answered so far, and open tasks left including ``holding`` (a task on screen stays
-        the annotator's even if others have given it all its votes meanwhile)."""
-        done = session.scalar(
-            select(func.count(distinct(Vote.pair_id))).where(
-                Vote.campaign_id == self._campaign_id,
-                Vote.annotator_id == self._annotator_id,
-                Vote.retracted_at.is_(None),
-            )
-        )
-        still_open: Select | CompoundSelect = self._open_pairs()
-        if holding is not None:
-            still_open = self._open_pairs().union(select(literal(holding)))
-        remaining = session.scalar(select(func.count()).select_from(still_open.subquery()))
-        return Progress(done or 0, remaining or 0)
+        the annotator's even if others have given it all its votes meanwhile), read from the
+        campaign counters rather than recounted from the schedule."""
+        counted = annotator_progress(session, self._campaign_id, self._annotator_id, holding)
+        return Progress(counted.done, counted.remaining)
 
     def _is_answered(self, session: Session, pair_id: int) -> bool:
         return bool(
@@ -326,7 +337,9 @@ class AnnotationSession:
     def next_task(self) -> BlindTask | None:
         """The task to show: the one already shown and not yet answered (its lease renewed),
         else the next in the queue, leased to this annotator; None when this annotator has
-        nothing left to do."""
+        nothing left to do. A preview leases nothing."""
+        if self.preview:
+            return self._preview_task()
         with self.bundle.session() as session:
             shown = self._shown
             if shown is not None and not self._is_answered(session, shown.pair_id):
@@ -339,6 +352,17 @@ class AnnotationSession:
             return None
         with self.bundle.read_session() as session:
             return self._show(session, pair_id)
+
+    def _preview_task(self) -> BlindTask | None:
+        with self.bundle.read_session() as session:
+            if self._shown is not None:
+                return self._shown.task
+            pair_id = session.scalar(self._open_pairs().order_by(ScheduledPair.sequence).limit(1))
+            return self._show(session, pair_id) if pair_id is not None else None
+
+    def _refuse_in_preview(self) -> None:
+        if self.preview:
+            raise AnswerError("this is a preview: answers are not saved")
 
     def progress(self) -> Progress:
         with self.bundle.read_session() as session:
@@ -368,30 +392,31 @@ class AnnotationSession:
             if self._is_answered(session, shown.pair_id):
                 self._shown = None
                 raise StaleTaskError("this task was answered already; show the next task")
-            for position, (criterion, choice, grade) in enumerate(rows):
-                vote_uuid = uuid.uuid4().hex
-                uuids.append(vote_uuid)
-                session.add(
-                    Vote(
-                        uuid=vote_uuid,
-                        campaign_id=self._campaign_id,
-                        pair_id=pair.id,
-                        annotator_id=self._annotator_id,
-                        item_id=pair.item_id,
-                        turn_index=pair.turn_index,
-                        criterion=criterion,
-                        model_a_id=pair.left_model_id,
-                        model_b_id=pair.right_model_id,
-                        choice=choice,
-                        grade=grade,
-                        comment=comment if position == 0 else None,
-                        skip_reason=skip_reason,
-                        shown_at=shown.shown_at,
-                        cast_at=cast_at,
-                        duration_ms=duration_ms,
+            with counting(session, [pair.id]):
+                for position, (criterion, choice, grade) in enumerate(rows):
+                    vote_uuid = uuid.uuid4().hex
+                    uuids.append(vote_uuid)
+                    session.add(
+                        Vote(
+                            uuid=vote_uuid,
+                            campaign_id=self._campaign_id,
+                            pair_id=pair.id,
+                            annotator_id=self._annotator_id,
+                            item_id=pair.item_id,
+                            turn_index=pair.turn_index,
+                            criterion=criterion,
+                            model_a_id=pair.left_model_id,
+                            model_b_id=pair.right_model_id,
+                            choice=choice,
+                            grade=grade,
+                            comment=comment if position == 0 else None,
+                            skip_reason=skip_reason,
+                            shown_at=shown.shown_at,
+                            cast_at=cast_at,
+                            duration_ms=duration_ms,
+                        )
                     )
-                )
-            self._release(session, pair.id)
+                self._release(session, pair.id)
         # the transaction has committed: only now is the vote confirmed and the task released
         self._shown = None
         log.debug("stored %d vote row(s): %s", len(uuids), ", ".join(uuids))
@@ -407,6 +432,7 @@ class AnnotationSession:
         criterion takes the bare value. The choice is about positions ("a" = Response 1); the
         stored vote keeps the models shown left and right, which maps it back to models.
         """
+        self._refuse_in_preview()
         shown = self._current(token)
         comment = (comment or "").strip() or None
         rows = answer_rows(self.protocol, answers, comment)
@@ -415,6 +441,7 @@ class AnnotationSession:
     def skip(self, token: str, reason: str) -> VoteReceipt:
         """Pass over the task with a reason; it is not shown to this annotator again (undo
         brings it back) and still counts as needing votes from others."""
+        self._refuse_in_preview()
         shown = self._current(token)
         reason = reason.strip()
         if not reason:
@@ -425,6 +452,7 @@ class AnnotationSession:
         """Retract this annotator's last answer (or skip) in the campaign and make its task the
         current one again, leased to them; None when there is nothing to undo. The rows stay,
         marked retracted."""
+        self._refuse_in_preview()
         with self.bundle.session() as session:
             last = session.scalar(
                 select(Vote)
@@ -442,15 +470,16 @@ class AnnotationSession:
             pair_id = last.pair_id
             assert pair_id is not None
             self._lock(session, pair_id)
-            session.execute(
-                update(Vote)
-                .where(
-                    Vote.pair_id == pair_id,
-                    Vote.annotator_id == self._annotator_id,
-                    Vote.retracted_at.is_(None),
+            with counting(session, [pair_id]):
+                session.execute(
+                    update(Vote)
+                    .where(
+                        Vote.pair_id == pair_id,
+                        Vote.annotator_id == self._annotator_id,
+                        Vote.retracted_at.is_(None),
+                    )
+                    .values(retracted_at=_now())
                 )
-                .values(retracted_at=_now())
-            )
-            self._lease(session, pair_id)
+                self._lease(session, pair_id)
         with self.bundle.read_session() as session:
             return self._show(session, pair_id)

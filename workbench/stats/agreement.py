@@ -36,6 +36,21 @@ def aligned_preferences(judgments_a: pd.DataFrame, judgments_b: pd.DataFrame) ->
     )
 
 
+def disagreeing_comparisons(judgments_a: pd.DataFrame, judgments_b: pd.DataFrame) -> pd.DataFrame:
+    """The comparisons both sides judged where their majority preferences differ: the one
+    definition of a disagreement, used by the inspector's flag, the Failures panel and the
+    Agreement panel (whose agreement is the share of comparisons not listed here).
+
+    A comparison is one item's turn under one criterion and one model pair, whichever side was
+    shown first (:data:`~workbench.stats.preferences.COMPARISON_COLUMNS`). Each side's majority
+    is :func:`~workbench.stats.preferences.majority_preferences`: the most frequent of first,
+    second and tie (both-bad counts as tie); a split between the top choices (1:1, 2:2:1) is a
+    tie. So a split human vote against a decisive judge is a disagreement, and a split against
+    a judge's tie is not."""
+    aligned = aligned_preferences(judgments_a, judgments_b)
+    return aligned[aligned["preference_a"] != aligned["preference_b"]].reset_index(drop=True)
+
+
 def percent_agreement(
     preference_a: np.ndarray | pd.Series, preference_b: np.ndarray | pd.Series, with_ties: bool
 ) -> tuple[float, int]:

@@ -14,18 +14,23 @@ def position_bias_bars(table: pd.DataFrame, title: str = "First-shown response w
     """One horizontal bar per evaluator (``table`` as returned by
     :func:`workbench.stats.position_bias.first_position_wins`): its ``first_win_share`` of
     decisive judgments, a dashed line at 0.5 (no position bias), and the number of decisive
-    judgments beside each bar. Evaluators without a decisive judgment are left out."""
+    judgments beside each bar. Evaluators without a decisive judgment are left out; one whose
+    design fixed the positions gets no bar but the sentence saying so (``positions``)."""
     shown = table[table["decisive"] > 0].sort_values("first_win_share", kind="stable")
     if shown.empty:
         raise StatsInputError("no decisive judgments to plot")
     positions = np.arange(len(shown))
     figure = Figure(figsize=(5.5, max(2.2, 0.3 * len(shown) + 1.0)), layout="constrained")
     axes = figure.add_subplot()
-    axes.barh(positions, shown["first_win_share"], color="tab:blue", alpha=0.8)
+    axes.barh(positions, shown["first_win_share"].fillna(0.0), color="tab:blue", alpha=0.8)
     axes.axvline(0.5, color="tab:gray", linestyle="--", linewidth=1)
-    for position, share, decisive in zip(
-        positions, shown["first_win_share"], shown["decisive"], strict=True
+    designs = shown["positions"] if "positions" in shown else pd.Series("", index=shown.index)
+    for position, share, decisive, design in zip(
+        positions, shown["first_win_share"], shown["decisive"], designs, strict=True
     ):
+        if pd.isna(share):
+            axes.text(0.02, position, f"{design}: no bias measure", va="center", fontsize=7)
+            continue
         axes.text(min(share + 0.02, 0.9), position, f"n={int(decisive)}", va="center", fontsize=7)
     axes.set_yticks(positions, [str(name) for name in shown.iloc[:, 0]])
     axes.set_xlim(0, 1)

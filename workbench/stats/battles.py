@@ -12,6 +12,9 @@ from workbench.domain import Outcome
 from workbench.stats.errors import StatsInputError
 
 OUTCOME_VALUES = frozenset(outcome.value for outcome in Outcome)
+#: in a frame of aggregated battles (one row per model pair and outcome), how many judgments
+#: a row stands for; its ``weight`` is how many battles they count as
+JUDGMENTS_COLUMN = "judgments"
 
 # FastChat's battle files name the winner; "tie (bothbad)" is its both-bad vote.
 FASTCHAT_WINNER_TO_OUTCOME = {
@@ -143,11 +146,19 @@ def pair_counts(battles: pd.DataFrame) -> PairCounts:
 
 def battles_per_model(battles: pd.DataFrame) -> pd.Series:
     """How many battles (rows, unweighted) each model took part in against another model, as
-    FastChat's ``num_battles`` column."""
+    FastChat's ``num_battles`` column. A frame of aggregated battles says in a ``judgments``
+    column how many rows each of its rows stands for."""
     others = battles[battles["model_a"] != battles["model_b"]]
-    return (
-        pd.concat([others["model_a"], others["model_b"]])
-        .value_counts()
-        .rename("battles")
-        .astype(int)
+    rows = (
+        others[JUDGMENTS_COLUMN].to_numpy()
+        if JUDGMENTS_COLUMN in others.columns
+        else np.ones(len(others), dtype=np.int64)
     )
+    sides = pd.DataFrame(
+        {
+            "model": np.concatenate([others["model_a"], others["model_b"]]),
+            "rows": np.concatenate([rows, rows]),
+        }
+    )
+    counts = sides.groupby("model")["rows"].sum().sort_values(ascending=False, kind="stable")
+    return counts.rename("battles").rename_axis(None).astype(int)

@@ -20,7 +20,13 @@ def first_position_wins(judgments: pd.DataFrame, by: str = "evaluator") -> pd.Da
     The stored ``model_a`` is the side shown first. Reference: Zheng et al. 2023, "Judging
     LLM-as-a-Judge with MT-Bench and Chatbot Arena", sec. 3.3 (position bias); Wang et al. 2023,
     "Large Language Models are not Fair Evaluators", sec. 2. Columns: ``by``, ``judgments``,
-    ``decisive``, ``first_wins``, ``first_win_share``, ``tie_share``, ``p_value``."""
+    ``decisive``, ``first_wins``, ``first_win_share``, ``tie_share``, ``p_value``, ``positions``.
+
+    The share measures a bias only where the positions were randomized. Where the design fixed
+    them (:func:`position_design`: one model always shown first, as WildVision-Bench shows its
+    baseline first, or every pair shown in name order), a first-position win says which model
+    is stronger, not where it was shown: ``positions`` says so and the share and p-value are
+    left empty (NaN)."""
     frame = checked_battles(judgments)
     if by not in frame.columns:
         raise StatsInputError(f"the judgments have no column '{by}'")
@@ -45,7 +51,30 @@ def first_position_wins(judgments: pd.DataFrame, by: str = "evaluator") -> pd.Da
         stats.binomtest(int(wins), int(n), 0.5).pvalue if n else np.nan
         for wins, n in zip(table["first_wins"], table["decisive"], strict=True)
     ]
+    designs = {key: position_design(group) for key, group in frame.groupby(by)}
+    table["positions"] = [designs[key] for key in table[by]]
+    fixed = (table["positions"] != RANDOMIZED).to_numpy()
+    table.loc[fixed, ["first_win_share", "p_value"]] = np.nan
     return table
+
+
+RANDOMIZED = "randomized"
+
+
+def position_design(judgments: pd.DataFrame) -> str:
+    """How one evaluator's judgments placed the two sides: ``randomized``, or a sentence saying
+    how the design fixed them (``fixed: MODEL always shown first`` or ``fixed: every pair shown
+    in name order``). Decided from the data: with at least two judgments, one model shown first
+    in all of them, or all of them ordered by name, is a fixed design, not chance."""
+    if len(judgments) < 2:
+        return RANDOMIZED
+    first = judgments["model_a"]
+    if first.nunique() == 1:
+        return f"fixed: {first.iloc[0]} always shown first"
+    in_name_order = (judgments["model_a"] < judgments["model_b"]).to_numpy()
+    if in_name_order.all() or (~in_name_order).all():
+        return "fixed: every pair shown in name order"
+    return RANDOMIZED
 
 
 def swap_consistency(judgments: pd.DataFrame, by: str = "evaluator") -> pd.DataFrame:

@@ -3,6 +3,7 @@
 from workbench.storage.bundle import BUNDLE_SUFFIX, Bundle, head_revision
 from workbench.storage.errors import (
     BundleError,
+    BundleExistsError,
     BundleTooNewError,
     MigrationDeclinedError,
     NotABundleError,
@@ -12,6 +13,7 @@ __all__ = [
     "BUNDLE_SUFFIX",
     "Bundle",
     "BundleError",
+    "BundleExistsError",
     "BundleTooNewError",
     "MigrationDeclinedError",
     "NotABundleError",

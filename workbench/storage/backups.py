@@ -25,6 +25,7 @@ from workbench.storage.backup_settings import load_backup_settings
 from workbench.storage.errors import BackupError
 from workbench.storage.files import sidecar_paths
 from workbench.storage.integrity import check_file_header, damage_from, integrity_check
+from workbench.storage.leftovers import remove_abandoned, writer_tag
 
 __all__ = [
     "AUTOMATIC",
@@ -54,6 +55,13 @@ def _fsync_folder(folder: Path) -> None:
         os.close(descriptor)
 
 
+def _discard(partial: Path) -> None:
+    """Remove a half-written file if there is one (on a read-only mount there is none, and
+    asking to delete it would fail)."""
+    if os.path.lexists(partial):
+        partial.unlink(missing_ok=True)
+
+
 def make_backup(path: str | Path, *, reason: str = MANUAL, folder: Path | None = None) -> Path:
     """Write a consistent copy of the bundle at ``path`` into ``folder`` (by default the backup
     folder of the settings, else beside the bundle) and return the copy's path.
@@ -73,8 +81,8 @@ def make_backup(path: str | Path, *, reason: str = MANUAL, folder: Path | None =
         except OSError as error:
             raise BackupError(f"cannot use the backup folder {folder}: {error}") from error
     target = backup_name(path, reason, stamp_now(), folder)
-    partial = target.with_name(f".{target.name}.partial")
-    partial.unlink(missing_ok=True)
+    remove_abandoned(target.parent, f".{path.stem}.", ".partial")
+    partial = target.with_name(f".{target.name}.{writer_tag()}.partial")
     try:
         with closing(sqlite3.connect(path, isolation_level=None)) as connection:
             connection.execute("PRAGMA busy_timeout = 10000")
@@ -83,14 +91,16 @@ def make_backup(path: str | Path, *, reason: str = MANUAL, folder: Path | None =
         os.replace(partial, target)
         _fsync_folder(target.parent)
     except sqlite3.DatabaseError as error:
-        partial.unlink(missing_ok=True)
+        _discard(partial)
         damage = damage_from(path, error)
         if damage is not None:
             raise damage from error
         raise BackupError(f"could not back up {path}: {error}") from error
     except OSError as error:
-        partial.unlink(missing_ok=True)
-        raise BackupError(f"could not write a backup of {path}: {error}") from error
+        _discard(partial)
+        raise BackupError(
+            f"could not write a backup of {path}: {error.strerror or error}"
+        ) from error
     log.info("backed up %s to %s (%s)", path, target, reason)
     return target
 
@@ -144,10 +154,53 @@ def backups_size(path: str | Path) -> int:
     return sum(backup.path.stat().st_size for backup in list_backups(path))
 
 
-def restore_backup(path: str | Path, backup: str | Path) -> Path | None:
+def _bundle_id(path: Path) -> str | None:
+    """The id a bundle file records, read from the file alone; None when the file has none or
+    cannot be read (damaged, not a bundle). ``immutable`` opens it without locks and without
+    touching its -wal or -shm files, which a damaged bundle's restore keeps aside as they are;
+    the id is in the file itself, checkpointed when the bundle was created."""
+    try:
+        connection = sqlite3.connect(f"{path.resolve().as_uri()}?immutable=1", uri=True)
+    except sqlite3.Error:
+        return None
+    try:
+        row = connection.execute("SELECT value FROM bundle_info WHERE key = 'bundle_id'").fetchone()
+    except sqlite3.Error:
+        return None
+    finally:
+        connection.close()
+    return str(row[0]) if row else None
+
+
+def _check_backup_of(path: Path, backup: Path, *, force: bool) -> None:
+    """Refuse a file that is not a backup of this bundle: not a bundle at all (always), or
+    another bundle's (unless ``force``). When the bundle is too damaged to tell its id, its
+    own backups (named after it, beside it) are accepted."""
+    backup_id = _bundle_id(backup)
+    if backup_id is None:
+        raise BackupError(f"{backup} is not a backup of a VLM Workbench bundle")
+    if force:
+        return
+    current_id = _bundle_id(path) if path.is_file() else None
+    if current_id is not None:
+        if current_id != backup_id:
+            raise BackupError(
+                f"{backup} is a backup of another bundle (id {backup_id}, not {current_id}); "
+                "add --force to put it in place anyway"
+            )
+        return
+    if backup.resolve() not in {listed.path.resolve() for listed in list_backups(path)}:
+        raise BackupError(
+            f"{path} cannot be read to check that {backup} is its backup; add --force to "
+            "restore it anyway, or choose one of `workbench backups` lists"
+        )
+
+
+def restore_backup(path: str | Path, backup: str | Path, *, force: bool = False) -> Path | None:
     """Put ``backup`` in place of the bundle at ``path``; return where the bundle that was there
     went (``<stem>.damaged-<stamp><suffix>``, with its -wal and -shm files), or None when there
-    was none. Nothing is deleted, and a backup that is itself damaged is refused."""
+    was none. Nothing is deleted, and a backup that is itself damaged is refused, as is a file
+    that is not a backup of this bundle (same bundle id) unless ``force``."""
     path, backup = Path(path), Path(backup)
     if not backup.is_file():
         raise BackupError(f"no backup at {backup}")
@@ -159,7 +212,9 @@ def restore_backup(path: str | Path, backup: str | Path) -> Path | None:
             f"the backup {backup} is damaged too ({problems[0]}); choose another with "
             f"`workbench restore {path} --from FILE` (`workbench backups {path}` lists them)"
         )
-    incoming = path.with_name(f".{path.name}.restoring")
+    _check_backup_of(path, backup, force=force)
+    remove_abandoned(path.parent, f".{path.name}.", ".restoring")
+    incoming = path.with_name(f".{path.name}.{writer_tag()}.restoring")
     shutil.copyfile(backup, incoming)
     _fsync(incoming)
     aside = path.with_name(f"{path.stem}.damaged-{stamp_now()}{path.suffix}")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import sqlite3
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -38,12 +39,14 @@ from workbench.storage.dialects import (
 )
 from workbench.storage.errors import (
     BundleError,
+    BundleExistsError,
     BundleTooNewError,
     MigrationDeclinedError,
     NotABundleError,
 )
 from workbench.storage.files import sidecar_paths
 from workbench.storage.integrity import check_file_header, damage_from
+from workbench.storage.leftovers import remove_abandoned, writer_tag
 from workbench.storage.models import BundleInfo
 
 log = logging.getLogger(__name__)
@@ -54,6 +57,8 @@ MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 _MIGRATION_LOCK_KEY = 0x766C6D77  # "vlmw"
 #: SQLSTATE classes of a lost or refused connection (not of a conflict the caller may retry)
 _CONNECTION_SQLSTATES = ("08", "28", "3D", "57P")
+#: how the private file a new bundle is built in starts (see :meth:`Bundle.building`)
+CREATING_PREFIX = ".creating-"
 
 
 def _alembic_config(connection: Connection | None = None) -> Config:
@@ -96,6 +101,66 @@ def _is_connection_failure(error: BaseException) -> bool:
     return sqlstate.startswith(_CONNECTION_SQLSTATES)
 
 
+def _checkpoint(path: Path) -> None:
+    """Move everything from the WAL into the database file, so the file alone is the bundle
+    (it is about to be linked into place without its sidecars). Call with no engine open."""
+    connection = sqlite3.connect(path)
+    try:
+        busy = connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+    finally:
+        connection.close()
+    if busy:
+        raise BundleError("the new bundle is still in use and cannot be published")
+
+
+#: SQLite's words for a file it cannot write, and what to tell the user instead
+_FILE_PROBLEMS = (
+    ("database or disk is full", "the disk is full; nothing was written (free some space)"),
+    (
+        "readonly database",
+        "it is read-only (the file, its folder or the disk); nothing was written",
+    ),
+    (
+        "unable to open database file",
+        "it cannot be opened for writing: SQLite keeps -wal and -shm files beside a bundle, so "
+        "its folder must be writable (copy it to a writable folder to read it)",
+    ),
+    ("disk i/o error", "the disk reported an input/output error; nothing was written"),
+)
+
+
+def file_problem(where: BundleLocation, error: DBAPIError) -> BundleError | None:
+    """One clear line for an SQLite error that is about the file system, not the data (a full
+    disk, a read-only file or mount); None for any other error."""
+    text = str(error.orig).lower()
+    for words, meaning in _FILE_PROBLEMS:
+        if words in text:
+            return BundleError(f"{where.display}: {meaning}")
+    return None
+
+
+def _refuse_foreign_database(path: Path) -> None:
+    """Raise :class:`NotABundleError` for an SQLite file that holds no bundle, checked through a
+    read-only connection: opening it as a bundle would switch it to WAL, changing a file that
+    is not ours. A file this cannot read (damaged, locked) is left to the usual open, which
+    reports it in its own words."""
+    try:
+        # immutable: no lock, no -wal or -shm file created or touched
+        connection = sqlite3.connect(f"{path.resolve().as_uri()}?immutable=1", uri=True)
+    except sqlite3.Error:
+        return
+    try:
+        found = connection.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'alembic_version'"
+        ).fetchone()
+    except sqlite3.Error:
+        return
+    finally:
+        connection.close()
+    if found is None:
+        raise NotABundleError(f"{path} is an SQLite file but not a VLM Workbench bundle")
+
+
 def _upgrade(connection: Connection) -> None:
     command.upgrade(_alembic_config(connection), "head")
 
@@ -107,8 +172,10 @@ class Bundle:
     URL without its password), ``dialect`` "sqlite" or "postgresql".
     """
 
-    def __init__(self, location: BundleLocation, engine: Engine) -> None:
+    def __init__(self, location: BundleLocation, engine: Engine, read_only: bool = False) -> None:
         self._location = location
+        #: opened with ``read_only``: :meth:`session` refuses, and the database refuses writes
+        self.read_only = read_only
         self.path: Path | None = location.path
         self.location: str = location.display
         self.is_server: bool = location.is_server
@@ -123,27 +190,58 @@ class Bundle:
     @classmethod
     def create(cls, location: str | Path) -> Bundle:
         """Create a new, empty bundle: at a file path that must not exist, or in an existing,
-        empty database on a server."""
+        empty database on a server. Raises :class:`BundleExistsError` if the path is taken."""
+        with cls.building(location):
+            pass
+        return cls.open(location)
+
+    @classmethod
+    @contextmanager
+    def building(cls, location: str | Path) -> Iterator[Bundle]:
+        """A new bundle to fill inside the block, published at ``location`` when it ends well.
+
+        A file is built under a private temporary name beside ``location`` and linked into
+        place only at the end, and only if nothing is at ``location`` by then (else
+        :class:`BundleExistsError`). So a failed or cancelled step removes only a file no other
+        process could have opened, never a bundle someone else created and wrote to meanwhile;
+        and a crash never leaves a half-built file at ``location``. A server database cannot
+        be built aside: it is created in place in the empty database, as :meth:`create` does.
+        """
         where = parse_location(location)
         if where.path is None:
-            return cls._create_in_place(location)
+            with cls._create_in_place(location) as bundle:
+                yield bundle
+            return
         path = where.path
         if path.exists():
-            raise BundleError(f"{path} already exists")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        # Built under a temporary name and linked into place whole, so a crash never leaves a
-        # file at ``path`` that is not a bundle; the link also refuses to replace a file that
-        # appeared meanwhile.
-        partial = path.with_name(f".{path.name}.creating-{uuid.uuid4().hex[:8]}")
+            raise BundleExistsError(f"{path} already exists")
+        remove_abandoned(path.parent, f"{CREATING_PREFIX}{path.name}.")
+        partial = path.with_name(
+            f"{CREATING_PREFIX}{path.name}.{writer_tag()}.{uuid.uuid4().hex[:12]}"
+        )
+        bundle = None
         try:
-            cls._create_in_place(partial).close()
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                bundle = cls._create_in_place(partial)
+            except OSError as error:
+                raise BundleError(f"cannot create {path}: {error.strerror or error}") from None
+            except BundleError as error:  # name the bundle, not its private file
+                raise BundleError(str(error).replace(str(partial), str(path))) from error
+            bundle.location = where.display  # messages name the bundle, not its private file
+            yield bundle
+            bundle.close()
+            _checkpoint(partial)
             try:
                 os.link(partial, path)
             except FileExistsError:
-                raise BundleError(f"{path} already exists") from None
+                raise BundleExistsError(
+                    f"{path} was created by another process meanwhile; nothing was written to it"
+                ) from None
         finally:
+            if bundle is not None:
+                bundle.close()
             remove_bundle_files(partial)
-        return cls.open(path)
 
     @classmethod
     def _create_in_place(cls, location: str | Path) -> Bundle:
@@ -152,7 +250,7 @@ class Bundle:
         where = parse_location(location)
         if where.path is not None:
             if where.path.exists():
-                raise BundleError(f"{where.path} already exists")
+                raise BundleExistsError(f"{where.path} already exists")
             where.path.parent.mkdir(parents=True, exist_ok=True)
         engine = make_engine(where)
         try:
@@ -177,9 +275,13 @@ class Bundle:
         return cls(where, engine)
 
     @classmethod
-    def open(cls, location: str | Path, *, migrate: bool = True) -> Bundle:
+    def open(cls, location: str | Path, *, migrate: bool = True, read_only: bool = False) -> Bundle:
         """Open an existing bundle, upgrading its schema when ``migrate`` (a file is first
         backed up beside itself; a server is backed up by the lab, with pg_dump).
+
+        ``read_only`` (screenshots, previews): nothing is written, not even a migration or
+        its backup; a bundle whose schema needs an upgrade is refused with
+        :class:`MigrationDeclinedError`.
 
         Raises :class:`NotABundleError` for files or databases that are not bundles,
         :class:`BundleTooNewError` for bundles from a newer app, :class:`MigrationDeclinedError`
@@ -191,14 +293,23 @@ class Bundle:
             if not where.path.is_file():
                 raise BundleError(f"no bundle at {where.path}")
             check_file_header(where.path)
-        engine = make_engine(where)
+            _refuse_foreign_database(where.path)
+        engine = make_engine(where, read_only=read_only)
         try:
             with cls._connecting(where):
-                cls._bring_to_head(where, engine, migrate=migrate)
+                cls._bring_to_head(where, engine, migrate=migrate and not read_only)
+        except MigrationDeclinedError as error:
+            engine.dispose()
+            if read_only:  # say how to get past it: a read-only open never upgrades
+                raise MigrationDeclinedError(
+                    f"{error}; it is opened read-only here, so open it once in the app "
+                    "(workbench open) to upgrade it"
+                ) from None
+            raise
         except BaseException:
             engine.dispose()
             raise
-        return cls(where, engine)
+        return cls(where, engine, read_only=read_only)
 
     @classmethod
     def open_or_create(cls, location: str | Path) -> Bundle:
@@ -228,6 +339,8 @@ class Bundle:
         except DBAPIError as error:
             if where.path is not None and (damage := damage_from(where.path, error)):
                 raise damage from error
+            if where.path is not None and (plain := file_problem(where, error)):
+                raise plain from error
             if where.is_server and _is_connection_failure(error):
                 raise connection_error(where, error) from None
             raise
@@ -251,8 +364,11 @@ class Bundle:
                 raise
             if damage := damage_from(where.path, error):
                 raise damage from error
+            if plain := file_problem(where, error):
+                raise plain from error
             # a damaged file fails here, before anything is written
-            raise NotABundleError(f"{where.display} cannot be read as a bundle: {error}") from None
+            reason = error.orig if error.orig is not None else error
+            raise NotABundleError(f"{where.display} cannot be read as a bundle: {reason}") from None
         head = head_revision()
         if current == head:
             return
@@ -287,6 +403,8 @@ class Bundle:
     @contextmanager
     def session(self) -> Iterator[Session]:
         """A transaction: committed when the block ends normally, rolled back on any error."""
+        if self.read_only:
+            raise BundleError(f"{self.location} is open read-only; nothing can be changed")
         with (
             self._writer_queue,
             self._connecting(self._location),
@@ -324,9 +442,12 @@ class Bundle:
 
 
 def remove_bundle_files(path: Path) -> None:
-    """Delete a bundle and its sidecars (used to undo a bundle created by a failed step)."""
+    """Delete a bundle and its sidecars (used to undo a bundle created by a failed step).
+    Files that are not there are skipped without asking the file system to delete them (a
+    read-only mount refuses even that)."""
     for leftover in (path, *sidecar_paths(path)):
-        leftover.unlink(missing_ok=True)
+        if os.path.lexists(leftover):
+            leftover.unlink(missing_ok=True)
 
 
 def copy_bundle(source: Path, target: Path) -> None:

@@ -101,8 +101,12 @@ def parse_location(location: str | Path) -> BundleLocation:
     )
 
 
-def _sqlite_engine(path: Path) -> Engine:
-    engine = create_engine(f"sqlite:///{path}")
+def _sqlite_engine(path: Path, read_only: bool = False) -> Engine:
+    if read_only:
+        # SQLite itself refuses every write on this connection (mode=ro), whatever code runs
+        engine = create_engine(f"sqlite:///file:{path.absolute()}?mode=ro&uri=true")
+    else:
+        engine = create_engine(f"sqlite:///{path}")
 
     @event.listens_for(engine, "connect")
     def _configure(dbapi_connection: sqlite3.Connection, _record: Any) -> None:
@@ -112,8 +116,11 @@ def _sqlite_engine(path: Path) -> Engine:
         cursor = dbapi_connection.cursor()
         cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         cursor.execute("PRAGMA foreign_keys = ON")
-        cursor.execute("PRAGMA journal_mode = WAL")
-        cursor.execute("PRAGMA synchronous = FULL")
+        if read_only:
+            cursor.execute("PRAGMA query_only = ON")
+        else:  # switching to WAL writes to the file: a read-only open leaves it as it is
+            cursor.execute("PRAGMA journal_mode = WAL")
+            cursor.execute("PRAGMA synchronous = FULL")
         cursor.close()
 
     @event.listens_for(engine, "begin")
@@ -201,12 +208,14 @@ def _postgresql_engine(url: URL) -> Engine:
     )
 
 
-def make_engine(location: BundleLocation) -> Engine:
-    """The engine for a bundle; it connects lazily, on first use."""
+def make_engine(location: BundleLocation, read_only: bool = False) -> Engine:
+    """The engine for a bundle; it connects lazily, on first use. ``read_only``: the database
+    refuses every write (SQLite ``mode=ro``; PostgreSQL read-only transactions)."""
     if location.url is not None:
-        return _postgresql_engine(location.url)
+        engine = _postgresql_engine(location.url)
+        return engine.execution_options(postgresql_readonly=True) if read_only else engine
     assert location.path is not None
-    return _sqlite_engine(location.path)
+    return _sqlite_engine(location.path, read_only)
 
 
 def reading(engine: Engine) -> Engine:

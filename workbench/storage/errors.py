@@ -9,6 +9,11 @@ class BundleError(WorkbenchError):
     """A bundle could not be opened or used; the message says why and what to do."""
 
 
+class BundleExistsError(BundleError):
+    """A new bundle was to be created where a file already is (perhaps created meanwhile by
+    another process); nothing was written to that file."""
+
+
 class NotABundleError(BundleError):
     """The file exists but is not a VLM Workbench bundle."""
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
 from workbench import __version__
@@ -62,6 +62,10 @@ def find_import(session: Session, importer: str, fingerprint: str) -> Import | N
     return session.scalar(
         select(Import).where(Import.importer == importer, Import.fingerprint == fingerprint)
     )
+
+
+#: Images inserted by one statement: their bytes are all held while it runs.
+IMAGES_PER_STATEMENT = 32
 
 
 def _chunks(values: Sequence[Any], size: int = CHUNK) -> Iterable[Sequence[Any]]:
@@ -184,21 +188,26 @@ class ImportWriter:
                     select(Image.sha256, Image.id).where(Image.sha256.in_(chunk))
                 ).all()
             )
-        for sha in sorted(by_hash.keys() - known.keys()):
-            image = by_hash[sha]
-            known[sha] = self.session.execute(
-                insert(Image)
-                .values(
-                    sha256=sha,
-                    format=image.format,
-                    width=image.width,
-                    height=image.height,
-                    size_bytes=len(image.data),
-                    data=image.data,
+        # Many rows per statement, and only a few images' bytes read back at a time.
+        table = Image.__table__
+        statement = insert(table).returning(table.c.sha256, table.c.id)
+        for chunk in _chunks(sorted(by_hash.keys() - known.keys()), IMAGES_PER_STATEMENT):
+            rows = []
+            for sha in chunk:
+                image = by_hash[sha]
+                data = image.content()
+                rows.append(
+                    {
+                        "sha256": sha,
+                        "format": image.format,
+                        "width": image.width,
+                        "height": image.height,
+                        "size_bytes": len(data),
+                        "data": data,
+                    }
                 )
-                .returning(Image.id)
-            ).scalar_one()
-            self.counts["images_added"] += 1
+            known.update(self.session.execute(statement, rows).all())
+            self.counts["images_added"] += len(rows)
         return {key: known[image.sha256] for key, image in images.items()}
 
     def _insert_items(
@@ -208,26 +217,9 @@ class ImportWriter:
         references: list[tuple[int, int, Any]] = []  # (item id, turn index, ReferenceRecord)
         slots: list[dict[str, Any]] = []
         captions: list[dict[str, Any]] = []
-        for record in items:
-            key = (record.source, record.external_id)
-            if key in self._item_ids:
-                self.counts["items_existing"] += 1
-                continue
-            item_id = self.session.execute(
-                insert(Item)
-                .values(
-                    source_id=self._source_ids[record.source],
-                    import_id=import_id,
-                    external_id=record.external_id,
-                    family=record.family,
-                    category=record.category,
-                    language=record.language,
-                    metadata_=dict(record.metadata),
-                )
-                .returning(Item.id)
-            ).scalar_one()
-            self._item_ids[key] = item_id
-            self.counts["items_added"] += 1
+        new_items = self._insert_item_rows(items, import_id)
+        for record in new_items:
+            item_id = self._item_ids[(record.source, record.external_id)]
             for turn in record.turns:
                 turn_rows.append(
                     {
@@ -284,6 +276,40 @@ class ImportWriter:
                 "references_added",
             )
 
+    def _insert_item_rows(self, items: Sequence[ItemRecord], import_id: int) -> list[ItemRecord]:
+        """Insert the items not in the bundle yet (the first of any repeated id), many rows per
+        statement, and learn their ids; return them."""
+        new_items: list[ItemRecord] = []
+        seen: set[tuple[str, str]] = set()
+        for record in items:
+            key = (record.source, record.external_id)
+            if key in self._item_ids or key in seen:
+                self.counts["items_existing"] += 1
+                continue
+            seen.add(key)
+            new_items.append(record)
+        source_names = {source_id: name for name, source_id in self._source_ids.items()}
+        table = Item.__table__
+        statement = insert(table).returning(table.c.id, table.c.source_id, table.c.external_id)
+        for chunk in _chunks(new_items):
+            rows = [
+                {
+                    "source_id": self._source_ids[record.source],
+                    "import_id": import_id,
+                    "external_id": record.external_id,
+                    "family": record.family,
+                    "category": record.category,
+                    "language": record.language,
+                    "metadata": dict(record.metadata),
+                }
+                for record in chunk
+            ]
+            for item_id, source_id, external_id in self.session.execute(statement, rows):
+                self._item_ids[(source_names[source_id], external_id)] = item_id
+        if new_items:
+            self.counts["items_added"] += len(new_items)
+        return new_items
+
     def _turn_ids(self, item_ids: set[int]) -> dict[tuple[int, int], int]:
         found: dict[tuple[int, int], int] = {}
         for chunk in _chunks(sorted(item_ids)):
@@ -309,6 +335,20 @@ class ImportWriter:
                 f"no item '{external_id}' of source '{record.source}' in this import or bundle",
             )
         return item_id
+
+    def _turn_counts(self, item_ids: set[int]) -> dict[int, int]:
+        """How many turns each of ``item_ids`` has (items of this import and earlier ones)."""
+        counts: dict[int, int] = {}
+        ids = sorted(item_ids)
+        for chunk in _chunks(ids):
+            counts.update(
+                self.session.execute(
+                    select(Turn.item_id, func.count())
+                    .where(Turn.item_id.in_(chunk))
+                    .group_by(Turn.item_id)
+                ).all()
+            )
+        return counts
 
     def _store_outputs(self, outputs: Sequence[OutputRecord], import_id: int) -> None:
         located = [(o, self._item_id_of(o, o.item_external_id)) for o in outputs]
@@ -370,11 +410,23 @@ class ImportWriter:
     def _insert_judgments(self, judgments: Sequence[JudgmentRecord], import_id: int) -> None:
         rows = []
         kinds: Counter[str] = Counter()
-        for judgment in judgments:
-            item_id = None
+        located = [
+            (j, self._item_id_of(j, j.item_external_id) if j.item_external_id is not None else None)
+            for j in judgments
+        ]
+        turn_counts = self._turn_counts({item_id for _, item_id in located if item_id is not None})
+        for judgment, item_id in located:
             if judgment.item_external_id is not None:
-                item_id = self._item_id_of(judgment, judgment.item_external_id)
                 if item_id is None:
+                    continue
+                turns = turn_counts.get(item_id, 0)
+                if judgment.turn_index is not None and judgment.turn_index > turns:
+                    self.report.reject(
+                        judgment.origin,
+                        "turn",
+                        f"turn {judgment.turn_index} of item '{judgment.item_external_id}', "
+                        f"which has {turns} turn(s)",
+                    )
                     continue
             rows.append(
                 {

@@ -25,6 +25,8 @@ from sqlalchemy import (
     Text,
     TypeDecorator,
     UniqueConstraint,
+    func,
+    text,
 )
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
@@ -415,13 +417,31 @@ class JudgeRun(Base):
     status: Mapped[str] = mapped_column(String(32), default="created")
     started_at: Mapped[datetime] = mapped_column(default=utcnow)
     finished_at: Mapped[datetime | None]
+    #: the process judging the run (``host:pid``) until ``claim_expires_at`` (schema 0003): a
+    #: second process running the same command stays out instead of paying twice
+    claimed_by: Mapped[str | None] = mapped_column(String(256))
+    claim_expires_at: Mapped[datetime | None]
 
 
 class JudgeVerdict(Base):
     """One judge call's result for one ordering of a pair (``model_a`` shown as A)."""
 
     __tablename__ = "judge_verdicts"
-    __table_args__ = (Index("ix_judge_verdicts_models", "model_a_id", "model_b_id"),)
+    __table_args__ = (
+        Index("ix_judge_verdicts_models", "model_a_id", "model_b_id"),
+        # each request's verdicts once per run (schema 0003); NULLs folded, as both backends
+        # treat NULLs as distinct in a unique index
+        Index(
+            "ux_judge_verdicts_request",
+            "run_id",
+            "request_hash",
+            "model_a_id",
+            func.coalesce(text("model_b_id"), 0),
+            "criterion",
+            func.coalesce(text("turn_index"), -1),
+            unique=True,
+        ),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     run_id: Mapped[int] = mapped_column(ForeignKey("judge_runs.id", ondelete="CASCADE"), index=True)
@@ -456,3 +476,82 @@ class ResponseCache(Base):
     response_text: Mapped[str] = mapped_column(Text)
     usage: Mapped[dict[str, Any]] = mapped_column(default=dict)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+# --- campaign counters and adjudication ---------------------------------------------------------
+
+
+class CampaignCount(Base):
+    """A campaign's progress, kept by ``storage.counters`` in the transaction of every vote,
+    undo, skip and lease, so progress is read in one row instead of a scan of the schedule.
+
+    ``complete_tasks``: ordinary tasks (not attention checks) with their votes target reached;
+    ``answered``/``skipped``: (task, annotator) answers and skips that stand; ``leases``: lease
+    rows held, expired or not (expiry is a matter of the clock, not of a write).
+    """
+
+    __tablename__ = "campaign_counts"
+
+    campaign_id: Mapped[int] = mapped_column(
+        ForeignKey("campaigns.id", ondelete="CASCADE"), primary_key=True
+    )
+    tasks: Mapped[int] = mapped_column(default=0)
+    gold_tasks: Mapped[int] = mapped_column(default=0)
+    complete_tasks: Mapped[int] = mapped_column(default=0)
+    answered: Mapped[int] = mapped_column(default=0)
+    skipped: Mapped[int] = mapped_column(default=0)
+    leases: Mapped[int] = mapped_column(default=0)
+
+
+class CampaignPairCount(Base):
+    """One task's standing answers, skips and leases; a missing row means all zero."""
+
+    __tablename__ = "campaign_pair_counts"
+
+    pair_id: Mapped[int] = mapped_column(
+        ForeignKey("scheduled_pairs.id", ondelete="CASCADE"), primary_key=True
+    )
+    campaign_id: Mapped[int] = mapped_column(
+        ForeignKey("campaigns.id", ondelete="CASCADE"), index=True
+    )
+    votes: Mapped[int] = mapped_column(default=0)
+    skips: Mapped[int] = mapped_column(default=0)
+    leases: Mapped[int] = mapped_column(default=0)
+
+
+class CampaignAnnotatorCount(Base):
+    """One annotator's progress in a campaign. ``answered_open`` counts the tasks they answered
+    or skipped that are still open (short of votes, or attention checks): the open tasks left
+    for them are the campaign's open tasks minus these."""
+
+    __tablename__ = "campaign_annotator_counts"
+
+    campaign_id: Mapped[int] = mapped_column(
+        ForeignKey("campaigns.id", ondelete="CASCADE"), primary_key=True
+    )
+    annotator_id: Mapped[int] = mapped_column(
+        ForeignKey("annotators.id", ondelete="CASCADE"), primary_key=True
+    )
+    answered: Mapped[int] = mapped_column(default=0)
+    skipped: Mapped[int] = mapped_column(default=0)
+    answered_open: Mapped[int] = mapped_column(default=0)
+
+
+class Adjudication(Base):
+    """A coordinator's settled answer for a task the annotators disagreed on: one per task and
+    criterion (recording again replaces it), with who decided, when, and why."""
+
+    __tablename__ = "adjudications"
+    __table_args__ = (UniqueConstraint("pair_id", "criterion"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(
+        ForeignKey("campaigns.id", ondelete="CASCADE"), index=True
+    )
+    pair_id: Mapped[int] = mapped_column(ForeignKey("scheduled_pairs.id", ondelete="CASCADE"))
+    criterion: Mapped[str] = mapped_column(String(64), default="overall")
+    choice: Mapped[str | None] = mapped_column(String(32))
+    grade: Mapped[float | None] = mapped_column(Float)
+    note: Mapped[str] = mapped_column(Text, default="")
+    adjudicator: Mapped[str] = mapped_column(String(128))
+    adjudicated_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -18,6 +18,7 @@ from typing import Any
 from sqlalchemy import Connection, Table, and_, delete, func, insert, select, text, update
 from sqlalchemy.exc import DBAPIError
 
+from workbench.storage.counters import rebuild_counters
 from workbench.storage.errors import BundleError
 from workbench.storage.models import Base
 
@@ -107,12 +108,15 @@ RULES: dict[str, TableRule] = {
         _newer_run,
     ),
     "judge_verdicts": TableRule(None),
+    "adjudications": TableRule(("pair_id", "criterion")),
     # a cache: two sides may hold different answers to one request; either serves
     "response_cache": TableRule(("request_hash",), ("response_text", "usage", "created_at")),
 }
 
 #: tables whose rows only mean something on the database they were written in (hand-out leases)
 TRANSIENT_TABLES = frozenset({"pair_leases"})
+#: tables derived from others, recounted in the target after a copy instead of copied
+DERIVED_TABLES = frozenset({"campaign_counts", "campaign_pair_counts", "campaign_annotator_counts"})
 
 #: blob columns: never compared (their table's key is their hash) and read only in batches
 BLOB_COLUMNS = {"images": "data"}
@@ -159,7 +163,7 @@ def copied_tables() -> list[Table]:
     missing = [
         table.name
         for table in Base.metadata.sorted_tables
-        if table.name not in RULES and table.name not in TRANSIENT_TABLES
+        if table.name not in RULES.keys() | TRANSIENT_TABLES | DERIVED_TABLES
     ]
     if missing:
         raise AssertionError(f"no transfer rule for table(s) {', '.join(missing)}")
@@ -454,4 +458,5 @@ def copy_rows(
     for table in copied_tables():
         copier.copy_table(table)
     copier.advance_sequences()
+    rebuild_counters(target)
     return copier.report

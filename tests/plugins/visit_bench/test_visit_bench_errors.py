@@ -199,3 +199,22 @@ def test_a_preference_file_named_for_the_benchmark_format_says_which_format_to_u
         encoding="utf-8",
     )
     assert "--format visit-bench-preferences" in rejected(tmp_path / "b.wbb", source)
+
+
+def test_an_images_folder_linking_out_of_the_source_is_refused(
+    tmp_path: Path, multi_image_rows: pd.DataFrame
+) -> None:
+    """images/ beside the CSV is a symlink to a folder elsewhere: its files are not read."""
+    from tests.importers.canonical_helpers import png_bytes
+
+    rows = multi_image_rows.iloc[:1]
+    folder = tmp_path / "src"
+    source = write_csv(rows, folder, MULTI_IMAGE_CSV)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    for url in rows.iloc[0]["images"].split('"')[1::2]:
+        (elsewhere / url.rsplit("/", 1)[-1]).write_bytes(png_bytes())
+    (folder / "images").symlink_to(elsewhere, target_is_directory=True)
+    message = rejected(tmp_path / "new.wbb", source)
+    assert f"{MULTI_IMAGE_CSV}, row 2, field 'images'" in message
+    assert "images/ links elsewhere" in message

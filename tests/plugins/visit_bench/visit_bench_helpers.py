@@ -4,6 +4,8 @@ writing modified copies into tmp_path, and reading counts back from a bundle."""
 from __future__ import annotations
 
 import hashlib
+import re
+import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -13,6 +15,8 @@ from workbench.storage.queries import bundle_counts
 
 MULTI_IMAGE_CSV = "visit_bench_multi_images.csv"
 SINGLE_IMAGE_CSV = "visit_fully_annotated_example.csv"
+#: an image file name inside a URL or a cell
+IMAGE_NAME = re.compile(r"[\w.-]+\.(?:png|jpe?g|gif|webp|bmp|tiff?)", re.IGNORECASE)
 
 
 def sha256(path: Path) -> str:
@@ -33,11 +37,17 @@ def raw_cells(path: Path) -> pd.DataFrame:
 def write_csv(
     frame: pd.DataFrame, folder: Path, name: str, *, with_images_of: Path | None = None
 ) -> Path:
-    """Write ``frame`` as ``folder/name``; with ``with_images_of``, ``folder/images`` links to
-    that folder's images (a symlink: the published images are read in place, never copied)."""
+    """Write ``frame`` as ``folder/name``; with ``with_images_of``, ``folder/images`` holds the
+    images of that folder that the written rows name, copied into tmp_path at test time (a
+    symlinked images/ would be refused: it leads out of the source)."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / name
     frame.to_csv(path, index=False)
-    if with_images_of is not None and not (folder / "images").exists():
-        (folder / "images").symlink_to(with_images_of / "images", target_is_directory=True)
+    if with_images_of is not None:
+        images = folder / "images"
+        images.mkdir(exist_ok=True)
+        for image_name in set(IMAGE_NAME.findall(path.read_text("utf-8"))):
+            published = with_images_of / "images" / image_name
+            if published.is_file() and not (images / image_name).exists():
+                shutil.copyfile(published, images / image_name)
     return path

@@ -1,16 +1,24 @@
 """The blind annotation page: one task at a time from an ``AnnotationSession``, answered with one
-key per choice; Ctrl+Z takes back the last answer, Ctrl+S skips with a reason, F1 or ? shows the
-keys.
+key per choice; Ctrl+Z takes back the last answer, Ctrl+S skips with a reason, Z zooms into the
+task's image, F1 or ? shows the keys.
+
+Every task starts on a fresh page: no answer selected, the rationale empty, the keyboard focus
+on the page and the zoom window (when open) showing the new task's first image.
 
 Each answer is stored (and committed) by the session before the next task is asked for, so what
-the annotator sees next never runs ahead of what is saved.
+the annotator sees next never runs ahead of what is saved. The write runs on a worker thread: a
+bundle locked by another writer (a large import) never freezes the window, the page says
+"Saving…" meanwhile, and a failure is shown on the page with the answer still pending there,
+to be saved again with Enter.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtGui import QAction, QKeyEvent, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
@@ -19,6 +27,7 @@ from workbench.gui.annotation.answer_panel import AnswerPanel
 from workbench.gui.annotation.help_overlay import HelpOverlay
 from workbench.gui.annotation.skip_dialog import SkipDialog
 from workbench.gui.annotation.task_display import TaskDisplay
+from workbench.gui.background import BackgroundRunner
 from workbench.gui.image_loader import DecodedImage
 from workbench.gui.image_viewer import ImageViewerDialog
 from workbench.services.blind_tasks import BlindTask, Progress
@@ -28,6 +37,18 @@ from workbench.services.voting import AnnotationSession
 log = logging.getLogger(__name__)
 
 SCROLL_KEYS = {Qt.Key.Key_PageUp: -1, Qt.Key.Key_PageDown: 1}
+
+
+def failure_reason(error: BaseException) -> str:
+    """One line saying why a write failed: the message of our own errors, else the database's
+    first line (a locked bundle says so), never a traceback or an SQL statement."""
+    if isinstance(error, WorkbenchError):
+        return str(error)
+    detail = str(getattr(error, "orig", None) or error).strip().splitlines()
+    first = detail[0] if detail else type(error).__name__
+    if "locked" in first or "busy" in first:
+        return "the bundle is busy: another program is writing to it"
+    return first
 
 
 def progress_text(progress: Progress) -> str:
@@ -51,6 +72,10 @@ class AnnotationView(QWidget):
         self.answer_panel: AnswerPanel | None = None
         self.help_overlay: HelpOverlay | None = None
         self.skip_dialog: SkipDialog | None = None
+        self.zoom: ImageViewerDialog | None = None
+        # one writer at a time, so answers are stored in the order they were given
+        self.runner = BackgroundRunner(max_threads=1, parent=self)
+        self._saving = False
         self._skip_token: str | None = None
 
         self.title = QLabel(self)
@@ -113,14 +138,22 @@ class AnnotationView(QWidget):
         self.answer_panel = AnswerPanel(protocol, self)
         self.answer_panel.choiceClicked.connect(self._choice_clicked)
         self._layout.addWidget(self.answer_panel)
-        self.help_overlay = HelpOverlay(protocol, self)
+        self.help_overlay = HelpOverlay(protocol, self, session.guidelines)
         self._set_enabled(True)
         self._show(session.next_task())
         self.setFocus()
+        if session.guidelines is not None:
+            self.help_overlay.toggle()  # the guidelines are read before the first task
 
     def end(self) -> None:
         """Stop annotating (the bundle is about to close, or another campaign starts)."""
         self.session = None
+        # a vote being written lands before the bundle closes, and its result is delivered now
+        # (to a session that has ended, so it changes nothing) rather than after this view goes
+        if self.runner.busy:
+            self.runner.wait()
+            QCoreApplication.sendPostedEvents()
+        self._saving = False
         self.task = None
         if self.skip_dialog is not None:
             self.skip_dialog.hide()
@@ -131,6 +164,7 @@ class AnnotationView(QWidget):
                 widget.deleteLater()
         self.answer_panel = self.help_overlay = None
         self.display.show_task(None)
+        self._close_zoom()
         self.title.clear()
         self.question.clear()
         self.progress_label.clear()
@@ -165,6 +199,8 @@ class AnnotationView(QWidget):
         else:
             self._refresh_answers()
             self.display.scroll_to_judged_turn(task)
+        self._zoom_follows()
+        self.setFocus()
         self.taskShown.emit()
 
     def _refresh_answers(self) -> None:
@@ -185,7 +221,7 @@ class AnnotationView(QWidget):
     def choose(self, value: str, criterion_index: int | None = None) -> None:
         """Answer the current criterion (or ``criterion_index``) with ``value``; once every
         criterion has an answer the vote is cast."""
-        if self.session is None or self.task is None:
+        if self.session is None or self.task is None or self._saving:
             return
         criteria = self.session.protocol.criteria
         index = self.current_criterion if criterion_index is None else criterion_index
@@ -206,8 +242,11 @@ class AnnotationView(QWidget):
             self.setFocus()
 
     def submit(self) -> None:
-        """Cast the answers given so far (or the typed grade) with the rationale."""
+        """Cast the answers given so far (or the typed grade) with the rationale; the vote is
+        written on a worker and the next task shown once it is committed."""
         if self.session is None or self.task is None or self.answer_panel is None:
+            return
+        if self._saving:
             return
         protocol = self.session.protocol
         panel = self.answer_panel
@@ -229,38 +268,86 @@ class AnnotationView(QWidget):
             )
             panel.comment_field.setFocus()
             return
-        try:
-            receipt = self.session.cast(self.task.token, answers, comment=comment)
-        except StaleTaskError as error:
-            panel.show_message(str(error), error=True)
-            self._show(self.session.next_task())
-            return
-        except WorkbenchError as error:
-            panel.show_message(str(error), error=True)
-            return
-        log.debug("vote confirmed: %s", ", ".join(receipt.uuids))
-        self._show(self.session.next_task())
-        self.setFocus()
-        if self.answer_panel is not None:
-            self.answer_panel.show_message("Saved.")
+        session, token = self.session, self.task.token
+
+        def cast_and_fetch_next() -> BlindTask | None:
+            receipt = session.cast(token, answers, comment=comment)
+            log.debug("vote confirmed: %s", ", ".join(receipt.uuids))
+            return session.next_task()
+
+        self._write(
+            cast_and_fetch_next,
+            lambda task: self._show_after_write(task, "Saved."),
+            "Not saved",
+            "Your answer is still here: press Enter to save it again.",
+        )
 
     def undo(self) -> None:
-        if self.session is None:
+        if self.session is None or self._saving:
             return
-        try:
-            task = self.session.undo()
-        except WorkbenchError as error:
-            if self.answer_panel is not None:
-                self.answer_panel.show_message(str(error), error=True)
-            return
+        self._write(self.session.undo, self._undone, "Could not take back your answer", "")
+
+    def _undone(self, task: BlindTask | None) -> None:
         if task is None:
             if self.answer_panel is not None:
                 self.answer_panel.show_message("Nothing to take back.", error=True)
             return
+        self._show_after_write(task, "Took back your last answer: answer this task again.")
+
+    # --- writing off the GUI thread ---------------------------------------------------------
+
+    @property
+    def busy(self) -> bool:
+        """Whether an answer, skip or undo is being saved (keys that answer wait for it)."""
+        return self._saving
+
+    def _write(
+        self,
+        work: Callable[[], Any],
+        on_done: Callable[[Any], None],
+        failure: str,
+        hint: str,
+    ) -> None:
+        """Run ``work`` (a write, then the next task) on the worker, so that a bundle locked by
+        another writer never freezes the window; ``on_done(result)`` then runs here. On a
+        failure the answer stays pending on the page, with the reason and ``hint``."""
+        session = self.session
+        assert session is not None
+        self._saving = True
+        if self.answer_panel is not None:
+            self.answer_panel.show_message("Saving…")
+
+        def done(value: Any) -> None:
+            self._saving = False
+            if self.session is session:
+                on_done(value)
+
+        def failed(error: BaseException) -> None:
+            self._saving = False
+            if self.session is not session:
+                return
+            if isinstance(error, StaleTaskError):
+                message = str(error)
+                self._write(
+                    session.next_task,
+                    lambda task: self._show_after_write(task, message, error=True),
+                    "Cannot show the next task",
+                    "",
+                )
+                return
+            if not isinstance(error, WorkbenchError):
+                log.error("saving an answer failed", exc_info=error)
+            if self.answer_panel is not None:
+                text = f"{failure}: {failure_reason(error)}. {hint}".strip()
+                self.answer_panel.show_message(text, error=True)
+
+        self.runner.run(work, done, failed)
+
+    def _show_after_write(self, task: BlindTask | None, message: str, error: bool = False) -> None:
         self._show(task)
         self.setFocus()
-        assert self.answer_panel is not None
-        self.answer_panel.show_message("Took back your last answer: answer this task again.")
+        if self.answer_panel is not None:
+            self.answer_panel.show_message(message, error=error)
 
     def request_skip(self) -> SkipDialog | None:
         """Open the dialog asking why; the task is skipped when it is accepted."""
@@ -282,19 +369,20 @@ class AnnotationView(QWidget):
     def skip(self, reason: str, token: str | None = None) -> None:
         if self.session is None or self.task is None or self.answer_panel is None:
             return
-        try:
-            self.session.skip(token or self.task.token, reason)
-        except StaleTaskError as error:
-            self.answer_panel.show_message(str(error), error=True)
-            self._show(self.session.next_task())
+        if self._saving:
             return
-        except WorkbenchError as error:
-            self.answer_panel.show_message(str(error), error=True)
-            return
-        self._show(self.session.next_task())
-        self.setFocus()
-        if self.answer_panel is not None:
-            self.answer_panel.show_message("Skipped.")
+        session, token = self.session, token or self.task.token
+
+        def skip_and_fetch_next() -> BlindTask | None:
+            session.skip(token, reason)
+            return session.next_task()
+
+        self._write(
+            skip_and_fetch_next,
+            lambda task: self._show_after_write(task, "Skipped."),
+            "Not skipped",
+            "Press Ctrl+S to try again.",
+        )
 
     def toggle_help(self) -> None:
         if self.help_overlay is not None:
@@ -302,9 +390,43 @@ class AnnotationView(QWidget):
 
     def _open_image(self, shown: tuple[DecodedImage, int]) -> None:
         decoded, position = shown
-        dialog = ImageViewerDialog(decoded.full, f"Image {position + 1}", self)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.show()
+        title = f"Image {position + 1}"
+        if self.zoom is None:
+            self.zoom = ImageViewerDialog(decoded.full, title, self)
+            self.zoom.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+            self.zoom.destroyed.connect(self._zoom_closed)
+        else:
+            self.zoom.show_image(decoded.full, title)
+        self.zoom.show()
+        self.zoom.raise_()
+
+    def _zoom_closed(self) -> None:
+        self.zoom = None
+
+    def _close_zoom(self) -> None:
+        if self.zoom is not None:
+            self.zoom.close()
+            self.zoom = None
+
+    def open_zoom(self) -> bool:
+        """Zoom into the task's first image that can be shown (the Z key); False if none."""
+        shown = self.display.first_image()
+        if shown is None:
+            return False
+        self._open_image(shown)
+        return True
+
+    def _zoom_follows(self) -> None:
+        """An open zoom window shows the new task's first image, or closes when it has none:
+        it never keeps showing an image of an earlier task."""
+        if self.zoom is None:
+            return
+        shown = self.display.first_image() if self.task is not None else None
+        if shown is None:
+            self._close_zoom()
+        else:
+            decoded, position = shown
+            self.zoom.show_image(decoded.full, f"Image {position + 1}")
 
     # --- keys -------------------------------------------------------------------------------
 
@@ -323,10 +445,15 @@ class AnnotationView(QWidget):
         if key == Qt.Key.Key_F1 or text == "?":
             self.toggle_help()
             return True
+        if key == Qt.Key.Key_Z and modifiers == Qt.KeyboardModifier.NoModifier:
+            self.open_zoom()
+            return True
         if key in SCROLL_KEYS:
-            bar = self.display.verticalScrollBar()
+            bar = self.display.scroll_bar()
             bar.setValue(bar.value() + SCROLL_KEYS[Qt.Key(key)] * bar.pageStep())
             return True
+        if self._saving:
+            return True  # an answer is being saved: nothing else is answered meanwhile
         if self.task is None or modifiers not in (
             Qt.KeyboardModifier.NoModifier,
             Qt.KeyboardModifier.ShiftModifier,

@@ -44,6 +44,7 @@ class AnswerPanel(QFrame):
         layout = QVBoxLayout(self)
         self.criterion_labels: list[QLabel] = []
         self.buttons: list[dict[str, QPushButton]] = []
+        self.groups: list[QButtonGroup] = []
         self.grade_field: QLineEdit | None = None
         if protocol.grade_scale is not None:
             layout.addLayout(self._grade_row())
@@ -83,6 +84,7 @@ class AnswerPanel(QFrame):
                 buttons[choice.value] = button
                 grid.addWidget(button, row, column)
             self.buttons.append(buttons)
+            self.groups.append(group)
         grid.setColumnStretch(len(self.protocol.choices) + 1, 1)
         return grid
 
@@ -112,8 +114,11 @@ class AnswerPanel(QFrame):
             if index >= len(self.buttons):
                 break
             chosen = answers.get(criterion.name)
+            if chosen is None:
+                self._uncheck(index)
             for value, button in self.buttons[index].items():
-                button.setChecked(value == chosen)
+                if value == chosen:
+                    button.setChecked(True)
             label = self.criterion_labels[index]
             marked = index == current and len(self.protocol.criteria) > 1
             label.setText((CURRENT_MARK if marked else "") + criterion.label)
@@ -126,10 +131,26 @@ class AnswerPanel(QFrame):
             else "Rationale (optional): type it before answering, or after, then press Enter"
         )
 
+    def _uncheck(self, index: int) -> None:
+        """Leave criterion ``index`` with no button checked. An exclusive group refuses to
+        uncheck its checked button (that left the previous task's answer selected on the next,
+        where a slip of Enter would record it), so exclusivity is lifted while unchecking."""
+        group = self.groups[index]
+        group.setExclusive(False)
+        for button in self.buttons[index].values():
+            button.setChecked(False)
+        group.setExclusive(True)
+
+    def checked_values(self) -> list[str | None]:
+        """The checked choice of each criterion (None where none is): what the page shows."""
+        return [
+            next((value for value, button in buttons.items() if button.isChecked()), None)
+            for buttons in self.buttons
+        ]
+
     def clear(self) -> None:
-        for buttons in self.buttons:
-            for button in buttons.values():
-                button.setChecked(False)
+        for index in range(len(self.buttons)):
+            self._uncheck(index)
         if self.grade_field is not None:
             self.grade_field.clear()
         self.comment_field.clear()

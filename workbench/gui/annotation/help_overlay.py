@@ -1,13 +1,23 @@
 """The key help drawn over the annotation view (F1 or ?): every key of the current protocol and
-the view's own keys."""
+the view's own keys, beside the campaign's guidelines (also shown when a session starts)."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeyEvent, QMouseEvent
-from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QScrollArea,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
 from workbench.domain.protocols import AnnotationProtocol
+from workbench.gui.safe_text import SafeTextView
 
 VIEW_KEYS = (
     ("Ctrl+Z", "Take back your last answer (its task shows again)"),
@@ -15,6 +25,7 @@ VIEW_KEYS = (
     ("Enter", "Save the answer (grade, or after typing a rationale)"),
     ("Tab", "Go to the rationale field; Esc comes back"),
     ("Page Up / Page Down", "Scroll the task"),
+    ("Z", "Zoom into the task's image (the zoom window follows the task)"),
     ("F1 or ?", "Show or hide this help"),
 )
 
@@ -35,9 +46,12 @@ def key_rows(protocol: AnnotationProtocol) -> list[tuple[str, str]]:
 
 
 class HelpOverlay(QFrame):
-    """A panel over the parent widget listing the keys; any key or click hides it."""
+    """A panel over the parent widget listing the keys, beside the campaign's guidelines when
+    it has some; any key or a click outside the guidelines hides it."""
 
-    def __init__(self, protocol: AnnotationProtocol, parent: QWidget) -> None:
+    def __init__(
+        self, protocol: AnnotationProtocol, parent: QWidget, guidelines: str | None = None
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("helpOverlay")
         self.setStyleSheet(
@@ -63,9 +77,29 @@ class HelpOverlay(QFrame):
             grid.addWidget(key_label, row, 0)
             grid.addWidget(meaning_label, row, 1)
         grid.setHorizontalSpacing(24)
-        wrapper = QVBoxLayout()
+        wrapper = QHBoxLayout()
+        wrapper.addStretch(1)
         wrapper.addLayout(grid)
-        outer.addLayout(wrapper)
+        self.guidelines: SafeTextView | None = None
+        if guidelines is not None:
+            self.guidelines = SafeTextView()
+            self.guidelines.setAccessibleName("Guidelines")
+            self.guidelines.setStyleSheet("background: white; color: black; padding: 8px;")
+            self.guidelines.show_text(guidelines)
+            scroll = QScrollArea(self)
+            scroll.setWidgetResizable(True)
+            scroll.setWidget(self.guidelines)
+            scroll.setMinimumWidth(420)
+            scroll.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+            column = QVBoxLayout()
+            heading = QLabel("Guidelines", self)
+            heading.setStyleSheet("font-size: 14pt; font-weight: bold;")
+            column.addWidget(heading)
+            column.addWidget(scroll, 1)
+            wrapper.addSpacing(32)
+            wrapper.addLayout(column, 3)
+        wrapper.addStretch(1)
+        outer.addLayout(wrapper, 6 if guidelines is not None else 0)
         close_hint = QLabel("Press any key or click to close.", self)
         close_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
         outer.addWidget(close_hint)

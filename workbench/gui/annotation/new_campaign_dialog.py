@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -85,6 +86,8 @@ class NewCampaignDialog(QDialog):
         self.seed_spin = QSpinBox(self)
         self.seed_spin.setRange(0, 2**31 - 1)
         self.seed_spin.setValue(random.randrange(2**31 - 1))
+        self.without_missing_box = QCheckBox("Leave out items whose images are missing", self)
+        self.without_missing_box.setChecked(True)  # an annotator cannot judge an unseen image
         self.message = QLabel(self)
         self.message.setTextFormat(Qt.TextFormat.PlainText)
         self.message.setWordWrap(True)
@@ -100,6 +103,7 @@ class NewCampaignDialog(QDialog):
         form.addRow("Pairs per model pair", self.per_pair_spin)
         form.addRow("Votes per pair", self.votes_spin)
         form.addRow("Seed", self.seed_spin)
+        form.addRow("", self.without_missing_box)
         self._form = form
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
@@ -141,6 +145,7 @@ class NewCampaignDialog(QDialog):
             pairs_per_model_pair=(
                 self.per_pair_spin.value() if pairing is Pairing.BALANCED else None
             ),
+            without_missing_images=self.without_missing_box.isChecked(),
         )
 
     def accept(self) -> None:

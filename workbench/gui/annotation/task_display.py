@@ -1,18 +1,23 @@
 """Shows one blind task: its images, captions, the conversation (prompt, reference when the
 protocol shows it) and the responses side by side as "Response 1" / "Response 2".
 
+Laid out for reading down to 1024x700: the images are a strip of thumbnails of fixed height (Z or
+a click zooms), captions and instructions take a bounded share of the height, and each response
+has its own scroll area filling the rest, so both responses start on screen side by side.
+
 It is given a ``BlindTask`` and nothing else, so it cannot show what the task does not hold.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QMouseEvent, QPixmap
+from PySide6.QtGui import QMouseEvent, QPixmap, QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
     QScrollArea,
+    QScrollBar,
     QSizePolicy,
     QVBoxLayout,
     QWidget,
@@ -22,8 +27,9 @@ from workbench.gui.image_loader import DecodedImage, decode_image
 from workbench.gui.safe_text import SafeTextView
 from workbench.services.blind_tasks import BlindTask, TaskImage, TaskTurn
 
-IMAGE_BOX = {1: QSize(520, 340), 2: QSize(400, 280)}
-SMALL_IMAGE_BOX = QSize(260, 190)
+#: thumbnail boxes by number of images: small enough to leave the responses on screen
+IMAGE_BOX = {1: QSize(300, 170), 2: QSize(240, 150)}
+SMALL_IMAGE_BOX = QSize(150, 110)
 
 
 def _heading(text: str, parent: QWidget, size: str = "") -> QLabel:
@@ -89,8 +95,43 @@ class TaskImageTile(QFrame):
         super().mouseReleaseEvent(event)
 
 
+class CappedScroll(QScrollArea):
+    """A scroll area around one text: as tall as the text up to ``cap`` pixels, then the text
+    scrolls inside it (long code and tables scroll within their own response), and when
+    ``expanding`` it takes whatever height the page has left."""
+
+    def __init__(self, view: SafeTextView, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.text_view = view
+        self.cap = 10_000
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setWidget(view)
+        view.document().documentLayout().documentSizeChanged.connect(
+            lambda _size: self.updateGeometry()
+        )
+
+    def set_expanding(self, expanding: bool) -> None:
+        vertical = QSizePolicy.Policy.Expanding if expanding else QSizePolicy.Policy.Preferred
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, vertical)
+
+    def set_cap(self, cap: int) -> None:
+        if cap != self.cap:
+            self.cap = cap
+            self.updateGeometry()
+
+    def sizeHint(self) -> QSize:
+        return QSize(200, min(self.text_view.height() + 2, self.cap))
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(100, min(self.text_view.height() + 2, 4 * self.fontMetrics().height()))
+
+
 class TurnPanel(QFrame):
-    """One turn: the prompt, the reference (when shown) and the responses in their columns."""
+    """One turn: the prompt, the reference (when shown) and the responses side by side, each
+    in its own scroll area; one panel per turn keeps a conversation aligned turn by turn."""
 
     def __init__(
         self, turn: TaskTurn, labels: tuple[str, ...], note: str, parent: QWidget | None = None
@@ -98,17 +139,21 @@ class TurnPanel(QFrame):
         super().__init__(parent)
         self.setFrameShape(QFrame.Shape.StyledPanel)
         layout = QVBoxLayout(self)
-        layout.addWidget(_heading(f"Turn {turn.index}{note}", self))
-        layout.addWidget(_heading("Instruction", self))
+        layout.setContentsMargins(6, 4, 6, 4)
+        layout.setSpacing(2)
+        layout.addWidget(_heading(f"Turn {turn.index}{note}  ·  Instruction", self))
         self.prompt = _text_view(turn.prompt, f"Instruction, turn {turn.index}", self)
-        layout.addWidget(self.prompt)
+        self.scrolls: list[CappedScroll] = [CappedScroll(self.prompt, self)]
+        layout.addWidget(self.scrolls[0])
         self.reference: SafeTextView | None = None
         if turn.reference is not None:
             layout.addWidget(_heading("Reference answer", self))
             self.reference = _text_view(turn.reference, f"Reference, turn {turn.index}", self)
             self.reference.setStyleSheet("background: #f3f6fa;")
-            layout.addWidget(self.reference)
+            self.scrolls.append(CappedScroll(self.reference, self))
+            layout.addWidget(self.scrolls[-1])
         self.responses: list[SafeTextView] = []
+        self.response_scrolls: list[CappedScroll] = []
         if turn.responses:
             row = QHBoxLayout()
             for label, text in zip(labels, turn.responses, strict=False):
@@ -116,64 +161,123 @@ class TurnPanel(QFrame):
                 column.setFrameShape(QFrame.Shape.StyledPanel)
                 column.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
                 column_layout = QVBoxLayout(column)
+                column_layout.setContentsMargins(4, 2, 4, 2)
                 column_layout.addWidget(_heading(label, column, "font-size: 13pt;"))
                 view = _text_view(text, f"{label}, turn {turn.index}", column)
-                column_layout.addWidget(view)
-                column_layout.addStretch(1)
+                scroll = CappedScroll(view, column)
+                column_layout.addWidget(scroll, 1)
                 self.responses.append(view)
+                self.response_scrolls.append(scroll)
                 row.addWidget(column, 1)
-            layout.addLayout(row)
+            layout.addLayout(row, 1)
+
+    def fit(self, height: int, last: bool) -> None:
+        """Share ``height`` (the page's visible height): instruction and reference take at most
+        a fifth each, so the responses start on screen; the last turn's responses fill the
+        rest, earlier turns' responses at most half."""
+        for scroll in self.scrolls:
+            scroll.set_cap(max(60, height // 5))
+            scroll.set_expanding(False)
+        for scroll in self.response_scrolls:
+            scroll.set_cap(10_000 if last else max(100, height // 2))
+            scroll.set_expanding(last)
+        policy = QSizePolicy.Policy.Expanding if last else QSizePolicy.Policy.Preferred
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, policy)
 
 
-class TaskDisplay(QScrollArea):
-    """The scrolling page of the current task (rebuilt for each task)."""
+class ImageStrip(QScrollArea):
+    """The task's images as a strip of thumbnails of fixed height that scrolls sideways, so
+    that however many images a task has, they never push the text off the screen."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+
+
+class TaskDisplay(QWidget):
+    """The page of the current task (rebuilt for each task): the image strip, the captions and
+    the turns; only the turns scroll as a page, and each text scrolls inside its own area."""
 
     imageClicked = Signal(object)  # DecodedImage, position
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWidgetResizable(True)
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self.setFrameShape(QFrame.Shape.NoFrame)
         self.tiles: list[TaskImageTile] = []
         self.turn_panels: list[TurnPanel] = []
-        self._content: QWidget | None = None
+        self.caption_views: list[SafeTextView] = []
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(4)
+        self.strip = ImageStrip(self)
+        layout.addWidget(self.strip)
+        self.captions = QScrollArea(self)
+        self.captions.setWidgetResizable(True)
+        self.captions.setFrameShape(QFrame.Shape.NoFrame)
+        self.captions.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.captions.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        layout.addWidget(self.captions)
+        self.page = QScrollArea(self)
+        self.page.setWidgetResizable(True)
+        self.page.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.page.setFrameShape(QFrame.Shape.NoFrame)
+        layout.addWidget(self.page, 1)
         self._scroll_timer = QTimer(self)
         self._scroll_timer.setSingleShot(True)
         self._scroll_timer.setInterval(0)
         self._scroll_timer.timeout.connect(self._scroll_to_last_turn)
         self.show_task(None)
 
-    def show_task(self, task: BlindTask | None) -> None:
-        previous = self.takeWidget()
-        if previous is not None:
-            previous.deleteLater()
-        content = QWidget(self)
-        layout = QVBoxLayout(content)
-        self.tiles, self.turn_panels = [], []
-        if task is not None:
-            self._fill(task, content, layout)
-        layout.addStretch(1)
-        self.setWidget(content)
-        self._content = content
+    def scroll_bar(self) -> QScrollBar:
+        """The page's scroll bar (Page Up / Page Down move it)."""
+        return self.page.verticalScrollBar()
 
-    def _fill(self, task: BlindTask, content: QWidget, layout: QVBoxLayout) -> None:
-        if task.images:
-            box = IMAGE_BOX.get(len(task.images), SMALL_IMAGE_BOX)
-            row = QHBoxLayout()
-            for image in task.images:
-                tile = TaskImageTile(image, box, content)
-                tile.clicked.connect(self._tile_clicked)
-                self.tiles.append(tile)
-                row.addWidget(tile)
-            row.addStretch(1)
-            layout.addLayout(row)
+    def show_task(self, task: BlindTask | None) -> None:
+        for area in (self.strip, self.captions, self.page):
+            previous = area.takeWidget()
+            if previous is not None:
+                previous.deleteLater()
+        self.tiles, self.turn_panels, self.caption_views = [], [], []
+        images = QWidget(self.strip)
+        QHBoxLayout(images).setContentsMargins(0, 0, 0, 0)
+        captions = QWidget(self.captions)
+        QVBoxLayout(captions).setContentsMargins(0, 0, 0, 0)
+        content = QWidget(self.page)
+        QVBoxLayout(content).setContentsMargins(0, 0, 0, 0)
+        if task is not None:
+            self._fill(task, images, captions, content)
+        self.strip.setWidget(images)
+        self.captions.setWidget(captions)
+        self.page.setWidget(content)
+        self.strip.setVisible(bool(self.tiles))
+        self.captions.setVisible(bool(self.caption_views))
+        self._fit()
+
+    def _fill(self, task: BlindTask, images: QWidget, captions: QWidget, content: QWidget) -> None:
+        row = images.layout()
+        box = IMAGE_BOX.get(len(task.images), SMALL_IMAGE_BOX)
+        for image in task.images:
+            tile = TaskImageTile(image, box, images)
+            tile.clicked.connect(self._tile_clicked)
+            self.tiles.append(tile)
+            row.addWidget(tile)
+        row.addStretch(1)
+        self.strip.setFixedHeight(box.height() + 40 if task.images else 0)
         if task.captions:
-            layout.addWidget(_heading("Caption", content))
+            column = captions.layout()
+            column.addWidget(_heading("Caption", captions))
             for caption in task.captions:
                 where = caption.image_position
                 prefix = "" if where is None else f"Image {where + 1}: "
-                layout.addWidget(_text_view(prefix + caption.text, "Caption", content))
+                view = _text_view(prefix + caption.text, "Caption", captions)
+                self.caption_views.append(view)
+                column.addWidget(view)
+            column.addStretch(1)
+        layout = content.layout()
         for turn in task.turns:
             note = ""
             if task.judged_turn is not None and len(task.turns) > 1:
@@ -188,6 +292,28 @@ class TaskDisplay(QScrollArea):
             self.turn_panels.append(panel)
             layout.addWidget(panel)
 
+    def _fit(self) -> None:
+        """Size the parts to the visible height: captions at most a sixth, the turns' texts
+        as :meth:`TurnPanel.fit` says."""
+        height = max(self.height(), 200)
+        if self.caption_views:
+            wanted = sum(view.height() for view in self.caption_views) + 30
+            self.captions.setFixedHeight(min(wanted, max(50, height // 6)))
+        visible = self.page.viewport().height() or height
+        for index, panel in enumerate(self.turn_panels):
+            panel.fit(visible, index == len(self.turn_panels) - 1)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit()
+
+    def first_image(self) -> tuple[DecodedImage, int] | None:
+        """The first image of the task that could be decoded, with its position."""
+        for tile in self.tiles:
+            if tile.decoded is not None and not tile.decoded.error:
+                return tile.decoded, tile.position
+        return None
+
     def _tile_clicked(self, position: int) -> None:
         for tile in self.tiles:
             if tile.position == position and tile.decoded is not None:
@@ -196,10 +322,10 @@ class TaskDisplay(QScrollArea):
     def scroll_to_judged_turn(self, task: BlindTask) -> None:
         """Start at the top, or at the turn to judge when earlier turns come before it (once
         the new page is laid out)."""
-        self.verticalScrollBar().setValue(0)
+        self.page.verticalScrollBar().setValue(0)
         if task.judged_turn is not None and len(self.turn_panels) > 1:
             self._scroll_timer.start()
 
     def _scroll_to_last_turn(self) -> None:
         if self.turn_panels:
-            self.ensureWidgetVisible(self.turn_panels[-1], 0, 0)
+            self.page.ensureWidgetVisible(self.turn_panels[-1], 0, 0)

@@ -113,7 +113,9 @@ class AgreementPanel(QWidget):
             ("first", "second", "comparisons", "agreement", "kappa"), self
         )
         self.by_model_pair.formats = {3: _percent, 4: lambda value: display_text(value, 3)}
-        self.position = RowsTableModel(("evaluator", "decisive", "first wins", "share", "p"), self)
+        self.position = RowsTableModel(
+            ("evaluator", "decisive", "first wins", "share", "p", "positions"), self
+        )
         self.position.formats = {3: _percent, 4: lambda value: display_text(value, 3)}
         self.ratings = RowsTableModel(("model", "rating a", "rating b"), self)
 
@@ -251,13 +253,20 @@ class AgreementPanel(QWidget):
                     int(row.first_wins),
                     row.first_win_share,
                     row.p_value,
+                    row.positions,
                 )
                 for row in result.position_bias.itertuples(index=False)
             ]
         )
+        overlap = (
+            f" {result.overlap} judgments selected by both sides count on side "
+            f"{result.overlap_kept_on} only."
+            if result.overlap
+            else ""
+        )
         self.status.setText(
             f"Models in both leaderboards: {result.rank_models}. Preferences are named by model "
-            "order: 'first' is the alphabetically first model of the pair."
+            f"order: 'first' is the alphabetically first model of the pair.{overlap}"
         )
 
     def _failed(self, error: BaseException) -> None:

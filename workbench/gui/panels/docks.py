@@ -36,6 +36,14 @@ PANEL_TITLES = {
 log = logging.getLogger(__name__)
 
 
+def analysis_choices(bundle: Bundle) -> AnalysisChoices:
+    """The panels' choices (run on the docks' worker): services.analysis, and the statistics
+    stack it imports, load here on first use rather than with the window."""
+    from workbench.services.analysis import analysis_choices as read_choices
+
+    return read_choices(bundle)
+
+
 class AnalysisDocks(QObject):
     """The four panels, each in a dock (hidden until chosen in the View menu)."""
 
@@ -161,8 +169,6 @@ class AnalysisDocks(QObject):
         self._reading = bundle
 
         def read() -> AnalysisChoices:
-            from workbench.services.analysis import analysis_choices
-
             return analysis_choices(bundle)
 
         def failed(error: BaseException) -> None:

@@ -99,6 +99,17 @@ class LeaderboardPanel(QWidget):
         self.criterion = QComboBox(self)
         self.campaign = QComboBox(self)
         self.language = QComboBox(self)
+        self.rater = QComboBox(self)
+        self.rater.setToolTip("Only the imported judgments of this rater (workbench --rater)")
+        self.origin = QComboBox(self)
+        self.origin.setToolTip(
+            "Only judgments imported with a benchmark, cast in campaigns, or from judge runs"
+        )
+        self.include_derived = QCheckBox("Include derived", self)
+        self.include_derived.setToolTip(
+            "Also count judgments an importer derived from others it stored (WildVision-Bench's "
+            "battles, derived from GPT-4o's verdicts): they count the same evidence twice"
+        )
         self.refresh_button = QPushButton("Recompute", self)
         self.export_button = QPushButton("Export", self)
         export_menu = QMenu(self.export_button)
@@ -107,13 +118,20 @@ class LeaderboardPanel(QWidget):
         export_menu.addAction("Table as CSV…", lambda: self._ask_export("csv"))
         self.export_button.setMenu(export_menu)
 
-        for combo in (self.category, self.criterion, self.campaign, self.language):
+        for combo in (
+            self.category,
+            self.criterion,
+            self.campaign,
+            self.language,
+            self.rater,
+            self.origin,
+        ):
             # long category names must not widen the dock
             combo.setSizeAdjustPolicy(
                 QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
             )
             combo.setMinimumContentsLength(12)
-        first_row, second_row = QHBoxLayout(), QHBoxLayout()
+        first_row, second_row, third_row = QHBoxLayout(), QHBoxLayout(), QHBoxLayout()
         placed: tuple[tuple[QHBoxLayout, str | None, QWidget], ...] = (
             (first_row, "Method", self.method),
             (first_row, None, self.style_control),
@@ -123,6 +141,9 @@ class LeaderboardPanel(QWidget):
             (second_row, "Category", self.category),
             (second_row, "Language", self.language),
             (second_row, "Criterion", self.criterion),
+            (third_row, "Rater", self.rater),
+            (third_row, "Origin", self.origin),
+            (third_row, None, self.include_derived),
         )
         for row, caption, widget in placed:
             if caption:
@@ -132,6 +153,7 @@ class LeaderboardPanel(QWidget):
         first_row.addWidget(self.refresh_button)
         second_row.addStretch(1)
         second_row.addWidget(self.export_button)
+        third_row.addStretch(1)
 
         self.status = QLabel("No bundle open.", self)
         self.model = RowsTableModel(HEADERS, self)
@@ -154,13 +176,23 @@ class LeaderboardPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(first_row)
         layout.addLayout(second_row)
+        layout.addLayout(third_row)
         layout.addWidget(self.status)
         layout.addWidget(splitter, 1)
 
         self.method.currentIndexChanged.connect(self._method_changed)
-        for combo in (self.source, self.category, self.criterion, self.campaign, self.language):
+        for combo in (
+            self.source,
+            self.category,
+            self.criterion,
+            self.campaign,
+            self.language,
+            self.rater,
+            self.origin,
+        ):
             combo.currentIndexChanged.connect(self.refresh)
         self.style_control.toggled.connect(self.refresh)
+        self.include_derived.toggled.connect(self.refresh)
         self.rounds.editingFinished.connect(self.refresh)
         self.refresh_button.clicked.connect(self.refresh)
         self.table.clicked.connect(self._row_clicked)
@@ -186,6 +218,8 @@ class LeaderboardPanel(QWidget):
             (self.criterion, choices.criteria if choices else ()),
             (self.campaign, choices.campaigns if choices else ()),
             (self.language, choices.languages if choices else ()),
+            (self.rater, choices.raters if choices else ()),
+            (self.origin, choices.origins if choices else ()),
         ):
             combo.blockSignals(True)
             combo.clear()
@@ -204,6 +238,9 @@ class LeaderboardPanel(QWidget):
             criterion=self.criterion.currentData(),
             campaign=self.campaign.currentData(),
             language=self.language.currentData(),
+            rater=self.rater.currentData(),
+            origin=self.origin.currentData(),
+            include_derived=self.include_derived.isChecked(),
             bootstrap=self.rounds.value(),
             anchor=self.result.board.anchor.model
             if self.result is not None and self.result.board.anchor is not None
@@ -308,7 +345,7 @@ class LeaderboardPanel(QWidget):
         if self.result is None:
             raise RuntimeError("nothing computed yet")
         if kind == "csv":
-            self.result.table.to_csv(path, index=False)
+            self.result.write_csv(path)
         elif kind == "forest":
             self.result.forest_figure().savefig(path)
         elif kind == "heatmap":

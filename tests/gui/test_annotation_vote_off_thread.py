@@ -1,0 +1,101 @@
+"""Votes are written off the GUI thread (issue 20, item 11): with the bundle locked by another
+writer the window stays responsive and says "Saving…", the vote lands once the lock is gone;
+when the write fails the reason is shown, the answer stays pending on the page, and Enter saves
+it again. No exception escapes the key handler."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt, QTimer
+
+from tests.gui.annotation_bundle import build_annotation_bundle
+from tests.gui.test_annotation_view import start_view
+from workbench.storage import Bundle, dialects
+from workbench.storage.bundle import copy_bundle
+
+pytestmark = pytest.mark.gui
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_annotation_bundle(tmp_path_factory.mktemp("off-thread"))
+
+
+@pytest.fixture
+def bundle_path(template: Path, tmp_path: Path) -> Path:
+    copy_bundle(template, tmp_path / "b.wbb")
+    return tmp_path / "b.wbb"
+
+
+@pytest.fixture
+def other_writer(bundle_path: Path) -> Iterator[sqlite3.Connection]:
+    """Another process's connection, holding the bundle's write lock while in BEGIN IMMEDIATE."""
+    connection = sqlite3.connect(bundle_path, timeout=0, isolation_level=None)
+    yield connection
+    if connection.in_transaction:
+        connection.execute("ROLLBACK")
+    connection.close()
+
+
+def vote_count(connection: sqlite3.Connection) -> int:
+    return connection.execute("SELECT count(*) FROM votes").fetchone()[0]
+
+
+def event_loop_turns(qtbot) -> None:  # type: ignore[no-untyped-def]
+    timer = QTimer()
+    timer.setSingleShot(True)
+    with qtbot.waitSignal(timer.timeout, timeout=1_000):
+        timer.start(20)
+
+
+def test_a_vote_behind_another_writer_keeps_the_window_responsive(
+    qtbot, bundle_path: Path, other_writer: sqlite3.Connection
+) -> None:
+    with Bundle.open(bundle_path) as bundle:
+        view = start_view(qtbot, bundle, "arena-battle")
+        first = view.task
+        other_writer.execute("BEGIN IMMEDIATE")
+        qtbot.keyClick(view, Qt.Key.Key_A)
+        assert view.busy
+        assert view.answer_panel is not None
+        assert "Saving" in view.answer_panel.message.text()
+        event_loop_turns(qtbot)  # the GUI thread is not waiting for the lock
+        qtbot.keyClick(view, Qt.Key.Key_B)  # ignored while the first answer is saved
+        assert view.task is first and vote_count(other_writer) == 0
+        other_writer.execute("ROLLBACK")
+        qtbot.waitUntil(lambda: not view.busy, timeout=20_000)
+        assert vote_count(other_writer) == 1
+        assert view.task is not first and "1 answered" in view.progress_label.text()
+        assert view.answer_panel.message.text() == "Saved."
+        view.end()
+
+
+def test_a_failed_vote_is_shown_and_stays_pending_until_saved(
+    qtbot, bundle_path: Path, other_writer: sqlite3.Connection, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # give up on the lock quickly (the defaults wait a minute)
+    monkeypatch.setattr(dialects, "BUSY_TIMEOUT_MS", 50)
+    monkeypatch.setattr(dialects, "BUSY_RETRY_DEADLINE_S", 0.2)
+    with Bundle.open(bundle_path) as bundle:
+        view = start_view(qtbot, bundle, "arena-battle")
+        panel = view.answer_panel
+        assert panel is not None
+        first = view.task
+        other_writer.execute("BEGIN IMMEDIATE")
+        qtbot.keyClick(view, Qt.Key.Key_A)  # raises nothing out of keyPressEvent
+        qtbot.waitUntil(lambda: not view.busy, timeout=10_000)
+        message = panel.message.text()
+        assert message.startswith("Not saved: the bundle is busy"), message
+        assert "press Enter" in message and "SELECT" not in message and "BEGIN" not in message
+        assert view.task is first and panel.checked_values() == ["a"]  # pending on the page
+        assert vote_count(other_writer) == 0
+        other_writer.execute("ROLLBACK")
+        qtbot.keyClick(view, Qt.Key.Key_Return)
+        qtbot.waitUntil(lambda: not view.busy, timeout=10_000)
+        assert vote_count(other_writer) == 1
+        assert view.task is not first and panel.message.text() == "Saved."
+        view.end()

@@ -1,0 +1,106 @@
+"""The coordinator's campaign views in the full app: the Campaign monitor dock shows the
+monitor service's figures and refreshes by itself when a vote arrives; the adjudication dialog
+shows a disputed task without model names until revealed, and records a settled answer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QPushButton
+
+from tests.gui.conftest import wait_idle
+from tests.services.campaign_helpers import MODELS
+from tests.services.campaign_ops_bundle import CAMPAIGN, PLUGINS, build_ops_bundle
+from workbench.services.adjudication import disagreements
+from workbench.services.campaigns import add_annotator
+from workbench.services.monitor import campaign_status
+from workbench.services.voting import AnnotationSession
+from workbench.storage import Bundle
+
+
+@pytest.fixture
+def window(qtbot, tmp_path: Path):  # type: ignore[no-untyped-def]
+    from workbench.gui.main_window import MainWindow
+
+    path, _ = build_ops_bundle(tmp_path)
+    window = MainWindow(persist_layout=False)
+    qtbot.addWidget(window)
+    window.open_bundle(path)
+    window.show()
+    wait_idle(qtbot, window)
+    yield window
+    window.close()
+
+
+def table(model) -> list[list[str]]:  # type: ignore[no-untyped-def]
+    return [
+        [model.index(r, c).data(Qt.ItemDataRole.DisplayRole) for c in range(model.columnCount())]
+        for r in range(model.rowCount())
+    ]
+
+
+def test_view_menu_opens_the_monitor_with_the_service_figures(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    ops = window.campaign_ops
+    assert ops.monitor_action.shortcut().toString() == "Ctrl+Shift+M"
+    assert ops.monitor_action in window.ui.viewMenu.actions()
+    ops.monitor_action.trigger()
+    wait_idle(qtbot, window)
+    assert ops.monitor.isVisible()
+    status = campaign_status(window.bundle, CAMPAIGN)
+    rows = table(ops.monitor.annotators)
+    assert [row[0] for row in rows] == [row["annotator"] for row in status["annotators"]]
+    assert [row[1] for row in rows] == [str(row["answered"]) for row in status["annotators"]]
+    assert "Category: none" in [row[0] for row in table(ops.monitor.agreement)]
+
+
+def test_the_monitor_refreshes_when_a_vote_arrives(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    monitor = window.campaign_ops.show_monitor(CAMPAIGN)
+    wait_idle(qtbot, window)
+    before = monitor.refreshes
+    # another annotator votes (another process in real life): the watcher notices off-thread
+    add_annotator(window.bundle, "ann-d")
+    session = AnnotationSession(window.bundle, CAMPAIGN, "ann-d", PLUGINS)
+    task = session.next_task()
+    assert task is not None
+    session.cast(task.token, "a")
+    qtbot.waitUntil(
+        lambda: "ann-d" in [row[0] for row in table(monitor.annotators)], timeout=10_000
+    )
+    assert monitor.refreshes > before
+
+
+def test_adjudication_hides_models_until_revealed_and_records(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    ops = window.campaign_ops
+    assert ops.adjudicate_action.shortcut().toString() == "Ctrl+Shift+J"
+    dialog = ops.show_adjudication(CAMPAIGN)
+    wait_idle(qtbot, window)
+    qtbot.waitUntil(lambda: bool(dialog.content.toPlainText()), timeout=10_000)
+    shown = dialog.content.toPlainText() + dialog.votes.text()
+    assert "Response 1" in shown and "ann-c" in shown
+    assert not any(model in shown for model in MODELS)
+    dialog.reveal.setChecked(True)
+    assert any(model in dialog.votes.text() for model in MODELS)
+    task = dialog.current["task"]
+    dialog.note.setText("left miscounts")
+    dialog.adjudicator.setText("lead")
+    dialog.findChild(QPushButton, "record_b").click()
+    qtbot.waitUntil(lambda: "recorded b" in dialog.status.text(), timeout=10_000)
+    wait_idle(qtbot, window)
+    with Bundle.open(window.bundle.path) as reopened:
+        row = next(r for r in disagreements(reopened, CAMPAIGN) if r["task"] == task)
+    assert row["adjudication"]["answer"] == "b"
+    assert row["adjudication"]["adjudicator"] == "lead"
+    assert row["adjudication"]["note"] == "left miscounts"
+    dialog.close()
+
+
+@pytest.mark.parametrize("page", ["monitor", "adjudicate"])
+def test_each_page_renders_to_a_screenshot(tmp_path: Path, page: str) -> None:
+    from workbench.gui.app import run_app
+
+    path, _ = build_ops_bundle(tmp_path)
+    target = tmp_path / f"{page}.png"
+    assert run_app(path, screenshot=target, page=page, campaign=CAMPAIGN) == 0
+    assert target.stat().st_size > 10_000

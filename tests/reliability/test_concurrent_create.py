@@ -1,0 +1,115 @@
+"""Two imports aimed at the same new bundle path at once (two terminals, a script run twice).
+
+A failed or interrupted import may remove only what it created and no one else wrote to: the
+other import's committed rows survive. And two concurrent creates both land, in one bundle.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+
+from tests.importers.canonical_helpers import item_line, write_jsonl
+from workbench.storage import Bundle
+from workbench.storage.models import Item
+
+#: spawn, not fork: the workers import the app fresh, as a second `workbench import` would
+CONTEXT = multiprocessing.get_context("spawn")
+
+
+def _import_when_told(bundle: str, source: str, go: str, marker: str, results: Any) -> None:
+    """Wait for the ``go`` file, import, and report ("ok", counts) or ("error", message)."""
+    from workbench.services.importing import import_files
+
+    def progress(phase: str, _done: int, _total: int) -> None:
+        if phase == "writing":
+            Path(marker).touch()
+
+    Path(marker + ".ready").touch()
+    while not Path(go).exists():
+        time.sleep(0.005)
+    try:
+        result = import_files(bundle, [source], "jsonl", progress=progress)
+        results.put((source, "ok", result.counts))
+    except BaseException as error:  # the test wants to see whatever happened
+        results.put((source, "error", f"{type(error).__name__}: {error}"))
+
+
+def _wait_for(path: Path, seconds: float = 60.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not path.exists():
+        assert time.monotonic() < deadline, f"{path} never appeared"
+        time.sleep(0.01)
+
+
+def _start(bundle: Path, source: Path, go: Path, name: str, results: Any) -> Any:
+    marker = str(go.parent / name)
+    process = CONTEXT.Process(
+        target=_import_when_told, args=(str(bundle), str(source), str(go), marker, results)
+    )
+    process.start()
+    _wait_for(Path(marker + ".ready"))
+    return process
+
+
+def _items(bundle: Path) -> set[str]:
+    with Bundle.open(bundle) as opened, opened.read_session() as session:
+        return set(session.scalars(select(Item.external_id)))
+
+
+def _sources(tmp_path: Path, name: str, count: int) -> Path:
+    lines = [item_line(f"{name}-{number}", source=name) for number in range(count)]
+    return write_jsonl(tmp_path / name, lines)
+
+
+def test_an_interrupted_import_keeps_the_bundle_another_import_wrote(tmp_path: Path) -> None:
+    bundle = tmp_path / "shared.wbb"
+    big, small = _sources(tmp_path, "big", 3000), _sources(tmp_path, "small", 2)
+    go_big, go_small = tmp_path / "go-big", tmp_path / "go-small"
+    results = CONTEXT.Queue()
+    slow = _start(bundle, big, go_big, "big", results)
+    quick = _start(bundle, small, go_small, "small", results)
+    go_big.touch()
+    _wait_for(tmp_path / "big")
+    # the big import has created its bundle file (at the path, or under a private name)
+    deadline = time.monotonic() + 60
+    while not (bundle.exists() or any(tmp_path.glob(".creating-*"))):
+        assert time.monotonic() < deadline
+        time.sleep(0.005)
+    go_small.touch()
+    _wait_for(tmp_path / "small")
+    time.sleep(0.3)
+    if slow.is_alive():
+        os.kill(slow.pid, signal.SIGINT)  # Ctrl-C in the big import's terminal
+    quick.join(60)
+    slow.join(60)
+    reported = [results.get(timeout=5) for _ in range(2)]
+    outcomes = {Path(source).parent.name: (status, detail) for source, status, detail in reported}
+    assert outcomes["small"][0] == "ok", outcomes["small"]
+    assert bundle.exists(), "the interrupted import removed a bundle the other one wrote"
+    assert {"small-0", "small-1"} <= _items(bundle)
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".creating-")]
+
+
+def test_two_imports_creating_one_bundle_both_land(tmp_path: Path) -> None:
+    first, second = _sources(tmp_path, "first", 3), _sources(tmp_path, "second", 3)
+    for round_number in range(3):
+        bundle = tmp_path / f"round-{round_number}.wbb"
+        go = tmp_path / f"go-{round_number}"
+        results = CONTEXT.Queue()
+        processes = [
+            _start(bundle, source, go, f"{source.parent.name}-{round_number}", results)
+            for source in (first, second)
+        ]
+        go.touch()
+        for process in processes:
+            process.join(60)
+        outcomes = [results.get(timeout=5) for _ in processes]
+        assert all(status == "ok" for _source, status, _detail in outcomes), outcomes
+        assert _items(bundle) == {f"{name}-{n}" for name in ("first", "second") for n in range(3)}

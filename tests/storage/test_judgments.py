@@ -1,0 +1,137 @@
+"""The judgment read model (workbench/storage/judgments.py): one shape for the three stores,
+filters in SQL, derived judgments left out by default, and the aggregates read in SQL."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from tests.stats.bundle_helpers import (
+    add_campaign_votes,
+    add_judge_verdicts,
+    build_bundle,
+    item_line,
+)
+from workbench.storage import Bundle
+from workbench.storage.judgments import (
+    COLUMNS,
+    OutcomeFilter,
+    battle_counts,
+    counts_per_item,
+    distinct_values,
+    fingerprint,
+    read_judgments,
+)
+
+
+@pytest.fixture
+def bundle_path(tmp_path: Path, bundle_location: Path | str) -> Path | str:
+    """A small bundle of every store, on each backend (SQLite and PostgreSQL)."""
+    lines = [
+        item_line(
+            "q1",
+            [
+                {
+                    "kind": "judge",
+                    "model_a": "x",
+                    "model_b": "y",
+                    "outcome": "a",
+                    "strength": 2,
+                    "rater": "gpt",
+                },
+                # the same evidence again, as an importer's derived battle
+                {
+                    "kind": "judge",
+                    "model_a": "x",
+                    "model_b": "y",
+                    "outcome": "a",
+                    "rater": "battles",
+                    "metadata": {"derived": "battles"},
+                },
+            ],
+            category=None,
+            language=None,
+        ),
+        item_line(
+            "q2",
+            [{"kind": "human", "model_a": "y", "model_b": "x", "outcome": "tie", "rater": "h1"}],
+            category="ocr",
+        ),
+    ]
+    path = build_bundle(tmp_path / "read-model", lines, into=bundle_location)
+    add_campaign_votes(path, "pilot", [("ann", "q1", "x", "y", "b"), ("ann", "q2", "x", None, "a")])
+    add_judge_verdicts(path, "run-1", [("q2", "x", "y", "b"), ("q2", "y", "x", None)])
+    return path
+
+
+def _rows(path: Path, *filters: OutcomeFilter) -> list[dict]:
+    with Bundle.open(path) as bundle, bundle.read_session() as session:
+        names, rows = read_judgments(session, *filters)
+    return [dict(zip(names, row, strict=True)) for row in rows]
+
+
+def test_three_stores_in_one_shape_and_stored_order(bundle_path: Path) -> None:
+    rows = _rows(bundle_path, OutcomeFilter(include_derived=True))
+    assert set(rows[0]) == set(COLUMNS)
+    assert [row["origin"] for row in rows] == ["imported"] * 3 + ["campaign"] * 2 + ["judge-run"]
+    vote_on_reference = rows[4]
+    assert (vote_on_reference["model_a"], vote_on_reference["model_b"]) == ("x", "reference")
+    missing = [row for row in rows if row["item_external_id"] == "q1"]
+    assert all(row["category"] is None and row["language"] is None for row in missing)
+    assert [row["derived"] for row in rows].count(True) == 1
+    # the failed verdict is no judgment
+    assert sum(row["origin"] == "judge-run" for row in rows) == 1
+
+
+def test_derived_judgments_count_only_when_asked_for(bundle_path: Path) -> None:
+    default = _rows(bundle_path)
+    assert "battles" not in {row["rater"] for row in default}
+    assert len(_rows(bundle_path, OutcomeFilter(include_derived=True))) == len(default) + 1
+    # naming the rater selects its judgments, derived or not
+    named = _rows(bundle_path, OutcomeFilter(raters=("battles",)))
+    assert [row["rater"] for row in named] == ["battles"]
+
+
+def test_filters_combine_with_and(bundle_path: Path) -> None:
+    rows = _rows(bundle_path, OutcomeFilter(kinds=("human",)), OutcomeFilter(categories=("ocr",)))
+    assert {(row["origin"], row["item_external_id"]) for row in rows} == {
+        ("imported", "q2"),
+        ("campaign", "q2"),
+    }
+    assert _rows(bundle_path, OutcomeFilter(items=(999,))) == []
+
+
+def test_aggregates_in_sql_match_the_rows(bundle_path: Path) -> None:
+    rows = [
+        row
+        for row in _rows(bundle_path)
+        if row["outcome"] is not None and row["model_a"] and row["model_b"]
+    ]
+    expected = Counter((row["model_a"], row["model_b"], row["outcome"]) for row in rows)
+    with Bundle.open(bundle_path) as bundle, bundle.read_session() as session:
+        counts = battle_counts(session)
+        weighted = battle_counts(session, decisive_weight=3)
+        categories = distinct_values(session, "category")
+        per_item = counts_per_item(session)
+    assert {(a, b, outcome): total for a, b, outcome, total, _ in counts} == expected
+    assert {(a, b, outcome): rows for a, b, outcome, _, rows in counts} == expected
+    # in order of first appearance
+    firsts = list(dict.fromkeys((row["model_a"], row["model_b"], row["outcome"]) for row in rows))
+    assert [(a, b, outcome) for a, b, outcome, *_ in counts] == firsts
+    # the strength-2 verdict counts three battles
+    assert {(a, b, o): t for a, b, o, t, _ in weighted}[("x", "y", "a")] == 3.0
+    assert categories == ["ocr"]  # NULL is no choice
+    # the inspector counts everything stored, the derived battle too
+    assert sorted(per_item.values()) == [3, 3]
+
+
+def test_fingerprint_follows_arrivals_and_retractions(bundle_path: Path) -> None:
+    with Bundle.open(bundle_path) as bundle, bundle.read_session() as session:
+        before = fingerprint(session)
+    add_judge_verdicts(bundle_path, "run-2", [("q1", "x", "y", "a")])
+    with Bundle.open(bundle_path) as bundle, bundle.read_session() as session:
+        after = fingerprint(session)
+    assert before != after
+    assert after[-2] == before[-2] + 1

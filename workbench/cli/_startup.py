@@ -1,0 +1,29 @@
+"""Ctrl-C while the command line loads ends with one line, not a traceback.
+
+Loading the libraries (SQLAlchemy, Alembic, pandas...) takes a second or more, before ``main``
+can catch anything. ``workbench.cli`` imports this module first; it makes SIGINT end the
+process with one line until :func:`loaded` puts the usual handler back. It imports nothing
+slow itself, so the window before it takes over is as short as the interpreter's start.
+"""
+
+import contextlib
+import signal
+import sys
+
+
+def _quit_while_loading(_signum, _frame):  # type: ignore[no-untyped-def]
+    print("workbench: interrupted", file=sys.stderr)
+    raise SystemExit(130)  # leaves the half-done imports without a traceback
+
+
+try:
+    _previous = signal.signal(signal.SIGINT, _quit_while_loading)
+except ValueError:  # imported off the main thread: signals are not ours to set there
+    _previous = None
+
+
+def loaded() -> None:
+    """Give SIGINT back to its usual handler (a KeyboardInterrupt that ``main`` reports)."""
+    if _previous is not None:
+        with contextlib.suppress(ValueError):
+            signal.signal(signal.SIGINT, _previous)

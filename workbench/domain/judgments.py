@@ -1,0 +1,25 @@
+"""Names every reader of judgments shares: where a judgment came from, what the side that was
+the reference answer is called, and the conversation context judged unless one is named."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class JudgmentOrigin(StrEnum):
+    """Which store a judgment lives in: imported with a benchmark, cast in a campaign, or given
+    by a judge run."""
+
+    IMPORTED = "imported"
+    CAMPAIGN = "campaign"
+    JUDGE_RUN = "judge-run"
+
+
+#: the name a pairwise judgment gives the side that was the reference answer, not a model
+REFERENCE_SIDE = "reference"
+#: the conversation context of a judgment that names none (ConvBench ablations name theirs)
+STANDARD_CONTEXT = "standard"
+#: the metadata key an importer sets on a judgment derived from other stored judgments (e.g.
+#: WildVision-Bench's battles, derived from GPT-4o's verdicts; its value says what it is):
+#: analyses leave such judgments out by default so the same evidence is not counted twice
+DERIVED_KEY = "derived"

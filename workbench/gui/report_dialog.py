@@ -1,0 +1,251 @@
+"""File > Export report…: the main options of ``workbench report`` in a dialog, the report
+written by :func:`workbench.export.report_html.write_report` on a worker thread with a progress
+bar that follows its steps. The bundle is only read."""
+
+from __future__ import annotations
+
+import logging
+import traceback
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from workbench.errors import WorkbenchError
+from workbench.gui.background import BackgroundRunner
+from workbench.gui.locations import default_output, display_location
+
+if TYPE_CHECKING:  # the report's modules load matplotlib and networkx: imported when used, so
+    # the main window (which adds the menu entry at start-up) paints without them
+    from workbench.services.analysis import AnalysisChoices
+    from workbench.services.report import ReportRequest
+
+log = logging.getLogger(__name__)
+
+ALL = "(all)"
+
+
+class _ProgressRelay(QObject):
+    """Created on the GUI thread; the worker emits, the queued signal updates the bar."""
+
+    stepped = Signal(str, int, int)
+
+
+class ReportDialog(QDialog):
+    """Emits :attr:`written` with the report's path after it was written."""
+
+    written = Signal(object)  # Path
+
+    def __init__(self, bundle: str | Path, parent: QWidget | None = None) -> None:
+        from workbench.services.report import DEFAULT_BOOTSTRAP_ROUNDS, STEPS
+
+        super().__init__(parent)
+        self.setWindowTitle("Export report")
+        self.setMinimumWidth(560)
+        self.bundle = bundle
+        self.runner = BackgroundRunner(max_threads=1, parent=self)
+        self.relay = _ProgressRelay(self)
+        self.relay.stepped.connect(self._stepped)
+        self._running = False
+        self.message_box: QMessageBox | None = None
+
+        self.combos: dict[str, QComboBox] = {}
+        form = QFormLayout()
+        form.addRow("Bundle:", QLabel(display_location(bundle)))
+        for name, label in (
+            ("categories", "Category:"),
+            ("campaigns", "Campaign:"),
+            ("judge_runs", "Judge run:"),
+        ):
+            combo = QComboBox()
+            combo.setEditable(True)
+            combo.addItem(ALL)
+            self.combos[name] = combo
+            form.addRow(label, combo)
+        self.bootstrap_spin = QSpinBox()
+        self.bootstrap_spin.setRange(0, 10_000)
+        self.bootstrap_spin.setValue(DEFAULT_BOOTSTRAP_ROUNDS)
+        self.seed_spin = QSpinBox()
+        self.seed_spin.setRange(0, 2**31 - 1)
+        form.addRow("Bootstrap rounds:", self.bootstrap_spin)
+        form.addRow("Seed:", self.seed_spin)
+        self.out_edit = QLineEdit(str(default_output(bundle, ".html", "-report")))
+        self.browse_button = QPushButton("Browse…")
+        out_row = QHBoxLayout()
+        out_row.addWidget(self.out_edit, 1)
+        out_row.addWidget(self.browse_button)
+        form.addRow("Write to:", out_row)
+
+        self.progress_bar = QProgressBar()
+        self.progress_bar.setRange(0, len(STEPS))
+        self.progress_bar.setValue(0)
+        self.status_label = QLabel("Choose the judgments to report on and where to write it.")
+        self.status_label.setWordWrap(True)
+        self.status_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.buttons = QDialogButtonBox()
+        self.write_button = self.buttons.addButton(
+            "Write report", QDialogButtonBox.ButtonRole.AcceptRole
+        )
+        self.close_button = self.buttons.addButton(QDialogButtonBox.StandardButton.Close)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.progress_bar)
+        layout.addWidget(self.status_label)
+        layout.addWidget(self.buttons)
+
+        self.browse_button.clicked.connect(self._browse)
+        self.write_button.clicked.connect(self.start)
+        self.close_button.clicked.connect(self.reject)
+        self.runner.run(self._choices, self._fill_choices, lambda _error: None)
+
+    def _choices(self) -> AnalysisChoices:
+        from workbench.services.analysis import analysis_choices
+        from workbench.storage import Bundle
+
+        with Bundle.open(self.bundle, migrate=False) as bundle:
+            return analysis_choices(bundle)
+
+    def _fill_choices(self, choices: AnalysisChoices) -> None:
+        runs = tuple(side[4:] for side in choices.sides if side.startswith("run:"))
+        for name, values in (
+            ("categories", choices.categories),
+            ("campaigns", choices.campaigns),
+            ("judge_runs", runs),
+        ):
+            self.combos[name].addItems(list(values))
+
+    def _browse(self) -> None:
+        name, _ = QFileDialog.getSaveFileName(
+            self, "Write report to", self.out_edit.text(), "HTML files (*.html);;All files (*)"
+        )
+        if name:
+            self.out_edit.setText(name)
+
+    def request(self) -> ReportRequest:
+        from workbench.services.outcomes import OutcomeFilter
+        from workbench.services.report import ReportRequest
+
+        chosen = {
+            name: (combo.currentText().strip(),)
+            for name, combo in self.combos.items()
+            if combo.currentText().strip() not in ("", ALL)
+        }
+        return ReportRequest(
+            filters=replace(OutcomeFilter(), **chosen),
+            bootstrap=self.bootstrap_spin.value(),
+            seed=self.seed_spin.value(),
+        )
+
+    @property
+    def running(self) -> bool:
+        return self._running
+
+    def start(self) -> None:
+        from workbench.export.report_html import write_report
+
+        target = self.out_edit.text().strip()
+        if not target:
+            self._show_problem("Choose the file to write the report to.", "")
+            return
+        request, bundle, out = self.request(), self.bundle, Path(target)
+        self._set_running(True)
+        self.progress_bar.setValue(0)
+        self.status_label.setText("Gathering the report…")
+        self.runner.run(
+            lambda: write_report(bundle, out, request, self.relay.stepped.emit),
+            lambda size: self._succeeded(out, size),
+            self._failed,
+        )
+
+    def _stepped(self, step: str, done: int, total: int) -> None:
+        self.progress_bar.setRange(0, total)
+        self.progress_bar.setValue(done)
+        if self._running:
+            self.status_label.setText(f"Working on: {step}…")
+
+    def _succeeded(self, out: Path, size: int) -> None:
+        self._set_running(False)
+        self.progress_bar.setValue(self.progress_bar.maximum())
+        self.status_label.setText(f"Wrote the report to {out} ({size // 1024:,} KiB).")
+        self.written.emit(out)
+
+    def _failed(self, error: BaseException) -> None:
+        self._set_running(False)
+        self.status_label.setText("No report was written.")
+        if isinstance(error, WorkbenchError):
+            self._show_problem(str(error), "")
+        else:
+            log.error("report failed", exc_info=error)
+            details = "".join(traceback.format_exception(error))
+            self._show_problem(f"The report failed: {type(error).__name__}: {error}", details)
+
+    def _show_problem(self, message: str, details: str) -> None:
+        box = QMessageBox(QMessageBox.Icon.Warning, "Export report", message, parent=self)
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        if details:
+            box.setDetailedText(details)
+        self.message_box = box
+        box.open()
+
+    def _set_running(self, running: bool) -> None:
+        self._running = running
+        for widget in (
+            self.write_button,
+            self.close_button,
+            self.out_edit,
+            self.browse_button,
+            self.bootstrap_spin,
+            self.seed_spin,
+            *self.combos.values(),
+        ):
+            widget.setEnabled(not running)
+
+
+class ReportMenuEntry(QObject):
+    """File > Export report… in ``window`` (the main window: ``ui.fileMenu``, ``tools``,
+    ``bundle``, ``location``, ``show_error``), placed after File > Export…."""
+
+    def __init__(self, window: QMainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self.dialog: ReportDialog | None = None
+        self.action = QAction("Export &report…", window)
+        self.action.setObjectName("exportReportAction")
+        self.action.setStatusTip("Write a self-contained HTML evaluation report of the bundle")
+        menu = window.ui.fileMenu  # type: ignore[attr-defined]
+        actions = menu.actions()
+        export_action = window.tools.export_action  # type: ignore[attr-defined]
+        after = actions.index(export_action) + 1 if export_action in actions else len(actions)
+        menu.insertAction(actions[after] if after < len(actions) else None, self.action)
+        self.action.triggered.connect(self.show_dialog)
+
+    def show_dialog(self) -> ReportDialog | None:
+        window = self.window
+        if window.bundle is None:  # type: ignore[attr-defined]
+            window.show_error("No bundle", "Open a bundle first.")  # type: ignore[attr-defined]
+            return None
+        location = window.location  # type: ignore[attr-defined]
+        if self.dialog is None or (self.dialog.bundle != location and not self.dialog.running):
+            self.dialog = ReportDialog(location, window)
+        self.dialog.show()
+        self.dialog.raise_()
+        return self.dialog

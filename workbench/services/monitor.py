@@ -1,0 +1,202 @@
+"""The campaign monitor: how a running campaign stands, for the person running it.
+
+Per annotator: tasks answered and skipped (from the campaign counters), the median time per
+answered task (``votes.duration_ms``, measured from the task shown to the answer stored), the
+reasons given for skips, and attention-check accuracy. Across annotators: agreement on the tasks
+at least two of them answered, as Fleiss' kappa and Krippendorff's alpha (nominal; interval for
+grading protocols), overall and per item category (items without one are category "none").
+``workbench campaign status`` prints this, and the Campaign monitor window shows it.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import Counter, defaultdict
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+from sqlalchemy import func, select
+
+from workbench.services.campaigns import find_campaign, gold_report
+from workbench.stats.errors import StatsInputError
+from workbench.stats.kappa import fleiss_kappa, krippendorff_alpha
+from workbench.storage.bundle import Bundle
+from workbench.storage.models import (
+    Annotator,
+    CampaignAnnotatorCount,
+    CampaignCount,
+    Item,
+    PairLease,
+    ScheduledPair,
+    Vote,
+)
+
+#: the category reported for items that have none
+NO_CATEGORY = "none"
+
+Label = str | float
+
+
+def _number(value: float) -> float | None:
+    """A figure for JSON: None where it cannot be computed (NaN)."""
+    return None if value is None or math.isnan(value) else round(float(value), 4)
+
+
+def agreement(labels: dict[int, dict[int, Label]], graded: bool = False) -> dict[str, Any]:
+    """Agreement of the annotators on tasks each rated by two or more: ``labels[task][rater]``.
+
+    Fleiss' kappa needs the same number of ratings per task, so it is computed over the tasks
+    with the most common number (>= 2) of ratings (``fleiss_tasks``); Krippendorff's alpha takes
+    every task rated at least twice (``tasks``). Either is None where it cannot be computed
+    (too few tasks, or a single label throughout)."""
+    rated = {task: raters for task, raters in labels.items() if len(raters) >= 2}
+    result: dict[str, Any] = {
+        "tasks": len(rated),
+        "fleiss_kappa": None,
+        "fleiss_tasks": 0,
+        "krippendorff_alpha": None,
+    }
+    if not rated:
+        return result
+    categories = sorted({label for raters in rated.values() for label in raters.values()}, key=str)
+    index = {label: number for number, label in enumerate(categories)}
+    sizes = Counter(len(raters) for raters in rated.values())
+    usual = max(sizes, key=lambda size: (sizes[size], size))
+    table = np.zeros((sizes[usual], len(categories)))
+    row = 0
+    for raters in rated.values():
+        if len(raters) == usual:
+            for label in raters.values():
+                table[row, index[label]] += 1
+            row += 1
+    people = sorted({rater for raters in rated.values() for rater in raters})
+    person = {rater: number for number, rater in enumerate(people)}
+    reliability = np.full((len(people), len(rated)), np.nan)
+    for column, raters in enumerate(rated.values()):
+        for rater, label in raters.items():
+            reliability[person[rater], column] = float(label) if graded else index[label]
+    try:
+        result["fleiss_kappa"] = _number(fleiss_kappa(table))
+        result["fleiss_tasks"] = int(sizes[usual])
+    except StatsInputError:
+        pass
+    try:
+        level = "interval" if graded else "nominal"
+        result["krippendorff_alpha"] = _number(krippendorff_alpha(reliability, level))
+    except StatsInputError:
+        pass
+    return result
+
+
+def campaign_status(bundle: Bundle, name: str) -> dict[str, Any]:
+    """Everything the monitor shows for the campaign ``name``, as plain JSON-ready data."""
+    now = datetime.now(UTC)
+    with bundle.read_session() as session:
+        campaign = find_campaign(session, name)
+        criterion = (campaign.settings.get("criteria") or ["overall"])[0]
+        graded = False  # set by the first grade read: grading protocols store grades
+        counts = session.get(CampaignCount, campaign.id)
+        handles = dict(session.execute(select(Annotator.id, Annotator.handle)).all())
+        progress = {
+            row.annotator_id: row
+            for row in session.scalars(
+                select(CampaignAnnotatorCount).where(
+                    CampaignAnnotatorCount.campaign_id == campaign.id
+                )
+            )
+        }
+        active_leases = session.scalar(
+            select(func.count())
+            .select_from(PairLease)
+            .join(ScheduledPair, ScheduledPair.id == PairLease.pair_id)
+            .where(ScheduledPair.campaign_id == campaign.id, PairLease.expires_at > now)
+        )
+        rows = session.execute(
+            select(
+                Vote.pair_id,
+                Vote.annotator_id,
+                Vote.choice,
+                Vote.grade,
+                Vote.skip_reason,
+                Vote.duration_ms,
+                Item.category,
+                ScheduledPair.gold_choice.is_not(None),
+            )
+            .join(Item, Item.id == Vote.item_id)
+            .join(ScheduledPair, ScheduledPair.id == Vote.pair_id)
+            .where(
+                Vote.campaign_id == campaign.id,
+                Vote.retracted_at.is_(None),
+                (Vote.criterion == criterion) | Vote.skip_reason.is_not(None),
+            )
+        ).all()
+        gold = gold_report(session, campaign)
+    durations: dict[int, list[int]] = defaultdict(list)
+    reasons: dict[int, Counter[str]] = defaultdict(Counter)
+    labels: dict[int, dict[int, Label]] = defaultdict(dict)
+    categories: dict[int, str] = {}
+    for pair_id, annotator_id, choice, grade, skip, duration, category, is_gold in rows:
+        if skip is not None:
+            reasons[annotator_id][skip] += 1
+            continue
+        if duration is not None:
+            durations[annotator_id].append(duration)
+        label = choice if choice is not None else grade
+        if label is None or is_gold:  # attention checks are scored against their answer
+            continue
+        graded = graded or grade is not None
+        labels[pair_id][annotator_id] = label
+        categories[pair_id] = category or NO_CATEGORY
+    annotators = []
+    for annotator_id in sorted(set(progress) | set(reasons), key=lambda a: handles[a]):
+        handle = handles[annotator_id]
+        row = progress.get(annotator_id)
+        checks = gold.get(handle)
+        annotators.append(
+            {
+                "annotator": handle,
+                "answered": row.answered if row else 0,
+                "skipped": row.skipped if row else 0,
+                "median_seconds_per_task": (
+                    round(statistics.median(durations[annotator_id]) / 1000, 2)
+                    if durations[annotator_id]
+                    else None
+                ),
+                "skip_reasons": dict(sorted(reasons[annotator_id].items())),
+                "gold": (
+                    {
+                        "answered": checks["answered"],
+                        "correct": checks["correct"],
+                        "accuracy": _number(checks["correct"] / checks["answered"])
+                        if checks["answered"]
+                        else None,
+                    }
+                    if checks
+                    else None
+                ),
+            }
+        )
+    by_category: dict[str, dict[int, dict[int, Label]]] = defaultdict(dict)
+    for pair_id, raters in labels.items():
+        by_category[categories[pair_id]][pair_id] = raters
+    return {
+        "campaign": campaign.name,
+        "protocol": campaign.protocol,
+        "status": campaign.status,
+        "tasks": counts.tasks if counts else 0,
+        "gold_tasks": counts.gold_tasks if counts else 0,
+        "complete_tasks": counts.complete_tasks if counts else 0,
+        "answered": counts.answered if counts else 0,
+        "skipped": counts.skipped if counts else 0,
+        "active_leases": active_leases or 0,
+        "annotators": annotators,
+        "agreement": {
+            "overall": agreement(labels, graded),
+            "by_category": {
+                category: agreement(tasks, graded)
+                for category, tasks in sorted(by_category.items())
+            },
+        },
+    }

@@ -1,0 +1,696 @@
+"""The content of an evaluation report (``workbench report``, File > Export report…): every
+number a PI publishes about a bundle, gathered from the functions ``workbench leaderboard``,
+``workbench agreement`` and ``workbench contradictions`` use, plus the bundle's provenance.
+Qt-free; the HTML is drawn by :mod:`workbench.export.report_html`.
+
+The leaderboard and agreement numbers are computed exactly as the CLI computes them (the
+outcomes read model, then :mod:`workbench.stats`), so a test can check the report against
+``workbench leaderboard --json`` and ``workbench agreement --json``."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sqlalchemy import func, select
+
+from workbench import __version__
+from workbench.errors import WorkbenchError
+from workbench.services.analysis import DISAGREEMENT, MAX_CYCLE_LENGTH, failure_cases
+from workbench.services.browse import ItemDetail, image_bytes, item_detail
+from workbench.services.outcomes import (
+    OutcomeFilter,
+    answer_style_features,
+    judgments_frame,
+    pairwise_outcomes,
+    parse_selector,
+)
+from workbench.stats.agreement import (
+    agreement_summary,
+    aligned_preferences,
+    percent_agreement,
+    rater_agreement,
+)
+from workbench.stats.bradley_terry import Anchor
+from workbench.stats.contradictions import contradiction_counts, find_contradictions
+from workbench.stats.errors import StatsInputError
+from workbench.stats.kappa import cohen_kappa
+from workbench.stats.leaderboard import Leaderboard, compute_leaderboard
+from workbench.stats.position_bias import first_position_wins
+from workbench.stats.preferences import PREFERENCES
+from workbench.stats.rank_agreement import kendall_tau, spearman_correlation
+from workbench.stats.winrate import pairwise_win_fraction
+from workbench.storage.bundle import Bundle
+from workbench.storage.models import (
+    Annotator,
+    Campaign,
+    Import,
+    ImportFile,
+    JudgeRun,
+    JudgeVerdict,
+    PriorJudgment,
+    Vote,
+)
+
+#: the report's defaults (the leaderboard panel's rounds; the CLI's seed)
+DEFAULT_BOOTSTRAP_ROUNDS = 100
+#: the two sides compared under "human vs judge" (``workbench agreement --a human --b judge``)
+HUMAN_SIDE, JUDGE_SIDE = "human", "judge"
+#: an evaluator's positions count as randomized when the alphabetically first model of a pair
+#: is shown first in between these shares of its judgments (a fixed baseline shown as A, as in
+#: WildVision-Bench, gives 0 or 1; a counterbalanced schedule about one half)
+RANDOMIZED_SHARE = (0.2, 0.8)
+#: per-category boards shown, most battles first (ConvBench alone has 60 categories)
+MAX_CATEGORY_BOARDS = 40
+#: how many failure cases the gallery shows, and how many cycles it lists
+MAX_GALLERY_ITEMS = 60
+MAX_LISTED_CYCLES = 100
+NO_CATEGORY = "(no category)"
+
+Progress = Callable[[str, int, int], None]
+
+
+class ReportError(WorkbenchError):
+    """The report cannot be made (no judgments match the filters)."""
+
+
+@dataclass(frozen=True)
+class ReportRequest:
+    filters: OutcomeFilter = field(default_factory=OutcomeFilter)
+    bootstrap: int = DEFAULT_BOOTSTRAP_ROUNDS
+    seed: int = 0
+    #: the model pinned at 1000 whose predicted win rate the boards show (None: most battles)
+    anchor: str | None = None
+    gallery_items: int = MAX_GALLERY_ITEMS
+
+
+@dataclass(frozen=True)
+class Board:
+    """A leaderboard as ``workbench leaderboard --json`` prints it, with upper-bound ranks."""
+
+    document: dict[str, Any]
+    table: pd.DataFrame  # model, rating, ci_lower, ci_upper, win_rate_vs_anchor, n, rank_ub
+    battles: int
+
+
+@dataclass(frozen=True)
+class CategoryBoard:
+    category: str
+    board: Board
+    #: the ``workbench leaderboard`` command that prints this board (None for the items without
+    #: a category, which no filter selects)
+    command: str | None = None
+
+
+@dataclass(frozen=True)
+class AgreementSection:
+    """Human vs judge, as ``workbench agreement --a human --b judge --json`` plus the panel's
+    confusion matrix, per-matchup kappa and rating scatter."""
+
+    document: dict[str, Any]
+    confusion: pd.DataFrame
+    by_model_pair: pd.DataFrame  # first, second, comparisons, agreement, cohen_kappa
+    ratings: pd.DataFrame  # model, rating_a, rating_b
+    position_bias: pd.DataFrame  # first_position_wins of the randomized evaluators
+    not_randomized: list[str]
+
+
+@dataclass(frozen=True)
+class GalleryCase:
+    item: int
+    label: str
+    reason: str
+    detail: ItemDetail
+    models: tuple[str, str] | None
+    verdicts: list[str]
+    images: list[bytes | None]
+
+
+@dataclass
+class ReportContent:
+    """Everything the report shows; a section left None carries its reason in ``missing``."""
+
+    request: ReportRequest
+    bundle_location: str
+    created_at: str
+    app_version: str
+    summary: dict[str, Any]
+    leaderboard: Board | None = None
+    style_board: Board | None = None
+    style_dropped: int = 0
+    win_fraction: pd.DataFrame | None = None
+    category_boards: list[CategoryBoard] = field(default_factory=list)
+    categories_omitted: int = 0
+    agreement: AgreementSection | None = None
+    inter_annotator: list[dict[str, Any]] = field(default_factory=list)
+    cycles: pd.DataFrame | None = None
+    cycle_count: int = 0
+    gallery: list[GalleryCase] = field(default_factory=list)
+    provenance: dict[str, Any] = field(default_factory=dict)
+    commands: dict[str, str] = field(default_factory=dict)
+    missing: dict[str, str] = field(default_factory=dict)
+
+
+# --- helpers -----------------------------------------------------------------------------------
+
+
+def upper_bound_ranks(table: pd.DataFrame) -> list[int]:
+    """Chatbot Arena's rank (UB): 1 + the number of models whose lower bound is above this
+    model's upper bound, so models with overlapping intervals share a rank. Without intervals
+    the rating itself is both bounds."""
+    lower = table["ci_lower"].fillna(table["rating"]).to_numpy(dtype=float)
+    upper = table["ci_upper"].fillna(table["rating"]).to_numpy(dtype=float)
+    return [int(1 + np.sum(lower > bound)) for bound in upper]
+
+
+def most_battles(battles: pd.DataFrame) -> str:
+    """The model in the most battles (ties by name), the default anchor as in the panel."""
+    counts = pd.concat([battles["model_a"], battles["model_b"]]).value_counts()
+    return str(sorted(counts.index, key=lambda model: (-counts[model], model))[0])
+
+
+def _board(board: Leaderboard, battles: int, filters: OutcomeFilter) -> Board:
+    document = board.to_json()
+    document["filters"] = filters.describe()
+    document["battles"] = battles
+    table = board.table.copy()
+    table["rank_ub"] = upper_bound_ranks(table)
+    return Board(document, table, battles)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(key): _jsonable(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(item) for item in value]
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if hasattr(value, "item") and not isinstance(value, str):  # numpy scalars
+        return _jsonable(value.item())
+    if value is pd.NA or value is None:
+        return None
+    return value
+
+
+def records(table: pd.DataFrame) -> list[dict[str, Any]]:
+    return [_jsonable(row) for row in table.astype(object).to_dict(orient="records")]
+
+
+def filter_flags(filters: OutcomeFilter) -> str:
+    """The CLI flags that reproduce ``filters`` (``--source a --category b``)."""
+    flags = {
+        "sources": "--source",
+        "campaigns": "--campaign",
+        "annotators": "--annotator",
+        "judge_runs": "--judge-run",
+        "raters": "--rater",
+        "categories": "--category",
+        "families": "--family",
+        "languages": "--language",
+        "turns": "--turn",
+        "criteria": "--criterion",
+        "kinds": "--kind",
+        "origins": "--origin",
+    }
+    parts = []
+    for name, flag in flags.items():
+        for value in getattr(filters, name):
+            parts.append(f"{flag} {_quoted(str(value))}")
+    return " ".join(parts)
+
+
+def _quoted(text: str) -> str:
+    import shlex
+
+    return shlex.quote(text)
+
+
+# --- sections ----------------------------------------------------------------------------------
+
+
+def _summary(bundle: Bundle, judgments: pd.DataFrame, battles: pd.DataFrame) -> dict[str, Any]:
+    with bundle.read_session() as session:
+        votes = session.scalar(select(func.count(Vote.id)).where(Vote.retracted_at.is_(None)))
+        verdicts = session.scalar(select(func.count(JudgeVerdict.id)))
+        imported = session.scalar(select(func.count(PriorJudgment.id)))
+        annotators = session.scalar(select(func.count(Annotator.id)))
+    models = sorted(set(battles["model_a"]) | set(battles["model_b"]))
+    human = judgments[judgments["kind"] == "human"]
+    return {
+        "items": int(judgments["item"].nunique()),
+        "models": len(models),
+        "model_names": models,
+        "sources": sorted(str(value) for value in judgments["source"].dropna().unique()),
+        "battles": len(battles),
+        "human_votes": int((judgments["origin"] == "campaign").sum()),
+        "imported_human_judgments": int(
+            ((judgments["origin"] == "imported") & (judgments["kind"] == "human")).sum()
+        ),
+        "imported_judge_judgments": int(
+            ((judgments["origin"] == "imported") & (judgments["kind"] == "judge")).sum()
+        ),
+        "judge_verdicts": int((judgments["origin"] == "judge-run").sum()),
+        "annotators": int(human.loc[human["origin"] == "campaign", "annotator"].nunique()),
+        "raters": int(human.loc[human["origin"] == "imported", "rater"].nunique()),
+        "judge_runs": int(judgments["judge_run"].nunique()),
+        "campaigns": int(judgments["campaign"].nunique()),
+        "bundle_totals": {
+            "votes": int(votes or 0),
+            "judge_verdicts": int(verdicts or 0),
+            "imported_judgments": int(imported or 0),
+            "annotators": int(annotators or 0),
+        },
+    }
+
+
+def _leaderboards(
+    content: ReportContent, bundle: Bundle, battles: pd.DataFrame, anchor: str
+) -> None:
+    request = content.request
+    board = compute_leaderboard(
+        battles, "bt", Anchor(anchor, 1000.0), request.bootstrap, request.seed
+    )
+    content.leaderboard = _board(board, len(battles), request.filters)
+    order = list(board.table["model"])
+    content.win_fraction = pairwise_win_fraction(battles).reindex(index=order, columns=order)
+    with bundle.read_session() as session:
+        features_a, features_b, found = answer_style_features(session, battles)
+    if not found.any():
+        content.missing["style"] = (
+            "Style control needs the answers' texts and none of the judged answers are in the "
+            "bundle; import the models' outputs to fill this section."
+        )
+        return
+    kept = battles[found].reset_index(drop=True)
+    if anchor not in set(kept["model_a"]) | set(kept["model_b"]):
+        content.missing["style"] = f"The anchor {anchor} has no battle whose answers are stored."
+        return
+    try:
+        styled = compute_leaderboard(
+            kept,
+            "bt",
+            Anchor(anchor, 1000.0),
+            request.bootstrap,
+            request.seed,
+            style_features=(features_a[found], features_b[found]),
+        )
+    except StatsInputError as error:
+        content.missing["style"] = f"Style control could not be fitted: {error}."
+        return
+    content.style_board = _board(styled, len(kept), request.filters)
+    content.style_dropped = int((~found).sum())
+
+
+def _category_boards(content: ReportContent, battles: pd.DataFrame, anchor: str) -> None:
+    named = battles.assign(category=battles["category"].fillna(NO_CATEGORY))
+    sizes = named["category"].value_counts()
+    categories = sorted(sizes.index, key=lambda name: (-sizes[name], str(name)))
+    if len(categories) < 2 and NO_CATEGORY in categories:
+        content.missing["categories"] = (
+            "No judged item has a category; categories come from the importer (ConvBench, "
+            "VisIT-Bench) or the canonical JSONL's category field."
+        )
+        return
+    shown = 0
+    for category in categories:
+        subset = named[named["category"] == category]
+        if len(set(subset["model_a"]) | set(subset["model_b"])) < 2:
+            continue
+        if shown == MAX_CATEGORY_BOARDS:
+            content.categories_omitted += 1
+            continue
+        local_anchor = anchor if anchor in set(subset["model_a"]) | set(subset["model_b"]) else None
+        local_anchor = local_anchor or most_battles(subset)
+        try:
+            board = compute_leaderboard(subset, "bt", Anchor(local_anchor, 1000.0))
+        except StatsInputError:
+            continue
+        command = None
+        if category != NO_CATEGORY:
+            flags = filter_flags(content.request.filters)
+            command = (
+                f"workbench leaderboard BUNDLE --category {_quoted(str(category))} "
+                f"--anchor {_quoted(local_anchor + '=1000')}{' ' + flags if flags else ''} --json"
+            )
+        content.category_boards.append(
+            CategoryBoard(
+                str(category), _board(board, len(subset), content.request.filters), command
+            )
+        )
+        shown += 1
+
+
+def _randomized(outcomes: pd.DataFrame) -> tuple[list[str], list[str]]:
+    """Evaluators whose shown order varies (see :data:`RANDOMIZED_SHARE`), and those whose
+    order is fixed."""
+    pairs = outcomes[outcomes["model_b"].notna() & (outcomes["model_a"] != outcomes["model_b"])]
+    share = (pairs["model_a"] < pairs["model_b"]).groupby(pairs["evaluator"]).mean()
+    low, high = RANDOMIZED_SHARE
+    randomized = sorted(str(name) for name, value in share.items() if low <= value <= high)
+    fixed = sorted(str(name) for name, value in share.items() if not low <= value <= high)
+    return randomized, fixed
+
+
+def _agreement_section(content: ReportContent, outcomes: pd.DataFrame) -> None:
+    request = content.request
+    side_a = parse_selector(HUMAN_SIDE).apply(outcomes)
+    side_b = parse_selector(JUDGE_SIDE).apply(outcomes)
+    if side_a.empty or side_b.empty:
+        content.missing["agreement"] = (
+            "Human vs judge needs human and judge judgments of the same comparisons; "
+            f"this selection has {len(side_a)} human and {len(side_b)} judge judgments. "
+            "Run a campaign and a judge run on the same pairs (or import a benchmark with both)."
+        )
+        return
+    aligned = aligned_preferences(side_a, side_b)
+    if aligned.empty:
+        content.missing["agreement"] = (
+            "The humans and the judges judged no comparison in common; run the judge on a "
+            "campaign's pairs (workbench judge BUNDLE --campaign NAME)."
+        )
+        return
+    summary = agreement_summary(side_a, side_b)
+    ratings = _shared_ratings(side_a, side_b)
+    both = pd.concat([side_a, side_b], ignore_index=True).drop_duplicates()
+    document: dict[str, Any] = {
+        "a": HUMAN_SIDE,
+        "b": JUDGE_SIDE,
+        "filters": request.filters.describe(),
+        "agreement": summary.to_json(),
+        "raters": {
+            "a": rater_agreement(side_a).to_json(),
+            "b": rater_agreement(side_b).to_json(),
+        },
+        "ranks": _rank_agreement(ratings),
+    }
+    labels = list(PREFERENCES)
+    confusion = pd.crosstab(aligned["preference_a"], aligned["preference_b"]).reindex(
+        index=labels, columns=labels, fill_value=0
+    )
+    by_pair = _agreement_by_pair(aligned)
+    randomized, fixed = _randomized(both)
+    bias = first_position_wins(both)
+    bias = bias[bias["evaluator"].astype(str).isin(randomized)].reset_index(drop=True)
+    document["position_bias"] = records(bias)
+    content.agreement = AgreementSection(document, confusion, by_pair, ratings, bias, fixed)
+
+
+def _agreement_by_pair(aligned: pd.DataFrame) -> pd.DataFrame:
+    """Agreement (ties as a label) and Cohen's kappa per model matchup, as CHIRP reports kappa
+    per matchup. The aligned comparisons are keyed by their model pair, so each matchup's rows
+    are exactly what :func:`agreement_summary` would align on that matchup's judgments."""
+    rows = []
+    for (first, second), group in aligned.groupby(["first", "second"], sort=True):
+        agreement, comparisons = percent_agreement(
+            group["preference_a"], group["preference_b"], True
+        )
+        kappa = cohen_kappa(group["preference_a"], group["preference_b"])
+        rows.append((first, second, comparisons, agreement, kappa))
+    return pd.DataFrame(
+        rows, columns=["first", "second", "comparisons", "agreement", "cohen_kappa"]
+    )
+
+
+def _shared_ratings(side_a: pd.DataFrame, side_b: pd.DataFrame) -> pd.DataFrame:
+    """Each side's Bradley-Terry rating of the models both sides rated (``rating_a``,
+    ``rating_b``), as ``workbench agreement`` compares them."""
+    ratings_a = compute_leaderboard(side_a, "bt").table.set_index("model")["rating"]
+    ratings_b = compute_leaderboard(side_b, "bt").table.set_index("model")["rating"]
+    shared = sorted(set(ratings_a.index) & set(ratings_b.index))
+    return pd.DataFrame(
+        {
+            "model": shared,
+            "rating_a": [float(ratings_a[model]) for model in shared],
+            "rating_b": [float(ratings_b[model]) for model in shared],
+        }
+    )
+
+
+def _rank_agreement(ratings: pd.DataFrame) -> dict[str, Any] | None:
+    """Spearman and Kendall between the two sides' ratings of their shared models (ratings are
+    relative, so only shared models are compared); None below three shared models."""
+    if len(ratings) < 3:
+        return None
+    rating_a = ratings.set_index("model")["rating_a"]
+    rating_b = ratings.set_index("model")["rating_b"]
+    return {
+        "models": len(ratings),
+        "spearman": spearman_correlation(rating_a, rating_b),
+        "kendall_tau": kendall_tau(rating_a, rating_b),
+    }
+
+
+def _inter_annotator(outcomes: pd.DataFrame) -> list[dict[str, Any]]:
+    """Fleiss' kappa and Krippendorff's alpha within each campaign, and within each imported
+    benchmark's human raters, where some comparison was rated at least twice."""
+    rows = []
+    human = outcomes[outcomes["kind"] == "human"]
+    for campaign, group in human[human["origin"] == "campaign"].groupby("campaign"):
+        result = rater_agreement(group, "annotator").to_json()
+        rows.append({"group": f"campaign {campaign}", **result})
+    imported = human[(human["origin"] == "imported") & human["rater"].notna()]
+    for source, group in imported.groupby("source"):
+        result = rater_agreement(group, "rater").to_json()
+        rows.append({"group": f"imported raters of {source}", **result})
+    return [row for row in rows if row["comparisons"]]
+
+
+def _may_cycle(outcomes: pd.DataFrame) -> pd.DataFrame:
+    """The judgments of the (evaluator, item) groups whose comparisons could hold a cycle: a
+    cycle needs as many distinct model pairs as models (fewer pairs form a forest, such as a
+    baseline compared with every model), so other groups are not searched."""
+    pairs = outcomes[outcomes["model_b"].notna() & (outcomes["model_a"] != outcomes["model_b"])]
+    low = pairs[["model_a", "model_b"]].min(axis=1)
+    high = pairs[["model_a", "model_b"]].max(axis=1)
+    keys = [pairs["evaluator"], pairs["item"]]
+    pair_count = (low + "\0" + high).groupby(keys).nunique()
+    model_count = (
+        pd.concat([low, high])
+        .groupby([pd.concat([pairs["evaluator"]] * 2), pd.concat([pairs["item"]] * 2)])
+        .nunique()
+    )
+    possible = pair_count[(pair_count >= model_count) & (model_count >= 3)].index
+    keep = pd.MultiIndex.from_arrays(keys).isin(possible)
+    return pairs[keep]
+
+
+def _cycles(content: ReportContent, outcomes: pd.DataFrame) -> None:
+    with_items = _may_cycle(outcomes[outcomes["item"].notna()])
+    cycles = (
+        find_contradictions(with_items, ["evaluator", "item"], MAX_CYCLE_LENGTH)
+        if len(with_items)
+        else pd.DataFrame()
+    )
+    content.cycle_count = len(cycles)
+    if cycles.empty:
+        content.missing["cycles"] = (
+            "No evaluator's preferences on an item form a cycle (A > B > C > A). Cycles need "
+            "three or more models judged on the same item by the same evaluator."
+        )
+        return
+    labels = with_items.drop_duplicates("item").set_index("item")
+    listed = cycles.head(MAX_LISTED_CYCLES).copy()
+    listed["label"] = [
+        f"{labels.loc[item, 'source']}/{labels.loc[item, 'item_external_id']}"
+        for item in listed["item"]
+    ]
+    # the graph's edges run from loser to winner, so each model loses to the next
+    listed["cycle"] = [" < ".join(map(str, cycle)) for cycle in listed["cycle"]]
+    content.cycles = listed[["item", "label", "evaluator", "cycle"]].reset_index(drop=True)
+    content.summary["cycles_per_item"] = records(contradiction_counts(cycles, "item").head(20))
+
+
+def _verdict_text(row: Any) -> str:
+    winner = {"a": row.model_a, "b": row.model_b}.get(str(row.outcome), str(row.outcome))
+    return f"{row.evaluator} ({row.origin}): {row.model_a} vs {row.model_b} -> {winner}"
+
+
+def _gallery(content: ReportContent, bundle: Bundle, outcomes: pd.DataFrame) -> None:
+    """Failure cases among the selection's items: human and judge majorities disagree (the
+    panel's flag), or an evaluator's preferences form a cycle."""
+    selected = set(int(item) for item in outcomes["item"].dropna().unique())
+    reasons: dict[int, str] = {}
+    for row in failure_cases(bundle, DISAGREEMENT):
+        if row.item in selected:
+            reasons[row.item] = "judge and human majority disagree"
+    if content.cycles is not None:
+        for item in content.cycles["item"]:
+            reasons.setdefault(int(item), "preference cycle")
+    if not reasons:
+        content.missing["gallery"] = (
+            "No failure case: no item where the human and judge majorities disagree, and no "
+            "preference cycle. Both need several evaluators on the same items."
+        )
+        return
+    chosen = sorted(reasons)[: content.request.gallery_items]
+    with bundle.read_session() as session:
+        for item in chosen:
+            detail = item_detail(session, item)
+            if detail is None:
+                continue
+            judged = outcomes[outcomes["item"] == item]
+            pair = judged[
+                judged["model_b"].notna() & (judged["model_a"] != judged["model_b"])
+            ].head(1)
+            models = (
+                (str(pair["model_a"].iloc[0]), str(pair["model_b"].iloc[0])) if len(pair) else None
+            )
+            if models is not None:  # the verdicts on this pair, in either order
+                first, second = models
+                judged = judged[
+                    ((judged["model_a"] == first) & (judged["model_b"] == second))
+                    | ((judged["model_a"] == second) & (judged["model_b"] == first))
+                ]
+            images = [
+                None if slot.image_id is None else image_bytes(session, slot.image_id)
+                for slot in detail.images[:4]
+            ]
+            content.gallery.append(
+                GalleryCase(
+                    item=item,
+                    label=f"{detail.source}/{detail.external_id}",
+                    reason=reasons[item],
+                    detail=detail,
+                    models=models,
+                    verdicts=[_verdict_text(row) for row in judged.head(12).itertuples()],
+                    images=images,
+                )
+            )
+    if len(reasons) > len(chosen):
+        content.summary["gallery_omitted"] = len(reasons) - len(chosen)
+
+
+def _provenance(bundle: Bundle, judgments: pd.DataFrame) -> dict[str, Any]:
+    runs_used = {str(name) for name in judgments["judge_run"].dropna().unique()}
+    campaigns_used = {str(name) for name in judgments["campaign"].dropna().unique()}
+    with bundle.read_session() as session:
+        imports = [
+            {
+                "importer": row.importer,
+                "importer_version": row.importer_version,
+                "app_version": row.app_version,
+                "finished_at": row.finished_at.isoformat(timespec="seconds"),
+                "counts": row.counts,
+                "files": [
+                    {"name": file.file_name, "sha256": file.sha256, "bytes": file.size_bytes}
+                    for file in session.scalars(
+                        select(ImportFile)
+                        .where(ImportFile.import_id == row.id)
+                        .order_by(ImportFile.id)
+                    )
+                ],
+            }
+            for row in session.scalars(select(Import).order_by(Import.id))
+        ]
+        campaigns = [
+            {
+                "name": row.name,
+                "protocol": row.protocol,
+                "seed": row.seed,
+                "votes_per_pair": row.votes_per_pair,
+                "status": row.status,
+            }
+            for row in session.scalars(select(Campaign).order_by(Campaign.id))
+            if row.name in campaigns_used
+        ]
+        runs = []
+        for row in session.scalars(select(JudgeRun).order_by(JudgeRun.id)):
+            if row.name not in runs_used:
+                continue
+            parameters = dict(row.parameters or {})
+            selection = parameters.get("selection") or {}
+            runs.append(
+                {
+                    "name": row.name,
+                    "template": row.template_name,
+                    "template_version": row.template_version,
+                    "judge_model": row.judge_model,
+                    "temperature": parameters.get("temperature"),
+                    "both_orders": selection.get("swap") if isinstance(selection, dict) else None,
+                    "status": row.status,
+                }
+            )
+        info = bundle.info()
+    return {"imports": imports, "campaigns": campaigns, "judge_runs": runs, "bundle": info}
+
+
+def _commands(request: ReportRequest, anchor: str) -> dict[str, str]:
+    flags = filter_flags(request.filters)
+    tail = f" {flags}" if flags else ""
+    rounds = f"--bootstrap {request.bootstrap} --seed {request.seed}"
+    anchor_flag = f"--anchor {_quoted(anchor + '=1000')}"
+    return {
+        "leaderboard": f"workbench leaderboard BUNDLE {rounds} {anchor_flag}{tail} --json",
+        "style": f"workbench leaderboard BUNDLE {rounds} {anchor_flag} --style-control{tail} "
+        "--json",
+        "heatmap": f"workbench leaderboard BUNDLE{tail} --heatmap winrate.svg",
+        "agreement": f"workbench agreement BUNDLE --a human --b judge {rounds}{tail} --json",
+        "cycles": f"workbench contradictions BUNDLE --max-length {MAX_CYCLE_LENGTH}{tail} --json",
+        "report": f"workbench report BUNDLE {rounds} --anchor {_quoted(anchor)}{tail} "
+        "--out report.html",
+    }
+
+
+# --- the report --------------------------------------------------------------------------------
+
+#: the steps :func:`build_report` reports progress for
+STEPS = ("judgments", "leaderboard", "categories", "agreement", "cycles", "gallery", "methods")
+
+
+def build_report(
+    bundle: Bundle, request: ReportRequest, progress: Progress | None = None
+) -> ReportContent:
+    """Gather the report on the judgments ``request.filters`` selects. Reads only; raises
+    :class:`ReportError` when nothing matches."""
+
+    def step(name: str) -> None:
+        if progress is not None:
+            progress(name, STEPS.index(name), len(STEPS))
+
+    step("judgments")
+    with bundle.read_session() as session:
+        everything = judgments_frame(session)
+    judgments = request.filters.apply(everything).reset_index(drop=True)
+    battles = pairwise_outcomes(judgments)
+    if battles.empty:
+        raise ReportError(f"no pairwise judgments match {request.filters.describe()}")
+    models = set(battles["model_a"]) | set(battles["model_b"])
+    if request.anchor is not None and request.anchor not in models:
+        raise ReportError(f"the anchor model '{request.anchor}' has no battle in the selection")
+    anchor = request.anchor or most_battles(battles)
+    content = ReportContent(
+        request=request,
+        bundle_location=str(bundle.location),
+        created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        app_version=__version__,
+        summary=_summary(bundle, judgments, battles),
+    )
+    content.summary["anchor"] = anchor
+    step("leaderboard")
+    _leaderboards(content, bundle, battles, anchor)
+    step("categories")
+    _category_boards(content, battles, anchor)
+    step("agreement")
+    outcomes = pairwise_outcomes(judgments)
+    _agreement_section(content, outcomes)
+    content.inter_annotator = _inter_annotator(outcomes)
+    if not content.inter_annotator:
+        content.missing["inter_annotator"] = (
+            "No comparison was rated by two or more annotators of one campaign (or two raters "
+            "of an imported benchmark). Create a campaign with --votes-per-pair 2 or more."
+        )
+    step("cycles")
+    _cycles(content, outcomes)
+    step("gallery")
+    _gallery(content, bundle, outcomes)
+    step("methods")
+    content.provenance = _provenance(bundle, judgments)
+    content.commands = _commands(request, anchor)
+    if progress is not None:
+        progress("done", len(STEPS), len(STEPS))
+    return content

@@ -1,0 +1,380 @@
+"""Campaign progress counters, kept in the same transaction as the writes they count.
+
+Every writer of votes or leases wraps its change in :func:`counting` with the tasks it touches;
+the block locks those tasks, reads their standing answers, skips and leases before and after,
+and moves the campaign, task and annotator counters by the difference. Counting the difference
+of whole task states (instead of "+1 for a vote") is what keeps every writer right without it
+knowing the rules: a pack merge, an undo or a lease renewal all go through the same arithmetic.
+Writers that copy rows wholesale (a push, a pull, the migration) call :func:`rebuild_counters`.
+
+What counts, matching the task queue in ``services.voting``: an annotator *answered* a task
+when they hold a vote on it that is not retracted and not a skip; they *skipped* it when all
+their standing rows on it are skips. A task is *open* while it is an attention check or has
+fewer answers than its votes target.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from sqlalchemy import (
+    Connection,
+    Select,
+    case,
+    delete,
+    exists,
+    func,
+    select,
+)
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session
+
+from workbench.storage.models import (
+    Campaign,
+    CampaignAnnotatorCount,
+    CampaignCount,
+    CampaignPairCount,
+    PairLease,
+    ScheduledPair,
+    Vote,
+)
+
+Executor = Session | Connection
+
+
+@dataclass(frozen=True, slots=True)
+class _PairState:
+    campaign_id: int
+    votes_target: int
+    is_gold: bool
+    answerers: frozenset[int] = field(default_factory=frozenset)
+    skippers: frozenset[int] = field(default_factory=frozenset)
+    leases: int = 0
+
+    @property
+    def is_open(self) -> bool:
+        return self.is_gold or len(self.answerers) < self.votes_target
+
+    def touched_by(self, annotator_id: int) -> bool:
+        return annotator_id in self.answerers or annotator_id in self.skippers
+
+
+def _upsert(executor: Executor, table: type, row: dict[str, int], added: Iterable[str]) -> None:
+    """Insert ``row``, or, when its key is stored, add its ``added`` columns to the stored row."""
+    bind = executor.get_bind() if isinstance(executor, Session) else executor
+    dialect = postgresql if bind.dialect.name == "postgresql" else sqlite
+    mapped = table.__table__  # type: ignore[attr-defined]
+    keys = [column.name for column in mapped.primary_key.columns]
+    statement = dialect.insert(mapped).values(**row)
+    statement = statement.on_conflict_do_update(
+        index_elements=keys,
+        set_={name: mapped.c[name] + row[name] for name in added},
+    )
+    executor.execute(statement)
+
+
+def _pair_states(
+    session: Session, pair_ids: list[int], answers_from: dict[int, _PairState] | None = None
+) -> dict[int, _PairState]:
+    """The tasks' states, locking their rows. With ``answers_from`` (a block that wrote only
+    leases) the answers are taken from there instead of read again."""
+    lease_count = (
+        select(func.count())
+        .where(PairLease.pair_id == ScheduledPair.id)
+        .correlate(ScheduledPair)
+        .scalar_subquery()
+    )
+    pairs = session.execute(
+        select(
+            ScheduledPair.id,
+            ScheduledPair.campaign_id,
+            ScheduledPair.votes_target,
+            ScheduledPair.gold_choice.is_not(None),
+            lease_count,
+        )
+        .where(ScheduledPair.id.in_(pair_ids))
+        .order_by(ScheduledPair.id)
+        .with_for_update(of=ScheduledPair)
+    ).all()
+    answerers: dict[int, frozenset[int]] = {}
+    skippers: dict[int, frozenset[int]] = {}
+    if answers_from is not None:
+        for pair_id, state in answers_from.items():
+            answerers[pair_id], skippers[pair_id] = state.answerers, state.skippers
+    else:
+        found: dict[int, set[int]] = defaultdict(set)
+        skipped: dict[int, set[int]] = defaultdict(set)
+        for pair_id, annotator_id, has_answer in session.execute(
+            _standing_answers(Vote.pair_id.in_(pair_ids))
+        ):
+            (found if has_answer else skipped)[pair_id].add(annotator_id)
+        answerers = {pair_id: frozenset(found[pair_id]) for pair_id in pair_ids}
+        skippers = {pair_id: frozenset(skipped[pair_id]) for pair_id in pair_ids}
+    return {
+        pair_id: _PairState(
+            campaign_id, target, bool(gold), answerers[pair_id], skippers[pair_id], leases
+        )
+        for pair_id, campaign_id, target, gold, leases in pairs
+    }
+
+
+def _standing_answers(*where: object) -> Select:
+    """(task, annotator, 1 if answered else 0 for skipped) for every standing answer or skip."""
+    return (
+        select(
+            Vote.pair_id,
+            Vote.annotator_id,
+            func.max(case((Vote.skip_reason.is_(None), 1), else_=0)),
+        )
+        .where(Vote.retracted_at.is_(None), Vote.pair_id.is_not(None), *where)  # type: ignore[arg-type]
+        .group_by(Vote.pair_id, Vote.annotator_id)
+    )
+
+
+def _apply(session: Session, before: _PairState, after: _PairState, pair_id: int) -> None:
+    campaign = after.campaign_id
+    votes = len(after.answerers) - len(before.answerers)
+    skips = len(after.skippers) - len(before.skippers)
+    leases = after.leases - before.leases
+    closed = int(not after.is_open) - int(not before.is_open)
+    if votes or skips or leases:
+        _upsert(
+            session,
+            CampaignPairCount,
+            {
+                "pair_id": pair_id,
+                "campaign_id": campaign,
+                "votes": votes,
+                "skips": skips,
+                "leases": leases,
+            },
+            ("votes", "skips", "leases"),
+        )
+    if votes or skips or leases or closed:
+        changes = {"complete_tasks": closed, "answered": votes, "skipped": skips, "leases": leases}
+        _upsert(session, CampaignCount, {"campaign_id": campaign, **changes}, changes)
+    people = before.answerers | before.skippers | after.answerers | after.skippers
+    for annotator_id in people:
+        changes = {
+            "answered": int(annotator_id in after.answerers)
+            - int(annotator_id in before.answerers),
+            "skipped": int(annotator_id in after.skippers) - int(annotator_id in before.skippers),
+            "answered_open": int(after.touched_by(annotator_id) and after.is_open)
+            - int(before.touched_by(annotator_id) and before.is_open),
+        }
+        if any(changes.values()):
+            _upsert(
+                session,
+                CampaignAnnotatorCount,
+                {"campaign_id": campaign, "annotator_id": annotator_id, **changes},
+                changes,
+            )
+
+
+@contextmanager
+def counting(session: Session, pair_ids: Iterable[int], *, answers: bool = True) -> Iterator[None]:
+    """Keep the counters right across the votes and leases the block writes on ``pair_ids``;
+    ``answers=False`` for a block that writes leases only (its answers are not read twice).
+
+    The tasks' rows are locked first (in id order, so two writers cannot deadlock on them), so
+    the before and after states are this transaction's alone.
+    """
+    active: set[int] = session.info.setdefault("counting_pairs", set())
+    # a writer inside another's block (a lease released while a vote is stored) is already
+    # counted by the outer block: counting it twice would add its change twice
+    ids = sorted(set(pair_ids) - active)
+    if not ids:
+        yield
+        return
+    before = _pair_states(session, ids)
+    active.update(ids)
+    try:
+        yield
+        session.flush()
+    finally:
+        active.difference_update(ids)
+    after = _pair_states(session, ids, None if answers else before)
+    for pair_id, state in after.items():
+        _apply(session, before[pair_id], state, pair_id)
+
+
+def rebuild_counters(executor: Executor, campaign_ids: Iterable[int] | None = None) -> None:
+    """Recount the counters of ``campaign_ids`` (all campaigns when None) from the votes, leases
+    and schedule: after rows were copied in wholesale, and by the migration that adds them."""
+    if campaign_ids is None:
+        wanted = list(executor.scalars(select(Campaign.id)))
+    else:
+        wanted = sorted(set(campaign_ids))
+    if not wanted:
+        return
+    for table in (CampaignAnnotatorCount, CampaignPairCount, CampaignCount):
+        executor.execute(delete(table).where(table.campaign_id.in_(wanted)))  # type: ignore[attr-defined]
+    pairs = {
+        pair_id: (campaign_id, target, bool(gold))
+        for pair_id, campaign_id, target, gold in executor.execute(
+            select(
+                ScheduledPair.id,
+                ScheduledPair.campaign_id,
+                ScheduledPair.votes_target,
+                ScheduledPair.gold_choice.is_not(None),
+            ).where(ScheduledPair.campaign_id.in_(wanted))
+        )
+    }
+    answerers: dict[int, set[int]] = defaultdict(set)
+    skippers: dict[int, set[int]] = defaultdict(set)
+    for pair_id, annotator_id, has_answer in executor.execute(
+        _standing_answers(Vote.campaign_id.in_(wanted))
+    ):
+        if pair_id in pairs:
+            (answerers if has_answer else skippers)[pair_id].add(annotator_id)
+    leases = dict(
+        executor.execute(
+            select(PairLease.pair_id, func.count())
+            .join(ScheduledPair, ScheduledPair.id == PairLease.pair_id)
+            .where(ScheduledPair.campaign_id.in_(wanted))
+            .group_by(PairLease.pair_id)
+        ).all()
+    )
+    totals = {
+        campaign_id: dict.fromkeys(
+            ("tasks", "gold_tasks", "complete_tasks", "answered", "skipped", "leases"), 0
+        )
+        | {"campaign_id": campaign_id}
+        for campaign_id in wanted
+    }
+    people: dict[tuple[int, int], dict[str, int]] = {}
+    pair_rows = []
+    for pair_id, (campaign_id, target, gold) in pairs.items():
+        state = _PairState(
+            campaign_id,
+            target,
+            gold,
+            frozenset(answerers[pair_id]),
+            frozenset(skippers[pair_id]),
+            leases.get(pair_id, 0),
+        )
+        total = totals[campaign_id]
+        total["tasks"] += 1
+        total["gold_tasks"] += gold
+        total["complete_tasks"] += not state.is_open
+        total["answered"] += len(state.answerers)
+        total["skipped"] += len(state.skippers)
+        total["leases"] += state.leases
+        if state.answerers or state.skippers or state.leases:
+            pair_rows.append(
+                {
+                    "pair_id": pair_id,
+                    "campaign_id": campaign_id,
+                    "votes": len(state.answerers),
+                    "skips": len(state.skippers),
+                    "leases": state.leases,
+                }
+            )
+        for annotator_id in state.answerers | state.skippers:
+            row = people.setdefault(
+                (campaign_id, annotator_id),
+                {"campaign_id": campaign_id, "annotator_id": annotator_id}
+                | dict.fromkeys(("answered", "skipped", "answered_open"), 0),
+            )
+            row["answered"] += annotator_id in state.answerers
+            row["skipped"] += annotator_id in state.skippers
+            row["answered_open"] += state.is_open
+    executor.execute(CampaignCount.__table__.insert(), list(totals.values()))
+    for start in range(0, len(pair_rows), 5000):
+        executor.execute(CampaignPairCount.__table__.insert(), pair_rows[start : start + 5000])
+    if people:
+        executor.execute(CampaignAnnotatorCount.__table__.insert(), list(people.values()))
+
+
+# --- reading -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class AnnotatorProgress:
+    """Tasks an annotator answered or skipped, and open tasks left for them."""
+
+    done: int
+    remaining: int
+
+
+def annotator_progress(
+    session: Session,
+    campaign_id: int,
+    annotator_id: int,
+    holding: int | None = None,
+    now: datetime | None = None,
+) -> AnnotatorProgress:
+    """Read from the counters: what the task queue (``services.voting.open_pairs``) would count,
+    without scanning the schedule. Open tasks others hold unexpired leases on, enough to fill
+    them, are left out (the leases are few: one per annotator at work, or a pack's); a task on
+    screen (``holding``) stays the annotator's and is counted even if others filled it."""
+    now = now or datetime.now(UTC)
+    campaign = session.get(CampaignCount, campaign_id)
+    mine = session.get(CampaignAnnotatorCount, (campaign_id, annotator_id))
+    done = (mine.answered + mine.skipped) if mine else 0
+    open_tasks = (campaign.tasks - campaign.complete_tasks) if campaign else 0
+    open_for_me = open_tasks - (mine.answered_open if mine else 0)
+    # Leases are few, so they are read first and the tasks they hold looked up by id (a join
+    # from the schedule's side would walk the whole campaign).
+    leased = dict(
+        session.execute(
+            select(PairLease.pair_id, func.count())
+            .where(PairLease.annotator_id != annotator_id, PairLease.expires_at > now)
+            .group_by(PairLease.pair_id)
+        ).all()
+    )
+    filled: set[int] = set()
+    ids = list(leased)
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        mine_on_pair = exists().where(
+            Vote.pair_id == ScheduledPair.id,
+            Vote.annotator_id == annotator_id,
+            Vote.retracted_at.is_(None),
+        )
+        for pair_id, target, votes in session.execute(
+            select(
+                ScheduledPair.id,
+                ScheduledPair.votes_target,
+                func.coalesce(CampaignPairCount.votes, 0),
+            )
+            .outerjoin(CampaignPairCount, CampaignPairCount.pair_id == ScheduledPair.id)
+            .where(
+                ScheduledPair.id.in_(chunk),
+                ScheduledPair.campaign_id == campaign_id,
+                ScheduledPair.gold_choice.is_(None),
+                ~mine_on_pair,
+            )
+        ):
+            if votes < target <= votes + leased[pair_id]:
+                filled.add(pair_id)
+    remaining = open_for_me - len(filled)
+    if holding is not None and (
+        holding in filled or not _is_open_for(session, holding, annotator_id)
+    ):
+        remaining += 1
+    return AnnotatorProgress(done, max(remaining, 0))
+
+
+def _is_open_for(session: Session, pair_id: int, annotator_id: int) -> bool:
+    """Whether the open tasks counted from the counters include ``pair_id`` for the annotator:
+    not answered by them, and an attention check or short of its votes target."""
+    votes = func.coalesce(CampaignPairCount.votes, 0)
+    found = session.scalar(
+        select(ScheduledPair.id)
+        .outerjoin(CampaignPairCount, CampaignPairCount.pair_id == ScheduledPair.id)
+        .where(
+            ScheduledPair.id == pair_id,
+            (ScheduledPair.gold_choice.is_not(None)) | (votes < ScheduledPair.votes_target),
+            ~exists().where(
+                Vote.pair_id == pair_id,
+                Vote.annotator_id == annotator_id,
+                Vote.retracted_at.is_(None),
+            ),
+        )
+    )
+    return found is not None

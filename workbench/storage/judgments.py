@@ -1,0 +1,611 @@
+"""The one read model of judgments: imported prior judgments (``prior_judgments``), campaign votes
+that were not retracted (``votes``) and judge verdicts without an error (``judge_verdicts``), as
+one SQL query with the same columns whatever the store, and filters compiled into its ``WHERE``.
+
+Every reader of judgments (analyses, the inspector's counts and flags, exports, the judge's
+worklists, the change fingerprint) goes through this module, so they cannot disagree on what a
+judgment is. Columns (:data:`COLUMNS`):
+
+``origin`` (:class:`~workbench.domain.JudgmentOrigin`), ``kind`` (human | judge), ``evaluator``
+(the imported rater or importer, the annotator's handle, the judge run's name), ``source``,
+``importer``, ``campaign``, ``judge_run``, ``annotator``, ``rater``, ``item`` (row id) and
+``item_external_id``, the item's ``category``/``family``/``language`` (NULL when the source gave
+none), ``turn`` (NULL for the whole conversation), ``turn_category``, ``criterion``, ``context``,
+``model_a``/``model_b`` (the sides as shown, first is ``model_a``; the reference answer's side is
+:data:`~workbench.domain.REFERENCE_SIDE`), ``outcome`` (a | b | tie | both_bad, NULL for a grade
+or a non-pairwise answer), ``strength``, ``label``, ``score``, ``position_flip``, ``group_key``,
+``time`` (when it was cast or given; NULL for imported ones), ``derived`` (true for an imported
+judgment derived from another stored one, see :data:`~workbench.domain.DERIVED_KEY`),
+``row_id`` (its id in its own table). Rows come in stored order: imported, then votes, then
+verdicts, each by id (online Elo and the bootstrap depend on a stable order).
+
+Written with SQLAlchemy Core only, so the same statements run on SQLite and PostgreSQL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, fields
+from functools import cache
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    Float,
+    Integer,
+    String,
+    and_,
+    bindparam,
+    case,
+    cast,
+    false,
+    func,
+    literal,
+    null,
+    select,
+    type_coerce,
+    union_all,
+)
+from sqlalchemy.orm import Session, aliased
+from sqlalchemy.sql import Subquery
+
+from workbench.domain import (
+    DERIVED_KEY,
+    REFERENCE_SIDE,
+    STANDARD_CONTEXT,
+    JudgmentKind,
+    JudgmentOrigin,
+    Outcome,
+)
+from workbench.storage.models import (
+    Annotator,
+    Campaign,
+    Import,
+    Item,
+    JudgeRun,
+    JudgeVerdict,
+    Model,
+    PriorJudgment,
+    ScheduledPair,
+    Source,
+    Turn,
+    UtcDateTime,
+    Vote,
+)
+
+COLUMNS = (
+    "origin",
+    "kind",
+    "evaluator",
+    "source",
+    "importer",
+    "campaign",
+    "judge_run",
+    "annotator",
+    "rater",
+    "item",
+    "item_external_id",
+    "category",
+    "family",
+    "language",
+    "turn",
+    "turn_category",
+    "criterion",
+    "context",
+    "model_a",
+    "model_b",
+    "outcome",
+    "strength",
+    "label",
+    "score",
+    "position_flip",
+    "group_key",
+    "time",
+    "derived",
+    "row_id",
+)
+
+ORIGINS = tuple(origin.value for origin in JudgmentOrigin)
+KINDS = tuple(kind.value for kind in JudgmentKind)
+OUTCOME_VALUES = tuple(outcome.value for outcome in Outcome)
+_ORIGIN_ORDER = {origin: index for index, origin in enumerate(ORIGINS)}
+
+
+@dataclass(frozen=True)
+class OutcomeFilter:
+    """Which judgments to keep; an empty tuple keeps everything on that dimension, several
+    values keep any of them, and the dimensions combine with AND.
+
+    Derived judgments (an importer's battles computed from verdicts it also stored) are left
+    out unless ``include_derived`` is set or the filter names raters or evaluators, which
+    selects them by name: counting both would count the same evidence twice."""
+
+    sources: tuple[str, ...] = ()
+    campaigns: tuple[str, ...] = ()
+    annotators: tuple[str, ...] = ()
+    judge_runs: tuple[str, ...] = ()
+    raters: tuple[str, ...] = ()
+    evaluators: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()
+    families: tuple[str, ...] = ()
+    languages: tuple[str, ...] = ()
+    turns: tuple[int, ...] = ()
+    criteria: tuple[str, ...] = ()
+    kinds: tuple[str, ...] = ()
+    origins: tuple[str, ...] = ()
+    contexts: tuple[str, ...] = ()
+    items: tuple[int, ...] = ()
+    include_derived: bool = False
+
+    # filter field -> read-model column
+    _COLUMN_OF = {  # noqa: RUF012 - a class-level constant, not a dataclass field
+        "sources": "source",
+        "campaigns": "campaign",
+        "annotators": "annotator",
+        "judge_runs": "judge_run",
+        "raters": "rater",
+        "evaluators": "evaluator",
+        "categories": "category",
+        "families": "family",
+        "languages": "language",
+        "turns": "turn",
+        "criteria": "criterion",
+        "kinds": "kind",
+        "origins": "origin",
+        "contexts": "context",
+        "items": "item",
+    }
+
+    def _dimensions(self) -> Iterable[tuple[str, tuple[Any, ...]]]:
+        for spec in fields(self):
+            if spec.name in self._COLUMN_OF and getattr(self, spec.name):
+                yield self._COLUMN_OF[spec.name], getattr(self, spec.name)
+
+    def keeps_derived(self) -> bool:
+        return self.include_derived or bool(self.raters or self.evaluators)
+
+    def clauses(self, rows: Subquery) -> list[Any]:
+        """The filter as SQL conditions on the columns of :func:`judgment_rows`."""
+        found = [rows.c[column].in_(list(values)) for column, values in self._dimensions()]
+        if not self.keeps_derived():
+            found.append(rows.c.derived == false())
+        return found
+
+    def describe(self) -> str:
+        """The filters set, as ``source=a|b, turn=1``, or ``no filters``."""
+        parts = [f"{column}={'|'.join(map(str, values))}" for column, values in self._dimensions()]
+        if self.include_derived:
+            parts.append("derived included")
+        return ", ".join(parts) or "no filters"
+
+
+def _metadata_text(column: Any, key: str) -> Any:
+    return column[key].as_string()
+
+
+def _side(name: Any, other: Any, outcome: Any) -> Any:
+    # a pairwise judgment with one side missing compared a model with the reference answer
+    return case(
+        (and_(name.is_(None), other.is_not(None), outcome.is_not(None)), literal(REFERENCE_SIDE)),
+        else_=name,
+    )
+
+
+#: which rows of a store are judgments: every imported one, votes not retracted, verdicts of
+#: calls that did not fail. The wide rows, the narrow rows and the fingerprint all use these.
+_VOTE_COUNTS = Vote.retracted_at.is_(None)
+_VERDICT_COUNTS = JudgeVerdict.error.is_(None)
+
+
+def _prior_derived() -> Any:
+    return _metadata_text(PriorJudgment.metadata_, DERIVED_KEY).is_not(None)
+
+
+#: provenance an export carries besides :data:`COLUMNS`; NULL where a store has none
+DETAIL_COLUMNS = {
+    "raw_text": String(),
+    "metadata": JSON(),  # an imported judgment's stored metadata
+    "protocol": String(),  # a vote's campaign protocol
+    "campaign_context": String(),  # the output context the campaign showed
+    "vote_uuid": String(),
+    "shown_at": UtcDateTime(),
+    "duration_ms": Integer(),
+    "skip_reason": String(),
+    "pair_sequence": Integer(),  # the vote's task in its campaign's schedule
+    "judge_model": String(),
+    "template_name": String(),
+    "template_version": String(),
+    "request_hash": String(),
+}
+
+
+def _details(wanted: bool, **present: Any) -> list[Any]:
+    """The detail columns of one store: those it has, NULL (typed) for the others."""
+    if not wanted:
+        return []
+    return [
+        (present[name] if name in present else type_coerce(null(), kind)).label(name)
+        for name, kind in DETAIL_COLUMNS.items()
+    ]
+
+
+def _text(value: Any = None) -> Any:
+    return cast(null(), String) if value is None else literal(value, String)
+
+
+def _prior_rows(details: bool) -> Any:
+    model_a, model_b = aliased(Model), aliased(Model)
+    outcome = PriorJudgment.outcome
+    return (
+        select(
+            literal(JudgmentOrigin.IMPORTED.value, String).label("origin"),
+            PriorJudgment.kind.label("kind"),
+            func.coalesce(PriorJudgment.rater, Import.importer).label("evaluator"),
+            Source.name.label("source"),
+            Import.importer.label("importer"),
+            _text().label("campaign"),
+            _text().label("judge_run"),
+            _text().label("annotator"),
+            PriorJudgment.rater.label("rater"),
+            PriorJudgment.item_id.label("item"),
+            Item.external_id.label("item_external_id"),
+            Item.category.label("category"),
+            Item.family.label("family"),
+            Item.language.label("language"),
+            PriorJudgment.turn_index.label("turn"),
+            Turn.category.label("turn_category"),
+            PriorJudgment.criterion.label("criterion"),
+            func.coalesce(
+                _metadata_text(PriorJudgment.metadata_, "context"), STANDARD_CONTEXT
+            ).label("context"),
+            _side(model_a.name, model_b.name, outcome).label("model_a"),
+            _side(model_b.name, model_a.name, outcome).label("model_b"),
+            outcome.label("outcome"),
+            func.coalesce(PriorJudgment.strength, 1).label("strength"),
+            PriorJudgment.label.label("label"),
+            PriorJudgment.score.label("score"),
+            cast(null(), Boolean).label("position_flip"),
+            PriorJudgment.group_key.label("group_key"),
+            type_coerce(null(), UtcDateTime()).label("time"),
+            _prior_derived().label("derived"),
+            PriorJudgment.id.label("row_id"),
+            *_details(
+                details,
+                raw_text=PriorJudgment.raw_text,
+                metadata=PriorJudgment.metadata_,
+            ),
+        )
+        .join(model_a, PriorJudgment.model_a_id == model_a.id)
+        .outerjoin(model_b, PriorJudgment.model_b_id == model_b.id)
+        .outerjoin(Item, PriorJudgment.item_id == Item.id)
+        .outerjoin(Source, Item.source_id == Source.id)
+        .join(Import, PriorJudgment.import_id == Import.id)
+        .outerjoin(
+            Turn, (Turn.item_id == PriorJudgment.item_id) & (Turn.index == PriorJudgment.turn_index)
+        )
+    )
+
+
+def _vote_rows(details: bool) -> Any:
+    model_a, model_b = aliased(Model), aliased(Model)
+    # a pairwise choice is an outcome; verification choices and skips are not
+    outcome = case((Vote.choice.in_(OUTCOME_VALUES), Vote.choice), else_=null())
+    statement = (
+        select(
+            literal(JudgmentOrigin.CAMPAIGN.value, String).label("origin"),
+            literal(JudgmentKind.HUMAN.value, String).label("kind"),
+            Annotator.handle.label("evaluator"),
+            Source.name.label("source"),
+            _text().label("importer"),
+            Campaign.name.label("campaign"),
+            _text().label("judge_run"),
+            Annotator.handle.label("annotator"),
+            _text().label("rater"),
+            Vote.item_id.label("item"),
+            Item.external_id.label("item_external_id"),
+            Item.category.label("category"),
+            Item.family.label("family"),
+            Item.language.label("language"),
+            Vote.turn_index.label("turn"),
+            Turn.category.label("turn_category"),
+            Vote.criterion.label("criterion"),
+            literal(STANDARD_CONTEXT, String).label("context"),
+            _side(model_a.name, model_b.name, outcome).label("model_a"),
+            _side(model_b.name, model_a.name, outcome).label("model_b"),
+            outcome.label("outcome"),
+            literal(1, Integer).label("strength"),
+            Vote.choice.label("label"),
+            Vote.grade.label("score"),
+            cast(null(), Boolean).label("position_flip"),
+            case(
+                (Vote.pair_id.is_not(None), "pair:" + cast(Vote.pair_id, String)),
+                else_=null(),
+            ).label("group_key"),
+            Vote.cast_at.label("time"),
+            false().label("derived"),
+            Vote.id.label("row_id"),
+            *_details(
+                details,
+                raw_text=Vote.comment,
+                protocol=Campaign.protocol,
+                campaign_context=_metadata_text(Campaign.settings, "output_context"),
+                vote_uuid=Vote.uuid,
+                shown_at=Vote.shown_at,
+                duration_ms=Vote.duration_ms,
+                skip_reason=Vote.skip_reason,
+                pair_sequence=ScheduledPair.sequence,
+            ),
+        )
+        .outerjoin(model_a, Vote.model_a_id == model_a.id)
+        .outerjoin(model_b, Vote.model_b_id == model_b.id)
+        .join(Campaign, Vote.campaign_id == Campaign.id)
+        .join(Annotator, Vote.annotator_id == Annotator.id)
+        .join(Item, Vote.item_id == Item.id)
+        .join(Source, Item.source_id == Source.id)
+        .outerjoin(Turn, (Turn.item_id == Vote.item_id) & (Turn.index == Vote.turn_index))
+        .where(_VOTE_COUNTS)
+    )
+    if details:
+        statement = statement.outerjoin(ScheduledPair, Vote.pair_id == ScheduledPair.id)
+    return statement
+
+
+def _verdict_rows(details: bool) -> Any:
+    model_a, model_b = aliased(Model), aliased(Model)
+    outcome = JudgeVerdict.outcome
+    return (
+        select(
+            literal(JudgmentOrigin.JUDGE_RUN.value, String).label("origin"),
+            literal(JudgmentKind.JUDGE.value, String).label("kind"),
+            JudgeRun.name.label("evaluator"),
+            Source.name.label("source"),
+            _text().label("importer"),
+            _text().label("campaign"),
+            JudgeRun.name.label("judge_run"),
+            _text().label("annotator"),
+            _text().label("rater"),
+            JudgeVerdict.item_id.label("item"),
+            Item.external_id.label("item_external_id"),
+            Item.category.label("category"),
+            Item.family.label("family"),
+            Item.language.label("language"),
+            JudgeVerdict.turn_index.label("turn"),
+            Turn.category.label("turn_category"),
+            JudgeVerdict.criterion.label("criterion"),
+            func.coalesce(_metadata_text(JudgeRun.parameters, "context"), STANDARD_CONTEXT).label(
+                "context"
+            ),
+            _side(model_a.name, model_b.name, outcome).label("model_a"),
+            _side(model_b.name, model_a.name, outcome).label("model_b"),
+            outcome.label("outcome"),
+            func.coalesce(JudgeVerdict.strength, 1).label("strength"),
+            JudgeVerdict.label.label("label"),
+            cast(JudgeVerdict.score, Float).label("score"),
+            JudgeVerdict.position_flip.label("position_flip"),
+            _text().label("group_key"),
+            JudgeVerdict.created_at.label("time"),
+            false().label("derived"),
+            JudgeVerdict.id.label("row_id"),
+            *_details(
+                details,
+                raw_text=JudgeVerdict.raw_text,
+                judge_model=JudgeRun.judge_model,
+                template_name=JudgeRun.template_name,
+                template_version=JudgeRun.template_version,
+                request_hash=JudgeVerdict.request_hash,
+            ),
+        )
+        .join(model_a, JudgeVerdict.model_a_id == model_a.id)
+        .outerjoin(model_b, JudgeVerdict.model_b_id == model_b.id)
+        .join(JudgeRun, JudgeVerdict.run_id == JudgeRun.id)
+        .join(Item, JudgeVerdict.item_id == Item.id)
+        .join(Source, Item.source_id == Source.id)
+        .outerjoin(
+            Turn, (Turn.item_id == JudgeVerdict.item_id) & (Turn.index == JudgeVerdict.turn_index)
+        )
+        .where(_VERDICT_COUNTS)
+    )
+
+
+def judgment_rows(details: bool = False) -> Subquery:
+    """Every judgment of a bundle with :data:`COLUMNS` (and :data:`DETAIL_COLUMNS` with
+    ``details``), as a subquery to select from."""
+    return union_all(_prior_rows(details), _vote_rows(details), _verdict_rows(details)).subquery(
+        "judgments"
+    )
+
+
+def _narrow_stores() -> list[Any]:
+    """Each store's judgments with only ``origin``, ``kind``, ``item`` and ``derived``, without
+    joins (the joins of :func:`judgment_rows` are on required keys, so they keep the same
+    rows): what the inspector's counts per item need, one indexed query per store."""
+    return [
+        select(
+            literal(JudgmentOrigin.IMPORTED.value, String).label("origin"),
+            PriorJudgment.kind.label("kind"),
+            PriorJudgment.item_id.label("item"),
+            _prior_derived().label("derived"),
+        ),
+        select(
+            literal(JudgmentOrigin.CAMPAIGN.value, String).label("origin"),
+            literal(JudgmentKind.HUMAN.value, String).label("kind"),
+            Vote.item_id.label("item"),
+            false().label("derived"),
+        ).where(_VOTE_COUNTS),
+        select(
+            literal(JudgmentOrigin.JUDGE_RUN.value, String).label("origin"),
+            literal(JudgmentKind.JUDGE.value, String).label("kind"),
+            JudgeVerdict.item_id.label("item"),
+            false().label("derived"),
+        ).where(_VERDICT_COUNTS),
+    ]
+
+
+def narrow_judgment_rows() -> Subquery:
+    """:func:`_narrow_stores` as one subquery."""
+    return union_all(*_narrow_stores()).subquery("narrow_judgments")
+
+
+def _origin_order(rows: Subquery) -> Any:
+    return case(*((rows.c.origin == name, rank) for name, rank in _ORIGIN_ORDER.items()))
+
+
+def _where(rows: Subquery, filters: Sequence[OutcomeFilter | None]) -> list[Any]:
+    conditions: list[Any] = []
+    for one in filters:
+        conditions += (one or OutcomeFilter()).clauses(rows)
+    if not filters:
+        conditions += OutcomeFilter().clauses(rows)
+    return conditions
+
+
+def _pairwise(rows: Subquery) -> list[Any]:
+    return [rows.c.outcome.is_not(None), rows.c.model_a.is_not(None), rows.c.model_b.is_not(None)]
+
+
+def select_judgments(
+    *filters: OutcomeFilter | None,
+    columns: Sequence[str] = COLUMNS,
+    pairwise: bool = False,
+) -> Any:
+    """The statement reading ``columns`` of the judgments every filter keeps (all of them AND),
+    in stored order; ``pairwise`` keeps only outcomes between two named sides. Naming a
+    column of :data:`DETAIL_COLUMNS` adds the provenance columns to the read."""
+    rows = judgment_rows(details=any(name in DETAIL_COLUMNS for name in columns))
+    conditions = _where(rows, filters) + (_pairwise(rows) if pairwise else [])
+    return (
+        select(*(rows.c[name] for name in columns))
+        .where(*conditions)
+        .order_by(_origin_order(rows), rows.c.row_id)
+    )
+
+
+def read_judgments(
+    session: Session,
+    *filters: OutcomeFilter | None,
+    columns: Sequence[str] = COLUMNS,
+    pairwise: bool = False,
+) -> tuple[list[str], list[tuple[Any, ...]]]:
+    """The column names and rows of :func:`select_judgments`."""
+    result = session.execute(select_judgments(*filters, columns=columns, pairwise=pairwise))
+    return list(result.keys()), [tuple(row) for row in result]
+
+
+def distinct_values(
+    session: Session,
+    column: str,
+    *filters: OutcomeFilter | None,
+    pairwise: bool = False,
+) -> list[Any]:
+    """The values ``column`` takes among the judgments the filters keep (NULL left out), sorted;
+    one ``SELECT DISTINCT``."""
+    rows = judgment_rows()
+    conditions = _where(rows, filters) + (_pairwise(rows) if pairwise else [])
+    statement = select(rows.c[column]).where(*conditions, rows.c[column].is_not(None)).distinct()
+    return sorted(value for (value,) in session.execute(statement))
+
+
+def battle_counts(
+    session: Session,
+    *filters: OutcomeFilter | None,
+    decisive_weight: float | None = None,
+) -> list[tuple[str, str, str, float, int]]:
+    """Pairwise outcomes aggregated in SQL, one row per distinct (model_a, model_b, outcome):
+    the battles they stand for (``decisive_weight`` counts a "much better" verdict, strength 2
+    or more, as that many, WildVision-Bench's ``WEIGHT=3``) and the judgments behind them.
+    Rows come in the order each triple first appears among the stored judgments, so the models
+    are met in the same order as in a read of every judgment (Bradley-Terry's bootstrap numbers
+    its cells by that order)."""
+    rows = judgment_rows()
+    conditions = _where(rows, filters) + _pairwise(rows)
+    if decisive_weight is None:
+        weight: Any = literal(1.0, Float)
+    else:
+        weight = case(
+            (
+                and_(rows.c.outcome.in_(["a", "b"]), rows.c.strength >= 2),
+                literal(float(decisive_weight), Float),
+            ),
+            else_=literal(1.0, Float),
+        )
+    # a position in stored order: origin first, then the row's id within its store
+    position = _origin_order(rows) * literal(1 << 40, BigInteger) + rows.c.row_id
+    statement = (
+        select(rows.c.model_a, rows.c.model_b, rows.c.outcome, func.sum(weight), func.count())
+        .where(*conditions)
+        .group_by(rows.c.model_a, rows.c.model_b, rows.c.outcome)
+        .order_by(func.min(position))
+    )
+    return [
+        (a, b, outcome, float(total), int(judgments))
+        for a, b, outcome, total, judgments in session.execute(statement)
+    ]
+
+
+def counts_per_item(session: Session, ids: Sequence[int] | None = None) -> dict[int, int]:
+    """How many judgments each item has (of ``ids``, or of every item), derived ones included:
+    the inspector shows what is stored. Counted per store, so each count uses its item index."""
+    counts: dict[int, int] = {}
+    for store in _narrow_stores():
+        item = store.selected_columns.item
+        # the item column of the store's own table, which its index covers
+        column = item.element if hasattr(item, "element") else item
+        statement = store.with_only_columns(column, func.count()).where(column.is_not(None))
+        if ids is not None:
+            statement = statement.where(column.in_(list(ids)))
+        for found, count in session.execute(statement.group_by(column)):
+            counts[int(found)] = counts.get(int(found), 0) + int(count)
+    return counts
+
+
+@cache
+def _item_summary_statement() -> Any:
+    # built once: showing the next item runs it with a new id instead of composing the union
+    # again, which costs more than the query itself
+    rows = narrow_judgment_rows()
+    return (
+        select(rows.c.kind, func.count())
+        .where(rows.c.item == bindparam("item_id"))
+        .group_by(rows.c.kind)
+    )
+
+
+def judgments_of_item(session: Session, item_id: int) -> dict[str, int]:
+    """How many judgments of each kind (human, judge) one item has, derived ones included (the
+    inspector shows what is stored)."""
+    result = session.connection().execute(_item_summary_statement(), {"item_id": item_id})
+    return {str(kind): int(count) for kind, count in result}
+
+
+def kinds_per_item(session: Session, ids: Sequence[int] | None = None) -> dict[int, set[str]]:
+    """Which kinds of evaluator (human, judge) judged each item, per store on its item index."""
+    found: dict[int, set[str]] = {}
+    for store in _narrow_stores():
+        item, kind = store.selected_columns.item, store.selected_columns.kind
+        column = item.element if hasattr(item, "element") else item
+        statement = store.with_only_columns(column, kind).where(column.is_not(None)).distinct()
+        if ids is not None:
+            statement = statement.where(column.in_(list(ids)))
+        for value, name in session.execute(statement):
+            found.setdefault(int(value), set()).add(str(name))
+    return found
+
+
+def fingerprint(session: Session) -> tuple[int, ...]:
+    """A cheap fingerprint of the stored judgments: per store, the count and largest id of the
+    rows the read model shows (same conditions as :func:`judgment_rows`). It changes when a
+    judgment arrives or is retracted, and costs three index scans, not the union's joins."""
+    values: list[int] = []
+    for table, condition in (
+        (PriorJudgment, None),
+        (Vote, _VOTE_COUNTS),
+        (JudgeVerdict, _VERDICT_COUNTS),
+    ):
+        statement = select(func.count(table.id), func.max(table.id))
+        if condition is not None:
+            statement = statement.where(condition)
+        count, largest = session.execute(statement).one()
+        values += [int(count or 0), int(largest or 0)]
+    return tuple(values)
