@@ -164,11 +164,9 @@ class StallWatch:
         thread's CPU time in that gap is printed too, to tell computing from waiting).
 
         Above :data:`REGRESSION_BOUND` the test fails. Between the two it is reported as an
-        expected failure naming the figure: on the loaded 2-core machine the remaining gaps
-        (200-250 ms at load 9.5 on 2 cores, against 29 ms for an idle event loop in the same
-        conditions) are the GUI thread waiting for the GIL while the panels' workers read the
-        judgments (SQLAlchemy fetchall, pandas frame construction) and draw with Agg; see
-        docs/PERFORMANCE.md, "Event-loop stalls", for what is left to do (a worker process)."""
+        expected failure naming the figure: on a heavily loaded 2-core machine (load 8-9) the
+        gaps have exceeded the budget with the GUI thread using 1-10 ms of CPU, i.e. waiting for
+        the GIL held by the panels' workers; see docs/PERFORMANCE.md, "Event-loop stalls"."""
         assert len(self.wall_gaps) > 20
         longest = max(range(len(self.wall_gaps)), key=self.wall_gaps.__getitem__)
         wall, cpu = self.wall_gaps[longest], self.cpu_gaps[longest]
