@@ -99,3 +99,26 @@ def test_a_failed_vote_is_shown_and_stays_pending_until_saved(
         assert vote_count(other_writer) == 1
         assert view.task is not first and panel.message.text() == "Saved."
         view.end()
+
+
+def test_starting_on_a_locked_bundle_fails_with_one_line(
+    qtbot, bundle_path: Path, other_writer: sqlite3.Connection, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from workbench.errors import WorkbenchError
+    from workbench.gui.annotation.annotation_view import AnnotationView
+    from workbench.services.voting import AnnotationSession
+
+    monkeypatch.setattr(dialects, "BUSY_TIMEOUT_MS", 50)
+    monkeypatch.setattr(dialects, "BUSY_RETRY_DEADLINE_S", 0.2)
+    with Bundle.open(bundle_path) as bundle:
+        view = AnnotationView()
+        qtbot.addWidget(view)
+        session = AnnotationSession(bundle, "arena-battle", "ana")
+        other_writer.execute("BEGIN IMMEDIATE")
+        with pytest.raises(WorkbenchError, match="cannot start annotating: the bundle is busy"):
+            view.start(session)
+        assert not view.active
+        other_writer.execute("ROLLBACK")
+        view.start(session)
+        assert view.task is not None
+        view.end()

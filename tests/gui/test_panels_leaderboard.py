@@ -133,7 +133,7 @@ def test_an_empty_selection_is_explained_and_clears_the_table(qtbot, panel_windo
     assert not errors and sorted(row[0] for row in shown_rows(panel)) == ["m-a", "m-b", "m-c"]
     panel.source.setCurrentIndex(panel.source.findData("judge"))
     qtbot.waitUntil(lambda: bool(errors), timeout=10_000)
-    assert "no pairwise outcomes match" in errors[0]
+    assert "no pairwise judgments match" in errors[0]
     assert panel.model.rowCount() == 0 and panel.forest.figure is None
     assert panel.status.text().startswith("Cannot compute")
 

@@ -16,11 +16,39 @@ from typing import Any
 from sqlalchemy import select
 
 from tests.importers.canonical_helpers import item_line, write_jsonl
+from workbench.domain import ItemRecord, Origin, OutputRecord, TurnRecord
+from workbench.importers.base import Importer
+from workbench.plugins import Plugin, Registry
 from workbench.storage import Bundle
 from workbench.storage.models import Item
 
 #: spawn, not fork: the workers import the app fresh, as a second `workbench import` would
 CONTEXT = multiprocessing.get_context("spawn")
+
+
+class LateFailingImporter(Importer):
+    """Many items, then an output for an item that exists nowhere: a rejection only the writer
+    finds, after it has written for a while into the bundle it created."""
+
+    name = "late-failing"
+    version = "1"
+    description = "test importer"
+
+    def read(self, sources, report):  # type: ignore[no-untyped-def]
+        for number in range(3000):
+            yield ItemRecord(
+                source="late",
+                external_id=f"late-{number}",
+                turns=(TurnRecord(1, "What?"),),
+                origin=Origin("late.txt", number + 1),
+            )
+        yield OutputRecord(
+            source="late",
+            item_external_id="nowhere",
+            model="m",
+            text="x",
+            origin=Origin("late.txt"),
+        )
 
 
 def _import_when_told(bundle: str, source: str, go: str, marker: str, results: Any) -> None:
@@ -34,8 +62,18 @@ def _import_when_told(bundle: str, source: str, go: str, marker: str, results: A
     Path(marker + ".ready").touch()
     while not Path(go).exists():
         time.sleep(0.005)
+    registry = None
+    if source.endswith("late.txt"):
+        registry = Registry()
+        registry.add(Plugin("late", "1", "test", importers=(LateFailingImporter(),)))
     try:
-        result = import_files(bundle, [source], "jsonl", progress=progress)
+        result = import_files(
+            bundle,
+            [source],
+            "late-failing" if registry else "jsonl",
+            progress=progress,
+            plugins=registry,
+        )
         results.put((source, "ok", result.counts))
     except BaseException as error:  # the test wants to see whatever happened
         results.put((source, "error", f"{type(error).__name__}: {error}"))
@@ -95,6 +133,36 @@ def test_an_interrupted_import_keeps_the_bundle_another_import_wrote(tmp_path: P
     assert bundle.exists(), "the interrupted import removed a bundle the other one wrote"
     assert {"small-0", "small-1"} <= _items(bundle)
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".creating-")]
+
+
+def test_a_failed_import_keeps_the_bundle_another_import_wrote(tmp_path: Path) -> None:
+    """The late-failing import creates the bundle and writes for a while; the other import
+    lands meanwhile; then the first fails and must not take the other's rows with it."""
+    bundle = tmp_path / "shared.wbb"
+    late = tmp_path / "late" / "late.txt"
+    late.parent.mkdir()
+    late.write_text("anything")
+    small = _sources(tmp_path, "small", 2)
+    go_late, go_small = tmp_path / "go-late", tmp_path / "go-small"
+    results = CONTEXT.Queue()
+    failing = _start(bundle, late, go_late, "late-marker", results)
+    quick = _start(bundle, small, go_small, "small-marker", results)
+    go_late.touch()
+    deadline = time.monotonic() + 60
+    # the failing import has created its bundle file (at the path, or under a private name)
+    while not (bundle.exists() or any(tmp_path.glob(".*creating*"))):
+        assert time.monotonic() < deadline
+        time.sleep(0.002)
+    go_small.touch()
+    quick.join(60)
+    failing.join(60)
+    reported = [results.get(timeout=5) for _ in range(2)]
+    outcomes = {Path(source).parent.name: (status, detail) for source, status, detail in reported}
+    assert outcomes["late"][0] == "error" and "no item 'nowhere'" in outcomes["late"][1]
+    assert outcomes["small"][0] == "ok", outcomes["small"]
+    assert bundle.exists(), "the failed import removed a bundle the other one wrote"
+    assert _items(bundle) == {"small-0", "small-1"}
+    assert not [p.name for p in tmp_path.iterdir() if "creating" in p.name]
 
 
 def test_two_imports_creating_one_bundle_both_land(tmp_path: Path) -> None:

@@ -61,13 +61,12 @@ def test_sides_that_select_the_same_judgments_are_refused(bundle_path: Path) -> 
 
 
 _attribute = st.one_of(st.none(), st.sampled_from(["ocr", "chart"]))
+# two different models: the importer rejects a model judged against itself
+_sides = st.permutations(MODELS).map(lambda models: models[:2])
 _judgments = st.lists(
     st.tuples(
-        st.sampled_from(["human", "judge"]),
-        st.sampled_from(MODELS),
-        st.sampled_from(MODELS),
-        st.sampled_from(["a", "b", "tie", "both_bad"]),
-    ),
+        st.sampled_from(["human", "judge"]), _sides, st.sampled_from(["a", "b", "tie", "both_bad"])
+    ).map(lambda drawn: (drawn[0], *drawn[1], drawn[2])),
     min_size=1,
     max_size=6,
 )
@@ -111,9 +110,7 @@ def test_missing_attributes_never_break_an_analysis(items: list) -> None:
                 result = analysis.agreement(bundle, "human", "judge")
             except analysis.AnalysisError as error:
                 # the only refusals: a side with nothing, or nothing judged by both
-                assert "no pairwise outcomes" in str(error) or "no comparison in common" in str(
-                    error
-                )
+                assert "none match" in str(error) or "no comparison in common" in str(error)
             else:
                 categories = set(result.by_category["category"])
                 assert categories <= {None, "ocr", "chart"}

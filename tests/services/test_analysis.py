@@ -60,7 +60,7 @@ def test_default_anchor_is_the_most_compared_model(bundle: Bundle) -> None:
 def test_unknown_source_and_empty_selection_are_explained(bundle: Bundle) -> None:
     with pytest.raises(analysis.AnalysisError, match="unknown source"):
         analysis.leaderboard(bundle, analysis.LeaderboardRequest(source="robots"))
-    with pytest.raises(analysis.AnalysisError, match="no pairwise outcomes match"):
+    with pytest.raises(analysis.AnalysisError, match="no pairwise judgments match"):
         analysis.leaderboard(bundle, analysis.LeaderboardRequest(category="no-such-category"))
 
 
@@ -147,7 +147,7 @@ def test_agreement_between_chosen_sides_uses_the_cli_selectors(bundle: Bundle) -
     assert (result.side_a, result.side_b) == ("rater:r1", "rater:r2")
     # both humans prefer m-a to m-b on item "split", their only shared comparison
     assert expected.comparisons == 1 and result.by_majority["agreement"].tolist() == [1.0]
-    with pytest.raises(analysis.AnalysisError, match="side b: no pairwise outcomes match"):
+    with pytest.raises(analysis.AnalysisError, match="none match 'run:nobody'"):
         analysis.agreement(bundle, "human", "run:nobody")
 
 
@@ -186,9 +186,9 @@ def test_leaderboard_campaign_and_language_switches_filter_the_judgments(bundle:
     expected = engine_battles(bundle, OutcomeFilter(languages=(language,)))
     assert result.battles == len(expected) == (battles["language"] == language).sum()
     # the sample's votes are imported, none from a campaign
-    with pytest.raises(analysis.AnalysisError, match="no pairwise outcomes match"):
+    with pytest.raises(analysis.AnalysisError, match="no pairwise judgments match"):
         analysis.leaderboard(bundle, analysis.LeaderboardRequest(campaign="pilot", bootstrap=0))
-    with pytest.raises(analysis.AnalysisError, match="no pairwise outcomes match"):
+    with pytest.raises(analysis.AnalysisError, match="no pairwise judgments match"):
         analysis.leaderboard(bundle, analysis.LeaderboardRequest(language="Klingon", bootstrap=0))
 
 

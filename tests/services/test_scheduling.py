@@ -3,9 +3,13 @@
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import sys
 from collections import Counter
 from itertools import combinations
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -157,3 +161,54 @@ def test_same_seed_same_order_other_seed_other_order() -> None:
     assert schedule(7) == schedule(7)
     assert schedule(7) != schedule(8)
     assert sorted(map(repr, schedule(7))) != sorted(map(repr, schedule(8)))  # positions differ too
+
+
+def _sparse_eligibility(trial: int) -> dict[Slot, list]:
+    """Few contestants per slot, so the odd pairs fall into several components (where
+    networkx's subgraph views iterate a hash-ordered set)."""
+    draw = random.Random(trial)
+    models = [f"model-{n}" for n in range(draw.randint(2, 8))]
+    if draw.random() < 0.5:
+        models.append(REFERENCE)
+    return {
+        slot: draw.sample(models, draw.randint(0, min(3, len(models))))
+        for slot in slots(draw.randint(1, 25))
+    }
+
+
+def test_the_same_seed_gives_the_same_schedule_every_time() -> None:
+    for trial in range(1500):
+        comparisons = all_pairs(_sparse_eligibility(trial))
+        schedules = [counterbalance(comparisons, random.Random(trial)) for _ in range(3)]
+        assert schedules[0] == schedules[1] == schedules[2], trial
+
+
+_SCHEDULES_IN_A_FRESH_PROCESS = """
+import hashlib, random
+from workbench.services.scheduling import all_pairs, counterbalance
+from tests.services.test_scheduling import _sparse_eligibility
+
+digest = hashlib.sha256()
+for trial in range(300):
+    for task in counterbalance(all_pairs(_sparse_eligibility(trial)), random.Random(trial)):
+        digest.update(repr((task.slot, str(task.left), str(task.right))).encode())
+print(digest.hexdigest())
+"""
+
+
+def test_the_same_seed_gives_the_same_schedule_in_every_process() -> None:
+    """String hashes differ between processes (PYTHONHASHSEED): nothing in the schedule may
+    depend on them, or a campaign could not be re-derived from its seed elsewhere."""
+    root = Path(__file__).resolve().parents[2]
+    schedules = {
+        subprocess.run(
+            [sys.executable, "-c", _SCHEDULES_IN_A_FRESH_PROCESS],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=root,
+            env={**os.environ, "PYTHONHASHSEED": str(hash_seed)},
+        ).stdout
+        for hash_seed in (1, 2, 3, 4)
+    }
+    assert len(schedules) == 1

@@ -97,7 +97,7 @@ def test_leaderboard_reports_empty_selections_and_bad_anchors(
         [item_line("q1", [{"kind": "human", "model_a": "x", "model_b": "y", "outcome": "a"}])],
     )
     assert main(["leaderboard", str(bundle), "--source", "nowhere"]) == 1
-    assert "no pairwise outcomes match source=nowhere" in capsys.readouterr().err
+    assert "no pairwise judgments match source=nowhere" in capsys.readouterr().err
     assert main(["leaderboard", str(bundle), "--anchor", "x"]) == 1
     assert "MODEL=VALUE" in capsys.readouterr().err
     assert main(["leaderboard", str(bundle), "--anchor", "w=1000"]) == 1
@@ -170,7 +170,7 @@ def test_agreement_between_humans_and_a_judge_run(
     assert document["ranks"]["models"] == 3
 
     assert main(["agreement", str(judged_bundle), "--a", "human", "--b", "run:other"]) == 1
-    assert "side b: no pairwise outcomes match judge_run=other" in capsys.readouterr().err
+    assert "none match 'run:other'" in capsys.readouterr().err
     assert main(["agreement", str(judged_bundle), "--a", "human", "--b", "judge"]) == 0
     assert "Cohen's kappa" in capsys.readouterr().out
 

@@ -22,6 +22,7 @@ from workbench.errors import WorkbenchError
 from workbench.judge.cases import CaseTurn, ImageRef, JudgeCase
 from workbench.judge.templates import JudgeMode, JudgeTemplate
 from workbench.services.selection import REFERENCE_NAME, ItemSelection, resolve_items
+from workbench.storage.batching import chunked
 from workbench.storage.models import (
     Campaign,
     Caption,
@@ -35,8 +36,6 @@ from workbench.storage.models import (
     Source,
     Turn,
 )
-
-_CHUNK = 500
 
 
 class WorkListError(WorkbenchError):
@@ -128,10 +127,6 @@ class _Content:
     outputs: dict[tuple[int, str], str] = field(default_factory=dict)
 
 
-def _chunks(values: Sequence[int]) -> list[Sequence[int]]:
-    return [values[i : i + _CHUNK] for i in range(0, len(values), _CHUNK)]
-
-
 def _load_content(
     session: Session, item_ids: Sequence[int], template: JudgeTemplate, context: str
 ) -> _Content:
@@ -141,7 +136,7 @@ def _load_content(
         captions=defaultdict(list),
         images=defaultdict(list),
     )
-    for chunk in _chunks(sorted(item_ids)):
+    for chunk in chunked(sorted(item_ids)):
         for item_id, source, external_id, metadata in session.execute(
             select(Item.id, Source.name, Item.external_id, Item.metadata_)
             .join(Source)
@@ -157,7 +152,7 @@ def _load_content(
         ):
             content.turns[item_id].append((turn_id, index, prompt, focus))
             turn_ids.append(turn_id)
-        for turn_chunk in _chunks(turn_ids):
+        for turn_chunk in chunked(turn_ids):
             for turn_id, kind, text in session.execute(
                 select(Reference.turn_id, Reference.kind, Reference.text)
                 .where(Reference.turn_id.in_(turn_chunk))

@@ -865,11 +865,15 @@ def agreement(
     select_a, select_b = parse_selector(side_a), parse_selector(side_b)
     first_side = _pairwise(bundle, filters, select_a)
     second_side = _pairwise(bundle, filters, select_b)
-    for label, side, selector in (("a", first_side, select_a), ("b", second_side, select_b)):
+    for label, name, side, selector in (
+        ("a", side_a, first_side, select_a),
+        ("b", side_b, second_side, select_b),
+    ):
         if side.empty:
             wanted = replace(filters, **_set(selector))
             raise AnalysisError(
-                f"side {label}: {describe_empty(wanted, _available_sources(bundle))}"
+                f"agreement needs pairwise judgments on both sides: none match {name!r} "
+                f"(side {label}; {describe_empty(wanted, _available_sources(bundle))})"
             )
     first_side, second_side, overlap, kept_on = _without_overlap(
         first_side, second_side, (side_a, side_b)

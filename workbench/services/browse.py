@@ -9,7 +9,7 @@ open read session (``Bundle.read_session()``), which may be used from a worker t
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -18,6 +18,7 @@ from sqlalchemy import bindparam, exists, func, literal, or_, select, union
 from sqlalchemy.orm import Session
 
 from workbench.stats.agreement import disagreeing_comparisons
+from workbench.storage.batching import chunked
 from workbench.storage.bundle import Bundle
 from workbench.storage.judgments import (
     OutcomeFilter,
@@ -36,9 +37,6 @@ from workbench.storage.models import (
     Source,
     Turn,
 )
-
-#: SQLite refuses statements with more bound parameters than this (32766 since 3.32; stay low)
-_MAX_PARAMETERS = 900
 
 
 class ItemFlag(StrEnum):
@@ -199,11 +197,6 @@ class ItemDetail:
 # --- helpers ----------------------------------------------------------------------------------
 
 
-def _chunks(values: Sequence[int], size: int = _MAX_PARAMETERS) -> Iterable[Sequence[int]]:
-    for start in range(0, len(values), size):
-        yield values[start : start + size]
-
-
 def _like_pattern(text: str) -> str:
     escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     return f"%{escaped}%"
@@ -216,7 +209,7 @@ def _count_by_item(session: Session, statement: Any, ids: Sequence[int] | None) 
     if ids is None:
         counts.update(dict(session.execute(statement).all()))
         return counts
-    for chunk in _chunks(ids):
+    for chunk in chunked(ids):
         restricted = statement.where(statement.selected_columns[0].in_(chunk))
         counts.update(dict(session.execute(restricted).all()))
     return counts
@@ -238,7 +231,7 @@ def _judgment_counts(session: Session, ids: Sequence[int] | None) -> Counter[int
     if ids is None:
         counts.update(counts_per_item(session))
         return counts
-    for chunk in _chunks(ids):
+    for chunk in chunked(ids):
         counts.update(counts_per_item(session, chunk))
     return counts
 
@@ -247,7 +240,7 @@ def _ids_where(session: Session, statement: Any, ids: Sequence[int] | None) -> s
     if ids is None:
         return set(session.scalars(statement))
     found: set[int] = set()
-    for chunk in _chunks(ids):
+    for chunk in chunked(ids):
         found.update(session.scalars(statement.where(statement.selected_columns[0].in_(chunk))))
     return found
 
@@ -283,7 +276,7 @@ def _disagreement_items(session: Session, ids: Sequence[int] | None) -> set[int]
     kinds = kinds_per_item(session, ids)
     both = sorted(item for item, found in kinds.items() if {"human", "judge"} <= found)
     disagreeing: set[int] = set()
-    for chunk in _chunks(both):
+    for chunk in chunked(both):
         frame = judgments_frame(session, OutcomeFilter(items=tuple(chunk)), pairwise=True)
         humans, judges = frame[frame["kind"] == "human"], frame[frame["kind"] == "judge"]
         if humans.empty or judges.empty:
@@ -402,7 +395,7 @@ def item_rows(session: Session, ids: Sequence[int]) -> list[ItemRow]:
     if not ids:
         return []
     basics: dict[int, Any] = {}
-    for chunk in _chunks(ids):
+    for chunk in chunked(ids):
         statement = (
             select(
                 Item.id,

@@ -144,7 +144,7 @@ def describe_empty(filters: OutcomeFilter, available: Iterable[str]) -> str:
     """A user-facing explanation of why a selection is empty."""
     known = ", ".join(sorted(set(available))) or "none"
     return (
-        f"no pairwise outcomes match {filters.describe()} (sources with judgments in the "
+        f"no pairwise judgments match {filters.describe()} (sources with judgments in the "
         f"bundle: {known})"
     )
 

@@ -26,7 +26,9 @@ from sqlalchemy.orm import Session
 from workbench.services.campaign_errors import PackError
 from workbench.services.campaigns import find_annotator, find_campaign
 from workbench.services.voting import lease_pairs, lease_setting, open_pairs, release_leases
+from workbench.storage.batching import chunked
 from workbench.storage.bundle import Bundle, remove_bundle_files
+from workbench.storage.copier import PACK_POLICY, VOTE_CONTENT, content_key, portable
 from workbench.storage.counters import counting, rebuild_counters
 from workbench.storage.models import (
     Annotator,
@@ -56,16 +58,9 @@ DEFAULT_PACK_LEASE = timedelta(days=14)
 PACK_LEASE_SETTING = "pack_lease_days"
 
 #: the vote fields a merge compares and copies (ids are mapped to the target bundle's)
-_VOTE_FIELDS = (
-    "criterion",
-    "choice",
-    "grade",
-    "comment",
-    "skip_reason",
-    "shown_at",
-    "cast_at",
-    "duration_ms",
-)
+_VOTE_FIELDS = VOTE_CONTENT
+#: how a vote the pack and the bundle both hold is settled
+_VOTE_RULE = PACK_POLICY.rule("votes")
 
 
 @dataclass(frozen=True)
@@ -385,16 +380,6 @@ def export_pack(
 # --- merge -------------------------------------------------------------------------------------
 
 
-def _normal(value: Any) -> Any:
-    if isinstance(value, datetime):
-        return value.replace(tzinfo=None).isoformat() if value.tzinfo else value.isoformat()
-    return value
-
-
-def _content_key(values: dict[str, Any]) -> str:
-    return json.dumps([_normal(values[name]) for name in _VOTE_FIELDS], default=str)
-
-
 @dataclass
 class _PackVote:
     uuid: str
@@ -517,9 +502,7 @@ def merge_pack(bundle: Bundle, pack_path: str | Path) -> MergeReport:
             report.annotators_added.append(handle)
         session.flush()
         existing: dict[str, Vote] = {}
-        uuids = [vote.uuid for vote in pack_votes]
-        for start in range(0, len(uuids), 500):
-            chunk = uuids[start : start + 500]
+        for chunk in chunked([vote.uuid for vote in pack_votes]):
             existing.update(
                 (vote.uuid, vote)
                 for vote in session.scalars(select(Vote).where(Vote.uuid.in_(chunk)))
@@ -571,10 +554,11 @@ def _release_pack_leases(session: Session, answered: set[tuple[int, int]]) -> No
 
 
 def _reconcile(stored: Vote, pack_vote: _PackVote, report: MergeReport, sequence: int) -> None:
-    """Bring a vote both sides hold to the same state whichever side is merged first."""
-    changed = False
-    ours = {name: getattr(stored, name) for name in _VOTE_FIELDS}
-    if _content_key(ours) != _content_key(pack_vote.values):
+    """Bring a vote both sides hold to the same state whichever side is merged first (the
+    copier's vote policy: smaller content wins, the earliest retraction wins)."""
+    ours = {name: getattr(stored, name) for name in _VOTE_RULE.mutable}
+    theirs = {**pack_vote.values, "retracted_at": pack_vote.retracted_at}
+    if content_key(ours, _VOTE_FIELDS) != content_key(theirs, _VOTE_FIELDS):
         report.conflicts.append(
             MergeConflict(
                 "changed_vote",
@@ -585,17 +569,12 @@ def _reconcile(stored: Vote, pack_vote: _PackVote, report: MergeReport, sequence
                 "sorts first was kept",
             )
         )
-        if _content_key(pack_vote.values) < _content_key(ours):
-            for name, value in pack_vote.values.items():
-                setattr(stored, name, value)
-            changed = True
-    retractions = [t for t in (stored.retracted_at, pack_vote.retracted_at) if t is not None]
-    earliest = min(retractions, key=_normal) if retractions else None
-    if _normal(earliest) != _normal(stored.retracted_at):
-        stored.retracted_at = earliest
+    updates = _VOTE_RULE.resolve(ours, theirs)
+    for name, value in updates.items():
+        setattr(stored, name, portable(value))
+    if "retracted_at" in updates:
         report.retractions += 1
-        changed = True
-    if not changed:
+    if not updates:
         report.unchanged += 1
 
 

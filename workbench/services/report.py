@@ -28,7 +28,6 @@ from workbench.services.outcomes import (
     answer_style_features,
     judgments_frame,
     pairwise_outcomes,
-    parse_selector,
 )
 from workbench.stats.agreement import (
     agreement_summary,
@@ -358,8 +357,9 @@ def _randomized(outcomes: pd.DataFrame) -> tuple[list[str], list[str]]:
 
 def _agreement_section(content: ReportContent, outcomes: pd.DataFrame) -> None:
     request = content.request
-    side_a = parse_selector(HUMAN_SIDE).apply(outcomes)
-    side_b = parse_selector(JUDGE_SIDE).apply(outcomes)
+    # the report's sides are the two kinds (the agreement selectors "human" and "judge")
+    side_a = outcomes[outcomes["kind"] == HUMAN_SIDE].reset_index(drop=True)
+    side_b = outcomes[outcomes["kind"] == JUDGE_SIDE].reset_index(drop=True)
     if side_a.empty or side_b.empty:
         content.missing["agreement"] = (
             "Human vs judge needs human and judge judgments of the same comparisons; "
@@ -654,8 +654,7 @@ def build_report(
 
     step("judgments")
     with bundle.read_session() as session:
-        everything = judgments_frame(session)
-    judgments = request.filters.apply(everything).reset_index(drop=True)
+        judgments = judgments_frame(session, request.filters)
     battles = pairwise_outcomes(judgments)
     if battles.empty:
         raise ReportError(f"no pairwise judgments match {request.filters.describe()}")

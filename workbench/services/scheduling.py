@@ -217,7 +217,13 @@ def _extra_left(odd_pairs: Sequence[tuple[Contestant, Contestant]], rng: random.
     )
     for nodes in components:
         start = nodes[rng.randrange(len(nodes))]
-        circuit = list(nx.eulerian_circuit(graph.subgraph(nodes), source=start))
+        # A fresh graph with the edges in the big graph's (insertion) order: networkx's subgraph
+        # views iterate a set of the nodes, whose order follows hashes (per-process for strings,
+        # per-object for the padding node), which made the same seed give another schedule.
+        members = set(nodes)
+        component = nx.Graph()
+        component.add_edges_from(edge for edge in graph.edges() if edge[0] in members)
+        circuit = list(nx.eulerian_circuit(component, source=start))
         if rng.random() < 0.5:
             circuit = [(v, u) for u, v in reversed(circuit)]
         for left, right in circuit:

@@ -16,12 +16,11 @@ from workbench.domain.judgments import REFERENCE_SIDE
 from workbench.domain.protocols import AnnotationProtocol, Display
 from workbench.services.campaign_errors import SelectionError
 from workbench.services.scheduling import REFERENCE, Contestant, Slot, contestant_key
+from workbench.storage.batching import chunked
 from workbench.storage.models import Item, Model, Output, Reference, Source, Turn
 
 #: how users name the reference answer where a model name is expected (the judgments' name too)
 REFERENCE_NAME = REFERENCE_SIDE
-
-_MAX_PARAMETERS = 900
 
 
 @dataclass(frozen=True)
@@ -47,10 +46,6 @@ class Eligibility:
 
     contestants: dict[Slot, list[Contestant]]
     item_ids: dict[Slot, int]
-
-
-def _chunks(values: Sequence[int]) -> list[Sequence[int]]:
-    return [values[i : i + _MAX_PARAMETERS] for i in range(0, len(values), _MAX_PARAMETERS)]
 
 
 def _item_rows(session: Session, selection: ItemSelection) -> list[tuple[int, str, str]]:
@@ -97,7 +92,7 @@ def resolve_items(session: Session, selection: ItemSelection) -> list[SelectedIt
     rows = _item_rows(session, selection)
     turns: dict[int, list[int]] = defaultdict(list)
     referenced: dict[int, set[int]] = defaultdict(set)
-    for chunk in _chunks([row[0] for row in rows]):
+    for chunk in chunked([row[0] for row in rows]):
         for item_id, index in session.execute(
             select(Turn.item_id, Turn.index).where(Turn.item_id.in_(chunk))
         ):
@@ -125,7 +120,7 @@ def _answered_turns(
     session: Session, items: Sequence[SelectedItem], context: str
 ) -> dict[tuple[int, str], set[int]]:
     answered: dict[tuple[int, str], set[int]] = defaultdict(set)
-    for chunk in _chunks([item.id for item in items]):
+    for chunk in chunked([item.id for item in items]):
         statement = (
             select(Turn.item_id, Turn.index, Model.name)
             .join(Output, Output.turn_id == Turn.id)

@@ -35,6 +35,9 @@ from workbench.storage.errors import (
 SQLITE = "sqlite"
 POSTGRESQL = "postgresql"
 BUSY_TIMEOUT_MS = 10_000
+#: bound parameters one statement may carry on every backend: SQLite before 3.32 refuses more
+#: than 999 (32766 since), PostgreSQL 65535; ``IN`` lists are cut to this (storage.batching)
+MAX_PARAMETERS = 900
 #: how long a writer keeps retrying BEGIN IMMEDIATE on a busy SQLite file before giving up
 BUSY_RETRY_DEADLINE_S = 60.0
 CONNECT_TIMEOUT_S = 10

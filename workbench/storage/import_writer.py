@@ -24,6 +24,7 @@ from workbench import __version__
 from workbench.domain import ImageRecord, ItemRecord, JudgmentRecord, ModelRecord, OutputRecord
 from workbench.importers.base import ImportReport, Record
 from workbench.importers.images import PreparedImage
+from workbench.storage.batching import chunked
 from workbench.storage.models import (
     Caption,
     Image,
@@ -39,6 +40,7 @@ from workbench.storage.models import (
     Turn,
 )
 
+#: item rows per INSERT ... RETURNING statement
 CHUNK = 500
 
 
@@ -66,11 +68,6 @@ def find_import(session: Session, importer: str, fingerprint: str) -> Import | N
 
 #: Images inserted by one statement: their bytes are all held while it runs.
 IMAGES_PER_STATEMENT = 32
-
-
-def _chunks(values: Sequence[Any], size: int = CHUNK) -> Iterable[Sequence[Any]]:
-    for start in range(0, len(values), size):
-        yield values[start : start + size]
 
 
 class ImportWriter:
@@ -182,7 +179,7 @@ class ImportWriter:
     def _store_images(self, images: Mapping[str, PreparedImage]) -> dict[str, int]:
         by_hash = {image.sha256: image for image in images.values()}
         known: dict[str, int] = {}
-        for chunk in _chunks(sorted(by_hash)):
+        for chunk in chunked(sorted(by_hash)):
             known.update(
                 self.session.execute(
                     select(Image.sha256, Image.id).where(Image.sha256.in_(chunk))
@@ -191,7 +188,7 @@ class ImportWriter:
         # Many rows per statement, and only a few images' bytes read back at a time.
         table = Image.__table__
         statement = insert(table).returning(table.c.sha256, table.c.id)
-        for chunk in _chunks(sorted(by_hash.keys() - known.keys()), IMAGES_PER_STATEMENT):
+        for chunk in chunked(sorted(by_hash.keys() - known.keys()), IMAGES_PER_STATEMENT):
             rows = []
             for sha in chunk:
                 image = by_hash[sha]
@@ -291,7 +288,7 @@ class ImportWriter:
         source_names = {source_id: name for name, source_id in self._source_ids.items()}
         table = Item.__table__
         statement = insert(table).returning(table.c.id, table.c.source_id, table.c.external_id)
-        for chunk in _chunks(new_items):
+        for chunk in chunked(new_items, CHUNK):
             rows = [
                 {
                     "source_id": self._source_ids[record.source],
@@ -312,7 +309,7 @@ class ImportWriter:
 
     def _turn_ids(self, item_ids: set[int]) -> dict[tuple[int, int], int]:
         found: dict[tuple[int, int], int] = {}
-        for chunk in _chunks(sorted(item_ids)):
+        for chunk in chunked(sorted(item_ids)):
             rows = self.session.execute(
                 select(Turn.item_id, Turn.index, Turn.id).where(Turn.item_id.in_(chunk))
             )
@@ -320,7 +317,7 @@ class ImportWriter:
         return found
 
     def _executemany(self, table: type, rows: list[dict[str, Any]], counter: str) -> None:
-        for chunk in _chunks(rows, 5000):
+        for chunk in chunked(rows, 5000):
             self.session.execute(insert(table), list(chunk))
         self.counts[counter] += len(rows)
 
@@ -340,7 +337,7 @@ class ImportWriter:
         """How many turns each of ``item_ids`` has (items of this import and earlier ones)."""
         counts: dict[int, int] = {}
         ids = sorted(item_ids)
-        for chunk in _chunks(ids):
+        for chunk in chunked(ids):
             counts.update(
                 self.session.execute(
                     select(Turn.item_id, func.count())
@@ -373,7 +370,7 @@ class ImportWriter:
             wanted[key] = output
         existing: dict[tuple[int, int, str], tuple[int, str]] = {}
         turn_list = sorted({turn_id for turn_id, _, _ in wanted})
-        for chunk in _chunks(turn_list):
+        for chunk in chunked(turn_list):
             rows = self.session.execute(
                 select(
                     Output.turn_id, Output.model_id, Output.context, Output.id, Output.text

@@ -6,18 +6,17 @@ transaction that either lands whole or not at all.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Connection, Table, and_, delete, func, insert, select, text, update
 from sqlalchemy.exc import DBAPIError
 
+from workbench.storage.batching import chunked
+from workbench.storage.copier import SYNC_POLICY, TableRule, digest, normal, portable
 from workbench.storage.counters import rebuild_counters
 from workbench.storage.errors import BundleError
 from workbench.storage.models import Base
@@ -30,8 +29,6 @@ BATCH_ROWS = 1000
 IMAGE_BATCH_BYTES = 32 * 1024 * 1024
 
 Progress = Callable[[str, int, int], None]
-#: (target's values, source's values) of a table's mutable columns -> the updates to apply
-Resolver = Callable[[Mapping[str, Any], Mapping[str, Any]], dict[str, Any]]
 
 
 class TransferError(BundleError):
@@ -46,72 +43,8 @@ class TransferConflictError(TransferError):
     """A row exists on both sides under one natural key with different content."""
 
 
-def _keep_target(_target: Mapping[str, Any], _source: Mapping[str, Any]) -> dict[str, Any]:
-    return {}
-
-
-def _first_set(target: Mapping[str, Any], source: Mapping[str, Any]) -> dict[str, Any]:
-    """A value set on either side wins over an unset one (a retraction is never undone)."""
-    return {
-        name: value
-        for name, value in source.items()
-        if target.get(name) is None and value is not None
-    }
-
-
-def _newer_run(target: Mapping[str, Any], source: Mapping[str, Any]) -> dict[str, Any]:
-    """A judge run resumed on one side: the state of the run that finished last wins."""
-    theirs, ours = source.get("finished_at"), target.get("finished_at")
-    if theirs is not None and (ours is None or _utc(theirs) > _utc(ours)):
-        return {
-            name: value
-            for name, value in source.items()
-            if _normal(value) != _normal(target.get(name))
-        }
-    return {}
-
-
-@dataclass(frozen=True)
-class TableRule:
-    """How rows of one table are matched. ``key`` names the natural key (None: the whole
-    content is the key, so identical rows pair up one to one); ``mutable`` columns may differ
-    between the sides without a conflict and ``resolve`` says what the target then keeps."""
-
-    key: tuple[str, ...] | None
-    mutable: tuple[str, ...] = ()
-    resolve: Resolver = _keep_target
-
-
-#: every table a bundle copies, with its natural key; a test checks that none is missing
-RULES: dict[str, TableRule] = {
-    "bundle_info": TableRule(("key",)),
-    "sources": TableRule(("name",), ("created_at",)),
-    "imports": TableRule(("importer", "fingerprint")),
-    "import_files": TableRule(None),
-    # the same item or output may have come in through different imports on the two sides
-    "items": TableRule(("source_id", "external_id"), ("import_id",)),
-    "turns": TableRule(("item_id", "index")),
-    "images": TableRule(("sha256",)),
-    "item_images": TableRule(("item_id", "position")),
-    "captions": TableRule(None),
-    "references": TableRule(None),
-    "models": TableRule(("name",)),
-    "outputs": TableRule(("turn_id", "model_id", "context"), ("import_id",)),
-    "prior_judgments": TableRule(None),
-    "annotators": TableRule(("handle",), ("created_at",)),
-    "campaigns": TableRule(("name",)),
-    "scheduled_pairs": TableRule(("campaign_id", "sequence")),
-    "votes": TableRule(("uuid",), ("retracted_at",), _first_set),
-    "judge_runs": TableRule(
-        ("name",),
-        ("base_url", "parameters", "budget", "status", "started_at", "finished_at"),
-        _newer_run,
-    ),
-    "judge_verdicts": TableRule(None),
-    "adjudications": TableRule(("pair_id", "criterion")),
-    # a cache: two sides may hold different answers to one request; either serves
-    "response_cache": TableRule(("request_hash",), ("response_text", "usage", "created_at")),
-}
+#: push/pull's rule per table (the policy lives with the normaliser, in storage/copier.py)
+RULES: Mapping[str, TableRule] = SYNC_POLICY.rules
 
 #: tables whose rows only mean something on the database they were written in (hand-out leases)
 TRANSIENT_TABLES = frozenset({"pair_leases"})
@@ -168,40 +101,6 @@ def copied_tables() -> list[Table]:
     if missing:
         raise AssertionError(f"no transfer rule for table(s) {', '.join(missing)}")
     return [table for table in Base.metadata.sorted_tables if table.name in RULES]
-
-
-# --- values ------------------------------------------------------------------------------------
-
-
-def _utc(value: datetime) -> datetime:
-    # SQLite keeps no offset (the app writes UTC); PostgreSQL answers in the session's zone
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-
-
-def _portable(value: Any) -> Any:
-    """A value as it is written to either dialect: datetimes in UTC with their offset."""
-    return _utc(value) if isinstance(value, datetime) else value
-
-
-_PLAIN_TYPES = frozenset({str, int, bool})
-
-
-def _normal(value: Any) -> Any:
-    """A value in a form that compares equal across dialects (and hashes)."""
-    if value is None or type(value) in _PLAIN_TYPES:  # most values: checked once, first
-        return value
-    if isinstance(value, datetime):
-        return _utc(value).isoformat()
-    if isinstance(value, dict | list):
-        return json.dumps(value, sort_keys=True, default=str)
-    if isinstance(value, float):
-        return repr(value)
-    return value
-
-
-def _digest(values: Sequence[Any]) -> str:
-    encoded = json.dumps([_normal(value) for value in values], default=str)
-    return hashlib.sha256(encoded.encode()).hexdigest()
 
 
 # --- the copier --------------------------------------------------------------------------------
@@ -268,7 +167,7 @@ class _Copier:
         }
 
         def key_of(row: Mapping[Any, Any]) -> tuple[Any, ...]:
-            return tuple(_normal(row[name]) for name in key_columns)
+            return tuple(normal(row[name]) for name in key_columns)
 
         # what the target holds, by natural key (a list: content keys may repeat)
         index: dict[tuple[Any, ...], list[_Existing]] = defaultdict(list)
@@ -276,7 +175,7 @@ class _Copier:
             index[key_of(stored)].append(
                 _Existing(
                     stored["id"] if has_id else key_of(stored),
-                    _digest([stored[c] for c in fixed]),
+                    digest([stored[c] for c in fixed]),
                     {c: stored[c] for c in rule.mutable},
                 )
             )
@@ -302,7 +201,7 @@ class _Copier:
                 existing = candidates[position]
                 if has_id:
                     self.id_maps[table.name][row["id"]] = existing.id
-                if existing.digest != _digest([row[c] for c in fixed]):
+                if existing.digest != digest([row[c] for c in fixed]):
                     self._conflict(table, key_columns, fixed, row, existing)
                 updates = rule.resolve(existing.mutable, {c: row[c] for c in rule.mutable})
                 if updates:
@@ -332,7 +231,7 @@ class _Copier:
                         f"{table.name} row {row.get('id')} names {parent} row {value}, which "
                         "the source bundle does not hold; run a check of the source bundle"
                     ) from None
-        return {name: _portable(value) for name, value in row.items()}
+        return {name: portable(value) for name, value in row.items()}
 
     def _conflict(
         self,
@@ -347,7 +246,7 @@ class _Copier:
         )
         theirs = self.target.execute(select(*[table.c[c] for c in fixed]).where(where)).mappings()
         target_row = theirs.one()
-        differing = [c for c in fixed if _normal(target_row[c]) != _normal(row[c])]
+        differing = [c for c in fixed if normal(target_row[c]) != normal(row[c])]
         key = ", ".join(f"{c}={row[c]!r}" for c in key_columns)
         raise TransferConflictError(
             f"{table.name} ({key}) differs between the two bundles in "
@@ -411,10 +310,10 @@ class _Copier:
     def _insert_blob_batch(
         self, table: Table, blob: str, batch: list[dict[str, Any]], counts: TableCounts
     ) -> None:
-        ids = [row["id"] for row in batch]
-        data = dict(
-            self.source.execute(select(table.c.id, table.c[blob]).where(table.c.id.in_(ids))).all()
-        )
+        data: dict[Any, bytes] = {}
+        for ids in chunked([row["id"] for row in batch]):
+            statement = select(table.c.id, table.c[blob]).where(table.c.id.in_(ids))
+            data.update((row_id, value) for row_id, value in self.source.execute(statement))
         for row in batch:
             row[blob] = data[row["id"]]
             self.report.image_bytes += len(row[blob])

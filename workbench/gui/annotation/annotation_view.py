@@ -140,7 +140,16 @@ class AnnotationView(QWidget):
         self._layout.addWidget(self.answer_panel)
         self.help_overlay = HelpOverlay(protocol, self, session.guidelines)
         self._set_enabled(True)
-        self._show(session.next_task())
+        try:
+            first = session.next_task()
+        except WorkbenchError:
+            self.end()
+            raise
+        except Exception as error:  # a locked or unreachable bundle: one line, no traceback
+            log.error("starting the annotation session failed", exc_info=error)
+            self.end()
+            raise WorkbenchError(f"cannot start annotating: {failure_reason(error)}") from None
+        self._show(first)
         self.setFocus()
         if session.guidelines is not None:
             self.help_overlay.toggle()  # the guidelines are read before the first task
