@@ -83,6 +83,13 @@ def _figures(work: Path) -> list[Figure]:
             needs_display=True,
         ),
         Figure(
+            "first-paint",
+            "first_paint.py",
+            "process start to the first item painted, against a bare PySide6 window",
+            quick=("--items", "5000", "--models", "8"),
+            needs_display=True,
+        ),
+        Figure(
             "annotators",
             "annotator_load.py",
             "concurrent annotators on one campaign (SQLite; PostgreSQL when a server is given)",

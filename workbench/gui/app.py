@@ -267,12 +267,23 @@ def run_app(
     _choose_platform(screenshot is not None, bundle_path)
     app = _application()
 
-    from workbench.gui.event_loop import prepare_judge_runtime_in_background, run_shared_loop
+    from workbench.gui.event_loop import (
+        favour_the_event_loop,
+        prepare_judge_runtime_in_background,
+        run_shared_loop,
+    )
+    from workbench.gui.first_paint import when_items_painted
     from workbench.gui.locations import display_location
     from workbench.gui.main_window import WINDOW_SIZE, MainWindow
 
+    favour_the_event_loop()
     window = MainWindow(persist_layout=screenshot is None, read_only=screenshot is not None)
     shown = window  # what a screenshot renders: the window, or a dialog of the page
+
+    def start_judge_preparation() -> None:
+        if screenshot is None:
+            prepare_judge_runtime_in_background()
+
     try:
         window.open_bundle(bundle_path)
         if item is not None and not window.go_to_item(item):
@@ -298,9 +309,10 @@ def run_app(
         window.report_open_failure(error)
         return run_shared_loop(app)
 
+    # the judge's HTTP stack loads once the first items are on screen, not before
+    when_items_painted(window.item_list.ui.itemTable, lambda _at: start_judge_preparation())
     if screenshot is None:
         window.show()
-        prepare_judge_runtime_in_background()
         return run_shared_loop(app)
 
     return _take_screenshot(window, screenshot, size or WINDOW_SIZE, shown)

@@ -8,6 +8,7 @@ import logging
 import traceback
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction
@@ -32,10 +33,11 @@ from PySide6.QtWidgets import (
 from workbench.errors import WorkbenchError
 from workbench.gui.background import BackgroundRunner
 from workbench.gui.locations import default_output, display_location
-from workbench.services.analysis import AnalysisChoices, analysis_choices
-from workbench.services.outcomes import OutcomeFilter
-from workbench.services.report import DEFAULT_BOOTSTRAP_ROUNDS, STEPS, ReportRequest
-from workbench.services.report_html import write_report
+
+if TYPE_CHECKING:  # the report's modules load matplotlib and networkx: imported when used, so
+    # the main window (which adds the menu entry at start-up) paints without them
+    from workbench.services.analysis import AnalysisChoices
+    from workbench.services.report import ReportRequest
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +56,8 @@ class ReportDialog(QDialog):
     written = Signal(object)  # Path
 
     def __init__(self, bundle: str | Path, parent: QWidget | None = None) -> None:
+        from workbench.services.report import DEFAULT_BOOTSTRAP_ROUNDS, STEPS
+
         super().__init__(parent)
         self.setWindowTitle("Export report")
         self.setMinimumWidth(560)
@@ -114,6 +118,7 @@ class ReportDialog(QDialog):
         self.runner.run(self._choices, self._fill_choices, lambda _error: None)
 
     def _choices(self) -> AnalysisChoices:
+        from workbench.services.analysis import analysis_choices
         from workbench.storage import Bundle
 
         with Bundle.open(self.bundle, migrate=False) as bundle:
@@ -136,6 +141,9 @@ class ReportDialog(QDialog):
             self.out_edit.setText(name)
 
     def request(self) -> ReportRequest:
+        from workbench.services.outcomes import OutcomeFilter
+        from workbench.services.report import ReportRequest
+
         chosen = {
             name: (combo.currentText().strip(),)
             for name, combo in self.combos.items()
@@ -152,6 +160,8 @@ class ReportDialog(QDialog):
         return self._running
 
     def start(self) -> None:
+        from workbench.services.report_html import write_report
+
         target = self.out_edit.text().strip()
         if not target:
             self._show_problem("Choose the file to write the report to.", "")

@@ -14,6 +14,7 @@ import pandas as pd
 from workbench.errors import WorkbenchError
 from workbench.plugins import registry
 from workbench.services.browse import ItemFlag, item_flags
+from workbench.services.judgment_activity import judgment_activity  # noqa: F401 - re-exported
 from workbench.services.outcomes import (
     IMPORTED,
     OutcomeFilter,
@@ -38,7 +39,7 @@ from workbench.stats.preferences import PREFERENCES
 from workbench.stats.weighting import WILDVISION_DECISIVE_WEIGHT, weight_by_strength
 from workbench.stats.winrate import pairwise_win_fraction
 from workbench.storage.bundle import Bundle
-from workbench.storage.judgments import battle_counts, distinct_values, fingerprint
+from workbench.storage.judgments import battle_counts, distinct_values
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -79,13 +80,6 @@ def _filter_for(source: str, category: str | None, criterion: str | None) -> Out
         categories=(category,) if category else (),
         criteria=(criterion,) if criterion else (),
     )
-
-
-def judgment_activity(bundle: Bundle) -> tuple[int, ...]:
-    """A cheap fingerprint of the bundle's judgments (count and largest id per store of the
-    judgments the read model shows): it changes when a judgment arrives or is retracted."""
-    with bundle.read_session() as session:
-        return fingerprint(session)
 
 
 def _pairwise(bundle: Bundle, *filters: OutcomeFilter | None) -> pd.DataFrame:

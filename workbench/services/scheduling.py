@@ -22,8 +22,6 @@ from enum import Enum, StrEnum
 from itertools import combinations
 from typing import Literal
 
-import networkx as nx
-
 
 class Pairing(StrEnum):
     """How the comparisons of a campaign are drawn."""
@@ -199,6 +197,8 @@ def _extra_left(odd_pairs: Sequence[tuple[Contestant, Contestant]], rng: random.
     even, so each component has an Euler circuit. Walking it, every node is left as often as it
     is entered; dropping the extra node's edges (at most one per node) leaves imbalances of one.
     """
+    import networkx as nx  # on first use: importing the CLI or an export must not load it
+
     padding = object()
 
     def node_key(node: object) -> tuple[int, str]:

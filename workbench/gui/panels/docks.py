@@ -1,24 +1,47 @@
 """Creates the analysis docks in the main window, lists them in the View menu, and hands them
-the open bundle; one watcher tells them all when judgments arrive."""
+the open bundle; one watcher tells them all when judgments arrive.
+
+A panel is built the first time its dock is shown (or the panel is asked for): the panels
+bring the statistics, plotting and graph stacks (pandas, scipy, matplotlib, networkx), which
+the window and its item list must not wait for (issue 22, a fast first paint)."""
 
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QWidget
 
 from workbench.gui.background import BackgroundRunner
-from workbench.gui.panels.agreement_panel import AgreementPanel
-from workbench.gui.panels.failures_panel import FailuresPanel
-from workbench.gui.panels.graph_panel import GraphPanel
-from workbench.gui.panels.leaderboard_panel import LeaderboardPanel
 from workbench.gui.panels.watcher import JudgmentWatcher
 from workbench.gui.selection import SelectionModel
-from workbench.services.analysis import AnalysisChoices, analysis_choices
 from workbench.storage import Bundle
 
+if TYPE_CHECKING:
+    from workbench.gui.panels.agreement_panel import AgreementPanel
+    from workbench.gui.panels.failures_panel import FailuresPanel
+    from workbench.gui.panels.graph_panel import GraphPanel
+    from workbench.gui.panels.leaderboard_panel import LeaderboardPanel
+    from workbench.services.analysis import AnalysisChoices
+
+#: dock name -> title, in View-menu order
+PANEL_TITLES = {
+    "leaderboard": "Leaderboard",
+    "graph": "Contradiction graph",
+    "failures": "Failure cases",
+    "agreement": "Agreement",
+}
+
 log = logging.getLogger(__name__)
+
+
+def analysis_choices(bundle: Bundle) -> AnalysisChoices:
+    """The panels' choices (run on the docks' worker): services.analysis, and the statistics
+    stack it imports, load here on first use rather than with the window."""
+    from workbench.services.analysis import analysis_choices as read_choices
+
+    return read_choices(bundle)
 
 
 class AnalysisDocks(QObject):
@@ -33,24 +56,16 @@ class AnalysisDocks(QObject):
     ) -> None:
         super().__init__(window)
         self.window = window
-        self.bundle: Bundle | None = None
         # their own threads, so a long bootstrap never delays the item list's searches
         self.runner = BackgroundRunner(max_threads=2, parent=self)
         self.watcher = JudgmentWatcher(self)
-        self.leaderboard = LeaderboardPanel(selection, self.runner)
-        self.graph = GraphPanel(selection, self.runner)
-        self.failures = FailuresPanel(selection, self.runner)
-        self.agreement = AgreementPanel(self.runner)
+        self.selection = selection
+        #: the panels built so far, by dock name (see :meth:`panel`)
+        self.built: dict[str, QWidget] = {}
         self.docks: dict[str, QDockWidget] = {}
-        for name, title, panel in (
-            ("leaderboard", "Leaderboard", self.leaderboard),
-            ("graph", "Contradiction graph", self.graph),
-            ("failures", "Failure cases", self.failures),
-            ("agreement", "Agreement", self.agreement),
-        ):
+        for name, title in PANEL_TITLES.items():
             dock = QDockWidget(title, window)
             dock.setObjectName(f"{name}Dock")
-            dock.setWidget(panel)
             window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
             dock.hide()
             if before is not None:
@@ -58,53 +73,116 @@ class AnalysisDocks(QObject):
             else:
                 view_menu.addAction(dock.toggleViewAction())
             self.docks[name] = dock
+            dock.visibilityChanged.connect(
+                lambda visible, name=name: self._visibility_changed(name, visible)
+            )
         first = self.docks["leaderboard"]
         for name in ("graph", "failures", "agreement"):
             window.tabifyDockWidget(first, self.docks[name])
-        self.panels = (self.leaderboard, self.graph, self.failures, self.agreement)
         self._stale: set[QWidget] = set()
-        self._on_screen: dict[QWidget, bool] = {panel: False for panel in self.panels}
-        self.graph.on_screen = False
-        for panel in self.panels:
-            dock = panel.parentWidget()
-            assert isinstance(dock, QDockWidget)
-            dock.visibilityChanged.connect(
-                lambda visible, panel=panel: self._visibility_changed(panel, visible)
-            )
+        self._on_screen: dict[QWidget, bool] = {}
+        #: the open bundle and its choices, handed to each panel when it is built
+        self._bundle: Bundle | None = None
+        self._choices: AnalysisChoices | None = None
+        #: the bundle last opened (a later open wins over a slower earlier one)
+        self._opening: Bundle | None = None
+        #: the bundle whose choices were last asked of the worker
+        self._reading: Bundle | None = None
         self.watcher.judgmentsChanged.connect(self.judgments_changed)
 
     @property
+    def panels(self) -> tuple[QWidget, ...]:
+        """The panels built so far."""
+        return tuple(self.built.values())
+
+    @property
+    def leaderboard(self) -> LeaderboardPanel:
+        return self.panel("leaderboard")  # type: ignore[return-value]
+
+    @property
+    def graph(self) -> GraphPanel:
+        return self.panel("graph")  # type: ignore[return-value]
+
+    @property
+    def failures(self) -> FailuresPanel:
+        return self.panel("failures")  # type: ignore[return-value]
+
+    @property
+    def agreement(self) -> AgreementPanel:
+        return self.panel("agreement")  # type: ignore[return-value]
+
+    def panel(self, name: str) -> QWidget:
+        """The panel of dock ``name``, built (with the open bundle) on first use."""
+        if name not in self.built:
+            panel = self._build(name)
+            self.built[name] = panel
+            self._on_screen[panel] = False
+            if name == "graph":
+                panel.on_screen = False  # type: ignore[attr-defined]
+            self.docks[name].setWidget(panel)
+            if self._bundle is not None:
+                panel.set_bundle(self._bundle, self._choices)  # type: ignore[attr-defined]
+                self._stale.add(panel)  # computed when first on screen
+            elif self._opening is not None and self._reading is not self._opening:
+                self._read_choices(self._opening)  # the first panel of this bundle
+        return self.built[name]
+
+    def _build(self, name: str) -> QWidget:
+        if name == "leaderboard":
+            from workbench.gui.panels.leaderboard_panel import LeaderboardPanel
+
+            return LeaderboardPanel(self.selection, self.runner)
+        if name == "graph":
+            from workbench.gui.panels.graph_panel import GraphPanel
+
+            return GraphPanel(self.selection, self.runner)
+        if name == "failures":
+            from workbench.gui.panels.failures_panel import FailuresPanel
+
+            return FailuresPanel(self.selection, self.runner)
+        from workbench.gui.panels.agreement_panel import AgreementPanel
+
+        return AgreementPanel(self.runner)
+
+    @property
     def busy(self) -> bool:
-        return self.runner.busy or any(panel.busy for panel in self.panels)
+        return self.runner.busy or any(panel.busy for panel in self.panels)  # type: ignore[attr-defined]
 
     def set_bundle(self, bundle: Bundle | None) -> None:
         """Show ``bundle`` (None: the bundle is closing; waits for running computations).
 
-        The pickers' choices are read on a worker (one SELECT DISTINCT each, still seconds on
-        a large bundle), so opening a bundle never waits for them; the panels get them, and
-        compute, when they arrive."""
-        self.bundle = bundle
+        The panels' choices (models, categories, sides) are read from the judgments on a
+        worker, so opening a bundle never blocks the event loop however many votes it holds;
+        the panels get the bundle, and refresh, once they are known. With no panel built yet
+        nothing is read until one is."""
+        self._opening = bundle
+        self._bundle, self._choices = None, None
+        for panel in self.panels:  # none computes on the previous bundle meanwhile
+            panel.set_bundle(None, None)  # type: ignore[attr-defined]
         self.watcher.set_bundle(bundle)
-        self._give_choices(bundle, None)
         if bundle is None:
             self.runner.wait()
-            return
-        self.runner.run(
-            lambda: analysis_choices(bundle),
-            lambda choices: self._choices_read(bundle, choices),
-            lambda error: log.error("reading the analysis choices failed", exc_info=error),
-        )
+        elif self.built:
+            self._read_choices(bundle)
 
-    def _give_choices(self, bundle: Bundle | None, choices: AnalysisChoices | None) -> None:
-        self.leaderboard.set_bundle(bundle, choices)
-        self.graph.set_bundle(bundle, choices)
-        self.failures.set_bundle(bundle, choices)
-        self.agreement.set_bundle(bundle, choices)
+    def _read_choices(self, bundle: Bundle) -> None:
+        self._reading = bundle
 
-    def _choices_read(self, bundle: Bundle, choices: AnalysisChoices) -> None:
-        if bundle is not self.bundle:  # another bundle was opened meanwhile
-            return
-        self._give_choices(bundle, choices)
+        def read() -> AnalysisChoices:
+            return analysis_choices(bundle)
+
+        def failed(error: BaseException) -> None:
+            log.error("cannot read the analysis choices", exc_info=error)
+            self._show_choices(bundle, None)
+
+        self.runner.run(read, lambda choices: self._show_choices(bundle, choices), failed)
+
+    def _show_choices(self, bundle: Bundle, choices: AnalysisChoices | None) -> None:
+        if bundle is not self._opening:
+            return  # another bundle was opened meanwhile
+        self._bundle, self._choices = bundle, choices
+        for panel in self.panels:
+            panel.set_bundle(bundle, choices)  # type: ignore[attr-defined]
         self.judgments_changed()
 
     def judgments_changed(self) -> None:
@@ -113,22 +191,25 @@ class AnalysisDocks(QObject):
         for panel in self.panels:
             if self._on_screen[panel]:
                 self._stale.discard(panel)
-                panel.refresh()
+                panel.refresh()  # type: ignore[attr-defined]
             else:
                 self._stale.add(panel)
 
-    def _visibility_changed(self, panel: QWidget, visible: bool) -> None:
+    def _visibility_changed(self, name: str, visible: bool) -> None:
         # a dock's visibility changes when it is opened or closed and when its tab is chosen
+        if not visible and name not in self.built:
+            return
+        panel = self.panel(name)
         self._on_screen[panel] = visible
-        if panel is self.graph:
-            self.graph.on_screen = visible
+        if name == "graph":
+            panel.on_screen = visible  # type: ignore[attr-defined]
         if not visible:
             return
         if panel in self._stale:
             self._stale.discard(panel)
             panel.refresh()  # type: ignore[attr-defined]
-        elif panel is self.graph:
-            self.graph.catch_up()
+        elif name == "graph":
+            panel.catch_up()  # type: ignore[attr-defined]
 
     def show_all(self) -> None:
         """Show every panel: leaderboard and graph side by side, failures and agreement tabbed."""
@@ -141,7 +222,8 @@ class AnalysisDocks(QObject):
         )
         window.tabifyDockWidget(self.docks["graph"], self.docks["failures"])
         window.tabifyDockWidget(self.docks["graph"], self.docks["agreement"])
-        for dock in self.docks.values():
+        for name, dock in self.docks.items():
+            self.panel(name)  # laid out with its content
             dock.show()
         self._settle()
         # dock sizes and the current tab only take once the window is laid out
@@ -150,6 +232,7 @@ class AnalysisDocks(QObject):
     def show_panel(self, name: str) -> None:
         """Show one panel across the window's lower part, the others closed (the screenshot
         pages ``leaderboard``, ``graph``, ``agreement`` and ``failures``)."""
+        self.panel(name)
         chosen = self.docks[name]
         for key, dock in self.docks.items():
             if key != name:

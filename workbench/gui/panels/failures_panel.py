@@ -10,7 +10,6 @@ from PySide6.QtCore import QModelIndex
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QTableView,
     QVBoxLayout,
@@ -19,6 +18,7 @@ from PySide6.QtWidgets import (
 
 from workbench.errors import WorkbenchError
 from workbench.gui.background import BackgroundRunner
+from workbench.gui.panels.column_widths import fit_columns_to_sample
 from workbench.gui.panels.empty_hint import FAILURES_HINT, install_empty_hint
 from workbench.gui.panels.latest_only import LatestOnly
 from workbench.gui.panels.rows_model import RowsTableModel
@@ -63,8 +63,7 @@ class FailuresPanel(QWidget):
         self.view.setModel(self.model)
         self.view.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
         self.view.setSelectionMode(QTableView.SelectionMode.SingleSelection)
-        self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.view.horizontalHeader().setStretchLastSection(False)
+        fit_columns_to_sample(self.view)
         self.empty_hint = install_empty_hint(self.view, FAILURES_HINT)
         layout = QVBoxLayout(self)
         layout.addLayout(top)

@@ -12,7 +12,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QSplitter,
     QTableView,
@@ -22,6 +21,7 @@ from PySide6.QtWidgets import (
 
 from workbench.errors import WorkbenchError
 from workbench.gui.background import BackgroundRunner
+from workbench.gui.panels.column_widths import fit_columns_to_sample
 from workbench.gui.panels.empty_hint import CYCLES_HINT, install_empty_hint
 from workbench.gui.panels.figure_view import FigureView
 from workbench.gui.panels.latest_only import LatestOnly
@@ -50,8 +50,7 @@ def _rows_table(model: RowsTableModel, parent: QWidget) -> QTableView:
     view.setModel(model)
     view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-    view.horizontalHeader().setStretchLastSection(False)
+    fit_columns_to_sample(view)
     return view
 
 

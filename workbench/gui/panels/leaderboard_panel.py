@@ -16,7 +16,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QMenu,
     QPushButton,
@@ -30,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from workbench.errors import WorkbenchError
 from workbench.gui.background import BackgroundRunner
+from workbench.gui.panels.column_widths import fit_columns_to_sample
 from workbench.gui.panels.empty_hint import LEADERBOARD_HINT, install_empty_hint
 from workbench.gui.panels.figure_view import FigureView, RenderedFigure, render_figure
 from workbench.gui.panels.latest_only import LatestOnly
@@ -161,8 +161,7 @@ class LeaderboardPanel(QWidget):
         self.table = QTableView(self)
         self.table.setModel(self.model)
         self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.table.horizontalHeader().setStretchLastSection(False)
+        fit_columns_to_sample(self.table)
         self.empty_hint = install_empty_hint(self.table, LEADERBOARD_HINT)
         self.forest = FigureView(runner, "Ratings appear here once computed.", self)
         self.heatmap = FigureView(runner, "Win rates appear here once computed.", self)

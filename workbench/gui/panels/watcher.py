@@ -14,7 +14,7 @@ import logging
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from workbench.gui.background import BackgroundRunner
-from workbench.services.analysis import judgment_activity
+from workbench.services.judgment_activity import judgment_activity
 from workbench.storage import Bundle
 
 log = logging.getLogger(__name__)

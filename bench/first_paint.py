@@ -1,0 +1,137 @@
+"""Time from process start to the first item painted, against a bare PySide6 window.
+
+    QT_QPA_PLATFORM=offscreen python bench/first_paint.py [--bundle B.wbb] [--items 100000]
+        [--models 20] [--runs 3]
+
+"ours" starts ``python -m workbench.cli open BUNDLE`` as a user would (a fresh interpreter,
+every import included) and stops the clock when the item list first paints a row (the app's
+own hook, workbench/gui/first_paint.py, records the time and exits). The reference starts
+``python bench/first_paint.py --bare-window REPORT`` the same way: it shows an empty
+QMainWindow and stops the clock at its first paint. Both are timed from just before the process
+is spawned; the runs alternate and the median of --runs each is printed, with the machine's
+load before and after. Goal (issue 22): ours within 1.5 s of the bare window.
+
+Without --bundle a synthetic bundle (bench/make_synthetic_bundle.py) is generated once into the
+cache folder and reused. Each child runs with its own XDG folders (a temporary directory), so
+the user's recent bundles and settings are not touched; bundle reading is included (the item
+list's first query), the first automatic backup of the day runs on a worker as it would for a
+user.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+GOAL_SECONDS = 1.5
+
+
+def bare_window(report: str) -> None:
+    """The reference: an empty QMainWindow, exiting at its first paint."""
+    from PySide6.QtCore import QEvent, QObject
+    from PySide6.QtWidgets import QApplication, QMainWindow
+
+    class FirstPaint(QObject):
+        def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+            if event.type() == QEvent.Type.Paint:
+                Path(report).write_text(json.dumps({"time": time.time()}), encoding="utf-8")
+                os._exit(0)
+            return False
+
+    app = QApplication(sys.argv[:1])
+    window = QMainWindow()
+    window.resize(1600, 1000)
+    probe = FirstPaint(window)
+    window.installEventFilter(probe)
+    window.show()
+    app.exec()
+
+
+def _time_child(command: list[str], report: Path, home: Path) -> float:
+    environment = dict(os.environ)
+    environment.setdefault("QT_QPA_PLATFORM", "offscreen")
+    for variable in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+        environment[variable] = str(home / variable.lower())
+    environment["WORKBENCH_FIRST_PAINT_REPORT"] = str(report)
+    environment["WORKBENCH_FIRST_PAINT_EXIT"] = "1"
+    report.unlink(missing_ok=True)
+    started = time.time()
+    finished = subprocess.run(command, env=environment, capture_output=True, text=True, timeout=300)
+    if not report.exists():
+        raise SystemExit(
+            f"no first paint from {' '.join(command)} (exit {finished.returncode}):\n"
+            f"{finished.stderr[-2000:]}"
+        )
+    return float(json.loads(report.read_text(encoding="utf-8"))["time"]) - started
+
+
+def _load() -> str:
+    return " ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bundle", type=Path)
+    parser.add_argument("--items", type=int, default=100_000)
+    parser.add_argument("--models", type=int, default=20)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--bare-window", metavar="REPORT", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.bare_window:
+        bare_window(args.bare_window)
+        return 1  # reached only if the window never painted
+
+    bundle = args.bundle
+    if bundle is None:
+        from workbench.paths import cache_dir
+
+        bundle = cache_dir() / "bench" / f"synthetic-{args.items}x{args.models}.wbb"
+        if not bundle.exists():
+            sys.path.insert(0, str(BENCH))
+            from make_synthetic_bundle import make_synthetic_bundle
+
+            bundle.parent.mkdir(parents=True, exist_ok=True)
+            print(f"generating {bundle} …", flush=True)
+            make_synthetic_bundle(bundle, args.items, args.models)
+
+    ours_command = [sys.executable, "-m", "workbench.cli", "open", str(bundle)]
+    bare_command = [sys.executable, str(Path(__file__).resolve()), "--bare-window"]
+    ours: list[float] = []
+    bare: list[float] = []
+    load_before = _load()
+    with tempfile.TemporaryDirectory(prefix="first-paint-") as folder:
+        work = Path(folder)
+        report = work / "report.json"
+        for run in range(args.runs):
+            bare.append(_time_child([*bare_command, str(report)], report, work / f"bare-{run}"))
+            ours.append(_time_child(ours_command, report, work / f"ours-{run}"))
+    load_after = _load()
+
+    ours_median, bare_median = statistics.median(ours), statistics.median(bare)
+    gap = ours_median - bare_median
+    size = "" if args.bundle else f" ({args.items} items x {args.models} models)"
+    print(f"bundle: {bundle}{size}")
+    print(f"load average before {load_before}, after {load_after}; median of {args.runs} runs")
+    print("start-up and bundle reading included; process start to first paint")
+    print(f"{'':28} {'median s':>9} {'runs s':>24}")
+    print(f"{'workbench open (first item)':28} {ours_median:9.2f} {_runs(ours):>24}")
+    print(f"{'bare PySide6 window':28} {bare_median:9.2f} {_runs(bare):>24}")
+    verdict = "met" if gap <= GOAL_SECONDS else "NOT met"
+    print(f"difference {gap:.2f} s (goal: within {GOAL_SECONDS} s of the bare window: {verdict})")
+    return 0
+
+
+def _runs(values: list[float]) -> str:
+    return " ".join(f"{value:.2f}" for value in values)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

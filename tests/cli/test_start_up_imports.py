@@ -1,0 +1,117 @@
+"""A fast start: ``workbench --version`` and ``workbench info`` load none of the statistics,
+plotting, graph or judge stacks, and ``workbench open`` paints its first items before loading
+matplotlib, networkx or openai (they load when a panel is first shown, or on a worker after the
+first paint). Each command runs in a fresh interpreter, as a user starts it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from workbench.demo import generate_demo_bundle
+
+HEAVY_FOR_COMMANDS = ("openai", "matplotlib", "scipy", "networkx")
+HEAVY_BEFORE_FIRST_PAINT = ("openai", "matplotlib", "networkx")
+
+
+@pytest.fixture(scope="module")
+def demo_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return generate_demo_bundle(tmp_path_factory.mktemp("demo") / "demo.wbb")
+
+
+def _imported_modules(*args: str, env: dict[str, str] | None = None) -> set[str]:
+    """The modules ``python -X importtime -m workbench.cli ARGS`` imported (its stderr)."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "workbench.cli", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    modules = set()
+    for line in done.stderr.splitlines():
+        if line.startswith("import time:") and "|" in line:
+            modules.add(line.rsplit("|", 1)[1].strip())
+    assert "workbench.cli" in modules  # -X importtime did report
+    return modules
+
+
+def _top_level(modules: set[str]) -> set[str]:
+    return {name.split(".")[0] for name in modules}
+
+
+def test_version_loads_no_heavy_stack() -> None:
+    loaded = _top_level(_imported_modules("--version")) & set(HEAVY_FOR_COMMANDS)
+    assert not loaded, f"workbench --version imported {sorted(loaded)}"
+
+
+def test_info_loads_no_heavy_stack(demo_bundle: Path) -> None:
+    loaded = _top_level(_imported_modules("info", str(demo_bundle))) & set(HEAVY_FOR_COMMANDS)
+    assert not loaded, f"workbench info imported {sorted(loaded)}"
+
+
+@pytest.mark.gui
+def test_open_paints_items_before_loading_plots_graphs_and_judge(
+    demo_bundle: Path, tmp_path: Path
+) -> None:
+    report = tmp_path / "first-paint.json"
+    modules = _imported_modules(
+        "open",
+        str(demo_bundle),
+        "--screenshot",
+        str(tmp_path / "items.png"),
+        "--page",
+        "items",
+        env={"QT_QPA_PLATFORM": "offscreen", "WORKBENCH_FIRST_PAINT_REPORT": str(report)},
+    )
+    assert "PySide6" in _top_level(modules)
+    before_paint = _top_level(set(json.loads(report.read_text(encoding="utf-8"))["modules"]))
+    assert "workbench.gui.main_window" in json.loads(report.read_text())["modules"]
+    loaded = before_paint & set(HEAVY_BEFORE_FIRST_PAINT)
+    assert not loaded, f"imported before the first item was painted: {sorted(loaded)}"
+
+
+@pytest.mark.gui
+def test_first_paint_report_sees_a_module_loaded_before_the_paint(
+    demo_bundle: Path, tmp_path: Path
+) -> None:
+    """The report can fail: with the analysis page the leaderboard panel (and matplotlib) is
+    built before the window first paints."""
+    report = tmp_path / "first-paint.json"
+    _imported_modules(
+        "open",
+        str(demo_bundle),
+        "--screenshot",
+        str(tmp_path / "analysis.png"),
+        "--page",
+        "analysis",
+        env={"QT_QPA_PLATFORM": "offscreen", "WORKBENCH_FIRST_PAINT_REPORT": str(report)},
+    )
+    before_paint = _top_level(set(json.loads(report.read_text(encoding="utf-8"))["modules"]))
+    assert "matplotlib" in before_paint
+
+
+@pytest.mark.gui
+def test_interactive_open_prepares_the_judge_only_after_the_first_paint(
+    demo_bundle: Path, tmp_path: Path
+) -> None:
+    """Without --screenshot the app prepares the judge's runtime (openai) in a thread; it
+    starts once the first items are painted, not with the window."""
+    report = tmp_path / "first-paint.json"
+    environment = {
+        "QT_QPA_PLATFORM": "offscreen",
+        "WORKBENCH_FIRST_PAINT_REPORT": str(report),
+        "WORKBENCH_FIRST_PAINT_EXIT": "1",  # the app exits at the paint, as bench/first_paint.py
+    }
+    for variable in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+        environment[variable] = str(tmp_path / variable.lower())  # the user's recents untouched
+    _imported_modules("open", str(demo_bundle), env=environment)
+    before_paint = _top_level(set(json.loads(report.read_text(encoding="utf-8"))["modules"]))
+    loaded = before_paint & set(HEAVY_BEFORE_FIRST_PAINT)
+    assert not loaded, f"imported before the first item was painted: {sorted(loaded)}"
