@@ -70,10 +70,10 @@ def test_recompute_runs_off_the_gui_thread_and_keeps_the_old_result(
     release, threads = threading.Event(), []
     real = leaderboard_panel.leaderboard
 
-    def slow_leaderboard(bundle, request):  # type: ignore[no-untyped-def]
+    def slow_leaderboard(bundle, request, tally=None):  # type: ignore[no-untyped-def]
         threads.append(threading.current_thread())
         assert release.wait(10)
-        return real(bundle, request)
+        return real(bundle, request, tally)
 
     monkeypatch.setattr(leaderboard_panel, "leaderboard", slow_leaderboard)
     panel.refresh_button.click()

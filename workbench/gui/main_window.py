@@ -116,6 +116,8 @@ class MainWindow(QMainWindow):
         self.analysis.watcher.pollRecovered.connect(self._contact_back)
 
         self.annotation = AnnotationPage(self)
+        # a vote cast here reaches the panels at once; other writers through the watcher's poll
+        self.annotation.view.judgmentsWritten.connect(self.analysis.judgments_written)
         self.campaign_ops = CampaignOps(self)
 
         self._connect_actions()

@@ -13,6 +13,7 @@ import pandas as pd
 
 from workbench.errors import WorkbenchError
 from workbench.plugins import registry
+from workbench.services.battle_tally import BattleTally, CountRow
 from workbench.services.browse import ItemFlag, item_flags
 from workbench.services.judgment_activity import judgment_activity  # noqa: F401 - re-exported
 from workbench.services.outcomes import (
@@ -268,6 +269,10 @@ def _counted_battles(
     rows however many judgments there are."""
     with bundle.read_session() as session:
         rows = battle_counts(session, filters, decisive_weight=decisive_weight)
+    return _counts_frame(rows)
+
+
+def _counts_frame(rows: list[CountRow]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["model_a", "model_b", "outcome", "weight", JUDGMENTS_COLUMN])
 
 
@@ -276,11 +281,19 @@ def _available_sources(bundle: Bundle) -> list[str]:
         return distinct_values(session, "source", OutcomeFilter(include_derived=True))
 
 
-def leaderboard(bundle: Bundle, request: LeaderboardRequest) -> LeaderboardResult:
-    """The leaderboard of the judgments the request selects (as ``workbench leaderboard``)."""
+def leaderboard(
+    bundle: Bundle, request: LeaderboardRequest, tally: BattleTally | None = None
+) -> LeaderboardResult:
+    """The leaderboard of the judgments the request selects (as ``workbench leaderboard``).
+
+    ``tally`` (the request's filters and weight) keeps the battle counts between calls, so a
+    Bradley-Terry refresh after a vote reads only the new judgments (the leaderboard panel)."""
     filters = request.filters()
     if request.method == "bt" and not request.style_control:
-        battles = _counted_battles(bundle, filters, request.decisive_weight)
+        if tally is not None and tally.matches(filters, request.decisive_weight):
+            battles = _counts_frame(tally.update(bundle))
+        else:
+            battles = _counted_battles(bundle, filters, request.decisive_weight)
     else:
         # online Elo needs the stored order and style control each battle's answers
         with bundle.read_session() as session:

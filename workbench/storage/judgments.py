@@ -44,6 +44,7 @@ from sqlalchemy import (
     func,
     literal,
     null,
+    or_,
     select,
     type_coerce,
     union_all,
@@ -518,8 +519,24 @@ def battle_counts(
     Rows come in the order each triple first appears among the stored judgments, so the models
     are met in the same order as in a read of every judgment (Bradley-Terry's bootstrap numbers
     its cells by that order)."""
+    rows = positioned_battle_counts(session, *filters, decisive_weight=decisive_weight)
+    return [row[:5] for row in rows]
+
+
+def positioned_battle_counts(
+    session: Session,
+    *filters: OutcomeFilter | None,
+    decisive_weight: float | None = None,
+    after: Sequence[int] | None = None,
+) -> list[tuple[str, str, str, float, int, int]]:
+    """:func:`battle_counts` with each triple's first position in stored order (last field),
+    so counts read at different times merge in the order a single read gives. ``after`` (a
+    :func:`fingerprint`) keeps only the judgments stored since it was taken: what a vote
+    added, read at a cost that grows with the new rows, not with the bundle."""
     rows = judgment_rows()
     conditions = _where(rows, filters) + _pairwise(rows)
+    if after is not None:
+        conditions.append(_stored_after(rows, after))
     if decisive_weight is None:
         weight: Any = literal(1.0, Float)
     else:
@@ -533,15 +550,30 @@ def battle_counts(
     # a position in stored order: origin first, then the row's id within its store
     position = _origin_order(rows) * literal(1 << 40, BigInteger) + rows.c.row_id
     statement = (
-        select(rows.c.model_a, rows.c.model_b, rows.c.outcome, func.sum(weight), func.count())
+        select(
+            rows.c.model_a,
+            rows.c.model_b,
+            rows.c.outcome,
+            func.sum(weight),
+            func.count(),
+            func.min(position),
+        )
         .where(*conditions)
         .group_by(rows.c.model_a, rows.c.model_b, rows.c.outcome)
         .order_by(func.min(position))
     )
     return [
-        (a, b, outcome, float(total), int(judgments))
-        for a, b, outcome, total, judgments in session.execute(statement)
+        (a, b, outcome, float(total), int(judgments), int(first))
+        for a, b, outcome, total, judgments, first in session.execute(statement)
     ]
+
+
+def _stored_after(rows: Subquery, after: Sequence[int]) -> Any:
+    """Rows with an id above the largest one of their store in fingerprint ``after``."""
+    largest = dict(zip(ORIGINS, after[1::2], strict=True))
+    return or_(
+        *(and_(rows.c.origin == origin, rows.c.row_id > largest[origin]) for origin in ORIGINS)
+    )
 
 
 def counts_per_item(session: Session, ids: Sequence[int] | None = None) -> dict[int, int]:
@@ -593,19 +625,37 @@ def kinds_per_item(session: Session, ids: Sequence[int] | None = None) -> dict[i
     return found
 
 
+#: the stores a fingerprint covers, in the order of :data:`ORIGINS`, with the condition under
+#: which the read model shows a row
+_FINGERPRINT_STORES: tuple[tuple[Any, Any], ...] = (
+    (PriorJudgment, None),
+    (Vote, _VOTE_COUNTS),
+    (JudgeVerdict, _VERDICT_COUNTS),
+)
+
+
 def fingerprint(session: Session) -> tuple[int, ...]:
     """A cheap fingerprint of the stored judgments: per store, the count and largest id of the
     rows the read model shows (same conditions as :func:`judgment_rows`). It changes when a
     judgment arrives or is retracted, and costs three index scans, not the union's joins."""
     values: list[int] = []
-    for table, condition in (
-        (PriorJudgment, None),
-        (Vote, _VOTE_COUNTS),
-        (JudgeVerdict, _VERDICT_COUNTS),
-    ):
+    for table, condition in _FINGERPRINT_STORES:
         statement = select(func.count(table.id), func.max(table.id))
         if condition is not None:
             statement = statement.where(condition)
         count, largest = session.execute(statement).one()
         values += [int(count or 0), int(largest or 0)]
     return tuple(values)
+
+
+def stored_after(session: Session, after: Sequence[int]) -> tuple[int, ...]:
+    """Per store (in :func:`fingerprint`'s order), how many of the rows the read model shows
+    have an id above the largest one in fingerprint ``after``: when each store's count grew by
+    exactly that many, judgments were only added since ``after`` (none retracted)."""
+    found: list[int] = []
+    for (table, condition), largest in zip(_FINGERPRINT_STORES, after[1::2], strict=True):
+        statement = select(func.count(table.id)).where(table.id > largest)
+        if condition is not None:
+            statement = statement.where(condition)
+        found.append(int(session.execute(statement).scalar_one()))
+    return tuple(found)

@@ -61,6 +61,7 @@ class AnnotationView(QWidget):
     """Shows the session's current task and turns keys and clicks into votes."""
 
     taskShown = Signal()  # after every change of task (or the end of the queue)
+    judgmentsWritten = Signal()  # a vote, skip or undo was committed (the panels refresh)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -328,6 +329,7 @@ class AnnotationView(QWidget):
 
         def done(value: Any) -> None:
             self._saving = False
+            self.judgmentsWritten.emit()
             if self.session is session:
                 on_done(value)
 

@@ -185,6 +185,11 @@ class AnalysisDocks(QObject):
             panel.set_bundle(bundle, choices)  # type: ignore[attr-defined]
         self.judgments_changed()
 
+    def judgments_written(self) -> None:
+        """Judgments were written in this process (a vote cast, or taken back): look now rather
+        than at the next poll; the panels on screen refresh once the change is read."""
+        self.watcher.poll_now()
+
     def judgments_changed(self) -> None:
         """Refresh the panels on screen; the others when they are next shown (a hidden panel
         costs nothing, however many votes arrive)."""

@@ -43,6 +43,7 @@ from workbench.services.analysis import (
     LeaderboardResult,
     leaderboard,
 )
+from workbench.services.battle_tally import BattleTally
 from workbench.storage import Bundle
 
 log = logging.getLogger(__name__)
@@ -77,6 +78,9 @@ class LeaderboardPanel(QWidget):
         self.tasks = LatestOnly(runner, self)
         self.bundle: Bundle | None = None
         self.result: LeaderboardResult | None = None
+        #: Bradley-Terry's battle counts for the current switches, kept between refreshes so a
+        #: vote adds its own counts rather than every judgment being read again
+        self.tally: BattleTally | None = None
 
         self.method = QComboBox(self)
         for key, label in METHOD_LABELS.items():
@@ -208,6 +212,7 @@ class LeaderboardPanel(QWidget):
         self.tasks.forget()
         self.bundle = bundle
         self.result = None
+        self.tally = None
         self.model.set_rows([])
         self._set_choices(choices)
         self.status.setText("No bundle open." if bundle is None else "")
@@ -260,6 +265,7 @@ class LeaderboardPanel(QWidget):
         if bundle is None:
             return
         request = self.request()
+        tally = self._tally_for(request)
         self.status.setText(
             "Computing…" + (" (showing the previous result)" if self.result else "")
         )
@@ -268,15 +274,28 @@ class LeaderboardPanel(QWidget):
             name: (view.target_size(), view.devicePixelRatioF()) if view.isVisible() else None
             for name, view in (("forest", self.forest), ("heatmap", self.heatmap))
         }
-        self.tasks.submit(lambda: self._compute(bundle, request, sizes), self._show, self._failed)
+        self.tasks.submit(
+            lambda: self._compute(bundle, request, sizes, tally), self._show, self._failed
+        )
+
+    def _tally_for(self, request: LeaderboardRequest) -> BattleTally | None:
+        """The kept counts for ``request`` (new ones when its switches changed); None when the
+        method needs more than counts (online Elo's order, style control's answers)."""
+        if request.method != "bt" or request.style_control:
+            return None
+        filters = request.filters()
+        if self.tally is None or not self.tally.matches(filters, request.decisive_weight):
+            self.tally = BattleTally(filters, request.decisive_weight)
+        return self.tally
 
     @staticmethod
     def _compute(
         bundle: Bundle,
         request: LeaderboardRequest,
         sizes: dict[str, tuple[QSize, float] | None],
+        tally: BattleTally | None = None,
     ) -> tuple[LeaderboardResult, dict[str, tuple[Figure, RenderedFigure | None]]]:
-        result = leaderboard(bundle, request)
+        result = leaderboard(bundle, request, tally)
         # figures are built and drawn to pixels here: drawing the heatmap of 20 models takes
         # about half a second, which the GUI thread must never spend
         figures: dict[str, tuple[Figure, RenderedFigure | None]] = {}

@@ -5,6 +5,10 @@ Polls run on a worker thread, one at a time: the next is scheduled only when the
 answered, so a slow server never piles them up. A bundle file is polled every 400 ms; a server
 bundle every 2 s, since each poll is a network round trip there. A failed poll (a server gone,
 a file locked for long) is reported once through ``pollFailed`` and retried at the same pace.
+
+A vote cast in this process need not wait for the next poll: :meth:`poll_now` polls at once
+(after the running poll, if any), so the panels refresh as soon as the vote is committed and
+the fingerprint then already includes it, so the regular poll finds no second change.
 """
 
 from __future__ import annotations
@@ -51,6 +55,8 @@ class JudgmentWatcher(QObject):
         self.failing = False
         self.polls = 0  # answered polls, successful or not (for tests and diagnostics)
         self._fingerprint: tuple[int, ...] | None = None
+        #: a poll was asked for while one ran: poll again as soon as it answers
+        self._again = False
         # Stale answers (from a bundle since replaced) are recognised by their generation.
         self._generation = 0
         self.runner = BackgroundRunner(max_threads=1, parent=self)
@@ -71,6 +77,7 @@ class JudgmentWatcher(QObject):
         self.runner.wait()
         self.bundle = bundle
         self.failing = False
+        self._again = False
         self._fingerprint = judgment_activity(bundle) if bundle is not None else None
         if bundle is not None:
             self.timer.setInterval(poll_interval_ms(bundle))
@@ -87,6 +94,17 @@ class JudgmentWatcher(QObject):
             lambda fingerprint: self._answered(generation, fingerprint),
             lambda error: self._failed(generation, error),
         )
+
+    def poll_now(self) -> None:
+        """Poll without waiting for the timer (judgments were just written in this process);
+        if a poll is running, it may have read before the write, so poll once more after it."""
+        if self.bundle is None:
+            return
+        if self.runner.busy:
+            self._again = True
+            return
+        self.timer.stop()
+        self.poll()
 
     def _answered(self, generation: int, fingerprint: tuple[int, ...]) -> None:
         if generation != self._generation:
@@ -115,5 +133,10 @@ class JudgmentWatcher(QObject):
         self._schedule()
 
     def _schedule(self) -> None:
-        if self.bundle is not None:
+        if self.bundle is None:
+            return
+        if self._again:
+            self._again = False
+            self.poll()
+        else:
             self.timer.start()

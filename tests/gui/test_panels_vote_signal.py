@@ -1,0 +1,139 @@
+"""A vote cast in this window reaches the leaderboard through the annotation view's signal, not
+the poll: the panel refreshes once per vote, adding the vote's counts to those it keeps, and
+shows what a full recompute shows. A vote from another connection is still found by the poll."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from tests.services.campaign_helpers import build_campaign_bundle
+from workbench.services.analysis import leaderboard
+from workbench.services.campaigns import CampaignSpec, add_annotator, create_campaign
+from workbench.services.voting import AnnotationSession
+from workbench.storage import Bundle
+from workbench.storage.judgments import battle_counts, fingerprint
+
+pytestmark = pytest.mark.gui
+
+CAMPAIGN = "arena"
+#: the watcher's timer, made too slow to matter: only the signal can bring a refresh in time
+NEVER_MS = 600_000
+
+
+@pytest.fixture
+def campaign_bundle(tmp_path: Path) -> Path:
+    path = Path(build_campaign_bundle(tmp_path, items=3))
+    with Bundle.open(path) as bundle:
+        for handle in ("ana", "bob"):
+            add_annotator(bundle, handle)
+        create_campaign(bundle, CampaignSpec(CAMPAIGN, "arena-battle", votes_per_pair=2, seed=1))
+        # one vote first, so the leaderboard has something to rate when the window opens
+        session = AnnotationSession(bundle, CAMPAIGN, "bob")
+        task = session.next_task()
+        assert task is not None
+        session.cast(task.token, "a")
+    return path
+
+
+@pytest.fixture
+def window(qtbot, campaign_bundle: Path):  # type: ignore[no-untyped-def]
+    from workbench.gui.main_window import MainWindow
+
+    window = MainWindow(persist_layout=False)
+    qtbot.addWidget(window)
+    window.open_bundle(campaign_bundle)
+    window.analysis.show_panel("leaderboard")
+    window.show()
+    board = window.analysis.leaderboard
+    board.rounds.setValue(20)
+    qtbot.waitUntil(lambda: board.result is not None, timeout=15_000)
+    qtbot.waitUntil(lambda: not window.is_busy(), timeout=15_000)
+    yield window
+    window.close()
+
+
+def test_a_vote_here_refreshes_the_leaderboard_incrementally(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    board = window.analysis.leaderboard
+    watcher = window.analysis.watcher
+    watcher.timer.stop()
+    watcher.timer.setInterval(NEVER_MS)
+    board.refresh()  # with the 20 rounds chosen above
+    qtbot.waitUntil(lambda: not window.is_busy(), timeout=15_000)
+    tally = board.tally
+    assert tally is not None
+    full_reads = tally.full_reads
+    shown: list[object] = []
+    board.computed.connect(shown.append)
+
+    session = AnnotationSession(window.bundle, CAMPAIGN, "ana")
+    choices = ("a", "b", "tie", "both_bad")
+    for vote in range(5):
+        task = session.next_task()
+        assert task is not None
+        session.cast(task.token, choices[vote % len(choices)])
+        window.annotation.view.judgmentsWritten.emit()
+        qtbot.waitUntil(lambda vote=vote: len(shown) == vote + 1, timeout=15_000)
+        qtbot.waitUntil(lambda: not window.is_busy(), timeout=15_000)
+
+        with window.bundle.read_session() as read:
+            expected = battle_counts(
+                read, board.request().filters(), decisive_weight=board.request().decisive_weight
+            )
+        assert tally.rows() == expected
+        pd.testing.assert_frame_equal(
+            board.result.table, leaderboard(window.bundle, board.request()).table
+        )
+    assert board.tally is tally
+    assert tally.full_reads == full_reads  # each vote added its counts, nothing re-read
+    assert tally.incremental_reads >= 5
+
+    # the poll sees the fingerprint the signal already read: no second refresh
+    watcher.timer.setInterval(50)
+    polls = watcher.polls
+    watcher.timer.start()
+    qtbot.waitUntil(lambda: watcher.polls >= polls + 3, timeout=15_000)
+    assert len(shown) == 5
+
+
+def test_a_vote_from_another_connection_is_found_by_the_poll(  # type: ignore[no-untyped-def]
+    qtbot, window, campaign_bundle: Path
+) -> None:
+    board = window.analysis.leaderboard
+    before = board.result.battles
+    with Bundle.open(campaign_bundle) as other:
+        session = AnnotationSession(other, CAMPAIGN, "bob")
+        task = session.next_task()
+        assert task is not None
+        session.cast(task.token, "b")
+    # no signal: the regular poll finds it
+    qtbot.waitUntil(
+        lambda: board.result is not None and board.result.battles == before + 1, timeout=15_000
+    )
+    qtbot.waitUntil(lambda: not window.is_busy(), timeout=15_000)
+    pd.testing.assert_frame_equal(
+        board.result.table, leaderboard(window.bundle, board.request()).table
+    )
+
+
+def test_the_annotation_view_signals_a_committed_vote(qtbot, campaign_bundle: Path) -> None:  # type: ignore[no-untyped-def]
+    from workbench.gui.annotation.annotation_view import AnnotationView
+
+    with Bundle.open(campaign_bundle) as bundle:
+        view = AnnotationView()
+        qtbot.addWidget(view)
+        view.show()
+        view.start(AnnotationSession(bundle, CAMPAIGN, "ana"))
+        before = fingerprint_of(bundle)
+        with qtbot.waitSignal(view.judgmentsWritten, timeout=15_000):
+            view.choose("a")  # the protocol's one criterion answered: the vote is cast
+        # emitted once the vote was committed, so a read on receiving it sees the vote
+        assert fingerprint_of(bundle) != before
+        qtbot.waitUntil(lambda: not view.busy, timeout=15_000)
+
+
+def fingerprint_of(bundle: Bundle) -> tuple[int, ...]:
+    with bundle.read_session() as session:
+        return fingerprint(session)

@@ -1,0 +1,71 @@
+"""The leaderboard's kept battle counts: after each vote they equal a fresh read, a vote is
+read incrementally, an undo forces a full read, and the ratings equal a full recompute."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from tests.services.campaign_helpers import build_campaign_bundle
+from workbench.services.analysis import AnalysisError, LeaderboardRequest, leaderboard
+from workbench.services.battle_tally import BattleTally
+from workbench.services.campaigns import CampaignSpec, add_annotator, create_campaign
+from workbench.services.voting import AnnotationSession
+from workbench.storage import Bundle
+from workbench.storage.judgments import battle_counts
+
+CAMPAIGN = "arena"
+
+
+@pytest.fixture
+def bundle(tmp_path: Path):  # type: ignore[no-untyped-def]
+    path = Path(build_campaign_bundle(tmp_path, items=3))
+    with Bundle.open(path) as opened:
+        add_annotator(opened, "ana")
+        create_campaign(opened, CampaignSpec(CAMPAIGN, "arena-battle", seed=3))
+        yield opened
+
+
+def fresh(bundle: Bundle, request: LeaderboardRequest) -> list[tuple[str, str, str, float, int]]:
+    with bundle.read_session() as session:
+        return battle_counts(session, request.filters(), decisive_weight=request.decisive_weight)
+
+
+def test_counts_after_each_vote_equal_a_fresh_read(bundle: Bundle) -> None:
+    request = LeaderboardRequest(bootstrap=20)
+    tally = BattleTally(request.filters(), request.decisive_weight)
+    assert tally.update(bundle) == fresh(bundle, request) == []
+    session = AnnotationSession(bundle, CAMPAIGN, "ana")
+    choices = ("a", "b", "tie", "a", "both_bad")
+    votes = 0
+    while (task := session.next_task()) is not None:
+        session.cast(task.token, choices[votes % len(choices)])
+        votes += 1
+        assert tally.update(bundle) == fresh(bundle, request)
+    assert votes >= 6
+    assert (tally.full_reads, tally.incremental_reads) == (1, votes)
+
+    # the ratings and intervals from the kept counts equal a full recompute
+    kept = leaderboard(bundle, request, tally).table
+    pd.testing.assert_frame_equal(kept, leaderboard(bundle, request).table)
+    assert tally.incremental_reads == votes  # nothing new: nothing read
+
+    # an undo retracts a vote: the counts are read again, not added to
+    session.undo()
+    assert tally.update(bundle) == fresh(bundle, request)
+    assert tally.full_reads == 2
+
+
+def test_a_tally_for_other_switches_is_not_used(bundle: Bundle) -> None:
+    session = AnnotationSession(bundle, CAMPAIGN, "ana")
+    task = session.next_task()
+    assert task is not None
+    session.cast(task.token, "a")
+    judge_only = LeaderboardRequest(source="judge", bootstrap=0)
+    tally = BattleTally(LeaderboardRequest().filters(), judge_only.decisive_weight)
+    assert not tally.matches(judge_only.filters(), judge_only.decisive_weight)
+    with pytest.raises(AnalysisError):
+        leaderboard(bundle, judge_only, tally)  # read afresh: no judge verdicts here
+    assert tally.fingerprint is None

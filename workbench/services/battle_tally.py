@@ -1,0 +1,87 @@
+"""Battle counts per (model_a, model_b, outcome) kept up to date for one leaderboard filter: a
+vote adds its counts without re-reading the judgments already counted, so the panel's
+Bradley-Terry refresh after a vote costs what the new judgments cost, not what the bundle
+holds."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from workbench.storage import Bundle
+from workbench.storage.judgments import (
+    OutcomeFilter,
+    fingerprint,
+    positioned_battle_counts,
+    stored_after,
+)
+
+#: a battle count as :func:`workbench.storage.judgments.battle_counts` returns it
+CountRow = tuple[str, str, str, float, int]
+
+
+class BattleTally:
+    """The battle counts of ``filters`` (with ``decisive_weight``), as of :attr:`fingerprint`.
+
+    :meth:`update` reads only the judgments stored since the last update when judgments were
+    only added, and reads everything again when any was retracted (an undo) or on first use.
+    Not thread-safe: one update at a time (the panel runs one computation at a time)."""
+
+    def __init__(self, filters: OutcomeFilter, decisive_weight: float | None) -> None:
+        self.filters = filters
+        self.decisive_weight = decisive_weight
+        #: the fingerprint of the judgments counted so far (None: nothing read yet)
+        self.fingerprint: tuple[int, ...] | None = None
+        #: (model_a, model_b, outcome) -> [weight, judgments, first position in stored order]
+        self._cells: dict[tuple[str, str, str], list[float | int]] = {}
+        #: how the counts were brought up to date (for tests and the bench)
+        self.full_reads = 0
+        self.incremental_reads = 0
+
+    def matches(self, filters: OutcomeFilter, decisive_weight: float | None) -> bool:
+        return filters == self.filters and decisive_weight == self.decisive_weight
+
+    def update(self, bundle: Bundle) -> list[CountRow]:
+        """Bring the counts up to date with ``bundle`` and return them, in the order of
+        :func:`~workbench.storage.judgments.battle_counts` (each triple's first appearance)."""
+        with bundle.read_session() as session:  # one snapshot: fingerprint and rows agree
+            now = fingerprint(session)
+            before = self.fingerprint
+            if before is None or not _only_added(before, now, stored_after(session, before)):
+                rows = positioned_battle_counts(
+                    session, self.filters, decisive_weight=self.decisive_weight
+                )
+                cells: dict[tuple[str, str, str], list[float | int]] = {}
+                self.full_reads += 1
+            elif now != before:
+                rows = positioned_battle_counts(
+                    session, self.filters, decisive_weight=self.decisive_weight, after=before
+                )
+                cells = self._cells
+                self.incremental_reads += 1
+            else:
+                rows, cells = [], self._cells
+        for a, b, outcome, weight, judgments, first in rows:
+            cell = cells.get((a, b, outcome))
+            if cell is None:
+                cells[(a, b, outcome)] = [weight, judgments, first]
+            else:
+                cell[0] += weight
+                cell[1] += judgments
+                cell[2] = min(cell[2], first)
+        self._cells, self.fingerprint = cells, now
+        return self.rows()
+
+    def rows(self) -> list[CountRow]:
+        ordered = sorted(self._cells.items(), key=lambda entry: entry[1][2])
+        return [
+            (a, b, outcome, float(weight), int(judgments))
+            for (a, b, outcome), (weight, judgments, _) in ordered
+        ]
+
+
+def _only_added(before: Sequence[int], now: Sequence[int], added: Sequence[int]) -> bool:
+    """Whether each store grew by exactly the rows stored after ``before`` (none retracted)."""
+    return all(
+        new_count - old_count == count
+        for old_count, new_count, count in zip(before[0::2], now[0::2], added, strict=True)
+    )
