@@ -97,6 +97,13 @@ def _figures(work: Path) -> list[Figure]:
             quick=("--backend", "sqlite", "--seconds", "10", "--items", "100"),
         ),
         Figure(
+            "panel-after-vote",
+            "panel_after_vote.py",
+            "a vote saved to the leaderboard panel showing it, against the poll and full refresh",
+            quick=("--items", "2000", "--models", "10", "--votes", "20000", "--runs", "5"),
+            needs_display=True,
+        ),
+        Figure(
             "stress",
             "stress.py",
             "1,000,000 votes over 200,000 items: open, browse, rate, export, GUI",

@@ -98,6 +98,25 @@ def test_a_vote_here_refreshes_the_leaderboard_incrementally(qtbot, window) -> N
     assert len(shown) == 5
 
 
+def test_a_vote_during_a_poll_is_read_by_a_poll_after_it(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    board = window.analysis.leaderboard
+    watcher = window.analysis.watcher
+    watcher.timer.stop()
+    watcher.timer.setInterval(NEVER_MS)
+    qtbot.waitUntil(lambda: not window.is_busy(), timeout=15_000)
+    before = board.result.battles
+    watcher.poll()  # a poll that may read before the vote below is committed
+    assert watcher.polling
+    session = AnnotationSession(window.bundle, CAMPAIGN, "ana")
+    task = session.next_task()
+    assert task is not None
+    session.cast(task.token, "a")
+    window.annotation.view.judgmentsWritten.emit()
+    qtbot.waitUntil(
+        lambda: board.result is not None and board.result.battles == before + 1, timeout=15_000
+    )
+
+
 def test_a_vote_from_another_connection_is_found_by_the_poll(  # type: ignore[no-untyped-def]
     qtbot, window, campaign_bundle: Path
 ) -> None:

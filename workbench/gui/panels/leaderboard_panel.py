@@ -76,6 +76,8 @@ class LeaderboardPanel(QWidget):
         super().__init__(parent)
         self.selection = selection
         self.tasks = LatestOnly(runner, self)
+        #: the plots of the latest result, drawn after its table is shown
+        self.drawings = LatestOnly(runner, self)
         self.bundle: Bundle | None = None
         self.result: LeaderboardResult | None = None
         #: Bradley-Terry's battle counts for the current switches, kept between refreshes so a
@@ -206,10 +208,11 @@ class LeaderboardPanel(QWidget):
 
     @property
     def busy(self) -> bool:
-        return self.tasks.busy or self.forest.busy or self.heatmap.busy
+        return self.tasks.busy or self.drawings.busy or self.forest.busy or self.heatmap.busy
 
     def set_bundle(self, bundle: Bundle | None, choices: AnalysisChoices | None) -> None:
         self.tasks.forget()
+        self.drawings.forget()
         self.bundle = bundle
         self.result = None
         self.tally = None
@@ -269,14 +272,7 @@ class LeaderboardPanel(QWidget):
         self.status.setText(
             "Computing…" + (" (showing the previous result)" if self.result else "")
         )
-        # only the plot on screen is drawn with the result; the other one when its tab is shown
-        sizes = {
-            name: (view.target_size(), view.devicePixelRatioF()) if view.isVisible() else None
-            for name, view in (("forest", self.forest), ("heatmap", self.heatmap))
-        }
-        self.tasks.submit(
-            lambda: self._compute(bundle, request, sizes, tally), self._show, self._failed
-        )
+        self.tasks.submit(lambda: leaderboard(bundle, request, tally), self._show, self._failed)
 
     def _tally_for(self, request: LeaderboardRequest) -> BattleTally | None:
         """The kept counts for ``request`` (new ones when its switches changed); None when the
@@ -288,14 +284,20 @@ class LeaderboardPanel(QWidget):
             self.tally = BattleTally(filters, request.decisive_weight)
         return self.tally
 
+    def _draw(self, result: LeaderboardResult) -> None:
+        """Build and draw the plots of ``result`` off the GUI thread; the table is shown first,
+        so the numbers after a vote do not wait for matplotlib."""
+        # only the plot on screen is drawn now; the other one when its tab is shown
+        sizes = {
+            name: (view.target_size(), view.devicePixelRatioF()) if view.isVisible() else None
+            for name, view in (("forest", self.forest), ("heatmap", self.heatmap))
+        }
+        self.drawings.submit(lambda: self._figures(result, sizes), self._show_figures, self._failed)
+
     @staticmethod
-    def _compute(
-        bundle: Bundle,
-        request: LeaderboardRequest,
-        sizes: dict[str, tuple[QSize, float] | None],
-        tally: BattleTally | None = None,
-    ) -> tuple[LeaderboardResult, dict[str, tuple[Figure, RenderedFigure | None]]]:
-        result = leaderboard(bundle, request, tally)
+    def _figures(
+        result: LeaderboardResult, sizes: dict[str, tuple[QSize, float] | None]
+    ) -> dict[str, tuple[Figure, RenderedFigure | None]]:
         # figures are built and drawn to pixels here: drawing the heatmap of 20 models takes
         # about half a second, which the GUI thread must never spend
         figures: dict[str, tuple[Figure, RenderedFigure | None]] = {}
@@ -308,12 +310,19 @@ class LeaderboardPanel(QWidget):
                 else render_figure(figure, target[0].width(), target[0].height(), target[1])
             )
             figures[name] = (figure, rendered)
-        return result, figures
+        return figures
 
-    def _show(
-        self, value: tuple[LeaderboardResult, dict[str, tuple[Figure, RenderedFigure | None]]]
-    ) -> None:
-        result, figures = value
+    def _show_figures(self, figures: dict[str, tuple[Figure, RenderedFigure | None]]) -> None:
+        self.forest.show_figure(*figures["forest"])
+        self.heatmap.show_figure(*figures["heatmap"])
+
+    def _drawing_failed(self, error: BaseException) -> None:
+        # the table stays: its numbers are right even when a plot cannot be drawn
+        log.error("drawing the leaderboard plots failed", exc_info=error)
+        self.forest.clear("Cannot draw the ratings.")
+        self.heatmap.clear("Cannot draw the win rates.")
+
+    def _show(self, result: LeaderboardResult) -> None:
         self.result = result
         table = result.table
         self.model.set_rows(
@@ -322,8 +331,6 @@ class LeaderboardPanel(QWidget):
                 for row in table.itertuples(index=False)
             ]
         )
-        self.forest.show_figure(*figures["forest"])
-        self.heatmap.show_figure(*figures["heatmap"])
         anchor = result.board.anchor
         note = f", anchor {anchor.model} = {anchor.rating:g}" if anchor else ""
         dropped = (
@@ -336,12 +343,14 @@ class LeaderboardPanel(QWidget):
             f"{result.board.bootstrap} bootstrap rounds{note}{dropped}"
         )
         self.computed.emit(result)
+        self._draw(result)
 
     def _failed(self, error: BaseException) -> None:
         message = str(error) or type(error).__name__
         if not isinstance(error, WorkbenchError):
             log.error("leaderboard failed", exc_info=error)
         # a stale table under an error would read as the answer to the new switches
+        self.drawings.forget()
         self.result = None
         self.model.set_rows([])
         self.forest.clear("No ratings for this selection.")

@@ -1,0 +1,199 @@
+"""Time from a vote saved to the leaderboard panel showing the new numbers, against the old full
+refresh, on a synthetic bundle.
+
+    QT_QPA_PLATFORM=offscreen python bench/panel_after_vote.py [--bundle B.wbb] [--votes 100000]
+        [--items 20000] [--models 20] [--runs 10] [--rounds 100]
+
+A main window opens a copy of the bundle with the leaderboard panel shown (Bradley-Terry with
+--rounds bootstrap rounds, the panel's default). Each run casts one vote in a small campaign
+added for the purpose, in this process, and stops the clock when the panel has shown a result
+counting it. "signal" is the app's path: the annotation view's ``judgmentsWritten`` signal makes
+the watcher poll at once and the panel add the vote's counts to those it keeps. "full refresh"
+is the path before it, in the same run on the same window: the vote waits for the watcher's
+regular poll (every 400 ms) and the panel re-reads every judgment's counts. The medians of
+--runs votes each are printed with the ratio; goal (issue 15): within 200 ms of the vote.
+
+Below the table, the same two reads without the window: the leaderboard service from the kept
+counts after one vote, and from a full read, so the share of the fit is visible.
+
+Without --bundle a synthetic bundle (bench/make_synthetic_bundle.py --votes N) is generated once
+into the cache folder and reused; the run works on a temporary copy, so votes never accumulate
+in it. The app's folders (settings, logs) go to a temporary folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from PySide6.QtWidgets import QApplication
+
+from workbench.gui.main_window import MainWindow
+from workbench.paths import cache_dir
+from workbench.services.analysis import DEFAULT_BOOTSTRAP_ROUNDS, leaderboard
+from workbench.services.battle_tally import BattleTally
+from workbench.services.campaigns import (
+    CampaignSpec,
+    add_annotator,
+    create_campaign,
+)
+from workbench.services.selection import ItemSelection
+from workbench.services.voting import AnnotationSession
+from workbench.storage import Bundle
+from workbench.storage.bundle import copy_bundle
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from make_synthetic_bundle import make_synthetic_bundle
+
+GOAL_MS = 200.0
+CAMPAIGN = "bench-after-vote"
+ANNOTATOR = "bench-voter"
+CHOICES = ("a", "b", "tie", "a", "b")
+
+
+def wait_for(app: QApplication, condition, timeout_s: float = 20.0, why=lambda: "") -> None:  # type: ignore[no-untyped-def]
+    deadline = time.perf_counter() + timeout_s
+    while not condition():
+        if time.perf_counter() > deadline:
+            raise TimeoutError(f"the panel did not show the vote {why()}")
+        app.processEvents()
+        time.sleep(0.0005)
+
+
+def prepare(source: Path, folder: Path, items: int) -> Path:
+    """A copy of ``source`` with a small open campaign to vote in (a few items, all pairs)."""
+    path = folder / "bench.wbb"
+    copy_bundle(source, path)
+    chosen = ",".join(f"syn-{number:06d}" for number in range(1, min(items, 5) + 1))
+    with Bundle.open(path) as bundle:
+        add_annotator(bundle, ANNOTATOR)
+        create_campaign(
+            bundle, CampaignSpec(CAMPAIGN, "arena-battle", items=ItemSelection(chosen), seed=7)
+        )
+    return path
+
+
+def time_votes(
+    app: QApplication, window: MainWindow, session: AnnotationSession, runs: int, *, signal: bool
+) -> list[float]:  # type: ignore[no-untyped-def]
+    board = window.analysis.leaderboard
+    shown: list[object] = []
+    board.computed.connect(shown.append)
+    timings: list[float] = []
+    try:
+        for run in range(runs):
+            wait_for(app, lambda: not window.is_busy())
+            task = session.next_task()
+            assert task is not None, "the bench campaign ran out of tasks"
+            before = board.result.battles
+            session.cast(task.token, CHOICES[run % len(CHOICES)])
+            saved = time.perf_counter()
+            if signal:
+                window.annotation.view.judgmentsWritten.emit()
+            shown_before = len(shown)
+            wait_for(
+                app,
+                lambda before=before, shown_before=shown_before: (
+                    len(shown) > shown_before
+                    and board.result is not None
+                    and board.result.battles == before + 1
+                ),
+                why=lambda: f"(the panel says: {board.status.text()})",
+            )
+            timings.append((time.perf_counter() - saved) * 1000)
+    finally:
+        board.computed.disconnect(shown.append)
+    return timings
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bundle", type=Path)
+    parser.add_argument("--votes", type=int, default=100_000)
+    parser.add_argument("--items", type=int, default=20_000)
+    parser.add_argument("--models", type=int, default=20)
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--rounds", type=int, default=DEFAULT_BOOTSTRAP_ROUNDS)
+    args = parser.parse_args()
+
+    source = args.bundle
+    if source is None:
+        name = f"synthetic-{args.items}x{args.models}-votes{args.votes}.wbb"
+        source = cache_dir() / "bench" / name
+        if not source.exists():
+            source.parent.mkdir(parents=True, exist_ok=True)
+            print(f"generating {source} …", flush=True)
+            make_synthetic_bundle(source, args.items, args.models, votes=args.votes)
+
+    with tempfile.TemporaryDirectory(prefix="panel-after-vote-") as work:
+        # the app's own folders (settings, logs, recent files) stay out of the user's
+        os.environ["VLM_WORKBENCH_HOME"] = str(Path(work) / "home")
+        os.environ.setdefault("MPLCONFIGDIR", str(Path(work) / "home" / "mpl"))
+        path = prepare(source, Path(work), args.items)
+        app = QApplication.instance() or QApplication(sys.argv[:1])
+        window = MainWindow(persist_layout=False)
+        window.resize(1600, 1000)
+        window.open_bundle(path)
+        window.analysis.show_panel("leaderboard")
+        window.show()
+        board = window.analysis.leaderboard
+        board.rounds.setValue(args.rounds)
+        wait_for(app, lambda: board.result is not None and not window.is_busy())
+        board.refresh()  # with the chosen rounds; the counts kept from here on
+        wait_for(app, lambda: not window.is_busy())
+        battles = board.result.battles
+        session = AnnotationSession(window.bundle, CAMPAIGN, ANNOTATOR)
+
+        signal = time_votes(app, window, session, args.runs, signal=True)
+        tally = board.tally
+        assert tally is not None and tally.incremental_reads >= args.runs
+
+        # the path before the signal: the regular poll finds the vote, every count is re-read
+        board._tally_for = lambda request: None  # type: ignore[method-assign]
+        full = time_votes(app, window, session, args.runs, signal=False)
+
+        # the same reads without the window: from kept counts after one vote, and from scratch
+        request = board.request()
+        kept = BattleTally(request.filters(), request.decisive_weight)
+        leaderboard(window.bundle, request, kept)
+        task = session.next_task()
+        assert task is not None
+        session.cast(task.token, "a")
+        began = time.perf_counter()
+        leaderboard(window.bundle, request, kept)
+        kept_ms = (time.perf_counter() - began) * 1000
+        began = time.perf_counter()
+        leaderboard(window.bundle, request)
+        fresh_ms = (time.perf_counter() - began) * 1000
+        window.close()
+        window.deleteLater()
+        app.processEvents()
+
+    signal_ms, full_ms = statistics.median(signal), statistics.median(full)
+    print(
+        f"bundle: {source.name} ({battles:,} battles rated; {args.models} models), "
+        f"Bradley-Terry with {args.rounds} bootstrap rounds, median of {args.runs} votes each"
+    )
+    print(f"{'path':<44}{'median':>10}{'max':>10}")
+    print(f"{'signal + kept counts (ours)':<44}{signal_ms:>8.0f}ms{max(signal):>8.0f}ms")
+    print(f"{'poll + full refresh (before)':<44}{full_ms:>8.0f}ms{max(full):>8.0f}ms")
+    print(
+        f"ratio before/ours: {full_ms / signal_ms:.1f}x; goal {GOAL_MS:.0f} ms: "
+        f"{'met' if signal_ms <= GOAL_MS else 'NOT met'}"
+    )
+    print(
+        f"leaderboard service alone after one vote: {kept_ms:.0f} ms from kept counts, "
+        f"{fresh_ms:.0f} ms from a full read"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
