@@ -97,7 +97,7 @@ def _figures(work: Path) -> list[Figure]:
             quick=("--backend", "sqlite", "--seconds", "10", "--items", "100"),
         ),
         Figure(
-            "panel-after-vote",
+            "after-vote",
             "panel_after_vote.py",
             "a vote saved to the leaderboard panel showing it, against the poll and full refresh",
             quick=("--items", "2000", "--models", "10", "--votes", "20000", "--runs", "5"),
