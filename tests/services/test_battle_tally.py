@@ -9,6 +9,12 @@ import pandas as pd
 import pytest
 
 from tests.services.campaign_helpers import build_campaign_bundle
+from tests.stats.bundle_helpers import (
+    add_campaign_votes,
+    add_judge_verdicts,
+    build_bundle,
+    item_line,
+)
 from workbench.services.analysis import AnalysisError, LeaderboardRequest, leaderboard
 from workbench.services.battle_tally import BattleTally
 from workbench.services.campaigns import CampaignSpec, add_annotator, create_campaign
@@ -69,3 +75,33 @@ def test_a_tally_for_other_switches_is_not_used(bundle: Bundle) -> None:
     with pytest.raises(AnalysisError):
         leaderboard(bundle, judge_only, tally)  # read afresh: no judge verdicts here
     assert tally.fingerprint is None
+
+
+def test_counts_merged_across_stores_keep_the_stored_order(tmp_path: Path) -> None:
+    """A vote on a triple first seen among judge verdicts moves it ahead (votes come before
+    verdicts in stored order); the kept counts follow, as the bootstrap's numbering needs."""
+    lines = [
+        item_line(
+            "q1",
+            [{"kind": "human", "model_a": "x", "model_b": "y", "outcome": "a", "rater": "h1"}],
+            category=None,
+            language=None,
+        ),
+        item_line("q2", [], category=None),
+    ]
+    path = build_bundle(tmp_path / "stores", lines)
+    add_judge_verdicts(path, "run-1", [("q2", "x", "y", "b"), ("q2", "y", "x", "a")])
+    request = LeaderboardRequest(bootstrap=10, decisive_weight=None)
+    tally = BattleTally(request.filters(), request.decisive_weight)
+    with Bundle.open(path) as bundle:
+        assert tally.update(bundle) == fresh(bundle, request)
+    add_campaign_votes(path, "pilot", [("ann", "q1", "y", "x", "a")])  # (y, x, a): a verdict's
+    add_judge_verdicts(path, "run-2", [("q1", "x", "y", "tie")])
+    with Bundle.open(path) as bundle:
+        kept = tally.update(bundle)
+        assert kept == fresh(bundle, request)
+        assert [row[:3] for row in kept][:2] == [("x", "y", "a"), ("y", "x", "a")]
+        assert (tally.full_reads, tally.incremental_reads) == (1, 1)
+        pd.testing.assert_frame_equal(
+            leaderboard(bundle, request, tally).table, leaderboard(bundle, request).table
+        )
