@@ -39,7 +39,7 @@ from workbench.stats.preferences import PREFERENCES
 from workbench.stats.weighting import WILDVISION_DECISIVE_WEIGHT, weight_by_strength
 from workbench.stats.winrate import pairwise_win_fraction
 from workbench.storage.bundle import Bundle
-from workbench.storage.judgments import battle_counts, distinct_values
+from workbench.storage.judgments import ADJUDICATION, battle_counts, distinct_values
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -124,10 +124,12 @@ def analysis_choices(bundle: Bundle) -> AnalysisChoices:
             return tuple(sorted(found))
 
         campaigns, runs, annotators = values("campaign"), values("judge_run"), values("annotator")
+        origins = values("origin")
         sides = (
             HUMAN_SIDE,
             JUDGE_SIDE,
             IMPORTED,
+            *(origin for origin in origins if origin == ADJUDICATION),
             *(f"campaign:{name}" for name in campaigns),
             *(f"run:{name}" for name in runs),
             *(f"annotator:{name}" for name in annotators),
@@ -140,7 +142,7 @@ def analysis_choices(bundle: Bundle) -> AnalysisChoices:
             languages=values("language"),
             sides=sides,
             raters=values("rater"),
-            origins=values("origin"),
+            origins=origins,
         )
 
 

@@ -1,6 +1,7 @@
 """The one read model of judgments: imported prior judgments (``prior_judgments``), campaign votes
-that were not retracted (``votes``) and judge verdicts without an error (``judge_verdicts``), as
-one SQL query with the same columns whatever the store, and filters compiled into its ``WHERE``.
+that were not retracted (``votes``), judge verdicts without an error (``judge_verdicts``) and
+coordinators' settled answers to disputed campaign tasks (``adjudications``), as one SQL query
+with the same columns whatever the store, and filters compiled into its ``WHERE``.
 
 Every reader of judgments (analyses, the inspector's counts and flags, exports, the judge's
 worklists, the change fingerprint) goes through this module, so they cannot disagree on what a
@@ -17,7 +18,13 @@ or a non-pairwise answer), ``strength``, ``label``, ``score``, ``position_flip``
 ``time`` (when it was cast or given; NULL for imported ones), ``derived`` (true for an imported
 judgment derived from another stored one, see :data:`~workbench.domain.DERIVED_KEY`),
 ``row_id`` (its id in its own table). Rows come in stored order: imported, then votes, then
-verdicts, each by id (online Elo and the bootstrap depend on a stable order).
+verdicts, then adjudications, each by id (online Elo and the bootstrap depend on a stable order).
+
+An adjudication is a human judgment of origin ``adjudication`` whose evaluator is
+:data:`ADJUDICATED` (one evaluator for every settled answer) and whose ``rater`` is the
+adjudicator; its campaign, item, turn and sides are those of the task as it was shown. It
+settles votes that are already counted, so a filter keeps adjudications only when it asks for
+them (see :meth:`OutcomeFilter.keeps_adjudications`).
 
 Written with SQLAlchemy Core only, so the same statements run on SQLite and PostgreSQL.
 """
@@ -26,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
+from datetime import UTC, datetime
 from functools import cache
 from typing import Any
 
@@ -60,6 +68,7 @@ from workbench.domain import (
     Outcome,
 )
 from workbench.storage.models import (
+    Adjudication,
     Annotator,
     Campaign,
     Import,
@@ -111,6 +120,9 @@ ORIGINS = tuple(origin.value for origin in JudgmentOrigin)
 KINDS = tuple(kind.value for kind in JudgmentKind)
 OUTCOME_VALUES = tuple(outcome.value for outcome in Outcome)
 _ORIGIN_ORDER = {origin: index for index, origin in enumerate(ORIGINS)}
+ADJUDICATION = JudgmentOrigin.ADJUDICATION.value
+#: the evaluator of every adjudicated answer (who settled it is the row's ``rater``)
+ADJUDICATED = "adjudicated"
 
 
 @dataclass(frozen=True)
@@ -120,7 +132,9 @@ class OutcomeFilter:
 
     Derived judgments (an importer's battles computed from verdicts it also stored) are left
     out unless ``include_derived`` is set or the filter names raters or evaluators, which
-    selects them by name: counting both would count the same evidence twice."""
+    selects them by name: counting both would count the same evidence twice. Adjudications
+    (a settled answer to a task whose votes are counted already) are left out the same way,
+    and also kept when the filter names the ``adjudication`` origin."""
 
     sources: tuple[str, ...] = ()
     campaigns: tuple[str, ...] = ()
@@ -166,8 +180,12 @@ class OutcomeFilter:
     def keeps_derived(self) -> bool:
         return self.include_derived or bool(self.raters or self.evaluators)
 
+    def keeps_adjudications(self) -> bool:
+        return self.keeps_derived() or ADJUDICATION in self.origins
+
     def clauses(self, rows: Subquery) -> list[Any]:
-        """The filter as SQL conditions on the columns of :func:`judgment_rows`."""
+        """The filter as SQL conditions on the columns of :func:`judgment_rows`, adjudications
+        aside (:func:`_where` leaves them out unless one of the filters it combines asks)."""
         found = [rows.c[column].in_(list(values)) for column, values in self._dimensions()]
         if not self.keeps_derived():
             found.append(rows.c.derived == false())
@@ -409,12 +427,72 @@ def _verdict_rows(details: bool) -> Any:
     )
 
 
+def _adjudication_rows(details: bool) -> Any:
+    model_a, model_b = aliased(Model), aliased(Model)
+    outcome = case((Adjudication.choice.in_(OUTCOME_VALUES), Adjudication.choice), else_=null())
+    statement = (
+        select(
+            literal(ADJUDICATION, String).label("origin"),
+            literal(JudgmentKind.HUMAN.value, String).label("kind"),
+            literal(ADJUDICATED, String).label("evaluator"),
+            Source.name.label("source"),
+            _text().label("importer"),
+            Campaign.name.label("campaign"),
+            _text().label("judge_run"),
+            _text().label("annotator"),
+            Adjudication.adjudicator.label("rater"),
+            ScheduledPair.item_id.label("item"),
+            Item.external_id.label("item_external_id"),
+            Item.category.label("category"),
+            Item.family.label("family"),
+            Item.language.label("language"),
+            ScheduledPair.turn_index.label("turn"),
+            Turn.category.label("turn_category"),
+            Adjudication.criterion.label("criterion"),
+            literal(STANDARD_CONTEXT, String).label("context"),
+            # the sides as the task showed them, as the votes it settles have them
+            _side(model_a.name, model_b.name, outcome).label("model_a"),
+            _side(model_b.name, model_a.name, outcome).label("model_b"),
+            outcome.label("outcome"),
+            literal(1, Integer).label("strength"),
+            Adjudication.choice.label("label"),
+            Adjudication.grade.label("score"),
+            cast(null(), Boolean).label("position_flip"),
+            ("pair:" + cast(Adjudication.pair_id, String)).label("group_key"),
+            Adjudication.adjudicated_at.label("time"),
+            false().label("derived"),
+            Adjudication.id.label("row_id"),
+            *_details(
+                details,
+                raw_text=Adjudication.note,
+                protocol=Campaign.protocol,
+                campaign_context=_metadata_text(Campaign.settings, "output_context"),
+                pair_sequence=ScheduledPair.sequence,
+            ),
+        )
+        .join(ScheduledPair, Adjudication.pair_id == ScheduledPair.id)
+        .join(Campaign, Adjudication.campaign_id == Campaign.id)
+        .join(Item, ScheduledPair.item_id == Item.id)
+        .join(Source, Item.source_id == Source.id)
+        .outerjoin(model_a, ScheduledPair.left_model_id == model_a.id)
+        .outerjoin(model_b, ScheduledPair.right_model_id == model_b.id)
+        .outerjoin(
+            Turn,
+            (Turn.item_id == ScheduledPair.item_id) & (Turn.index == ScheduledPair.turn_index),
+        )
+    )
+    return statement
+
+
 def judgment_rows(details: bool = False) -> Subquery:
     """Every judgment of a bundle with :data:`COLUMNS` (and :data:`DETAIL_COLUMNS` with
     ``details``), as a subquery to select from."""
-    return union_all(_prior_rows(details), _vote_rows(details), _verdict_rows(details)).subquery(
-        "judgments"
-    )
+    return union_all(
+        _prior_rows(details),
+        _vote_rows(details),
+        _verdict_rows(details),
+        _adjudication_rows(details),
+    ).subquery("judgments")
 
 
 def _narrow_stores() -> list[Any]:
@@ -440,6 +518,14 @@ def _narrow_stores() -> list[Any]:
             JudgeVerdict.item_id.label("item"),
             false().label("derived"),
         ).where(_VERDICT_COUNTS),
+        select(
+            literal(ADJUDICATION, String).label("origin"),
+            literal(JudgmentKind.HUMAN.value, String).label("kind"),
+            ScheduledPair.item_id.label("item"),
+            false().label("derived"),
+        )
+        .select_from(Adjudication)
+        .join(ScheduledPair, Adjudication.pair_id == ScheduledPair.id),
     ]
 
 
@@ -453,11 +539,14 @@ def _origin_order(rows: Subquery) -> Any:
 
 
 def _where(rows: Subquery, filters: Sequence[OutcomeFilter | None]) -> list[Any]:
+    combined = [one or OutcomeFilter() for one in filters] or [OutcomeFilter()]
     conditions: list[Any] = []
-    for one in filters:
-        conditions += (one or OutcomeFilter()).clauses(rows)
-    if not filters:
-        conditions += OutcomeFilter().clauses(rows)
+    for one in combined:
+        conditions += one.clauses(rows)
+    # a selector naming the adjudication origin (``agreement --b adjudication``) is combined
+    # with filters that do not; it is still what the caller asked for
+    if not any(one.keeps_adjudications() for one in combined):
+        conditions.append(rows.c.origin != ADJUDICATION)
     return conditions
 
 
@@ -595,17 +684,30 @@ def kinds_per_item(session: Session, ids: Sequence[int] | None = None) -> dict[i
 
 def fingerprint(session: Session) -> tuple[int, ...]:
     """A cheap fingerprint of the stored judgments: per store, the count and largest id of the
-    rows the read model shows (same conditions as :func:`judgment_rows`). It changes when a
-    judgment arrives or is retracted, and costs three index scans, not the union's joins."""
+    rows the read model shows (same conditions as :func:`judgment_rows`), and the latest
+    adjudication time (recording a task again replaces its row in place). It changes when a
+    judgment arrives, is retracted or is settled again, and costs a few index scans, not the
+    union's joins."""
     values: list[int] = []
     for table, condition in (
         (PriorJudgment, None),
         (Vote, _VOTE_COUNTS),
         (JudgeVerdict, _VERDICT_COUNTS),
+        (Adjudication, None),
     ):
         statement = select(func.count(table.id), func.max(table.id))
         if condition is not None:
             statement = statement.where(condition)
         count, largest = session.execute(statement).one()
         values += [int(count or 0), int(largest or 0)]
+    latest = session.scalar(select(func.max(Adjudication.adjudicated_at)))
+    values.append(_microseconds(latest))
     return tuple(values)
+
+
+def _microseconds(moment: datetime | None) -> int:
+    if moment is None:
+        return 0
+    if moment.tzinfo is None:  # stored times read back as naive UTC
+        moment = moment.replace(tzinfo=UTC)
+    return int(moment.timestamp() * 1_000_000)
