@@ -83,6 +83,24 @@ def _register_campaign(commands: Any) -> None:
         help="attention checks, one JSON object a line: item, answer, first, second, turn",
     )
     create.add_argument(
+        "--practice-file",
+        type=Path,
+        metavar="FILE.jsonl",
+        help="practice tasks, one JSON object a line: item, answer, first, second, turn, "
+        "explanation (shown after the annotator answers)",
+    )
+    create.add_argument(
+        "--practice",
+        type=int,
+        metavar="N",
+        help="a practice round of N tasks drawn from --practice-file (default: all of them)",
+    )
+    create.add_argument(
+        "--practice-required",
+        action="store_true",
+        help="annotators cannot skip the practice round",
+    )
+    create.add_argument(
         "--context", default="standard", help="which outputs to show (default: standard)"
     )
     create.add_argument(
@@ -223,35 +241,40 @@ def _names(text: str) -> list[str] | None:
     return None if names in ([], ["all"]) else names
 
 
-def _read_gold(path: Path) -> list[Any]:
+def _read_known_answers(path: Path, practice: bool) -> list[Any]:
+    """Attention checks (``--gold``) or practice tasks (``--practice-file``): one JSON object a
+    line, the practice ones with an explanation."""
     from workbench.services.campaign_errors import CampaignError
-    from workbench.services.campaigns import GoldSpec
+    from workbench.services.campaigns import GoldSpec, PracticeSpec
 
+    what = "a practice task" if practice else "an attention check"
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as error:
         raise CampaignError(f"cannot read {path}: {error.strerror}") from error
-    gold = []
+    known = []
     for row, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
             data = json.loads(line)
-            gold.append(
-                GoldSpec(
-                    item=str(data["item"]),
-                    answer=str(data["answer"]),
-                    first=data.get("first"),
-                    second=data.get("second"),
-                    turn_index=data.get("turn"),
-                )
-            )
+            fields = {
+                "item": str(data["item"]),
+                "answer": str(data["answer"]),
+                "first": data.get("first"),
+                "second": data.get("second"),
+                "turn_index": data.get("turn"),
+            }
+            if practice:
+                known.append(PracticeSpec(**fields, explanation=str(data.get("explanation", ""))))
+            else:
+                known.append(GoldSpec(**fields))
         except (json.JSONDecodeError, KeyError, TypeError) as error:
             raise CampaignError(
-                f"{path.name}, row {row}: an attention check is a JSON object with 'item' and "
+                f"{path.name}, row {row}: {what} is a JSON object with 'item' and "
                 f"'answer' ({type(error).__name__}: {error})"
             ) from error
-    return gold
+    return known
 
 
 def run_create(args: argparse.Namespace) -> int:
@@ -270,7 +293,12 @@ def run_create(args: argparse.Namespace) -> int:
         pairing=Pairing(args.pairing) if args.pairing else None,
         anchor=args.anchor,
         pairs_per_model_pair=args.pairs_per_model_pair,
-        gold=_read_gold(args.gold) if args.gold else (),
+        gold=_read_known_answers(args.gold, practice=False) if args.gold else (),
+        practice=(
+            _read_known_answers(args.practice_file, practice=True) if args.practice_file else ()
+        ),
+        practice_count=args.practice,
+        practice_optional=not args.practice_required,
         output_context=args.context,
         lease_minutes=args.lease_minutes,
         pack_lease_days=args.pack_lease_days,
@@ -294,6 +322,7 @@ def run_create(args: argparse.Namespace) -> int:
         f"seed {summary.seed}): {summary.tasks} tasks over {summary.items} slots, "
         f"{summary.votes_per_pair} vote(s) each"
         + (f", {summary.gold_tasks} attention checks" if summary.gold_tasks else "")
+        + (f", a practice round of {summary.practice_tasks}" if summary.practice_tasks else "")
     )
     for pair, missing in summary.shortfalls.items():
         print(f"  {pair}: {missing} comparison(s) short of the target (not enough items)")

@@ -78,6 +78,12 @@ GUIDELINES_SETTING = "guidelines"
 #: guidelines longer than this are refused: they are read at every session start
 MAX_GUIDELINES_CHARS = 200_000
 
+#: the campaign settings of the practice round (see ``workbench.services.practice``): the
+#: practice tasks, whether an annotator may skip the round, and who has done it
+PRACTICE_SETTING = "practice"
+PRACTICE_OPTIONAL_SETTING = "practice_optional"
+PRACTICE_DONE_SETTING = "practice_done"
+
 CAMPAIGN_STATUS_OPEN = "open"
 
 
@@ -97,6 +103,15 @@ class GoldSpec:
     first: str | None = None
     second: str | None = None
     turn_index: int | None = None
+
+
+@dataclass(frozen=True)
+class PracticeSpec(GoldSpec):
+    """A practice task: like an attention check, a task whose answer is known, plus the
+    ``explanation`` shown to the annotator after they answer it. Practice answers are never
+    stored, so the same task cannot double as an attention check or a scheduled task."""
+
+    explanation: str = ""
 
 
 @dataclass(frozen=True)
@@ -129,6 +144,12 @@ class CampaignSpec:
     without_missing_images: bool = False
     #: the annotators' guidelines, as markdown (shown when a session starts and on F1)
     guidelines: str | None = None
+    #: candidate practice tasks; ``practice_count`` of them (None: all) are drawn with the seed
+    #: among those on items the campaign does not schedule
+    practice: Sequence[PracticeSpec] = ()
+    practice_count: int | None = None
+    #: whether an annotator may skip the practice round
+    practice_optional: bool = True
 
 
 @dataclass(frozen=True)
@@ -148,6 +169,8 @@ class CampaignSummary:
     items_missing_images: int = 0
     #: items left out because an image is missing (``without_missing_images``)
     left_out_missing_images: int = 0
+    #: tasks in the practice round (0: the campaign has none)
+    practice_tasks: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -163,6 +186,7 @@ class CampaignSummary:
             "schedule_sha256": self.schedule_sha256,
             "items_missing_images": self.items_missing_images,
             "left_out_missing_images": self.left_out_missing_images,
+            "practice_tasks": self.practice_tasks,
             "shortfalls": self.shortfalls,
         }
 
@@ -273,37 +297,48 @@ def _gold_comparisons(
     protocol: AnnotationProtocol,
     eligible: Eligibility,
 ) -> list[Comparison]:
-    if spec.gold and protocol.grade_scale is not None:
-        raise CampaignError(f"attention checks need a protocol with choices, not {protocol.name}")
+    return _known_answers(session, spec.gold, "attention check", spec, protocol, eligible)
+
+
+def _known_answers(
+    session: Session,
+    known: Sequence[GoldSpec],
+    what: str,
+    spec: CampaignSpec,
+    protocol: AnnotationProtocol,
+    eligible: Eligibility,
+) -> list[Comparison]:
+    """The comparisons of tasks whose answer is known (attention checks, practice tasks),
+    checked against the protocol; their slots' item rows are added to ``eligible``."""
+    if known and protocol.grade_scale is not None:
+        raise CampaignError(f"{what}s need a protocol with choices, not {protocol.name}")
     values = [choice.value for choice in protocol.choices]
     comparisons = []
-    for gold in spec.gold:
+    for gold in known:
         (item,) = resolve_items(session, ItemSelection(gold.item))
         if gold.answer not in values:
             raise CampaignError(
-                f"attention check on {gold.item}: answer '{gold.answer}' is not one of "
-                + ", ".join(values)
+                f"{what} on {gold.item}: answer '{gold.answer}' is not one of " + ", ".join(values)
             )
         if protocol.per_turn != (gold.turn_index is not None):
             raise CampaignError(
-                f"attention check on {gold.item}: "
+                f"{what} on {gold.item}: "
                 + ("give the turn" if protocol.per_turn else "this protocol is not per turn")
             )
         named = [name for name in (gold.first, gold.second) if name is not None]
         if len(named) != protocol.output_count:
             raise CampaignError(
-                f"attention check on {gold.item}: protocol {protocol.name} shows "
+                f"{what} on {gold.item}: protocol {protocol.name} shows "
                 f"{protocol.output_count} output(s), the check names {len(named)}"
             )
         contestants = resolve_contestants(session, [item], named, spec.output_context)
         if protocol.display is Display.PAIR and len(contestants) != 2:
-            raise CampaignError(f"attention check on {gold.item}: name two different contestants")
+            raise CampaignError(f"{what} on {gold.item}: name two different contestants")
         slot = Slot(item.source, item.external_id, gold.turn_index)
         found = eligibility(session, [item], contestants, protocol, spec.output_context)
         if slot not in found.contestants or len(found.contestants[slot]) < len(named):
             raise CampaignError(
-                f"attention check on {gold.item}: the item (turn) lacks the outputs or reference "
-                "it needs"
+                f"{what} on {gold.item}: the item (turn) lacks the outputs or reference it needs"
             )
         eligible.item_ids[slot] = item.id
         by_name = {contestant_name(c): c for c in contestants}
@@ -355,6 +390,60 @@ def _plan(
             for (a, b), n in missing_pairs.items()
         }
     return shuffled(counterbalance([*comparisons, *gold], rng), rng), shortfalls
+
+
+def _practice_plan(
+    session: Session,
+    spec: CampaignSpec,
+    protocol: AnnotationProtocol,
+    eligible: Eligibility,
+    scheduled: Sequence[PlannedTask],
+) -> list[tuple[PlannedTask, str]]:
+    """The practice round: (task, explanation) for ``practice_count`` of the candidate practice
+    tasks (all when None), drawn with the seed among those whose item the campaign does not
+    schedule (as a task or an attention check: an annotator must not meet a practice answer
+    again, nor see an attention check's answer), sides counterbalanced like the schedule's."""
+    if spec.practice_count is not None and spec.practice_count < 1:
+        raise CampaignError("a practice round needs at least 1 task")
+    if not spec.practice:
+        if spec.practice_count is not None:
+            raise CampaignError(
+                "a practice round needs practice tasks with known answers (a practice file)"
+            )
+        return []
+    comparisons = _known_answers(session, spec.practice, "practice task", spec, protocol, eligible)
+    scheduled_items = {(task.slot.source, task.slot.external_id) for task in scheduled}
+    candidates = [
+        (comparison, practice.explanation)
+        for comparison, practice in zip(comparisons, spec.practice, strict=True)
+        if (comparison.slot.source, comparison.slot.external_id) not in scheduled_items
+    ]
+    wanted = spec.practice_count if spec.practice_count is not None else len(candidates)
+    if len(candidates) < max(wanted, 1):
+        raise CampaignError(
+            f"{len(candidates)} of the {len(spec.practice)} practice tasks are on items the "
+            f"campaign does not schedule; the practice round needs {max(wanted, 1)}"
+        )
+    rng = random.Random(spec.seed)
+    chosen = sorted(rng.sample(range(len(candidates)), wanted))
+    picked = [candidates[index] for index in chosen]
+    if protocol.display is Display.PAIR:
+        # counterbalance regroups the comparisons by pair: find each one's explanation again
+        explanations = {
+            (c.slot, frozenset((c.first, c.second))): explanation for c, explanation in picked
+        }
+        planned = counterbalance([comparison for comparison, _ in picked], rng)
+        round_ = [
+            (task, explanations[(task.slot, frozenset((task.left, task.right)))])
+            for task in planned
+        ]
+    else:
+        round_ = [
+            (PlannedTask(comparison.slot, comparison.first, None, comparison.gold), explanation)
+            for comparison, explanation in picked
+        ]
+    rng.shuffle(round_)
+    return round_
 
 
 def _schedule_digest(tasks: Sequence[PlannedTask]) -> str:
@@ -457,14 +546,39 @@ def create_campaign(
                 else "the selection gives no task: no item has what this protocol needs"
             )
         digest = _schedule_digest(tasks)
+        practice = _practice_plan(session, spec, protocol, eligible, tasks)
+        shown = [*tasks, *(task for task, _ in practice)]
         model_ids = dict(
             session.execute(
                 select(Model.name, Model.id).where(
                     Model.name.in_(
-                        {c for task in tasks for c in (task.left, task.right) if isinstance(c, str)}
+                        {c for task in shown for c in (task.left, task.right) if isinstance(c, str)}
                     )
                 )
             ).all()
+        )
+
+        def model_id(contestant: Contestant | None) -> int | None:
+            return None if contestant is None or contestant is REFERENCE else model_ids[contestant]
+
+        practice_settings = (
+            {
+                PRACTICE_SETTING: [
+                    {
+                        "item_id": eligible.item_ids[task.slot],
+                        "turn_index": task.slot.turn_index,
+                        "left_model_id": model_id(task.left),
+                        "right_model_id": model_id(task.right),
+                        "answer": task.gold,
+                        "explanation": explanation,
+                    }
+                    for task, explanation in practice
+                ],
+                PRACTICE_OPTIONAL_SETTING: spec.practice_optional,
+                PRACTICE_DONE_SETTING: {},
+            }
+            if practice
+            else {}
         )
         campaign = Campaign(
             name=spec.name,
@@ -487,6 +601,7 @@ def create_campaign(
                 "schedule_sha256": digest,
                 "shortfalls": shortfalls,
                 **({GUIDELINES_SETTING: spec.guidelines} if spec.guidelines else {}),
+                **practice_settings,
                 # only the main bundle knows it: packs name models by a salted hash of it
                 "pack_salt": secrets.token_hex(16),
                 "created_by": f"vlm-workbench {__version__}",
@@ -494,9 +609,6 @@ def create_campaign(
         )
         session.add(campaign)
         session.flush()
-
-        def model_id(contestant: Contestant | None) -> int | None:
-            return None if contestant is None or contestant is REFERENCE else model_ids[contestant]
 
         session.add_all(
             ScheduledPair(
@@ -529,6 +641,7 @@ def create_campaign(
         shortfalls=shortfalls,
         items_missing_images=len(scheduled_missing),
         left_out_missing_images=left_out,
+        practice_tasks=len(practice),
     )
 
 
