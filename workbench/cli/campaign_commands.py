@@ -241,44 +241,13 @@ def _names(text: str) -> list[str] | None:
     return None if names in ([], ["all"]) else names
 
 
-def _read_known_answers(path: Path, practice: bool) -> list[Any]:
-    """Attention checks (``--gold``) or practice tasks (``--practice-file``): one JSON object a
-    line, the practice ones with an explanation."""
-    from workbench.services.campaign_errors import CampaignError
-    from workbench.services.campaigns import GoldSpec, PracticeSpec
-
-    what = "a practice task" if practice else "an attention check"
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as error:
-        raise CampaignError(f"cannot read {path}: {error.strerror}") from error
-    known = []
-    for row, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-            fields = {
-                "item": str(data["item"]),
-                "answer": str(data["answer"]),
-                "first": data.get("first"),
-                "second": data.get("second"),
-                "turn_index": data.get("turn"),
-            }
-            if practice:
-                known.append(PracticeSpec(**fields, explanation=str(data.get("explanation", ""))))
-            else:
-                known.append(GoldSpec(**fields))
-        except (json.JSONDecodeError, KeyError, TypeError) as error:
-            raise CampaignError(
-                f"{path.name}, row {row}: {what} is a JSON object with 'item' and "
-                f"'answer' ({type(error).__name__}: {error})"
-            ) from error
-    return known
-
-
 def run_create(args: argparse.Namespace) -> int:
-    from workbench.services.campaigns import CampaignSpec, create_campaign
+    from workbench.services.campaigns import (
+        CampaignSpec,
+        create_campaign,
+        read_attention_checks,
+        read_practice_tasks,
+    )
     from workbench.services.scheduling import Pairing
     from workbench.services.selection import ItemSelection
     from workbench.storage import Bundle
@@ -293,10 +262,8 @@ def run_create(args: argparse.Namespace) -> int:
         pairing=Pairing(args.pairing) if args.pairing else None,
         anchor=args.anchor,
         pairs_per_model_pair=args.pairs_per_model_pair,
-        gold=_read_known_answers(args.gold, practice=False) if args.gold else (),
-        practice=(
-            _read_known_answers(args.practice_file, practice=True) if args.practice_file else ()
-        ),
+        gold=read_attention_checks(args.gold) if args.gold else (),
+        practice=(read_practice_tasks(args.practice_file) if args.practice_file else ()),
         practice_count=args.practice,
         practice_optional=not args.practice_required,
         output_context=args.context,

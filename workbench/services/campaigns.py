@@ -17,6 +17,7 @@ import uuid
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import func, select
@@ -235,6 +236,47 @@ def contestant_name(contestant: Contestant | None) -> str | None:
     if contestant is None:
         return None
     return REFERENCE_NAME if contestant is REFERENCE else str(contestant)
+
+
+def _known_answer_rows(path: Path, what: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """(GoldSpec fields, the whole object) per row of a JSONL file of known answers."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as error:
+        raise CampaignError(f"cannot read {path}: {error.strerror}") from error
+    rows = []
+    for row, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+            fields = {
+                "item": str(data["item"]),
+                "answer": str(data["answer"]),
+                "first": data.get("first"),
+                "second": data.get("second"),
+                "turn_index": data.get("turn"),
+            }
+        except (json.JSONDecodeError, KeyError, TypeError) as error:
+            raise CampaignError(
+                f"{path.name}, row {row}: {what} is a JSON object with 'item' and "
+                f"'answer' ({type(error).__name__}: {error})"
+            ) from error
+        rows.append((fields, data))
+    return rows
+
+
+def read_attention_checks(path: Path) -> list[GoldSpec]:
+    """Attention checks from a JSONL file: item, answer, first, second, turn."""
+    return [GoldSpec(**fields) for fields, _ in _known_answer_rows(path, "an attention check")]
+
+
+def read_practice_tasks(path: Path) -> list[PracticeSpec]:
+    """Practice tasks from a JSONL file: as attention checks, plus an explanation."""
+    return [
+        PracticeSpec(**fields, explanation=str(data.get("explanation") or ""))
+        for fields, data in _known_answer_rows(path, "a practice task")
+    ]
 
 
 # --- creating a campaign -----------------------------------------------------------------------
