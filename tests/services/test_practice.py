@@ -16,6 +16,7 @@ from tests.services.campaign_helpers import (
     build_campaign_bundle,
     registry_with_all_protocols,
 )
+from workbench.demo import generate_demo_bundle
 from workbench.errors import WorkbenchError
 from workbench.services.campaign_errors import AnswerError, StaleTaskError
 from workbench.services.campaigns import (
@@ -35,6 +36,8 @@ from workbench.storage.models import (
     CampaignPairCount,
     Item,
     Model,
+    Output,
+    Turn,
     Vote,
 )
 
@@ -115,7 +118,7 @@ def test_same_seed_same_practice_set(bundle: Bundle) -> None:
     ("overrides", "message"),
     [
         ({"practice_count": 5}, "4 of the 8 practice tasks .* needs 5"),
-        ({"practice": (), "practice_count": 2}, "needs practice tasks with known answers"),
+        ({"practice": (), "practice_count": 2}, "marks right and wrong .* give a practice file"),
         ({"practice": [PracticeSpec("q004", "left", **PAIR)]}, "practice task on q004"),
         ({"practice_count": 0}, "at least 1 task"),
     ],
@@ -193,3 +196,34 @@ def test_a_preview_and_a_campaign_without_practice_offer_no_round(bundle: Bundle
     session = AnnotationSession(bundle, "plain", "ann", PLUGINS)
     assert not session.practice.pending and len(session.practice) == 0
     assert "practice" not in campaign_details(bundle, "plain")["settings"]
+
+
+def correct_flags(bundle: Bundle, item_id: int, model_id: int) -> set[bool]:
+    with bundle.read_session() as session:
+        outputs = session.scalars(
+            select(Output).join(Turn).where(Turn.item_id == item_id, Output.model_id == model_id)
+        )
+        return {output.metadata_["correct"] for output in outputs}
+
+
+def test_practice_from_answers_marked_right_and_wrong(tmp_path: Path) -> None:
+    """Without a practice file, the demo's answers (marked correct or not by their source) give
+    practice tasks whose expected side is the right answer."""
+    path = generate_demo_bundle(tmp_path / "demo.wbb", seed=0)
+    with Bundle.open(path) as bundle:
+        with bundle.read_session() as session:
+            items = dict(session.execute(select(Item.external_id, Item.id)).all())
+        scheduled = sorted(items)[:5]
+        chosen = ItemSelection(",".join(scheduled))
+        spec = CampaignSpec("c", "arena-battle", items=chosen, seed=2, practice_count=3)
+        assert create_campaign(bundle, spec, PLUGINS).practice_tasks == 3
+        for row in campaign_details(bundle, "c")["settings"]["practice"]:
+            assert row["item_id"] not in {items[name] for name in scheduled}
+            sides = [row["left_model_id"], row["right_model_id"]]
+            better, worse = sides if row["answer"] == "a" else sides[::-1]
+            assert correct_flags(bundle, row["item_id"], better) == {True}
+            assert correct_flags(bundle, row["item_id"], worse) == {False}
+        # a protocol with no known answer in the data asks for a practice file
+        verification = CampaignSpec("v", "visit-bench-verification", practice_count=1)
+        with pytest.raises(WorkbenchError, match="give a practice file"):
+            create_campaign(bundle, verification, PLUGINS)

@@ -93,7 +93,8 @@ def _register_campaign(commands: Any) -> None:
         "--practice",
         type=int,
         metavar="N",
-        help="a practice round of N tasks drawn from --practice-file (default: all of them)",
+        help="a practice round of N tasks drawn from --practice-file (default: all of them), "
+        "or without a file from answers their source marks right and wrong",
     )
     create.add_argument(
         "--practice-required",

@@ -65,8 +65,10 @@ from workbench.storage.models import (
     Item,
     ItemImage,
     Model,
+    Output,
     ScheduledPair,
     Source,
+    Turn,
     Vote,
 )
 
@@ -84,6 +86,14 @@ MAX_GUIDELINES_CHARS = 200_000
 PRACTICE_SETTING = "practice"
 PRACTICE_OPTIONAL_SETTING = "practice_optional"
 PRACTICE_DONE_SETTING = "practice_done"
+
+#: the output metadata flag by which a source marks an answer right or wrong (the demo's
+#: baseline answers carry it); practice tasks can be drawn from it without a practice file
+CORRECT_FLAG = "correct"
+ANSWER_KEY_EXPLANATION = (
+    "The better response gives the right answer (the item's answer key says so); the other "
+    "one does not."
+)
 
 CAMPAIGN_STATUS_OPEN = "open"
 
@@ -434,6 +444,76 @@ def _plan(
     return shuffled(counterbalance([*comparisons, *gold], rng), rng), shortfalls
 
 
+def _answer_key_practice(
+    session: Session,
+    spec: CampaignSpec,
+    protocol: AnnotationProtocol,
+    excluded: set[tuple[str, str]],
+) -> list[PracticeSpec]:
+    """Up to ``practice_count`` practice tasks drawn from answers their source marks right or
+    wrong (``CORRECT_FLAG``), on items outside ``excluded``: a right answer against a wrong one
+    on the same slot (all turns right against all wrong, for whole-conversation protocols).
+    Only pairwise protocols between models with "a"/"b" choices have such a known answer."""
+    values = {choice.value for choice in protocol.choices}
+    if (
+        protocol.display is not Display.PAIR
+        or protocol.reference_as_response
+        or protocol.grade_scale is not None
+        or not {"a", "b"} <= values
+    ):
+        return []
+    statement = (
+        select(Source.name, Item.external_id, Turn.index, Model.name, Output.metadata_)
+        .select_from(Output)
+        .join(Turn, Output.turn_id == Turn.id)
+        .join(Item, Turn.item_id == Item.id)
+        .join(Source, Item.source_id == Source.id)
+        .join(Model, Output.model_id == Model.id)
+        .where(Output.context == spec.output_context)
+    )
+    models = [name for name in spec.models or () if name != REFERENCE_NAME]
+    if models:
+        statement = statement.where(Model.name.in_(models))
+    turn_counts = dict(
+        session.execute(
+            select(Source.name + ":" + Item.external_id, func.count(Turn.id))
+            .select_from(Turn)
+            .join(Item, Turn.item_id == Item.id)
+            .join(Source, Item.source_id == Source.id)
+            .group_by(Source.name, Item.external_id)
+        ).all()
+    )
+    flags: dict[tuple[str, str, int | None], dict[str, list[bool]]] = defaultdict(
+        lambda: defaultdict(list)
+    )
+    for source, external_id, index, model, metadata in session.execute(statement):
+        flag = (metadata or {}).get(CORRECT_FLAG)
+        if (source, external_id) in excluded or not isinstance(flag, bool):
+            continue
+        flags[(source, external_id, index if protocol.per_turn else None)][model].append(flag)
+    rng = random.Random(spec.seed)
+    candidates = []
+    for slot in sorted(flags, key=lambda key: (key[0], key[1], key[2] or 0)):
+        source, external_id, turn = slot
+        needed = 1 if turn is not None else turn_counts.get(f"{source}:{external_id}", 0)
+        by_model = flags[slot]
+        right = sorted(m for m, f in by_model.items() if len(f) == needed and all(f))
+        wrong = sorted(m for m, f in by_model.items() if len(f) == needed and not any(f))
+        if right and wrong:
+            candidates.append(
+                PracticeSpec(
+                    f"{source}:{external_id}",
+                    "a",
+                    first=rng.choice(right),
+                    second=rng.choice(wrong),
+                    turn_index=turn,
+                    explanation=ANSWER_KEY_EXPLANATION,
+                )
+            )
+    wanted = min(spec.practice_count or len(candidates), len(candidates))
+    return rng.sample(candidates, wanted)
+
+
 def _practice_plan(
     session: Session,
     spec: CampaignSpec,
@@ -447,14 +527,19 @@ def _practice_plan(
     again, nor see an attention check's answer), sides counterbalanced like the schedule's."""
     if spec.practice_count is not None and spec.practice_count < 1:
         raise CampaignError("a practice round needs at least 1 task")
-    if not spec.practice:
-        if spec.practice_count is not None:
-            raise CampaignError(
-                "a practice round needs practice tasks with known answers (a practice file)"
-            )
-        return []
-    comparisons = _known_answers(session, spec.practice, "practice task", spec, protocol, eligible)
     scheduled_items = {(task.slot.source, task.slot.external_id) for task in scheduled}
+    if not spec.practice:
+        if spec.practice_count is None:
+            return []
+        drawn = _answer_key_practice(session, spec, protocol, scheduled_items)
+        if not drawn:
+            raise CampaignError(
+                "a practice round needs tasks with known answers: no item outside the campaign "
+                f"has answers its source marks right and wrong ('{CORRECT_FLAG}' in the output "
+                "metadata) for this protocol; give a practice file"
+            )
+        spec = replace(spec, practice=drawn)
+    comparisons = _known_answers(session, spec.practice, "practice task", spec, protocol, eligible)
     candidates = [
         (comparison, practice.explanation)
         for comparison, practice in zip(comparisons, spec.practice, strict=True)

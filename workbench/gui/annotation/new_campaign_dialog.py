@@ -100,7 +100,9 @@ class NewCampaignDialog(QDialog):
         self.without_missing_box.setChecked(True)  # an annotator cannot judge an unseen image
         # the practice round: tasks with known answers from a file (see docs/annotation.md)
         self.practice_file_field = QLineEdit(self)
-        self.practice_file_field.setPlaceholderText("none: no practice round")
+        self.practice_file_field.setPlaceholderText(
+            "none: answers marked right and wrong in the data, when a count is given"
+        )
         self.practice_file_field.setToolTip(
             "JSONL, one practice task a line: item, answer, first, second, turn, explanation"
         )
@@ -111,8 +113,8 @@ class NewCampaignDialog(QDialog):
         practice_row.addWidget(browse)
         self.practice_spin = QSpinBox(self)
         self.practice_spin.setRange(0, 1000)
-        self.practice_spin.setSpecialValueText("all in the file")
-        self.practice_spin.setToolTip("how many practice tasks to draw from the file")
+        self.practice_spin.setSpecialValueText("all in the file (none without one)")
+        self.practice_spin.setToolTip("how many practice tasks to draw (0: no practice round)")
         self.practice_optional_box = QCheckBox("Annotators may skip the practice round", self)
         self.practice_optional_box.setChecked(True)
         self.message = QLabel(self)
