@@ -13,11 +13,13 @@ from sqlalchemy import func, select
 
 from tests.gui.annotation_bundle import build_annotation_bundle, forbidden_strings
 from tests.gui.annotation_probe import leaks, press, shown_texts, widget_strings
+from tests.gui.conftest import wait_idle
 from tests.gui.test_annotation_annotator_mode import walk
 from tests.services.campaign_helpers import MODELS
 from workbench.cli import main
 from workbench.gui.annotation.annotator_window import AnnotatorWindow
 from workbench.gui.annotation.new_campaign_dialog import NewCampaignDialog
+from workbench.gui.main_window import MainWindow
 from workbench.services.campaigns import campaign_details
 from workbench.services.voting import AnnotationSession
 from workbench.storage import Bundle
@@ -172,3 +174,20 @@ def test_new_campaign_dialog_draws_a_practice_round(
         assert dialog.summary is not None and dialog.summary.practice_tasks == 1
         settings = campaign_details(bundle, "practised")["settings"]
         assert len(settings["practice"]) == 1 and settings["practice_optional"] is False
+
+
+def test_the_main_window_offers_the_practice_round_too(qtbot, bundle_path: Path) -> None:
+    window = MainWindow(persist_layout=False)
+    qtbot.addWidget(window)
+    window.open_bundle(bundle_path)
+    window.show()
+    qtbot.waitExposed(window)
+    wait_idle(qtbot, window)
+    window.annotation.start("required", "bob")
+    view = window.annotation.view
+    assert view.practicing and "Practice round: 2 tasks" in view.done_label.text()
+    press(qtbot, view, Qt.Key.Key_Return)
+    assert view.practice_index == 0 and view.task is not None
+    assert leaks(widget_strings(window, visible_only=True), forbidden_strings(bundle_path)) == []
+    window.annotation.leave()
+    window.close()
