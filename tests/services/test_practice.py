@@ -83,10 +83,6 @@ def spec(**overrides: object) -> CampaignSpec:
     return CampaignSpec(**values)  # type: ignore[arg-type]
 
 
-def practice_items(bundle: Bundle) -> set[int]:
-    return {row["item_id"] for row in campaign_details(bundle, "c")["settings"]["practice"]}
-
-
 def test_practice_set_is_drawn_apart_from_the_schedule_and_the_attention_checks(
     bundle: Bundle,
 ) -> None:
@@ -95,15 +91,12 @@ def test_practice_set_is_drawn_apart_from_the_schedule_and_the_attention_checks(
     details = campaign_details(bundle, "c")
     scheduled = {(row["source"], row["item"]) for row in details["schedule"]}
     assert {item for _, item in scheduled} == {"q000", "q001", "q002", "q003"}
-    with bundle.read_session() as session:
-        names = dict(session.execute(select(Item.id, Item.external_id)).all())
-        models = dict(session.execute(select(Model.id, Model.name)).all())
-    chosen = {names[item_id] for item_id in practice_items(bundle)}
+    chosen = {row["item"] for row in details["settings"]["practice"]}
     assert len(chosen) == 3 and chosen <= {"q004", "q005", "q006", "q007"}
     # the answer is stored from the shown side: the better model is the first one named
     for row in details["settings"]["practice"]:
-        better = row["left_model_id"] if row["answer"] == "a" else row["right_model_id"]
-        assert models[better] == "alphavision-7b"
+        assert (row["source"], row["turn"]) == ("tests", None)
+        assert (row["left"] if row["answer"] == "a" else row["right"]) == "alphavision-7b"
         assert row["explanation"].startswith("Response from item")
 
 
@@ -147,11 +140,16 @@ def test_practice_answers_get_feedback_and_are_never_stored(bundle: Bundle) -> N
     session = AnnotationSession(bundle, "c", "ann", PLUGINS)
     assert session.practice.pending and len(session.practice) == 2
     progress_before = session.progress()
-    expected = [row["answer"] for row in campaign_details(bundle, "c")["settings"]["practice"]]
+    rows = campaign_details(bundle, "c")["settings"]["practice"]
+    expected = [row["answer"] for row in rows]
     for index, answer in enumerate(expected):
         task = session.practice.task(index)
         assert (task.progress.done, task.progress.remaining) == (index, 2 - index)
-        assert len(task.turns[-1].responses) == 2 and all(task.turns[-1].responses)
+        # the stored item and sides are the ones shown (campaign_helpers' answer texts)
+        variants = [MODELS.index(rows[index][side]) for side in ("left", "right")]
+        assert task.turns[-1].responses == tuple(
+            f"Answer 2 to {rows[index]['item']}, variant {n}." for n in variants
+        )
         wrong = "b" if answer == "a" else "a"
         feedback = session.check_practice(task.token, wrong)
         assert not feedback.correct
@@ -198,10 +196,14 @@ def test_a_preview_and_a_campaign_without_practice_offer_no_round(bundle: Bundle
     assert "practice" not in campaign_details(bundle, "plain")["settings"]
 
 
-def correct_flags(bundle: Bundle, item_id: int, model_id: int) -> set[bool]:
+def correct_flags(bundle: Bundle, item: str, model: str) -> set[bool]:
     with bundle.read_session() as session:
         outputs = session.scalars(
-            select(Output).join(Turn).where(Turn.item_id == item_id, Output.model_id == model_id)
+            select(Output)
+            .join(Turn)
+            .join(Item)
+            .join(Model)
+            .where(Item.external_id == item, Model.name == model)
         )
         return {output.metadata_["correct"] for output in outputs}
 
@@ -212,17 +214,16 @@ def test_practice_from_answers_marked_right_and_wrong(tmp_path: Path) -> None:
     path = generate_demo_bundle(tmp_path / "demo.wbb", seed=0)
     with Bundle.open(path) as bundle:
         with bundle.read_session() as session:
-            items = dict(session.execute(select(Item.external_id, Item.id)).all())
-        scheduled = sorted(items)[:5]
+            scheduled = sorted(session.scalars(select(Item.external_id)))[:5]
         chosen = ItemSelection(",".join(scheduled))
         spec = CampaignSpec("c", "arena-battle", items=chosen, seed=2, practice_count=3)
         assert create_campaign(bundle, spec, PLUGINS).practice_tasks == 3
         for row in campaign_details(bundle, "c")["settings"]["practice"]:
-            assert row["item_id"] not in {items[name] for name in scheduled}
-            sides = [row["left_model_id"], row["right_model_id"]]
+            assert row["item"] not in scheduled
+            sides = [row["left"], row["right"]]
             better, worse = sides if row["answer"] == "a" else sides[::-1]
-            assert correct_flags(bundle, row["item_id"], better) == {True}
-            assert correct_flags(bundle, row["item_id"], worse) == {False}
+            assert correct_flags(bundle, row["item"], better) == {True}
+            assert correct_flags(bundle, row["item"], worse) == {False}
         # a protocol with no known answer in the data asks for a practice file
         verification = CampaignSpec("v", "visit-bench-verification", practice_count=1)
         with pytest.raises(WorkbenchError, match="give a practice file"):

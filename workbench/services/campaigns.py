@@ -691,11 +691,14 @@ def create_campaign(
         practice_settings = (
             {
                 PRACTICE_SETTING: [
+                    # by natural keys, not row ids: a copy of the bundle (push, pull) renumbers
+                    # rows but not the JSON; the settings are the coordinator's, never shown
                     {
-                        "item_id": eligible.item_ids[task.slot],
-                        "turn_index": task.slot.turn_index,
-                        "left_model_id": model_id(task.left),
-                        "right_model_id": model_id(task.right),
+                        "source": task.slot.source,
+                        "item": task.slot.external_id,
+                        "turn": task.slot.turn_index,
+                        "left": contestant_name(task.left),
+                        "right": contestant_name(task.right),
                         "answer": task.gold,
                         "explanation": explanation,
                     }

@@ -16,17 +16,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from workbench.domain.protocols import AnnotationProtocol
 from workbench.services.blind_tasks import BlindTask, Progress, build_task
-from workbench.services.campaign_errors import AnswerError, StaleTaskError
+from workbench.services.campaign_errors import AnswerError, CampaignError, StaleTaskError
 from workbench.services.campaigns import (
     PRACTICE_DONE_SETTING,
     PRACTICE_OPTIONAL_SETTING,
     PRACTICE_SETTING,
 )
+from workbench.services.selection import REFERENCE_NAME
 from workbench.storage.bundle import Bundle
-from workbench.storage.models import Campaign, ScheduledPair
+from workbench.storage.models import Campaign, Item, Model, ScheduledPair, Source
 
 #: how an annotator left the round, as remembered in the campaign's settings
 COMPLETED = "completed"
@@ -45,10 +47,14 @@ class PracticeFeedback:
 
 @dataclass(frozen=True, slots=True)
 class _PracticeTask:
-    item_id: int
+    """A practice task as stored: the item and contestants by name (``reference`` for the
+    reference answer, None for no side), the answer as shown ("a" = Response 1)."""
+
+    source: str
+    item: str
     turn_index: int | None
-    left_model_id: int | None
-    right_model_id: int | None
+    left: str | None
+    right: str | None
     answer: str
     explanation: str
 
@@ -56,15 +62,42 @@ class _PracticeTask:
 def _practice_tasks(settings: Mapping[str, Any]) -> list[_PracticeTask]:
     return [
         _PracticeTask(
-            int(row["item_id"]),
-            row.get("turn_index"),
-            row.get("left_model_id"),
-            row.get("right_model_id"),
+            str(row["source"]),
+            str(row["item"]),
+            row.get("turn"),
+            row.get("left"),
+            row.get("right"),
             str(row["answer"]),
             str(row.get("explanation") or ""),
         )
         for row in settings.get(PRACTICE_SETTING) or ()
     ]
+
+
+def _pair(session: Session, practice: _PracticeTask) -> ScheduledPair:
+    """A transient scheduled pair (never added to the session) for ``build_task``."""
+    item_id = session.scalar(
+        select(Item.id)
+        .join(Source, Item.source_id == Source.id)
+        .where(Source.name == practice.source, Item.external_id == practice.item)
+    )
+    if item_id is None:
+        raise CampaignError("a practice task's item is no longer in this bundle")
+    names = [name for name in (practice.left, practice.right) if name not in (None, REFERENCE_NAME)]
+    ids = dict(session.execute(select(Model.name, Model.id).where(Model.name.in_(names))).all())
+
+    if len(ids) < len(set(names)):
+        raise CampaignError("a practice task's model is no longer in this bundle")
+
+    def side(name: str | None) -> int | None:
+        return None if name is None or name == REFERENCE_NAME else ids[name]
+
+    return ScheduledPair(
+        item_id=item_id,
+        turn_index=practice.turn_index,
+        left_model_id=side(practice.left),
+        right_model_id=side(practice.right),
+    )
 
 
 class PracticeRound:
@@ -100,17 +133,11 @@ class PracticeRound:
         """Practice task ``index`` (from 0), blind like a real task, named by a fresh token;
         its progress counts the practice round only."""
         practice = self._tasks[index]
-        pair = ScheduledPair(
-            item_id=practice.item_id,
-            turn_index=practice.turn_index,
-            left_model_id=practice.left_model_id,
-            right_model_id=practice.right_model_id,
-        )
         token = secrets.token_urlsafe(16)
         with self._bundle.read_session() as session:
             task = build_task(
                 session,
-                pair,
+                _pair(session, practice),
                 self._protocol,
                 self._output_context,
                 token,
