@@ -24,7 +24,7 @@ from workbench.services.campaigns import campaign_details
 from workbench.services.voting import AnnotationSession
 from workbench.storage import Bundle
 from workbench.storage.bundle import copy_bundle
-from workbench.storage.models import Vote
+from workbench.storage.models import Campaign, Vote
 
 pytestmark = pytest.mark.gui
 
@@ -89,9 +89,7 @@ def test_practice_round_with_keys_then_real_tasks(qtbot, bundle_path: Path) -> N
     assert "Practice round: 2 tasks" in view.done_label.text()
     assert "skips" not in view.done_label.text()  # this campaign asks for the practice round
     press(qtbot, view, "S", Qt.KeyboardModifier.ControlModifier)
-    assert (
-        view.practicing and "asks you to do the practice round" in view.answer_panel.message.text()
-    )
+    assert view.practicing and "asks you to do the practice round" in view.done_label.text()
 
     press(qtbot, view, Qt.Key.Key_Return)
     assert view.practice_index == 0 and view.task is not None
@@ -191,3 +189,20 @@ def test_the_main_window_offers_the_practice_round_too(qtbot, bundle_path: Path)
     assert leaks(widget_strings(window, visible_only=True), forbidden_strings(bundle_path)) == []
     window.annotation.leave()
     window.close()
+
+
+def test_a_practice_task_whose_item_is_gone_says_so(qtbot, bundle_path: Path) -> None:
+    bundle = Bundle.open(bundle_path)
+    with bundle.session() as session:
+        campaign = session.scalars(select(Campaign).where(Campaign.name == "optional")).one()
+        practice = [dict(row) for row in campaign.settings["practice"]]
+        practice[0]["item"] = "no-such-item"
+        campaign.settings = {**campaign.settings, "practice": practice}
+    window = open_window(qtbot, bundle, "optional", "ana")
+    view = window.view
+    press(qtbot, view, Qt.Key.Key_Return)
+    assert view.practice_index == -1 and view.task is None
+    assert "Cannot show the practice task" in view.done_label.text()
+    assert "no longer in this bundle" in view.done_label.text()
+    window.close()
+    bundle.close()

@@ -294,8 +294,13 @@ class AnnotationView(QWidget):
         if index >= len(practice):
             self._end_practice(skipped=False)
             return
+        try:
+            task = practice.task(index)
+        except WorkbenchError as error:  # the bundle lost the task's item or model
+            self._practice_notice(f"Cannot show the practice task: {error}")
+            return
         self.practice_index = index
-        self._show(practice.task(index))
+        self._show(task)
         self.progress_label.setText(f"Practice task {index + 1} of {len(practice)}: not counted")
 
     def _check_practice(self, answers: dict[str, str | float], comment: str | None) -> None:
@@ -317,14 +322,23 @@ class AnnotationView(QWidget):
         self.answer_panel.show_message("Practice answer: not saved.")
         self.setFocus()
 
+    def _practice_notice(self, text: str) -> None:
+        """An error line where it can be seen: under the intro, or on the task's message line."""
+        if self.task is None:
+            self.done_label.setText(
+                practice_intro_text(len(self.session.practice), self.session.practice.optional)
+                + f"\n\n{text}"
+                if self.session is not None
+                else text
+            )
+        elif self.answer_panel is not None:
+            self.answer_panel.show_message(text, error=True)
+
     def _end_practice(self, skipped: bool) -> None:
         assert self.session is not None
         session = self.session
         if skipped and not session.practice.optional:
-            if self.answer_panel is not None:
-                self.answer_panel.show_message(
-                    "This campaign asks you to do the practice round first.", error=True
-                )
+            self._practice_notice("This campaign asks you to do the practice round first.")
             return
 
         def finish_and_fetch_first() -> BlindTask | None:
