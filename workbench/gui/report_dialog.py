@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import logging
 import traceback
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -144,13 +143,16 @@ class ReportDialog(QDialog):
         from workbench.services.outcomes import OutcomeFilter
         from workbench.services.report import ReportRequest
 
-        chosen = {
-            name: (combo.currentText().strip(),)
-            for name, combo in self.combos.items()
-            if combo.currentText().strip() not in ("", ALL)
-        }
+        def chosen(name: str) -> tuple[str, ...]:
+            text = self.combos[name].currentText().strip()
+            return () if text in ("", ALL) else (text,)
+
         return ReportRequest(
-            filters=replace(OutcomeFilter(), **chosen),
+            filters=OutcomeFilter(
+                categories=chosen("categories"),
+                campaigns=chosen("campaigns"),
+                judge_runs=chosen("judge_runs"),
+            ),
             bootstrap=self.bootstrap_spin.value(),
             seed=self.seed_spin.value(),
         )
