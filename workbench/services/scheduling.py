@@ -204,7 +204,7 @@ def _extra_left(odd_pairs: Sequence[tuple[Contestant, Contestant]], rng: random.
     def node_key(node: object) -> tuple[int, str]:
         return (2, "") if node is padding else contestant_key(node)  # type: ignore[arg-type]
 
-    graph = nx.Graph()
+    graph: nx.Graph[object] = nx.Graph()  # contestants and the padding node
     shuffled_pairs = list(odd_pairs)
     rng.shuffle(shuffled_pairs)
     graph.add_edges_from(shuffled_pairs)
@@ -221,7 +221,7 @@ def _extra_left(odd_pairs: Sequence[tuple[Contestant, Contestant]], rng: random.
         # views iterate a set of the nodes, whose order follows hashes (per-process for strings,
         # per-object for the padding node), which made the same seed give another schedule.
         members = set(nodes)
-        component = nx.Graph()
+        component: nx.Graph[object] = nx.Graph()
         component.add_edges_from(edge for edge in graph.edges() if edge[0] in members)
         circuit = list(nx.eulerian_circuit(component, source=start))
         if rng.random() < 0.5:

@@ -20,10 +20,12 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import cast
 
 from sqlalchemy import (
     Connection,
     Select,
+    Table,
     case,
     delete,
     exists,
@@ -212,7 +214,7 @@ def rebuild_counters(executor: Executor, campaign_ids: Iterable[int] | None = No
     if not wanted:
         return
     for table in (CampaignAnnotatorCount, CampaignPairCount, CampaignCount):
-        executor.execute(delete(table).where(table.campaign_id.in_(wanted)))  # type: ignore[attr-defined]
+        executor.execute(delete(table).where(table.campaign_id.in_(wanted)))
     pairs = {
         pair_id: (campaign_id, target, bool(gold))
         for pair_id, campaign_id, target, gold in executor.execute(
@@ -283,11 +285,14 @@ def rebuild_counters(executor: Executor, campaign_ids: Iterable[int] | None = No
             row["answered"] += annotator_id in state.answerers
             row["skipped"] += annotator_id in state.skippers
             row["answered_open"] += state.is_open
-    executor.execute(CampaignCount.__table__.insert(), list(totals.values()))
+    # Core inserts of the tables (a declarative model's table is a Table), not ORM bulk inserts
+    executor.execute(cast(Table, CampaignCount.__table__).insert(), list(totals.values()))
+    pair_table = cast(Table, CampaignPairCount.__table__)
     for start in range(0, len(pair_rows), 5000):
-        executor.execute(CampaignPairCount.__table__.insert(), pair_rows[start : start + 5000])
+        executor.execute(pair_table.insert(), pair_rows[start : start + 5000])
     if people:
-        executor.execute(CampaignAnnotatorCount.__table__.insert(), list(people.values()))
+        people_table = cast(Table, CampaignAnnotatorCount.__table__)
+        executor.execute(people_table.insert(), list(people.values()))
 
 
 # --- reading -----------------------------------------------------------------------------------
