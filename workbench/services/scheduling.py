@@ -240,9 +240,11 @@ def counterbalance(comparisons: Sequence[Comparison], rng: random.Random) -> lis
     for comparison in comparisons:
         if comparison.first is None or comparison.second is None:
             raise ScheduleError("a pairwise comparison needs two contestants")
-        if contestant_key(comparison.first) > contestant_key(comparison.second):
+        first, second = comparison.first, comparison.second
+        if contestant_key(first) > contestant_key(second):
             comparison = comparison.reversed()
-        groups[(comparison.first, comparison.second)].append(comparison)  # type: ignore[index]
+            first, second = second, first
+        groups[(first, second)].append(comparison)
     pair_order = sorted(groups, key=lambda pair: (contestant_key(pair[0]), contestant_key(pair[1])))
     extra = _extra_left([pair for pair in pair_order if len(groups[pair]) % 2], rng)
     tasks: list[PlannedTask] = []

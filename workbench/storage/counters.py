@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 from typing import cast
 
 from sqlalchemy import (
+    ColumnElement,
     Connection,
     Select,
     Table,
@@ -36,6 +37,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from workbench.storage.models import (
+    Base,
     Campaign,
     CampaignAnnotatorCount,
     CampaignCount,
@@ -65,11 +67,13 @@ class _PairState:
         return annotator_id in self.answerers or annotator_id in self.skippers
 
 
-def _upsert(executor: Executor, table: type, row: dict[str, int], added: Iterable[str]) -> None:
+def _upsert(
+    executor: Executor, table: type[Base], row: dict[str, int], added: Iterable[str]
+) -> None:
     """Insert ``row``, or, when its key is stored, add its ``added`` columns to the stored row."""
     bind = executor.get_bind() if isinstance(executor, Session) else executor
     dialect = postgresql if bind.dialect.name == "postgresql" else sqlite
-    mapped = table.__table__  # type: ignore[attr-defined]
+    mapped = cast(Table, table.__table__)  # a declarative model's table is a Table
     keys = [column.name for column in mapped.primary_key.columns]
     statement = dialect.insert(mapped).values(**row)
     statement = statement.on_conflict_do_update(
@@ -124,7 +128,7 @@ def _pair_states(
     }
 
 
-def _standing_answers(*where: object) -> Select:
+def _standing_answers(*where: ColumnElement[bool]) -> Select:
     """(task, annotator, 1 if answered else 0 for skipped) for every standing answer or skip."""
     return (
         select(
@@ -132,7 +136,7 @@ def _standing_answers(*where: object) -> Select:
             Vote.annotator_id,
             func.max(case((Vote.skip_reason.is_(None), 1), else_=0)),
         )
-        .where(Vote.retracted_at.is_(None), Vote.pair_id.is_not(None), *where)  # type: ignore[arg-type]
+        .where(Vote.retracted_at.is_(None), Vote.pair_id.is_not(None), *where)
         .group_by(Vote.pair_id, Vote.annotator_id)
     )
 
