@@ -106,7 +106,7 @@ class InertDocument(QTextDocument):
         super().__init__(parent)
         self.requested_resources: list[QUrl] = []
 
-    def loadResource(self, kind: int, name: QUrl) -> Any:
+    def loadResource(self, kind: int, name: QUrl | str) -> Any:
         self.requested_resources.append(QUrl(name))
         if kind == QTextDocument.ResourceType.ImageResource.value:
             # Given no image, Qt's image handler reads ``name`` as a local file path itself
@@ -242,15 +242,15 @@ class SafeTextView(QTextBrowser):
             cursor = document.find(term, 0)
             while not cursor.isNull():
                 selection = QTextEdit.ExtraSelection()
-                selection.cursor = cursor  # type: ignore[attr-defined]
-                selection.format = highlight  # type: ignore[attr-defined]
+                selection.cursor = cursor
+                selection.format = highlight
                 selections.append(selection)
                 cursor = document.find(term, cursor)
         self.setExtraSelections(selections)
 
     # --- nothing is loaded ----------------------------------------------------------------------
 
-    def loadResource(self, kind: int, name: QUrl) -> Any:
+    def loadResource(self, kind: int, name: QUrl | str) -> Any:
         """Refuse every resource (images, style sheets) whatever its address: local files and
         remote URLs alike."""
         return QByteArray()

@@ -34,7 +34,7 @@ from workbench.stats.agreement import (
 from workbench.stats.battles import JUDGMENTS_COLUMN
 from workbench.stats.bradley_terry import Anchor
 from workbench.stats.elo import EloSettings
-from workbench.stats.leaderboard import Leaderboard, compute_leaderboard
+from workbench.stats.leaderboard import Leaderboard, Method, compute_leaderboard
 from workbench.stats.preferences import PREFERENCES
 from workbench.stats.weighting import WILDVISION_DECISIVE_WEIGHT, weight_by_strength
 from workbench.stats.winrate import pairwise_win_fraction
@@ -163,7 +163,7 @@ class LeaderboardRequest:
     its dimension there. Derived judgments count only with ``include_derived`` (or when a rater
     is named), so the default never counts the same evidence twice."""
 
-    method: str = "bt"
+    method: Method = "bt"
     style_control: bool = False
     source: str = ALL_SOURCES
     category: str | None = None
@@ -311,7 +311,7 @@ def leaderboard(bundle: Bundle, request: LeaderboardRequest) -> LeaderboardResul
         anchor = Anchor(_default_anchor(battles), request.anchor_rating)
     board = compute_leaderboard(
         battles,
-        method=request.method,  # type: ignore[arg-type]
+        method=request.method,
         anchor=anchor,
         bootstrap=request.bootstrap,
         seed=request.seed,

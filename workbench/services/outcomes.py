@@ -83,7 +83,8 @@ def parse_selector(text: str) -> OutcomeFilter:
             )
     if not values:
         raise UnknownSelectorError("an empty selector selects nothing")
-    changes: dict[str, tuple[Any, ...]] = {key: tuple(items) for key, items in values.items()}
+    # field names checked above; each value has its field's type (turns are ints)
+    changes: dict[str, Any] = {key: tuple(items) for key, items in values.items()}
     return replace(OutcomeFilter(), **changes)
 
 

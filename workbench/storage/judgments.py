@@ -41,6 +41,7 @@ from sqlalchemy import (
     JSON,
     BigInteger,
     Boolean,
+    ColumnElement,
     Float,
     Integer,
     String,
@@ -58,6 +59,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session, aliased
 from sqlalchemy.sql import Subquery
+from sqlalchemy.types import TypeEngine
 
 from workbench.domain import (
     DERIVED_KEY,
@@ -186,7 +188,9 @@ class OutcomeFilter:
     def clauses(self, rows: Subquery) -> list[Any]:
         """The filter as SQL conditions on the columns of :func:`judgment_rows`, adjudications
         aside (:func:`_where` leaves them out unless one of the filters it combines asks)."""
-        found = [rows.c[column].in_(list(values)) for column, values in self._dimensions()]
+        found: list[ColumnElement[bool]] = [
+            rows.c[column].in_(list(values)) for column, values in self._dimensions()
+        ]
         if not self.keeps_derived():
             found.append(rows.c.derived == false())
         return found
@@ -222,7 +226,7 @@ def _prior_derived() -> Any:
 
 
 #: provenance an export carries besides :data:`COLUMNS`; NULL where a store has none
-DETAIL_COLUMNS = {
+DETAIL_COLUMNS: dict[str, TypeEngine[Any]] = {
     "raw_text": String(),
     "metadata": JSON(),  # an imported judgment's stored metadata
     "protocol": String(),  # a vote's campaign protocol

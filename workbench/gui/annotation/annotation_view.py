@@ -144,7 +144,7 @@ class AnnotationView(QWidget):
         self.help_action = self._action("Annotation keys", "", self.toggle_help)
         self._set_enabled(False)
 
-    def _action(self, text: str, keys: str, slot) -> QAction:  # type: ignore[no-untyped-def]
+    def _action(self, text: str, keys: str, slot: Callable[[], object]) -> QAction:
         action = QAction(text, self)
         if keys:
             action.setShortcut(QKeySequence(keys))
@@ -241,7 +241,7 @@ class AnnotationView(QWidget):
         self.done_label.setVisible(finished)
         progress = task.progress if task is not None else self.session.progress()
         self.progress_label.setText(progress_text(progress))
-        if finished:
+        if task is None:
             self.done_label.setText(
                 "All done: there is no task left for you in this campaign.\n"
                 "Ctrl+Z takes back your last answer."
