@@ -276,7 +276,7 @@ def broken_long_lines(text: str, width: int = DISPLAY_LINE_CHARS) -> tuple[str, 
     """``text`` with every line longer than ``width`` broken every ``width`` characters, and
     how many lines were broken."""
     broken = 0
-    lines = []
+    lines: list[str] = []
     for line in text.split("\n"):
         if len(line) > width:
             broken += 1
