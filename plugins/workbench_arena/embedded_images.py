@@ -79,6 +79,7 @@ def embedded_images(row: dict[str, Any], scratch: ImageScratch) -> list[Embedded
     images: list[EmbeddedImage] = []
     for index, value in enumerate(values):
         where = f"{field}[{index}]" if field == "images" else field
+        data: object  # checked below: a struct may hold anything under "bytes"
         if isinstance(value, (bytes, bytearray)):
             data, name = bytes(value), None
         elif isinstance(value, dict):

@@ -10,7 +10,7 @@ import json
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 from workbench.domain import Origin
 from workbench.importers.base import ImportReport
@@ -109,6 +109,14 @@ def require_object(value: Any) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise RowError(None, f"a row must be a JSON object, not {type(value).__name__}")
     return value
+
+
+@overload
+def text_field(row: dict[str, Any], key: str, *, required: Literal[True] = True) -> str: ...
+
+
+@overload
+def text_field(row: dict[str, Any], key: str, *, required: bool) -> str | None: ...
 
 
 def text_field(row: dict[str, Any], key: str, *, required: bool = True) -> str | None:

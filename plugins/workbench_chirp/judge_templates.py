@@ -8,6 +8,8 @@ CHIRP annotation protocol, so judge verdicts and human votes line up criterion b
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from workbench.judge.parsing import FieldParser, LabelledField
 from workbench.judge.templates import JudgeMode, JudgeTemplate
 from workbench_chirp.protocols import CRITERIA
@@ -85,17 +87,6 @@ FIVE_CRITERIA_CHOICES = FieldParser(
     allow_tie=True,
 )
 
-_COMMON = {
-    "version": VERSION,
-    "parse": FIVE_CRITERIA_CHOICES,
-    "mode": JudgeMode.PAIR,
-    "criteria": tuple(criterion.name for criterion in CRITERIA),
-    "send_images": True,
-    "max_image_side": 1024,
-    "unparsed": "missing",
-    "max_tokens": 1536,
-    "expected_completion_tokens": 500,
-}
 
 FIVE_CRITERIA = JudgeTemplate(
     name="chirp-five-criteria",
@@ -103,17 +94,25 @@ FIVE_CRITERIA = JudgeTemplate(
     description="Vision judge: image, question, two answers; A/B/tie on each of five criteria",
     system=_SYSTEM.replace("{reference_rule}", ""),
     user=_USER,
-    **_COMMON,  # type: ignore[arg-type]
+    version=VERSION,
+    parse=FIVE_CRITERIA_CHOICES,
+    mode=JudgeMode.PAIR,
+    criteria=tuple(criterion.name for criterion in CRITERIA),
+    send_images=True,
+    max_image_side=1024,
+    unparsed="missing",
+    max_tokens=1536,
+    expected_completion_tokens=500,
 )
 
-FIVE_CRITERIA_REFERENCE = JudgeTemplate(
+FIVE_CRITERIA_REFERENCE = replace(
+    FIVE_CRITERIA,
     name="chirp-five-criteria-reference",
     title="CHIRP five criteria (with reference)",
     description="As the five-criteria judge, with a reference answer shown",
     system=_SYSTEM.replace("{reference_rule}", _REFERENCE_RULE),
     user=_USER_REFERENCE,
     needs_reference=True,
-    **_COMMON,  # type: ignore[arg-type]
 )
 
 JUDGE_TEMPLATES = (FIVE_CRITERIA, FIVE_CRITERIA_REFERENCE)

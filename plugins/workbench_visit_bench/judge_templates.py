@@ -9,6 +9,8 @@ sentence is the benchmark's format and is kept exact.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from workbench.judge.parsing import SentenceParser
 from workbench.judge.templates import ExtractionStep, JudgeMode, JudgeTemplate
 from workbench_visit_bench.benchmark import DENSE_CAPTION, HUMAN_VERIFIED
@@ -91,18 +93,6 @@ Unknown if the evaluation does not reach a decision.""",
     parse=EXTRACTED_CHOICE,
 )
 
-_COMMON = {
-    "version": VERSION,
-    "parse": VERDICT_SENTENCE,
-    "mode": JudgeMode.PAIR,
-    "caption_kinds": (DENSE_CAPTION,),
-    "reference_kinds": (HUMAN_VERIFIED,),
-    "extraction": ANSWER_EXTRACTION,
-    "unparsed": "tie",
-    "temperature": 0.0,
-    "max_tokens": 1024,
-    "expected_completion_tokens": 350,
-}
 
 REFERENCE_FREE = JudgeTemplate(
     name="visit-bench-pairwise",
@@ -111,10 +101,20 @@ REFERENCE_FREE = JudgeTemplate(
     '"Overall, Response X is better."',
     system=_JUDGE_RULES.replace("{reference_rule}", ""),
     user=_USER_FREE,
-    **_COMMON,  # type: ignore[arg-type]
+    version=VERSION,
+    parse=VERDICT_SENTENCE,
+    mode=JudgeMode.PAIR,
+    caption_kinds=(DENSE_CAPTION,),
+    reference_kinds=(HUMAN_VERIFIED,),
+    extraction=ANSWER_EXTRACTION,
+    unparsed="tie",
+    temperature=0.0,
+    max_tokens=1024,
+    expected_completion_tokens=350,
 )
 
-REFERENCE_BACKED = JudgeTemplate(
+REFERENCE_BACKED = replace(
+    REFERENCE_FREE,
     name="visit-bench-pairwise-reference",
     title="VisIT-Bench pairwise (reference-backed)",
     description="As the reference-free judge, with the human-verified reference shown as a "
@@ -122,7 +122,6 @@ REFERENCE_BACKED = JudgeTemplate(
     system=_JUDGE_RULES.replace("{reference_rule}", _REFERENCE_RULE),
     user=_USER_REFERENCE,
     needs_reference=True,
-    **_COMMON,  # type: ignore[arg-type]
 )
 
 JUDGE_TEMPLATES = (REFERENCE_FREE, REFERENCE_BACKED)

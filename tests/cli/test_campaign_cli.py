@@ -108,6 +108,35 @@ def test_gold_file(bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert code == 1 and "gold.jsonl, row 1" in err
 
 
+def test_practice_file(bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    practice = tmp_path / "practice.jsonl"
+    rows = [
+        {"item": item, "answer": "a", "first": MODELS[0], "second": MODELS[1], "explanation": why}
+        for item, why in (("q002", "Response 1 names the colour."), ("q003", "It counts right."))
+    ]
+    practice.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    base = ("campaign", "create", bundle, "--protocol", "arena-battle", "--models")
+    models = ",".join(MODELS[:2])
+    code, out, _ = run(
+        capsys,
+        *base,
+        models,
+        *("--name", "p", "--items", "q000,q001", "--practice-file", practice, "--practice", "1"),
+        "--practice-required",
+    )
+    assert code == 0 and "a practice round of 1" in out
+    code, out, _ = run(capsys, "campaign", "show", bundle, "p", "--json")
+    settings = json.loads(out)["settings"]
+    assert len(settings["practice"]) == 1 and settings["practice_optional"] is False
+    # every practice task is on a scheduled item: refused, nothing created
+    code, _, err = run(
+        capsys, *base, models, "--name", "q", "--practice-file", practice, "--practice", "1"
+    )
+    assert code == 1 and "practice round needs 1" in err
+    code, out, _ = run(capsys, "campaign", "list", bundle, "--json")
+    assert [row["name"] for row in json.loads(out)] == ["p"]
+
+
 def test_annotators_and_packs(
     bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -70,6 +70,9 @@ def test_import_runs_in_the_background_and_reports(qtbot, tmp_path: Path) -> Non
     assert f"{len(sample_lines())} items added" in dialog.ui.statusLabel.text()
     assert "done" in phases
     assert item_total(target) == len(sample_lines())
+    # the import's result has a name of its own: QDialog.result() (the exit code) still works
+    assert dialog.import_result is not None and not dialog.import_result.already_imported
+    assert dialog.result() == 0
 
 
 def test_a_rejected_import_shows_the_rows_in_the_details(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -107,8 +107,14 @@ def test_multi_turn_items_are_aligned_turn_by_turn(qtbot, open_window) -> None: 
     assert sections[2].focus.isVisible() and "is short" in sections[2].focus.source_text
     assert not sections[0].focus.isVisible()
     # fewer turns next: the extra sections are hidden, not left behind
+    bar = view.scroll_area.verticalScrollBar()
+    bar.setValue(bar.maximum())
     view = show(qtbot, open_window, "b2")
     assert len(view.visible_turns()) == 1
+    # a new item starts at its top; the scroll area has a name of its own, so QWidget.scroll()
+    # (a method the widget keeps) is not shadowed
+    assert view.scroll_area.verticalScrollBar().value() == 0
+    assert callable(view.scroll)
 
 
 def test_raw_text_toggle(qtbot, open_window) -> None:  # type: ignore[no-untyped-def]

@@ -4,22 +4,28 @@ evaluator of its own."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import func, select
 
 from tests.services.campaign_ops_bundle import CAMPAIGN, PLUGINS, build_ops_bundle
-from workbench.services.adjudication import (
-    ADJUDICATED,
-    ADJUDICATED_COLUMNS,
-    adjudicated_judgments,
-    disagreements,
-    record_adjudication,
-)
+from workbench.cli import main
+from workbench.services import analysis
+from workbench.services.adjudication import disagreements, record_adjudication
 from workbench.services.campaign_errors import AnswerError, CampaignError
 from workbench.storage import Bundle
-from workbench.storage.models import Adjudication, JudgeRun, JudgeVerdict, ScheduledPair
+from workbench.storage.judgments import (
+    ADJUDICATED,
+    ADJUDICATION,
+    OutcomeFilter,
+    counts_per_item,
+    fingerprint,
+    read_judgments,
+)
+from workbench.storage.models import Adjudication, JudgeRun, JudgeVerdict, ScheduledPair, Vote
 
 
 @pytest.fixture
@@ -132,21 +138,101 @@ def test_humans_against_a_judge_on_request(ops) -> None:
     assert {row["reason"] for row in with_judge} == {"annotators", "judge"}
 
 
-def test_adjudicated_answers_read_as_their_own_evaluator(ops) -> None:
+def cli_json(capsys: pytest.CaptureFixture[str], *argv: str) -> Any:
+    capsys.readouterr()
+    assert main([*argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _settle_every_dispute(bundle: Bundle) -> list[dict[str, Any]]:
+    """Each disputed task settled for the right response ("b"), by "lead"."""
+    rows = disagreements(bundle, CAMPAIGN)
+    for row in rows:
+        record_adjudication(bundle, CAMPAIGN, row["task"], "b", "", "lead", plugins=PLUGINS)
+    return rows
+
+
+def test_adjudicated_answers_are_judgments_of_their_own_origin(ops) -> None:
+    path, _ = ops
+    origin = OutcomeFilter(origins=(ADJUDICATION,))
+    with Bundle.open(path) as bundle:
+        with bundle.read_session() as read:
+            before = fingerprint(read)
+            assert read_judgments(read, origin)[1] == []
+        disputed_rows = _settle_every_dispute(bundle)
+        with bundle.read_session() as read:
+            settled = fingerprint(read)
+            names, rows = read_judgments(read, origin)
+            by_default = read_judgments(read, OutcomeFilter(kinds=("human",)))[1]
+            counts = counts_per_item(read)
+        # settling a task again replaces its row in place, and still changes the fingerprint
+        record_adjudication(
+            bundle, CAMPAIGN, disputed_rows[0]["task"], "a", "", "lead", plugins=PLUGINS
+        )
+        with bundle.read_session() as read:
+            resettled = fingerprint(read)
+    assert before != settled != resettled
+    found = [dict(zip(names, row, strict=True)) for row in rows]
+    assert len(found) == len(disputed_rows) > 0
+    for row, task in zip(found, disputed_rows, strict=True):
+        assert row["origin"] == ADJUDICATION and row["kind"] == "human"
+        assert row["evaluator"] == ADJUDICATED and row["rater"] == "lead"
+        assert row["campaign"] == CAMPAIGN and row["annotator"] is None
+        # the sides as the task showed them
+        assert (row["model_a"], row["model_b"]) == (task["left"], task["right"])
+        assert row["outcome"] == "b" and row["item_external_id"] == task["item"]
+        assert row["group_key"].startswith("pair:") and row["time"] is not None
+    # a settled answer repeats a decision whose votes count already: left out unless asked for
+    assert all(row[names.index("origin")] != ADJUDICATION for row in by_default)
+    assert sum(counts.values()) == len(by_default) + len(found)
+
+
+def test_leaderboard_by_the_adjudication_origin_counts_settled_answers(
+    ops, capsys: pytest.CaptureFixture[str]
+) -> None:
     path, _ = ops
     with Bundle.open(path) as bundle:
-        empty_frame = _frame(bundle)
-        task = disagreements(bundle, CAMPAIGN)[0]["task"]
-        record_adjudication(bundle, CAMPAIGN, task, "b", "note", "lead", plugins=PLUGINS)
-        frame = _frame(bundle)
-    assert empty_frame.empty and list(empty_frame.columns) == list(ADJUDICATED_COLUMNS)
-    assert len(frame) == 1
-    row = frame.iloc[0]
-    assert row["origin"] == row["evaluator"] == ADJUDICATED
-    assert row["outcome"] == "b" and row["rater"] == "lead" and row["campaign"] == CAMPAIGN
-    assert row["model_a"] and row["model_b"] and row["group_key"].startswith("pair:")
+        settled = len(_settle_every_dispute(bundle))
+    printed = cli_json(
+        capsys, "leaderboard", str(path), "--origin", "adjudication", "--bootstrap", "5"
+    )
+    request = analysis.LeaderboardRequest(
+        bootstrap=5, default_anchor=False, where=OutcomeFilter(origins=(ADJUDICATION,))
+    )
+    with Bundle.open(path) as bundle:
+        result = analysis.leaderboard(bundle, request)
+        votes = analysis.leaderboard(bundle, analysis.LeaderboardRequest(bootstrap=0))
+    assert printed == json.loads(json.dumps(result.to_json()))
+    assert printed["battles"] == settled
+    assert votes.battles == sum(1 for _ in _cast_votes(path))
 
 
-def _frame(bundle: Bundle):
-    with bundle.read_session() as read:
-        return adjudicated_judgments(read)
+def test_agreement_between_the_campaign_and_its_adjudication(
+    ops, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, _ = ops
+    with Bundle.open(path) as bundle:
+        _settle_every_dispute(bundle)
+    printed = cli_json(
+        capsys,
+        "agreement",
+        str(path),
+        "--a",
+        "campaign",
+        "--b",
+        "adjudication",
+        "--bootstrap",
+        "5",
+    )
+    with Bundle.open(path) as bundle:
+        result = analysis.agreement(bundle, "campaign", "adjudication", OutcomeFilter(), 5)
+    assert printed == json.loads(json.dumps(result.to_json()))
+
+
+def _cast_votes(path: Path) -> list[int]:
+    with Bundle.open(path) as bundle, bundle.read_session() as read:
+        return list(
+            read.scalars(
+                select(Vote.id).where(Vote.retracted_at.is_(None), Vote.choice.in_(["a", "b"]))
+            )
+        )

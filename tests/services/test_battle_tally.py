@@ -9,18 +9,21 @@ import pandas as pd
 import pytest
 
 from tests.services.campaign_helpers import build_campaign_bundle
+from tests.services.campaign_ops_bundle import CAMPAIGN as OPS_CAMPAIGN
+from tests.services.campaign_ops_bundle import PLUGINS, build_ops_bundle
 from tests.stats.bundle_helpers import (
     add_campaign_votes,
     add_judge_verdicts,
     build_bundle,
     item_line,
 )
+from workbench.services.adjudication import disagreements, record_adjudication
 from workbench.services.analysis import AnalysisError, LeaderboardRequest, leaderboard
 from workbench.services.battle_tally import BattleTally
 from workbench.services.campaigns import CampaignSpec, add_annotator, create_campaign
 from workbench.services.voting import AnnotationSession
 from workbench.storage import Bundle
-from workbench.storage.judgments import battle_counts
+from workbench.storage.judgments import ADJUDICATION, OutcomeFilter, battle_counts
 
 CAMPAIGN = "arena"
 
@@ -105,3 +108,22 @@ def test_counts_merged_across_stores_keep_the_stored_order(tmp_path: Path) -> No
         pd.testing.assert_frame_equal(
             leaderboard(bundle, request, tally).table, leaderboard(bundle, request).table
         )
+
+
+def test_a_settled_answer_replaced_in_place_is_read_again(tmp_path: Path) -> None:
+    """Adjudications are replaced in place when a task is settled again: no new id, so only a
+    full read (on the changed adjudication time) gives the right counts."""
+    path, _ = build_ops_bundle(tmp_path)
+    request = LeaderboardRequest(
+        bootstrap=0, default_anchor=False, where=OutcomeFilter(origins=(ADJUDICATION,))
+    )
+    tally = BattleTally(request.filters(), request.decisive_weight)
+    with Bundle.open(path) as bundle:
+        tasks = [row["task"] for row in disagreements(bundle, OPS_CAMPAIGN)]
+        assert tasks
+        record_adjudication(bundle, OPS_CAMPAIGN, tasks[0], "b", "", "lead", plugins=PLUGINS)
+        assert tally.update(bundle) == fresh(bundle, request) != []
+        record_adjudication(bundle, OPS_CAMPAIGN, tasks[0], "a", "", "lead", plugins=PLUGINS)
+        assert tally.update(bundle) == fresh(bundle, request)
+        assert [row[2] for row in tally.rows()] == ["a"]
+        assert tally.full_reads == 2

@@ -11,7 +11,7 @@ import signal
 import sys
 
 
-def _quit_while_loading(_signum, _frame):  # type: ignore[no-untyped-def]
+def _quit_while_loading(_signum: int, _frame: object) -> None:
     print("workbench: interrupted", file=sys.stderr)
     raise SystemExit(130)  # leaves the half-done imports without a traceback
 

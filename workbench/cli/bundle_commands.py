@@ -63,7 +63,7 @@ def run_plugins(args: argparse.Namespace) -> int:
     from workbench.plugins import registry
 
     plugins = registry()
-    listing = [
+    listing: list[dict[str, Any]] = [
         {
             "name": plugin.name,
             "version": plugin.version,

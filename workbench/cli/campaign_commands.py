@@ -83,6 +83,25 @@ def _register_campaign(commands: Any) -> None:
         help="attention checks, one JSON object a line: item, answer, first, second, turn",
     )
     create.add_argument(
+        "--practice-file",
+        type=Path,
+        metavar="FILE.jsonl",
+        help="practice tasks, one JSON object a line: item, answer, first, second, turn, "
+        "explanation (shown after the annotator answers)",
+    )
+    create.add_argument(
+        "--practice",
+        type=int,
+        metavar="N",
+        help="a practice round of N tasks drawn from --practice-file (default: all of them), "
+        "or without a file from answers their source marks right and wrong",
+    )
+    create.add_argument(
+        "--practice-required",
+        action="store_true",
+        help="annotators cannot skip the practice round",
+    )
+    create.add_argument(
         "--context", default="standard", help="which outputs to show (default: standard)"
     )
     create.add_argument(
@@ -223,39 +242,13 @@ def _names(text: str) -> list[str] | None:
     return None if names in ([], ["all"]) else names
 
 
-def _read_gold(path: Path) -> list[Any]:
-    from workbench.services.campaign_errors import CampaignError
-    from workbench.services.campaigns import GoldSpec
-
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as error:
-        raise CampaignError(f"cannot read {path}: {error.strerror}") from error
-    gold = []
-    for row, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-            gold.append(
-                GoldSpec(
-                    item=str(data["item"]),
-                    answer=str(data["answer"]),
-                    first=data.get("first"),
-                    second=data.get("second"),
-                    turn_index=data.get("turn"),
-                )
-            )
-        except (json.JSONDecodeError, KeyError, TypeError) as error:
-            raise CampaignError(
-                f"{path.name}, row {row}: an attention check is a JSON object with 'item' and "
-                f"'answer' ({type(error).__name__}: {error})"
-            ) from error
-    return gold
-
-
 def run_create(args: argparse.Namespace) -> int:
-    from workbench.services.campaigns import CampaignSpec, create_campaign
+    from workbench.services.campaigns import (
+        CampaignSpec,
+        create_campaign,
+        read_attention_checks,
+        read_practice_tasks,
+    )
     from workbench.services.scheduling import Pairing
     from workbench.services.selection import ItemSelection
     from workbench.storage import Bundle
@@ -270,7 +263,10 @@ def run_create(args: argparse.Namespace) -> int:
         pairing=Pairing(args.pairing) if args.pairing else None,
         anchor=args.anchor,
         pairs_per_model_pair=args.pairs_per_model_pair,
-        gold=_read_gold(args.gold) if args.gold else (),
+        gold=read_attention_checks(args.gold) if args.gold else (),
+        practice=(read_practice_tasks(args.practice_file) if args.practice_file else ()),
+        practice_count=args.practice,
+        practice_optional=not args.practice_required,
         output_context=args.context,
         lease_minutes=args.lease_minutes,
         pack_lease_days=args.pack_lease_days,
@@ -294,6 +290,7 @@ def run_create(args: argparse.Namespace) -> int:
         f"seed {summary.seed}): {summary.tasks} tasks over {summary.items} slots, "
         f"{summary.votes_per_pair} vote(s) each"
         + (f", {summary.gold_tasks} attention checks" if summary.gold_tasks else "")
+        + (f", a practice round of {summary.practice_tasks}" if summary.practice_tasks else "")
     )
     for pair, missing in summary.shortfalls.items():
         print(f"  {pair}: {missing} comparison(s) short of the target (not enough items)")

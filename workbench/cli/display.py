@@ -47,8 +47,8 @@ class SafeStream:
 def safe_output() -> Iterator[None]:
     """Within the block, ``sys.stdout`` and ``sys.stderr`` show control characters escaped."""
     saved = sys.stdout, sys.stderr
-    sys.stdout = SafeStream(saved[0])  # type: ignore[assignment]
-    sys.stderr = SafeStream(saved[1])  # type: ignore[assignment]
+    sys.stdout = SafeStream(saved[0])
+    sys.stderr = SafeStream(saved[1])
     try:
         yield
     finally:

@@ -63,10 +63,11 @@ def _add_filters(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--origin",
         dest="origins",
-        choices=("imported", "campaign", "judge-run"),
+        choices=("imported", "campaign", "judge-run", "adjudication"),
         action="append",
         default=[],
-        help="only judgments imported with a benchmark, cast in campaigns, or from judge runs",
+        help="only judgments imported with a benchmark, cast in campaigns, from judge runs, or "
+        "settled by adjudication (left out unless named)",
     )
     group.add_argument(
         "--include-derived",
@@ -134,9 +135,9 @@ def register(commands: Any) -> None:
         "--a",
         required=True,
         metavar="SOURCE",
-        help="first evaluator: human, judge, imported, campaign, judge-run, or KEY:NAME with KEY "
-        "in source, campaign, annotator, run, rater, evaluator, category, language, criterion; "
-        "join terms with commas (e.g. human,source:visit-bench)",
+        help="first evaluator: human, judge, imported, campaign, judge-run, adjudication, or "
+        "KEY:NAME with KEY in source, campaign, annotator, run, rater, evaluator, category, "
+        "language, criterion; join terms with commas (e.g. human,source:visit-bench)",
     )
     agreement.add_argument("--b", required=True, metavar="SOURCE", help="second evaluator")
     agreement.add_argument(

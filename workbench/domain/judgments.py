@@ -7,12 +7,13 @@ from enum import StrEnum
 
 
 class JudgmentOrigin(StrEnum):
-    """Which store a judgment lives in: imported with a benchmark, cast in a campaign, or given
-    by a judge run."""
+    """Which store a judgment lives in: imported with a benchmark, cast in a campaign, given
+    by a judge run, or settled by a coordinator's adjudication of a disputed campaign task."""
 
     IMPORTED = "imported"
     CAMPAIGN = "campaign"
     JUDGE_RUN = "judge-run"
+    ADJUDICATION = "adjudication"
 
 
 #: the name a pairwise judgment gives the side that was the reference answer, not a model

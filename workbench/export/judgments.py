@@ -21,7 +21,12 @@ from workbench.export.pseudonyms import pseudonym
 from workbench.storage.judgments import COLUMNS, DETAIL_COLUMNS, OutcomeFilter, select_judgments
 from workbench.storage.models import Campaign
 
-IMPORTED, CAMPAIGN, JUDGE_RUN = (origin.value for origin in JudgmentOrigin)
+IMPORTED, CAMPAIGN, JUDGE_RUN, ADJUDICATION = (
+    JudgmentOrigin.IMPORTED.value,
+    JudgmentOrigin.CAMPAIGN.value,
+    JudgmentOrigin.JUDGE_RUN.value,
+    JudgmentOrigin.ADJUDICATION.value,
+)
 #: rows read from the database at a time
 _BATCH = 10_000
 
@@ -116,6 +121,23 @@ def _judgment(row: Any, key: bytes | None) -> Judgment:
                 "cast_at": _time(row.time),
                 "duration_ms": row.duration_ms,
                 "skip_reason": row.skip_reason,
+            },
+        )
+    if origin == ADJUDICATION:
+        sequence = row.pair_sequence
+        return Judgment(
+            **common,
+            # the adjudicator is a person, hidden like an annotator
+            rater=pseudonym(row.rater, key) if key is not None else row.rater,
+            group=f"campaign:{row.campaign}:task:{sequence}",
+            metadata={
+                "origin": ADJUDICATION,
+                "campaign": row.campaign,
+                "protocol": row.protocol,
+                "context": str(row.campaign_context or STANDARD_CONTEXT),
+                "shown_left": _shown(row.model_a),
+                "shown_right": _shown(row.model_b),
+                "adjudicated_at": _time(row.time),
             },
         )
     return Judgment(

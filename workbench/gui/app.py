@@ -13,8 +13,17 @@ import shlex
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 from workbench.errors import WorkbenchError
+
+if TYPE_CHECKING:  # imported where used, so that a start loads only what it needs
+    from PySide6.QtWidgets import QApplication, QWidget
+
+    from workbench.gui.annotation.annotator_window import AnnotatorWindow
+    from workbench.gui.main_window import MainWindow
+    from workbench.services.packs import PackInfo
+    from workbench.storage import Bundle
 
 log = logging.getLogger(__name__)
 
@@ -66,13 +75,15 @@ def install_qt_message_logging() -> None:
     qInstallMessageHandler(handler)
 
 
-def _application():  # type: ignore[no-untyped-def]
+def _application() -> QApplication:
     from PySide6.QtWidgets import QApplication
 
     from workbench.gui.fonts import install_fallback_fonts
     from workbench.gui.resources import app_icon
 
-    app = QApplication.instance()
+    # instance() is typed as the core application; in this process it is a QApplication (made
+    # here, or by pytest-qt's qapp)
+    app = cast("QApplication | None", QApplication.instance())
     if app is None:
         install_qt_message_logging()
         app = QApplication(sys.argv[:1])
@@ -83,7 +94,9 @@ def _application():  # type: ignore[no-untyped-def]
     return app
 
 
-def wait_until_idle(window, timeout_s: float = SCREENSHOT_TIMEOUT_S) -> bool:  # type: ignore[no-untyped-def]
+def wait_until_idle(
+    window: MainWindow | AnnotatorWindow, timeout_s: float = SCREENSHOT_TIMEOUT_S
+) -> bool:
     """Process events until the window has no query or image decode left (or time runs out)."""
     from PySide6.QtWidgets import QApplication
 
@@ -98,14 +111,14 @@ def wait_until_idle(window, timeout_s: float = SCREENSHOT_TIMEOUT_S) -> bool:  #
     return False
 
 
-def render_window(window, target: Path) -> None:  # type: ignore[no-untyped-def]
+def render_window(window: QWidget, target: Path) -> None:
     """Save ``window`` as it is drawn now to ``target`` (PNG, or any format from the suffix)."""
     target.parent.mkdir(parents=True, exist_ok=True)
     if not window.grab().save(str(target)):
         raise WorkbenchError(f"cannot write the screenshot to {target}")
 
 
-def screenshot_annotator(bundle) -> str | None:  # type: ignore[no-untyped-def]
+def screenshot_annotator(bundle: Bundle) -> str | None:
     """Whose view a screenshot shows when no annotator is named: the pack's annotator in an
     offline pack, else the first profile by handle, else None (a newcomer's view: the
     screenshot's bundle is open read-only, so no profile is added)."""
@@ -131,7 +144,12 @@ def parse_size(text: str) -> tuple[int, int]:
     return size
 
 
-def _take_screenshot(window, screenshot: str | Path, size: tuple[int, int], shown=None) -> int:  # type: ignore[no-untyped-def]
+def _take_screenshot(
+    window: MainWindow | AnnotatorWindow,
+    screenshot: str | Path,
+    size: tuple[int, int],
+    shown: QWidget | None = None,
+) -> int:
     """Render ``shown`` (the window, or a dialog of the page) once ``window`` is idle."""
     window.resize(*size)
     window.show()
@@ -142,7 +160,7 @@ def _take_screenshot(window, screenshot: str | Path, size: tuple[int, int], show
     return 0
 
 
-def _pack_of(bundle_path: str | Path):  # type: ignore[no-untyped-def]
+def _pack_of(bundle_path: str | Path) -> PackInfo | None:
     """The pack's description when ``bundle_path`` is an offline pack file, else None."""
     from workbench.services.packs import pack_info
     from workbench.storage import Bundle
@@ -278,7 +296,7 @@ def run_app(
 
     favour_the_event_loop()
     window = MainWindow(persist_layout=screenshot is None, read_only=screenshot is not None)
-    shown = window  # what a screenshot renders: the window, or a dialog of the page
+    shown: QWidget = window  # what a screenshot renders: the window, or a dialog of the page
 
     def start_judge_preparation() -> None:
         if screenshot is None:

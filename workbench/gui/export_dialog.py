@@ -7,8 +7,10 @@ from __future__ import annotations
 import logging
 import traceback
 from pathlib import Path
+from typing import cast
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -173,14 +175,15 @@ class ExportDialog(QDialog):
         self.aggregate_check.setEnabled(name in ("jsonl", "csv"))
         if not self.aggregate_check.isEnabled():
             self.aggregate_check.setChecked(False)
-        model = self.images_combo.model()
+        # a QComboBox keeps its items in a QStandardItemModel unless given another model
+        model = cast(QStandardItemModel, self.images_combo.model())
         for row in range(self.images_combo.count()):
             mode = ImageMode(self.images_combo.itemData(row))
             allowed = not (
                 (name == "arena" and mode is not ImageMode.NONE)
                 or (name == "csv" and mode is ImageMode.EMBED)
             )
-            model.item(row).setEnabled(allowed)  # type: ignore[attr-defined]
+            model.item(row).setEnabled(allowed)
             if not allowed and row == self.images_combo.currentIndex():
                 self.set_choice(self.images_combo, ImageMode.NONE)
 

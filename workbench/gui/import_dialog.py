@@ -128,7 +128,7 @@ class ImportDialog(QDialog):
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(1)
         self.message_box: QMessageBox | None = None
-        self.result: ImportResult | None = None
+        self.import_result: ImportResult | None = None
         for importer in (plugins or registry()).importers():
             self.ui.formatCombo.addItem(importer.name, importer.description)
         self.ui.formatCombo.currentIndexChanged.connect(self._describe_format)
@@ -214,7 +214,7 @@ class ImportDialog(QDialog):
         if not sources or target is None:
             self._show_problem("Choose the files to import and the bundle to import into.", "")
             return
-        self.result = None
+        self.import_result = None
         self.import_target = target
         self.job = ImportJob(
             target,
@@ -254,7 +254,7 @@ class ImportDialog(QDialog):
 
     def _succeeded(self, result: ImportResult) -> None:
         self._finish()
-        self.result = result
+        self.import_result = result
         self.ui.progressBar.setRange(0, 1)
         self.ui.progressBar.setValue(1)
         self.ui.statusLabel.setText(describe_result(result))

@@ -308,11 +308,11 @@ class ItemView(QWidget):
         bar.addWidget(self.raw_button)
         bar.addWidget(self.models_note, 1)
 
-        self.scroll = QScrollArea(self)
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll_area = QScrollArea(self)
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
         self.page = QWidget()
-        self.scroll.setWidget(self.page)
+        self.scroll_area.setWidget(self.page)
         page_layout = QVBoxLayout(self.page)
         page_layout.setContentsMargins(12, 8, 12, 12)
         self.header = QLabel(self.page)
@@ -336,7 +336,7 @@ class ItemView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(bar)
-        layout.addWidget(self.scroll, 1)
+        layout.addWidget(self.scroll_area, 1)
 
         raw_action.toggled.connect(self.set_raw)
         selection.modelPairChanged.connect(lambda _pair: self._refresh())
@@ -369,7 +369,7 @@ class ItemView(QWidget):
     def show_item(self, detail: ItemDetail | None) -> None:
         self.detail = detail
         self._refresh()
-        self.scroll.verticalScrollBar().setValue(0)
+        self.scroll_area.verticalScrollBar().setValue(0)
 
     # --- what is shown --------------------------------------------------------------------------
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import logging
 import traceback
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,7 +20,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QMainWindow,
     QMessageBox,
     QProgressBar,
     QPushButton,
@@ -36,6 +34,7 @@ from workbench.gui.locations import default_output, display_location
 
 if TYPE_CHECKING:  # the report's modules load matplotlib and networkx: imported when used, so
     # the main window (which adds the menu entry at start-up) paints without them
+    from workbench.gui.main_window import MainWindow  # which imports this module
     from workbench.services.analysis import AnalysisChoices
     from workbench.services.report import ReportRequest
 
@@ -144,13 +143,16 @@ class ReportDialog(QDialog):
         from workbench.services.outcomes import OutcomeFilter
         from workbench.services.report import ReportRequest
 
-        chosen = {
-            name: (combo.currentText().strip(),)
-            for name, combo in self.combos.items()
-            if combo.currentText().strip() not in ("", ALL)
-        }
+        def chosen(name: str) -> tuple[str, ...]:
+            text = self.combos[name].currentText().strip()
+            return () if text in ("", ALL) else (text,)
+
         return ReportRequest(
-            filters=replace(OutcomeFilter(), **chosen),
+            filters=OutcomeFilter(
+                categories=chosen("categories"),
+                campaigns=chosen("campaigns"),
+                judge_runs=chosen("judge_runs"),
+            ),
             bootstrap=self.bootstrap_spin.value(),
             seed=self.seed_spin.value(),
         )
@@ -221,29 +223,28 @@ class ReportDialog(QDialog):
 
 
 class ReportMenuEntry(QObject):
-    """File > Export report… in ``window`` (the main window: ``ui.fileMenu``, ``tools``,
-    ``bundle``, ``location``, ``show_error``), placed after File > Export…."""
+    """File > Export report… in the main window, placed after File > Export…."""
 
-    def __init__(self, window: QMainWindow) -> None:
+    def __init__(self, window: MainWindow) -> None:
         super().__init__(window)
         self.window = window
         self.dialog: ReportDialog | None = None
         self.action = QAction("Export &report…", window)
         self.action.setObjectName("exportReportAction")
         self.action.setStatusTip("Write a self-contained HTML evaluation report of the bundle")
-        menu = window.ui.fileMenu  # type: ignore[attr-defined]
+        menu = window.ui.fileMenu
         actions = menu.actions()
-        export_action = window.tools.export_action  # type: ignore[attr-defined]
+        export_action = window.tools.export_action
         after = actions.index(export_action) + 1 if export_action in actions else len(actions)
         menu.insertAction(actions[after] if after < len(actions) else None, self.action)
         self.action.triggered.connect(self.show_dialog)
 
     def show_dialog(self) -> ReportDialog | None:
         window = self.window
-        if window.bundle is None:  # type: ignore[attr-defined]
-            window.show_error("No bundle", "Open a bundle first.")  # type: ignore[attr-defined]
+        location = window.location  # set with the bundle, when one is open
+        if window.bundle is None or location is None:
+            window.show_error("No bundle", "Open a bundle first.")
             return None
-        location = window.location  # type: ignore[attr-defined]
         if self.dialog is None or (self.dialog.bundle != location and not self.dialog.running):
             self.dialog = ReportDialog(location, window)
         self.dialog.show()

@@ -68,7 +68,7 @@ class DamagedBundleDialog(QDialog):
 
         self.buttons = QDialogButtonBox()
         self.restore_button: QPushButton | None = None
-        if self.backup is not None:
+        if self.taken_at is not None:  # there is a backup
             self.restore_button = self.buttons.addButton(
                 f"Restore backup from {describe_time(self.taken_at)}",
                 QDialogButtonBox.ButtonRole.AcceptRole,

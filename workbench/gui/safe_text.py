@@ -5,6 +5,12 @@ shows as the characters it is; nothing is ever loaded (the view and its document
 resource request with nothing, and markdown images are replaced by a labelled placeholder);
 links are plain styled text that cannot be followed. The view grows to fit its text, so a page
 of them scrolls as one.
+
+Long texts show their first :data:`PREVIEW_CHARS` characters and a note saying how much more
+there is; double-clicking the view (or its context menu's "Show all text") opens the whole text
+in a plain-text window. Qt's markdown layout grows faster than linearly with the text (a
+250 KB bullet list took 88 s), and an answer of megabytes is not read in a table cell anyway;
+the plain-text window lays out only what is on screen, so any length opens at once.
 """
 
 from __future__ import annotations
@@ -13,14 +19,47 @@ from math import ceil
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QSizeF, Qt, QUrl
-from PySide6.QtGui import QColor, QImage, QTextCharFormat, QTextCursor, QTextDocument
-from PySide6.QtWidgets import QFrame, QSizePolicy, QTextBrowser, QTextEdit, QWidget
+from PySide6.QtGui import (
+    QAction,
+    QColor,
+    QContextMenuEvent,
+    QImage,
+    QMouseEvent,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+)
+from PySide6.QtWidgets import (
+    QApplication,
+    QDialog,
+    QDialogButtonBox,
+    QFrame,
+    QLabel,
+    QPlainTextEdit,
+    QSizePolicy,
+    QTextBrowser,
+    QTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
 
 MARKDOWN_FEATURES = (
     QTextDocument.MarkdownFeature.MarkdownDialectGitHub
     | QTextDocument.MarkdownFeature.MarkdownNoHTML
 )
 HIGHLIGHT_COLOUR = QColor("#ffe066")
+#: how much of a text the view lays out; the rest is one double-click away
+PREVIEW_CHARS = 8_000
+
+
+def preview(text: str, limit: int = PREVIEW_CHARS) -> tuple[str, int]:
+    """The start of ``text`` to show (cut at a line break near ``limit`` when there is one, so
+    markdown is not cut mid-line) and how many characters are left out."""
+    if len(text) <= limit:
+        return text, 0
+    cut = text.rfind("\n", limit // 2, limit)
+    shown = text[: cut if cut > 0 else limit]
+    return shown, len(text) - len(shown)
 
 
 def replace_images_with_labels(document: QTextDocument) -> int:
@@ -67,7 +106,7 @@ class InertDocument(QTextDocument):
         super().__init__(parent)
         self.requested_resources: list[QUrl] = []
 
-    def loadResource(self, kind: int, name: QUrl) -> Any:
+    def loadResource(self, kind: int, name: QUrl | str) -> Any:
         self.requested_resources.append(QUrl(name))
         if kind == QTextDocument.ResourceType.ImageResource.value:
             # Given no image, Qt's image handler reads ``name`` as a local file path itself
@@ -99,6 +138,10 @@ class SafeTextView(QTextBrowser):
         self._text = ""
         self._raw = False
         self._highlight = ""
+        self._left_out = 0
+        self.title = "Full text"  # the whole-text window's title (plain text, never a model name)
+        self.show_all_action = QAction("Show all text", self)
+        self.show_all_action.triggered.connect(self.show_all)
 
     @property
     def requested_resources(self) -> list[QUrl]:
@@ -140,15 +183,53 @@ class SafeTextView(QTextBrowser):
     def highlighted_count(self) -> int:
         return len(self.extraSelections())
 
+    @property
+    def truncated(self) -> bool:
+        """Whether only the start of the text is laid out (see :data:`PREVIEW_CHARS`)."""
+        return self._left_out > 0
+
+    def show_all(self) -> FullTextDialog:
+        """The whole text, as typed, in a plain-text window (inert: nothing is rendered)."""
+        dialog = FullTextDialog(self._text, self.title, self)
+        dialog.open()
+        return dialog
+
     def _render(self) -> None:
         document = self.document()
+        shown, self._left_out = preview(self._text)
         if self._raw:
-            document.setPlainText(self._text)
+            document.setPlainText(shown)
         else:
-            document.setMarkdown(self._text, MARKDOWN_FEATURES)
+            document.setMarkdown(shown, MARKDOWN_FEATURES)
             replace_images_with_labels(document)
+        if self._left_out:
+            cursor = QTextCursor(document)
+            cursor.movePosition(QTextCursor.MoveOperation.End)
+            note = QTextCharFormat()
+            note.setForeground(QColor("#666666"))
+            note.setFontItalic(True)
+            cursor.insertBlock()
+            cursor.insertText(
+                f"… {self._left_out:,} more characters: double-click to show all",
+                note,
+            )
+        self.show_all_action.setEnabled(bool(self._left_out))
         self._apply_highlight()
         self._fit_height(document.size())
+
+    # --- the whole text ---------------------------------------------------------------------
+
+    def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
+        if self.truncated:
+            self.show_all()
+            return
+        super().mouseDoubleClickEvent(event)
+
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:
+        menu = self.createStandardContextMenu(event.pos())
+        menu.addSeparator()
+        menu.addAction(self.show_all_action)
+        menu.exec(event.globalPos())
 
     def _apply_highlight(self) -> None:
         selections = []
@@ -161,15 +242,15 @@ class SafeTextView(QTextBrowser):
             cursor = document.find(term, 0)
             while not cursor.isNull():
                 selection = QTextEdit.ExtraSelection()
-                selection.cursor = cursor  # type: ignore[attr-defined]
-                selection.format = highlight  # type: ignore[attr-defined]
+                selection.cursor = cursor
+                selection.format = highlight
                 selections.append(selection)
                 cursor = document.find(term, cursor)
         self.setExtraSelections(selections)
 
     # --- nothing is loaded ----------------------------------------------------------------------
 
-    def loadResource(self, kind: int, name: QUrl) -> Any:
+    def loadResource(self, kind: int, name: QUrl | str) -> Any:
         """Refuse every resource (images, style sheets) whatever its address: local files and
         remote URLs alike."""
         return QByteArray()
@@ -184,3 +265,59 @@ class SafeTextView(QTextBrowser):
         height = ceil(size.height()) + margins.top() + margins.bottom() + 2 * self.frameWidth()
         if height != self.height():
             self.setFixedHeight(max(height, self.fontMetrics().height() + 6))
+
+
+#: lines longer than this are shown broken into pieces in the whole-text window: a plain-text
+#: view lays out a line at once, and one line of megabytes takes minutes
+DISPLAY_LINE_CHARS = 4_000
+
+
+def broken_long_lines(text: str, width: int = DISPLAY_LINE_CHARS) -> tuple[str, int]:
+    """``text`` with every line longer than ``width`` broken every ``width`` characters, and
+    how many lines were broken."""
+    broken = 0
+    lines: list[str] = []
+    for line in text.split("\n"):
+        if len(line) > width:
+            broken += 1
+            lines.extend(line[start : start + width] for start in range(0, len(line), width))
+        else:
+            lines.append(line)
+    return ("\n".join(lines), broken) if broken else (text, 0)
+
+
+class FullTextDialog(QDialog):
+    """A long text, whole and as typed, in a plain-text view (which lays out only the lines on
+    screen, so megabytes open at once). Copy all copies the text exactly as stored, even where
+    very long lines are shown broken."""
+
+    def __init__(self, text: str, title: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.text = text
+        # the title and the text are data: plain text only, never rich text
+        self.setWindowTitle(title)
+        self.resize(900, 700)
+        layout = QVBoxLayout(self)
+        shown, broken = broken_long_lines(text)
+        about = f"{len(text):,} characters"
+        if broken:
+            about += (
+                f"; {broken:,} line(s) longer than {DISPLAY_LINE_CHARS:,} characters are shown "
+                "broken into pieces (Copy all copies them whole)"
+            )
+        size = QLabel(about)
+        size.setTextFormat(Qt.TextFormat.PlainText)
+        size.setWordWrap(True)
+        layout.addWidget(size)
+        self.view = QPlainTextEdit(self)
+        self.view.setReadOnly(True)
+        self.view.setPlainText(shown)
+        layout.addWidget(self.view)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        copy = buttons.addButton("Copy all", QDialogButtonBox.ButtonRole.ActionRole)
+        copy.clicked.connect(self.copy_all)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+
+    def copy_all(self) -> None:
+        QApplication.clipboard().setText(self.text)

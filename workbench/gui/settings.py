@@ -30,7 +30,7 @@ class GuiSettings:
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or settings_path()
         self._settings = QSettings(str(self.path), QSettings.Format.IniFormat)
-        stored = int(self._settings.value("version", 0) or 0)
+        stored = int(str(self._settings.value("version", 0) or 0))  # INI values are text
         self.readable = stored <= SETTINGS_VERSION
         if stored < SETTINGS_VERSION:
             upgrade(self._settings, stored)
@@ -66,7 +66,7 @@ class GuiSettings:
         value = self._settings.value("inspector/models", [])
         if isinstance(value, str):
             return [value] if value else []
-        return [str(v) for v in value or []]
+        return [str(v) for v in value] if isinstance(value, list) else []
 
     def set_chosen_models(self, models: list[str]) -> None:
         if self.readable:

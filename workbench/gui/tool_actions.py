@@ -4,28 +4,33 @@ close, so that its outcome is seen (a judge run keeps what was answered either w
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QMainWindow, QMenu
+from PySide6.QtWidgets import QMenu
 
 from workbench.gui.api_key_dialog import ApiKeyDialog
 from workbench.gui.backup_settings_dialog import BackupSettingsDialog
 from workbench.gui.export_dialog import ExportDialog
 from workbench.gui.judge_dialog import JudgeDialog
 
+if TYPE_CHECKING:  # main_window imports this module
+    from workbench.gui.main_window import MainWindow
+
 
 class ToolActions(QObject):
-    """Adds the entries to ``window``'s menus. ``window`` is the main window: it has ``ui``
-    (with ``fileMenu``, ``importAction``, ``helpMenu``), ``bundle``, ``show_error`` and
-    ``reload_bundle``."""
+    """Adds the entries to the main window's menus (``ui.fileMenu``, ``ui.importAction``,
+    ``ui.helpMenu``)."""
 
-    def __init__(self, window: QMainWindow) -> None:
+    def __init__(self, window: MainWindow) -> None:
         super().__init__(window)
         self.window = window
         self.export_dialog: ExportDialog | None = None
         self.judge_dialog: JudgeDialog | None = None
         self.api_key_dialog: ApiKeyDialog | None = None
-        ui = window.ui  # type: ignore[attr-defined]
+        ui = window.ui
 
         self.export_action = QAction("&Export…", window)
         self.export_action.setStatusTip("Write the bundle's items or judgments to a file")
@@ -56,13 +61,13 @@ class ToolActions(QObject):
         self.backups_action.triggered.connect(self.show_backup_settings)
         window.installEventFilter(self)
 
-    def _bundle_path(self):  # type: ignore[no-untyped-def]
+    def _bundle_path(self) -> str | Path | None:
         """The open bundle's location as the window opened it (a path, or a server URL that
         may hold a password kept for this session only), or None after telling the user."""
-        if self.window.bundle is None:  # type: ignore[attr-defined]
-            self.window.show_error("No bundle", "Open a bundle first.")  # type: ignore[attr-defined]
+        if self.window.bundle is None:
+            self.window.show_error("No bundle", "Open a bundle first.")
             return None
-        return self.window.location  # type: ignore[attr-defined]
+        return self.window.location
 
     def show_export_dialog(self) -> ExportDialog | None:
         path = self._bundle_path()
@@ -101,8 +106,8 @@ class ToolActions(QObject):
         return dialog
 
     def _judged(self, location: object) -> None:
-        if self.window.bundle is not None and self.window.location == location:  # type: ignore[attr-defined]
-            self.window.reload_bundle()  # type: ignore[attr-defined]
+        if self.window.bundle is not None and self.window.location == location:
+            self.window.reload_bundle()
 
     def busy(self) -> str | None:
         """What is running that closing the window would cut short, if anything."""

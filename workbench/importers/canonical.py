@@ -13,7 +13,7 @@ import binascii
 import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 from workbench.domain import (
     CaptionRecord,
@@ -64,6 +64,14 @@ def _get(
         names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
         raise RowError(f"{where}{key}", f"must be {names}, not {type(value).__name__}")
     return value
+
+
+@overload
+def _text(obj: dict[str, Any], key: str, where: str, *, required: Literal[True]) -> str: ...
+
+
+@overload
+def _text(obj: dict[str, Any], key: str, where: str, *, required: bool = False) -> str | None: ...
 
 
 def _text(obj: dict[str, Any], key: str, where: str, *, required: bool = False) -> str | None:

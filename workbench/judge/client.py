@@ -17,7 +17,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 from workbench.errors import WorkbenchError
 from workbench.judge.cost import Price
@@ -421,7 +421,9 @@ class JudgeClient:
                 )
                 await self._sleep(delay)
                 continue
-            return self._reply(response, text, latency_ms, attempt, estimated_prompt_tokens)
+            # completion_text above raised unless the body is a JSON object
+            body = cast(dict[str, Any], response)
+            return self._reply(body, text, latency_ms, attempt, estimated_prompt_tokens)
 
     def _reply(
         self,

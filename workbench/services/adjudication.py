@@ -3,7 +3,9 @@ judge do), and the coordinator's settled answer for them, kept with a note, who 
 
 A task is named by its sequence number in the campaign's schedule (``campaign show --json``).
 Answers are positional, as annotators gave them ("a" = Response 1, shown left). Settled answers
-are an evaluator of their own for statistics: :func:`adjudicated_judgments`.
+are judgments of their own in the one read model (:mod:`workbench.storage.judgments`, origin
+``adjudication``, evaluator ``adjudicated``), so statistics and exports select them like any
+evaluator (``workbench leaderboard --origin adjudication``).
 """
 
 from __future__ import annotations
@@ -13,9 +15,8 @@ from collections import Counter, defaultdict
 from datetime import UTC, datetime
 from typing import Any
 
-import pandas as pd
 from sqlalchemy import select
-from sqlalchemy.orm import Session, aliased
+from sqlalchemy.orm import Session
 
 from workbench.plugins import Registry
 from workbench.services.blind_tasks import BlindTask, Progress, build_task
@@ -26,21 +27,17 @@ from workbench.storage.bundle import Bundle
 from workbench.storage.models import (
     Adjudication,
     Annotator,
-    Campaign,
     Item,
     JudgeRun,
     JudgeVerdict,
     Model,
     ScheduledPair,
     Source,
-    Turn,
     Vote,
 )
 
 log = logging.getLogger(__name__)
 
-#: ``origin`` and ``evaluator`` of adjudicated rows in a judgments frame
-ADJUDICATED = "adjudicated"
 #: a judge's outcome seen from the other side
 _SWAPPED = {"a": "b", "b": "a"}
 
@@ -274,86 +271,3 @@ def record_adjudication(
         result |= _settled_json(stored)
     log.info("adjudicated task %d of %s", task, campaign.name)
     return result
-
-
-#: the columns of :func:`adjudicated_judgments`: those of ``services.outcomes.COLUMNS``, with
-#: origin and evaluator "adjudicated", kind "human", the campaign, the adjudicator as ``rater``,
-#: the positional answer as ``label`` (and ``outcome`` when it is a pairwise outcome), a grade as
-#: ``score``, and ``group_key`` "pair:<task row id>" as campaign votes have it
-ADJUDICATED_COLUMNS = (
-    "origin",
-    "kind",
-    "evaluator",
-    "source",
-    "importer",
-    "campaign",
-    "judge_run",
-    "annotator",
-    "rater",
-    "item",
-    "item_external_id",
-    "category",
-    "family",
-    "language",
-    "turn",
-    "turn_category",
-    "criterion",
-    "context",
-    "model_a",
-    "model_b",
-    "outcome",
-    "strength",
-    "label",
-    "score",
-    "position_flip",
-    "group_key",
-    "weight",
-)
-_OUTCOMES = ("a", "b", "tie", "both_bad")
-
-
-def adjudicated_judgments(session: Session) -> pd.DataFrame:
-    """Every settled answer as a judgment row, in the shape the analysis services read
-    (:data:`ADJUDICATED_COLUMNS`), so statistics can use adjudicated answers as an evaluator."""
-    left, right = aliased(Model), aliased(Model)
-    result = session.execute(
-        select(
-            Campaign.name.label("campaign"),
-            Adjudication.adjudicator.label("rater"),
-            ScheduledPair.item_id.label("item"),
-            Item.external_id.label("item_external_id"),
-            Item.category.label("category"),
-            Item.family.label("family"),
-            Item.language.label("language"),
-            Source.name.label("source"),
-            ScheduledPair.turn_index.label("turn"),
-            Turn.category.label("turn_category"),
-            Adjudication.criterion.label("criterion"),
-            left.name.label("model_a"),
-            right.name.label("model_b"),
-            Adjudication.choice.label("label"),
-            Adjudication.grade.label("score"),
-            ScheduledPair.id.label("pair_id"),
-        )
-        .join(ScheduledPair, ScheduledPair.id == Adjudication.pair_id)
-        .join(Campaign, Campaign.id == Adjudication.campaign_id)
-        .join(Item, Item.id == ScheduledPair.item_id)
-        .join(Source, Source.id == Item.source_id)
-        .outerjoin(
-            Turn,
-            (Turn.item_id == ScheduledPair.item_id) & (Turn.index == ScheduledPair.turn_index),
-        )
-        .outerjoin(left, left.id == ScheduledPair.left_model_id)
-        .outerjoin(right, right.id == ScheduledPair.right_model_id)
-        .order_by(Adjudication.id)
-    )
-    frame = pd.DataFrame(result.all(), columns=list(result.keys()))
-    frame["origin"] = ADJUDICATED
-    frame["kind"] = "human"
-    frame["evaluator"] = ADJUDICATED
-    frame["context"] = "standard"
-    frame["outcome"] = frame["label"].where(frame["label"].isin(_OUTCOMES))
-    frame["strength"] = 1
-    frame["weight"] = 1.0
-    frame["group_key"] = [f"pair:{int(pair)}" for pair in frame["pair_id"]]
-    return frame.reindex(columns=list(ADJUDICATED_COLUMNS)).reset_index(drop=True)

@@ -35,12 +35,12 @@ from workbench.stats.agreement import (
 from workbench.stats.battles import JUDGMENTS_COLUMN
 from workbench.stats.bradley_terry import Anchor
 from workbench.stats.elo import EloSettings
-from workbench.stats.leaderboard import Leaderboard, compute_leaderboard
+from workbench.stats.leaderboard import Leaderboard, Method, compute_leaderboard
 from workbench.stats.preferences import PREFERENCES
 from workbench.stats.weighting import WILDVISION_DECISIVE_WEIGHT, weight_by_strength
 from workbench.stats.winrate import pairwise_win_fraction
 from workbench.storage.bundle import Bundle
-from workbench.storage.judgments import battle_counts, distinct_values
+from workbench.storage.judgments import ADJUDICATION, battle_counts, distinct_values
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -125,10 +125,12 @@ def analysis_choices(bundle: Bundle) -> AnalysisChoices:
             return tuple(sorted(found))
 
         campaigns, runs, annotators = values("campaign"), values("judge_run"), values("annotator")
+        origins = values("origin")
         sides = (
             HUMAN_SIDE,
             JUDGE_SIDE,
             IMPORTED,
+            *(origin for origin in origins if origin == ADJUDICATION),
             *(f"campaign:{name}" for name in campaigns),
             *(f"run:{name}" for name in runs),
             *(f"annotator:{name}" for name in annotators),
@@ -141,7 +143,7 @@ def analysis_choices(bundle: Bundle) -> AnalysisChoices:
             languages=values("language"),
             sides=sides,
             raters=values("rater"),
-            origins=values("origin"),
+            origins=origins,
         )
 
 
@@ -162,7 +164,7 @@ class LeaderboardRequest:
     its dimension there. Derived judgments count only with ``include_derived`` (or when a rater
     is named), so the default never counts the same evidence twice."""
 
-    method: str = "bt"
+    method: Method = "bt"
     style_control: bool = False
     source: str = ALL_SOURCES
     category: str | None = None
@@ -322,7 +324,7 @@ def leaderboard(
         anchor = Anchor(_default_anchor(battles), request.anchor_rating)
     board = compute_leaderboard(
         battles,
-        method=request.method,  # type: ignore[arg-type]
+        method=request.method,
         anchor=anchor,
         bootstrap=request.bootstrap,
         seed=request.seed,

@@ -5,12 +5,11 @@ holds."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from workbench.storage import Bundle
 from workbench.storage.judgments import (
     OutcomeFilter,
     fingerprint,
+    only_added,
     positioned_battle_counts,
     stored_after,
 )
@@ -46,7 +45,7 @@ class BattleTally:
         with bundle.read_session() as session:  # one snapshot: fingerprint and rows agree
             now = fingerprint(session)
             before = self.fingerprint
-            if before is None or not _only_added(before, now, stored_after(session, before)):
+            if before is None or not only_added(before, now, stored_after(session, before)):
                 rows = positioned_battle_counts(
                     session, self.filters, decisive_weight=self.decisive_weight
                 )
@@ -77,11 +76,3 @@ class BattleTally:
             (a, b, outcome, float(weight), int(judgments))
             for (a, b, outcome), (weight, judgments, _) in ordered
         ]
-
-
-def _only_added(before: Sequence[int], now: Sequence[int], added: Sequence[int]) -> bool:
-    """Whether each store grew by exactly the rows stored after ``before`` (none retracted)."""
-    return all(
-        new_count - old_count == count
-        for old_count, new_count, count in zip(before[0::2], now[0::2], added, strict=True)
-    )

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import bindparam, exists, func, literal, or_, select, union
-from sqlalchemy.orm import Session
+from sqlalchemy import BindParameter, bindparam, exists, func, literal, or_, select, union
+from sqlalchemy.orm import InstrumentedAttribute, Session
+from sqlalchemy.sql.elements import ColumnElement
 
 from workbench.stats.agreement import disagreeing_comparisons
 from workbench.storage.batching import chunked
@@ -347,7 +348,7 @@ def matching_item_ids(session: Session, query: ItemQuery) -> list[int]:
     if search:
         statement = statement.where(Item.id.in_(_search_matches(search)))
 
-    sql_order = {
+    sql_order: dict[SortKey, tuple[ColumnElement[Any] | InstrumentedAttribute[Any], ...]] = {
         SortKey.ID: (Item.id,),
         SortKey.SOURCE: (Source.name, Item.id),
         SortKey.CATEGORY: (
@@ -476,7 +477,7 @@ def find_item(session: Session, text: str) -> int | None:
 
 # Statements of the item view, built once: showing the next item runs them with a new id
 # instead of composing fresh statements, which costs more than the queries themselves.
-_ITEM_ID = bindparam("item_id")
+_ITEM_ID: BindParameter[int] = bindparam("item_id")
 
 
 _DETAIL_HEAD = (
@@ -571,8 +572,11 @@ def item_detail(session: Session, item_id: int) -> ItemDetail | None:
     captions = tuple(CaptionView(*row) for row in connection.execute(_DETAIL_CAPTIONS, parameters))
     turn_rows = connection.execute(_DETAIL_TURNS, parameters).all()
     references: dict[int, list[ReferenceView]] = defaultdict(list)
-    for turn_id, *values in connection.execute(_DETAIL_REFERENCES, parameters):
-        references[turn_id].append(ReferenceView(*values))
+    for row in connection.execute(_DETAIL_REFERENCES, parameters):
+        turn_id, ref_text, ref_kind, ref_source, correct, in_caption, in_reference = row
+        references[turn_id].append(
+            ReferenceView(ref_text, ref_kind, ref_source, correct, in_caption, in_reference)
+        )
     outputs: dict[int, list[OutputView]] = defaultdict(list)
     for turn_id, name, display_name, context, text in connection.execute(
         _DETAIL_OUTPUTS, parameters

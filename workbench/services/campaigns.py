@@ -17,6 +17,7 @@ import uuid
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import func, select
@@ -64,8 +65,10 @@ from workbench.storage.models import (
     Item,
     ItemImage,
     Model,
+    Output,
     ScheduledPair,
     Source,
+    Turn,
     Vote,
 )
 
@@ -77,6 +80,20 @@ _ID_CHUNK = 900
 GUIDELINES_SETTING = "guidelines"
 #: guidelines longer than this are refused: they are read at every session start
 MAX_GUIDELINES_CHARS = 200_000
+
+#: the campaign settings of the practice round (see ``workbench.services.practice``): the
+#: practice tasks, whether an annotator may skip the round, and who has done it
+PRACTICE_SETTING = "practice"
+PRACTICE_OPTIONAL_SETTING = "practice_optional"
+PRACTICE_DONE_SETTING = "practice_done"
+
+#: the output metadata flag by which a source marks an answer right or wrong (the demo's
+#: baseline answers carry it); practice tasks can be drawn from it without a practice file
+CORRECT_FLAG = "correct"
+ANSWER_KEY_EXPLANATION = (
+    "The better response gives the right answer (the item's answer key says so); the other "
+    "one does not."
+)
 
 CAMPAIGN_STATUS_OPEN = "open"
 
@@ -97,6 +114,15 @@ class GoldSpec:
     first: str | None = None
     second: str | None = None
     turn_index: int | None = None
+
+
+@dataclass(frozen=True)
+class PracticeSpec(GoldSpec):
+    """A practice task: like an attention check, a task whose answer is known, plus the
+    ``explanation`` shown to the annotator after they answer it. Practice answers are never
+    stored, so the same task cannot double as an attention check or a scheduled task."""
+
+    explanation: str = ""
 
 
 @dataclass(frozen=True)
@@ -129,6 +155,12 @@ class CampaignSpec:
     without_missing_images: bool = False
     #: the annotators' guidelines, as markdown (shown when a session starts and on F1)
     guidelines: str | None = None
+    #: candidate practice tasks; ``practice_count`` of them (None: all) are drawn with the seed
+    #: among those on items the campaign does not schedule
+    practice: Sequence[PracticeSpec] = ()
+    practice_count: int | None = None
+    #: whether an annotator may skip the practice round
+    practice_optional: bool = True
 
 
 @dataclass(frozen=True)
@@ -148,6 +180,8 @@ class CampaignSummary:
     items_missing_images: int = 0
     #: items left out because an image is missing (``without_missing_images``)
     left_out_missing_images: int = 0
+    #: tasks in the practice round (0: the campaign has none)
+    practice_tasks: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -163,6 +197,7 @@ class CampaignSummary:
             "schedule_sha256": self.schedule_sha256,
             "items_missing_images": self.items_missing_images,
             "left_out_missing_images": self.left_out_missing_images,
+            "practice_tasks": self.practice_tasks,
             "shortfalls": self.shortfalls,
         }
 
@@ -211,6 +246,47 @@ def contestant_name(contestant: Contestant | None) -> str | None:
     if contestant is None:
         return None
     return REFERENCE_NAME if contestant is REFERENCE else str(contestant)
+
+
+def _known_answer_rows(path: Path, what: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """(GoldSpec fields, the whole object) per row of a JSONL file of known answers."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as error:
+        raise CampaignError(f"cannot read {path}: {error.strerror}") from error
+    rows = []
+    for row, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+            fields = {
+                "item": str(data["item"]),
+                "answer": str(data["answer"]),
+                "first": data.get("first"),
+                "second": data.get("second"),
+                "turn_index": data.get("turn"),
+            }
+        except (json.JSONDecodeError, KeyError, TypeError) as error:
+            raise CampaignError(
+                f"{path.name}, row {row}: {what} is a JSON object with 'item' and "
+                f"'answer' ({type(error).__name__}: {error})"
+            ) from error
+        rows.append((fields, data))
+    return rows
+
+
+def read_attention_checks(path: Path) -> list[GoldSpec]:
+    """Attention checks from a JSONL file: item, answer, first, second, turn."""
+    return [GoldSpec(**fields) for fields, _ in _known_answer_rows(path, "an attention check")]
+
+
+def read_practice_tasks(path: Path) -> list[PracticeSpec]:
+    """Practice tasks from a JSONL file: as attention checks, plus an explanation."""
+    return [
+        PracticeSpec(**fields, explanation=str(data.get("explanation") or ""))
+        for fields, data in _known_answer_rows(path, "a practice task")
+    ]
 
 
 # --- creating a campaign -----------------------------------------------------------------------
@@ -273,37 +349,48 @@ def _gold_comparisons(
     protocol: AnnotationProtocol,
     eligible: Eligibility,
 ) -> list[Comparison]:
-    if spec.gold and protocol.grade_scale is not None:
-        raise CampaignError(f"attention checks need a protocol with choices, not {protocol.name}")
+    return _known_answers(session, spec.gold, "attention check", spec, protocol, eligible)
+
+
+def _known_answers(
+    session: Session,
+    known: Sequence[GoldSpec],
+    what: str,
+    spec: CampaignSpec,
+    protocol: AnnotationProtocol,
+    eligible: Eligibility,
+) -> list[Comparison]:
+    """The comparisons of tasks whose answer is known (attention checks, practice tasks),
+    checked against the protocol; their slots' item rows are added to ``eligible``."""
+    if known and protocol.grade_scale is not None:
+        raise CampaignError(f"{what}s need a protocol with choices, not {protocol.name}")
     values = [choice.value for choice in protocol.choices]
     comparisons = []
-    for gold in spec.gold:
+    for gold in known:
         (item,) = resolve_items(session, ItemSelection(gold.item))
         if gold.answer not in values:
             raise CampaignError(
-                f"attention check on {gold.item}: answer '{gold.answer}' is not one of "
-                + ", ".join(values)
+                f"{what} on {gold.item}: answer '{gold.answer}' is not one of " + ", ".join(values)
             )
         if protocol.per_turn != (gold.turn_index is not None):
             raise CampaignError(
-                f"attention check on {gold.item}: "
+                f"{what} on {gold.item}: "
                 + ("give the turn" if protocol.per_turn else "this protocol is not per turn")
             )
         named = [name for name in (gold.first, gold.second) if name is not None]
         if len(named) != protocol.output_count:
             raise CampaignError(
-                f"attention check on {gold.item}: protocol {protocol.name} shows "
+                f"{what} on {gold.item}: protocol {protocol.name} shows "
                 f"{protocol.output_count} output(s), the check names {len(named)}"
             )
         contestants = resolve_contestants(session, [item], named, spec.output_context)
         if protocol.display is Display.PAIR and len(contestants) != 2:
-            raise CampaignError(f"attention check on {gold.item}: name two different contestants")
+            raise CampaignError(f"{what} on {gold.item}: name two different contestants")
         slot = Slot(item.source, item.external_id, gold.turn_index)
         found = eligibility(session, [item], contestants, protocol, spec.output_context)
         if slot not in found.contestants or len(found.contestants[slot]) < len(named):
             raise CampaignError(
-                f"attention check on {gold.item}: the item (turn) lacks the outputs or reference "
-                "it needs"
+                f"{what} on {gold.item}: the item (turn) lacks the outputs or reference it needs"
             )
         eligible.item_ids[slot] = item.id
         by_name = {contestant_name(c): c for c in contestants}
@@ -355,6 +442,135 @@ def _plan(
             for (a, b), n in missing_pairs.items()
         }
     return shuffled(counterbalance([*comparisons, *gold], rng), rng), shortfalls
+
+
+def _answer_key_practice(
+    session: Session,
+    spec: CampaignSpec,
+    protocol: AnnotationProtocol,
+    excluded: set[tuple[str, str]],
+) -> list[PracticeSpec]:
+    """Up to ``practice_count`` practice tasks drawn from answers their source marks right or
+    wrong (``CORRECT_FLAG``), on items outside ``excluded``: a right answer against a wrong one
+    on the same slot (all turns right against all wrong, for whole-conversation protocols).
+    Only pairwise protocols between models with "a"/"b" choices have such a known answer."""
+    values = {choice.value for choice in protocol.choices}
+    if (
+        protocol.display is not Display.PAIR
+        or protocol.reference_as_response
+        or protocol.grade_scale is not None
+        or not {"a", "b"} <= values
+    ):
+        return []
+    statement = (
+        select(Source.name, Item.external_id, Turn.index, Model.name, Output.metadata_)
+        .select_from(Output)
+        .join(Turn, Output.turn_id == Turn.id)
+        .join(Item, Turn.item_id == Item.id)
+        .join(Source, Item.source_id == Source.id)
+        .join(Model, Output.model_id == Model.id)
+        .where(Output.context == spec.output_context)
+    )
+    models = [name for name in spec.models or () if name != REFERENCE_NAME]
+    if models:
+        statement = statement.where(Model.name.in_(models))
+    turn_counts = dict(
+        session.execute(
+            select(Source.name + ":" + Item.external_id, func.count(Turn.id))
+            .select_from(Turn)
+            .join(Item, Turn.item_id == Item.id)
+            .join(Source, Item.source_id == Source.id)
+            .group_by(Source.name, Item.external_id)
+        ).all()
+    )
+    flags: dict[tuple[str, str, int | None], dict[str, list[bool]]] = defaultdict(
+        lambda: defaultdict(list)
+    )
+    for source, external_id, index, model, metadata in session.execute(statement):
+        flag = (metadata or {}).get(CORRECT_FLAG)
+        if (source, external_id) in excluded or not isinstance(flag, bool):
+            continue
+        flags[(source, external_id, index if protocol.per_turn else None)][model].append(flag)
+    rng = random.Random(spec.seed)
+    candidates = []
+    for slot in sorted(flags, key=lambda key: (key[0], key[1], key[2] or 0)):
+        source, external_id, turn = slot
+        needed = 1 if turn is not None else turn_counts.get(f"{source}:{external_id}", 0)
+        by_model = flags[slot]
+        right = sorted(m for m, f in by_model.items() if len(f) == needed and all(f))
+        wrong = sorted(m for m, f in by_model.items() if len(f) == needed and not any(f))
+        if right and wrong:
+            candidates.append(
+                PracticeSpec(
+                    f"{source}:{external_id}",
+                    "a",
+                    first=rng.choice(right),
+                    second=rng.choice(wrong),
+                    turn_index=turn,
+                    explanation=ANSWER_KEY_EXPLANATION,
+                )
+            )
+    wanted = min(spec.practice_count or len(candidates), len(candidates))
+    return rng.sample(candidates, wanted)
+
+
+def _practice_plan(
+    session: Session,
+    spec: CampaignSpec,
+    protocol: AnnotationProtocol,
+    eligible: Eligibility,
+    scheduled: Sequence[PlannedTask],
+) -> list[tuple[PlannedTask, str]]:
+    """The practice round: (task, explanation) for ``practice_count`` of the candidate practice
+    tasks (all when None), drawn with the seed among those whose item the campaign does not
+    schedule (as a task or an attention check: an annotator must not meet a practice answer
+    again, nor see an attention check's answer), sides counterbalanced like the schedule's."""
+    if spec.practice_count is not None and spec.practice_count < 1:
+        raise CampaignError("a practice round needs at least 1 task")
+    scheduled_items = {(task.slot.source, task.slot.external_id) for task in scheduled}
+    if not spec.practice:
+        if spec.practice_count is None:
+            return []
+        drawn = _answer_key_practice(session, spec, protocol, scheduled_items)
+        if not drawn:
+            raise CampaignError(
+                "a practice round needs tasks with known answers: no item outside the campaign "
+                f"has answers its source marks right and wrong ('{CORRECT_FLAG}' in the output "
+                "metadata) for this protocol; give a practice file"
+            )
+        spec = replace(spec, practice=drawn)
+    comparisons = _known_answers(session, spec.practice, "practice task", spec, protocol, eligible)
+    candidates = [
+        (comparison, practice.explanation)
+        for comparison, practice in zip(comparisons, spec.practice, strict=True)
+        if (comparison.slot.source, comparison.slot.external_id) not in scheduled_items
+    ]
+    wanted = spec.practice_count if spec.practice_count is not None else len(candidates)
+    if len(candidates) < max(wanted, 1):
+        raise CampaignError(
+            f"{len(candidates)} of the {len(spec.practice)} practice tasks are on items the "
+            f"campaign does not schedule; the practice round needs {max(wanted, 1)}"
+        )
+    rng = random.Random(spec.seed)
+    chosen = sorted(rng.sample(range(len(candidates)), wanted))
+    picked = [candidates[index] for index in chosen]
+    if protocol.display is Display.PAIR:
+        # counterbalance regroups the comparisons by pair: find each one's explanation again
+        explanations = {
+            (c.slot, frozenset((c.first, c.second))): explanation for c, explanation in picked
+        }
+        planned = counterbalance([comparison for comparison, _ in picked], rng)
+        round_ = [
+            (task, explanations[(task.slot, frozenset((task.left, task.right)))])
+            for task in planned
+        ]
+    else:
+        round_ = [
+            (PlannedTask(comparison.slot, comparison.first, None, comparison.gold), explanation)
+            for comparison, explanation in picked
+        ]
+    rng.shuffle(round_)
+    return round_
 
 
 def _schedule_digest(tasks: Sequence[PlannedTask]) -> str:
@@ -457,14 +673,42 @@ def create_campaign(
                 else "the selection gives no task: no item has what this protocol needs"
             )
         digest = _schedule_digest(tasks)
+        practice = _practice_plan(session, spec, protocol, eligible, tasks)
+        shown = [*tasks, *(task for task, _ in practice)]
         model_ids = dict(
             session.execute(
                 select(Model.name, Model.id).where(
                     Model.name.in_(
-                        {c for task in tasks for c in (task.left, task.right) if isinstance(c, str)}
+                        {c for task in shown for c in (task.left, task.right) if isinstance(c, str)}
                     )
                 )
             ).all()
+        )
+
+        def model_id(contestant: Contestant | None) -> int | None:
+            return None if contestant is None or contestant is REFERENCE else model_ids[contestant]
+
+        practice_settings = (
+            {
+                PRACTICE_SETTING: [
+                    # by natural keys, not row ids: a copy of the bundle (push, pull) renumbers
+                    # rows but not the JSON; the settings are the coordinator's, never shown
+                    {
+                        "source": task.slot.source,
+                        "item": task.slot.external_id,
+                        "turn": task.slot.turn_index,
+                        "left": contestant_name(task.left),
+                        "right": contestant_name(task.right),
+                        "answer": task.gold,
+                        "explanation": explanation,
+                    }
+                    for task, explanation in practice
+                ],
+                PRACTICE_OPTIONAL_SETTING: spec.practice_optional,
+                PRACTICE_DONE_SETTING: {},
+            }
+            if practice
+            else {}
         )
         campaign = Campaign(
             name=spec.name,
@@ -487,6 +731,7 @@ def create_campaign(
                 "schedule_sha256": digest,
                 "shortfalls": shortfalls,
                 **({GUIDELINES_SETTING: spec.guidelines} if spec.guidelines else {}),
+                **practice_settings,
                 # only the main bundle knows it: packs name models by a salted hash of it
                 "pack_salt": secrets.token_hex(16),
                 "created_by": f"vlm-workbench {__version__}",
@@ -494,9 +739,6 @@ def create_campaign(
         )
         session.add(campaign)
         session.flush()
-
-        def model_id(contestant: Contestant | None) -> int | None:
-            return None if contestant is None or contestant is REFERENCE else model_ids[contestant]
 
         session.add_all(
             ScheduledPair(
@@ -529,6 +771,7 @@ def create_campaign(
         shortfalls=shortfalls,
         items_missing_images=len(scheduled_missing),
         left_out_missing_images=left_out,
+        practice_tasks=len(practice),
     )
 
 

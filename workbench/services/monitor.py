@@ -14,7 +14,7 @@ import math
 import statistics
 from collections import Counter, defaultdict
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from sqlalchemy import func, select
@@ -83,7 +83,7 @@ def agreement(labels: dict[int, dict[int, Label]], graded: bool = False) -> dict
     except StatsInputError:
         pass
     try:
-        level = "interval" if graded else "nominal"
+        level: Literal["interval", "nominal"] = "interval" if graded else "nominal"
         result["krippendorff_alpha"] = _number(krippendorff_alpha(reliability, level))
     except StatsInputError:
         pass
@@ -147,6 +147,7 @@ def campaign_status(bundle: Bundle, name: str) -> dict[str, Any]:
         if label is None or is_gold:  # attention checks are scored against their answer
             continue
         graded = graded or grade is not None
+        assert pair_id is not None  # the query joins each vote to its scheduled pair
         labels[pair_id][annotator_id] = label
         categories[pair_id] = category or NO_CATEGORY
     annotators = []

@@ -60,8 +60,8 @@ def parse_selector(text: str) -> OutcomeFilter:
     """An evaluator selector (``workbench agreement --a/--b``) as a filter.
 
     Terms joined by commas must all hold: ``human`` or ``judge`` (kind), ``imported``,
-    ``campaign`` or ``judge-run`` (origin), or ``KEY:VALUE`` with KEY one of source, campaign,
-    annotator, run, rater, evaluator, category, language, criterion. Example:
+    ``campaign``, ``judge-run`` or ``adjudication`` (origin), or ``KEY:VALUE`` with KEY one of
+    source, campaign, annotator, run, rater, evaluator, category, language, criterion. Example:
     ``human,source:visit-bench`` or ``run:gpt4o-reference-free``.
     """
     values: dict[str, list[str]] = {}
@@ -79,11 +79,12 @@ def parse_selector(text: str) -> OutcomeFilter:
             keys = ", ".join(f"{key}:NAME" for key in _SELECTOR_FIELDS)
             raise UnknownSelectorError(
                 f"cannot read '{term}' in '{text}': use human, judge, imported, campaign, "
-                f"judge-run or one of {keys}"
+                f"judge-run, adjudication or one of {keys}"
             )
     if not values:
         raise UnknownSelectorError("an empty selector selects nothing")
-    changes: dict[str, tuple[Any, ...]] = {key: tuple(items) for key, items in values.items()}
+    # field names checked above; each value has its field's type (turns are ints)
+    changes: dict[str, Any] = {key: tuple(items) for key, items in values.items()}
     return replace(OutcomeFilter(), **changes)
 
 

@@ -204,7 +204,7 @@ def _extra_left(odd_pairs: Sequence[tuple[Contestant, Contestant]], rng: random.
     def node_key(node: object) -> tuple[int, str]:
         return (2, "") if node is padding else contestant_key(node)  # type: ignore[arg-type]
 
-    graph = nx.Graph()
+    graph: nx.Graph[object] = nx.Graph()  # contestants and the padding node
     shuffled_pairs = list(odd_pairs)
     rng.shuffle(shuffled_pairs)
     graph.add_edges_from(shuffled_pairs)
@@ -221,7 +221,7 @@ def _extra_left(odd_pairs: Sequence[tuple[Contestant, Contestant]], rng: random.
         # views iterate a set of the nodes, whose order follows hashes (per-process for strings,
         # per-object for the padding node), which made the same seed give another schedule.
         members = set(nodes)
-        component = nx.Graph()
+        component: nx.Graph[object] = nx.Graph()
         component.add_edges_from(edge for edge in graph.edges() if edge[0] in members)
         circuit = list(nx.eulerian_circuit(component, source=start))
         if rng.random() < 0.5:
@@ -240,9 +240,11 @@ def counterbalance(comparisons: Sequence[Comparison], rng: random.Random) -> lis
     for comparison in comparisons:
         if comparison.first is None or comparison.second is None:
             raise ScheduleError("a pairwise comparison needs two contestants")
-        if contestant_key(comparison.first) > contestant_key(comparison.second):
+        first, second = comparison.first, comparison.second
+        if contestant_key(first) > contestant_key(second):
             comparison = comparison.reversed()
-        groups[(comparison.first, comparison.second)].append(comparison)  # type: ignore[index]
+            first, second = second, first
+        groups[(first, second)].append(comparison)
     pair_order = sorted(groups, key=lambda pair: (contestant_key(pair[0]), contestant_key(pair[1])))
     extra = _extra_left([pair for pair in pair_order if len(groups[pair]) % 2], rng)
     tasks: list[PlannedTask] = []

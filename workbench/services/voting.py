@@ -51,6 +51,7 @@ from workbench.services.campaigns import (
     find_annotator,
     find_campaign,
 )
+from workbench.services.practice import PracticeFeedback, PracticeRound
 from workbench.storage.bundle import Bundle
 from workbench.storage.counters import annotator_progress, counting
 from workbench.storage.models import PairLease, ScheduledPair, Vote
@@ -257,6 +258,16 @@ class AnnotationSession:
         self.guidelines: str | None = guidelines if isinstance(guidelines, str) else None
         self._lease_for = lease_duration(found.settings)
         self._shown: _Shown | None = None
+        #: the campaign's practice round for this annotator (answers checked, never stored)
+        self.practice = PracticeRound(
+            bundle,
+            found.id,
+            self.annotator_handle,
+            self.protocol,
+            self._output_context,
+            found.settings,
+            preview,
+        )
 
     # --- the queue -----------------------------------------------------------------------------
 
@@ -437,6 +448,14 @@ class AnnotationSession:
         comment = (comment or "").strip() or None
         rows = answer_rows(self.protocol, answers, comment)
         return self._store(shown, rows, comment, None)
+
+    def check_practice(
+        self, token: str, answers: Answers, comment: str | None = None
+    ) -> PracticeFeedback:
+        """Check the answer to the practice task ``token`` names, as :meth:`cast` checks a real
+        one, and say whether it was the expected answer; nothing is stored."""
+        comment = (comment or "").strip() or None
+        return self.practice.check(token, answer_rows(self.protocol, answers, comment))
 
     def skip(self, token: str, reason: str) -> VoteReceipt:
         """Pass over the task with a reason; it is not shown to this annotator again (undo

@@ -29,9 +29,11 @@ def position_bias_bars(table: pd.DataFrame, title: str = "First-shown response w
         positions, shown["first_win_share"], shown["decisive"], designs, strict=True
     ):
         if pd.isna(share):
-            axes.text(0.02, position, f"{design}: no bias measure", va="center", fontsize=7)
+            axes.text(0.02, float(position), f"{design}: no bias measure", va="center", fontsize=7)
             continue
-        axes.text(min(share + 0.02, 0.9), position, f"n={int(decisive)}", va="center", fontsize=7)
+        axes.text(
+            min(share + 0.02, 0.9), float(position), f"n={int(decisive)}", va="center", fontsize=7
+        )
     axes.set_yticks(positions, [str(name) for name in shown.iloc[:, 0]])
     axes.set_xlim(0, 1)
     axes.set_xlabel("share won by the first-shown response")

@@ -18,7 +18,7 @@ def preference_graph(judgments: pd.DataFrame) -> nx.DiGraph:
     with a net preference (ties and even splits draw no edge). Edge attributes: ``votes`` (all
     judgments of the pair) and ``consensus`` (share of them for the preferred model), which
     CHIRP draws as arrow opacity."""
-    graph = nx.DiGraph()
+    graph: nx.DiGraph[str] = nx.DiGraph()
     if judgments.empty:
         return graph
     table = majority_preferences(judgments, ["first", "second"])

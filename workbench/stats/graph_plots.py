@@ -45,7 +45,10 @@ def contradiction_graph_figure(graph: nx.DiGraph, title: str = "Preferences") ->
     if graph.number_of_nodes() == 0:
         axes.text(0.5, 0.5, "no preferences", ha="center", va="center", color="gray")
         return figure
-    layout = nx.circular_layout(sorted(graph.nodes))
+    # the nodes in sorted order around the circle (what circular_layout does with a node list)
+    ordered: nx.Graph[str] = nx.Graph()
+    ordered.add_nodes_from(sorted(graph.nodes))
+    layout = nx.circular_layout(ordered)
     nx.draw_networkx_nodes(
         graph, layout, ax=axes, node_color="#e8e8e8", edgecolors="#888888", node_size=1100
     )

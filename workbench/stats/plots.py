@@ -89,7 +89,10 @@ def preference_graph_plot(
     axes.set_axis_off()
     if graph.number_of_nodes() == 0:
         return figure
-    layout = nx.circular_layout(sorted(graph.nodes))
+    # the nodes in sorted order around the circle (what circular_layout does with a node list)
+    ordered: nx.Graph[str] = nx.Graph()
+    ordered.add_nodes_from(sorted(graph.nodes))
+    layout = nx.circular_layout(ordered)
     nx.draw_networkx_nodes(graph, layout, ax=axes, node_color="#dddddd", node_size=900)
     nx.draw_networkx_labels(graph, layout, ax=axes, font_size=8)
     rank = {model: index for index, model in enumerate(expected_order or [])}

@@ -209,8 +209,8 @@ class Bundle:
         """
         where = parse_location(location)
         if where.path is None:
-            with cls._create_in_place(location) as bundle:
-                yield bundle
+            with cls._create_in_place(location) as in_place:
+                yield in_place
             return
         path = where.path
         if path.exists():
@@ -219,7 +219,7 @@ class Bundle:
         partial = path.with_name(
             f"{CREATING_PREFIX}{path.name}.{writer_tag()}.{uuid.uuid4().hex[:12]}"
         )
-        bundle = None
+        bundle: Bundle | None = None
         try:
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)

@@ -20,10 +20,13 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import cast
 
 from sqlalchemy import (
+    ColumnElement,
     Connection,
     Select,
+    Table,
     case,
     delete,
     exists,
@@ -34,6 +37,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from workbench.storage.models import (
+    Base,
     Campaign,
     CampaignAnnotatorCount,
     CampaignCount,
@@ -63,11 +67,13 @@ class _PairState:
         return annotator_id in self.answerers or annotator_id in self.skippers
 
 
-def _upsert(executor: Executor, table: type, row: dict[str, int], added: Iterable[str]) -> None:
+def _upsert(
+    executor: Executor, table: type[Base], row: dict[str, int], added: Iterable[str]
+) -> None:
     """Insert ``row``, or, when its key is stored, add its ``added`` columns to the stored row."""
     bind = executor.get_bind() if isinstance(executor, Session) else executor
     dialect = postgresql if bind.dialect.name == "postgresql" else sqlite
-    mapped = table.__table__  # type: ignore[attr-defined]
+    mapped = cast(Table, table.__table__)  # a declarative model's table is a Table
     keys = [column.name for column in mapped.primary_key.columns]
     statement = dialect.insert(mapped).values(**row)
     statement = statement.on_conflict_do_update(
@@ -122,7 +128,7 @@ def _pair_states(
     }
 
 
-def _standing_answers(*where: object) -> Select:
+def _standing_answers(*where: ColumnElement[bool]) -> Select:
     """(task, annotator, 1 if answered else 0 for skipped) for every standing answer or skip."""
     return (
         select(
@@ -130,7 +136,7 @@ def _standing_answers(*where: object) -> Select:
             Vote.annotator_id,
             func.max(case((Vote.skip_reason.is_(None), 1), else_=0)),
         )
-        .where(Vote.retracted_at.is_(None), Vote.pair_id.is_not(None), *where)  # type: ignore[arg-type]
+        .where(Vote.retracted_at.is_(None), Vote.pair_id.is_not(None), *where)
         .group_by(Vote.pair_id, Vote.annotator_id)
     )
 
@@ -212,7 +218,7 @@ def rebuild_counters(executor: Executor, campaign_ids: Iterable[int] | None = No
     if not wanted:
         return
     for table in (CampaignAnnotatorCount, CampaignPairCount, CampaignCount):
-        executor.execute(delete(table).where(table.campaign_id.in_(wanted)))  # type: ignore[attr-defined]
+        executor.execute(delete(table).where(table.campaign_id.in_(wanted)))
     pairs = {
         pair_id: (campaign_id, target, bool(gold))
         for pair_id, campaign_id, target, gold in executor.execute(
@@ -283,11 +289,14 @@ def rebuild_counters(executor: Executor, campaign_ids: Iterable[int] | None = No
             row["answered"] += annotator_id in state.answerers
             row["skipped"] += annotator_id in state.skippers
             row["answered_open"] += state.is_open
-    executor.execute(CampaignCount.__table__.insert(), list(totals.values()))
+    # Core inserts of the tables (a declarative model's table is a Table), not ORM bulk inserts
+    executor.execute(cast(Table, CampaignCount.__table__).insert(), list(totals.values()))
+    pair_table = cast(Table, CampaignPairCount.__table__)
     for start in range(0, len(pair_rows), 5000):
-        executor.execute(CampaignPairCount.__table__.insert(), pair_rows[start : start + 5000])
+        executor.execute(pair_table.insert(), pair_rows[start : start + 5000])
     if people:
-        executor.execute(CampaignAnnotatorCount.__table__.insert(), list(people.values()))
+        people_table = cast(Table, CampaignAnnotatorCount.__table__)
+        executor.execute(people_table.insert(), list(people.values()))
 
 
 # --- reading -----------------------------------------------------------------------------------

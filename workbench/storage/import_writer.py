@@ -15,9 +15,9 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import Table, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from workbench import __version__
@@ -111,7 +111,9 @@ class ImportWriter:
         judgments = [r for r in records if isinstance(r, JudgmentRecord)]
         models = [r for r in records if isinstance(r, ModelRecord)]
 
-        self._load_sources({r.source for r in (*items, *outputs, *judgments)})
+        self._load_sources(
+            {r.source for r in items} | {r.source for r in outputs} | {r.source for r in judgments}
+        )
         self._load_models(models, outputs, judgments)
         image_ids = self._store_images(images)
         self._load_items(self._source_ids.values())
@@ -186,7 +188,7 @@ class ImportWriter:
                 ).all()
             )
         # Many rows per statement, and only a few images' bytes read back at a time.
-        table = Image.__table__
+        table = cast(Table, Image.__table__)  # a declarative model's table is a Table
         statement = insert(table).returning(table.c.sha256, table.c.id)
         for chunk in chunked(sorted(by_hash.keys() - known.keys()), IMAGES_PER_STATEMENT):
             rows = []
@@ -286,7 +288,7 @@ class ImportWriter:
             seen.add(key)
             new_items.append(record)
         source_names = {source_id: name for name, source_id in self._source_ids.items()}
-        table = Item.__table__
+        table = cast(Table, Item.__table__)  # a declarative model's table is a Table
         statement = insert(table).returning(table.c.id, table.c.source_id, table.c.external_id)
         for chunk in chunked(new_items, CHUNK):
             rows = [

@@ -1,6 +1,7 @@
 """The one read model of judgments: imported prior judgments (``prior_judgments``), campaign votes
-that were not retracted (``votes``) and judge verdicts without an error (``judge_verdicts``), as
-one SQL query with the same columns whatever the store, and filters compiled into its ``WHERE``.
+that were not retracted (``votes``), judge verdicts without an error (``judge_verdicts``) and
+coordinators' settled answers to disputed campaign tasks (``adjudications``), as one SQL query
+with the same columns whatever the store, and filters compiled into its ``WHERE``.
 
 Every reader of judgments (analyses, the inspector's counts and flags, exports, the judge's
 worklists, the change fingerprint) goes through this module, so they cannot disagree on what a
@@ -17,7 +18,13 @@ or a non-pairwise answer), ``strength``, ``label``, ``score``, ``position_flip``
 ``time`` (when it was cast or given; NULL for imported ones), ``derived`` (true for an imported
 judgment derived from another stored one, see :data:`~workbench.domain.DERIVED_KEY`),
 ``row_id`` (its id in its own table). Rows come in stored order: imported, then votes, then
-verdicts, each by id (online Elo and the bootstrap depend on a stable order).
+verdicts, then adjudications, each by id (online Elo and the bootstrap depend on a stable order).
+
+An adjudication is a human judgment of origin ``adjudication`` whose evaluator is
+:data:`ADJUDICATED` (one evaluator for every settled answer) and whose ``rater`` is the
+adjudicator; its campaign, item, turn and sides are those of the task as it was shown. It
+settles votes that are already counted, so a filter keeps adjudications only when it asks for
+them (see :meth:`OutcomeFilter.keeps_adjudications`).
 
 Written with SQLAlchemy Core only, so the same statements run on SQLite and PostgreSQL.
 """
@@ -26,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
+from datetime import UTC, datetime
 from functools import cache
 from typing import Any
 
@@ -33,6 +41,7 @@ from sqlalchemy import (
     JSON,
     BigInteger,
     Boolean,
+    ColumnElement,
     Float,
     Integer,
     String,
@@ -51,6 +60,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session, aliased
 from sqlalchemy.sql import Subquery
+from sqlalchemy.types import TypeEngine
 
 from workbench.domain import (
     DERIVED_KEY,
@@ -61,6 +71,7 @@ from workbench.domain import (
     Outcome,
 )
 from workbench.storage.models import (
+    Adjudication,
     Annotator,
     Campaign,
     Import,
@@ -112,6 +123,9 @@ ORIGINS = tuple(origin.value for origin in JudgmentOrigin)
 KINDS = tuple(kind.value for kind in JudgmentKind)
 OUTCOME_VALUES = tuple(outcome.value for outcome in Outcome)
 _ORIGIN_ORDER = {origin: index for index, origin in enumerate(ORIGINS)}
+ADJUDICATION = JudgmentOrigin.ADJUDICATION.value
+#: the evaluator of every adjudicated answer (who settled it is the row's ``rater``)
+ADJUDICATED = "adjudicated"
 
 
 @dataclass(frozen=True)
@@ -121,7 +135,9 @@ class OutcomeFilter:
 
     Derived judgments (an importer's battles computed from verdicts it also stored) are left
     out unless ``include_derived`` is set or the filter names raters or evaluators, which
-    selects them by name: counting both would count the same evidence twice."""
+    selects them by name: counting both would count the same evidence twice. Adjudications
+    (a settled answer to a task whose votes are counted already) are left out the same way,
+    and also kept when the filter names the ``adjudication`` origin."""
 
     sources: tuple[str, ...] = ()
     campaigns: tuple[str, ...] = ()
@@ -167,9 +183,15 @@ class OutcomeFilter:
     def keeps_derived(self) -> bool:
         return self.include_derived or bool(self.raters or self.evaluators)
 
+    def keeps_adjudications(self) -> bool:
+        return self.keeps_derived() or ADJUDICATION in self.origins
+
     def clauses(self, rows: Subquery) -> list[Any]:
-        """The filter as SQL conditions on the columns of :func:`judgment_rows`."""
-        found = [rows.c[column].in_(list(values)) for column, values in self._dimensions()]
+        """The filter as SQL conditions on the columns of :func:`judgment_rows`, adjudications
+        aside (:func:`_where` leaves them out unless one of the filters it combines asks)."""
+        found: list[ColumnElement[bool]] = [
+            rows.c[column].in_(list(values)) for column, values in self._dimensions()
+        ]
         if not self.keeps_derived():
             found.append(rows.c.derived == false())
         return found
@@ -205,7 +227,7 @@ def _prior_derived() -> Any:
 
 
 #: provenance an export carries besides :data:`COLUMNS`; NULL where a store has none
-DETAIL_COLUMNS = {
+DETAIL_COLUMNS: dict[str, TypeEngine[Any]] = {
     "raw_text": String(),
     "metadata": JSON(),  # an imported judgment's stored metadata
     "protocol": String(),  # a vote's campaign protocol
@@ -410,12 +432,72 @@ def _verdict_rows(details: bool) -> Any:
     )
 
 
+def _adjudication_rows(details: bool) -> Any:
+    model_a, model_b = aliased(Model), aliased(Model)
+    outcome = case((Adjudication.choice.in_(OUTCOME_VALUES), Adjudication.choice), else_=null())
+    statement = (
+        select(
+            literal(ADJUDICATION, String).label("origin"),
+            literal(JudgmentKind.HUMAN.value, String).label("kind"),
+            literal(ADJUDICATED, String).label("evaluator"),
+            Source.name.label("source"),
+            _text().label("importer"),
+            Campaign.name.label("campaign"),
+            _text().label("judge_run"),
+            _text().label("annotator"),
+            Adjudication.adjudicator.label("rater"),
+            ScheduledPair.item_id.label("item"),
+            Item.external_id.label("item_external_id"),
+            Item.category.label("category"),
+            Item.family.label("family"),
+            Item.language.label("language"),
+            ScheduledPair.turn_index.label("turn"),
+            Turn.category.label("turn_category"),
+            Adjudication.criterion.label("criterion"),
+            literal(STANDARD_CONTEXT, String).label("context"),
+            # the sides as the task showed them, as the votes it settles have them
+            _side(model_a.name, model_b.name, outcome).label("model_a"),
+            _side(model_b.name, model_a.name, outcome).label("model_b"),
+            outcome.label("outcome"),
+            literal(1, Integer).label("strength"),
+            Adjudication.choice.label("label"),
+            Adjudication.grade.label("score"),
+            cast(null(), Boolean).label("position_flip"),
+            ("pair:" + cast(Adjudication.pair_id, String)).label("group_key"),
+            Adjudication.adjudicated_at.label("time"),
+            false().label("derived"),
+            Adjudication.id.label("row_id"),
+            *_details(
+                details,
+                raw_text=Adjudication.note,
+                protocol=Campaign.protocol,
+                campaign_context=_metadata_text(Campaign.settings, "output_context"),
+                pair_sequence=ScheduledPair.sequence,
+            ),
+        )
+        .join(ScheduledPair, Adjudication.pair_id == ScheduledPair.id)
+        .join(Campaign, Adjudication.campaign_id == Campaign.id)
+        .join(Item, ScheduledPair.item_id == Item.id)
+        .join(Source, Item.source_id == Source.id)
+        .outerjoin(model_a, ScheduledPair.left_model_id == model_a.id)
+        .outerjoin(model_b, ScheduledPair.right_model_id == model_b.id)
+        .outerjoin(
+            Turn,
+            (Turn.item_id == ScheduledPair.item_id) & (Turn.index == ScheduledPair.turn_index),
+        )
+    )
+    return statement
+
+
 def judgment_rows(details: bool = False) -> Subquery:
     """Every judgment of a bundle with :data:`COLUMNS` (and :data:`DETAIL_COLUMNS` with
     ``details``), as a subquery to select from."""
-    return union_all(_prior_rows(details), _vote_rows(details), _verdict_rows(details)).subquery(
-        "judgments"
-    )
+    return union_all(
+        _prior_rows(details),
+        _vote_rows(details),
+        _verdict_rows(details),
+        _adjudication_rows(details),
+    ).subquery("judgments")
 
 
 def _narrow_stores() -> list[Any]:
@@ -441,6 +523,14 @@ def _narrow_stores() -> list[Any]:
             JudgeVerdict.item_id.label("item"),
             false().label("derived"),
         ).where(_VERDICT_COUNTS),
+        select(
+            literal(ADJUDICATION, String).label("origin"),
+            literal(JudgmentKind.HUMAN.value, String).label("kind"),
+            ScheduledPair.item_id.label("item"),
+            false().label("derived"),
+        )
+        .select_from(Adjudication)
+        .join(ScheduledPair, Adjudication.pair_id == ScheduledPair.id),
     ]
 
 
@@ -454,11 +544,14 @@ def _origin_order(rows: Subquery) -> Any:
 
 
 def _where(rows: Subquery, filters: Sequence[OutcomeFilter | None]) -> list[Any]:
+    combined = [one or OutcomeFilter() for one in filters] or [OutcomeFilter()]
     conditions: list[Any] = []
-    for one in filters:
-        conditions += (one or OutcomeFilter()).clauses(rows)
-    if not filters:
-        conditions += OutcomeFilter().clauses(rows)
+    for one in combined:
+        conditions += one.clauses(rows)
+    # a selector naming the adjudication origin (``agreement --b adjudication``) is combined
+    # with filters that do not; it is still what the caller asked for
+    if not any(one.keeps_adjudications() for one in combined):
+        conditions.append(rows.c.origin != ADJUDICATION)
     return conditions
 
 
@@ -570,7 +663,7 @@ def positioned_battle_counts(
 
 def _stored_after(rows: Subquery, after: Sequence[int]) -> Any:
     """Rows with an id above the largest one of their store in fingerprint ``after``."""
-    largest = dict(zip(ORIGINS, after[1::2], strict=True))
+    largest = dict(zip(ORIGINS, _largest_ids(after), strict=True))
     return or_(
         *(and_(rows.c.origin == origin, rows.c.row_id > largest[origin]) for origin in ORIGINS)
     )
@@ -631,13 +724,16 @@ _FINGERPRINT_STORES: tuple[tuple[Any, Any], ...] = (
     (PriorJudgment, None),
     (Vote, _VOTE_COUNTS),
     (JudgeVerdict, _VERDICT_COUNTS),
+    (Adjudication, None),
 )
 
 
 def fingerprint(session: Session) -> tuple[int, ...]:
     """A cheap fingerprint of the stored judgments: per store, the count and largest id of the
-    rows the read model shows (same conditions as :func:`judgment_rows`). It changes when a
-    judgment arrives or is retracted, and costs three index scans, not the union's joins."""
+    rows the read model shows (same conditions as :func:`judgment_rows`), and the latest
+    adjudication time (recording a task again replaces its row in place). It changes when a
+    judgment arrives, is retracted or is settled again, and costs a few index scans, not the
+    union's joins."""
     values: list[int] = []
     for table, condition in _FINGERPRINT_STORES:
         statement = select(func.count(table.id), func.max(table.id))
@@ -645,17 +741,45 @@ def fingerprint(session: Session) -> tuple[int, ...]:
             statement = statement.where(condition)
         count, largest = session.execute(statement).one()
         values += [int(count or 0), int(largest or 0)]
+    latest = session.scalar(select(func.max(Adjudication.adjudicated_at)))
+    values.append(_microseconds(latest))
     return tuple(values)
+
+
+def _microseconds(moment: datetime | None) -> int:
+    if moment is None:
+        return 0
+    if moment.tzinfo is None:  # stored times read back as naive UTC
+        moment = moment.replace(tzinfo=UTC)
+    return int(moment.timestamp() * 1_000_000)
 
 
 def stored_after(session: Session, after: Sequence[int]) -> tuple[int, ...]:
     """Per store (in :func:`fingerprint`'s order), how many of the rows the read model shows
-    have an id above the largest one in fingerprint ``after``: when each store's count grew by
-    exactly that many, judgments were only added since ``after`` (none retracted)."""
+    have an id above the largest one in fingerprint ``after``."""
     found: list[int] = []
-    for (table, condition), largest in zip(_FINGERPRINT_STORES, after[1::2], strict=True):
+    for (table, condition), largest in zip(_FINGERPRINT_STORES, _largest_ids(after), strict=True):
         statement = select(func.count(table.id)).where(table.id > largest)
         if condition is not None:
             statement = statement.where(condition)
         found.append(int(session.execute(statement).scalar_one()))
     return tuple(found)
+
+
+def only_added(before: Sequence[int], now: Sequence[int], added: Sequence[int]) -> bool:
+    """Whether, between fingerprints ``before`` and ``now``, judgments were only added: each
+    store grew by exactly the rows stored after ``before`` (``added``, from
+    :func:`stored_after`: none retracted) and no adjudication was recorded or replaced in place
+    (its time changed)."""
+    stores = len(_FINGERPRINT_STORES)
+    return now[2 * stores :] == before[2 * stores :] and all(
+        new - old == count
+        for old, new, count in zip(
+            before[0 : 2 * stores : 2], now[0 : 2 * stores : 2], added, strict=True
+        )
+    )
+
+
+def _largest_ids(after: Sequence[int]) -> Sequence[int]:
+    """The largest id per store in fingerprint ``after``, in the order of :data:`ORIGINS`."""
+    return after[1 : 2 * len(_FINGERPRINT_STORES) : 2]

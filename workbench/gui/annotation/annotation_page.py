@@ -10,9 +10,11 @@ Leaving is deliberate: Annotate > Leave annotator mode…, confirmed in a messag
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QDialog, QDockWidget, QMainWindow, QMenu, QMessageBox
+from PySide6.QtWidgets import QDialog, QDockWidget, QMenu, QMessageBox
 
 from workbench.errors import WorkbenchError
 from workbench.gui.annotation.annotation_view import AnnotationView
@@ -21,6 +23,9 @@ from workbench.gui.annotation.new_campaign_dialog import NewCampaignDialog
 from workbench.gui.annotation.start_dialog import StartAnnotatingDialog
 from workbench.services.voting import AnnotationSession
 
+if TYPE_CHECKING:  # main_window imports this module
+    from workbench.gui.main_window import MainWindow
+
 ITEMS_PAGE = "items"
 ANNOTATE_PAGE = "annotate"
 
@@ -28,7 +33,7 @@ ANNOTATE_PAGE = "annotate"
 class AnnotationPage(QObject):
     """Adds the annotation view and the Annotate menu to ``window`` (a ``MainWindow``)."""
 
-    def __init__(self, window: QMainWindow) -> None:
+    def __init__(self, window: MainWindow) -> None:
         super().__init__(window)
         self.window = window
         self.view = AnnotationView(window)

@@ -10,6 +10,10 @@ the annotator sees next never runs ahead of what is saved. The write runs on a w
 bundle locked by another writer (a large import) never freezes the window, the page says
 "Saving…" meanwhile, and a failure is shown on the page with the answer still pending there,
 to be saved again with Enter.
+
+A campaign with a practice round offers it first to an annotator who has not done it: practice
+tasks look exactly like real ones, an answer is checked (never saved) and answered with
+feedback, Enter moves on, and Ctrl+S skips the round when the campaign allows it.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from workbench.gui.image_loader import DecodedImage
 from workbench.gui.image_viewer import ImageViewerDialog
 from workbench.services.blind_tasks import BlindTask, Progress
 from workbench.services.campaign_errors import StaleTaskError
+from workbench.services.practice import PracticeFeedback
 from workbench.services.voting import AnnotationSession
 
 log = logging.getLogger(__name__)
@@ -49,6 +54,21 @@ def failure_reason(error: BaseException) -> str:
     if "locked" in first or "busy" in first:
         return "the bundle is busy: another program is writing to it"
     return first
+
+
+def practice_intro_text(tasks: int, optional: bool) -> str:
+    text = (
+        f"Practice round: {tasks} task{'s' if tasks != 1 else ''} to try the question and the "
+        "keys. Practice answers are not saved and do not count; after each one you see the "
+        "expected answer and why.\n\nPress Enter to begin."
+    )
+    return text + ("\nCtrl+S skips the practice round." if optional else "")
+
+
+def feedback_text(feedback: PracticeFeedback) -> str:
+    verdict = "Correct." if feedback.correct else f"Not quite: expected '{feedback.expected}'."
+    explanation = f" {feedback.explanation}" if feedback.explanation else ""
+    return f"{verdict}{explanation}\nPress Enter for the next task."
 
 
 def progress_text(progress: Progress) -> str:
@@ -78,6 +98,10 @@ class AnnotationView(QWidget):
         self.runner = BackgroundRunner(max_threads=1, parent=self)
         self._saving = False
         self._skip_token: str | None = None
+        #: the practice task on screen (from 0); -1 before the round starts; None: not practicing
+        self.practice_index: int | None = None
+        #: the feedback on the practice answer just given (Enter then moves on)
+        self.practice_feedback: PracticeFeedback | None = None
 
         self.title = QLabel(self)
         self.title.setTextFormat(Qt.TextFormat.PlainText)
@@ -103,18 +127,25 @@ class AnnotationView(QWidget):
         self.done_label.setStyleSheet("font-size: 14pt;")
         self.done_label.setWordWrap(True)
         self.done_label.hide()
+        self.feedback_label = QLabel(self)
+        self.feedback_label.setObjectName("practiceFeedback")
+        self.feedback_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.feedback_label.setWordWrap(True)
+        self.feedback_label.setStyleSheet("font-size: 12pt; font-weight: bold;")
+        self.feedback_label.hide()
         self._layout = QVBoxLayout(self)
         self._layout.addLayout(header)
         self._layout.addWidget(self.question)
         self._layout.addWidget(self.display, 1)
         self._layout.addWidget(self.done_label, 1)
+        self._layout.addWidget(self.feedback_label)
 
         self.undo_action = self._action("Undo last answer", "Ctrl+Z", self.undo)
         self.skip_action = self._action("Skip task…", "Ctrl+S", self.request_skip)
         self.help_action = self._action("Annotation keys", "", self.toggle_help)
         self._set_enabled(False)
 
-    def _action(self, text: str, keys: str, slot) -> QAction:  # type: ignore[no-untyped-def]
+    def _action(self, text: str, keys: str, slot: Callable[[], object]) -> QAction:
         action = QAction(text, self)
         if keys:
             action.setShortcut(QKeySequence(keys))
@@ -141,6 +172,11 @@ class AnnotationView(QWidget):
         self._layout.addWidget(self.answer_panel)
         self.help_overlay = HelpOverlay(protocol, self, session.guidelines)
         self._set_enabled(True)
+        if session.practice.pending:
+            self._show_practice_intro()
+            if session.guidelines is not None:
+                self.help_overlay.toggle()
+            return
         try:
             first = session.next_task()
         except WorkbenchError:
@@ -165,6 +201,9 @@ class AnnotationView(QWidget):
             QCoreApplication.sendPostedEvents()
         self._saving = False
         self.task = None
+        self.practice_index = None
+        self.practice_feedback = None
+        self.feedback_label.hide()
         if self.skip_dialog is not None:
             self.skip_dialog.hide()
         for widget in (self.answer_panel, self.help_overlay):
@@ -192,6 +231,8 @@ class AnnotationView(QWidget):
         self.task = task
         self.answers = {}
         self.current_criterion = 0
+        self.practice_feedback = None
+        self.feedback_label.hide()
         self.answer_panel.clear()
         self.display.show_task(task)
         finished = task is None
@@ -201,7 +242,7 @@ class AnnotationView(QWidget):
         self.done_label.setVisible(finished)
         progress = task.progress if task is not None else self.session.progress()
         self.progress_label.setText(progress_text(progress))
-        if finished:
+        if task is None:
             self.done_label.setText(
                 "All done: there is no task left for you in this campaign.\n"
                 "Ctrl+Z takes back your last answer."
@@ -226,6 +267,91 @@ class AnnotationView(QWidget):
             any(value in protocol.comment_required_for for value in self.answers.values())
         )
 
+    # --- the practice round -----------------------------------------------------------------
+
+    @property
+    def practicing(self) -> bool:
+        return self.practice_index is not None
+
+    def _show_practice_intro(self) -> None:
+        assert self.session is not None and self.answer_panel is not None
+        practice = self.session.practice
+        self.practice_index = -1
+        self.task = None
+        for widget in (self.display, self.answer_panel, self.question):
+            widget.hide()
+        self.progress_label.setText("Practice round")
+        self.done_label.setText(practice_intro_text(len(practice), practice.optional))
+        self.done_label.show()
+        self.setFocus()
+        self.taskShown.emit()
+
+    def next_practice_task(self) -> None:
+        """Show the next practice task, or end the round (remembered) and start the real ones."""
+        if self.session is None or self.practice_index is None or self._saving:
+            return
+        practice = self.session.practice
+        index = self.practice_index + 1
+        if index >= len(practice):
+            self._end_practice(skipped=False)
+            return
+        try:
+            task = practice.task(index)
+        except WorkbenchError as error:  # the bundle lost the task's item or model
+            self._practice_notice(f"Cannot show the practice task: {error}")
+            return
+        self.practice_index = index
+        self._show(task)
+        self.progress_label.setText(f"Practice task {index + 1} of {len(practice)}: not counted")
+
+    def _check_practice(self, answers: dict[str, str | float], comment: str | None) -> None:
+        """Answer the practice task: feedback here, nothing written."""
+        assert self.session is not None and self.task is not None
+        assert self.answer_panel is not None
+        try:
+            feedback = self.session.check_practice(self.task.token, answers, comment)
+        except WorkbenchError as error:
+            self.answer_panel.show_message(str(error), error=True)
+            return
+        self.practice_feedback = feedback
+        self.feedback_label.setText(feedback_text(feedback))
+        self.feedback_label.setStyleSheet(
+            "font-size: 12pt; font-weight: bold; color: "
+            + ("#1b5e20;" if feedback.correct else "#b71c1c;")
+        )
+        self.feedback_label.show()
+        self.answer_panel.show_message("Practice answer: not saved.")
+        self.setFocus()
+
+    def _practice_notice(self, text: str) -> None:
+        """An error line where it can be seen: under the intro, or on the task's message line."""
+        if self.task is None:
+            self.done_label.setText(
+                practice_intro_text(len(self.session.practice), self.session.practice.optional)
+                + f"\n\n{text}"
+                if self.session is not None
+                else text
+            )
+        elif self.answer_panel is not None:
+            self.answer_panel.show_message(text, error=True)
+
+    def _end_practice(self, skipped: bool) -> None:
+        assert self.session is not None
+        session = self.session
+        if skipped and not session.practice.optional:
+            self._practice_notice("This campaign asks you to do the practice round first.")
+            return
+
+        def finish_and_fetch_first() -> BlindTask | None:
+            session.practice.finish(skipped=skipped)
+            return session.next_task()
+
+        def started(task: BlindTask | None) -> None:
+            self.practice_index = None
+            self._show_after_write(task, "Practice over: from now on your answers count.")
+
+        self._write(finish_and_fetch_first, started, "Could not start the real tasks", "")
+
     # --- answering --------------------------------------------------------------------------
 
     def choose(self, value: str, criterion_index: int | None = None) -> None:
@@ -233,6 +359,8 @@ class AnnotationView(QWidget):
         criterion has an answer the vote is cast."""
         if self.session is None or self.task is None or self._saving:
             return
+        if self.practice_feedback is not None:
+            return  # the feedback is on screen: Enter moves on
         criteria = self.session.protocol.criteria
         index = self.current_criterion if criterion_index is None else criterion_index
         index = min(index, len(criteria) - 1)
@@ -258,6 +386,9 @@ class AnnotationView(QWidget):
             return
         if self._saving:
             return
+        if self.practice_feedback is not None:
+            self.next_practice_task()
+            return
         protocol = self.session.protocol
         panel = self.answer_panel
         answers: dict[str, str | float] = dict(self.answers)
@@ -278,6 +409,9 @@ class AnnotationView(QWidget):
             )
             panel.comment_field.setFocus()
             return
+        if self.practicing:
+            self._check_practice(answers, comment)
+            return
         session, token = self.session, self.task.token
 
         def cast_and_fetch_next() -> BlindTask | None:
@@ -294,6 +428,10 @@ class AnnotationView(QWidget):
 
     def undo(self) -> None:
         if self.session is None or self._saving:
+            return
+        if self.practicing:
+            if self.answer_panel is not None:
+                self.answer_panel.show_message("Practice answers are not saved.", error=True)
             return
         self._write(self.session.undo, self._undone, "Could not take back your answer", "")
 
@@ -361,7 +499,11 @@ class AnnotationView(QWidget):
             self.answer_panel.show_message(message, error=error)
 
     def request_skip(self) -> SkipDialog | None:
-        """Open the dialog asking why; the task is skipped when it is accepted."""
+        """Open the dialog asking why; the task is skipped when it is accepted. In the practice
+        round, Ctrl+S skips the round instead (when the campaign allows it)."""
+        if self.session is not None and self.practicing and not self._saving:
+            self._end_practice(skipped=True)
+            return None
         if self.session is None or self.task is None:
             return None
         if self.skip_dialog is None:
@@ -465,6 +607,9 @@ class AnnotationView(QWidget):
             return True
         if self._saving:
             return True  # an answer is being saved: nothing else is answered meanwhile
+        if self.practice_index == -1 and key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            self.next_practice_task()
+            return True
         if self.task is None or modifiers not in (
             Qt.KeyboardModifier.NoModifier,
             Qt.KeyboardModifier.ShiftModifier,

@@ -111,6 +111,7 @@ class HelpOverlay(QFrame):
             self.hide()
             return
         parent = self.parentWidget()
+        assert parent is not None  # made with a parent, which it covers
         self.setGeometry(parent.rect())
         self.raise_()
         self.show()

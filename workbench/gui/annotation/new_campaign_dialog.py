@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -16,11 +17,14 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
+    QFileDialog,
     QFormLayout,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
+    QPushButton,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -28,7 +32,13 @@ from PySide6.QtWidgets import (
 
 from workbench.errors import WorkbenchError
 from workbench.plugins import Registry, registry
-from workbench.services.campaigns import CampaignSpec, CampaignSummary, create_campaign
+from workbench.services.campaigns import (
+    CampaignSpec,
+    CampaignSummary,
+    PracticeSpec,
+    create_campaign,
+    read_practice_tasks,
+)
 from workbench.services.scheduling import Pairing
 from workbench.services.selection import REFERENCE_NAME, ItemSelection
 from workbench.storage.bundle import Bundle
@@ -88,6 +98,25 @@ class NewCampaignDialog(QDialog):
         self.seed_spin.setValue(random.randrange(2**31 - 1))
         self.without_missing_box = QCheckBox("Leave out items whose images are missing", self)
         self.without_missing_box.setChecked(True)  # an annotator cannot judge an unseen image
+        # the practice round: tasks with known answers from a file (see docs/annotation.md)
+        self.practice_file_field = QLineEdit(self)
+        self.practice_file_field.setPlaceholderText(
+            "none: answers marked right and wrong in the data, when a count is given"
+        )
+        self.practice_file_field.setToolTip(
+            "JSONL, one practice task a line: item, answer, first, second, turn, explanation"
+        )
+        browse = QPushButton("Browse…", self)
+        browse.clicked.connect(self._browse_practice_file)
+        practice_row = QHBoxLayout()
+        practice_row.addWidget(self.practice_file_field, 1)
+        practice_row.addWidget(browse)
+        self.practice_spin = QSpinBox(self)
+        self.practice_spin.setRange(0, 1000)
+        self.practice_spin.setSpecialValueText("all in the file (none without one)")
+        self.practice_spin.setToolTip("how many practice tasks to draw (0: no practice round)")
+        self.practice_optional_box = QCheckBox("Annotators may skip the practice round", self)
+        self.practice_optional_box.setChecked(True)
         self.message = QLabel(self)
         self.message.setTextFormat(Qt.TextFormat.PlainText)
         self.message.setWordWrap(True)
@@ -104,6 +133,9 @@ class NewCampaignDialog(QDialog):
         form.addRow("Votes per pair", self.votes_spin)
         form.addRow("Seed", self.seed_spin)
         form.addRow("", self.without_missing_box)
+        form.addRow("Practice file", practice_row)
+        form.addRow("Practice tasks", self.practice_spin)
+        form.addRow("", self.practice_optional_box)
         self._form = form
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
@@ -123,6 +155,13 @@ class NewCampaignDialog(QDialog):
         pairing = self.pairing_box.currentData()
         self._form.setRowVisible(self.anchor_box, pairing is Pairing.ANCHOR)
         self._form.setRowVisible(self.per_pair_spin, pairing is Pairing.BALANCED)
+
+    def _browse_practice_file(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Practice tasks", "", "Practice tasks (*.jsonl);;All files (*)"
+        )
+        if path:
+            self.practice_file_field.setText(path)
 
     def chosen_models(self) -> list[str]:
         return [
@@ -146,10 +185,22 @@ class NewCampaignDialog(QDialog):
                 self.per_pair_spin.value() if pairing is Pairing.BALANCED else None
             ),
             without_missing_images=self.without_missing_box.isChecked(),
+            practice=self._practice_tasks(),
+            practice_count=self.practice_spin.value() or None,
+            practice_optional=self.practice_optional_box.isChecked(),
         )
 
+    def _practice_tasks(self) -> list[PracticeSpec]:
+        """The practice file's tasks (none without a file); may raise a WorkbenchError."""
+        text = self.practice_file_field.text().strip()
+        return read_practice_tasks(Path(text)) if text else []
+
     def accept(self) -> None:
-        spec = self.spec()
+        try:
+            spec = self.spec()
+        except WorkbenchError as error:
+            self.message.setText(str(error))
+            return
         if not spec.name:
             self.message.setText("Give the campaign a name.")
             return

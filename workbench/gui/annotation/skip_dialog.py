@@ -23,8 +23,9 @@ class SkipDialog(QDialog):
         self.reason_box.addItems(SKIP_REASONS)
         self.reason_box.setCurrentIndex(-1)
         self.reason_box.setAccessibleName("Reason for skipping")
-        assert self.reason_box.lineEdit() is not None
-        self.reason_box.lineEdit().setPlaceholderText("Why do you skip it?")
+        reason_edit = self.reason_box.lineEdit()
+        assert reason_edit is not None  # an editable combo box has a line edit
+        reason_edit.setPlaceholderText("Why do you skip it?")
         label = QLabel("Why do you skip this task? It will not be shown to you again.", self)
         label.setBuddy(self.reason_box)
         self.buttons = QDialogButtonBox(

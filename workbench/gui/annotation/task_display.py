@@ -10,6 +10,8 @@ It is given a ``BlindTask`` and nothing else, so it cannot show what the task do
 
 from __future__ import annotations
 
+from typing import cast
+
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QMouseEvent, QPixmap, QResizeEvent
 from PySide6.QtWidgets import (
@@ -258,7 +260,8 @@ class TaskDisplay(QWidget):
         self._fit()
 
     def _fill(self, task: BlindTask, images: QWidget, captions: QWidget, content: QWidget) -> None:
-        row = images.layout()
+        # the box layouts show_task gave each widget (layout() is typed as the base QLayout)
+        row = cast(QHBoxLayout, images.layout())
         box = IMAGE_BOX.get(len(task.images), SMALL_IMAGE_BOX)
         for image in task.images:
             tile = TaskImageTile(image, box, images)
@@ -268,7 +271,7 @@ class TaskDisplay(QWidget):
         row.addStretch(1)
         self.strip.setFixedHeight(box.height() + 40 if task.images else 0)
         if task.captions:
-            column = captions.layout()
+            column = cast(QVBoxLayout, captions.layout())
             column.addWidget(_heading("Caption", captions))
             for caption in task.captions:
                 where = caption.image_position
@@ -277,7 +280,7 @@ class TaskDisplay(QWidget):
                 self.caption_views.append(view)
                 column.addWidget(view)
             column.addStretch(1)
-        layout = content.layout()
+        layout = cast(QVBoxLayout, content.layout())
         for turn in task.turns:
             note = ""
             if task.judged_turn is not None and len(task.turns) > 1:

@@ -75,7 +75,7 @@ class AdjudicationDialog(QDialog):
 
         self.campaigns = QComboBox(self)
         self.campaigns.setAccessibleName("Campaign")
-        self.campaigns.currentTextChanged.connect(lambda name: name and self.load(name))
+        self.campaigns.currentTextChanged.connect(lambda name: self.load(name) if name else None)
         self.task_list = QStringListModel(self)
         self.tasks = QListView(self)
         self.tasks.setModel(self.task_list)
@@ -150,7 +150,9 @@ class AdjudicationDialog(QDialog):
 
             return disagreements(bundle, campaign), answer_options(bundle, campaign)
 
-        self.runner.run(read, lambda result: self._loaded(campaign, *result, message), self._failed)
+        self.runner.run(
+            read, lambda result: self._loaded(campaign, result[0], result[1], message), self._failed
+        )
 
     def _loaded(
         self,
@@ -169,7 +171,8 @@ class AdjudicationDialog(QDialog):
             ]
         )
         while self.buttons.count():
-            widget = self.buttons.takeAt(0).widget()
+            taken = self.buttons.takeAt(0)
+            widget = taken.widget() if taken is not None else None
             if widget is not None:
                 widget.deleteLater()
         for value, label in options:

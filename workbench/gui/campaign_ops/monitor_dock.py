@@ -82,7 +82,7 @@ class CampaignMonitorDock(QDockWidget):
             view.horizontalHeader().setStretchLastSection(True)
             layout.addWidget(view)
         self.setWidget(body)
-        self.visibilityChanged.connect(lambda visible: visible and self.refresh())
+        self.visibilityChanged.connect(lambda visible: self.refresh() if visible else None)
 
     def refresh(self) -> None:
         """Read the campaigns and the chosen one's status off the GUI thread, if shown."""

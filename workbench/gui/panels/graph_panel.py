@@ -194,11 +194,11 @@ class GraphPanel(QWidget):
             scope = (None, category)
 
         def compute() -> tuple:
-            graph = (
-                item_graph(bundle, item_id, source)
-                if category is None
-                else category_graph(bundle, category, source)
-            )
+            if category is None:
+                assert item_id is not None  # returned above when neither is set
+                graph = item_graph(bundle, item_id, source)
+            else:
+                graph = category_graph(bundle, category, source)
             edges = [
                 (loser, winner, data["votes"], data["consensus"])
                 for loser, winner, data in sorted(graph.edges(data=True))

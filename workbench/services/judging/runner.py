@@ -566,7 +566,9 @@ class JudgeJob:
             results = await asyncio.gather(*self._tasks, return_exceptions=True)
             flush_stop.set()
             # whatever went wrong, the run is closed below: it never stays "running"
-            stored = await asyncio.gather(flusher, return_exceptions=True)
+            stored: list[BaseException | None] = list(
+                await asyncio.gather(flusher, return_exceptions=True)
+            )
             try:
                 await self._flush()
             except Exception as failure:
@@ -836,7 +838,11 @@ class JudgeJob:
                 select(JudgeRun).where(JudgeRun.name == plan.run_name).with_for_update()
             )
             now = utcnow()
-            if run is not None and _claim_held(run.claimed_by, run.claim_expires_at, now):
+            if (
+                run is not None
+                and run.claimed_by is not None
+                and _claim_held(run.claimed_by, run.claim_expires_at, now)
+            ):
                 raise RunBusyError(
                     f"run '{plan.run_name}' is being judged by another process "
                     f"({run.claimed_by.rsplit(':', 1)[0]}); nothing was sent. Run the command "
