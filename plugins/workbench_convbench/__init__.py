@@ -5,7 +5,7 @@ from workbench.plugins import Plugin
 from workbench_convbench.importer import ConvBenchImporter
 from workbench_convbench.judge_templates import JUDGE_TEMPLATES
 from workbench_convbench.protocols import PROTOCOLS
-from workbench_convbench.scores import CONVBENCH_SCORES
+from workbench_convbench.score_manifest import CONVBENCH_SCORES
 
 __version__ = "0.1.0"
 

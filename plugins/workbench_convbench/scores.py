@@ -19,9 +19,8 @@ import numpy as np
 import pandas as pd
 
 from workbench.domain import Outcome
-from workbench.stats.benchmark_scores import BenchmarkScores, ScoreTables
+from workbench.stats.benchmark_scores import ScoreTables
 
-SOURCE = "convbench"
 REFERENCE = "reference"
 STANDARD = "standard"
 PERFECT_PERCEPTION = "perfect_perception"
@@ -151,12 +150,3 @@ def score_tables(judgments: pd.DataFrame) -> ScoreTables:
         "by_turn_category": turn_category_scores(judgments),
         "ablation_deltas": ablation_deltas(overall),
     }
-
-
-CONVBENCH_SCORES = BenchmarkScores(
-    name="convbench",
-    source=SOURCE,
-    description="ConvBench: S1, S2, S3, S0, R2, R1 per model and category, ablation deltas",
-    compute=score_tables,
-    turn_scores=item_turn_scores,
-)

@@ -1,11 +1,11 @@
 """VisIT-Bench (Bitton et al., 2023): importers for its instances and its human preferences."""
 
 from workbench.plugins import Plugin
-from workbench_visit_bench.agreement import VISIT_BENCH_SCORES
 from workbench_visit_bench.benchmark import VisitBenchImporter
 from workbench_visit_bench.judge_templates import JUDGE_TEMPLATES
 from workbench_visit_bench.preferences import VisitBenchPreferencesImporter
 from workbench_visit_bench.protocols import PROTOCOLS
+from workbench_visit_bench.score_manifest import VISIT_BENCH_SCORES
 
 __version__ = "0.1.0"
 

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from workbench.stats.benchmark_scores import BenchmarkScores, ScoreTables
+from workbench.stats.benchmark_scores import ScoreTables
 from workbench.stats.preferences import TIE, comparison_keys, majority_preferences, oriented
 from workbench.stats.winrate import win_rate_against_reference
 
-SOURCE = "visit-bench"
 REFERENCE = "reference"
 
 
@@ -95,12 +94,3 @@ def score_tables(judgments: pd.DataFrame) -> ScoreTables:
             ignore_index=True,
         )
     return tables
-
-
-VISIT_BENCH_SCORES = BenchmarkScores(
-    name="visit-bench",
-    source=SOURCE,
-    description="VisIT-Bench: judge-human agreement by 5/5, 4/5, 3/5 majority; win rate vs "
-    "the reference per family",
-    compute=score_tables,
-)

@@ -115,3 +115,29 @@ def test_interactive_open_prepares_the_judge_only_after_the_first_paint(
     before_paint = _top_level(set(json.loads(report.read_text(encoding="utf-8"))["modules"]))
     loaded = before_paint & set(HEAVY_BEFORE_FIRST_PAINT)
     assert not loaded, f"imported before the first item was painted: {sorted(loaded)}"
+
+
+@pytest.mark.gui
+def test_the_annotator_window_loads_no_statistics_plotting_or_judge_stack(
+    tmp_path: Path,
+) -> None:
+    """Issue 16: `workbench annotate` shows its window without the judge client, matplotlib or
+    the statistics stack (pandas, scipy); plugin manifests name their score functions without
+    importing them."""
+    from workbench.cli import main
+
+    bundle_path = generate_demo_bundle(tmp_path / "demo.wbb")
+    campaign = ["campaign", "create", str(bundle_path), "--name", "pilot"]
+    campaign += ["--protocol", "arena-battle", "--models", "all", "--items", "all", "--seed", "7"]
+    assert main(campaign) == 0
+    assert main(["annotator", "add", str(bundle_path), "ana"]) == 0
+    modules = _imported_modules(
+        "annotate",
+        str(bundle_path),
+        *("--campaign", "pilot", "--annotator", "ana"),
+        *("--screenshot", str(tmp_path / "annotate.png")),
+        env={"QT_QPA_PLATFORM": "offscreen"},
+    )
+    assert "workbench.gui.annotation.annotator_window" in modules
+    loaded = _top_level(modules) & {"openai", "matplotlib", "pandas", "scipy", "networkx"}
+    assert not loaded, f"workbench annotate imported {sorted(loaded)}"

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from workbench_convbench.scores import CONVBENCH_SCORES
+from workbench_convbench.score_manifest import CONVBENCH_SCORES
 
 from tests.gui.panel_bundle import build_panel_bundle
 from tests.stats.bundle_helpers import build_bundle, item_line

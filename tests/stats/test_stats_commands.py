@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from workbench_convbench.scores import CONVBENCH_SCORES
+from workbench_convbench.score_manifest import CONVBENCH_SCORES
 
 from tests.stats.bundle_helpers import add_judge_verdicts, build_bundle, item_line
 from tests.stats.conftest import WILDVISION_ANCHOR

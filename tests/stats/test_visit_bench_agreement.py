@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from workbench_visit_bench.agreement import VISIT_BENCH_SCORES, agreement_by_majority
+from workbench_visit_bench.agreement import agreement_by_majority
+from workbench_visit_bench.score_manifest import VISIT_BENCH_SCORES
 
 from tests.stats.frames import judgments_frame
 

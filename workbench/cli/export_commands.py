@@ -10,9 +10,9 @@ from typing import Any
 
 
 def register(commands: Any) -> None:
-    from workbench.export import FORMATS
+    from workbench.export.options import FORMAT_DESCRIPTIONS
 
-    formats = "; ".join(f"{name}: {text}" for name, (_, text) in FORMATS.items())
+    formats = "; ".join(f"{name}: {text}" for name, text in FORMAT_DESCRIPTIONS.items())
     export = commands.add_parser(
         "export",
         help="write items, labeled pairwise sets (JSONL/CSV) or Arena battles to a file",
@@ -21,7 +21,10 @@ def register(commands: Any) -> None:
     export.add_argument("bundle", metavar="BUNDLE")
     export.add_argument("--out", type=Path, required=True, metavar="FILE", help="file to write")
     export.add_argument(
-        "--format", choices=tuple(FORMATS), default="jsonl", help="what to write (default jsonl)"
+        "--format",
+        choices=tuple(FORMAT_DESCRIPTIONS),
+        default="jsonl",
+        help="what to write (default jsonl)",
     )
     export.add_argument("--campaign", metavar="NAME", help="only the votes of this campaign")
     export.add_argument(

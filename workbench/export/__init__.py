@@ -2,8 +2,25 @@
 FastChat/Arena battles JSON, each with a format version, written atomically and
 deterministically. docs/export.md describes the formats and the design."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from workbench.export.options import ExportOptions, ExportSummary, ImageMode, JudgmentSource
-from workbench.export.service import FORMATS, export_bundle
+
+if TYPE_CHECKING:
+    from workbench.export.service import FORMATS, export_bundle
+
+
+def __getattr__(name: str) -> Any:
+    # the writers load pandas (through the Arena writer's weighting): only when one is used, so
+    # a command line that merely lists the formats starts fast
+    if name in ("FORMATS", "export_bundle"):
+        from workbench.export import service
+
+        return getattr(service, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "FORMATS",

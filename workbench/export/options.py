@@ -59,3 +59,13 @@ class ExportSummary:
             "images_written": self.images_written,
             "left_out": dict(sorted(self.left_out.items())),
         }
+
+
+#: export format name -> what it is (the writers are in :mod:`workbench.export.service`; the
+#: names live here so the CLI can list them without loading the writers and pandas)
+FORMAT_DESCRIPTIONS: dict[str, str] = {
+    "items": "canonical item JSONL (re-importable with --format jsonl)",
+    "jsonl": "labeled pairwise set, one JSON record per judgment",
+    "csv": "labeled pairwise set as CSV, one row per judgment",
+    "arena": "FastChat/Arena battles JSON (model_a, model_b, winner)",
+}

@@ -18,7 +18,13 @@ from workbench.export.canonical_json import dumps, json_line
 from workbench.export.images import ImageWriter
 from workbench.export.items import item_lines
 from workbench.export.judgments import Judgment, collect_judgments
-from workbench.export.options import ExportError, ExportOptions, ExportSummary, ImageMode
+from workbench.export.options import (
+    FORMAT_DESCRIPTIONS,
+    ExportError,
+    ExportOptions,
+    ExportSummary,
+    ImageMode,
+)
 from workbench.export.pairwise import pairwise_records, write_csv
 from workbench.export.target import check_export_target
 from workbench.storage.bundle import Bundle
@@ -85,11 +91,9 @@ def _arena(
 
 
 #: format name -> (writer, what it is)
+_WRITERS: dict[str, Writer] = {"items": _items, "jsonl": _pairwise, "csv": _csv, "arena": _arena}
 FORMATS: dict[str, tuple[Writer, str]] = {
-    "items": (_items, "canonical item JSONL (re-importable with --format jsonl)"),
-    "jsonl": (_pairwise, "labeled pairwise set, one JSON record per judgment"),
-    "csv": (_csv, "labeled pairwise set as CSV, one row per judgment"),
-    "arena": (_arena, "FastChat/Arena battles JSON (model_a, model_b, winner)"),
+    name: (_WRITERS[name], description) for name, description in FORMAT_DESCRIPTIONS.items()
 }
 
 

@@ -4,12 +4,28 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-import pandas as pd
+if TYPE_CHECKING:  # pandas is loaded when scores are computed, not when plugins are listed
+    import pandas as pd
 
-ScoreTables = dict[str, pd.DataFrame]
+ScoreTables: TypeAlias = "dict[str, pd.DataFrame]"
+
+
+def loaded_on_call(module: str, function: str) -> Callable[..., Any]:
+    """``module.function``, imported when first called. Plugin manifests name their score
+    functions with it, so loading the registry (which every command and the annotator's window
+    do) does not import pandas and the score code."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return getattr(importlib.import_module(module), function)(*args, **kwargs)
+
+    call.__name__ = function
+    call.__qualname__ = f"{module}.{function}"
+    return call
 
 
 @dataclass(frozen=True)
