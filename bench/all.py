@@ -90,6 +90,30 @@ def _figures(work: Path) -> list[Figure]:
             needs_display=True,
         ),
         Figure(
+            "demo",
+            "demo_build.py",
+            "the demo bundle built (goal 3 s)",
+        ),
+        Figure(
+            "next-task",
+            "annotation_next_task.py",
+            "next annotation task at 100,000 tasks, against the old open-task recount",
+            quick=("--tasks", "10000", "--steps", "100"),
+        ),
+        Figure(
+            "long-outputs",
+            "long_outputs.py",
+            "first screen of a 250 KB bullet list and of 10 MB outputs (goal 1 s)",
+            needs_display=True,
+        ),
+        Figure(
+            "report",
+            "report.py",
+            "the HTML report of all shared data + 2,000 votes + a judge run (goal 20 s, 600 MB)",
+            quick=("--bootstrap", "20"),
+            reads_shared_data=True,
+        ),
+        Figure(
             "annotators",
             "annotator_load.py",
             "concurrent annotators on one campaign (SQLite; PostgreSQL when a server is given)",
