@@ -28,6 +28,6 @@ def _prepare_environment() -> None:
 
 if __name__ == "__main__":
     _prepare_environment()
-    from workbench.cli import main
+    from workbench.cli import console_main
 
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(console_main())

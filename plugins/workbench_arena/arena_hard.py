@@ -166,7 +166,7 @@ class ArenaHardImporter(Importer):
         items: dict[str, ItemRecord] = {}
         for path in found.questions:
             name = relative_name(path, sources)
-            for origin, value in read_rows(path, name, report):
+            for origin, value in read_rows(path, name, report, self.limits):
                 try:
                     item = self._question(value, origin)
                 except RowError as error:
@@ -179,7 +179,7 @@ class ArenaHardImporter(Importer):
         outputs: list[OutputRecord] = []
         for path in found.answers:
             name = relative_name(path, sources)
-            for origin, value in read_rows(path, name, report):
+            for origin, value in read_rows(path, name, report, self.limits):
                 try:
                     outputs.extend(self._answer(value, origin))
                 except RowError as error:
@@ -187,7 +187,7 @@ class ArenaHardImporter(Importer):
         judgments: list[JudgmentRecord] = []
         for path in found.judgments:
             name = relative_name(path, sources)
-            for origin, value in read_rows(path, name, report):
+            for origin, value in read_rows(path, name, report, self.limits):
                 try:
                     judgments.extend(
                         self._judgment_row(value, origin, baseline, items, findings, report)

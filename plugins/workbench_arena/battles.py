@@ -149,7 +149,7 @@ class ArenaBattlesImporter(Importer):
             rows = (
                 read_table_rows(path, name, report)
                 if is_table_file(path)
-                else read_rows(path, name, report)
+                else read_rows(path, name, report, self.limits)
             )
             for origin, value in rows:
                 try:

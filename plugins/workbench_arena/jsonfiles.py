@@ -32,11 +32,12 @@ class RowError(ValueError):
         self.reason = reason
 
 
-def _open_text(path: Path, limits: ReadLimits) -> str:
+def _open_text(path: Path, name: str, limits: ReadLimits) -> str:
     check_file_size(path, limits.max_file_bytes)
     raw = path.read_bytes()
     if raw[:2] == b"\x1f\x8b":  # the gzip magic number: .gz files, whatever their name
-        raw = inflate_gzip(raw, path.name, limits)
+        # named as in the report: answers and judgments of one model share a file name
+        raw = inflate_gzip(raw, name, limits)
     elif path.name.endswith(".gz"):
         # a .gz file cut short, or not compressed at all: reading it as text would take
         # whatever its bytes happen to say for rows
@@ -55,7 +56,7 @@ def read_rows(
     ``limits`` (size, inflated size, rows) raises :class:`LimitExceededError`.
     """
     try:
-        text = _open_text(path, limits)
+        text = _open_text(path, name, limits)
     except (EOFError, zlib.error, gzip.BadGzipFile) as error:  # BadGzipFile is an OSError
         report.reject(Origin(name), None, f"damaged gzip data: {error}")
         return

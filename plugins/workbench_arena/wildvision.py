@@ -248,7 +248,7 @@ class WildVisionBenchImporter(Importer):
         name = relative_name(path, sources)
         stem = file_stem(path)
         named_models: set[str] = set()
-        for origin, value in read_rows(path, name, report):
+        for origin, value in read_rows(path, name, report, self.limits):
             try:
                 row = require_object(value)
                 question_id = text_field(row, "question_id")
@@ -346,7 +346,7 @@ class WildVisionBenchImporter(Importer):
         name = relative_name(path, sources)
         folder = JUDGE_FOLDER_NAME.fullmatch(path.parent.name)
         baseline = folder["baseline"] if folder else DEFAULT_BASELINE
-        for origin, value in read_rows(path, name, report):
+        for origin, value in read_rows(path, name, report, self.limits):
             try:
                 records = list(self._judgment_row(value, baseline, origin, report, findings))
             except RowError as error:
@@ -470,7 +470,7 @@ class WildVisionBenchImporter(Importer):
         self, path: Path, sources: Sequence[Path], report: ImportReport
     ) -> Iterator[JudgmentRecord]:
         name = relative_name(path, sources)
-        for origin, value in read_rows(path, name, report):
+        for origin, value in read_rows(path, name, report, self.limits):
             try:
                 row = require_object(value)
                 question_id = text_field(row, "question_id")

@@ -60,7 +60,7 @@ def test_wheel_declares_scripts_and_plugin_entry_points(wheel: Path) -> None:
     (entry_file,) = [n for n in archive.namelist() if n.endswith(".dist-info/entry_points.txt")]
     entry_points = configparser.ConfigParser()
     entry_points.read_string(archive.read(entry_file).decode("utf-8"))
-    assert entry_points["console_scripts"]["workbench"] == "workbench.cli:main"
+    assert entry_points["console_scripts"]["workbench"] == "workbench.cli:console_main"
     assert entry_points["gui_scripts"]["workbench-gui"] == "workbench.cli:gui_main"
     assert set(entry_points["workbench.plugins"]) == {
         "core",

@@ -95,7 +95,7 @@ def test_temporary_names_carry_their_writer(bundle: Path) -> None:
     assert writer_tag() == f"pid{os.getpid()}"
 
 
-@pytest.mark.parametrize("delay", [0.3, 0.6, 1.0])
+@pytest.mark.parametrize("delay", [0.3, 0.6, 1.0, 1.5])
 def test_ctrl_c_while_the_command_line_starts_prints_one_line(bundle: Path, delay: float) -> None:
     """From the moment the interpreter runs our first line (it takes about 0.1 s to get
     there, out of our hands) to the end of the command."""

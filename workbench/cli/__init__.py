@@ -9,8 +9,10 @@ from workbench.cli import _startup
 
 # isort: split
 import argparse
+import contextlib
 import logging
 import os
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -116,6 +118,21 @@ def _configured(argv: Sequence[str] | None) -> argparse.Namespace:
     return args
 
 
+def console_main() -> int:
+    """Entry point of the ``workbench`` command, ``python -m workbench.cli`` and the frozen
+    app: :func:`main`, after which Ctrl-C is ignored while the interpreter shuts down. Python
+    gives SIGINT back its default action at shutdown, so a Ctrl-C in that last moment would
+    otherwise kill the finished command by the signal and lose its exit status."""
+    try:
+        return main(sys.argv[1:])
+    except KeyboardInterrupt:  # between main's own handling and here: still one line
+        print("workbench: interrupted", file=sys.stderr)
+        return 130
+    finally:
+        with contextlib.suppress(ValueError):  # not the main thread: nothing to set
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def gui_main() -> int:
     """Entry point of the GUI script: the same as ``workbench`` with no command."""
-    return main(sys.argv[1:])
+    return console_main()

@@ -1,5 +1,5 @@
 """``python -m workbench.cli``: the same as the ``workbench`` command."""
 
-from workbench.cli import main
+from workbench.cli import console_main
 
-raise SystemExit(main())
+raise SystemExit(console_main())
