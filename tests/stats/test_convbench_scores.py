@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from workbench_convbench.score_manifest import CONVBENCH_SCORES
 from workbench_convbench.scores import (
-    CONVBENCH_SCORES,
     ablation_deltas,
     convbench_scores,
     turn_category_scores,
