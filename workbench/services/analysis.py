@@ -250,7 +250,9 @@ class LeaderboardResult:
         return win_rate_heatmap(self.win_fraction)
 
 
-def _default_anchor(battles: pd.DataFrame) -> str:
+def default_anchor(battles: pd.DataFrame) -> str:
+    """The model in the most battles (ties by name): the anchor when none is chosen, in the
+    panel, the CLI and the report alike."""
     rows = battles[JUDGMENTS_COLUMN] if JUDGMENTS_COLUMN in battles.columns else 1
     sides = pd.DataFrame(
         {
@@ -321,7 +323,7 @@ def leaderboard(
     if request.anchor is not None and (request.anchor in models or not request.default_anchor):
         anchor = Anchor(request.anchor, request.anchor_rating)
     elif request.default_anchor:
-        anchor = Anchor(_default_anchor(battles), request.anchor_rating)
+        anchor = Anchor(default_anchor(battles), request.anchor_rating)
     board = compute_leaderboard(
         battles,
         method=request.method,

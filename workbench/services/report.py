@@ -21,7 +21,12 @@ from sqlalchemy import func, select
 
 from workbench import __version__
 from workbench.errors import WorkbenchError
-from workbench.services.analysis import DISAGREEMENT, MAX_CYCLE_LENGTH, failure_cases
+from workbench.services.analysis import (
+    DISAGREEMENT,
+    MAX_CYCLE_LENGTH,
+    default_anchor,
+    failure_cases,
+)
 from workbench.services.browse import ItemDetail, image_bytes, item_detail
 from workbench.services.outcomes import (
     OutcomeFilter,
@@ -40,7 +45,7 @@ from workbench.stats.contradictions import contradiction_counts, find_contradict
 from workbench.stats.errors import StatsInputError
 from workbench.stats.kappa import cohen_kappa
 from workbench.stats.leaderboard import Leaderboard, compute_leaderboard
-from workbench.stats.position_bias import first_position_wins
+from workbench.stats.position_bias import RANDOMIZED, first_position_wins, position_design
 from workbench.stats.preferences import PREFERENCES
 from workbench.stats.rank_agreement import kendall_tau, spearman_correlation
 from workbench.stats.winrate import pairwise_win_fraction
@@ -60,10 +65,6 @@ from workbench.storage.models import (
 DEFAULT_BOOTSTRAP_ROUNDS = 100
 #: the two sides compared under "human vs judge" (``workbench agreement --a human --b judge``)
 HUMAN_SIDE, JUDGE_SIDE = "human", "judge"
-#: an evaluator's positions count as randomized when the alphabetically first model of a pair
-#: is shown first in between these shares of its judgments (a fixed baseline shown as A, as in
-#: WildVision-Bench, gives 0 or 1; a counterbalanced schedule about one half)
-RANDOMIZED_SHARE = (0.2, 0.8)
 #: per-category boards shown, most battles first (ConvBench alone has 60 categories)
 MAX_CATEGORY_BOARDS = 40
 #: how many failure cases the gallery shows, and how many cycles it lists
@@ -165,12 +166,6 @@ def upper_bound_ranks(table: pd.DataFrame) -> list[int]:
     lower = table["ci_lower"].fillna(table["rating"]).to_numpy(dtype=float)
     upper = table["ci_upper"].fillna(table["rating"]).to_numpy(dtype=float)
     return [int(1 + np.sum(lower > bound)) for bound in upper]
-
-
-def most_battles(battles: pd.DataFrame) -> str:
-    """The model in the most battles (ties by name), the default anchor as in the panel."""
-    counts = pd.concat([battles["model_a"], battles["model_b"]]).value_counts()
-    return str(sorted(counts.index, key=lambda model: (-counts[model], model))[0])
 
 
 def _board(board: Leaderboard, battles: int, filters: OutcomeFilter) -> Board:
@@ -324,7 +319,7 @@ def _category_boards(content: ReportContent, battles: pd.DataFrame, anchor: str)
             content.categories_omitted += 1
             continue
         local_anchor = anchor if anchor in set(subset["model_a"]) | set(subset["model_b"]) else None
-        local_anchor = local_anchor or most_battles(subset)
+        local_anchor = local_anchor or default_anchor(subset)
         try:
             board = compute_leaderboard(subset, "bt", Anchor(local_anchor, 1000.0))
         except StatsInputError:
@@ -345,13 +340,12 @@ def _category_boards(content: ReportContent, battles: pd.DataFrame, anchor: str)
 
 
 def _randomized(outcomes: pd.DataFrame) -> tuple[list[str], list[str]]:
-    """Evaluators whose shown order varies (see :data:`RANDOMIZED_SHARE`), and those whose
-    order is fixed."""
+    """Evaluators whose shown order was randomized, and those whose design fixed it, by the
+    rule the Agreement panel and `workbench agreement` use (:func:`position_design`)."""
     pairs = outcomes[outcomes["model_b"].notna() & (outcomes["model_a"] != outcomes["model_b"])]
-    share = (pairs["model_a"] < pairs["model_b"]).groupby(pairs["evaluator"]).mean()
-    low, high = RANDOMIZED_SHARE
-    randomized = sorted(str(name) for name, value in share.items() if low <= value <= high)
-    fixed = sorted(str(name) for name, value in share.items() if not low <= value <= high)
+    designs = {str(name): position_design(group) for name, group in pairs.groupby("evaluator")}
+    randomized = sorted(name for name, design in designs.items() if design == RANDOMIZED)
+    fixed = sorted(name for name, design in designs.items() if design != RANDOMIZED)
     return randomized, fixed
 
 
@@ -661,7 +655,7 @@ def build_report(
     models = set(battles["model_a"]) | set(battles["model_b"])
     if request.anchor is not None and request.anchor not in models:
         raise ReportError(f"the anchor model '{request.anchor}' has no battle in the selection")
-    anchor = request.anchor or most_battles(battles)
+    anchor = request.anchor or default_anchor(battles)
     content = ReportContent(
         request=request,
         bundle_location=str(bundle.location),
