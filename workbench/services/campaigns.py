@@ -63,7 +63,6 @@ from workbench.storage.models import (
     CampaignCount,
     CampaignPairCount,
     Item,
-    ItemImage,
     Model,
     Output,
     ScheduledPair,
@@ -71,10 +70,9 @@ from workbench.storage.models import (
     Turn,
     Vote,
 )
+from workbench.storage.queries import missing_image_slots
 
 log = logging.getLogger(__name__)
-#: ids per IN (...) list: below SQLite's and PostgreSQL's parameter limits
-_ID_CHUNK = 900
 #: the campaign setting holding the annotators' guidelines (markdown); kept in the campaign's
 #: settings, so packs and server copies carry them with the campaign
 GUIDELINES_SETTING = "guidelines"
@@ -619,17 +617,7 @@ def set_campaign_guidelines(bundle: Bundle, name: str, text: str | None) -> None
 def items_missing_images(session: Session, item_ids: Sequence[int]) -> set[int]:
     """The items among ``item_ids`` with at least one image missing (named by the source but
     not available at import)."""
-    missing: set[int] = set()
-    for start in range(0, len(item_ids), _ID_CHUNK):
-        chunk = item_ids[start : start + _ID_CHUNK]
-        missing.update(
-            session.scalars(
-                select(ItemImage.item_id)
-                .where(ItemImage.item_id.in_(chunk), ItemImage.image_id.is_(None))
-                .distinct()
-            )
-        )
-    return missing
+    return set(missing_image_slots(session, item_ids))
 
 
 def create_campaign(

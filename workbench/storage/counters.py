@@ -36,6 +36,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
+from workbench.storage.batching import chunked
 from workbench.storage.models import (
     Base,
     Campaign,
@@ -337,14 +338,12 @@ def annotator_progress(
         ).all()
     )
     filled: set[int] = set()
-    ids = list(leased)
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        mine_on_pair = exists().where(
-            Vote.pair_id == ScheduledPair.id,
-            Vote.annotator_id == annotator_id,
-            Vote.retracted_at.is_(None),
-        )
+    mine_on_pair = exists().where(
+        Vote.pair_id == ScheduledPair.id,
+        Vote.annotator_id == annotator_id,
+        Vote.retracted_at.is_(None),
+    )
+    for chunk in chunked(list(leased), 500):
         for pair_id, target, votes in session.execute(
             select(
                 ScheduledPair.id,

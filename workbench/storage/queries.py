@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from sqlalchemy import distinct, func, join, select
 from sqlalchemy.orm import Session
 
+from workbench.storage.batching import chunked
 from workbench.storage.models import (
     Caption,
     Image,
@@ -93,3 +95,17 @@ def bundle_counts(session: Session) -> dict[str, Any]:
         "imports": session.scalar(select(func.count()).select_from(Import)),
     }
     return {"totals": totals, "sources": per_source}
+
+
+def missing_image_slots(session: Session, item_ids: Iterable[int]) -> dict[int, int]:
+    """Item id -> how many of its image slots have no image (named by the source, not found at
+    import), for the items among ``item_ids`` that have any."""
+    found: dict[int, int] = {}
+    for chunk in chunked(sorted(set(item_ids))):
+        for item_id, count in session.execute(
+            select(ItemImage.item_id, func.count())
+            .where(ItemImage.item_id.in_(chunk), ItemImage.image_id.is_(None))
+            .group_by(ItemImage.item_id)
+        ):
+            found[item_id] = count
+    return found

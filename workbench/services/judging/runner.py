@@ -27,7 +27,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from workbench.errors import WorkbenchError
@@ -58,7 +58,8 @@ from workbench.services.judging.verdicts import (
 from workbench.services.judging.worklist import Selection, WorkUnit, build_work_list, side_name
 from workbench.storage.bundle import Bundle
 from workbench.storage.dialects import insert_ignoring_conflicts
-from workbench.storage.models import Image, ItemImage, JudgeRun, JudgeVerdict, utcnow
+from workbench.storage.models import Image, JudgeRun, JudgeVerdict, utcnow
+from workbench.storage.queries import missing_image_slots
 
 log = logging.getLogger(__name__)
 
@@ -326,7 +327,7 @@ def plan_run(
             else {}
         )
         missing_slots = (
-            _missing_image_slots(session, {unit.item_id for unit, _ in remaining})
+            missing_image_slots(session, {unit.item_id for unit, _ in remaining})
             if template.send_images
             else {}
         )
@@ -376,21 +377,6 @@ def plan_run(
         missing_images=len(losing),
         without_images=without,
     )
-
-
-def _missing_image_slots(session: Any, item_ids: set[int]) -> dict[int, int]:
-    """Item id -> how many of its image slots have no image (named at import, not found)."""
-    found: dict[int, int] = {}
-    ids = sorted(item_ids)
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        for item_id, count in session.execute(
-            select(ItemImage.item_id, func.count())
-            .where(ItemImage.item_id.in_(chunk), ItemImage.image_id.is_(None))
-            .group_by(ItemImage.item_id)
-        ):
-            found[item_id] = count
-    return found
 
 
 def _call(
