@@ -9,6 +9,19 @@ from pathlib import Path
 from tests.gui.panel_bundle import build_panel_bundle
 
 
+def wait_for_file(path: str, timeout_s: float = 20.0) -> bool:
+    """A job for the panel worker that holds it until ``path`` exists (module-level, so it
+    pickles); True when the file appeared."""
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    while not Path(path).exists():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
 @contextmanager
 def opened_panel_window(qtbot, folder: Path) -> Iterator:  # type: ignore[no-untyped-def]
     from workbench.gui.main_window import MainWindow

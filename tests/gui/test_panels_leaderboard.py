@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-import threading
+import os
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from tests.gui.panel_bundle import add_late_votes
-from tests.gui.panel_window import opened_panel_window
-from workbench.gui.panels import leaderboard_panel
+from tests.gui.panel_window import opened_panel_window, wait_for_file
+from workbench.gui.panel_process import ProcessRunner
 from workbench.services.outcomes import judgments_frame, pairwise_outcomes
 from workbench.stats.bradley_terry import Anchor
 from workbench.stats.leaderboard import compute_leaderboard
@@ -62,28 +63,33 @@ def test_table_shows_the_engine_ratings(qtbot, panel_window, method: str) -> Non
         assert [row[0] for row in rows] == ["m-a", "m-b", "m-c", "m-d"]
 
 
-def test_recompute_runs_off_the_gui_thread_and_keeps_the_old_result(
-    qtbot, panel_window, monkeypatch
+def test_recompute_runs_in_the_worker_process_and_keeps_the_old_result(
+    qtbot, panel_window, tmp_path: Path, monkeypatch
 ) -> None:  # type: ignore[no-untyped-def]
     panel = panel_window.analysis.leaderboard
+    process = panel_window.analysis.process
     old_result, old_rows = panel.result, shown_rows(panel)
-    release, threads = threading.Event(), []
-    real = leaderboard_panel.leaderboard
+    submitted: list[str] = []
+    real_run = ProcessRunner.run
 
-    def slow_leaderboard(bundle, request, tally=None):  # type: ignore[no-untyped-def]
-        threads.append(threading.current_thread())
-        assert release.wait(10)
-        return real(bundle, request, tally)
+    def recording_run(runner, function, *callbacks):  # type: ignore[no-untyped-def]
+        submitted.append(function.func.__name__)
+        return real_run(runner, function, *callbacks)
 
-    monkeypatch.setattr(leaderboard_panel, "leaderboard", slow_leaderboard)
+    monkeypatch.setattr(ProcessRunner, "run", recording_run)
+    # the worker runs one job at a time: this one holds it until the file appears
+    go = tmp_path / "go"
+    waited: list[bool] = []
+    process.run(partial(wait_for_file, str(go)), waited.append)
     panel.refresh_button.click()
-    qtbot.waitUntil(lambda: bool(threads), timeout=5_000)
-    assert threads[0] is not threading.main_thread()
-    qtbot.wait(50)  # the event loop keeps running while the worker computes
+    assert submitted == ["leaderboard"]
+    qtbot.wait(100)  # the event loop keeps running while the worker is busy
     assert panel.busy and panel.result is old_result and shown_rows(panel) == old_rows
     assert panel.forest.figure is not None
-    release.set()
+    go.touch()
     qtbot.waitUntil(lambda: panel.result is not old_result and not panel.busy, timeout=10_000)
+    assert waited == [True] and process.worker_pid not in (None, os.getpid())
+    assert shown_rows(panel) == old_rows  # the same judgments: the same numbers
 
 
 def test_new_votes_trigger_a_refresh(qtbot, panel_window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -175,22 +181,19 @@ def test_rater_and_origin_pickers_offer_the_cli_choices(qtbot, panel_window) -> 
     pd.testing.assert_frame_equal(panel.result.table, expected.table)
 
 
-def test_opening_a_bundle_reads_the_choices_off_the_gui_thread(
+def test_opening_a_bundle_reads_the_choices_in_the_worker_process(
     qtbot, tmp_path, monkeypatch
 ) -> None:  # type: ignore[no-untyped-def]
-    import threading
+    submitted: list[str] = []
+    real_run = ProcessRunner.run
 
-    from workbench.gui.panels import docks
-    from workbench.services.analysis import analysis_choices
+    def recording_run(runner, function, *callbacks):  # type: ignore[no-untyped-def]
+        submitted.append(function.func.__name__)
+        return real_run(runner, function, *callbacks)
 
-    threads: list[bool] = []
-
-    def recording(bundle):  # type: ignore[no-untyped-def]
-        # the real function, recording whether it ran on the GUI thread
-        threads.append(threading.current_thread() is threading.main_thread())
-        return analysis_choices(bundle)
-
-    monkeypatch.setattr(docks, "analysis_choices", recording)
+    monkeypatch.setattr(ProcessRunner, "run", recording_run)
     with opened_panel_window(qtbot, tmp_path / "panels") as window:
         assert window.analysis.leaderboard.category.count() > 1
-    assert threads and not any(threads)
+        assert window.analysis.process.worker_pid not in (None, os.getpid())
+    # a ProcessRunner runs nothing itself: it only hands picklable jobs to the worker
+    assert "read_choices" in submitted

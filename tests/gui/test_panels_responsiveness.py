@@ -1,8 +1,9 @@
 """Opening a busy bundle, and recomputing and redrawing the leaderboard, never stall the event
 loop for more than 100 ms of wall-clock time, on a bundle of 20 models and 20,000 judgments
 with 500 bootstrap rounds (issue 22's case), and (behind the ``long`` marker) on a bundle of
-1,000,000 campaign votes. Statistics, figure building and drawing to pixels happen on worker
-threads; the GUI thread only turns finished pixels into a pixmap.
+1,000,000 campaign votes. Statistics, figure building and drawing to pixels happen in the
+panels' worker process (workbench/gui/panel_process.py); the GUI thread only turns finished
+pixels into a pixmap.
 
 What is measured is the longest wall-clock gap between ticks of a 10 ms timer while the work
 runs: that is what the user feels, whether the GUI thread computed, waited for the GIL held by
@@ -11,6 +12,7 @@ which missed the 884 ms stalls issue 22 measured.)"""
 
 from __future__ import annotations
 
+import os
 import random
 import subprocess
 import sys
@@ -34,11 +36,12 @@ ITEMS = 500
 JUDGMENTS_PER_ITEM = 40
 BOOTSTRAP_ROUNDS = 500
 TICK_MS = 10
-#: the issue's budget for the longest event-loop stall
+#: the issue's budget for the longest event-loop stall, on a quiet machine
 STALL_BUDGET = 0.100
-#: a stall this long fails the test outright (issue 22 measured 884 ms with the cycles table
-#: sized to its contents and the panels' choices read on the GUI thread)
-REGRESSION_BOUND = 0.500
+#: an idle loop's longest gap on a quiet machine (12-15 ms measured, docs/PERFORMANCE.md): a
+#: run whose idle loop already gaps longer is on a loaded machine, and the excess is added to
+#: the budget (the machine's share of any stall, not the app's)
+QUIET_IDLE_GAP = 0.015
 
 
 def _busy_bundle_lines() -> list[dict[str, Any]]:
@@ -152,34 +155,30 @@ class StallWatch:
         self.timer.stop()
 
     @classmethod
-    def idle_reference(cls, qtbot, seconds: float = 1.0) -> float:  # type: ignore[no-untyped-def]
+    def idle_reference(cls, qtbot, seconds: float = 2.0) -> float:  # type: ignore[no-untyped-def]
         """The longest gap of the same timer with nothing to do: the machine's own share of
-        any stall (printed beside the figure, not subtracted from it)."""
+        any stall."""
         with cls() as idle:
             qtbot.wait(int(1000 * seconds))
         return max(idle.wall_gaps)
 
-    def assert_within_budget(self, idle: float | None = None) -> None:
-        """The longest wall-clock gap between ticks is within :data:`STALL_BUDGET` (the GUI
-        thread's CPU time in that gap is printed too, to tell computing from waiting).
-
-        Above :data:`REGRESSION_BOUND` the test fails. Between the two it is reported as an
-        expected failure naming the figure: on a heavily loaded 2-core machine (load 8-9) the
-        gaps have exceeded the budget with the GUI thread using 1-10 ms of CPU, i.e. waiting for
-        the GIL held by the panels' workers; see docs/PERFORMANCE.md, "Event-loop stalls"."""
+    def assert_within_budget(self, idle: float) -> None:
+        """The longest wall-clock gap between ticks is within :data:`STALL_BUDGET`, plus the
+        excess of this run's idle gap over :data:`QUIET_IDLE_GAP` (a loaded machine's share; see
+        docs/PERFORMANCE.md, "Event-loop stalls"). The GUI thread's CPU time in that gap is
+        printed too, to tell computing from waiting."""
         assert len(self.wall_gaps) > 20
         longest = max(range(len(self.wall_gaps)), key=self.wall_gaps.__getitem__)
         wall, cpu = self.wall_gaps[longest], self.cpu_gaps[longest]
+        budget = STALL_BUDGET + max(0.0, idle - QUIET_IDLE_GAP)
         figure = (
             f"the event loop stalled for {1000 * wall:.0f} ms of wall-clock time "
-            f"({1000 * cpu:.0f} ms of it GUI-thread CPU) over {len(self.wall_gaps)} ticks"
+            f"({1000 * cpu:.0f} ms of it GUI-thread CPU) over {len(self.wall_gaps)} ticks; "
+            f"an idle loop's longest gap in this run: {1000 * idle:.0f} ms, "
+            f"so the budget is {1000 * budget:.0f} ms"
         )
-        if idle is not None:
-            figure += f"; an idle loop's longest gap in this run: {1000 * idle:.0f} ms"
         print(f"\nlongest stall: {figure}")
-        assert wall < REGRESSION_BOUND, figure
-        if wall >= STALL_BUDGET:
-            pytest.xfail(f"over the {1000 * STALL_BUDGET:.0f} ms budget: {figure}")
+        assert wall < budget, figure
 
 
 def test_recompute_and_redraw_do_not_stall_the_event_loop(qtbot, busy_window, monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -188,11 +187,11 @@ def test_recompute_and_redraw_do_not_stall_the_event_loop(qtbot, busy_window, mo
     assert panel.result.battles == ITEMS * JUDGMENTS_PER_ITEM == 20_000
     assert panel.result.board.bootstrap == BOOTSTRAP_ROUNDS
 
-    drawing_threads: list[threading.Thread] = []
+    drawn_here: list[threading.Thread] = []
     real_draw = FigureCanvasAgg.draw
 
     def recording_draw(canvas):  # type: ignore[no-untyped-def]
-        drawing_threads.append(threading.current_thread())
+        drawn_here.append(threading.current_thread())
         return real_draw(canvas)
 
     monkeypatch.setattr(FigureCanvasAgg, "draw", recording_draw)
@@ -213,7 +212,9 @@ def test_recompute_and_redraw_do_not_stall_the_event_loop(qtbot, busy_window, mo
         qtbot.wait(400)
         qtbot.waitUntil(lambda: not busy_window.is_busy(), timeout=30_000)
 
-    assert drawing_threads and threading.main_thread() not in drawing_threads
+    # every figure is built and drawn in the worker process, none in this one
+    assert drawn_here == []
+    assert busy_window.analysis.process.worker_pid not in (None, os.getpid())
     shown = panel.heatmap.pixmap
     assert shown is not None and shown.width() >= 200 and shown.height() >= 160
     watch.assert_within_budget(idle)

@@ -8,8 +8,8 @@ their ratings."""
 from __future__ import annotations
 
 import logging
+from functools import partial
 
-from matplotlib.figure import Figure
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
@@ -25,20 +25,19 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.errors import WorkbenchError
-from workbench.gui.background import BackgroundRunner
+from workbench.gui import panel_jobs
+from workbench.gui.panel_jobs import AgreementOutcome, bundle_ref
 from workbench.gui.panels.column_widths import fit_columns_to_sample
 from workbench.gui.panels.empty_hint import AGREEMENT_HINT, install_empty_hint
 from workbench.gui.panels.figure_view import FigureView
-from workbench.gui.panels.latest_only import LatestOnly
+from workbench.gui.panels.latest_only import LatestOnly, Runner
 from workbench.gui.panels.rows_model import RowsTableModel, display_text
 from workbench.services.analysis import (
     HUMAN_SIDE,
     JUDGE_SIDE,
     AgreementResult,
     AnalysisChoices,
-    agreement,
 )
-from workbench.stats.agreement_plots import position_bias_bars, rating_scatter
 from workbench.storage import Bundle
 
 log = logging.getLogger(__name__)
@@ -72,7 +71,7 @@ def _table(model: RowsTableModel, parent: QWidget) -> QTableView:
 
 
 class AgreementPanel(QWidget):
-    def __init__(self, runner: BackgroundRunner, parent: QWidget | None = None) -> None:
+    def __init__(self, runner: Runner, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.tasks = LatestOnly(runner, self)
         self.bundle: Bundle | None = None
@@ -183,22 +182,14 @@ class AgreementPanel(QWidget):
         if bundle is None:
             return
         side_a, side_b = self.sides()
-        self.tasks.submit(lambda: self._compute(bundle, side_a, side_b), self._show, self._failed)
-
-    @staticmethod
-    def _compute(
-        bundle: Bundle, side_a: str, side_b: str
-    ) -> tuple[AgreementResult, Figure, Figure | None]:
-        result = agreement(bundle, side_a, side_b)
-        scatter = (
-            rating_scatter(result.ratings, side_a, side_b, result.spearman, result.kendall)
-            if len(result.ratings)
-            else None
+        self.tasks.submit(
+            partial(panel_jobs.agreement, bundle_ref(bundle), side_a, side_b),
+            self._show,
+            self._failed,
         )
-        return result, position_bias_bars(result.position_bias), scatter
 
-    def _show(self, value: tuple[AgreementResult, Figure, Figure | None]) -> None:
-        result, bars, scatter = value
+    def _show(self, outcome: AgreementOutcome) -> None:
+        result, bars, scatter = outcome.result, outcome.bars, outcome.scatter
         self.result = result
         self.position_bars.show_figure(bars)
         if scatter is None:

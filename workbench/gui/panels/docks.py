@@ -3,17 +3,24 @@ the open bundle; one watcher tells them all when judgments arrive.
 
 A panel is built the first time its dock is shown (or the panel is asked for): the panels
 bring the statistics, plotting and graph stacks (pandas, scipy, matplotlib, networkx), which
-the window and its item list must not wait for (issue 22, a fast first paint)."""
+the window and its item list must not wait for (issue 22, a fast first paint).
+
+The panels compute in the app's panel worker process (:mod:`workbench.gui.panel_process`), not
+on threads of this one: their work holds the interpreter lock for long stretches, which stalled
+the event loop (issues 15 and 22). The worker starts when the first panel is built, after the
+window's first paint."""
 
 from __future__ import annotations
 
 import logging
+from functools import partial
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QWidget
 
-from workbench.gui.background import BackgroundRunner
+from workbench.gui import panel_jobs
+from workbench.gui.panel_process import PanelProcess, ProcessRunner, shared_panel_process
 from workbench.gui.panels.watcher import JudgmentWatcher
 from workbench.gui.selection import SelectionModel
 from workbench.storage import Bundle
@@ -36,14 +43,6 @@ PANEL_TITLES = {
 log = logging.getLogger(__name__)
 
 
-def analysis_choices(bundle: Bundle) -> AnalysisChoices:
-    """The panels' choices (run on the docks' worker): services.analysis, and the statistics
-    stack it imports, load here on first use rather than with the window."""
-    from workbench.services.analysis import analysis_choices as read_choices
-
-    return read_choices(bundle)
-
-
 class AnalysisDocks(QObject):
     """The four panels, each in a dock (hidden until chosen in the View menu)."""
 
@@ -53,11 +52,14 @@ class AnalysisDocks(QObject):
         selection: SelectionModel,
         view_menu: QMenu,
         before: object = None,
+        process: PanelProcess | None = None,
     ) -> None:
         super().__init__(window)
         self.window = window
-        # their own threads, so a long bootstrap never delays the item list's searches
-        self.runner = BackgroundRunner(max_threads=2, parent=self)
+        #: the panels' worker process (the app's shared one unless given)
+        self.process = process if process is not None else shared_panel_process()
+        #: the panels' door to the process: their results are dropped once the window is gone
+        self.runner = ProcessRunner(self.process, self)
         self.watcher = JudgmentWatcher(self)
         self.selection = selection
         #: the panels built so far, by dock name (see :meth:`panel`)
@@ -116,6 +118,9 @@ class AnalysisDocks(QObject):
         if name not in self.built:
             panel = self._build(name)
             self.built[name] = panel
+            if not self.process.running:
+                # the stacks load in the worker while this panel is laid out and painted
+                QTimer.singleShot(0, self.process.start)
             self._on_screen[panel] = False
             if name == "graph":
                 panel.on_screen = False  # type: ignore[attr-defined]
@@ -161,21 +166,24 @@ class AnalysisDocks(QObject):
             panel.set_bundle(None, None)  # type: ignore[attr-defined]
         self.watcher.set_bundle(bundle)
         if bundle is None:
-            self.runner.wait()
+            # the caller closes the bundle next: the worker lets go of it first
+            self.process.release_bundle()
         elif self.built:
             self._read_choices(bundle)
 
     def _read_choices(self, bundle: Bundle) -> None:
         self._reading = bundle
 
-        def read() -> AnalysisChoices:
-            return analysis_choices(bundle)
+        def read(choices: AnalysisChoices) -> None:
+            self._show_choices(bundle, choices)
 
         def failed(error: BaseException) -> None:
             log.error("cannot read the analysis choices", exc_info=error)
             self._show_choices(bundle, None)
 
-        self.runner.run(read, lambda choices: self._show_choices(bundle, choices), failed)
+        self.runner.run(
+            partial(panel_jobs.read_choices, panel_jobs.bundle_ref(bundle)), read, failed
+        )
 
     def _show_choices(self, bundle: Bundle, choices: AnalysisChoices | None) -> None:
         if bundle is not self._opening:

@@ -5,6 +5,7 @@ opens the item in the inspector through the shared selection."""
 from __future__ import annotations
 
 import logging
+from functools import partial
 
 from PySide6.QtCore import QModelIndex
 from PySide6.QtWidgets import (
@@ -17,10 +18,11 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.errors import WorkbenchError
-from workbench.gui.background import BackgroundRunner
+from workbench.gui import panel_jobs
+from workbench.gui.panel_jobs import bundle_ref
 from workbench.gui.panels.column_widths import fit_columns_to_sample
 from workbench.gui.panels.empty_hint import FAILURES_HINT, install_empty_hint
-from workbench.gui.panels.latest_only import LatestOnly
+from workbench.gui.panels.latest_only import LatestOnly, Runner
 from workbench.gui.panels.rows_model import RowsTableModel
 from workbench.gui.selection import SelectionModel
 from workbench.services.analysis import (
@@ -28,7 +30,6 @@ from workbench.services.analysis import (
     LOSES_TO_ALL,
     AnalysisChoices,
     FailureRow,
-    failure_cases,
 )
 from workbench.storage import Bundle
 
@@ -37,7 +38,7 @@ log = logging.getLogger(__name__)
 
 class FailuresPanel(QWidget):
     def __init__(
-        self, selection: SelectionModel, runner: BackgroundRunner, parent: QWidget | None = None
+        self, selection: SelectionModel, runner: Runner, parent: QWidget | None = None
     ) -> None:
         super().__init__(parent)
         self.selection = selection
@@ -110,7 +111,9 @@ class FailuresPanel(QWidget):
         kind = self.kind.currentData()
         model = self.model_choice.currentData() if kind == LOSES_TO_ALL else None
         self.status.setText("Searching…")
-        self.tasks.submit(lambda: failure_cases(bundle, kind, model), self._show, self._failed)
+        self.tasks.submit(
+            partial(panel_jobs.failures, bundle_ref(bundle), kind, model), self._show, self._failed
+        )
 
     def _show(self, rows: list[FailureRow]) -> None:
         self.failure_rows = rows

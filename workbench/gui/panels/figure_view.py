@@ -1,50 +1,29 @@
 """A widget showing one matplotlib Figure (built by the Qt-free functions in
-:mod:`workbench.stats`) as an image rendered off the GUI thread with the Agg backend."""
+:mod:`workbench.stats`) as an image built and rendered with the Agg backend in the panels'
+worker process (or on a thread): the view holds the figure's recipe, a picklable function that
+builds it, so the worker can draw it again at a new size."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING
 
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtGui import QImage, QPixmap, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
-from workbench.gui.background import BackgroundRunner
-from workbench.gui.panels.latest_only import LatestOnly
+from workbench.gui import panel_jobs
+from workbench.gui.panel_jobs import FigureRecipe, RenderedFigure, render_figure
+from workbench.gui.panels.latest_only import LatestOnly, Runner
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = ["FigureView", "RenderedFigure", "render_figure"]
 
 #: a resize is followed by a re-render only once the size has been still this long
 RESIZE_DEBOUNCE_MS = 150
 MINIMUM_SIZE = QSize(200, 160)
-
-
-@dataclass(frozen=True)
-class RenderedFigure:
-    """RGBA pixels of a figure drawn at a given size in device pixels."""
-
-    rgba: bytes
-    width: int
-    height: int
-
-
-def render_figure(
-    figure: Figure, width: int, height: int, pixel_ratio: float = 1.0
-) -> RenderedFigure:
-    """Draw ``figure`` at ``width`` x ``height`` logical pixels with the Agg backend. Qt-free and
-    safe on a worker thread as long as no other thread draws the same figure meanwhile."""
-    canvas = FigureCanvasAgg(figure)
-    dpi = figure.get_dpi()
-    figure.set_size_inches(max(width, 1) / dpi, max(height, 1) / dpi)
-    # a high-density screen gets more pixels for the same inches, not a bigger figure
-    figure.set_dpi(dpi * pixel_ratio)
-    try:
-        canvas.draw()
-        rendered_width, rendered_height = (int(v) for v in canvas.get_width_height())
-        buffer = canvas.buffer_rgba()
-    finally:
-        figure.set_dpi(dpi)
-    return RenderedFigure(bytes(buffer), rendered_width, rendered_height)
 
 
 class FigureView(QWidget):
@@ -54,7 +33,7 @@ class FigureView(QWidget):
     """
 
     def __init__(
-        self, runner: BackgroundRunner, placeholder: str = "", parent: QWidget | None = None
+        self, runner: Runner, placeholder: str = "", parent: QWidget | None = None
     ) -> None:
         super().__init__(parent)
         self.tasks = LatestOnly(runner, self)
@@ -71,6 +50,7 @@ class FigureView(QWidget):
         self.image.hide()
         layout.addWidget(self.message)
         layout.addWidget(self.image, 1)
+        self._recipe: FigureRecipe | None = None
         self._figure: Figure | None = None
         self._rendered_size: QSize | None = None
         self._pixmap: QPixmap | None = None
@@ -80,7 +60,16 @@ class FigureView(QWidget):
         self._resize_timer.timeout.connect(self._render_if_needed)
 
     @property
+    def recipe(self) -> FigureRecipe | None:
+        """The function that builds the shown figure."""
+        return self._recipe
+
+    @property
     def figure(self) -> Figure | None:
+        """The shown figure, built here from its recipe on first access (tests, exports): the
+        view itself only ever needs the worker's pixels."""
+        if self._figure is None and self._recipe is not None:
+            self._figure = self._recipe()
         return self._figure
 
     @property
@@ -97,23 +86,25 @@ class FigureView(QWidget):
         size = self.image.size() if self.image.isVisible() else self.size()
         return size.expandedTo(MINIMUM_SIZE)
 
-    def show_figure(self, figure: Figure, rendered: RenderedFigure | None = None) -> None:
-        """Show ``figure``; ``rendered`` is its image if already drawn in the background at
-        :meth:`target_size` (otherwise it is drawn here, off the GUI thread, when visible)."""
+    def show_figure(self, recipe: FigureRecipe, rendered: RenderedFigure | None = None) -> None:
+        """Show the figure ``recipe`` builds; ``rendered`` is its image if already drawn in the
+        background at :meth:`target_size` (otherwise it is drawn in the background when
+        visible)."""
         self.tasks.forget()
-        self._figure = figure
+        self._recipe = recipe
+        self._figure = None
         self._rendered_size = None
         self.message.hide()
         self.image.show()
         if rendered is not None:
-            self._show_pixels(figure, self.target_size(), rendered)
+            self._show_pixels(recipe, self.target_size(), rendered)
         else:
             self._render_if_needed()
 
     def clear(self, text: str) -> None:
         """Remove the figure and show ``text`` instead."""
         self.tasks.forget()
-        self._figure = None
+        self._recipe = self._figure = None
         self._rendered_size = None
         self._pixmap = None
         self.image.clear()
@@ -122,8 +113,8 @@ class FigureView(QWidget):
         self.message.show()
 
     def _render_if_needed(self) -> None:
-        figure = self._figure
-        if figure is None or not self.isVisible():
+        recipe = self._recipe
+        if recipe is None or not self.isVisible():
             return
         size = self.target_size()
         if size == self._rendered_size:
@@ -131,13 +122,13 @@ class FigureView(QWidget):
         ratio = self.devicePixelRatioF()
         width, height = size.width(), size.height()
         self.tasks.submit(
-            lambda: render_figure(figure, width, height, ratio),
-            lambda rendered: self._show_pixels(figure, size, rendered),
-            lambda error: self._failed(figure, error),
+            partial(panel_jobs.render, recipe, width, height, ratio),
+            lambda rendered: self._show_pixels(recipe, size, rendered),
+            lambda error: self._failed(recipe, error),
         )
 
-    def _show_pixels(self, figure: Figure, size: QSize, rendered: RenderedFigure) -> None:
-        if figure is not self._figure:
+    def _show_pixels(self, recipe: FigureRecipe, size: QSize, rendered: RenderedFigure) -> None:
+        if recipe is not self._recipe:
             return  # a newer figure replaced this one while it was drawn
         image = QImage(
             rendered.rgba,
@@ -155,8 +146,8 @@ class FigureView(QWidget):
         if self.isVisible() and self.target_size() != size:
             self._resize_timer.start()
 
-    def _failed(self, figure: Figure, error: BaseException) -> None:
-        if figure is self._figure:
+    def _failed(self, recipe: FigureRecipe, error: BaseException) -> None:
+        if recipe is self._recipe:
             self.clear(f"Cannot draw this figure: {error}")
 
     def showEvent(self, event: QShowEvent) -> None:
@@ -174,5 +165,5 @@ class FigureView(QWidget):
                     Qt.TransformationMode.FastTransformation,
                 )
             )
-        if self._figure is not None:
+        if self._recipe is not None:
             self._resize_timer.start()

@@ -6,6 +6,7 @@ how many preference cycles their judgments hold; clicking a row selects that ite
 from __future__ import annotations
 
 import logging
+from functools import partial
 
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtWidgets import (
@@ -20,11 +21,12 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.errors import WorkbenchError
-from workbench.gui.background import BackgroundRunner
+from workbench.gui import panel_jobs
+from workbench.gui.panel_jobs import GraphOutcome, bundle_ref
 from workbench.gui.panels.column_widths import fit_columns_to_sample
 from workbench.gui.panels.empty_hint import CYCLES_HINT, install_empty_hint
 from workbench.gui.panels.figure_view import FigureView
-from workbench.gui.panels.latest_only import LatestOnly
+from workbench.gui.panels.latest_only import LatestOnly, Runner
 from workbench.gui.panels.rows_model import RowsTableModel
 from workbench.gui.selection import SelectionModel
 from workbench.services.analysis import (
@@ -32,12 +34,8 @@ from workbench.services.analysis import (
     SOURCE_FILTERS,
     AnalysisChoices,
     CycleRow,
-    category_graph,
-    edge_judgments,
-    item_graph,
-    items_by_cycles,
 )
-from workbench.stats.graph_plots import CYCLE_COLOUR, contradiction_graph_figure, edge_colours
+from workbench.stats.graph_plots import CYCLE_COLOUR
 from workbench.storage import Bundle
 
 log = logging.getLogger(__name__)
@@ -59,7 +57,7 @@ class GraphPanel(QWidget):
     the item."""
 
     def __init__(
-        self, selection: SelectionModel, runner: BackgroundRunner, parent: QWidget | None = None
+        self, selection: SelectionModel, runner: Runner, parent: QWidget | None = None
     ) -> None:
         super().__init__(parent)
         self.selection = selection
@@ -162,7 +160,7 @@ class GraphPanel(QWidget):
             return
         source = self.source.currentData()
         self.list_tasks.submit(
-            lambda: items_by_cycles(bundle, source), self._show_cycles, self._failed
+            partial(panel_jobs.cycles, bundle_ref(bundle), source), self._show_cycles, self._failed
         )
         self._show_item(self.selection.item_id)
 
@@ -193,25 +191,17 @@ class GraphPanel(QWidget):
             title = f"Category {category}: arrow from loser to winner"
             scope = (None, category)
 
-        def compute() -> tuple:
-            if category is None:
-                assert item_id is not None  # returned above when neither is set
-                graph = item_graph(bundle, item_id, source)
-            else:
-                graph = category_graph(bundle, category, source)
-            edges = [
-                (loser, winner, data["votes"], data["consensus"])
-                for loser, winner, data in sorted(graph.edges(data=True))
-            ]
-            return scope, edge_colours(graph), edges, contradiction_graph_figure(graph, title)
+        self.graph_tasks.submit(
+            partial(panel_jobs.preference_graph, bundle_ref(bundle), *scope, source, title),
+            lambda outcome: self._show_graph(scope, outcome),
+            self._failed,
+        )
 
-        self.graph_tasks.submit(compute, self._show_graph, self._failed)
-
-    def _show_graph(self, value: tuple) -> None:
-        scope, self.colours, edges, figure = value
+    def _show_graph(self, scope: tuple[int | None, str | None], outcome: GraphOutcome) -> None:
+        self.colours = outcome.colours
         self._edge_scope = scope
-        self._show_edges(edges)
-        self.figure.show_figure(figure)
+        self._show_edges(outcome.edges)
+        self.figure.show_figure(outcome.figure)
 
     def _show_edges(self, edges: list[tuple[str, str, float, float]] | None) -> None:
         self.edges = [(loser, winner) for loser, winner, _votes, _share in edges or ()]
@@ -240,10 +230,8 @@ class GraphPanel(QWidget):
         item_id, category = self._edge_scope
         source = self.source.currentData()
         self.edge_tasks.submit(
-            lambda: edge_judgments(bundle, edge, source, item_id=item_id, category=category),
-            lambda table: self.judgments_model.set_rows(
-                list(table.itertuples(index=False, name=None))
-            ),
+            partial(panel_jobs.edge_judgments, bundle_ref(bundle), edge, source, item_id, category),
+            self.judgments_model.set_rows,
             self._failed,
         )
 

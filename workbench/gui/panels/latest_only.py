@@ -4,23 +4,34 @@ panel refreshed many times a second never queues up work nor blocks the event lo
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from PySide6.QtCore import QObject, Signal
-
-from workbench.gui.background import BackgroundRunner
 
 Task = tuple[Callable[[], Any], Callable[[Any], None], Callable[[BaseException], None]]
 
 
+class Runner(Protocol):
+    """Runs ``function`` elsewhere and calls back on the GUI thread: a thread pool
+    (:class:`~workbench.gui.background.BackgroundRunner`) or the panels' worker process
+    (:class:`~workbench.gui.panel_process.PanelProcess`, picklable functions only)."""
+
+    def run(
+        self,
+        function: Callable[[], Any],
+        on_result: Callable[[Any], None],
+        on_error: Callable[[BaseException], None] | None = None,
+    ) -> None: ...
+
+
 class LatestOnly(QObject):
-    """Submits work to a :class:`BackgroundRunner`; while one task runs, a newer request replaces
+    """Submits work to a :class:`Runner`; while one task runs, a newer request replaces
     any older one still waiting. Every finished result is delivered (so the panel shows the most
     recent finished answer), unless :meth:`forget` was called since it started."""
 
     busyChanged = Signal(bool)
 
-    def __init__(self, runner: BackgroundRunner, parent: QObject | None = None) -> None:
+    def __init__(self, runner: Runner, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.runner = runner
         self._running = False

@@ -7,10 +7,10 @@ the new one is ready."""
 from __future__ import annotations
 
 import logging
+from functools import partial
 from pathlib import Path
 
-from matplotlib.figure import Figure
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -28,11 +28,12 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.errors import WorkbenchError
-from workbench.gui.background import BackgroundRunner
+from workbench.gui import panel_jobs
+from workbench.gui.panel_jobs import FigureRecipe, LeaderboardOutcome, RenderedFigure, bundle_ref
 from workbench.gui.panels.column_widths import fit_columns_to_sample
 from workbench.gui.panels.empty_hint import LEADERBOARD_HINT, install_empty_hint
-from workbench.gui.panels.figure_view import FigureView, RenderedFigure, render_figure
-from workbench.gui.panels.latest_only import LatestOnly
+from workbench.gui.panels.figure_view import FigureView
+from workbench.gui.panels.latest_only import LatestOnly, Runner
 from workbench.gui.panels.rows_model import RowsTableModel
 from workbench.gui.selection import SelectionModel
 from workbench.services.analysis import (
@@ -41,9 +42,7 @@ from workbench.services.analysis import (
     AnalysisChoices,
     LeaderboardRequest,
     LeaderboardResult,
-    leaderboard,
 )
-from workbench.services.battle_tally import BattleTally
 from workbench.storage import Bundle
 
 log = logging.getLogger(__name__)
@@ -71,18 +70,22 @@ class LeaderboardPanel(QWidget):
     failed = Signal(str)
 
     def __init__(
-        self, selection: SelectionModel, runner: BackgroundRunner, parent: QWidget | None = None
+        self, selection: SelectionModel, runner: Runner, parent: QWidget | None = None
     ) -> None:
         super().__init__(parent)
         self.selection = selection
+        #: computes in the panels' worker process (docks.py), or wherever ``runner`` runs
         self.tasks = LatestOnly(runner, self)
         #: the plots of the latest result, drawn after its table is shown
         self.drawings = LatestOnly(runner, self)
         self.bundle: Bundle | None = None
         self.result: LeaderboardResult | None = None
-        #: Bradley-Terry's battle counts for the current switches, kept between refreshes so a
-        #: vote adds its own counts rather than every judgment being read again
-        self.tally: BattleTally | None = None
+        #: the worker keeps Bradley-Terry's battle counts for the current switches between
+        #: refreshes, so a vote adds its own counts rather than every judgment being read again
+        #: (off: every refresh reads every count, the path bench/panel_after_vote.py compares)
+        self.keep_counts = True
+        #: how the kept counts were last brought up to date: (full reads, incremental reads)
+        self.count_reads = (0, 0)
 
         self.method = QComboBox(self)
         for key, label in METHOD_LABELS.items():
@@ -215,7 +218,6 @@ class LeaderboardPanel(QWidget):
         self.drawings.forget()
         self.bundle = bundle
         self.result = None
-        self.tally = None
         self.model.set_rows([])
         self._set_choices(choices)
         self.status.setText("No bundle open." if bundle is None else "")
@@ -268,53 +270,49 @@ class LeaderboardPanel(QWidget):
         if bundle is None:
             return
         request = self.request()
-        tally = self._tally_for(request)
         self.status.setText(
             "Computing…" + (" (showing the previous result)" if self.result else "")
         )
-        self.tasks.submit(lambda: leaderboard(bundle, request, tally), self._show, self._failed)
+        self.tasks.submit(
+            partial(panel_jobs.leaderboard, bundle_ref(bundle), request, self.keep_counts),
+            self._show_outcome,
+            self._failed,
+        )
 
-    def _tally_for(self, request: LeaderboardRequest) -> BattleTally | None:
-        """The kept counts for ``request`` (new ones when its switches changed); None when the
-        method needs more than counts (online Elo's order, style control's answers)."""
-        if request.method != "bt" or request.style_control:
-            return None
-        filters = request.filters()
-        if self.tally is None or not self.tally.matches(filters, request.decisive_weight):
-            self.tally = BattleTally(filters, request.decisive_weight)
-        return self.tally
+    def _show_outcome(self, outcome: LeaderboardOutcome) -> None:
+        self.count_reads = (outcome.full_reads, outcome.incremental_reads)
+        self._show(outcome.result)
 
     def _draw(self, result: LeaderboardResult) -> None:
-        """Build and draw the plots of ``result`` off the GUI thread; the table is shown first,
-        so the numbers after a vote do not wait for matplotlib."""
-        # only the plot on screen is drawn now; the other one when its tab is shown
-        sizes = {
-            name: (view.target_size(), view.devicePixelRatioF()) if view.isVisible() else None
-            for name, view in (("forest", self.forest), ("heatmap", self.heatmap))
-        }
-        self.drawings.submit(lambda: self._figures(result, sizes), self._show_figures, self._failed)
-
-    @staticmethod
-    def _figures(
-        result: LeaderboardResult, sizes: dict[str, tuple[QSize, float] | None]
-    ) -> dict[str, tuple[Figure, RenderedFigure | None]]:
-        # figures are built and drawn to pixels here: drawing the heatmap of 20 models takes
-        # about half a second, which the GUI thread must never spend
-        figures: dict[str, tuple[Figure, RenderedFigure | None]] = {}
-        for name, build in (("forest", result.forest_figure), ("heatmap", result.heatmap_figure)):
-            figure = build()
-            target = sizes[name]
-            rendered = (
-                None
-                if target is None
-                else render_figure(figure, target[0].width(), target[0].height(), target[1])
+        """Build and draw the plots of ``result`` in the background, in one job; the table is
+        shown first, so the numbers after a vote do not wait for matplotlib."""
+        # drawing the heatmap of 20 models takes about half a second, which the GUI thread must
+        # never spend; only the plot on screen is drawn now, the other when its tab is shown
+        drawings: dict[str, tuple[FigureRecipe, tuple[int, int, float] | None]] = {}
+        for name, view, figure in (
+            ("forest", self.forest, panel_jobs.forest_figure),
+            ("heatmap", self.heatmap, panel_jobs.heatmap_figure),
+        ):
+            size = view.target_size()
+            drawings[name] = (
+                partial(figure, result),
+                (size.width(), size.height(), view.devicePixelRatioF())
+                if view.isVisible()
+                else None,
             )
-            figures[name] = (figure, rendered)
-        return figures
+        self.drawings.submit(
+            partial(panel_jobs.render_each, drawings),
+            lambda rendered: self._show_figures(drawings, rendered),
+            self._drawing_failed,
+        )
 
-    def _show_figures(self, figures: dict[str, tuple[Figure, RenderedFigure | None]]) -> None:
-        self.forest.show_figure(*figures["forest"])
-        self.heatmap.show_figure(*figures["heatmap"])
+    def _show_figures(
+        self,
+        drawings: dict[str, tuple[FigureRecipe, tuple[int, int, float] | None]],
+        rendered: dict[str, RenderedFigure | None],
+    ) -> None:
+        self.forest.show_figure(drawings["forest"][0], rendered["forest"])
+        self.heatmap.show_figure(drawings["heatmap"][0], rendered["heatmap"])
 
     def _drawing_failed(self, error: BaseException) -> None:
         # the table stays: its numbers are right even when a plot cannot be drawn

@@ -1,0 +1,251 @@
+"""The analysis panels' worker process: one long-lived process (``spawn``, so it shares no
+lock, thread or Qt state with the app) that runs the panels' statistics, graphs and figure
+drawing, and hands results back to the GUI thread.
+
+Why a process and not threads: the panels' work is Python-heavy (SQLAlchemy, pandas, scipy,
+matplotlib) and holds the interpreter lock for long stretches; on a thread the GUI thread waited
+for that lock, and the event loop stalled for 150-280 ms while only 2-50 ms of it was the GUI's
+own work (issues 15 and 22; docs/PERFORMANCE.md, "Event-loop stalls"). In a process that work
+has its own interpreter lock; the GUI process only pickles a job's switches and unpickles a
+compact result (tables of a few hundred rows, pixels).
+
+:class:`PanelProcess` has :class:`~workbench.gui.background.BackgroundRunner`'s ``run`` and
+``busy``, so :class:`~workbench.gui.panels.latest_only.LatestOnly` drives either; its jobs must
+be picklable (the functions of :mod:`workbench.gui.panel_jobs`, bound with
+:func:`functools.partial`). The process starts on first use (after the window's first paint:
+no panel computes before a bundle is open) and is shared by every window of the app; it is shut
+down when the application quits (and at interpreter exit, so tests leave no process behind).
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import multiprocessing
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+import shiboken6
+from PySide6.QtCore import QCoreApplication, QObject, Signal
+
+from workbench.gui import panel_jobs
+
+log = logging.getLogger(__name__)
+
+#: how long closing a bundle waits for the worker's running job to end before going on
+RELEASE_TIMEOUT_S = 30.0
+
+
+def _callback_alive(callback: Callable[..., Any] | None) -> bool:
+    """False when ``callback`` is a method of a Qt object whose C++ side is deleted."""
+    owner = getattr(callback, "__self__", None)
+    return not isinstance(owner, QObject) or shiboken6.isValid(owner)
+
+
+class _Relay(QObject):
+    """Lives on the GUI thread; the executor's thread emits, Qt queues the call to it."""
+
+    finished = Signal(object)
+
+
+class PanelProcess(QObject):
+    """One worker process running picklable jobs in order, their results delivered on the GUI
+    thread."""
+
+    busyChanged = Signal(bool)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._executor: ProcessPoolExecutor | None = None
+        self._lock = threading.Lock()
+        self._relays: set[_Relay] = set()
+        #: the worker's process id once it answered (for tests and diagnostics)
+        self.worker_pid: int | None = None
+        #: processes started so far (a crashed worker is replaced on the next job)
+        self.starts = 0
+        #: a job may have opened a bundle in the worker since the last release
+        self._may_hold_bundle = False
+
+    @property
+    def busy(self) -> bool:
+        return bool(self._relays)
+
+    @property
+    def running(self) -> bool:
+        return self._executor is not None
+
+    def _pool(self) -> ProcessPoolExecutor:
+        with self._lock:
+            if self._executor is None:
+                # spawn: a fork of a process running Qt and threads can deadlock in the child
+                context = multiprocessing.get_context("spawn")
+                self._executor = ProcessPoolExecutor(
+                    max_workers=1, mp_context=context, initializer=panel_jobs.start_worker
+                )
+                self.starts += 1
+                # first in the queue: the stacks load while the GUI goes on
+                self._executor.submit(panel_jobs.warm_up).add_done_callback(self._warmed)
+            return self._executor
+
+    def _warmed(self, future: Future[int]) -> None:
+        if not future.cancelled() and future.exception() is None:
+            self.worker_pid = future.result()
+
+    def start(self) -> None:
+        """Start the worker now (it starts on the first job otherwise)."""
+        self._pool()
+
+    def run(
+        self,
+        function: Callable[[], Any],
+        on_result: Callable[[Any], None],
+        on_error: Callable[[BaseException], None] | None = None,
+    ) -> None:
+        """Run the picklable ``function()`` in the worker, then ``on_result(value)`` or
+        ``on_error(exception)`` on the GUI thread (dropped if their owner is deleted)."""
+        relay = _Relay()
+        was_busy = self.busy
+        self._relays.add(relay)
+
+        def finished(future: Future[Any]) -> None:
+            self._relays.discard(relay)
+            if shiboken6.isValid(relay):
+                relay.deleteLater()
+            error = future.exception() if not future.cancelled() else None
+            if isinstance(error, BrokenProcessPool):
+                self._forget_broken_pool()
+            try:
+                if future.cancelled():
+                    log.debug("a panel job was cancelled at shut-down")
+                elif error is not None:
+                    if on_error is None:
+                        log.error("panel job failed", exc_info=error)
+                    elif _callback_alive(on_error):
+                        on_error(error)
+                elif _callback_alive(on_result):
+                    on_result(future.result())
+                else:
+                    log.debug("dropped a panel result: its owner is gone")
+            finally:
+                if shiboken6.isValid(self) and not self.busy:
+                    self.busyChanged.emit(False)
+
+        relay.finished.connect(finished)
+        self._may_hold_bundle = True
+        try:
+            future = self._pool().submit(function)
+        except (BrokenProcessPool, RuntimeError) as error:
+            # the worker died (killed, out of memory) or the pool is shut down: a new one next
+            self._forget_broken_pool()
+            future = Future()
+            future.set_exception(error)
+        if not was_busy:
+            self.busyChanged.emit(True)
+        # called on the executor's thread (or here, if already done): queued to the GUI thread
+        future.add_done_callback(lambda done: relay.finished.emit(done))
+
+    def _forget_broken_pool(self) -> None:
+        with self._lock:
+            executor, self._executor = self._executor, None
+        if executor is not None:
+            log.warning("the panel worker process ended unexpectedly; a new one starts")
+            executor.shutdown(wait=False, cancel_futures=True)
+
+    def release_bundle(self) -> None:
+        """Have the worker close the bundle it holds, waiting (up to
+        :data:`RELEASE_TIMEOUT_S`) for the job it runs: the caller closes, replaces or deletes
+        the bundle next."""
+        with self._lock:
+            executor = self._executor
+        if executor is None or not self._may_hold_bundle:
+            return
+        self._may_hold_bundle = False
+        try:
+            executor.submit(panel_jobs.release).result(timeout=RELEASE_TIMEOUT_S)
+        except Exception as error:  # a dead worker holds nothing
+            log.warning("the panel worker did not release the bundle: %s", error)
+
+    def shutdown(self) -> None:
+        """Stop the worker: waiting jobs are dropped, the running one is waited for."""
+        with self._lock:
+            executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.shutdown(wait=True, cancel_futures=True)
+        self.worker_pid = None
+
+
+class ProcessRunner(QObject):
+    """One owner's door to a :class:`PanelProcess` (the shared worker outlives any window):
+    results that arrive after the runner is deleted (its window closed) are dropped, as
+    :class:`~workbench.gui.background.BackgroundRunner` drops them."""
+
+    busyChanged = Signal(bool)
+
+    def __init__(self, process: PanelProcess, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.process = process
+        self._running = 0
+
+    @property
+    def busy(self) -> bool:
+        return self._running > 0
+
+    def run(
+        self,
+        function: Callable[[], Any],
+        on_result: Callable[[Any], None],
+        on_error: Callable[[BaseException], None] | None = None,
+    ) -> None:
+        self._running += 1
+        if self._running == 1:
+            self.busyChanged.emit(True)
+
+        def finish(callback: Callable[[], None]) -> None:
+            if not shiboken6.isValid(self):
+                log.debug("dropped a panel result: its owner is gone")
+                return
+            self._running -= 1
+            try:
+                callback()
+            finally:
+                if shiboken6.isValid(self) and self._running == 0:
+                    self.busyChanged.emit(False)
+
+        def failed(error: BaseException) -> None:
+            if on_error is None:
+                log.error("panel job failed", exc_info=error)
+            elif _callback_alive(on_error):
+                on_error(error)
+
+        self.process.run(
+            function,
+            lambda value: finish(lambda: on_result(value) if _callback_alive(on_result) else None),
+            lambda error: finish(lambda: failed(error)),
+        )
+
+
+_shared: PanelProcess | None = None
+
+
+def shared_panel_process() -> PanelProcess:
+    """The app's one panel worker, created on first call and shut down when the application
+    quits."""
+    global _shared
+    if _shared is None or not shiboken6.isValid(_shared):
+        _shared = PanelProcess()
+        app = QCoreApplication.instance()
+        if app is not None:
+            app.aboutToQuit.connect(shutdown_shared_panel_process)
+    return _shared
+
+
+def shutdown_shared_panel_process() -> None:
+    """Stop the shared worker (if any); a later job starts a new one."""
+    if _shared is not None and shiboken6.isValid(_shared):
+        _shared.shutdown()
+
+
+atexit.register(shutdown_shared_panel_process)
