@@ -27,6 +27,11 @@ def _prepare_environment() -> None:
 
 
 if __name__ == "__main__":
+    import multiprocessing
+
+    # the panels' worker process (workbench/gui/panel_process.py) is this executable started
+    # again: it must run the worker, not a second app
+    multiprocessing.freeze_support()
     _prepare_environment()
     from workbench.cli import console_main
 

@@ -1,0 +1,125 @@
+"""The panels' worker process: jobs run in another process and answer on the GUI thread, errors
+come back with their message, a dead worker is replaced, the worker lets go of the bundle when
+asked, results for a closed window are dropped, and shutting down leaves no process behind."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from collections.abc import Iterator
+from functools import partial
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QObject
+
+from tests.gui.panel_bundle import build_panel_bundle
+from tests.gui.panel_window import wait_for_file
+from workbench.errors import WorkbenchError
+from workbench.gui import panel_jobs
+from workbench.gui.panel_jobs import PanelJobError, bundle_ref
+from workbench.gui.panel_process import PanelProcess, ProcessRunner
+from workbench.storage import Bundle
+
+pytestmark = pytest.mark.gui
+
+
+@pytest.fixture
+def process(qapp) -> Iterator[PanelProcess]:  # type: ignore[no-untyped-def]
+    # a process of the test's own, not the app's shared one
+    process = PanelProcess()
+    yield process
+    process.shutdown()
+
+
+def run_and_wait(qtbot, process: PanelProcess, job) -> tuple[list, list]:  # type: ignore[no-untyped-def]
+    results: list = []
+    errors: list = []
+    process.run(job, results.append, errors.append)
+    qtbot.waitUntil(lambda: bool(results or errors), timeout=60_000)
+    return results, errors
+
+
+def failing_job(kind: str) -> None:
+    """Module-level (so it pickles): raises a user error, or an error that is not."""
+    if kind == "user":
+        raise WorkbenchError("no judgments match this selection")
+    raise KeyError("m-z")
+
+
+def test_a_job_runs_in_another_process_and_answers_on_the_gui_thread(qtbot, process) -> None:  # type: ignore[no-untyped-def]
+    answered_on: list[threading.Thread] = []
+    process.run(partial(os.getpid), lambda pid: answered_on.append(threading.current_thread()))
+    qtbot.waitUntil(lambda: bool(answered_on), timeout=60_000)
+    assert answered_on == [threading.main_thread()]
+    (pid,), _ = run_and_wait(qtbot, process, partial(os.getpid))
+    assert pid != os.getpid()
+    qtbot.waitUntil(lambda: process.worker_pid == pid, timeout=60_000)  # the warm-up's answer
+    assert not process.busy
+
+
+def test_errors_come_back_with_their_message(qtbot, process) -> None:  # type: ignore[no-untyped-def]
+    _, (user,) = run_and_wait(qtbot, process, partial(panel_jobs._guarded, failing_job, "user"))
+    assert type(user) is WorkbenchError and str(user) == "no judgments match this selection"
+    _, (other,) = run_and_wait(qtbot, process, partial(panel_jobs._guarded, failing_job, "bug"))
+    assert isinstance(other, PanelJobError) and not isinstance(other, WorkbenchError)
+    assert "KeyError: 'm-z'" in str(other) and "failing_job" in str(other)  # the traceback
+
+
+def test_a_killed_worker_is_replaced_by_the_next_job(qtbot, process) -> None:  # type: ignore[no-untyped-def]
+    (first,), _ = run_and_wait(qtbot, process, partial(os.getpid))
+    os.kill(first, signal.SIGKILL)
+    _, (error,) = run_and_wait(qtbot, process, partial(os.getpid))  # the job it was given
+    assert "terminated abruptly" in str(error) or "broken" in str(error).lower()
+    (second,), _ = run_and_wait(qtbot, process, partial(os.getpid))
+    assert second not in (first, os.getpid()) and process.starts == 2
+
+
+def test_shutdown_leaves_no_process_behind(qtbot, process) -> None:  # type: ignore[no-untyped-def]
+    (pid,), _ = run_and_wait(qtbot, process, partial(os.getpid))
+    process.shutdown()
+    assert not process.running
+    with pytest.raises(ProcessLookupError):  # gone, and reaped: not even a zombie
+        os.kill(pid, 0)
+
+
+def test_the_worker_lets_go_of_the_bundle_when_asked(qtbot, process, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    path = build_panel_bundle(tmp_path / "bundle")
+    with Bundle.open(path) as bundle:
+        ref = bundle_ref(bundle)
+        assert bundle_ref(bundle) is ref  # one reference per open bundle
+        (choices,), _ = run_and_wait(qtbot, process, partial(panel_jobs.read_choices, ref))
+        assert "m-a" in choices.models
+        (held,), _ = run_and_wait(qtbot, process, partial(held_bundle))
+        assert held == ref
+        process.release_bundle()
+        (held,), _ = run_and_wait(qtbot, process, partial(held_bundle))
+        assert held is None
+    with Bundle.open(path) as again:  # the same file opened again is opened afresh
+        assert bundle_ref(again).token != ref.token
+
+
+def held_bundle() -> panel_jobs.BundleRef | None:
+    return panel_jobs._opened.ref
+
+
+def test_results_for_a_deleted_owner_are_dropped(qtbot, process, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    owner = QObject()
+    runner = ProcessRunner(process, owner)
+    delivered: list[object] = []
+    go = tmp_path / "go"
+    runner.run(partial(wait_for_file, str(go)), delivered.append)
+    assert runner.busy
+    owner.deleteLater()
+    qtbot.waitUntil(lambda: not _alive(runner), timeout=5_000)
+    go.touch()
+    run_and_wait(qtbot, process, partial(os.getpid))  # runs after the first job
+    qtbot.wait(50)
+    assert delivered == [] and not process.busy
+
+
+def _alive(qobject: QObject) -> bool:
+    import shiboken6
+
+    return shiboken6.isValid(qobject)
