@@ -1,0 +1,86 @@
+"""The longest event-loop stalls while the analysis panels open a busy bundle and recompute,
+against an idle event loop timed in the same run, over several runs.
+
+    QT_QPA_PLATFORM=offscreen python bench/event_loop_stalls.py [--runs 3] [--long]
+
+Each run is a fresh ``pytest tests/gui/test_panels_responsiveness.py -s`` (20 models, 20,000
+judgments, 500 bootstrap rounds; with --long only the 1,000,000-vote variant, minutes to
+build). The test measures the longest wall-clock gap between ticks of a 10 ms timer while the
+work runs, the GUI thread's CPU time in that gap, and the longest gap of the same timer idle
+(the reference); it fails over 100 ms plus the idle gap's excess over a quiet machine's 15 ms.
+Printed: each case's figures per run, their ratio to the idle gap, the test's verdict, and the
+load average before and after each run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TEST = "tests/gui/test_panels_responsiveness.py"
+FIGURE = re.compile(
+    r"longest stall: the event loop stalled for (\d+) ms of wall-clock time \((\d+) ms of it "
+    r"GUI-thread CPU\).*idle loop's longest gap in this run: (\d+) ms, so the budget is (\d+) ms"
+)
+TOKEN = re.compile(
+    r"::(?P<name>test_\w+)|longest stall: [^\n]*|\b(?P<verdict>PASSED|FAILED|ERROR)\b"
+)
+
+
+def load() -> str:
+    return " ".join(f"{value:.1f}" for value in os.getloadavg())
+
+
+def one_run(long: bool) -> tuple[list[tuple[str, str, tuple[int, ...]]], str, str]:
+    before = load()
+    command = [sys.executable, "-m", "pytest", TEST, "-s", "-v", "-p", "no:cacheprovider"]
+    command += ["-m", "long"] if long else []
+    environment = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(ROOT)}
+    output = subprocess.run(
+        command, cwd=ROOT, env=environment, capture_output=True, text=True, check=False
+    ).stdout
+    # pytest -s -v prints the test's name, then its output (the figure), then the verdict
+    results: list[tuple[str, str, tuple[int, ...]]] = []
+    name, figure = "", ()
+    for token in TOKEN.finditer(output):
+        if token["name"]:
+            name, figure = token["name"], ()
+        elif token["verdict"]:
+            results.append((name, token["verdict"], figure))
+        else:
+            figure = tuple(int(group) for group in FIGURE.search(token[0]).groups())  # type: ignore[union-attr]
+    if not results:
+        print(output[-3000:], file=sys.stderr)
+    return results, before, load()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--long", action="store_true", help="the 1,000,000-vote variant only")
+    args = parser.parse_args()
+    print(
+        f"{'run':<5}{'case':<62}{'stall':>8}{'GUI CPU':>9}{'idle':>7}{'ratio':>7}"
+        f"{'budget':>8}  verdict  load before / after"
+    )
+    for run in range(1, args.runs + 1):
+        results, before, after = one_run(args.long)
+        for name, verdict, figure in results:
+            if not figure:
+                print(f"{run:<5}{name[5:]:<62}{'no figure':>39}  {verdict:<7}  {before} / {after}")
+                continue
+            stall, cpu, idle, budget = figure
+            print(
+                f"{run:<5}{name[5:]:<62}{stall:>6}ms{cpu:>7}ms{idle:>5}ms"
+                f"{stall / max(idle, 1):>6.1f}x{budget:>6}ms  {verdict:<7}  {before} / {after}"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
