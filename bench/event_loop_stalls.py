@@ -52,8 +52,8 @@ def one_run(long: bool) -> tuple[list[tuple[str, str, tuple[int, ...]]], str, st
             name, figure = token["name"], ()
         elif token["verdict"]:
             results.append((name, token["verdict"], figure))
-        else:
-            figure = tuple(int(group) for group in FIGURE.search(token[0]).groups())  # type: ignore[union-attr]
+        elif found := FIGURE.search(token[0]):  # not the source line of a failure's traceback
+            figure = tuple(int(group) for group in found.groups())
     if not results:
         print(output[-3000:], file=sys.stderr)
     return results, before, load()
