@@ -13,8 +13,9 @@ compact result (tables of a few hundred rows, pixels).
 ``busy``, so :class:`~workbench.gui.panels.latest_only.LatestOnly` drives either; its jobs must
 be picklable (the functions of :mod:`workbench.gui.panel_jobs`, bound with
 :func:`functools.partial`). The process starts on first use (after the window's first paint:
-no panel computes before a bundle is open) and is shared by every window of the app; it is shut
-down when the application quits (and at interpreter exit, so tests leave no process behind).
+no panel computes before a bundle is open) and is shared by every window of the app (one per
+lane: the docks use two); it is shut down when the application quits (and at interpreter exit,
+so tests leave no process behind).
 """
 
 from __future__ import annotations
@@ -53,7 +54,8 @@ class _Relay(QObject):
 
 class PanelProcess(QObject):
     """One worker process running picklable jobs in order, their results delivered on the GUI
-    thread."""
+    thread; state a job keeps in the worker (the open bundle, the leaderboard's counts) is
+    there for the next job of the same process."""
 
     busyChanged = Signal(bool)
 
@@ -227,25 +229,28 @@ class ProcessRunner(QObject):
         )
 
 
-_shared: PanelProcess | None = None
+#: the app's workers by lane (see :func:`shared_panel_process`)
+_shared: dict[str, PanelProcess] = {}
 
 
-def shared_panel_process() -> PanelProcess:
-    """The app's one panel worker, created on first call and shut down when the application
-    quits."""
-    global _shared
-    if _shared is None or not shiboken6.isValid(_shared):
-        _shared = PanelProcess()
+def shared_panel_process(lane: str) -> PanelProcess:
+    """The app's panel worker for ``lane``, created on first call and shut down when the
+    application quits. The docks use two lanes, so the leaderboard after a vote never waits
+    behind a long count of cycles, and the two cores both work (docs/design.md)."""
+    process = _shared.get(lane)
+    if process is None or not shiboken6.isValid(process):
+        process = _shared[lane] = PanelProcess()
         app = QCoreApplication.instance()
         if app is not None:
-            app.aboutToQuit.connect(shutdown_shared_panel_process)
-    return _shared
+            app.aboutToQuit.connect(shutdown_shared_panel_processes)
+    return process
 
 
-def shutdown_shared_panel_process() -> None:
-    """Stop the shared worker (if any); a later job starts a new one."""
-    if _shared is not None and shiboken6.isValid(_shared):
-        _shared.shutdown()
+def shutdown_shared_panel_processes() -> None:
+    """Stop the shared workers (if any); a later job starts a new one."""
+    for process in list(_shared.values()):
+        if shiboken6.isValid(process):
+            process.shutdown()
 
 
-atexit.register(shutdown_shared_panel_process)
+atexit.register(shutdown_shared_panel_processes)

@@ -20,7 +20,7 @@ from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QWidget
 
 from workbench.gui import panel_jobs
-from workbench.gui.panel_process import PanelProcess, ProcessRunner, shared_panel_process
+from workbench.gui.panel_process import ProcessRunner, shared_panel_process
 from workbench.gui.panels.watcher import JudgmentWatcher
 from workbench.gui.selection import SelectionModel
 from workbench.storage import Bundle
@@ -52,14 +52,17 @@ class AnalysisDocks(QObject):
         selection: SelectionModel,
         view_menu: QMenu,
         before: object = None,
-        process: PanelProcess | None = None,
     ) -> None:
         super().__init__(window)
         self.window = window
-        #: the panels' worker process (the app's shared one unless given)
-        self.process = process if process is not None else shared_panel_process()
-        #: the panels' door to the process: their results are dropped once the window is gone
+        # Two worker processes: the leaderboard's (with the choices read on open) and the other
+        # panels'. One would queue the leaderboard after a vote behind a count of cycles that
+        # takes seconds on a big bundle, and use one core of two.
+        self.process = shared_panel_process("leaderboard")
+        self.other_process = shared_panel_process("analyses")
+        #: the panels' doors to the processes: results are dropped once the window is gone
         self.runner = ProcessRunner(self.process, self)
+        self.other_runner = ProcessRunner(self.other_process, self)
         self.watcher = JudgmentWatcher(self)
         self.selection = selection
         #: the panels built so far, by dock name (see :meth:`panel`)
@@ -118,9 +121,10 @@ class AnalysisDocks(QObject):
         if name not in self.built:
             panel = self._build(name)
             self.built[name] = panel
-            if not self.process.running:
-                # the stacks load in the worker while this panel is laid out and painted
-                QTimer.singleShot(0, self.process.start)
+            for process in (self.process, self.other_process):
+                if not process.running:
+                    # the stacks load in the worker while this panel is laid out and painted
+                    QTimer.singleShot(0, process.start)
             self._on_screen[panel] = False
             if name == "graph":
                 panel.on_screen = False  # type: ignore[attr-defined]
@@ -140,18 +144,19 @@ class AnalysisDocks(QObject):
         if name == "graph":
             from workbench.gui.panels.graph_panel import GraphPanel
 
-            return GraphPanel(self.selection, self.runner)
+            return GraphPanel(self.selection, self.other_runner)
         if name == "failures":
             from workbench.gui.panels.failures_panel import FailuresPanel
 
-            return FailuresPanel(self.selection, self.runner)
+            return FailuresPanel(self.selection, self.other_runner)
         from workbench.gui.panels.agreement_panel import AgreementPanel
 
-        return AgreementPanel(self.runner)
+        return AgreementPanel(self.other_runner)
 
     @property
     def busy(self) -> bool:
-        return self.runner.busy or any(panel.busy for panel in self.panels)  # type: ignore[attr-defined]
+        working = (panel.busy for panel in self.panels)  # type: ignore[attr-defined]
+        return self.runner.busy or self.other_runner.busy or any(working)
 
     def set_bundle(self, bundle: Bundle | None) -> None:
         """Show ``bundle`` (None: the bundle is closing; waits for running computations).
@@ -166,8 +171,9 @@ class AnalysisDocks(QObject):
             panel.set_bundle(None, None)  # type: ignore[attr-defined]
         self.watcher.set_bundle(bundle)
         if bundle is None:
-            # the caller closes the bundle next: the worker lets go of it first
+            # the caller closes the bundle next: the workers let go of it first
             self.process.release_bundle()
+            self.other_process.release_bundle()
         elif self.built:
             self._read_choices(bundle)
 
