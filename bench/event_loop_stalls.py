@@ -8,8 +8,9 @@ judgments, 500 bootstrap rounds; with --long only the 1,000,000-vote variant, mi
 build). The test measures the longest wall-clock gap between ticks of a 10 ms timer while the
 work runs, the GUI thread's CPU time in that gap, and the longest gap of the same timer idle
 (the reference); it fails over 100 ms plus the idle gap's excess over a quiet machine's 15 ms.
-Printed: each case's figures per run, their ratio to the idle gap, the test's verdict, and the
-load average before and after each run.
+Printed: each case's figures per run (the stall, the GUI thread's CPU and its wait for a core
+in that gap, the idle gap), the stall's ratio to the idle gap, the test's verdict, and the load
+average before and after each run.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ ROOT = Path(__file__).resolve().parents[1]
 TEST = "tests/gui/test_panels_responsiveness.py"
 FIGURE = re.compile(
     r"longest stall: the event loop stalled for (\d+) ms of wall-clock time \((\d+) ms of it "
-    r"GUI-thread CPU\).*idle loop's longest gap in this run: (\d+) ms, so the budget is (\d+) ms"
+    r"GUI-thread CPU, (-?\d+|nan) ms waiting for a core\).*idle loop's longest gap in this run: "
+    r"(\d+) ms, so the budget is (\d+) ms"
 )
 TOKEN = re.compile(
     r"::(?P<name>test_\w+)|longest stall: [^\n]*|\b(?P<verdict>PASSED|FAILED|ERROR)\b"
@@ -44,7 +46,9 @@ def one_run(long: bool) -> tuple[list[tuple[str, str, tuple[int, ...]]], str, st
     output = subprocess.run(
         command, cwd=ROOT, env=environment, capture_output=True, text=True, check=False
     ).stdout
-    # pytest -s -v prints the test's name, then its output (the figure), then the verdict
+    # pytest -s -v prints the test's name, then its output (the figure), then the verdict;
+    # the failures' report and summary after that repeat names and verdicts out of order
+    output = re.split(r"\n=+ (?:FAILURES|short test summary info) =+\n", output)[0]
     results: list[tuple[str, str, tuple[int, ...]]] = []
     name, figure = "", ()
     for token in TOKEN.finditer(output):
@@ -53,7 +57,7 @@ def one_run(long: bool) -> tuple[list[tuple[str, str, tuple[int, ...]]], str, st
         elif token["verdict"]:
             results.append((name, token["verdict"], figure))
         elif found := FIGURE.search(token[0]):  # not the source line of a failure's traceback
-            figure = tuple(int(group) for group in found.groups())
+            figure = tuple(int(group) if group != "nan" else -1 for group in found.groups())
     if not results:
         print(output[-3000:], file=sys.stderr)
     return results, before, load()
@@ -65,18 +69,18 @@ def main() -> int:
     parser.add_argument("--long", action="store_true", help="the 1,000,000-vote variant only")
     args = parser.parse_args()
     print(
-        f"{'run':<5}{'case':<62}{'stall':>8}{'GUI CPU':>9}{'idle':>7}{'ratio':>7}"
+        f"{'run':<5}{'case':<62}{'stall':>8}{'GUI CPU':>9}{'queued':>9}{'idle':>7}{'ratio':>7}"
         f"{'budget':>8}  verdict  load before / after"
     )
     for run in range(1, args.runs + 1):
         results, before, after = one_run(args.long)
         for name, verdict, figure in results:
             if not figure:
-                print(f"{run:<5}{name[5:]:<62}{'no figure':>39}  {verdict:<7}  {before} / {after}")
+                print(f"{run:<5}{name[5:]:<62}{'no figure':>48}  {verdict:<7}  {before} / {after}")
                 continue
-            stall, cpu, idle, budget = figure
+            stall, cpu, queued, idle, budget = figure
             print(
-                f"{run:<5}{name[5:]:<62}{stall:>6}ms{cpu:>7}ms{idle:>5}ms"
+                f"{run:<5}{name[5:]:<62}{stall:>6}ms{cpu:>7}ms{queued:>7}ms{idle:>5}ms"
                 f"{stall / max(idle, 1):>6.1f}x{budget:>6}ms  {verdict:<7}  {before} / {after}"
             )
     return 0

@@ -128,9 +128,19 @@ def busy_window(qtbot, busy_bundle: Path) -> Iterator:  # type: ignore[no-untype
         window.close()
 
 
+def _waited_for_a_cpu() -> float:
+    """Seconds the calling thread has spent runnable but waiting for a core (Linux's
+    schedstat; NaN elsewhere): tells a loaded machine's stall from the app's."""
+    try:
+        with open(f"/proc/self/task/{threading.get_native_id()}/schedstat") as stat:
+            return int(stat.read().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return float("nan")
+
+
 class StallWatch:
-    """Records, between consecutive ticks of a 10 ms timer, the wall-clock gap and the CPU time
-    the GUI thread spent."""
+    """Records, between consecutive ticks of a 10 ms timer, the wall-clock gap, the CPU time
+    the GUI thread spent, and the time it waited for a core."""
 
     def __init__(self) -> None:
         self.timer = QTimer()
@@ -138,13 +148,15 @@ class StallWatch:
         self.timer.timeout.connect(self._tick)
         self.wall_gaps: list[float] = []
         self.cpu_gaps: list[float] = []
-        self._last: tuple[float, float] | None = None
+        self.queue_gaps: list[float] = []
+        self._last: tuple[float, float, float] | None = None
 
     def _tick(self) -> None:
-        now = (time.perf_counter(), time.thread_time())
+        now = (time.perf_counter(), time.thread_time(), _waited_for_a_cpu())
         if self._last is not None:
             self.wall_gaps.append(now[0] - self._last[0])
             self.cpu_gaps.append(now[1] - self._last[1])
+            self.queue_gaps.append(now[2] - self._last[2])
         self._last = now
 
     def __enter__(self) -> StallWatch:
@@ -165,15 +177,18 @@ class StallWatch:
     def assert_within_budget(self, idle: float) -> None:
         """The longest wall-clock gap between ticks is within :data:`STALL_BUDGET`, plus the
         excess of this run's idle gap over :data:`QUIET_IDLE_GAP` (a loaded machine's share; see
-        docs/PERFORMANCE.md, "Event-loop stalls"). The GUI thread's CPU time in that gap is
-        printed too, to tell computing from waiting."""
+        docs/PERFORMANCE.md, "Event-loop stalls"). The GUI thread's CPU time in that gap, and
+        its time waiting for a core, are printed too, to tell computing from waiting for the
+        interpreter lock (neither) or for the machine."""
         assert len(self.wall_gaps) > 20
         longest = max(range(len(self.wall_gaps)), key=self.wall_gaps.__getitem__)
         wall, cpu = self.wall_gaps[longest], self.cpu_gaps[longest]
+        queued = self.queue_gaps[longest]
         budget = STALL_BUDGET + max(0.0, idle - QUIET_IDLE_GAP)
         figure = (
             f"the event loop stalled for {1000 * wall:.0f} ms of wall-clock time "
-            f"({1000 * cpu:.0f} ms of it GUI-thread CPU) over {len(self.wall_gaps)} ticks; "
+            f"({1000 * cpu:.0f} ms of it GUI-thread CPU, {1000 * queued:.0f} ms waiting for a "
+            f"core) over {len(self.wall_gaps)} ticks; "
             f"an idle loop's longest gap in this run: {1000 * idle:.0f} ms, "
             f"so the budget is {1000 * budget:.0f} ms"
         )
