@@ -197,3 +197,24 @@ def test_opening_a_bundle_reads_the_choices_in_the_worker_process(
         assert window.analysis.process.worker_pid not in (None, os.getpid())
     # a ProcessRunner runs nothing itself: it only hands picklable jobs to the worker
     assert "read_choices" in submitted
+
+
+def test_the_leaderboard_never_waits_for_the_other_panels_worker(
+    qtbot, panel_window, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """The graph, failure and agreement panels compute in a worker of their own: a long job
+    there (a count of cycles on a big bundle) does not hold up the leaderboard after a vote."""
+    panel = panel_window.analysis.leaderboard
+    others = panel_window.analysis.other_process
+    assert others is not panel_window.analysis.process
+    go = tmp_path / "go"
+    waited: list[bool] = []
+    others.run(partial(wait_for_file, str(go)), waited.append)
+    before = panel.result
+    panel.refresh_button.click()
+    try:
+        qtbot.waitUntil(lambda: panel.result is not before, timeout=10_000)
+        assert others.busy and not waited  # the other worker is still held
+    finally:
+        go.touch()
+    qtbot.waitUntil(lambda: waited == [True], timeout=10_000)
