@@ -123,3 +123,50 @@ def _alive(qobject: QObject) -> bool:
     import shiboken6
 
     return shiboken6.isValid(qobject)
+
+
+APP_THAT_GETS_KILLED = """
+import multiprocessing, os, sys, time
+from concurrent.futures import ProcessPoolExecutor
+from workbench.gui import panel_jobs
+
+if __name__ == "__main__":
+    context = multiprocessing.get_context("spawn")
+    pool = ProcessPoolExecutor(1, mp_context=context, initializer=panel_jobs.start_worker)
+    print(pool.submit(os.getpid).result(), flush=True)
+    time.sleep(120)
+"""
+
+
+def test_a_killed_app_leaves_no_worker_behind(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import time
+
+    script = tmp_path / "app.py"
+    script.write_text(APP_THAT_GETS_KILLED)
+    app = subprocess.Popen(
+        [sys.executable, str(script)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    try:
+        assert app.stdout is not None
+        worker = int(app.stdout.readline())
+        os.kill(worker, 0)  # running
+        app.kill()  # no shutdown, no atexit: as a crash
+        app.wait()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                os.kill(worker, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.05)
+        else:
+            os.kill(worker, signal.SIGKILL)
+            pytest.fail("the worker outlived the app it worked for")
+    finally:
+        if app.poll() is None:
+            app.kill()

@@ -148,6 +148,25 @@ def start_worker() -> None:
             os.nice(WORKER_NICENESS)
     with contextlib.suppress(OSError), open("/proc/self/autogroup", "w") as autogroup:
         autogroup.write(str(WORKER_NICENESS))
+    _exit_with_the_app()
+
+
+def _exit_with_the_app() -> None:
+    """End the worker when the app's process ends, however it ends: a pool's worker waits for
+    its next job forever, and an app killed (or crashed) never tells it to stop."""
+    import multiprocessing
+    import multiprocessing.connection
+    import os
+
+    app = multiprocessing.parent_process()
+    if app is None:
+        return
+
+    def watch() -> None:
+        multiprocessing.connection.wait([app.sentinel])
+        os._exit(0)
+
+    threading.Thread(target=watch, name="exit-with-the-app", daemon=True).start()
 
 
 def warm_up() -> int:
