@@ -876,8 +876,6 @@ def agreement(
     first-position win share where positions were randomized, and the rank agreement of the two
     sides' leaderboards (``bootstrap`` rounds for their intervals). A judgment both sides select
     counts on one side only (see :func:`_without_overlap`)."""
-    from workbench.stats.position_bias import first_position_wins, swap_consistency
-
     filters = filters or OutcomeFilter()
     select_a, select_b = parse_selector(side_a), parse_selector(side_b)
     first_side = _pairwise(bundle, filters, select_a)
@@ -895,6 +893,35 @@ def agreement(
     first_side, second_side, overlap, kept_on = _without_overlap(
         first_side, second_side, (side_a, side_b)
     )
+    return agreement_of_sides(
+        first_side,
+        second_side,
+        (side_a, side_b),
+        filters.describe(),
+        bootstrap=bootstrap,
+        seed=seed,
+        overlap=overlap,
+        overlap_kept_on=kept_on,
+    )
+
+
+def agreement_of_sides(
+    first_side: pd.DataFrame,
+    second_side: pd.DataFrame,
+    names: tuple[str, str],
+    filters: str,
+    bootstrap: int = 0,
+    seed: int = 0,
+    overlap: int = 0,
+    overlap_kept_on: str | None = None,
+) -> AgreementResult:
+    """The whole of :func:`agreement` on two sides' pairwise judgments already read and
+    separated (no judgment on both sides), named ``names`` and selected by the filters
+    ``filters`` describes. The report calls it on judgments it has read once, so its human vs
+    judge section is this result, not a second computation of it."""
+    from workbench.stats.position_bias import first_position_wins, swap_consistency
+
+    side_a, side_b = names
     aligned = aligned_preferences(first_side, second_side)
     if aligned.empty:
         raise AnalysisError(f"{side_a!r} and {side_b!r} judged no comparison in common")
@@ -930,9 +957,9 @@ def agreement(
     return AgreementResult(
         side_a=side_a,
         side_b=side_b,
-        filters=filters.describe(),
+        filters=filters,
         overlap=overlap,
-        overlap_kept_on=kept_on,
+        overlap_kept_on=overlap_kept_on,
         summary=summary,
         raters_a=rater_agreement(first_side),
         raters_b=rater_agreement(second_side),
