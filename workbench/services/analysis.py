@@ -29,6 +29,7 @@ from workbench.stats.agreement import (
     AgreementSummary,
     RaterAgreement,
     agreement_summary,
+    aligned_agreement,
     aligned_preferences,
     rater_agreement,
 )
@@ -746,39 +747,20 @@ class AgreementResult:
         )
 
 
-def _agreement_by(
-    side_a: pd.DataFrame, side_b: pd.DataFrame, aligned: pd.DataFrame, columns: list[str]
-) -> pd.DataFrame:
-    """Agreement (ties as a label) and Cohen's kappa within each group of comparisons sharing
-    ``columns``, computed by :func:`agreement_summary` on each group's judgments. A missing
-    value (an item with no category) is a group of its own, named None."""
-    groups = aligned[columns].drop_duplicates().sort_values(columns, kind="stable")
+def _agreement_by(aligned: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """Agreement (ties as a label) and Cohen's kappa within each group of aligned comparisons
+    sharing ``columns`` (:func:`aligned_agreement` of the group's rows, which equals
+    :func:`agreement_summary` on the group's judgments). A missing value (an item with no
+    category) is a group of its own, named None."""
     rows = []
-    for key in groups.itertuples(index=False, name=None):
-        mask_a = pd.Series(True, index=side_a.index)
-        mask_b = pd.Series(True, index=side_b.index)
-        for column, value in zip(columns, key, strict=True):
-            if pd.isna(value):
-                mask_a &= side_a[column].isna()
-                mask_b &= side_b[column].isna()
-            else:
-                mask_a &= side_a[column] == value
-                mask_b &= side_b[column] == value
-        summary = agreement_summary(side_a[mask_a], side_b[mask_b])
+    for key, group in aligned.groupby(columns, dropna=False, sort=True):
+        summary = aligned_agreement(group)
         named = tuple(None if pd.isna(value) else value for value in key)
         rows.append((*named, summary.comparisons, summary.agreement_with_ties, summary.cohen_kappa))
     table = pd.DataFrame(rows, columns=[*columns, "comparisons", "agreement", "cohen_kappa"])
     for column in columns:  # pandas reads None as NaN; keep "no value" a None
         table[column] = table[column].astype(object).where(table[column].notna(), None)
     return table
-
-
-def _ordered_pairs(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` with ``first``/``second``: its model pair in alphabetical order, the order the
-    engine names preferences by."""
-    low = frame[["model_a", "model_b"]].min(axis=1)
-    high = frame[["model_a", "model_b"]].max(axis=1)
-    return frame.assign(first=low, second=high)
 
 
 def _set(selector: OutcomeFilter) -> dict[str, Any]:
@@ -948,10 +930,9 @@ def agreement_of_sides(
     )
     both = pd.concat([first_side, second_side], ignore_index=True)
     categories = both.drop_duplicates("item").set_index("item")["category"]
-    ordered_a, ordered_b = _ordered_pairs(first_side), _ordered_pairs(second_side)
     with_category = aligned.assign(category=aligned["item"].map(categories))
-    by_category = _agreement_by(ordered_a, ordered_b, with_category, ["category"])
-    by_model_pair = _agreement_by(ordered_a, ordered_b, aligned, ["first", "second"])
+    by_category = _agreement_by(with_category, ["category"])
+    by_model_pair = _agreement_by(aligned, ["first", "second"])
     ratings, ranks = _rank_agreement(first_side, second_side, bootstrap, seed)
     nan = float("nan")
     return AgreementResult(
