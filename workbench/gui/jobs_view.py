@@ -78,7 +78,7 @@ class JobRow(QWidget):
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setToolTip("Stop this job; what it changed is undone or kept whole")
         self.details_button = QPushButton("Details…")
-        self.cancel_button.clicked.connect(job.cancel)
+        self.cancel_button.clicked.connect(self.cancel)
         self.details_button.clicked.connect(self.show_details)
         self.details_box: QMessageBox | None = None
         grid = QGridLayout(self)
@@ -99,6 +99,10 @@ class JobRow(QWidget):
         self.cancel_button.setVisible(job.active)
         self.cancel_button.setEnabled(job.cancellable and not job.cancel_requested)
         self.details_button.setVisible(job.status is JobStatus.FAILED and not blind)
+
+    def cancel(self) -> None:
+        self.job.cancel()
+        self.refresh()  # the button greys at once, not at the next redraw
 
     def show_details(self) -> QMessageBox:
         box = QMessageBox(QMessageBox.Icon.Warning, self.job.title, self.job.error, parent=self)
