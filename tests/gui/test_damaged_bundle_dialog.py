@@ -145,9 +145,12 @@ def test_opening_a_bundle_file_backs_it_up_once_on_a_worker(  # type: ignore[no-
     (made,) = list_backups(bundle_copy)
     assert made.automatic and threads and threading.get_ident() not in threads
     assert str(made.path) in window.statusBar().currentMessage()
+    # a job of the window's job manager, listed with where the copy went
+    assert [job.text for job in window.jobs.jobs()] == [f"Backed up to {made.path}."]
     window.open_bundle(bundle_copy)  # the day's backup exists: no second one
     qtbot.waitUntil(lambda: not window.is_busy(), timeout=15_000)
     assert len(list_backups(bundle_copy)) == 1 and len(threads) == 2
+    assert len(window.jobs.jobs()) == 1  # the check that found none due is not listed
     window.close()
 
 
@@ -167,6 +170,8 @@ def test_a_failed_backup_goes_to_the_status_bar(  # type: ignore[no-untyped-def]
     qtbot.waitUntil(lambda: not window.is_busy(), timeout=15_000)
     message = window.statusBar().currentMessage()
     assert "automatic backup" in message and "no space left" in message
+    (job,) = window.jobs.jobs()
+    assert job.error == "no space left on the device"
     assert window.bundle is not None  # the bundle is open all the same
     assert [w for w in QApplication.topLevelWidgets() if w.isVisible() and w.isModal()] == []
     window.close()

@@ -296,6 +296,9 @@ def test_annotator_mode_shows_jobs_without_names(qtbot, tmp_path: Path) -> None:
 
     failed = window.jobs.submit(f"Export {model} votes to {model}.jsonl", "Export", fails)
     qtbot.waitUntil(lambda: not failed.active, timeout=WAIT)
+    written = window.jobs.submit(f"Export to {model}.csv", "Export", lambda _control: None)
+    qtbot.waitUntil(lambda: not written.active, timeout=WAIT)
+    written.set_outcome(f"Wrote 3 records to {model}.csv.")
     gate = Gate()
     window.jobs.submit(f"Report on {model}", "Report", gate)
     assert gate.started.wait(5)
@@ -309,7 +312,9 @@ def test_annotator_mode_shows_jobs_without_names(qtbot, tmp_path: Path) -> None:
     window.jobs_indicator.refresh()
     window.jobs_indicator.button.click()
     assert window.jobs_dialog is not None and window.jobs_dialog.isVisible()
-    assert [row.title.text() for row in window.jobs_dialog.rows] == ["Export", "Report"]
+    rows = window.jobs_dialog.rows
+    assert [row.title.text() for row in rows] == ["Export", "Export", "Report"]
+    assert [row.state.text() for row in rows] == ["Failed.", "Done.", "Running…"]
     assert leaks(visible_top_level_strings(), forbidden) == []
     assert leaks(widget_strings(window.jobs_indicator), forbidden) == []
     gate.release.set()
@@ -333,3 +338,5 @@ def test_the_import_dialog_queues_behind_running_work(qtbot, tmp_path: Path) -> 
     with qtbot.waitSignal(dialog.imported, timeout=20_000):
         gate.release.set()
     assert job.status is JobStatus.SUCCEEDED
+    # the list says how it ended, in the dialog's words
+    assert "items added" in job.text and job.text == dialog.ui.statusLabel.text()

@@ -239,6 +239,7 @@ class ExportDialog(QDialog):
         if job is None:
             return
         if job.status is JobStatus.SUCCEEDED:
+            job.set_outcome(describe_summary(job.result))
             self._succeeded(job.result)
         else:
             self._failed(job.error, job.details)

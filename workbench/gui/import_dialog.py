@@ -211,6 +211,7 @@ class ImportDialog(QDialog):
         if job is None:
             return
         if job.status is JobStatus.SUCCEEDED:
+            job.set_outcome(describe_result(job.result))
             self._succeeded(job.result)
         elif job.status is JobStatus.CANCELLED:
             self._cancelled()

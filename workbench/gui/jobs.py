@@ -168,6 +168,12 @@ class Job(QObject):
             self._task.cancel()  # a coroutine with no handler of its own stops where it waits
         self.changed.emit()
 
+    def set_outcome(self, text: str) -> None:
+        """Say how a finished job ended, in the words of the dialog that started it."""
+        if not self.active:
+            self.text = text
+            self.changed.emit()
+
     def _apply_progress(self, done: int, total: int, text: str) -> None:
         if not self.active:
             return
@@ -333,6 +339,14 @@ class JobManager(QObject):
         # the queued ones first, so that none starts when the running one ends
         for job in sorted(self.active(), key=lambda job: job.status is JobStatus.RUNNING):
             job.cancel()
+
+    def forget(self, job: Job) -> None:
+        """Drop one finished job from the list (one that turned out to have done nothing)."""
+        if job.active or job not in self._jobs:
+            return
+        self._jobs.remove(job)
+        job.deleteLater()
+        self.jobsChanged.emit()
 
     def clear_finished(self) -> None:
         """Forget the finished jobs (their outcomes were seen)."""

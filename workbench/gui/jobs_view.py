@@ -48,9 +48,12 @@ def job_state(job: Job, blind: bool) -> str:
         return "Waiting for the job before it…"
     if job.status is JobStatus.FAILED:
         return "Failed." if blind else f"Failed: {job.error}"
-    if blind and job.active:
+    if not blind:
+        return job.text
+    if job.active:
         return "Cancelling…" if job.cancel_requested else "Running…"
-    return job.text
+    # an outcome may name the file written
+    return "Cancelled." if job.status is JobStatus.CANCELLED else "Done."
 
 
 def _show_progress(bar: QProgressBar, job: Job) -> None:

@@ -641,6 +641,8 @@ class JudgeDialog(QDialog):
         return summary
 
     def _run_ended(self, job: Job) -> None:
+        if job.result is not None:
+            job.set_outcome(describe_summary(job.result))
         if job.status is JobStatus.FAILED:
             self.status_label.setText("The judge did not run to the end.")
             self._show_problem(job.error, job.details)

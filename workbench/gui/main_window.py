@@ -358,10 +358,14 @@ class MainWindow(QMainWindow):
         job.finished.connect(lambda: self._backup_ended(path, job))
 
     def _backup_ended(self, path: Path, job: Job) -> None:
-        if job.status is JobStatus.SUCCEEDED:
-            self._backed_up(job.result)
-        elif job.status is JobStatus.FAILED:
+        if job.status is JobStatus.FAILED:
             self._backup_failed(path, job.error)
+        elif job.result[0] is None:
+            # none was due (one a day at most): a check that did nothing is not listed
+            self.jobs.forget(job)
+        else:
+            self._backed_up(job.result)
+            job.set_outcome(f"Backed up to {job.result[0]}.")
 
     def _backed_up(self, result: tuple[Path | None, int]) -> None:
         from workbench.gui.backup_settings_dialog import announce_first_backup, describe_size

@@ -191,6 +191,7 @@ class ReportDialog(QDialog):
     def _job_ended(self, job: Job, out: Path) -> None:
         if job.status is JobStatus.SUCCEEDED:
             self._succeeded(out, job.result)
+            job.set_outcome(self.status_label.text())
         elif job.status is JobStatus.CANCELLED:
             self._set_running(False)
             self.status_label.setText("Report cancelled; no file was written.")
