@@ -100,7 +100,9 @@ class JobControl:
             raise JobCancelled()
 
     def on_cancel(self, handler: Callable[[], None]) -> None:
-        """Call ``handler`` (on the GUI thread) when Cancel is pressed; at once if it was."""
+        """Call ``handler`` when Cancel is pressed (on the GUI thread, where Cancel is), or at
+        once if it already was. Register from the GUI thread (a coroutine job) so that the
+        handler always runs there."""
         self._handlers.append(handler)
         if self._event.is_set():
             handler()
