@@ -506,6 +506,8 @@ class MainWindow(QMainWindow):
         return self.import_dialog
 
     def _imported(self, location: str | Path) -> None:
+        if self._close_when_idle:  # an import that landed as the window closes: not reopened
+            return
         if self.location is not None and same_bundle(location, self.location):
             self.reload_bundle()
         else:
