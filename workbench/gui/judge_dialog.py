@@ -37,6 +37,8 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.errors import WorkbenchError
+from workbench.gui.jobs import Job, JobControl, JobStatus, jobs_for
+from workbench.gui.locations import display_location
 from workbench.judge.cost import DEFAULT_PRICES, PriceTable, default_prices, parse_price
 from workbench.judge.last_used import LOCAL_EXAMPLE, load_last_used, remember_last_used
 from workbench.judge.limits import DEFAULT_MAX_COST, DEFAULT_MAX_REQUESTS, run_budget
@@ -136,7 +138,8 @@ class JudgeDialog(QDialog):
         self.templates: list[JudgeTemplate] = list((plugins or registry()).judge_templates())
         self.plan: JudgePlan | None = None
         self.job: JudgeJob | None = None
-        self.task: asyncio.Task[None] | None = None
+        self.task: asyncio.Task[None] | None = None  # the estimate, while it plans
+        self.run_job: Job | None = None  # the run, a job of the window's job manager
         self.summary: JudgeSummary | None = None
         self.message_box: QMessageBox | None = None
         #: the question asked before a run above its limits (open while it waits)
@@ -497,7 +500,7 @@ class JudgeDialog(QDialog):
 
     @property
     def running(self) -> bool:
-        return self.task is not None
+        return self.task is not None or (self.run_job is not None and self.run_job.active)
 
     def estimate(self) -> None:
         try:
@@ -544,13 +547,24 @@ class JudgeDialog(QDialog):
             self._start_confirmed()
 
     def _start_confirmed(self) -> None:
-        if self.plan is not None and self.task is None and self._launch(self._run(self.plan)):
-            remember_last_used(self.plan.settings.base_url, self.plan.settings.judge_model)
+        plan = self.plan
+        if plan is None or self.running:
+            return
+        remember_last_used(plan.settings.base_url, plan.settings.judge_model)
+        name = Path(self.bundle).name if isinstance(self.bundle, Path) else None
+        job = jobs_for(self).submit_async(
+            f"LLM judge run on {name or display_location(self.bundle)}",
+            "LLM judge run",
+            lambda control: self._run(plan, control),
+        )
+        self.run_job = job
+        job.finished.connect(lambda: self._run_ended(job))
+        if job.active:
             self._set_state("running")
 
     def cancel(self) -> None:
-        if self.job is not None:
-            self.job.cancel()
+        if self.run_job is not None and self.run_job.active:
+            self.run_job.cancel()  # the run's own cancel: no new request, answers are kept
         elif self.task is not None:  # still planning: nothing sent yet
             self.task.cancel()
         self.cancel_button.setEnabled(False)
@@ -599,13 +613,19 @@ class JudgeDialog(QDialog):
         self.plan = plan
         self.estimate_label.setText(describe_plan(plan))
 
-    async def _run(self, plan: JudgePlan) -> None:
+    async def _run(self, plan: JudgePlan, control: JobControl) -> JudgeSummary:
         self.summary = None
         self.status_label.setText("Looking up the API key…")
         key = await asyncio.to_thread(resolve_api_key, plan.settings.base_url)
         notes = " ".join(f"Note: {note}." for note in key.notes)
-        job = JudgeJob(self.bundle, plan, key.secret, on_progress=self._progress)
+
+        def progress(progress: JudgeProgress) -> None:
+            self._progress(progress)
+            control.progress(progress.done + progress.failed, progress.total)
+
+        job = JudgeJob(self.bundle, plan, key.secret, on_progress=progress)
         self.job = job
+        control.on_cancel(job.cancel)
         self.progress_bar.setRange(0, max(1, len(plan.pending)))
         self.progress_bar.setValue(0)
         self.status_label.setText(f"Starting… {notes}".strip())
@@ -618,6 +638,19 @@ class JudgeDialog(QDialog):
         self.status_label.setText(f"{describe_summary(summary)} {notes}".strip())
         self.estimate_label.setText("Estimate again to resume or to judge something else.")
         self.judged.emit(self.bundle)
+        return summary
+
+    def _run_ended(self, job: Job) -> None:
+        if job.result is not None:
+            job.set_outcome(describe_summary(job.result))
+        if job.status is JobStatus.FAILED:
+            self.status_label.setText("The judge did not run to the end.")
+            self._show_problem(job.error, job.details)
+        elif job.status is JobStatus.CANCELLED and job.result is None:
+            self.status_label.setText("Cancelled before anything was sent.")
+        self.job = None
+        if not self.running:
+            self._set_state("idle")
 
     def _progress(self, progress: JudgeProgress) -> None:
         self.progress_bar.setValue(progress.done + progress.failed)
@@ -668,5 +701,5 @@ class JudgeDialog(QDialog):
         box.open()
 
     def reject(self) -> None:
-        if self.task is None:  # a run's outcome must be seen; cancel it first
+        if not self.running:  # a run's outcome must be seen; cancel it first
             super().reject()

@@ -5,7 +5,6 @@ bar that follows its steps. The bundle is only read."""
 from __future__ import annotations
 
 import logging
-import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,8 +27,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.errors import WorkbenchError
 from workbench.gui.background import BackgroundRunner
+from workbench.gui.jobs import Job, JobControl, JobStatus, jobs_for
 from workbench.gui.locations import default_output, display_location
 
 if TYPE_CHECKING:  # the report's modules load matplotlib and networkx: imported when used, so
@@ -41,12 +40,6 @@ if TYPE_CHECKING:  # the report's modules load matplotlib and networkx: imported
 log = logging.getLogger(__name__)
 
 ALL = "(all)"
-
-
-class _ProgressRelay(QObject):
-    """Created on the GUI thread; the worker emits, the queued signal updates the bar."""
-
-    stepped = Signal(str, int, int)
 
 
 class ReportDialog(QDialog):
@@ -61,10 +54,9 @@ class ReportDialog(QDialog):
         self.setWindowTitle("Export report")
         self.setMinimumWidth(560)
         self.bundle = bundle
+        # only for the choices: the report itself is a job of the window's job manager
         self.runner = BackgroundRunner(max_threads=1, parent=self)
-        self.relay = _ProgressRelay(self)
-        self.relay.stepped.connect(self._stepped)
-        self._running = False
+        self.job: Job | None = None
         self.message_box: QMessageBox | None = None
 
         self.combos: dict[str, QComboBox] = {}
@@ -159,7 +151,7 @@ class ReportDialog(QDialog):
 
     @property
     def running(self) -> bool:
-        return self._running
+        return self.job is not None and self.job.active
 
     def start(self) -> None:
         from workbench.services.report_html import write_report
@@ -172,17 +164,39 @@ class ReportDialog(QDialog):
         self._set_running(True)
         self.progress_bar.setValue(0)
         self.status_label.setText("Gathering the report…")
-        self.runner.run(
-            lambda: write_report(bundle, out, request, self.relay.stepped.emit),
-            lambda size: self._succeeded(out, size),
-            self._failed,
-        )
 
-    def _stepped(self, step: str, done: int, total: int) -> None:
-        self.progress_bar.setRange(0, total)
-        self.progress_bar.setValue(done)
-        if self._running:
-            self.status_label.setText(f"Working on: {step}…")
+        def work(control: JobControl) -> int:
+            def stepped(step: str, done: int, total: int) -> None:
+                # the report is written only after its last step, so stopping at a step
+                # leaves no file behind
+                control.check()
+                control.progress(done, total, f"Working on: {step}…")
+
+            return write_report(bundle, out, request, stepped)
+
+        job = jobs_for(self).submit(f"Report to {out.name}", "Report", work)
+        self.job = job
+        job.changed.connect(self._stepped)
+        job.finished.connect(lambda: self._job_ended(job, out))
+
+    def _stepped(self) -> None:
+        job = self.job
+        if job is None or not job.active:
+            return
+        if job.total > 0:
+            self.progress_bar.setRange(0, job.total)
+            self.progress_bar.setValue(job.done)
+        self.status_label.setText(job.text)
+
+    def _job_ended(self, job: Job, out: Path) -> None:
+        if job.status is JobStatus.SUCCEEDED:
+            self._succeeded(out, job.result)
+            job.set_outcome(self.status_label.text())
+        elif job.status is JobStatus.CANCELLED:
+            self._set_running(False)
+            self.status_label.setText("Report cancelled; no file was written.")
+        else:
+            self._failed(job.error, job.details)
 
     def _succeeded(self, out: Path, size: int) -> None:
         self._set_running(False)
@@ -190,15 +204,10 @@ class ReportDialog(QDialog):
         self.status_label.setText(f"Wrote the report to {out} ({size // 1024:,} KiB).")
         self.written.emit(out)
 
-    def _failed(self, error: BaseException) -> None:
+    def _failed(self, message: str, details: str) -> None:
         self._set_running(False)
         self.status_label.setText("No report was written.")
-        if isinstance(error, WorkbenchError):
-            self._show_problem(str(error), "")
-        else:
-            log.error("report failed", exc_info=error)
-            details = "".join(traceback.format_exception(error))
-            self._show_problem(f"The report failed: {type(error).__name__}: {error}", details)
+        self._show_problem(message if not details else f"The report failed: {message}", details)
 
     def _show_problem(self, message: str, details: str) -> None:
         box = QMessageBox(QMessageBox.Icon.Warning, "Export report", message, parent=self)
@@ -209,7 +218,6 @@ class ReportDialog(QDialog):
         box.open()
 
     def _set_running(self, running: bool) -> None:
-        self._running = running
         for widget in (
             self.write_button,
             self.close_button,
