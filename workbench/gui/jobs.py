@@ -31,6 +31,7 @@ from PySide6.QtCore import QCoreApplication, QObject, QThreadPool, Signal
 
 from workbench.errors import WorkbenchError
 from workbench.logging_setup import redact
+from workbench.progress import WorkCancelledError
 
 log = logging.getLogger(__name__)
 
@@ -51,11 +52,8 @@ class JobCancelled(Exception):
 
 
 def _cancellation_types() -> tuple[type[BaseException], ...]:
-    # the import service has its own error for a cancelled import; imported here, not at the
-    # top, so that the main window paints without the importing machinery
-    from workbench.services.importing import ImportCancelledError
-
-    return (JobCancelled, ImportCancelledError, asyncio.CancelledError)
+    # the services stop with WorkCancelledError (an import's own error is one too)
+    return (JobCancelled, WorkCancelledError, asyncio.CancelledError)
 
 
 def describe_error(error: BaseException) -> tuple[str, str]:

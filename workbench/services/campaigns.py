@@ -26,6 +26,7 @@ from sqlalchemy.orm import Session
 from workbench import __version__
 from workbench.domain.protocols import AnnotationProtocol, Display
 from workbench.plugins import Registry, registry
+from workbench.progress import CancelRequested, Progress, Steps, never_cancelled, no_progress
 from workbench.services.campaign_errors import (
     CampaignError,
     SelectionError,
@@ -620,10 +621,29 @@ def items_missing_images(session: Session, item_ids: Sequence[int]) -> set[int]:
     return set(missing_image_slots(session, item_ids))
 
 
+#: the steps :func:`create_campaign` reports progress for
+CREATE_STEPS = ("items", "eligibility", "schedule", "storing", "counters")
+
+
 def create_campaign(
-    bundle: Bundle, spec: CampaignSpec, plugins: Registry | None = None
+    bundle: Bundle,
+    spec: CampaignSpec,
+    plugins: Registry | None = None,
+    *,
+    progress: Progress = no_progress,
+    cancel_requested: CancelRequested = never_cancelled,
 ) -> CampaignSummary:
-    """Draw the campaign's schedule from its seed and store both in one transaction."""
+    """Draw the campaign's schedule from its seed and store both in one transaction.
+
+    ``progress(step, index, len(CREATE_STEPS))`` is called before each of
+    :data:`CREATE_STEPS`; once ``cancel_requested()`` is true the next step raises
+    :class:`~workbench.progress.WorkCancelledError` and the transaction is rolled back: no
+    campaign, task or counter row is left."""
+    steps = Steps(progress, cancel_requested, "campaign creation cancelled; nothing was stored")
+
+    def step(name: str) -> None:
+        steps(name, CREATE_STEPS.index(name), len(CREATE_STEPS))
+
     protocol = (plugins or registry()).protocol(spec.protocol)
     pairing, anchor_name = _check_spec(spec, protocol)
     if spec.guidelines is not None:
@@ -631,6 +651,7 @@ def create_campaign(
     with bundle.session() as session:
         if session.scalar(select(Campaign.id).where(Campaign.name == spec.name)) is not None:
             raise CampaignError(f"a campaign named '{spec.name}' already exists in this bundle")
+        step("items")
         items = resolve_items(session, spec.items)
         missing_images = items_missing_images(session, [item.id for item in items])
         left_out = 0
@@ -650,8 +671,10 @@ def create_campaign(
             needed = 2 if protocol.display is Display.PAIR else 1
             if len(contestants) < needed:
                 raise SelectionError(f"protocol {protocol.name} needs {needed} contestants")
+        step("eligibility")
         eligible = eligibility(session, items, contestants, protocol, spec.output_context)
         gold = _gold_comparisons(session, spec, protocol, eligible)
+        step("schedule")
         tasks, shortfalls = _plan(spec, protocol, pairing, anchor_name, eligible, gold)
         if not any(task.gold is None for task in tasks):
             raise SelectionError(
@@ -725,6 +748,7 @@ def create_campaign(
                 "created_by": f"vlm-workbench {__version__}",
             },
         )
+        step("storing")
         session.add(campaign)
         session.flush()
 
@@ -742,8 +766,12 @@ def create_campaign(
             for sequence, task in enumerate(tasks, start=1)
         )
         session.flush()
+        step("counters")
         rebuild_counters(session, [campaign.id])
         scheduled_missing = {eligible.item_ids[task.slot] for task in tasks} & missing_images
+        # the last chance: the transaction commits when this block ends
+        steps.check()
+    progress("done", len(CREATE_STEPS), len(CREATE_STEPS))
     log.info("created campaign %s: %d tasks", spec.name, len(tasks))
     return CampaignSummary(
         name=spec.name,

@@ -44,6 +44,7 @@ from workbench.importers.limits import (
     check_file_size,
 )
 from workbench.plugins import Registry, registry
+from workbench.progress import Progress, WorkCancelledError, no_progress
 from workbench.storage.bundle import Bundle
 from workbench.storage.dialects import parse_location
 from workbench.storage.errors import BundleExistsError, MigrationDeclinedError
@@ -62,11 +63,11 @@ from workbench.storage.models import (
 
 log = logging.getLogger(__name__)
 
-#: progress(phase, done, total); total is 0 when unknown
-ProgressCallback = Callable[[str, int, int], None]
+#: the shared shape (workbench.progress), under the name this module has always used
+ProgressCallback = Progress
 
 
-class ImportCancelledError(WorkbenchError):
+class ImportCancelledError(WorkCancelledError):
     pass
 
 
@@ -90,10 +91,6 @@ class ImportResult:
             "warnings": [w.as_dict() for w in self.warnings],
             "rejections": [r.as_dict() for r in self.rejections],
         }
-
-
-def _no_progress(_phase: str, _done: int, _total: int) -> None:
-    return None
 
 
 def _hash_file(path: Path, name: str) -> ImportFileInfo:
@@ -335,7 +332,7 @@ def import_files(
     format_name: str,
     *,
     skip_rejected: bool = False,
-    progress: ProgressCallback = _no_progress,
+    progress: ProgressCallback = no_progress,
     cancel_requested: Callable[[], bool] = lambda: False,
     plugins: Registry | None = None,
 ) -> ImportResult:

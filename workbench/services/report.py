@@ -10,7 +10,6 @@ outcomes read model, then :mod:`workbench.stats`), so a test can check the repor
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -21,6 +20,7 @@ from sqlalchemy import func, select
 
 from workbench import __version__
 from workbench.errors import WorkbenchError
+from workbench.progress import Progress
 from workbench.services.analysis import (
     DEFAULT_BOOTSTRAP_ROUNDS,
     DISAGREEMENT,
@@ -65,8 +65,6 @@ MAX_CATEGORY_BOARDS = 40
 MAX_GALLERY_ITEMS = 60
 MAX_LISTED_CYCLES = 100
 NO_CATEGORY = "(no category)"
-
-Progress = Callable[[str, int, int], None]
 
 
 class ReportError(WorkbenchError):
