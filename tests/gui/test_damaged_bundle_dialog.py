@@ -133,9 +133,9 @@ def test_opening_a_bundle_file_backs_it_up_once_on_a_worker(  # type: ignore[no-
     threads: list[int] = []
     real = maintenance.auto_backup_if_due
 
-    def recording(path):  # type: ignore[no-untyped-def]
+    def recording(path, **steps):  # type: ignore[no-untyped-def]
         threads.append(threading.get_ident())
-        return real(path)
+        return real(path, **steps)
 
     monkeypatch.setattr(maintenance, "auto_backup_if_due", recording)
     window = MainWindow(persist_layout=False, auto_backup=True)
@@ -159,7 +159,7 @@ def test_a_failed_backup_goes_to_the_status_bar(  # type: ignore[no-untyped-def]
 ) -> None:
     from workbench.gui.main_window import MainWindow
 
-    def refuse(path):  # type: ignore[no-untyped-def]
+    def refuse(path, **_steps):  # type: ignore[no-untyped-def]
         raise BackupError("no space left on the device")
 
     monkeypatch.setattr(maintenance, "auto_backup_if_due", refuse)

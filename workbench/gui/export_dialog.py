@@ -32,13 +32,19 @@ from workbench.export import FORMATS, ExportOptions, ExportSummary, ImageMode, J
 from workbench.export import export_bundle as run_export
 from workbench.export.pseudonyms import pseudonym_key
 from workbench.gui.background import BackgroundRunner
-from workbench.gui.jobs import Job, JobStatus, jobs_for
+from workbench.gui.jobs import Job, JobControl, JobStatus, jobs_for
 from workbench.gui.locations import default_output, display_location
 
 log = logging.getLogger(__name__)
 
 #: the file suffix offered for each format in the file chooser
 SUFFIXES = {"items": ".jsonl", "jsonl": ".jsonl", "csv": ".csv", "arena": ".json"}
+#: what the jobs list says at each step of an export
+EXPORT_STEPS = {
+    "judgments": "Reading the judgments…",
+    "items": "Gathering the items…",
+    "writing": "Writing the records…",
+}
 SOURCES = {
     JudgmentSource.ALL: "everyone (people and judges)",
     JudgmentSource.HUMAN: "people only",
@@ -225,13 +231,18 @@ class ExportDialog(QDialog):
         self._set_running(True)
         self.status_label.setText("Exporting…")
         bundle, out = self.bundle, Path(target)
-        # export_bundle has no step to stop at (it writes atomically): it is waited for
-        self.job = jobs_for(self).submit(
-            f"Export ({options.format}) to {out.name}",
-            "Export",
-            lambda _control: run_export(bundle, out, options),
-            cancellable=False,
-        )
+
+        def work(control: JobControl) -> ExportSummary:
+            # cancelled at a step, the export leaves no file (nor image file) behind
+            return run_export(
+                bundle,
+                out,
+                options,
+                progress=control.reporter(EXPORT_STEPS),
+                cancel_requested=control.cancelled,
+            )
+
+        self.job = jobs_for(self).submit(f"Export ({options.format}) to {out.name}", "Export", work)
         self.job.finished.connect(self._job_ended)
 
     def _job_ended(self) -> None:
@@ -241,6 +252,9 @@ class ExportDialog(QDialog):
         if job.status is JobStatus.SUCCEEDED:
             job.set_outcome(describe_summary(job.result))
             self._succeeded(job.result)
+        elif job.status is JobStatus.CANCELLED:
+            self._failed("", "")
+            self.status_label.setText("Export cancelled; no file was written.")
         else:
             self._failed(job.error, job.details)
 

@@ -23,7 +23,7 @@ import logging
 import threading
 import time
 import traceback
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import shiboken6
@@ -31,9 +31,12 @@ from PySide6.QtCore import QCoreApplication, QObject, QThreadPool, Signal
 
 from workbench.errors import WorkbenchError
 from workbench.logging_setup import redact
-from workbench.progress import WorkCancelledError
+from workbench.progress import Progress, WorkCancelledError
 
 log = logging.getLogger(__name__)
+
+#: the largest count a progress bar (a Qt int) holds: byte counts above it are scaled down
+_MAX_COUNT = 2**31 - 1
 
 
 class JobStatus(enum.Enum):
@@ -85,9 +88,20 @@ class JobControl:
 
     def progress(self, done: int, total: int, text: str = "") -> None:
         """``total`` 0 means unknown (the bar is shown busy)."""
+        while max(done, total) > _MAX_COUNT:  # the bytes of a large bundle's copy
+            done, total = done // 1024, total // 1024
         # a RuntimeError: the job's window is gone, and the work is being cut short anyway
         with contextlib.suppress(RuntimeError):
             self._job._progressed.emit(done, total, text)
+
+    def reporter(self, texts: Mapping[str, str]) -> Progress:
+        """A service's progress callback (:data:`workbench.progress.Progress`) that shows each
+        phase it reports with its text in ``texts`` (a phase not named keeps the last text)."""
+
+        def report(phase: str, done: int, total: int) -> None:
+            self.progress(done, total, texts.get(phase, ""))
+
+        return report
 
     def cancelled(self) -> bool:
         return self._event.is_set()
@@ -145,6 +159,9 @@ class Job(QObject):
         self.created = time.monotonic()
         self.control = JobControl(self)
         self.cancel_requested = False
+        #: whether work that returns normally after Cancel stopped short (a judge run keeps what
+        #: was answered) rather than finished (thread work returns only when all was done)
+        self.stops_short = False
         self._task: asyncio.Task[Any] | None = None
         self._progressed.connect(self._apply_progress)
         self._ended.connect(self._end)
@@ -193,9 +210,11 @@ class Job(QObject):
             return
         if error is None:
             self.result = value
-            # work that returns normally after Cancel (the judge keeps what was answered) still
-            # ends as cancelled; its result is kept
-            self._finish(JobStatus.CANCELLED if self.cancel_requested else JobStatus.SUCCEEDED)
+            # work that stops short on Cancel and returns what it did (the judge keeps what was
+            # answered) ends as cancelled, with its result; work that returned because it was
+            # done (Cancel came after its last step: the export is in place) succeeded
+            stopped = self.cancel_requested and self.stops_short
+            self._finish(JobStatus.CANCELLED if stopped else JobStatus.SUCCEEDED)
         elif isinstance(error, _cancellation_types()):
             self._finish(JobStatus.CANCELLED)
         else:
@@ -274,6 +293,7 @@ class JobManager(QObject):
     ) -> Job:
         """Run the coroutine ``work(control)`` on the running asyncio loop, at once."""
         job = self._add(title, kind, cancellable)
+        job.stops_short = True
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:

@@ -33,7 +33,7 @@ from workbench.gui.image_loader import ImageLoader
 from workbench.gui.import_dialog import ImportDialog
 from workbench.gui.item_list_panel import ItemListPanel
 from workbench.gui.item_view import ItemView
-from workbench.gui.jobs import Job, JobManager, JobStatus
+from workbench.gui.jobs import Job, JobControl, JobManager, JobStatus
 from workbench.gui.jobs_view import JobsDialog, JobsIndicator
 from workbench.gui.locations import display_location, same_bundle
 from workbench.gui.panels import AnalysisDocks
@@ -348,17 +348,24 @@ class MainWindow(QMainWindow):
         """Make the day's automatic backup of ``path`` on a worker, if one is due."""
         from workbench.services.maintenance import automatic_backup
 
-        # a file copy has no step to stop at: it cannot be cancelled, only waited for
-        job = self.jobs.submit(
-            f"Automatic backup of {path.name}",
-            "Backup",
-            lambda _control: automatic_backup(path),
-            cancellable=False,
-        )
+        def work(control: JobControl) -> tuple[Path | None, int]:
+            # cancelled, the copy is interrupted and leaves no backup file; none is pruned
+            return automatic_backup(
+                path,
+                progress=control.reporter({"copying": "Copying the bundle…"}),
+                cancel_requested=control.cancelled,
+            )
+
+        job = self.jobs.submit(f"Automatic backup of {path.name}", "Backup", work)
         job.finished.connect(lambda: self._backup_ended(path, job))
 
     def _backup_ended(self, path: Path, job: Job) -> None:
-        if job.status is JobStatus.FAILED:
+        if job.status is JobStatus.CANCELLED:
+            self.statusBar().showMessage(
+                f"The automatic backup of {path.name} was cancelled; no backup file was left.",
+                10_000,
+            )
+        elif job.status is JobStatus.FAILED:
             self._backup_failed(path, job.error)
         elif job.result[0] is None:
             # none was due (one a day at most): a check that did nothing is not listed

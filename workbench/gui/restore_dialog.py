@@ -21,11 +21,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.gui.jobs import Job, JobStatus, jobs_for
+from workbench.gui.jobs import Job, JobControl, JobStatus, jobs_for
 from workbench.services.maintenance import backup_time
 from workbench.storage.errors import BundleDamagedError
 
 log = logging.getLogger(__name__)
+
+#: what the jobs list says at each step of a restore
+RESTORE_STEPS = {"checking": "Checking the backup…", "copying": "Copying the backup…"}
 
 
 def describe_time(moment: datetime) -> str:
@@ -115,13 +118,17 @@ class DamagedBundleDialog(QDialog):
         from workbench.services.maintenance import restore
 
         path, backup = self.path, self.backup
-        # a copy and a rename: nothing to stop at, so it is waited for
-        job = jobs_for(self).submit(
-            f"Restore {path.name} from its backup",
-            "Restore",
-            lambda _control: restore(path, backup).aside,
-            cancellable=False,
-        )
+
+        def work(control: JobControl) -> Path | None:
+            # cancelled before its last step (the renames), the bundle stays exactly as it was
+            return restore(
+                path,
+                backup,
+                progress=control.reporter(RESTORE_STEPS),
+                cancel_requested=control.cancelled,
+            ).aside
+
+        job = jobs_for(self).submit(f"Restore {path.name} from its backup", "Restore", work)
         self.job = job
         self.buttons.setEnabled(False)
         self.problem_label.hide()
@@ -131,6 +138,10 @@ class DamagedBundleDialog(QDialog):
         job = self.job
         assert job is not None  # set before the job could finish
         self.buttons.setEnabled(True)
+        if job.status is JobStatus.CANCELLED:
+            self.problem_label.setText("Restore cancelled; the bundle was not changed.")
+            self.problem_label.show()
+            return
         if job.status is not JobStatus.SUCCEEDED:
             log.warning("restoring %s failed: %s", self.path, job.error)
             self.problem_label.setText(f"The backup could not be restored: {job.error}")

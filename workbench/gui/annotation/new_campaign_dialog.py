@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.errors import WorkbenchError
-from workbench.gui.jobs import Job, JobStatus, jobs_for
+from workbench.gui.jobs import Job, JobControl, JobStatus, jobs_for
 from workbench.plugins import Registry, registry
 from workbench.services.campaigns import (
     CampaignSpec,
@@ -45,6 +45,14 @@ from workbench.services.selection import REFERENCE_NAME, ItemSelection
 from workbench.storage.bundle import Bundle
 
 NATURAL_PAIRING = "the protocol's default"
+#: what the jobs list says at each step of create_campaign (its CREATE_STEPS)
+CREATION_STEPS = {
+    "items": "Reading the items…",
+    "eligibility": "Finding what each item can show…",
+    "schedule": "Drawing the schedule…",
+    "storing": "Storing the tasks…",
+    "counters": "Setting up the progress counters…",
+}
 
 
 class NewCampaignDialog(QDialog):
@@ -212,13 +220,18 @@ class NewCampaignDialog(QDialog):
             self.message.setText("Give the campaign a name.")
             return
         bundle, plugins = self.bundle, self.plugins
-        # drawing and storing a large schedule takes a while; one transaction, nothing to stop
-        job = jobs_for(self).submit(
-            f"New campaign {spec.name}",
-            "New campaign",
-            lambda _control: create_campaign(bundle, spec, plugins),
-            cancellable=False,
-        )
+
+        def work(control: JobControl) -> CampaignSummary:
+            # one transaction: cancelled at a step, it is rolled back and nothing is stored
+            return create_campaign(
+                bundle,
+                spec,
+                plugins,
+                progress=control.reporter(CREATION_STEPS),
+                cancel_requested=control.cancelled,
+            )
+
+        job = jobs_for(self).submit(f"New campaign {spec.name}", "New campaign", work)
         self.job = job
         self.setEnabled(False)
         self.message.setText("Creating the campaign…")
@@ -232,6 +245,9 @@ class NewCampaignDialog(QDialog):
         job = self.job
         assert job is not None  # set before the job could end
         self.setEnabled(True)
+        if job.status is JobStatus.CANCELLED:
+            self.message.setText("Cancelled: the campaign was not created.")
+            return
         if job.status is not JobStatus.SUCCEEDED:
             self.message.setText(job.error or "The campaign was not created.")
             return
