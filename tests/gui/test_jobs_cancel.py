@@ -1,6 +1,7 @@
 """Cancel in the jobs list for the work that used to be only waited for: an export, a new
-campaign, a restore and the automatic backup. Each is paused mid-way (inside its service, on
-the job manager's worker), cancelled from the list, and then shown to have changed nothing."""
+campaign, a restore and the automatic backup, and the judge's Estimate, now a job. Each is
+paused mid-way (inside its service, on the job manager's worker), cancelled from the list, and
+then shown to have changed nothing."""
 
 from __future__ import annotations
 
@@ -215,3 +216,39 @@ def test_work_that_finished_before_its_cancel_took_effect_succeeded(qtbot) -> No
     assert job.status is JobStatus.SUCCEEDED and job.result == "written"
     manager.pool.waitForDone(WAIT)
     manager.deleteLater()
+
+
+def test_cancelling_the_judge_estimate_in_the_list_leaves_no_plan(  # type: ignore[no-untyped-def]
+    qtbot, monkeypatch, tmp_path: Path
+) -> None:
+    from tests.judge.helpers import build_bundle
+    from workbench.gui.judge_dialog import JudgeDialog
+    from workbench.services.judging import runner
+
+    pause = Pause(runner.build_work_list)
+    monkeypatch.setattr(runner, "build_work_list", pause)
+    dialog = JudgeDialog(build_bundle(tmp_path, 4, models=("m-a", "m-b")))
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.model_combo.setCurrentText("gpt-4o-mini")
+    dialog.estimate_button.click()
+    assert dialog.estimate_job is not None and dialog.running
+    assert not dialog.estimate_button.isEnabled() and dialog.cancel_button.isEnabled()
+    cancel_in_the_list(qtbot, jobs_for(dialog), dialog.estimate_job, pause)
+    assert not dialog.running and dialog.plan is None
+    assert dialog.estimate_label.text() == "Estimate cancelled."
+    assert dialog.estimate_button.isEnabled() and not dialog.start_button.isEnabled()
+    # the dialog's own Cancel stops an estimate the same way
+    again = Pause(pause.function)
+    monkeypatch.setattr(runner, "build_work_list", again)
+    dialog.estimate_button.click()
+    assert again.reached.wait(WAIT / 1000)
+    dialog.cancel_button.click()
+    again.release.set()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=WAIT)
+    assert dialog.plan is None and dialog.estimate_label.text() == "Estimate cancelled."
+    # and an estimate left to finish gives its plan
+    monkeypatch.setattr(runner, "build_work_list", pause.function)
+    dialog.estimate_button.click()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=WAIT)
+    assert dialog.plan is not None and dialog.start_button.isEnabled()

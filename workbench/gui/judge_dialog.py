@@ -1,5 +1,6 @@
 """Tools > Run LLM judge…: the options of ``workbench judge`` in a dialog. *Estimate* plans the
-run in a worker thread and shows what it will send and cost; *Start* (possible only once the
+run as a job of the window's job manager (seconds on a large bundle, so it is listed and can be
+cancelled) and shows what it will send and cost; *Start* (possible only once the
 current settings are estimated) runs it on the asyncio loop qasync shares with Qt, with live
 progress; *Cancel* stops it cleanly, keeping every verdict already answered. The template's system
 and user text can be edited: an edit is checked, then run as a version of its own."""
@@ -9,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-import traceback
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +44,6 @@ from workbench.judge.last_used import LOCAL_EXAMPLE, load_last_used, remember_la
 from workbench.judge.limits import DEFAULT_MAX_COST, DEFAULT_MAX_REQUESTS, run_budget
 from workbench.judge.secrets import resolve_api_key
 from workbench.judge.templates import JudgeTemplate, TemplateError, edited_template
-from workbench.logging_setup import redact
 from workbench.plugins import Registry, registry
 from workbench.services.judging.plan_text import (
     confirmation_text,
@@ -67,6 +66,12 @@ log = logging.getLogger(__name__)
 #: the progress text is refreshed at most this often (seconds): one verdict arrives every few
 #: milliseconds at full speed, and relaying out a label for each would be wasted work
 PROGRESS_TEXT_INTERVAL = 0.1
+#: what the jobs list says at each step of an estimate (plan_run)
+ESTIMATE_STEPS = {
+    "work list": "Reading the items and answers to judge…",
+    "requests": "Building the requests…",
+    "cache": "Looking up cached answers…",
+}
 
 
 def describe_plan(plan: JudgePlan) -> str:
@@ -138,7 +143,8 @@ class JudgeDialog(QDialog):
         self.templates: list[JudgeTemplate] = list((plugins or registry()).judge_templates())
         self.plan: JudgePlan | None = None
         self.job: JudgeJob | None = None
-        self.task: asyncio.Task[None] | None = None  # the estimate, while it plans
+        #: the estimate, a job of the window's job manager while it plans
+        self.estimate_job: Job | None = None
         self.run_job: Job | None = None  # the run, a job of the window's job manager
         self.summary: JudgeSummary | None = None
         self.message_box: QMessageBox | None = None
@@ -441,7 +447,7 @@ class JudgeDialog(QDialog):
         if self.plan is not None:
             self.plan = None
             self.estimate_label.setText("The settings changed: estimate the run again.")
-        if self.task is None:
+        if self.estimate_job is None:
             self._set_state("idle")
 
     def settings(self) -> JudgeSettings:
@@ -500,7 +506,7 @@ class JudgeDialog(QDialog):
 
     @property
     def running(self) -> bool:
-        return self.task is not None or (self.run_job is not None and self.run_job.active)
+        return any(job is not None and job.active for job in (self.estimate_job, self.run_job))
 
     def estimate(self) -> None:
         try:
@@ -510,8 +516,41 @@ class JudgeDialog(QDialog):
         except WorkbenchError as error:
             self._show_problem(str(error), "")
             return
-        if self._launch(self._estimate(settings, prices, template)):
+        bundle = self.bundle
+
+        def work(control: JobControl) -> JudgePlan:
+            # reading a large bundle's work list takes seconds: a job, stopped between steps
+            return plan_run(
+                bundle,
+                settings,
+                template=template,
+                prices=prices,
+                progress=control.reporter(ESTIMATE_STEPS),
+                cancel_requested=control.cancelled,
+            )
+
+        self.plan = None
+        self.estimate_label.setText("Estimating…")
+        job = jobs_for(self).submit("Estimate an LLM judge run", "LLM judge estimate", work)
+        self.estimate_job = job
+        job.finished.connect(lambda: self._estimate_ended(job))
+        if job.active:
             self._set_state("planning")
+
+    def _estimate_ended(self, job: Job) -> None:
+        if job is not self.estimate_job:
+            return
+        self.estimate_job = None
+        if job.status is JobStatus.SUCCEEDED:
+            self.plan = job.result
+            self.estimate_label.setText(describe_plan(job.result))
+        elif job.status is JobStatus.CANCELLED:
+            self.estimate_label.setText("Estimate cancelled.")
+            self.status_label.setText("Cancelled before anything was sent.")
+        else:
+            self.estimate_label.setText("Estimate the run to see what it will send and cost.")
+            self._show_problem(job.error, job.details)
+        self._set_state("idle")
 
     def start(self) -> None:
         """Start the estimated run; above its limits, only once the user agrees."""
@@ -565,53 +604,10 @@ class JudgeDialog(QDialog):
     def cancel(self) -> None:
         if self.run_job is not None and self.run_job.active:
             self.run_job.cancel()  # the run's own cancel: no new request, answers are kept
-        elif self.task is not None:  # still planning: nothing sent yet
-            self.task.cancel()
+        elif self.estimate_job is not None and self.estimate_job.active:  # nothing sent yet
+            self.estimate_job.cancel()
         self.cancel_button.setEnabled(False)
         self.status_label.setText("Cancelling: no new request starts; answers are kept…")
-
-    def _launch(self, work: Any) -> bool:
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            work.close()
-            self._show_problem(
-                "The judge runs on the app's asyncio event loop, which is not running here.", ""
-            )
-            return False
-        self.task = loop.create_task(self._guarded(work))
-        return True
-
-    async def _guarded(self, work: Any) -> None:
-        try:
-            await work
-        except asyncio.CancelledError:
-            self.status_label.setText("Cancelled before anything was sent.")
-        except WorkbenchError as error:
-            self.status_label.setText("The judge did not run to the end.")
-            self._show_problem(redact(str(error)), "")
-        except Exception as error:  # shown with the traceback one click away
-            log.exception("judge run failed")
-            self.status_label.setText("The judge did not run to the end.")
-            self._show_problem(
-                redact(f"The judge failed: {type(error).__name__}: {error}"),
-                redact("".join(traceback.format_exception(error))),
-            )
-        finally:
-            self.task = None
-            self.job = None
-            self._set_state("idle")
-
-    async def _estimate(
-        self, settings: JudgeSettings, prices: PriceTable, template: JudgeTemplate
-    ) -> None:
-        self.estimate_label.setText("Estimating…")
-        self.plan = None
-        plan = await asyncio.to_thread(
-            plan_run, self.bundle, settings, template=template, prices=prices
-        )
-        self.plan = plan
-        self.estimate_label.setText(describe_plan(plan))
 
     async def _run(self, plan: JudgePlan, control: JobControl) -> JudgeSummary:
         self.summary = None

@@ -47,6 +47,7 @@ from workbench.judge.request_hash import canonical_json
 from workbench.judge.secrets import Secret, public_base_url
 from workbench.judge.templates import JudgeTemplate
 from workbench.logging_setup import redact
+from workbench.progress import CancelRequested, Progress, Steps, never_cancelled, no_progress
 from workbench.services.judging import cache
 from workbench.services.judging.cache import CachedResponse
 from workbench.services.judging.verdicts import (
@@ -265,15 +266,27 @@ def resolve_template(name: str, template: JudgeTemplate | None = None) -> JudgeT
     return registry().judge_template(name)
 
 
+#: requests built between two progress reports (and chances to cancel) of :func:`plan_run`
+UNITS_PER_STEP = 1000
+
+
 def plan_run(
     bundle_path: str | Path,
     settings: JudgeSettings,
     *,
     template: JudgeTemplate | None = None,
     prices: PriceTable | None = None,
+    progress: Progress = no_progress,
+    cancel_requested: CancelRequested = never_cancelled,
 ) -> JudgePlan:
     """Work out a run without sending anything. ``template`` overrides the registry's (the GUI
-    passes an edited copy). Blocking: call it in a worker thread from a GUI."""
+    passes an edited copy). Blocking: call it in a worker thread from a GUI.
+
+    ``progress`` follows reading the work list ("work list"), building each request
+    ("requests", per :data:`UNITS_PER_STEP`) and the cache lookup ("cache"); once
+    ``cancel_requested()`` is true the next step raises
+    :class:`~workbench.progress.WorkCancelledError` (planning only reads)."""
+    steps = Steps(progress, cancel_requested, "estimate cancelled; nothing was sent")
     template = resolve_template(settings.template, template)
     if settings.concurrency < 1:
         raise RunSettingsError("concurrency must be at least 1")
@@ -297,6 +310,7 @@ def plan_run(
                 f"{run.template_name}@{run.template_version} with {run.judge_model}; "
                 "choose another run name"
             )
+        steps("work list", 0, 0)
         work = build_work_list(session, template, settings.selection)
         done: set[tuple[str, int, int | None]] = set()
         if run is not None:
@@ -308,19 +322,22 @@ def plan_run(
                     ).where(JudgeVerdict.run_id == run.id)
                 )
             }
-        calls = [
-            (unit, _call(unit, template, settings.judge_model, parameters)) for unit in work.units
-        ]
+        calls = []
+        keys = []
+        units = len(work.units)
+        for number, unit in enumerate(work.units):
+            if number % UNITS_PER_STEP == 0:
+                steps("requests", number, units)
+            call = _call(unit, template, settings.judge_model, parameters)
+            calls.append((unit, call))
+            keys.append(_stored_key(unit, call, work.model_ids))
         # Without the cache, everything is asked again: a verdict judged before is replaced
         # by the new answer (an endpoint's bad answers must not stick to a run for good).
-        replaced = sum(_stored_key(unit, call, work.model_ids) in done for unit, call in calls)
+        replaced = sum(key in done for key in keys)
         if not settings.use_cache:
             done = set()
-        remaining = [
-            (unit, call)
-            for unit, call in calls
-            if _stored_key(unit, call, work.model_ids) not in done
-        ]
+        remaining = [pair for pair, key in zip(calls, keys, strict=True) if key not in done]
+        steps("cache", 0, 0)
         cached = (
             cache.lookup(session, [call.hash for _, call in remaining])
             if settings.use_cache

@@ -1,0 +1,79 @@
+"""The judge's Estimate (plan_run) reports its steps and stops at the next one when cancelled;
+planning only reads, so a cancelled estimate leaves the bundle as it was."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from workbench_visit_bench.judge_templates import REFERENCE_FREE
+
+from tests.judge.helpers import build_bundle
+from workbench.progress import WorkCancelledError
+from workbench.services.judging import runner
+from workbench.services.judging.runner import JudgeSettings, plan_run
+from workbench.services.judging.worklist import Selection
+
+SETTINGS = JudgeSettings(
+    base_url="", judge_model="gpt-4o-mini", template=REFERENCE_FREE.name, selection=Selection()
+)
+
+
+@pytest.fixture
+def bundle(tmp_path: Path) -> Path:
+    return build_bundle(tmp_path, 12, models=("m-a", "m-b"))
+
+
+def judge_rows(path: Path) -> tuple[int, int]:
+    connection = sqlite3.connect(path)
+    try:
+        return tuple(  # type: ignore[return-value]
+            connection.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+            for table in ("judge_runs", "response_cache")
+        )
+    finally:
+        connection.close()
+
+
+def test_an_estimate_reports_its_steps_and_plans_the_same(
+    bundle: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(runner, "UNITS_PER_STEP", 5)
+    seen: list[tuple[str, int, int]] = []
+    plan = plan_run(
+        bundle,
+        SETTINGS,
+        template=REFERENCE_FREE,
+        progress=lambda *step: seen.append(step),
+        cancel_requested=lambda: False,
+    )
+    plain = plan_run(bundle, SETTINGS, template=REFERENCE_FREE)
+    assert plan.estimate == plain.estimate and len(plan.pending) == len(plain.pending) == 24
+    assert seen == [
+        ("work list", 0, 0),
+        *(("requests", done, 24) for done in range(0, 24, 5)),
+        ("cache", 0, 0),
+    ]
+
+
+def test_a_cancelled_estimate_stops_mid_way_and_changes_nothing(
+    bundle: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(runner, "UNITS_PER_STEP", 5)
+    before = judge_rows(bundle), bundle.read_bytes()
+    seen: list[tuple[str, int, int]] = []
+
+    def cancel_requested() -> bool:
+        return seen[-1:] == [("requests", 10, 24)]  # a third of the requests built
+
+    with pytest.raises(WorkCancelledError, match="estimate cancelled"):
+        plan_run(
+            bundle,
+            SETTINGS,
+            template=REFERENCE_FREE,
+            progress=lambda *step: seen.append(step),
+            cancel_requested=cancel_requested,
+        )
+    assert seen[-1] == ("requests", 10, 24)
+    assert (judge_rows(bundle), bundle.read_bytes()) == before
