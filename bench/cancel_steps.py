@@ -58,6 +58,18 @@ def best(repeat: int, work: Callable[[], Any]) -> float:
     return min(times)
 
 
+def compare(
+    repeat: int, ours: Callable[[], Any], reference: Callable[[], Any]
+) -> tuple[float, float]:
+    """The best of ``repeat`` runs of each, taken in turn, so that a change in the machine's
+    load (six other engineers share it) falls on both alike."""
+    ours_times, reference_times = [], []
+    for _ in range(repeat):
+        reference_times.append(best(1, reference))
+        ours_times.append(best(1, ours))
+    return min(ours_times), min(reference_times)
+
+
 class LateCancel:
     """A cancel flag that turns true ``after`` seconds from the first time it is asked."""
 
@@ -132,13 +144,14 @@ def main() -> int:
             return False
 
         # backup
-        reference = best(args.repeat, lambda: bare_vacuum(bundle, folder / "bare.wbb"))
-
         def backup() -> None:
             storage_backups.make_backup(bundle, progress=progress, cancel_requested=never)
             remove_backups(bundle)
 
-        row("backup (VACUUM INTO)", best(args.repeat, backup), reference, "vs bare VACUUM INTO")
+        ours, reference = compare(
+            args.repeat, backup, lambda: bare_vacuum(bundle, folder / "bare.wbb")
+        )
+        row("backup (VACUUM INTO)", ours, reference, "vs bare VACUUM INTO")
         latency = stop_latency(
             reference / 2,
             lambda cancel: storage_backups.make_backup(bundle, cancel_requested=cancel),
@@ -149,19 +162,22 @@ def main() -> int:
 
         # restore's copy
         copy = folder / "copy.wbb"
-        reference = best(args.repeat, lambda: shutil.copyfile(bundle, copy))
         stepped = Steps(progress, never)
-        ours = best(args.repeat, lambda: storage_backups._copy_stepped(bundle, copy, stepped))
+        ours, reference = compare(
+            args.repeat,
+            lambda: storage_backups._copy_stepped(bundle, copy, stepped),
+            lambda: shutil.copyfile(bundle, copy),
+        )
         row("restore copy (4 MiB blocks)", ours, reference, "vs shutil.copyfile")
         copy.unlink()
 
         # export
         out = folder / "pairs.jsonl"
         options = ExportOptions(format="jsonl")
-        reference = best(args.repeat, lambda: export_bundle(bundle, out, options))
-        ours = best(
+        ours, reference = compare(
             args.repeat,
             lambda: export_bundle(bundle, out, options, progress=progress, cancel_requested=never),
+            lambda: export_bundle(bundle, out, options),
         )
         row("export jsonl", ours, reference, "vs no-op callbacks")
         out.unlink()

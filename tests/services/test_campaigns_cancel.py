@@ -11,6 +11,7 @@ from sqlalchemy import text
 
 from tests.services.campaign_helpers import build_campaign_bundle, registry_with_all_protocols
 from workbench.progress import WorkCancelledError
+from workbench.services import campaigns
 from workbench.services.campaigns import CREATE_STEPS, CampaignSpec, create_campaign
 from workbench.storage import Bundle
 from workbench.storage.bundle import copy_bundle
@@ -86,17 +87,43 @@ def test_a_cancelled_campaign_creation_stores_nothing(bundle_path: Path, at: str
         assert summary.tasks > 0 and rows(bundle)["campaigns"] == before["campaigns"] + 1
 
 
-def test_campaign_creation_reports_each_step(bundle_path: Path) -> None:
+def test_campaign_creation_reports_each_step(
+    bundle_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(campaigns, "PAIRS_PER_STEP", 10)
     seen: list[tuple[str, int, int]] = []
     with Bundle.open(bundle_path) as bundle:
-        create_campaign(
+        summary = create_campaign(
             bundle,
             CampaignSpec("c", "arena-battle"),
             registry_with_all_protocols(),
             progress=lambda step, done, total: seen.append((step, done, total)),
         )
-    total = len(CREATE_STEPS)
+    total, tasks = len(CREATE_STEPS), summary.tasks
+    assert tasks > 20
     assert seen == [
-        *((step, index, total) for index, step in enumerate(CREATE_STEPS)),
+        *((step, index, total) for index, step in enumerate(CREATE_STEPS[:3])),
+        *(("storing", stored, tasks) for stored in range(0, tasks, 10)),
+        ("counters", 4, total),
         ("done", total, total),
     ]
+
+
+def test_a_campaign_cancelled_while_its_tasks_are_stored_stores_none(
+    bundle_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(campaigns, "PAIRS_PER_STEP", 10)
+    seen: list[tuple[str, int, int]] = []
+    with Bundle.open(bundle_path) as bundle:
+        before = rows(bundle)
+        with pytest.raises(WorkCancelledError):
+            create_campaign(
+                bundle,
+                CampaignSpec("c", "arena-battle"),
+                registry_with_all_protocols(),
+                progress=lambda step, done, total: seen.append((step, done, total)),
+                # two chunks of tasks are flushed into the transaction before the cancel
+                cancel_requested=lambda: seen[-1][:2] == ("storing", 20),
+            )
+        assert seen[-1][:2] == ("storing", 20)
+        assert rows(bundle) == before

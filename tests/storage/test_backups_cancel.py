@@ -156,3 +156,16 @@ def test_a_restore_not_cancelled_still_puts_the_backup_in_place(
     assert result.aside is not None and bundle.read_bytes() == backup.read_bytes()
     assert integrity_check(bundle) == []
     assert calls.phases.count("copying") == -(-backup.stat().st_size // 4096)
+
+
+def test_a_restore_copies_the_same_bytes_where_the_system_has_no_sendfile(
+    bundle: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    backup = back_up(bundle)
+    damage(bundle)
+    monkeypatch.setattr(storage_backups, "_COPY_BLOCK", 4096)
+    monkeypatch.delattr(os, "sendfile", raising=False)
+    steps: list[int] = []
+    restore(bundle, backup, progress=lambda _phase, done, _total: steps.append(done))
+    assert bundle.read_bytes() == backup.read_bytes()
+    assert steps[-1] == backup.stat().st_size and len(steps) > 2

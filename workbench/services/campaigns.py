@@ -621,8 +621,10 @@ def items_missing_images(session: Session, item_ids: Sequence[int]) -> set[int]:
     return set(missing_image_slots(session, item_ids))
 
 
-#: the steps :func:`create_campaign` reports progress for
+#: the steps :func:`create_campaign` reports progress for: (step, its index, how many steps),
+#: except "storing", which reports (step, tasks stored, tasks) per :data:`PAIRS_PER_STEP`
 CREATE_STEPS = ("items", "eligibility", "schedule", "storing", "counters")
+PAIRS_PER_STEP = 5000
 
 
 def create_campaign(
@@ -636,9 +638,9 @@ def create_campaign(
     """Draw the campaign's schedule from its seed and store both in one transaction.
 
     ``progress(step, index, len(CREATE_STEPS))`` is called before each of
-    :data:`CREATE_STEPS`; once ``cancel_requested()`` is true the next step raises
-    :class:`~workbench.progress.WorkCancelledError` and the transaction is rolled back: no
-    campaign, task or counter row is left."""
+    :data:`CREATE_STEPS` (storing: per chunk of tasks); once ``cancel_requested()`` is true
+    the next step raises :class:`~workbench.progress.WorkCancelledError` and the transaction
+    is rolled back: no campaign, task or counter row is left."""
     steps = Steps(progress, cancel_requested, "campaign creation cancelled; nothing was stored")
 
     def step(name: str) -> None:
@@ -748,24 +750,28 @@ def create_campaign(
                 "created_by": f"vlm-workbench {__version__}",
             },
         )
-        step("storing")
         session.add(campaign)
         session.flush()
 
-        session.add_all(
-            ScheduledPair(
-                campaign_id=campaign.id,
-                sequence=sequence,
-                item_id=eligible.item_ids[task.slot],
-                turn_index=task.slot.turn_index,
-                left_model_id=model_id(task.left),
-                right_model_id=model_id(task.right),
-                votes_target=spec.votes_per_pair,
-                gold_choice=task.gold,
+        # a large schedule takes seconds to store: a step (and a chance to cancel) per chunk
+        for start in range(0, len(tasks), PAIRS_PER_STEP):
+            steps("storing", start, len(tasks))
+            session.add_all(
+                ScheduledPair(
+                    campaign_id=campaign.id,
+                    sequence=sequence,
+                    item_id=eligible.item_ids[task.slot],
+                    turn_index=task.slot.turn_index,
+                    left_model_id=model_id(task.left),
+                    right_model_id=model_id(task.right),
+                    votes_target=spec.votes_per_pair,
+                    gold_choice=task.gold,
+                )
+                for sequence, task in enumerate(
+                    tasks[start : start + PAIRS_PER_STEP], start=start + 1
+                )
             )
-            for sequence, task in enumerate(tasks, start=1)
-        )
-        session.flush()
+            session.flush()
         step("counters")
         rebuild_counters(session, [campaign.id])
         scheduled_missing = {eligible.item_ids[task.slot] for task in tasks} & missing_images
