@@ -100,6 +100,19 @@ def stop_latency(after: float, work: Callable[[LateCancel], Any]) -> float:
     raise RuntimeError("the work finished before the cancel: give it more to do")
 
 
+def stretches(work: Callable[[Any], Any]) -> tuple[Any, float, tuple[str, float]]:
+    """Run ``work(progress)``: its result, its time, and the longest stretch between two of
+    its steps (or from the last step to the end) with the step that ended it."""
+    marks: list[tuple[str, float]] = []
+    started = time.perf_counter()
+    result = work(lambda phase, _done, _total: marks.append((phase, time.perf_counter())))
+    ended = time.perf_counter()
+    times = [started, *(moment for _, moment in marks), ended]
+    names = [*(phase for phase, _ in marks), "(the end)"]
+    gaps = [(names[i], times[i + 1] - times[i]) for i in range(len(names))]
+    return result, ended - started, max(gaps, key=lambda gap: gap[1])
+
+
 def remove_backups(path: Path) -> None:
     for backup in storage_backups.list_backups(path):
         backup.path.unlink()
@@ -189,18 +202,12 @@ def main() -> int:
         assert not out.exists()
 
         # new campaign: the longest stretch between two cancel steps
-        marks: list[tuple[str, float]] = []
         with Bundle.open(bundle) as opened:
-            started = time.perf_counter()
-            summary = create_campaign(
-                opened,
-                CampaignSpec("bench", "arena-battle"),
-                progress=lambda step, _done, _total: marks.append((step, time.perf_counter())),
+            summary, total, longest = stretches(
+                lambda progress: create_campaign(
+                    opened, CampaignSpec("bench", "arena-battle"), progress=progress
+                )
             )
-        total = time.perf_counter() - started
-        times = [started, *(moment for _, moment in marks)]
-        gaps = [(marks[i][0], times[i + 1] - times[i]) for i in range(len(marks))]
-        longest = max(gaps, key=lambda gap: gap[1])
         print(
             f"new campaign ({summary.tasks} tasks) {total:.3f} s; longest stretch between two "
             f"cancel steps {longest[1]:.3f} s (before '{longest[0]}', "
@@ -214,13 +221,13 @@ def main() -> int:
             template=REFERENCE_FREE.name,
             selection=Selection(models=None),
         )
-        holder: list[Any] = []
-        seconds = best(
-            1, lambda: holder.append(plan_run(bundle, settings, template=REFERENCE_FREE))
+        plan, seconds, longest = stretches(
+            lambda progress: plan_run(bundle, settings, template=REFERENCE_FREE, progress=progress)
         )
         print(
-            f"judge Estimate (plan_run, {len(holder[0].pending)} requests) {seconds:.3f} s = "
-            f"{seconds / 0.05:.0f} x the 50 ms the event loop may be held"
+            f"judge Estimate (plan_run, {len(plan.pending)} requests) {seconds:.3f} s = "
+            f"{seconds / 0.05:.0f} x the 50 ms the event loop may be held; longest stretch "
+            f"between two cancel steps {longest[1]:.3f} s (before '{longest[0]}')"
         )
         print("load average " + " ".join(f"{load:.2f}" for load in os.getloadavg()))
     return 0

@@ -311,7 +311,7 @@ def plan_run(
                 "choose another run name"
             )
         steps("work list", 0, 0)
-        work = build_work_list(session, template, settings.selection)
+        work = build_work_list(session, template, settings.selection, steps)
         done: set[tuple[str, int, int | None]] = set()
         if run is not None:
             done = {

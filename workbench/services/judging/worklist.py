@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 from workbench.errors import WorkbenchError
 from workbench.judge.cases import CaseTurn, ImageRef, JudgeCase
 from workbench.judge.templates import JudgeMode, JudgeTemplate
+from workbench.progress import Progress, no_progress
 from workbench.services.selection import REFERENCE_NAME, ItemSelection, resolve_items
 from workbench.storage.batching import chunked
 from workbench.storage.models import (
@@ -378,8 +379,20 @@ def _ordered(
     return first, second
 
 
-def build_work_list(session: Session, template: JudgeTemplate, selection: Selection) -> WorkList:
-    """Every request a run of ``template`` over ``selection`` makes, in a stable order."""
+#: comparisons between two progress reports (and chances to cancel) of :func:`build_work_list`
+COMPARISONS_PER_STEP = 1000
+
+
+def build_work_list(
+    session: Session,
+    template: JudgeTemplate,
+    selection: Selection,
+    progress: Progress = no_progress,
+) -> WorkList:
+    """Every request a run of ``template`` over ``selection`` makes, in a stable order.
+    ``progress("work list", done, total)`` runs once the content is read and then per
+    :data:`COMPARISONS_PER_STEP` comparisons checked, then built (a cancel callback may raise
+    there; the work list only reads)."""
     if selection.limit is not None and selection.limit < 1:
         raise WorkListError("the limit must be at least 1")
     known = _model_names(session)
@@ -401,7 +414,10 @@ def build_work_list(session: Session, template: JudgeTemplate, selection: Select
     skipped: Counter[str] = Counter()
     ready: list[tuple[tuple[Any, ...], _Comparison]] = []
     seen: set[tuple[int, int | None, Side, Side | None]] = set()
-    for comparison in comparisons:
+    steps = 2 * len(comparisons)  # checked, then built
+    for number, comparison in enumerate(comparisons):
+        if number % COMPARISONS_PER_STEP == 0:
+            progress("work list", number, steps)
         key = (comparison.item_id, comparison.turn, comparison.first, comparison.second)
         if key in seen:
             continue
@@ -424,7 +440,9 @@ def build_work_list(session: Session, template: JudgeTemplate, selection: Select
     if selection.limit is not None:
         ready = ready[: selection.limit]
     units: list[WorkUnit] = []
-    for _order, comparison in ready:
+    for number, (_order, comparison) in enumerate(ready):
+        if number % COMPARISONS_PER_STEP == 0:
+            progress("work list", len(comparisons) + number, steps)
         first, second = _ordered(comparison, template, content.metadata[comparison.item_id])
         orders = [(first, second, False)]
         if second is not None and selection.swap:
