@@ -144,6 +144,8 @@ def make_backup(
     try:
         with closing(sqlite3.connect(path, isolation_level=None)) as connection:
             connection.execute("PRAGMA busy_timeout = 10000")
+            # not called while SQLite waits for another writer's lock: a cancel then takes
+            # effect when the wait ends (10 s at most)
             raised = _watch(connection, partial, total, steps)
             connection.execute("VACUUM INTO ?", (str(partial),))
         _fsync(partial)
