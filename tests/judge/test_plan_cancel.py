@@ -57,6 +57,8 @@ def test_an_estimate_reports_its_steps_and_plans_the_same(
         *(("work list", done, 24) for done in (0, 5, 10, 12, 17, 22)),
         *(("requests", done, 24) for done in range(0, 24, 5)),
         ("cache", 0, 0),
+        ("cache", 0, 24),
+        ("images", 0, 0),
     ]
 
 

@@ -71,6 +71,7 @@ ESTIMATE_STEPS = {
     "work list": "Reading the items and answers to judge…",
     "requests": "Building the requests…",
     "cache": "Looking up cached answers…",
+    "images": "Checking the items' images…",
 }
 
 

@@ -283,8 +283,8 @@ def plan_run(
     passes an edited copy). Blocking: call it in a worker thread from a GUI.
 
     ``progress`` follows reading the work list ("work list"), building each request
-    ("requests", per :data:`UNITS_PER_STEP`) and the cache lookup ("cache"); once
-    ``cancel_requested()`` is true the next step raises
+    ("requests", per :data:`UNITS_PER_STEP`), the cache lookup ("cache") and the check of the
+    items' images ("images"); once ``cancel_requested()`` is true the next step raises
     :class:`~workbench.progress.WorkCancelledError` (planning only reads)."""
     steps = Steps(progress, cancel_requested, "estimate cancelled; nothing was sent")
     template = resolve_template(settings.template, template)
@@ -339,10 +339,11 @@ def plan_run(
         remaining = [pair for pair, key in zip(calls, keys, strict=True) if key not in done]
         steps("cache", 0, 0)
         cached = (
-            cache.lookup(session, [call.hash for _, call in remaining])
+            cache.lookup(session, [call.hash for _, call in remaining], steps)
             if settings.use_cache
             else {}
         )
+        steps("images", 0, 0)
         missing_slots = (
             missing_image_slots(session, {unit.item_id for unit, _ in remaining})
             if template.send_images
