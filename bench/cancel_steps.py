@@ -9,7 +9,8 @@ Builds a synthetic bundle (bench/make_synthetic_bundle.py; the quick size by def
 * backup: ``make_backup`` (SQLite progress handler, live progress and cancel callbacks)
   against a bare ``VACUUM INTO`` with no handler, the copy it used to make;
 * restore's copy: the block-by-block copy with a step per block against ``shutil.copyfile``;
-* export (jsonl): with live progress and cancel callbacks against the default no-op ones;
+* export (jsonl): with live progress and cancel callbacks against the default no-op ones, and
+  the same export against itself, the noise floor of the machine at that moment;
 * how long each stops after a cancel is asked half-way (the flag turns true at half the
   reference time): the time from the flag to the WorkCancelledError;
 * new campaign (arena-battle, every model pair on every item): the longest stretch between two
@@ -203,6 +204,13 @@ def main() -> int:
             lambda: export_bundle(bundle, out, options),
         )
         row("export jsonl", ours, reference, "vs no-op callbacks")
+        # the same call on both sides: how far apart two timings of identical work land here
+        same, again = compare(
+            args.repeat,
+            lambda: export_bundle(bundle, out, options),
+            lambda: export_bundle(bundle, out, options),
+        )
+        row("  noise: export jsonl vs itself", same, again, "(identical work)")
         out.unlink()
         latency = stop_latency(
             reference / 2,
