@@ -59,13 +59,16 @@ def test_an_estimate_reports_its_steps_and_plans_the_same(
         ("cache", 0, 0),
         ("cache", 0, 24),
         ("images", 0, 0),
+        # 24 planned, then 24 distinct requests counted
+        *(("costs", done, 48) for done in (0, 5, 10, 15, 20)),
+        *(("costs", 24 + done, 48) for done in (0, 5, 10, 15, 20)),
     ]
 
 
 @pytest.mark.parametrize(
     "stop_at",
-    [("work list", 5, 24), ("work list", 17, 24), ("requests", 10, 24)],
-    ids=["checking comparisons", "building the work list", "building requests"],
+    [("work list", 5, 24), ("work list", 17, 24), ("requests", 10, 24), ("costs", 29, 48)],
+    ids=["checking comparisons", "building the work list", "building requests", "costs"],
 )
 def test_a_cancelled_estimate_stops_mid_way_and_changes_nothing(
     bundle: Path, monkeypatch: pytest.MonkeyPatch, stop_at: tuple[str, int, int]

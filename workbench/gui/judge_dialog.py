@@ -72,6 +72,7 @@ ESTIMATE_STEPS = {
     "requests": "Building the requests…",
     "cache": "Looking up cached answers…",
     "images": "Checking the items' images…",
+    "costs": "Counting the requests and their cost…",
 }
 
 

@@ -283,8 +283,9 @@ def plan_run(
     passes an edited copy). Blocking: call it in a worker thread from a GUI.
 
     ``progress`` follows reading the work list ("work list"), building each request
-    ("requests", per :data:`UNITS_PER_STEP`), the cache lookup ("cache") and the check of the
-    items' images ("images"); once ``cancel_requested()`` is true the next step raises
+    ("requests", per :data:`UNITS_PER_STEP`), the cache lookup ("cache"), the check of the
+    items' images ("images") and the count of what is sent and its cost ("costs"); once
+    ``cancel_requested()`` is true the next step raises
     :class:`~workbench.progress.WorkCancelledError` (planning only reads)."""
     steps = Steps(progress, cancel_requested, "estimate cancelled; nothing was sent")
     template = resolve_template(settings.template, template)
@@ -349,7 +350,11 @@ def plan_run(
             if template.send_images
             else {}
         )
-    pending = [PlannedUnit(unit, call, cached.get(call.hash)) for unit, call in remaining]
+    pending = []
+    for number, (unit, call) in enumerate(remaining):
+        if number % UNITS_PER_STEP == 0:
+            steps("costs", number, 2 * len(remaining))
+        pending.append(PlannedUnit(unit, call, cached.get(call.hash)))
     losing = (
         [p for p in pending if missing_slots.get(p.unit.item_id) or not p.unit.case.images]
         if template.send_images
@@ -366,7 +371,11 @@ def plan_run(
     to_send = [p for p in pending if p.cached is None]
     # identical requests within the run are sent once
     distinct = {p.call.hash: p.call for p in to_send}
-    prompt_tokens = sum(call.estimated_prompt_tokens for call in distinct.values())
+    prompt_tokens = 0
+    for number, call in enumerate(distinct.values()):
+        if number % UNITS_PER_STEP == 0:
+            steps("costs", len(remaining) + number, len(remaining) + len(distinct))
+        prompt_tokens += call.estimated_prompt_tokens
     completion_tokens = len(distinct) * template.expected_completion_tokens
     estimate = CostEstimate(
         requests=len(distinct),
