@@ -25,7 +25,14 @@ from sqlalchemy import and_, func, select
 from sqlalchemy.orm import Session
 
 from workbench.services.campaign_errors import PackError
-from workbench.services.campaigns import find_annotator, find_campaign
+from workbench.services.campaigns import (
+    PRACTICE_DONE_SETTING,
+    PRACTICE_OPTIONAL_SETTING,
+    PRACTICE_SETTING,
+    find_annotator,
+    find_campaign,
+)
+from workbench.services.selection import REFERENCE_NAME
 from workbench.services.voting import lease_pairs, lease_setting, open_pairs, release_leases
 from workbench.storage.bundle import Bundle, remove_bundle_files
 from workbench.storage.copier import PACK_POLICY, VOTE_CONTENT, content_key
@@ -201,17 +208,63 @@ def _lease_for_pack(session: Session, piece: _Slice) -> None:
     )
 
 
+def _practice_shown(session: Session, settings: Mapping[str, Any]) -> dict[int, set[int]]:
+    """The items of the campaign's practice round and, per item, the models its practice tasks
+    show (the reference answer is no model), so the pack can show the same round."""
+    shown: dict[int, set[int]] = defaultdict(set)
+    for row in settings.get(PRACTICE_SETTING) or ():
+        item_id = session.scalar(
+            select(Item.id)
+            .join(Source, Item.source_id == Source.id)
+            .where(Source.name == row["source"], Item.external_id == row["item"])
+        )
+        names = [row.get(side) for side in ("left", "right")]
+        names = [name for name in names if name not in (None, REFERENCE_NAME)]
+        ids = set(session.scalars(select(Model.id).where(Model.name.in_(names))))
+        if item_id is None or len(ids) < len(set(names)):
+            raise PackError(
+                f"practice task on {row['source']}/{row['item']} names an item or model no "
+                "longer in this bundle; the pack could not carry the practice round"
+            )
+        shown[item_id].update(ids)
+    return shown
+
+
+def _pack_practice(settings: Mapping[str, Any], salt: str, handle: str) -> dict[str, Any]:
+    """The practice settings of the pack's campaign: the same tasks (contestants named as the
+    pack names them), the same required flag, and whether this annotator has done it."""
+    rows = settings.get(PRACTICE_SETTING)
+    if not rows:
+        return {}
+
+    def shown_as(name: str | None) -> str | None:
+        return name if name in (None, REFERENCE_NAME) else anonymous_model_name(salt, str(name))
+
+    done = settings.get(PRACTICE_DONE_SETTING) or {}
+    return {
+        PRACTICE_SETTING: [
+            {**row, "left": shown_as(row.get("left")), "right": shown_as(row.get("right"))}
+            for row in rows
+        ],
+        PRACTICE_OPTIONAL_SETTING: bool(settings.get(PRACTICE_OPTIONAL_SETTING, True)),
+        PRACTICE_DONE_SETTING: {handle: done[handle]} if handle in done else {},
+    }
+
+
 def _copy_content(
     source: Session, target: Session, piece: _Slice
 ) -> tuple[dict[int, int], dict[int, int]]:
     """Copy the slice's items (turns, references, captions, images) and the outputs its tasks
-    show; return the model and item id maps. Only what the annotation needs crosses over."""
-    item_ids = sorted({pair.item_id for pair in piece.pairs})
+    and the campaign's practice round show; return the model and item id maps. Only what the
+    annotation needs crosses over."""
     models_of_item: dict[int, set[int]] = defaultdict(set)
     for pair in piece.pairs:
         models_of_item[pair.item_id].update(
             model_id for model_id in (pair.left_model_id, pair.right_model_id) if model_id
         )
+    for item_id, model_ids in _practice_shown(source, piece.campaign.settings).items():
+        models_of_item[item_id].update(model_ids)
+    item_ids = sorted(models_of_item)
     model_rows = source.execute(
         select(Model.id, Model.name).where(
             Model.id.in_({m for models in models_of_item.values() for m in models})
@@ -345,6 +398,7 @@ def export_pack(
                         "criteria": settings.get("criteria"),
                         "output_context": settings.get("output_context", "standard"),
                         "pack": True,
+                        **_pack_practice(settings, piece.salt, piece.annotator.handle),
                     },
                 )
                 target.add(pack_campaign)
@@ -390,6 +444,8 @@ class _PackContent:
     #: handle -> votes in the pack attributed to that annotator
     voters: dict[str, int]
     person: tuple[str | None, str | None]
+    #: how the pack's annotator left the practice round in the pack (None: not yet)
+    practice_done: str | None = None
 
 
 def _read_pack(pack: Bundle) -> _PackContent:
@@ -427,6 +483,7 @@ def _read_pack(pack: Bundle) -> _PackContent:
             ).all()
         )
         own = session.scalars(select(Annotator).where(Annotator.handle == info.annotator)).first()
+        practice_done = (campaign.settings.get(PRACTICE_DONE_SETTING) or {}).get(info.annotator)
     return _PackContent(
         info,
         campaign.id,
@@ -436,6 +493,7 @@ def _read_pack(pack: Bundle) -> _PackContent:
         items,
         voters,
         (None, None) if own is None else (own.display_name, own.expertise),
+        practice_done,
     )
 
 
@@ -572,6 +630,7 @@ def merge_pack(bundle: Bundle, pack_path: str | Path) -> MergeReport:
                 report.added, report.unchanged = counts.copied, counts.unchanged
                 touched = {(pair_id, annotator.id) for pair_id in answered}
                 _release_pack_leases(session, touched)
+            _carry_practice_done(session, campaign, info.annotator, content.practice_done)
             by_sequence = {pair.sequence: pair for pair in pairs.values()}
             report.conflicts.extend(_answered_twice(session, campaign, touched, by_sequence))
     log.info(
@@ -600,6 +659,23 @@ def _find_or_add_annotator(
         session.flush()
         report.annotators_added.append(info.annotator)
     return annotator
+
+
+def _carry_practice_done(
+    session: Session, campaign: Campaign, handle: str, done: str | None
+) -> None:
+    """An annotator who did (or skipped) the practice round in the pack is not offered it
+    again in the app; a round already settled in the bundle stays as it is."""
+    if done is None or not campaign.settings.get(PRACTICE_SETTING):
+        return
+    locked = session.scalars(
+        select(Campaign).where(Campaign.id == campaign.id).with_for_update()
+    ).one()
+    settled = dict(locked.settings.get(PRACTICE_DONE_SETTING) or {})
+    if handle not in settled:
+        settled[handle] = done
+        # a new dict: the JSON column sees the change
+        locked.settings = {**locked.settings, PRACTICE_DONE_SETTING: settled}
 
 
 def _release_pack_leases(session: Session, answered: set[tuple[int, int]]) -> None:
