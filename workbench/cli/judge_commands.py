@@ -208,7 +208,7 @@ def _prices(args: argparse.Namespace) -> Any:
     if args.price:
         model = args.model or load_last_used().model
         if model:
-            prices = prices.with_price(model, parse_price(args.price))
+            prices = prices.with_price(model, parse_price(args.price), "--price")
     return prices
 
 
