@@ -157,6 +157,7 @@ class JudgePlan:
             "limits": self.settings.budget.as_dict(),
             "template": self.template.label,
             "judge_model": self.settings.judge_model,
+            "concurrency": self.settings.concurrency,
             "comparisons": self.comparisons,
             "requests_total": self.total_units,
             "skipped_comparisons": self.skipped,
