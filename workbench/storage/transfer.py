@@ -1,7 +1,8 @@
-"""Copy every row of one bundle into another of the same schema, whatever the two dialects
-(SQLite file or PostgreSQL server): rows are matched by natural key, new rows get ids mapped
-through the foreign keys, images stream in bounded batches, and the target changes in one
-transaction that either lands whole or not at all.
+"""The one row copier: copy every row of one bundle into another of the same schema, whatever
+the two dialects (SQLite file or PostgreSQL server): rows are matched by natural key, new rows
+get ids mapped through the foreign keys, images stream in bounded batches, and the target
+changes in one transaction that either lands whole or not at all. :func:`copy_table` runs the
+same engine over one table under another policy (an offline pack's votes).
 """
 
 from __future__ import annotations
