@@ -40,7 +40,12 @@ from workbench.errors import WorkbenchError
 from workbench.gui.jobs import Job, JobControl, JobStatus, jobs_for
 from workbench.gui.locations import display_location
 from workbench.judge.cost import DEFAULT_PRICES, PriceTable, default_prices, parse_price
-from workbench.judge.last_used import LOCAL_EXAMPLE, load_last_used, remember_last_used
+from workbench.judge.last_used import (
+    LOCAL_EXAMPLE,
+    load_last_used,
+    remember_endpoint,
+    remembered,
+)
 from workbench.judge.limits import DEFAULT_MAX_COST, DEFAULT_MAX_REQUESTS, run_budget
 from workbench.judge.secrets import resolve_api_key
 from workbench.judge.templates import JudgeTemplate, TemplateError, edited_template
@@ -153,6 +158,11 @@ class JudgeDialog(QDialog):
         self._shown_template: str | None = None
         self._build()
         self._connect()
+        #: (model, price text) filled in from memory: the price is that model's only
+        self._restored_price: tuple[str, str] | None = None
+        self._restore_endpoint()
+        self.base_url_edit.editingFinished.connect(self._restore_endpoint)
+        self.model_combo.currentTextChanged.connect(self._forget_restored_price)
         self._template_changed()
         self._set_state("idle")
 
@@ -493,8 +503,41 @@ class JudgeDialog(QDialog):
         prices = default_prices()
         text = self.price_edit.text().strip()
         if text:
-            prices = prices.with_price(self.model_combo.currentText().strip(), parse_price(text))
+            model = self.model_combo.currentText().strip()
+            prices = prices.with_price(model, parse_price(text), "the dialog's price field")
         return prices
+
+    # --- what is remembered per endpoint (the app's settings file; never the key) --------------
+
+    def _restore_endpoint(self) -> None:
+        """Fill in what was used last with the endpoint shown: its model, the price the user
+        gave for that model, and the requests at once."""
+        memory = remembered(self.base_url_edit.text().strip())
+        if memory.model is None:
+            return
+        self.model_combo.setCurrentText(memory.model)
+        price = memory.price
+        text = "" if price is None else f"{price.input_per_million:g},{price.output_per_million:g}"
+        self.price_edit.setText(text)
+        self._restored_price = (memory.model, text) if text else None
+        if memory.concurrency is not None:
+            self.concurrency_spin.setValue(memory.concurrency)
+
+    def _forget_restored_price(self, model: str) -> None:
+        """A remembered price belongs to its model: another model does not inherit it."""
+        restored = self._restored_price
+        if restored and model.strip() != restored[0] and self.price_edit.text() == restored[1]:
+            self.price_edit.clear()
+            self._restored_price = None
+
+    def _remember_endpoint(self, settings: JudgeSettings) -> None:
+        text = self.price_edit.text().strip()
+        remember_endpoint(
+            settings.base_url,
+            settings.judge_model,
+            parse_price(text) if text else None,
+            settings.concurrency,
+        )
 
     # --- running --------------------------------------------------------------------------------
 
@@ -550,7 +593,7 @@ class JudgeDialog(QDialog):
         plan = self.plan
         if plan is None or self.running:
             return
-        remember_last_used(plan.settings.base_url, plan.settings.judge_model)
+        self._remember_endpoint(plan.settings)
         name = Path(self.bundle).name if isinstance(self.bundle, Path) else None
         job = jobs_for(self).submit_async(
             f"LLM judge run on {name or display_location(self.bundle)}",
