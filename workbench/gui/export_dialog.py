@@ -5,7 +5,6 @@ service writes atomically, so a failed export leaves no file behind."""
 from __future__ import annotations
 
 import logging
-import traceback
 from pathlib import Path
 from typing import cast
 
@@ -34,6 +33,7 @@ from workbench.export import export_bundle as run_export
 from workbench.export.pseudonyms import pseudonym_key
 from workbench.gui.background import BackgroundRunner
 from workbench.gui.locations import default_output, display_location
+from workbench.gui.problem_dialog import describe_failure, show_problem
 
 log = logging.getLogger(__name__)
 
@@ -236,12 +236,7 @@ class ExportDialog(QDialog):
     def _failed(self, error: BaseException) -> None:
         self._set_running(False)
         self.status_label.setText("Nothing was exported.")
-        if isinstance(error, WorkbenchError):
-            self._show_problem(str(error), "")
-        else:
-            log.error("export failed", exc_info=error)
-            details = "".join(traceback.format_exception(error))
-            self._show_problem(f"The export failed: {type(error).__name__}: {error}", details)
+        self._show_problem(*describe_failure(error, "The export"))
 
     def _set_running(self, running: bool) -> None:
         self._running = running
@@ -262,12 +257,7 @@ class ExportDialog(QDialog):
             self._offer_allowed_options()
 
     def _show_problem(self, message: str, details: str) -> None:
-        box = QMessageBox(QMessageBox.Icon.Warning, "Export", message, parent=self)
-        box.setTextFormat(Qt.TextFormat.PlainText)
-        if details:
-            box.setDetailedText(details)
-        self.message_box = box
-        box.open()
+        self.message_box = show_problem(self, "Export", message, details)
 
     def reject(self) -> None:
         if not self._running:  # the export's outcome must be seen

@@ -11,12 +11,13 @@ import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Qt, QThreadPool, Signal
+from PySide6.QtCore import QObject, QThreadPool, Signal
 from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox, QWidget
 
 from workbench.errors import WorkbenchError
 from workbench.gui.forms.ui_import_dialog import Ui_ImportDialog
 from workbench.gui.locations import display_location
+from workbench.gui.problem_dialog import show_problem
 from workbench.importers.base import ImportRejectedError
 from workbench.plugins import Registry, registry
 from workbench.recent import is_server_location
@@ -291,12 +292,7 @@ class ImportDialog(QDialog):
         self.ui.cancelButton.setEnabled(running)
 
     def _show_problem(self, message: str, details: str) -> None:
-        box = QMessageBox(QMessageBox.Icon.Warning, "Import", message, parent=self)
-        box.setTextFormat(Qt.TextFormat.PlainText)
-        if details:
-            box.setDetailedText(details)
-        self.message_box = box
-        box.open()
+        self.message_box = show_problem(self, "Import", message, details)
 
     def reject(self) -> None:
         if self.job is None:  # closing while an import runs would hide its outcome

@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.errors import WorkbenchError
+from workbench.gui.problem_dialog import show_problem
 from workbench.judge.cost import DEFAULT_PRICES, PriceTable, default_prices, parse_price
 from workbench.judge.last_used import LOCAL_EXAMPLE, load_last_used, remember_last_used
 from workbench.judge.limits import DEFAULT_MAX_COST, DEFAULT_MAX_REQUESTS, run_budget
@@ -660,12 +661,7 @@ class JudgeDialog(QDialog):
             self.progress_bar.setRange(0, 1)
 
     def _show_problem(self, message: str, details: str) -> None:
-        box = QMessageBox(QMessageBox.Icon.Warning, "LLM judge", message, parent=self)
-        box.setTextFormat(Qt.TextFormat.PlainText)
-        if details:
-            box.setDetailedText(details)
-        self.message_box = box
-        box.open()
+        self.message_box = show_problem(self, "LLM judge", message, details)
 
     def reject(self) -> None:
         if self.task is None:  # a run's outcome must be seen; cancel it first

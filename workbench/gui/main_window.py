@@ -36,6 +36,7 @@ from workbench.gui.item_view import ItemView
 from workbench.gui.locations import display_location, same_bundle
 from workbench.gui.panels import AnalysisDocks
 from workbench.gui.plain_text import menu_text, plain_tooltip
+from workbench.gui.problem_dialog import show_problem
 from workbench.gui.report_dialog import ReportMenuEntry
 from workbench.gui.resources import app_icon
 from workbench.gui.restore_dialog import DamagedBundleDialog
@@ -492,12 +493,7 @@ class MainWindow(QMainWindow):
         return dialog
 
     def show_error(self, title: str, message: str, details: str = "") -> QMessageBox:
-        box = QMessageBox(QMessageBox.Icon.Critical, title, message, parent=self)
-        box.setTextFormat(Qt.TextFormat.PlainText)
-        if details:
-            box.setDetailedText(details)
-        box.open()
-        return box
+        return show_problem(self, title, message, details, QMessageBox.Icon.Critical)
 
     def reset_layout(self) -> None:
         self.restoreState(self._default_state)

@@ -5,7 +5,6 @@ bar that follows its steps. The bundle is only read."""
 from __future__ import annotations
 
 import logging
-import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,9 +27,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.errors import WorkbenchError
 from workbench.gui.background import BackgroundRunner
 from workbench.gui.locations import default_output, display_location
+from workbench.gui.problem_dialog import describe_failure, show_problem
 
 if TYPE_CHECKING:  # the report's modules load matplotlib and networkx: imported when used, so
     # the main window (which adds the menu entry at start-up) paints without them
@@ -193,20 +192,10 @@ class ReportDialog(QDialog):
     def _failed(self, error: BaseException) -> None:
         self._set_running(False)
         self.status_label.setText("No report was written.")
-        if isinstance(error, WorkbenchError):
-            self._show_problem(str(error), "")
-        else:
-            log.error("report failed", exc_info=error)
-            details = "".join(traceback.format_exception(error))
-            self._show_problem(f"The report failed: {type(error).__name__}: {error}", details)
+        self._show_problem(*describe_failure(error, "The report"))
 
     def _show_problem(self, message: str, details: str) -> None:
-        box = QMessageBox(QMessageBox.Icon.Warning, "Export report", message, parent=self)
-        box.setTextFormat(Qt.TextFormat.PlainText)
-        if details:
-            box.setDetailedText(details)
-        self.message_box = box
-        box.open()
+        self.message_box = show_problem(self, "Export report", message, details)
 
     def _set_running(self, running: bool) -> None:
         self._running = running
