@@ -159,7 +159,7 @@ def _settings(args: argparse.Namespace, prices: Any) -> Any:
     from workbench.judge.client import RetryPolicy
     from workbench.judge.limits import run_budget
     from workbench.services.judging.runner import JudgeSettings
-    from workbench.services.judging.worklist import Selection
+    from workbench.services.judging.worklist import JudgeScope
 
     for name in ("concurrency", "attempts"):
         if getattr(args, name) < 1:
@@ -176,7 +176,7 @@ def _settings(args: argparse.Namespace, prices: Any) -> Any:
         base_url=base_url,
         judge_model=model,
         template=args.template,
-        selection=Selection(
+        selection=JudgeScope(
             campaign=args.campaign,
             models=models,
             items=args.items,

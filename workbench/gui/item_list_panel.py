@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QAbstractItemView, QComboBox, QHeaderView, QWidget
 from workbench.gui.background import BackgroundRunner
 from workbench.gui.forms.ui_item_list_panel import Ui_ItemListPanel
 from workbench.gui.item_table_model import ItemTableModel
-from workbench.gui.selection import SelectionModel
+from workbench.gui.linked_selection import LinkedSelection
 from workbench.services.browse import BundleBrowser, FilterChoices, ItemFlag, ItemQuery, SortKey
 
 log = logging.getLogger(__name__)
@@ -43,7 +43,7 @@ class ItemListPanel(QWidget):
     queryFailed = Signal(str)
 
     def __init__(
-        self, selection: SelectionModel, runner: BackgroundRunner, parent: QWidget | None = None
+        self, selection: LinkedSelection, runner: BackgroundRunner, parent: QWidget | None = None
     ) -> None:
         super().__init__(parent)
         self.ui = Ui_ItemListPanel()

@@ -59,7 +59,7 @@ from workbench.services.judging.runner import (
     JudgeSummary,
     plan_run,
 )
-from workbench.services.judging.worklist import Selection
+from workbench.services.judging.worklist import JudgeScope
 
 log = logging.getLogger(__name__)
 
@@ -454,7 +454,7 @@ class JudgeDialog(QDialog):
             campaign = self.campaign_edit.text().strip()
             if not campaign:
                 raise WorkbenchError("name the campaign whose pairs to judge")
-            selection = Selection(
+            selection = JudgeScope(
                 campaign=campaign,
                 swap=self.swap_check.isChecked(),
                 limit=_optional(self.limit_spin),
@@ -464,7 +464,7 @@ class JudgeDialog(QDialog):
             models = None
             if text and text != "all":
                 models = tuple(part.strip() for part in text.split(",") if part.strip())
-            selection = Selection(
+            selection = JudgeScope(
                 models=models,
                 items=self.items_edit.text().strip() or "all",
                 anchor=self.anchor_edit.text().strip() or None,

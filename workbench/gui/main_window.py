@@ -33,6 +33,7 @@ from workbench.gui.image_loader import ImageLoader
 from workbench.gui.import_dialog import ImportDialog
 from workbench.gui.item_list_panel import ItemListPanel
 from workbench.gui.item_view import ItemView
+from workbench.gui.linked_selection import LinkedSelection
 from workbench.gui.locations import display_location, same_bundle
 from workbench.gui.panels import AnalysisDocks
 from workbench.gui.plain_text import menu_text, plain_tooltip
@@ -40,7 +41,6 @@ from workbench.gui.problem_dialog import show_problem
 from workbench.gui.report_dialog import ReportMenuEntry
 from workbench.gui.resources import app_icon
 from workbench.gui.restore_dialog import DamagedBundleDialog
-from workbench.gui.selection import SelectionModel
 from workbench.gui.server_dialog import ServerDialog
 from workbench.gui.settings import GuiSettings
 from workbench.gui.tool_actions import ToolActions
@@ -95,7 +95,7 @@ class MainWindow(QMainWindow):
         self.backup_runner = BackgroundRunner(max_threads=1, parent=self)
         #: the one-time note about where the first automatic backup went (for tests)
         self.first_backup_note: QMessageBox | None = None
-        self.selection = SelectionModel(self)
+        self.selection = LinkedSelection(self)
         self.runner = BackgroundRunner(parent=self)
         self.loader = ImageLoader(self._image_bytes, parent=self)
         self.import_dialog: ImportDialog | None = None

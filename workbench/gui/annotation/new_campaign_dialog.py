@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from workbench.errors import WorkbenchError
 from workbench.plugins import Registry, registry
+from workbench.services.campaign_items import REFERENCE_NAME, ItemSpec
 from workbench.services.campaigns import (
     CampaignSpec,
     CampaignSummary,
@@ -40,7 +41,6 @@ from workbench.services.campaigns import (
     read_practice_tasks,
 )
 from workbench.services.scheduling import Pairing
-from workbench.services.selection import REFERENCE_NAME, ItemSelection
 from workbench.storage.bundle import Bundle
 
 NATURAL_PAIRING = "the protocol's default"
@@ -175,7 +175,7 @@ class NewCampaignDialog(QDialog):
         return CampaignSpec(
             name=self.name_field.text().strip(),
             protocol=self.protocol_box.currentData(),
-            items=ItemSelection(self.items_box.currentText().strip() or "all"),
+            items=ItemSpec(self.items_box.currentText().strip() or "all"),
             models=self.chosen_models() or None,
             votes_per_pair=self.votes_spin.value(),
             seed=self.seed_spin.value(),

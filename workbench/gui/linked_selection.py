@@ -10,7 +10,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Signal
 
 
-class SelectionModel(QObject):
+class LinkedSelection(QObject):
     """Holds the current item id and model pair; emits a signal only when a value changes."""
 
     itemChanged = Signal(object)  # int | None
