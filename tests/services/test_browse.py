@@ -90,6 +90,15 @@ def test_filters(session: Session) -> None:
     assert names(session, ItemQuery(flag=ItemFlag.DISAGREEMENT, source="alpha")) == []
 
 
+def test_a_model_pair_keeps_the_items_that_compare_it(session: Session) -> None:
+    # only b1 and b2 hold judgments, each between model-one and model-two (in both orders)
+    assert names(session, ItemQuery(pair=("model-one", "model-two"))) == ["b1", "b2"]
+    assert names(session, ItemQuery(pair=("model-two", "model-one"))) == ["b1", "b2"]
+    assert names(session, ItemQuery(pair=("model-one", "model-three"))) == []
+    assert names(session, ItemQuery(pair=("model-one", "model-two"), search="label")) == ["b2"]
+    assert names(session, ItemQuery(pair=("model-one", "model-two"), source="alpha")) == []
+
+
 def test_sorting_by_each_column(session: Session) -> None:
     def order(sort: SortKey, descending: bool = False) -> list[str]:
         return names(session, ItemQuery(sort=sort, descending=descending))

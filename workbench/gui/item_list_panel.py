@@ -1,5 +1,6 @@
 """The item list: search, filters by source, category, model and flag, and a sortable table
-that follows (and sets) the shared selection. Queries run on a worker thread; a newer query
+that follows (and sets) the linked selection, keeping only the items that compare its model
+pair when one is chosen. Queries run on a worker thread; a newer query
 makes the answer of an older one irrelevant, so only the latest answer is applied."""
 
 from __future__ import annotations
@@ -80,6 +81,7 @@ class ItemListPanel(QWidget):
         self.model.sortRequested.connect(self._sort_requested)
         self.ui.itemTable.selectionModel().currentRowChanged.connect(self._row_changed)
         selection.itemChanged.connect(self._follow_selection)
+        selection.modelPairChanged.connect(lambda _pair: self.refresh())
 
     def filter_combos(self) -> list[QComboBox]:
         ui = self.ui
@@ -124,6 +126,7 @@ class ItemListPanel(QWidget):
             flag=ui.flagFilter.currentData(),
             sort=self._sort,
             descending=self._descending,
+            pair=self.selection.model_pair,
         )
 
     def refresh(self) -> None:
@@ -166,6 +169,9 @@ class ItemListPanel(QWidget):
             text = f"{shown:,} items"
         else:
             text = f"{shown:,} of {self._total_items:,} items"
+        pair = self._applied_query.pair if self._applied_query else None
+        if pair is not None:  # say why the list is shorter: the pair is chosen elsewhere
+            text += f" comparing {pair[0]} and {pair[1]}"
         self.ui.countLabel.setText(text)
 
     def _sort_requested(self, key: SortKey, descending: bool) -> None:

@@ -1,8 +1,10 @@
-"""The selection every panel follows: the current item and the current pair of models.
+"""The linked selection every panel follows: the current item and the current pair of models.
 
-One instance per main window. The item list, the item view and (in later parts) the
-leaderboard, graph and agreement panels read it and set it; none of them talks to another
-directly, so a panel added later only has to follow this object.
+One instance per main window. The item list, the item view, the leaderboard, the graph and the
+agreement panel read it and set it; none of them talks to another directly, so a panel added
+later only has to follow this object. Choosing two models in the leaderboard sets the pair: the
+item list keeps the items where they were compared, the item view shows their answers side by
+side, the graph selects their edge and the agreement panel their matchup.
 """
 
 from __future__ import annotations
@@ -11,7 +13,10 @@ from PySide6.QtCore import QObject, Signal
 
 
 class LinkedSelection(QObject):
-    """Holds the current item id and model pair; emits a signal only when a value changes."""
+    """Holds the current item id and model pair; emits a signal only when a value changes.
+
+    While :attr:`blind` (annotator mode), no pair can be set: a pair names models, and nothing
+    the annotator sees may be narrowed or ordered by model identity."""
 
     itemChanged = Signal(object)  # int | None
     modelPairChanged = Signal(object)  # tuple[str, str] | None
@@ -20,6 +25,7 @@ class LinkedSelection(QObject):
         super().__init__(parent)
         self._item_id: int | None = None
         self._model_pair: tuple[str, str] | None = None
+        self._blind = False
 
     @property
     def item_id(self) -> int | None:
@@ -29,6 +35,16 @@ class LinkedSelection(QObject):
     def model_pair(self) -> tuple[str, str] | None:
         return self._model_pair
 
+    @property
+    def blind(self) -> bool:
+        return self._blind
+
+    def set_blind(self, blind: bool) -> None:
+        """Enter (clearing the pair) or leave annotator mode's blindness."""
+        if blind:
+            self.set_model_pair(None)
+        self._blind = blind
+
     def set_item(self, item_id: int | None) -> None:
         if item_id != self._item_id:
             self._item_id = item_id
@@ -36,6 +52,8 @@ class LinkedSelection(QObject):
 
     def set_model_pair(self, pair: tuple[str, str] | None) -> None:
         if pair is not None:
+            if self._blind:
+                return
             pair = (pair[0], pair[1])
         if pair != self._model_pair:
             self._model_pair = pair

@@ -382,6 +382,7 @@ class MainWindow(QMainWindow):
         self.runner.wait()
         self.loader.clear()
         self.selection.set_item(None)
+        self.selection.set_model_pair(None)  # another bundle may not have these models
         self.item_list.set_browser(None, None)
         self.analysis.set_bundle(None)
         if self.bundle is not None:

@@ -142,7 +142,9 @@ class AnalysisDocks(QObject):
             return FailuresPanel(self.selection, self.runner)
         from workbench.gui.panels.agreement_panel import AgreementPanel
 
-        return AgreementPanel(self.runner)
+        agreement = AgreementPanel(self.runner)
+        agreement.follow(self.selection)
+        return agreement
 
     @property
     def busy(self) -> bool:

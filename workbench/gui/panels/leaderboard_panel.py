@@ -10,7 +10,7 @@ import logging
 from pathlib import Path
 
 from matplotlib.figure import Figure
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, QSize, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -201,7 +201,10 @@ class LeaderboardPanel(QWidget):
         self.include_derived.toggled.connect(self.refresh)
         self.rounds.editingFinished.connect(self.refresh)
         self.refresh_button.clicked.connect(self.refresh)
-        self.table.clicked.connect(self._row_clicked)
+        # selection, not clicks: keyboard selection (Shift+arrows) sets the pair too
+        self.table.selectionModel().selectionChanged.connect(self._rows_selected)
+        selection.modelPairChanged.connect(self._show_pair)
+        self.model.modelReset.connect(lambda: self._show_pair(self.selection.model_pair))
         self._set_choices(None)
 
     # --- state ----------------------------------------------------------------------------------
@@ -358,12 +361,35 @@ class LeaderboardPanel(QWidget):
         self.status.setText(f"Cannot compute: {message}")
         self.failed.emit(message)
 
-    def _row_clicked(self) -> None:
+    def _rows_selected(self) -> None:
+        """Two selected rows are the linked selection's pair; any other choice clears it."""
         rows = sorted({index.row() for index in self.table.selectionModel().selectedRows()})
+        models = {self.model.rows[row][0] for row in rows}
+        if self.selection.model_pair is not None and models == set(self.selection.model_pair):
+            return  # the pair shown again (after a refresh): keep its order
         if len(rows) == 2:
             self.selection.set_model_pair(
                 (self.model.rows[rows[0]][0], self.model.rows[rows[1]][0])
             )
+        else:
+            self.selection.set_model_pair(None)
+
+    def _show_pair(self, pair: tuple[str, str] | None) -> None:
+        """Select the pair's two rows (a pair set elsewhere, or kept over a refresh)."""
+        rows = [n for n, row in enumerate(self.model.rows) if pair and row[0] in pair]
+        selection = self.table.selectionModel()
+        if len(rows) != 2:
+            if pair is None:
+                selection.clearSelection()
+            return
+        chosen = QItemSelection()
+        for row in rows:
+            chosen.select(self.model.index(row, 0), self.model.index(row, 0))
+        selection.select(
+            chosen,
+            QItemSelectionModel.SelectionFlag.ClearAndSelect
+            | QItemSelectionModel.SelectionFlag.Rows,
+        )
 
     # --- export ---------------------------------------------------------------------------------
 
