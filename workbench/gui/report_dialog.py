@@ -8,26 +8,19 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
     QFileDialog,
-    QFormLayout,
-    QHBoxLayout,
-    QLabel,
-    QLineEdit,
     QMessageBox,
-    QProgressBar,
-    QPushButton,
-    QSpinBox,
-    QVBoxLayout,
     QWidget,
 )
 
 from workbench.gui.background import BackgroundRunner
+from workbench.gui.forms.ui_report_dialog import Ui_ReportDialog
 from workbench.gui.locations import default_output, display_location
 from workbench.gui.problem_dialog import describe_failure, show_problem
 
@@ -48,7 +41,7 @@ class _ProgressRelay(QObject):
     stepped = Signal(str, int, int)
 
 
-class ReportDialog(QDialog):
+class ReportDialog(QDialog, Ui_ReportDialog):
     """Emits :attr:`written` with the report's path after it was written."""
 
     written = Signal(object)  # Path
@@ -57,8 +50,7 @@ class ReportDialog(QDialog):
         from workbench.services.report import DEFAULT_BOOTSTRAP_ROUNDS, STEPS
 
         super().__init__(parent)
-        self.setWindowTitle("Export report")
-        self.setMinimumWidth(560)
+        self.setupUi(self)  # ui/report_dialog.ui
         self.bundle = bundle
         self.runner = BackgroundRunner(max_threads=1, parent=self)
         self.relay = _ProgressRelay(self)
@@ -66,49 +58,22 @@ class ReportDialog(QDialog):
         self._running = False
         self.message_box: QMessageBox | None = None
 
-        self.combos: dict[str, QComboBox] = {}
-        form = QFormLayout()
-        form.addRow("Bundle:", QLabel(display_location(bundle)))
-        for name, label in (
-            ("categories", "Category:"),
-            ("campaigns", "Campaign:"),
-            ("judge_runs", "Judge run:"),
-        ):
-            combo = QComboBox()
-            combo.setEditable(True)
+        self.bundle_label.setText(display_location(bundle))
+        self.combos: dict[str, QComboBox] = {
+            "categories": self.category_combo,
+            "campaigns": self.campaign_combo,
+            "judge_runs": self.judge_run_combo,
+        }
+        for combo in self.combos.values():
             combo.addItem(ALL)
-            self.combos[name] = combo
-            form.addRow(label, combo)
-        self.bootstrap_spin = QSpinBox()
-        self.bootstrap_spin.setRange(0, 10_000)
         self.bootstrap_spin.setValue(DEFAULT_BOOTSTRAP_ROUNDS)
-        self.seed_spin = QSpinBox()
-        self.seed_spin.setRange(0, 2**31 - 1)
-        form.addRow("Bootstrap rounds:", self.bootstrap_spin)
-        form.addRow("Seed:", self.seed_spin)
-        self.out_edit = QLineEdit(str(default_output(bundle, ".html", "-report")))
-        self.browse_button = QPushButton("Browse…")
-        out_row = QHBoxLayout()
-        out_row.addWidget(self.out_edit, 1)
-        out_row.addWidget(self.browse_button)
-        form.addRow("Write to:", out_row)
-
-        self.progress_bar = QProgressBar()
+        self.out_edit.setText(str(default_output(bundle, ".html", "-report")))
         self.progress_bar.setRange(0, len(STEPS))
-        self.progress_bar.setValue(0)
-        self.status_label = QLabel("Choose the judgments to report on and where to write it.")
-        self.status_label.setWordWrap(True)
-        self.status_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.buttons = QDialogButtonBox()
+        # a button of its own role: a .ui button box holds only standard buttons
         self.write_button = self.buttons.addButton(
             "Write report", QDialogButtonBox.ButtonRole.AcceptRole
         )
-        self.close_button = self.buttons.addButton(QDialogButtonBox.StandardButton.Close)
-        layout = QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addWidget(self.progress_bar)
-        layout.addWidget(self.status_label)
-        layout.addWidget(self.buttons)
+        self.close_button = self.buttons.button(QDialogButtonBox.StandardButton.Close)
 
         self.browse_button.clicked.connect(self._browse)
         self.write_button.clicked.connect(self.start)
