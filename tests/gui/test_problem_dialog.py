@@ -1,16 +1,13 @@
 """One problem dialog for every dialog (issue 18.4c): plain text, the traceback one click away,
-a WorkbenchError shown as it is and anything else logged and described as a failure."""
+and no copy of the box elsewhere in the GUI."""
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QMessageBox, QWidget
-
-from workbench.errors import WorkbenchError
 
 pytestmark = pytest.mark.gui
 
@@ -27,24 +24,6 @@ def test_the_box_shows_plain_text_with_details_behind_a_button(qtbot) -> None:  
     assert box.detailedText() == "Traceback: here"
     quiet = show_problem(parent, "Open", "gone", icon=QMessageBox.Icon.Critical)
     assert quiet.detailedText() == "" and quiet.icon() == QMessageBox.Icon.Critical
-
-
-def test_a_user_error_is_shown_as_it_is_and_a_bug_with_its_traceback(caplog) -> None:  # type: ignore[no-untyped-def]
-    from workbench.gui.problem_dialog import describe_failure
-
-    assert describe_failure(WorkbenchError("no such campaign"), "The export") == (
-        "no such campaign",
-        "",
-    )
-    try:
-        raise RuntimeError("disk on fire")
-    except RuntimeError as error:
-        bug = error
-    with caplog.at_level(logging.ERROR):
-        message, details = describe_failure(bug, "The report")
-    assert message == "The report failed: RuntimeError: disk on fire"
-    assert details.startswith("Traceback") and "disk on fire" in details
-    assert "The report failed" in caplog.text
 
 
 def test_every_dialog_goes_through_it() -> None:

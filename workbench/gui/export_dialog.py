@@ -25,8 +25,9 @@ from workbench.export import export_bundle as run_export
 from workbench.export.pseudonyms import pseudonym_key
 from workbench.gui.background import BackgroundRunner
 from workbench.gui.forms.ui_export_dialog import Ui_ExportDialog
+from workbench.gui.jobs import Job, JobStatus, jobs_for
 from workbench.gui.locations import default_output, display_location
-from workbench.gui.problem_dialog import describe_failure, show_problem
+from workbench.gui.problem_dialog import show_problem
 
 log = logging.getLogger(__name__)
 
@@ -65,8 +66,9 @@ class ExportDialog(QDialog, Ui_ExportDialog):
         self.bundle = bundle
         self.summary: ExportSummary | None = None
         self.message_box: QMessageBox | None = None
+        # only for the campaign names: the export itself is a job of the window's job manager
         self.runner = BackgroundRunner(max_threads=1, parent=self)
-        self._running = False
+        self.job: Job | None = None
 
         self.bundle_label.setText(display_location(bundle))
         for name, (_, description) in FORMATS.items():
@@ -165,7 +167,7 @@ class ExportDialog(QDialog, Ui_ExportDialog):
 
     @property
     def running(self) -> bool:
-        return self._running
+        return self.job is not None and self.job.active
 
     def start_export(self) -> None:
         target = self.out_edit.text().strip()
@@ -178,7 +180,24 @@ class ExportDialog(QDialog, Ui_ExportDialog):
         self._set_running(True)
         self.status_label.setText("Exporting…")
         bundle, out = self.bundle, Path(target)
-        self.runner.run(lambda: run_export(bundle, out, options), self._succeeded, self._failed)
+        # export_bundle has no step to stop at (it writes atomically): it is waited for
+        self.job = jobs_for(self).submit(
+            f"Export ({options.format}) to {out.name}",
+            "Export",
+            lambda _control: run_export(bundle, out, options),
+            cancellable=False,
+        )
+        self.job.finished.connect(self._job_ended)
+
+    def _job_ended(self) -> None:
+        job = self.job
+        if job is None:
+            return
+        if job.status is JobStatus.SUCCEEDED:
+            job.set_outcome(describe_summary(job.result))
+            self._succeeded(job.result)
+        else:
+            self._failed(job.error, job.details)
 
     def _succeeded(self, summary: ExportSummary) -> None:
         self._set_running(False)
@@ -187,13 +206,13 @@ class ExportDialog(QDialog, Ui_ExportDialog):
         self.status_label.setText(describe_summary(summary))
         self.exported.emit(summary)
 
-    def _failed(self, error: BaseException) -> None:
+    def _failed(self, message: str, details: str) -> None:
         self._set_running(False)
         self.status_label.setText("Nothing was exported.")
-        self._show_problem(*describe_failure(error, "The export"))
+        if message:
+            self._show_problem(message if not details else f"The export failed: {message}", details)
 
     def _set_running(self, running: bool) -> None:
-        self._running = running
         self.progress_bar.setRange(0, 0 if running else 1)
         for widget in (
             self.export_button,
@@ -214,5 +233,5 @@ class ExportDialog(QDialog, Ui_ExportDialog):
         self.message_box = show_problem(self, "Export", message, details)
 
     def reject(self) -> None:
-        if not self._running:  # the export's outcome must be seen
+        if not self.running:  # the export's outcome must be seen
             super().reject()

@@ -26,9 +26,16 @@ from PySide6.QtWidgets import (
 
 from workbench.errors import WorkbenchError
 from workbench.gui.forms.ui_judge_dialog import Ui_JudgeDialog
+from workbench.gui.jobs import Job, JobControl, JobStatus, jobs_for
+from workbench.gui.locations import display_location
 from workbench.gui.problem_dialog import show_problem
 from workbench.judge.cost import DEFAULT_PRICES, PriceTable, default_prices, parse_price
-from workbench.judge.last_used import LOCAL_EXAMPLE, load_last_used, remember_last_used
+from workbench.judge.last_used import (
+    LOCAL_EXAMPLE,
+    load_last_used,
+    remember_endpoint,
+    remembered,
+)
 from workbench.judge.limits import DEFAULT_MAX_COST, DEFAULT_MAX_REQUESTS, run_budget
 from workbench.judge.secrets import resolve_api_key
 from workbench.judge.templates import JudgeTemplate, TemplateError, edited_template
@@ -110,7 +117,8 @@ class JudgeDialog(QDialog, Ui_JudgeDialog):
         self.templates: list[JudgeTemplate] = list((plugins or registry()).judge_templates())
         self.plan: JudgePlan | None = None
         self.job: JudgeJob | None = None
-        self.task: asyncio.Task[None] | None = None
+        self.task: asyncio.Task[None] | None = None  # the estimate, while it plans
+        self.run_job: Job | None = None  # the run, a job of the window's job manager
         self.summary: JudgeSummary | None = None
         self.message_box: QMessageBox | None = None
         #: the question asked before a run above its limits (open while it waits)
@@ -124,6 +132,11 @@ class JudgeDialog(QDialog, Ui_JudgeDialog):
         self._shown_template: str | None = None
         self._build()
         self._connect()
+        #: (model, price text) filled in from memory: the price is that model's only
+        self._restored_price: tuple[str, str] | None = None
+        self._restore_endpoint()
+        self.base_url_edit.editingFinished.connect(self._restore_endpoint)
+        self.model_combo.currentTextChanged.connect(self._forget_restored_price)
         self._template_changed()
         self._set_state("idle")
 
@@ -347,14 +360,47 @@ class JudgeDialog(QDialog, Ui_JudgeDialog):
         prices = default_prices()
         text = self.price_edit.text().strip()
         if text:
-            prices = prices.with_price(self.model_combo.currentText().strip(), parse_price(text))
+            model = self.model_combo.currentText().strip()
+            prices = prices.with_price(model, parse_price(text), "the dialog's price field")
         return prices
+
+    # --- what is remembered per endpoint (the app's settings file; never the key) --------------
+
+    def _restore_endpoint(self) -> None:
+        """Fill in what was used last with the endpoint shown: its model, the price the user
+        gave for that model, and the requests at once."""
+        memory = remembered(self.base_url_edit.text().strip())
+        if memory.model is None:
+            return
+        self.model_combo.setCurrentText(memory.model)
+        price = memory.price
+        text = "" if price is None else f"{price.input_per_million:g},{price.output_per_million:g}"
+        self.price_edit.setText(text)
+        self._restored_price = (memory.model, text) if text else None
+        if memory.concurrency is not None:
+            self.concurrency_spin.setValue(memory.concurrency)
+
+    def _forget_restored_price(self, model: str) -> None:
+        """A remembered price belongs to its model: another model does not inherit it."""
+        restored = self._restored_price
+        if restored and model.strip() != restored[0] and self.price_edit.text() == restored[1]:
+            self.price_edit.clear()
+            self._restored_price = None
+
+    def _remember_endpoint(self, settings: JudgeSettings) -> None:
+        text = self.price_edit.text().strip()
+        remember_endpoint(
+            settings.base_url,
+            settings.judge_model,
+            parse_price(text) if text else None,
+            settings.concurrency,
+        )
 
     # --- running --------------------------------------------------------------------------------
 
     @property
     def running(self) -> bool:
-        return self.task is not None
+        return self.task is not None or (self.run_job is not None and self.run_job.active)
 
     def estimate(self) -> None:
         try:
@@ -401,13 +447,24 @@ class JudgeDialog(QDialog, Ui_JudgeDialog):
             self._start_confirmed()
 
     def _start_confirmed(self) -> None:
-        if self.plan is not None and self.task is None and self._launch(self._run(self.plan)):
-            remember_last_used(self.plan.settings.base_url, self.plan.settings.judge_model)
+        plan = self.plan
+        if plan is None or self.running:
+            return
+        self._remember_endpoint(plan.settings)
+        name = Path(self.bundle).name if isinstance(self.bundle, Path) else None
+        job = jobs_for(self).submit_async(
+            f"LLM judge run on {name or display_location(self.bundle)}",
+            "LLM judge run",
+            lambda control: self._run(plan, control),
+        )
+        self.run_job = job
+        job.finished.connect(lambda: self._run_ended(job))
+        if job.active:
             self._set_state("running")
 
     def cancel(self) -> None:
-        if self.job is not None:
-            self.job.cancel()
+        if self.run_job is not None and self.run_job.active:
+            self.run_job.cancel()  # the run's own cancel: no new request, answers are kept
         elif self.task is not None:  # still planning: nothing sent yet
             self.task.cancel()
         self.cancel_button.setEnabled(False)
@@ -456,13 +513,19 @@ class JudgeDialog(QDialog, Ui_JudgeDialog):
         self.plan = plan
         self.estimate_label.setText(describe_plan(plan))
 
-    async def _run(self, plan: JudgePlan) -> None:
+    async def _run(self, plan: JudgePlan, control: JobControl) -> JudgeSummary:
         self.summary = None
         self.status_label.setText("Looking up the API key…")
         key = await asyncio.to_thread(resolve_api_key, plan.settings.base_url)
         notes = " ".join(f"Note: {note}." for note in key.notes)
-        job = JudgeJob(self.bundle, plan, key.secret, on_progress=self._progress)
+
+        def progress(progress: JudgeProgress) -> None:
+            self._progress(progress)
+            control.progress(progress.done + progress.failed, progress.total)
+
+        job = JudgeJob(self.bundle, plan, key.secret, on_progress=progress)
         self.job = job
+        control.on_cancel(job.cancel)
         self.progress_bar.setRange(0, max(1, len(plan.pending)))
         self.progress_bar.setValue(0)
         self.status_label.setText(f"Starting… {notes}".strip())
@@ -475,6 +538,19 @@ class JudgeDialog(QDialog, Ui_JudgeDialog):
         self.status_label.setText(f"{describe_summary(summary)} {notes}".strip())
         self.estimate_label.setText("Estimate again to resume or to judge something else.")
         self.judged.emit(self.bundle)
+        return summary
+
+    def _run_ended(self, job: Job) -> None:
+        if job.result is not None:
+            job.set_outcome(describe_summary(job.result))
+        if job.status is JobStatus.FAILED:
+            self.status_label.setText("The judge did not run to the end.")
+            self._show_problem(job.error, job.details)
+        elif job.status is JobStatus.CANCELLED and job.result is None:
+            self.status_label.setText("Cancelled before anything was sent.")
+        self.job = None
+        if not self.running:
+            self._set_state("idle")
 
     def _progress(self, progress: JudgeProgress) -> None:
         self.progress_bar.setValue(progress.done + progress.failed)
@@ -520,5 +596,5 @@ class JudgeDialog(QDialog, Ui_JudgeDialog):
         self.message_box = show_problem(self, "LLM judge", message, details)
 
     def reject(self) -> None:
-        if self.task is None:  # a run's outcome must be seen; cancel it first
+        if not self.running:  # a run's outcome must be seen; cancel it first
             super().reject()

@@ -21,8 +21,9 @@ from PySide6.QtWidgets import (
 
 from workbench.gui.background import BackgroundRunner
 from workbench.gui.forms.ui_report_dialog import Ui_ReportDialog
+from workbench.gui.jobs import Job, JobControl, JobStatus, jobs_for
 from workbench.gui.locations import default_output, display_location
-from workbench.gui.problem_dialog import describe_failure, show_problem
+from workbench.gui.problem_dialog import show_problem
 
 if TYPE_CHECKING:  # the report's modules load matplotlib and networkx: imported when used, so
     # the main window (which adds the menu entry at start-up) paints without them
@@ -33,12 +34,6 @@ if TYPE_CHECKING:  # the report's modules load matplotlib and networkx: imported
 log = logging.getLogger(__name__)
 
 ALL = "(all)"
-
-
-class _ProgressRelay(QObject):
-    """Created on the GUI thread; the worker emits, the queued signal updates the bar."""
-
-    stepped = Signal(str, int, int)
 
 
 class ReportDialog(QDialog, Ui_ReportDialog):
@@ -52,10 +47,9 @@ class ReportDialog(QDialog, Ui_ReportDialog):
         super().__init__(parent)
         self.setupUi(self)  # ui/report_dialog.ui
         self.bundle = bundle
+        # only for the choices: the report itself is a job of the window's job manager
         self.runner = BackgroundRunner(max_threads=1, parent=self)
-        self.relay = _ProgressRelay(self)
-        self.relay.stepped.connect(self._stepped)
-        self._running = False
+        self.job: Job | None = None
         self.message_box: QMessageBox | None = None
 
         self.bundle_label.setText(display_location(bundle))
@@ -123,7 +117,7 @@ class ReportDialog(QDialog, Ui_ReportDialog):
 
     @property
     def running(self) -> bool:
-        return self._running
+        return self.job is not None and self.job.active
 
     def start(self) -> None:
         from workbench.services.report_html import write_report
@@ -136,17 +130,39 @@ class ReportDialog(QDialog, Ui_ReportDialog):
         self._set_running(True)
         self.progress_bar.setValue(0)
         self.status_label.setText("Gathering the report…")
-        self.runner.run(
-            lambda: write_report(bundle, out, request, self.relay.stepped.emit),
-            lambda size: self._succeeded(out, size),
-            self._failed,
-        )
 
-    def _stepped(self, step: str, done: int, total: int) -> None:
-        self.progress_bar.setRange(0, total)
-        self.progress_bar.setValue(done)
-        if self._running:
-            self.status_label.setText(f"Working on: {step}…")
+        def work(control: JobControl) -> int:
+            def stepped(step: str, done: int, total: int) -> None:
+                # the report is written only after its last step, so stopping at a step
+                # leaves no file behind
+                control.check()
+                control.progress(done, total, f"Working on: {step}…")
+
+            return write_report(bundle, out, request, stepped)
+
+        job = jobs_for(self).submit(f"Report to {out.name}", "Report", work)
+        self.job = job
+        job.changed.connect(self._stepped)
+        job.finished.connect(lambda: self._job_ended(job, out))
+
+    def _stepped(self) -> None:
+        job = self.job
+        if job is None or not job.active:
+            return
+        if job.total > 0:
+            self.progress_bar.setRange(0, job.total)
+            self.progress_bar.setValue(job.done)
+        self.status_label.setText(job.text)
+
+    def _job_ended(self, job: Job, out: Path) -> None:
+        if job.status is JobStatus.SUCCEEDED:
+            self._succeeded(out, job.result)
+            job.set_outcome(self.status_label.text())
+        elif job.status is JobStatus.CANCELLED:
+            self._set_running(False)
+            self.status_label.setText("Report cancelled; no file was written.")
+        else:
+            self._failed(job.error, job.details)
 
     def _succeeded(self, out: Path, size: int) -> None:
         self._set_running(False)
@@ -154,16 +170,15 @@ class ReportDialog(QDialog, Ui_ReportDialog):
         self.status_label.setText(f"Wrote the report to {out} ({size // 1024:,} KiB).")
         self.written.emit(out)
 
-    def _failed(self, error: BaseException) -> None:
+    def _failed(self, message: str, details: str) -> None:
         self._set_running(False)
         self.status_label.setText("No report was written.")
-        self._show_problem(*describe_failure(error, "The report"))
+        self._show_problem(message if not details else f"The report failed: {message}", details)
 
     def _show_problem(self, message: str, details: str) -> None:
         self.message_box = show_problem(self, "Export report", message, details)
 
     def _set_running(self, running: bool) -> None:
-        self._running = running
         for widget in (
             self.write_button,
             self.close_button,

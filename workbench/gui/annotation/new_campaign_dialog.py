@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFileDialog, QListWidge
 
 from workbench.errors import WorkbenchError
 from workbench.gui.forms.ui_new_campaign_dialog import Ui_NewCampaignDialog
+from workbench.gui.jobs import Job, JobStatus, jobs_for
 from workbench.plugins import Registry, registry
 from workbench.services.campaign_items import REFERENCE_NAME, ItemSpec
 from workbench.services.campaigns import (
@@ -32,7 +33,11 @@ NATURAL_PAIRING = "the protocol's default"
 
 
 class NewCampaignDialog(QDialog, Ui_NewCampaignDialog):
-    """A form over ``CampaignSpec``; Create stores the campaign or shows why it cannot."""
+    """A form over ``CampaignSpec``; Create stores the campaign (a job of the window's job
+    manager) or shows why it cannot."""
+
+    #: the creation, once Create was pressed
+    job: Job | None = None
 
     def __init__(
         self,
@@ -119,6 +124,8 @@ class NewCampaignDialog(QDialog, Ui_NewCampaignDialog):
         return read_practice_tasks(Path(text)) if text else []
 
     def accept(self) -> None:
+        if self.creating:
+            return
         try:
             spec = self.spec()
         except WorkbenchError as error:
@@ -127,9 +134,30 @@ class NewCampaignDialog(QDialog, Ui_NewCampaignDialog):
         if not spec.name:
             self.message.setText("Give the campaign a name.")
             return
-        try:
-            self.summary = create_campaign(self.bundle, spec, self.plugins)
-        except WorkbenchError as error:
-            self.message.setText(str(error))
+        bundle, plugins = self.bundle, self.plugins
+        # drawing and storing a large schedule takes a while; one transaction, nothing to stop
+        job = jobs_for(self).submit(
+            f"New campaign {spec.name}",
+            "New campaign",
+            lambda _control: create_campaign(bundle, spec, plugins),
+            cancellable=False,
+        )
+        self.job = job
+        self.setEnabled(False)
+        self.message.setText("Creating the campaign…")
+        job.finished.connect(self._job_ended)
+
+    @property
+    def creating(self) -> bool:
+        return self.job is not None and self.job.active
+
+    def _job_ended(self) -> None:
+        job = self.job
+        assert job is not None  # set before the job could end
+        self.setEnabled(True)
+        if job.status is not JobStatus.SUCCEEDED:
+            self.message.setText(job.error or "The campaign was not created.")
             return
+        self.summary = job.result
+        self.message.setText("")
         super().accept()

@@ -157,6 +157,7 @@ class JudgePlan:
             "limits": self.settings.budget.as_dict(),
             "template": self.template.label,
             "judge_model": self.settings.judge_model,
+            "concurrency": self.settings.concurrency,
             "comparisons": self.comparisons,
             "requests_total": self.total_units,
             "skipped_comparisons": self.skipped,
@@ -278,7 +279,8 @@ def plan_run(
     if settings.concurrency < 1:
         raise RunSettingsError("concurrency must be at least 1")
     parameters = _parameters(settings, template)
-    price = (prices or default_prices()).for_model(settings.judge_model)
+    prices = prices or default_prices()
+    price = prices.for_model(settings.judge_model)
     if settings.budget.max_cost is not None and price is None:
         raise RunSettingsError(
             f"no price is known for {settings.judge_model}, so a cost limit cannot be kept: "
@@ -358,6 +360,7 @@ def plan_run(
         completion_tokens=completion_tokens,
         cost_usd=price.cost(prompt_tokens, completion_tokens) if price else None,
         price=price,
+        price_origin=prices.origin_for(settings.judge_model),
     )
     return JudgePlan(
         run_name=run_name,
