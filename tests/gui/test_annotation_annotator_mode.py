@@ -252,6 +252,8 @@ def test_annotator_mode_drops_the_linked_model_pair(qtbot, main_window: MainWind
     window.selection.set_model_pair(("model-a", "model-b"))  # a panel left connected
     assert window.selection.model_pair is None
     assert window.item_list.current_query().pair is None
+    window.selection.choose_models(("model-a",))  # nor one model
+    assert window.item_list.current_query().compared is None
     window.annotation.show_page(ITEMS_PAGE)
     window.selection.set_model_pair(("model-a", "model-b"))
     assert window.selection.model_pair == ("model-a", "model-b")

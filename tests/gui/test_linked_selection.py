@@ -27,12 +27,13 @@ def panel_window(qtbot, tmp_path: Path) -> Iterator:  # type: ignore[no-untyped-
         yield window
 
 
-def items_comparing(pair: tuple[str, str]) -> set[str]:
-    """Computed from the bundle's source lines, not through the query under test."""
+def items_comparing(models: tuple[str, ...]) -> set[str]:
+    """Items where the models (a pair, or one with any other) were compared, computed from the
+    bundle's source lines, not through the query under test."""
     return {
         line["id"]
         for line in panel_lines()
-        if any({vote["model_a"], vote["model_b"]} == set(pair) for vote in line["judgments"])
+        if any(set(models) <= {vote["model_a"], vote["model_b"]} for vote in line["judgments"])
     }
 
 
@@ -96,24 +97,42 @@ def test_a_pair_chosen_in_the_leaderboard_is_followed_and_cleared(qtbot, panel_w
     rows = selected_rows(agreement.by_model_pair_view)
     assert len(rows) == 1 and set(agreement.by_model_pair.rows[rows[0]][:2]) == set(TIED_PAIR)
 
-    # one row is no pair: the selection clears and every view is restored
-    select_models(leaderboard, ("m-c",))
-    assert window.selection.model_pair is None
-    qtbot.waitUntil(lambda: listed(window) == everything, timeout=10_000)
-    assert "comparing" not in window.item_list.ui.countLabel.text()
+    # one row is one model: the list keeps the items where it was compared with any other;
+    # the pair is gone, so the graph and the agreement panel let go of it
+    select_models(leaderboard, ("m-d",))
+    assert window.selection.model_pair is None and window.selection.model == "m-d"
+    assert items_comparing(("m-d",)) < everything
+    qtbot.waitUntil(lambda: listed(window) == items_comparing(("m-d",)), timeout=10_000)
+    assert "comparing m-d with another model" in window.item_list.ui.countLabel.text()
     assert selected_rows(graph.edges_view) == []
     assert agreement.breakdowns.currentIndex() == tab_before
     assert selected_rows(agreement.by_model_pair_view) == []
 
+    # no row: nothing is chosen and the full list comes back
+    select_models(leaderboard, ())
+    assert window.selection.model_pair is None and window.selection.model is None
+    qtbot.waitUntil(lambda: listed(window) == everything, timeout=10_000)
+    assert "comparing" not in window.item_list.ui.countLabel.text()
 
-def test_a_pair_set_elsewhere_selects_its_leaderboard_rows(qtbot, panel_window) -> None:  # type: ignore[no-untyped-def]
+
+def test_models_chosen_elsewhere_select_their_leaderboard_rows(qtbot, panel_window) -> None:  # type: ignore[no-untyped-def]
     leaderboard = panel_window.analysis.leaderboard
+
+    def chosen() -> set[str]:
+        return {leaderboard.model.rows[row][0] for row in selected_rows(leaderboard.table)}
+
     panel_window.selection.set_model_pair(("m-d", "m-b"))
-    chosen = {leaderboard.model.rows[row][0] for row in selected_rows(leaderboard.table)}
-    assert chosen == {"m-b", "m-d"}
+    assert chosen() == {"m-b", "m-d"}
     assert panel_window.selection.model_pair == ("m-d", "m-b")  # its order is kept
-    panel_window.selection.set_model_pair(None)
-    assert selected_rows(leaderboard.table) == []
+    panel_window.selection.choose_models(("m-c",))
+    assert chosen() == {"m-c"} and panel_window.selection.model_pair is None
+    # the table shows the choice again after a recompute resets its rows
+    previous = leaderboard.result
+    leaderboard.refresh_button.click()
+    qtbot.waitUntil(lambda: leaderboard.result is not previous and not leaderboard.busy)
+    assert chosen() == {"m-c"} and panel_window.selection.model == "m-c"
+    panel_window.selection.choose_models(())
+    assert chosen() == set()
 
 
 def test_a_blind_selection_takes_no_pair(qapp) -> None:  # type: ignore[no-untyped-def]
@@ -122,11 +141,16 @@ def test_a_blind_selection_takes_no_pair(qapp) -> None:  # type: ignore[no-untyp
     selection = LinkedSelection()
     changes: list[object] = []
     selection.modelPairChanged.connect(changes.append)
-    selection.set_model_pair(PAIR)
+    selection.modelChanged.connect(changes.append)
+    selection.choose_models(PAIR)
+    selection.choose_models(("m-a",))
+    assert changes == [PAIR, None, "m-a"]
     selection.set_blind(True)
-    assert selection.model_pair is None and changes == [PAIR, None]
+    assert selection.model_pair is None and selection.model is None
+    assert changes == [PAIR, None, "m-a", None]
     selection.set_model_pair(PAIR)
-    assert selection.model_pair is None and changes == [PAIR, None]
+    selection.choose_models(("m-b",))
+    assert selection.model_pair is None and selection.model is None and len(changes) == 4
     selection.set_item(3)  # items are not blind: the annotator moves through them
     assert selection.item_id == 3
     selection.set_blind(False)

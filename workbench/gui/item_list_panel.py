@@ -1,6 +1,6 @@
 """The item list: search, filters by source, category, model and flag, and a sortable table
 that follows (and sets) the linked selection, keeping only the items that compare its model
-pair when one is chosen. Queries run on a worker thread; a newer query
+pair (or its single model) when one is chosen. Queries run on a worker thread; a newer query
 makes the answer of an older one irrelevant, so only the latest answer is applied."""
 
 from __future__ import annotations
@@ -82,6 +82,7 @@ class ItemListPanel(QWidget):
         self.ui.itemTable.selectionModel().currentRowChanged.connect(self._row_changed)
         selection.itemChanged.connect(self._follow_selection)
         selection.modelPairChanged.connect(lambda _pair: self.refresh())
+        selection.modelChanged.connect(lambda _model: self.refresh())
 
     def filter_combos(self) -> list[QComboBox]:
         ui = self.ui
@@ -127,6 +128,7 @@ class ItemListPanel(QWidget):
             sort=self._sort,
             descending=self._descending,
             pair=self.selection.model_pair,
+            compared=self.selection.model,
         )
 
     def refresh(self) -> None:
@@ -169,9 +171,12 @@ class ItemListPanel(QWidget):
             text = f"{shown:,} items"
         else:
             text = f"{shown:,} of {self._total_items:,} items"
-        pair = self._applied_query.pair if self._applied_query else None
-        if pair is not None:  # say why the list is shorter: the pair is chosen elsewhere
-            text += f" comparing {pair[0]} and {pair[1]}"
+        query = self._applied_query
+        # say why the list is shorter: the models are chosen elsewhere (the leaderboard)
+        if query is not None and query.pair is not None:
+            text += f" comparing {query.pair[0]} and {query.pair[1]}"
+        elif query is not None and query.compared is not None:
+            text += f" comparing {query.compared} with another model"
         self.ui.countLabel.setText(text)
 
     def _sort_requested(self, key: SortKey, descending: bool) -> None:

@@ -13,18 +13,21 @@ from PySide6.QtCore import QObject, Signal
 
 
 class LinkedSelection(QObject):
-    """Holds the current item id and model pair; emits a signal only when a value changes.
+    """Holds the current item id, model pair and single model (at most one of the two is
+    set: :meth:`choose_models`); emits a signal only when a value changes.
 
-    While :attr:`blind` (annotator mode), no pair can be set: a pair names models, and nothing
-    the annotator sees may be narrowed or ordered by model identity."""
+    While :attr:`blind` (annotator mode), no model can be chosen: a choice names models, and
+    nothing the annotator sees may be narrowed or ordered by model identity."""
 
     itemChanged = Signal(object)  # int | None
     modelPairChanged = Signal(object)  # tuple[str, str] | None
+    modelChanged = Signal(object)  # str | None
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._item_id: int | None = None
         self._model_pair: tuple[str, str] | None = None
+        self._model: str | None = None
         self._blind = False
 
     @property
@@ -36,14 +39,39 @@ class LinkedSelection(QObject):
         return self._model_pair
 
     @property
+    def model(self) -> str | None:
+        """One model chosen on its own (the leaderboard's single selected row)."""
+        return self._model
+
+    @property
     def blind(self) -> bool:
         return self._blind
 
     def set_blind(self, blind: bool) -> None:
-        """Enter (clearing the pair) or leave annotator mode's blindness."""
+        """Enter (clearing the chosen models) or leave annotator mode's blindness."""
         if blind:
-            self.set_model_pair(None)
+            self.choose_models(())
         self._blind = blind
+
+    def choose_models(self, models: tuple[str, ...]) -> None:
+        """Two models are the pair, one is the model, anything else chooses none; the other
+        choice is cleared first, so followers never see both."""
+        if len(models) == 2:
+            self._set_model(None)
+            self.set_model_pair((models[0], models[1]))
+        elif len(models) == 1:
+            self.set_model_pair(None)
+            self._set_model(models[0])
+        else:
+            self.set_model_pair(None)
+            self._set_model(None)
+
+    def _set_model(self, model: str | None) -> None:
+        if model is not None and self._blind:
+            return
+        if model != self._model:
+            self._model = model
+            self.modelChanged.emit(model)
 
     def set_item(self, item_id: int | None) -> None:
         if item_id != self._item_id:

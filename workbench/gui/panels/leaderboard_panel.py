@@ -201,10 +201,13 @@ class LeaderboardPanel(QWidget):
         self.include_derived.toggled.connect(self.refresh)
         self.rounds.editingFinished.connect(self.refresh)
         self.refresh_button.clicked.connect(self.refresh)
+        #: set while the table and the linked selection bring each other up to date
+        self._syncing = False
         # selection, not clicks: keyboard selection (Shift+arrows) sets the pair too
         self.table.selectionModel().selectionChanged.connect(self._rows_selected)
-        selection.modelPairChanged.connect(self._show_pair)
-        self.model.modelReset.connect(lambda: self._show_pair(self.selection.model_pair))
+        selection.modelPairChanged.connect(lambda _pair: self._show_chosen())
+        selection.modelChanged.connect(lambda _model: self._show_chosen())
+        self.model.modelReset.connect(self._show_chosen)
         self._set_choices(None)
 
     # --- state ----------------------------------------------------------------------------------
@@ -362,34 +365,51 @@ class LeaderboardPanel(QWidget):
         self.failed.emit(message)
 
     def _rows_selected(self) -> None:
-        """Two selected rows are the linked selection's pair; any other choice clears it."""
-        rows = sorted({index.row() for index in self.table.selectionModel().selectedRows()})
-        models = {self.model.rows[row][0] for row in rows}
-        if self.selection.model_pair is not None and models == set(self.selection.model_pair):
-            return  # the pair shown again (after a refresh): keep its order
-        if len(rows) == 2:
-            self.selection.set_model_pair(
-                (self.model.rows[rows[0]][0], self.model.rows[rows[1]][0])
-            )
-        else:
-            self.selection.set_model_pair(None)
-
-    def _show_pair(self, pair: tuple[str, str] | None) -> None:
-        """Select the pair's two rows (a pair set elsewhere, or kept over a refresh)."""
-        rows = [n for n, row in enumerate(self.model.rows) if pair and row[0] in pair]
-        selection = self.table.selectionModel()
-        if len(rows) != 2:
-            if pair is None:
-                selection.clearSelection()
+        """Two selected rows are the linked selection's pair, one its model; more or none
+        choose nothing."""
+        if self._syncing:
             return
+        rows = sorted({index.row() for index in self.table.selectionModel().selectedRows()})
+        models = tuple(self.model.rows[row][0] for row in rows)
+        if self.selection.model_pair is not None and set(models) == set(self.selection.model_pair):
+            return  # the pair shown again (after a refresh): keep its order
+        # the selection's signals come back here (_show_chosen): the table already shows it
+        self._syncing = True
+        try:
+            self.selection.choose_models(models)
+        finally:
+            self._syncing = False
+
+    def _show_chosen(self) -> None:
+        """Select the chosen pair's two rows or the chosen model's row (set elsewhere, or kept
+        over a refresh)."""
+        if self._syncing:
+            return
+        pair, model = self.selection.model_pair, self.selection.model
+        chosen_models = pair or ((model,) if model else ())
+        rows = [n for n, row in enumerate(self.model.rows) if row[0] in chosen_models]
+        selection = self.table.selectionModel()
+        if not chosen_models:
+            self._syncing = True
+            try:
+                selection.clearSelection()
+            finally:
+                self._syncing = False
+            return
+        if len(rows) != len(chosen_models):
+            return  # not all of them in this table (a filter left one out): leave it be
         chosen = QItemSelection()
         for row in rows:
             chosen.select(self.model.index(row, 0), self.model.index(row, 0))
-        selection.select(
-            chosen,
-            QItemSelectionModel.SelectionFlag.ClearAndSelect
-            | QItemSelectionModel.SelectionFlag.Rows,
-        )
+        self._syncing = True
+        try:
+            selection.select(
+                chosen,
+                QItemSelectionModel.SelectionFlag.ClearAndSelect
+                | QItemSelectionModel.SelectionFlag.Rows,
+            )
+        finally:
+            self._syncing = False
 
     # --- export ---------------------------------------------------------------------------------
 
