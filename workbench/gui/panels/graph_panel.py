@@ -129,8 +129,9 @@ class GraphPanel(QWidget):
         selection.itemChanged.connect(self._show_item)
         selection.modelPairChanged.connect(self._focus_pair)
         # after _show_edges has run to its end, which drops the previous edge's judgments
+        # (the panel as the timer's context: a panel closed meanwhile is not called)
         self.edges_model.modelReset.connect(
-            lambda: QTimer.singleShot(0, lambda: self._focus_pair(self.selection.model_pair))
+            lambda: QTimer.singleShot(0, self, lambda: self._focus_pair(self.selection.model_pair))
         )
 
     def catch_up(self) -> None:
