@@ -264,9 +264,9 @@ def test_nothing_to_pack(main: Location, tmp_path: Path) -> None:
 
 
 def _one_item() -> Any:
-    from workbench.services.selection import ItemSelection
+    from workbench.services.campaign_items import ItemSpec
 
-    return ItemSelection("q000")
+    return ItemSpec("q000")
 
 
 def pack_sequences(pack: Path) -> set[int]:

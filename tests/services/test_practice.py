@@ -19,6 +19,7 @@ from tests.services.campaign_helpers import (
 from workbench.demo import generate_demo_bundle
 from workbench.errors import WorkbenchError
 from workbench.services.campaign_errors import AnswerError, StaleTaskError
+from workbench.services.campaign_items import ItemSpec
 from workbench.services.campaigns import (
     CampaignSpec,
     GoldSpec,
@@ -28,7 +29,6 @@ from workbench.services.campaigns import (
     create_campaign,
 )
 from workbench.services.practice import COMPLETED, SKIPPED
-from workbench.services.selection import ItemSelection
 from workbench.services.voting import AnnotationSession
 from workbench.storage import Bundle
 from workbench.storage.models import (
@@ -73,7 +73,7 @@ def spec(**overrides: object) -> CampaignSpec:
     values: dict = {
         "name": "c",
         "protocol": "arena-battle",
-        "items": ItemSelection("q000,q001,q002"),
+        "items": ItemSpec("q000,q001,q002"),
         "models": MODELS[:2],
         "seed": 3,
         "gold": [GoldSpec("q003", "b", **PAIR)],
@@ -215,7 +215,7 @@ def test_practice_from_answers_marked_right_and_wrong(tmp_path: Path) -> None:
     with Bundle.open(path) as bundle:
         with bundle.read_session() as session:
             scheduled = sorted(session.scalars(select(Item.external_id)))[:5]
-        chosen = ItemSelection(",".join(scheduled))
+        chosen = ItemSpec(",".join(scheduled))
         spec = CampaignSpec("c", "arena-battle", items=chosen, seed=2, practice_count=3)
         assert create_campaign(bundle, spec, PLUGINS).practice_tasks == 3
         for row in campaign_details(bundle, "c")["settings"]["practice"]:

@@ -166,7 +166,7 @@ def _settings(args: argparse.Namespace, prices: Any) -> Any:
     from workbench.judge.last_used import remembered
     from workbench.judge.limits import run_budget
     from workbench.services.judging.runner import JudgeSettings
-    from workbench.services.judging.worklist import Selection
+    from workbench.services.judging.worklist import JudgeScope
 
     for name in ("concurrency", "attempts"):
         if getattr(args, name) is not None and getattr(args, name) < 1:
@@ -183,7 +183,7 @@ def _settings(args: argparse.Namespace, prices: Any) -> Any:
         base_url=base_url,
         judge_model=model,
         template=args.template,
-        selection=Selection(
+        selection=JudgeScope(
             campaign=args.campaign,
             models=models,
             items=args.items,

@@ -35,13 +35,14 @@ from workbench.gui.item_list_panel import ItemListPanel
 from workbench.gui.item_view import ItemView
 from workbench.gui.jobs import Job, JobManager, JobStatus
 from workbench.gui.jobs_view import JobsDialog, JobsIndicator
+from workbench.gui.linked_selection import LinkedSelection
 from workbench.gui.locations import display_location, same_bundle
 from workbench.gui.panels import AnalysisDocks
 from workbench.gui.plain_text import menu_text, plain_tooltip
+from workbench.gui.problem_dialog import show_problem
 from workbench.gui.report_dialog import ReportMenuEntry
 from workbench.gui.resources import app_icon
 from workbench.gui.restore_dialog import DamagedBundleDialog
-from workbench.gui.selection import SelectionModel
 from workbench.gui.server_dialog import ServerDialog
 from workbench.gui.settings import GuiSettings
 from workbench.gui.tool_actions import ToolActions
@@ -100,7 +101,7 @@ class MainWindow(QMainWindow):
         self._close_when_idle = False
         #: the one-time note about where the first automatic backup went (for tests)
         self.first_backup_note: QMessageBox | None = None
-        self.selection = SelectionModel(self)
+        self.selection = LinkedSelection(self)
         self.runner = BackgroundRunner(parent=self)
         self.loader = ImageLoader(self._image_bytes, parent=self)
         self.import_dialog: ImportDialog | None = None
@@ -410,6 +411,7 @@ class MainWindow(QMainWindow):
         self.runner.wait()
         self.loader.clear()
         self.selection.set_item(None)
+        self.selection.set_model_pair(None)  # another bundle may not have these models
         self.item_list.set_browser(None, None)
         self.analysis.set_bundle(None)
         if self.bundle is not None:
@@ -570,12 +572,7 @@ class MainWindow(QMainWindow):
         return dialog
 
     def show_error(self, title: str, message: str, details: str = "") -> QMessageBox:
-        box = QMessageBox(QMessageBox.Icon.Critical, title, message, parent=self)
-        box.setTextFormat(Qt.TextFormat.PlainText)
-        if details:
-            box.setDetailedText(details)
-        box.open()
-        return box
+        return show_problem(self, title, message, details, QMessageBox.Icon.Critical)
 
     def reset_layout(self) -> None:
         self.restoreState(self._default_state)

@@ -25,6 +25,7 @@ from sqlalchemy import and_, func, select
 from sqlalchemy.orm import Session
 
 from workbench.services.campaign_errors import PackError
+from workbench.services.campaign_items import REFERENCE_NAME
 from workbench.services.campaigns import (
     PRACTICE_DONE_SETTING,
     PRACTICE_OPTIONAL_SETTING,
@@ -32,7 +33,6 @@ from workbench.services.campaigns import (
     find_annotator,
     find_campaign,
 )
-from workbench.services.selection import REFERENCE_NAME
 from workbench.services.voting import lease_pairs, lease_setting, open_pairs, release_leases
 from workbench.storage.bundle import Bundle, remove_bundle_files
 from workbench.storage.copier import PACK_POLICY, VOTE_CONTENT, content_key

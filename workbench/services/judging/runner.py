@@ -55,7 +55,7 @@ from workbench.services.judging.verdicts import (
     resolve,
     verdict_rows,
 )
-from workbench.services.judging.worklist import Selection, WorkUnit, build_work_list, side_name
+from workbench.services.judging.worklist import JudgeScope, WorkUnit, build_work_list, side_name
 from workbench.storage.bundle import Bundle
 from workbench.storage.dialects import insert_ignoring_conflicts
 from workbench.storage.models import Image, JudgeRun, JudgeVerdict, utcnow
@@ -102,7 +102,7 @@ class JudgeSettings:
     base_url: str
     judge_model: str
     template: str
-    selection: Selection = field(default_factory=Selection)
+    selection: JudgeScope = field(default_factory=JudgeScope)
     concurrency: int = 8
     budget: Budget = field(default_factory=Budget)
     retry: RetryPolicy = field(default_factory=RetryPolicy)
