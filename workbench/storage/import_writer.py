@@ -10,7 +10,6 @@ by its fingerprint.
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -21,9 +20,9 @@ from sqlalchemy import Table, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from workbench import __version__
-from workbench.domain import ImageRecord, ItemRecord, JudgmentRecord, ModelRecord, OutputRecord
+from workbench.domain import ItemRecord, JudgmentRecord, ModelRecord, OutputRecord
 from workbench.importers.base import ImportReport, Record
-from workbench.importers.images import PreparedImage
+from workbench.importers.images import PreparedImage, image_key
 from workbench.storage.batching import chunked
 from workbench.storage.models import (
     Caption,
@@ -49,15 +48,6 @@ class ImportFileInfo:
     name: str
     sha256: str
     size_bytes: int
-
-
-def image_key(image: ImageRecord) -> str | None:
-    """How the import service and the writer agree on which prepared image a slot uses."""
-    if image.path is not None:
-        return f"path:{image.path}"
-    if image.data is not None:
-        return f"data:{hashlib.sha256(image.data).hexdigest()}"
-    return None
 
 
 def find_import(session: Session, importer: str, fingerprint: str) -> Import | None:
