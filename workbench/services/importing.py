@@ -430,7 +430,7 @@ def import_files(
         # A new bundle is built aside and published whole (see Bundle.building): a failure
         # removes only that private file, never a bundle another process created meanwhile.
         try:
-            with Bundle.building(bundle_path) as bundle:
+            with Bundle.building(bundle_path, bulk=True) as bundle:
                 result = _write(bundle, job, shown, report, skip_rejected, started_at)
         except BundleExistsError:
             # Another import created the bundle first: land this one in it, as if it had
