@@ -38,8 +38,8 @@ def test_an_image_is_stored_once_and_read_back_by_its_offset() -> None:
     first = spool.add(red)
     assert spool.add(blue) == hashlib.sha256(blue).hexdigest()
     assert spool.add(red) == first == hashlib.sha256(red).hexdigest()
-    assert spool_size(spool) == len(red) + len(blue)  # the repeat was not written again
     kept_red, kept_blue = spool.outcome(first), spool.outcome(hashlib.sha256(blue).hexdigest())
+    assert spool_size(spool) == len(red) + len(blue)  # the repeat was not written again
     assert isinstance(kept_red, PreparedImage) and isinstance(kept_blue, PreparedImage)
     assert (kept_red.format, kept_red.width, kept_red.height, kept_red.data) == ("png", 6, 4, b"")
     assert kept_blue.format == "jpeg"
@@ -59,7 +59,7 @@ def test_a_refused_image_keeps_its_reason_and_is_not_stored(data: bytes, reason:
     sha = spool.add(data)
     outcome = spool.outcome(sha)
     assert isinstance(outcome, str) and reason in outcome
-    assert spool._file is None  # nothing written
+    assert spool._file is None or spool_size(spool) == 0  # nothing written
 
 
 def test_a_png_with_a_changed_byte_is_refused_by_its_crc() -> None:
@@ -91,3 +91,14 @@ def test_the_report_makes_one_spool_with_the_importers_limit_and_closes_it_with_
 def test_a_spooled_slot_is_keyed_by_its_hash() -> None:
     assert image_key(ImageRecord(0, "a.png", sha256="ab" * 32)) == "sha256:" + "ab" * 32
     assert not ImageRecord(0, "a.png", sha256="ab" * 32).is_missing
+
+
+def test_a_full_disk_stops_the_import_with_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    def full(*_args: object) -> int:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("workbench.importers.images.os.pwrite", full)
+    spool = ImageSpool(max_image_bytes=1 << 20)
+    sha = spool.add(image("red"))
+    with pytest.raises(ImageProblemError, match=r"cannot set images aside.*No space left"):
+        spool.outcome(sha)

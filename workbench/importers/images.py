@@ -13,6 +13,8 @@ import hashlib
 import io
 import os
 import tempfile
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -140,24 +142,32 @@ def prepare_image(data: bytes) -> PreparedImage:
     )
 
 
+#: images whose check and write may be under way at once: their bytes are held until done
+SPOOL_PENDING = 16
+
+
 class ImageSpool:
     """Images embedded in the rows an importer reads, each hashed, checked and set aside once.
 
     An import checks every row before it writes anything, so the images of 30,000 dataset rows
     would all be held at once if they stayed in the records. :meth:`add` hashes the bytes while
-    the row holds them, checks a new image right away (:func:`check_image`) and appends it to
-    one unnamed temporary file; the record keeps only the hash, and the import writer reads
-    the bytes back once from their offset. One append-only file, rather than a file per
-    image, because creating 30,000 files cost more than everything else done to an image. The
-    file has no name, so it disappears when the spool is closed or collected, or the process
-    ends, whatever happens to the import.
+    the row holds them and hands a new image to two worker threads, which check it
+    (:func:`check_image`) and write it at its place in one unnamed temporary file while the
+    importer reads on (hashing, zlib's CRC and the write release the GIL); at most
+    :data:`SPOOL_PENDING` images wait, so memory stays bounded. The record keeps only the hash,
+    and the import writer reads the bytes back once from their offset. One file, rather than a
+    file per image, because creating 30,000 files cost more than everything else done to an
+    image. It has no name, so it disappears when the spool is closed or the process ends,
+    whatever happens to the import.
     """
 
     def __init__(self, max_image_bytes: int) -> None:
         self.max_image_bytes = max_image_bytes
         self._file: IO[bytes] | None = None
         self._end = 0
-        self._checked: dict[str, PreparedImage | str] = {}
+        self._checked: dict[str, Future[PreparedImage | str] | PreparedImage | str] = {}
+        self._pending: deque[Future[PreparedImage | str]] = deque()
+        self._workers: ThreadPoolExecutor | None = None
 
     def add(self, data: bytes) -> str:
         """Set ``data`` aside and return its SHA-256; a repeated image is neither checked nor
@@ -170,20 +180,29 @@ class ImageSpool:
                 f"image of {len(data):,} bytes is over the limit of {self.max_image_bytes:,}"
             )
             return sha256
-        try:
-            image_format, width, height = check_image(data)
-        except ImageProblemError as error:
-            self._checked[sha256] = str(error)
-            return sha256
-        offset = self._append(data)
-        self._checked[sha256] = PreparedImage(
-            sha256, image_format, width, height, b"", spool=self, offset=offset, size=len(data)
-        )
+        if self._file is None or self._workers is None:
+            # Unbuffered, so what :meth:`read` asks for is in the file, not in a buffer; open
+            # for the spool's life, which no ``with`` block spans (closed by :meth:`close`).
+            self._file = tempfile.TemporaryFile(  # noqa: SIM115
+                prefix="workbench-import-images-", buffering=0
+            )
+            self._workers = ThreadPoolExecutor(2, thread_name_prefix="image-spool")
+        # The place is taken now, so the workers never share an offset; a refused image leaves
+        # its place unwritten (a hole in the file, which costs no disk).
+        offset, self._end = self._end, self._end + len(data)
+        future = self._workers.submit(self._check_and_write, sha256, data, offset)
+        self._checked[sha256] = future
+        self._pending.append(future)
+        while len(self._pending) > SPOOL_PENDING:
+            self._pending.popleft().result()
         return sha256
 
     def outcome(self, sha256: str) -> PreparedImage | str:
-        """The checked image of that hash, or why it was refused."""
-        return self._checked.get(sha256, f"image sha256:{sha256} was not kept by the importer")
+        """The checked image of that hash, or why it was refused (waiting for its check)."""
+        found = self._checked.get(sha256, f"image sha256:{sha256} was not kept by the importer")
+        if isinstance(found, Future):
+            found = self._checked[sha256] = found.result()
+        return found
 
     def read(self, offset: int, size: int) -> bytes:
         if self._file is None:
@@ -194,22 +213,30 @@ class ImageSpool:
         return data
 
     def close(self) -> None:
+        if self._workers is not None:
+            self._workers.shutdown(wait=True, cancel_futures=True)
+            self._workers = None
         if self._file is not None:
             self._file.close()
             self._file = None
 
-    def _append(self, data: bytes) -> int:
-        if self._file is None:
-            # Unbuffered, so what :meth:`read` asks for is in the file, not in a buffer; open
-            # for the spool's life, which no ``with`` block spans (closed by :meth:`close`).
-            self._file = tempfile.TemporaryFile(  # noqa: SIM115
-                prefix="workbench-import-images-", buffering=0
-            )
-        offset, view, written = self._end, memoryview(data), 0
-        while written < len(view):
-            written += os.pwrite(self._file.fileno(), view[written:], offset + written)
-        self._end = offset + written
-        return offset
+    def _check_and_write(self, sha256: str, data: bytes, offset: int) -> PreparedImage | str:
+        try:
+            image_format, width, height = check_image(data)
+        except ImageProblemError as error:
+            return str(error)
+        assert self._file is not None  # opened before any image is handed to a worker
+        view, written = memoryview(data), 0
+        try:
+            while written < len(view):
+                written += os.pwrite(self._file.fileno(), view[written:], offset + written)
+        except OSError as error:  # the disk is full: the import cannot go on, whatever the row
+            raise ImageProblemError(
+                f"cannot set images aside in a temporary file: {error.strerror or error}"
+            ) from error
+        return PreparedImage(
+            sha256, image_format, width, height, b"", spool=self, offset=offset, size=len(data)
+        )
 
 
 def image_key(image: ImageRecord) -> str | None:

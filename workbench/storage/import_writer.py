@@ -177,10 +177,13 @@ class ImportWriter:
                     select(Image.sha256, Image.id).where(Image.sha256.in_(chunk))
                 ).all()
             )
-        # Many rows per statement, and only a few images' bytes read back at a time.
+        # Many rows per statement, and only a few images' bytes read back at a time. A plain
+        # executemany (the driver's loop), and the new ids read afterwards: RETURNING makes
+        # SQLAlchemy build one multi-row statement per chunk, which cost as much again as
+        # SQLite's own work of writing the pages.
         table = cast(Table, Image.__table__)  # a declarative model's table is a Table
-        statement = insert(table).returning(table.c.sha256, table.c.id)
-        for chunk in chunked(sorted(by_hash.keys() - known.keys()), IMAGES_PER_STATEMENT):
+        new = sorted(by_hash.keys() - known.keys())
+        for chunk in chunked(new, IMAGES_PER_STATEMENT):
             rows = []
             for sha in chunk:
                 image = by_hash[sha]
@@ -195,8 +198,14 @@ class ImportWriter:
                         "data": data,
                     }
                 )
-            known.update(self.session.execute(statement, rows).all())
+            self.session.execute(insert(table), rows)
             self.counts["images_added"] += len(rows)
+        for chunk in chunked(new):
+            known.update(
+                self.session.execute(
+                    select(Image.sha256, Image.id).where(Image.sha256.in_(chunk))
+                ).all()
+            )
         return {key: known[image.sha256] for key, image in images.items()}
 
     def _insert_items(
