@@ -123,7 +123,8 @@ def _prepare_images(
     limits: ReadLimits = DEFAULT_LIMITS,
 ) -> dict[str, PreparedImage]:
     """Read, verify and hash every image the items name, in parallel threads (Pillow's decoders
-    and hashlib release the GIL). A bad image rejects its item's row."""
+    and hashlib release the GIL); images the importer already checked into the report's spool
+    are taken as they are. A bad image rejects its item's row."""
     wanted: dict[str, tuple[ItemRecord, ImageRecord]] = {}
     prepared: dict[str, PreparedImage] = {}
     spooled_keys: set[str] = set()
