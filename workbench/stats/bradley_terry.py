@@ -5,6 +5,8 @@ Bench's ``compute_mle_elo``: P(i beats j) = 1 / (1 + base^((r_j - r_i) / scale))
 as half a win for each side, no intercept, no regularisation, and an anchor model pinned to a
 chosen rating. The fit works on counts per model pair (not per battle) with damped Newton
 iterations, vectorised over many weight vectors at once so a whole bootstrap is one solve.
+It needs numpy alone (no scipy, no pandas until a Series is asked for): the command line's
+leaderboard imports it on its start-up path.
 """
 
 from __future__ import annotations
@@ -12,14 +14,15 @@ from __future__ import annotations
 import logging
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
-from scipy import sparse
-from scipy.special import expit, log_expit
 
-from workbench.stats.battles import PairCounts, pair_counts
 from workbench.stats.errors import StatsInputError
+from workbench.stats.pair_counts import PairCounts
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +75,16 @@ class Anchor:
         return cls(model, rating)
 
 
+def _expit(x: np.ndarray) -> np.ndarray:
+    """The logistic function, 1 / (1 + exp(-x)), without overflow for large ``|x|``."""
+    return np.exp(-np.logaddexp(0.0, -x))
+
+
+def _log_expit(x: np.ndarray) -> np.ndarray:
+    """log(1 / (1 + exp(-x))), accurate where the probability underflows."""
+    return -np.logaddexp(0.0, -x)
+
+
 def _log_likelihood(
     theta: np.ndarray, first: np.ndarray, second: np.ndarray, wins: np.ndarray, losses: np.ndarray
 ) -> np.ndarray:
@@ -80,7 +93,7 @@ def _log_likelihood(
     unchanged, but the all-ones direction of the Hessian gets curvature 1 instead of ``RIDGE``
     and the Newton system stays well conditioned."""
     logits = theta[:, first] - theta[:, second]
-    value = (wins * log_expit(logits) + losses * log_expit(-logits)).sum(axis=1)
+    value = (wins * _log_expit(logits) + losses * _log_expit(-logits)).sum(axis=1)
     total = theta.sum(axis=1)
     return value - 0.5 * RIDGE * (theta * theta).sum(axis=1) - 0.5 * total * total / theta.shape[1]
 
@@ -107,12 +120,12 @@ def solve_bradley_terry(
     losses = totals - wins
     rounds, n_pairs = wins.shape
     theta = np.zeros((rounds, n_models))
-    pair_rows = np.concatenate([np.arange(n_pairs), np.arange(n_pairs)])
-    model_columns = np.concatenate([first, second])
-    signs = np.concatenate([np.ones(n_pairs), -np.ones(n_pairs)])
-    # pairs x models: +1 for the first model of a pair, -1 for the second
-    incidence = sparse.csr_array((signs, (pair_rows, model_columns)), shape=(n_pairs, n_models))
-    touches = abs(incidence)
+    # pairs x models: +1 for the first model of a pair, -1 for the second. Dense: at most a
+    # few thousand pairs by a hundred models, and a dense product is one BLAS call.
+    incidence = np.zeros((n_pairs, n_models))
+    incidence[np.arange(n_pairs), first] = 1.0
+    incidence[np.arange(n_pairs), second] = -1.0
+    touches = np.abs(incidence)
     off_first = first * n_models + second
     off_second = second * n_models + first
     diagonal = np.arange(n_models) * (n_models + 1)
@@ -122,7 +135,7 @@ def solve_bradley_terry(
         if active.size == 0:
             break
         th = theta[active]
-        probability = expit(th[:, first] - th[:, second])
+        probability = _expit(th[:, first] - th[:, second])
         gradient = (wins[active] - totals[active] * probability) @ incidence - RIDGE * th
         gradient -= th.sum(axis=1, keepdims=True) / n_models
         curvature = totals[active] * probability * (1.0 - probability)
@@ -217,6 +230,10 @@ def bradley_terry_ratings(
     or penalty on +log(base)/-log(base) model columns, ties duplicated as one win each way,
     ratings ``scale * coef + initial``, then shifted so the anchor holds its value.
     """
+    import pandas as pd
+
+    from workbench.stats.battles import pair_counts
+
     counts = battles if isinstance(battles, PairCounts) else pair_counts(battles)
     ratings = fit_counts(counts, anchor=anchor, scale=scale)[0]
     return pd.Series(ratings, index=list(counts.models), name="rating").sort_values(ascending=False)
