@@ -603,6 +603,17 @@ def distinct_values(
     return sorted(value for (value,) in session.execute(statement))
 
 
+def count_judgments(
+    session: Session, *filters: OutcomeFilter | None, by: str | None = None
+) -> dict[Any, int]:
+    """How many judgments the filters keep: ``{None: n}``, or per value of column ``by``
+    (NULL as the key None), in one ``GROUP BY``."""
+    rows = judgment_rows()
+    key = rows.c[by] if by is not None else literal(None)
+    statement = select(key, func.count()).where(*_where(rows, filters)).group_by(key)
+    return {value: int(count) for value, count in session.execute(statement)}
+
+
 def battle_counts(
     session: Session,
     *filters: OutcomeFilter | None,
