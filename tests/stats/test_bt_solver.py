@@ -146,3 +146,19 @@ def test_the_solver_path_imports_neither_scipy_nor_pandas() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_batched_solves_run_on_one_blas_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    seen: list[int] = []
+    solve = np.linalg.solve
+
+    def counting(*args: object) -> np.ndarray:
+        seen.extend(pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas")
+        return solve(*args)
+
+    monkeypatch.setattr(np.linalg, "solve", counting)
+    with threadpool_limits(limits=2, user_api="blas"):  # as on a two-core machine
+        newton(pair_counts(TIES))
+    assert seen and set(seen) == {1}
