@@ -7,7 +7,9 @@ each unique (model_a, model_b, winner) counted once, Bradley-Terry fitted by L-B
 (``scipy.optimize.minimize``) on the counts, the bootstrap a multinomial draw of the counts, one
 L-BFGS fit per round. FastChat spreads the rounds over a process pool; the reference runs them
 in one process, since this machine is shared and a pool's start-up would only add to its time.
-It reads the battles from the JSON file ``workbench export --format arena`` writes.
+It runs with ``OPENBLAS_NUM_THREADS=1``: on this loaded 2-core machine OpenBLAS's idle threads
+tripled its CPU time (3.3 s against 0.95 s), which is no fault of the method. It reads the
+battles from the JSON file ``workbench export --format arena`` writes.
 
     python bench/leaderboard_process.py [--data ../shared/data] [--rounds 100] [--runs 5]
         [--work /tmp/leaderboard-process]
@@ -157,14 +159,15 @@ def main() -> None:
     ours_command = [sys.executable, "-m", "workbench.cli", "leaderboard", str(bundle)]
     ours_command += ["--method", "bt", "--bootstrap", str(args.rounds), "--json"]
     reference_command = [sys.executable, str(script), str(battles), str(args.rounds)]
+    reference_env = {**env, "OPENBLAS_NUM_THREADS": "1"}
     # one untimed run each warms the page cache, so neither pays for the first read
     ours_last = run(ours_command, env)
-    reference_last = run(reference_command, env)
+    reference_last = run(reference_command, reference_env)
     ours, reference = [], []
     for _ in range(args.runs):
         ours_last = run(ours_command, env)
         ours.append(ours_last)
-        reference_last = run(reference_command, env)
+        reference_last = run(reference_command, reference_env)
         reference.append(reference_last)
     load = os.getloadavg()
     ours_json = json.loads(ours_last["output"])

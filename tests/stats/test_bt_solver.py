@@ -16,6 +16,7 @@ from scipy.special import expit, log_expit
 from workbench.stats.battles import pair_counts
 from workbench.stats.bradley_terry import (
     RIDGE,
+    SINGLE_THREAD_MODELS,
     pair_totals,
     solve_bradley_terry,
     wins_with_half_ties,
@@ -159,6 +160,17 @@ def test_the_batched_solves_run_on_one_blas_thread(monkeypatch: pytest.MonkeyPat
         return solve(*args)
 
     monkeypatch.setattr(np.linalg, "solve", counting)
+    rng = np.random.default_rng(0)
+    many = pd.DataFrame(
+        {
+            "model_a": rng.integers(0, SINGLE_THREAD_MODELS, 2000).astype(str),
+            "model_b": rng.integers(0, SINGLE_THREAD_MODELS, 2000).astype(str),
+            "outcome": rng.choice(["a", "b", "tie"], 2000),
+            "weight": 1.0,
+        }
+    )
+    counts = pair_counts(many)
+    assert len(counts.models) == SINGLE_THREAD_MODELS
     with threadpool_limits(limits=2, user_api="blas"):  # as on a two-core machine
-        newton(pair_counts(TIES))
+        newton(counts)
     assert seen and set(seen) == {1}

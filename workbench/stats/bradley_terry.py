@@ -11,13 +11,13 @@ leaderboard imports it on its start-up path.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from workbench.stats.errors import StatsInputError
 from workbench.stats.pair_counts import PairCounts
@@ -38,6 +38,11 @@ STEP_TOLERANCE = 1e-10
 # Newton steps longer than this (in natural log-odds) are shortened: far from the optimum the
 # quadratic model overshoots, and divergent directions then advance steadily instead of jumping.
 MAX_STEP = 4.0
+# From this many models on, the solves run on one BLAS thread. OpenBLAS (0.3.31) starts
+# threading its LU at about 100 x 100, and on a busy 2-core machine 100 rounds of 100 models
+# then took 5.6 CPU s (22 s wall) instead of 0.5 s; below 64 it stays on one thread anyway,
+# so smaller fits skip the cost of limiting it (threadpoolctl's first call scans the libraries).
+SINGLE_THREAD_MODELS = 48
 
 
 @dataclass(frozen=True)
@@ -123,14 +128,21 @@ def solve_bradley_terry(
     theta = np.zeros((rounds, n_models))
     current = _log_likelihood(theta, first, second, wins, losses)
     active = np.arange(rounds)
-    # The systems are small (one per round, models x models): OpenBLAS's threads only add
-    # synchronisation, which on a loaded machine cost ten times the arithmetic (2 cores busy:
-    # 100 rounds of 100 models took 5.6 CPU s with two threads, 0.5 s with one).
-    with threadpool_limits(limits=1, user_api="blas"):
+    with _one_blas_thread(n_models):
         theta, active = _newton(theta, current, active, first, second, wins, totals, losses)
     if active.size:
         log.warning("Bradley-Terry fit stopped after %d iterations", MAX_ITERATIONS)
     return theta - theta.mean(axis=1, keepdims=True)
+
+
+def _one_blas_thread(n_models: int) -> contextlib.AbstractContextManager[object]:
+    """One BLAS thread for the solves of ``n_models`` (see :data:`SINGLE_THREAD_MODELS`): the
+    systems are small and many, and threads only add synchronisation."""
+    if n_models < SINGLE_THREAD_MODELS:
+        return contextlib.nullcontext()
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")
 
 
 def _newton(
