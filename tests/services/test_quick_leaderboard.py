@@ -13,21 +13,24 @@ from typing import Any
 import pytest
 
 from tests.gui.panel_bundle import build_panel_bundle
+from tests.services.campaign_ops_bundle import build_ops_bundle
 from workbench.cli import main
 from workbench.demo import generate_demo_bundle
 from workbench.services import analysis
-from workbench.services.quick_leaderboard import NO_FILTERS, quick_leaderboard
+from workbench.services.quick_leaderboard import NO_FILTERS, ONE_CAMPAIGN, quick_leaderboard
 from workbench.stats.bradley_terry import Anchor
 from workbench.stats.errors import StatsInputError
 from workbench.storage import Bundle
 from workbench.storage.judgments import OutcomeFilter
 
 
-@pytest.fixture(scope="module", params=["demo", "panels"])
+@pytest.fixture(scope="module", params=["demo", "panels", "campaign"])
 def bundle_path(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp(request.param)
     if request.param == "demo":
         return generate_demo_bundle(folder / "demo.wbb")
+    if request.param == "campaign":
+        return build_ops_bundle(folder)[0]
     return build_panel_bundle(folder)
 
 
@@ -72,6 +75,22 @@ def test_an_unknown_anchor_is_refused_alike(bundle_path: Path) -> None:
 
 def test_no_filters_reads_as_the_filter_says() -> None:
     assert OutcomeFilter().describe() == NO_FILTERS
+    assert OutcomeFilter(campaigns=("arena 1",)).describe() == ONE_CAMPAIGN.format("arena 1")
+
+
+def test_one_campaigns_document_is_the_services(
+    bundle_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with Bundle.open(bundle_path) as bundle, bundle.read_session() as session:
+        campaigns = analysis.distinct_values(session, "campaign", OutcomeFilter())
+    if not campaigns:
+        pytest.skip("this bundle has no campaign")
+    expected = service_json(bundle_path, campaign=campaigns[0], bootstrap=15)
+    monkeypatch.setattr(analysis, "leaderboard", None)  # the full path is not taken
+    capsys.readouterr()
+    argv = ["leaderboard", str(bundle_path), "--campaign", campaigns[0], "--bootstrap", "15"]
+    assert main([*argv, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == expected
 
 
 def test_the_command_takes_the_quick_path_only_without_filters(

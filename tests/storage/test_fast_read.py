@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.services.campaign_ops_bundle import build_ops_bundle
 from workbench.demo import generate_demo_bundle
 from workbench.storage import Bundle, fast_read, head_revision
 from workbench.storage.judgments import (
@@ -17,6 +18,7 @@ from workbench.storage.judgments import (
     OutcomeFilter,
     battle_counts,
     compiled_queries_source,
+    read_judgments,
 )
 
 
@@ -43,6 +45,21 @@ def test_counts_equal_the_read_models(demo_bundle: Path, weight: float) -> None:
         expected = battle_counts(session, OutcomeFilter(), decisive_weight=weight)
     assert expected  # the demo has votes, verdicts and imported judgments to count
     assert fast_read.battle_counts(demo_bundle, weight) == expected
+
+
+def test_one_campaigns_counts_equal_the_read_models(tmp_path: Path) -> None:
+    path, _ = build_ops_bundle(tmp_path)
+    with Bundle.open(path) as bundle, bundle.read_session() as session:
+        _names, rows = read_judgments(session, OutcomeFilter(), columns=("campaign",))
+        campaigns = sorted({campaign for (campaign,) in rows if campaign is not None})
+        assert campaigns  # votes cast in a campaign
+        expected = {
+            name: battle_counts(session, OutcomeFilter(campaigns=(name,)), decisive_weight=3.0)
+            for name in [*campaigns, "no such campaign"]
+        }
+    assert expected[campaigns[0]]
+    for name, counted in expected.items():
+        assert fast_read.battle_counts(path, 3.0, campaign=name) == counted
 
 
 @pytest.mark.shared_data

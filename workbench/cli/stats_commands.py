@@ -223,19 +223,21 @@ def _number(value: Any, digits: int = 1) -> str:
 # --- leaderboard -------------------------------------------------------------------------------
 
 
-def _unfiltered(args: argparse.Namespace) -> bool:
-    return not (
-        any(getattr(args, dest) for _, dest, _, _ in FILTER_FLAGS)
-        or args.kinds
-        or args.origins
-        or args.include_derived
-    )
+def _quick_selection(args: argparse.Namespace) -> tuple[bool, str | None]:
+    """Whether the filters are none, or one campaign (the quick path's two statements), and
+    that campaign."""
+    others = any(getattr(args, dest) for _, dest, _, _ in FILTER_FLAGS if dest != "campaigns")
+    if others or args.kinds or args.origins or args.include_derived or len(args.campaigns) > 1:
+        return False, None
+    return True, (args.campaigns[0] if args.campaigns else None)
 
 
 def _quick_leaderboard(args: argparse.Namespace, anchor: Any) -> dict[str, Any] | None:
-    """The document of a plain ``--method bt --json`` leaderboard of every judgment, read
-    without pandas or SQLAlchemy (services.quick_leaderboard), or None for the full path."""
-    if args.method != "bt" or args.style_control or not args.json or not _unfiltered(args):
+    """The document of a plain ``--method bt --json`` leaderboard of every judgment or of one
+    campaign's, read without pandas or SQLAlchemy (services.quick_leaderboard), or None for
+    the full path."""
+    quick, campaign = _quick_selection(args)
+    if args.method != "bt" or args.style_control or not args.json or not quick:
         return None
     if args.plot or args.heatmap or args.csv:
         return None
@@ -247,6 +249,7 @@ def _quick_leaderboard(args: argparse.Namespace, anchor: Any) -> dict[str, Any] 
         bootstrap=args.bootstrap,
         seed=args.seed,
         decisive_weight=args.decisive_weight,
+        campaign=campaign,
     )
 
 

@@ -1,4 +1,5 @@
-"""``workbench leaderboard --method bt --json`` over every judgment of a bundle file, without
+"""``workbench leaderboard --method bt --json`` over every judgment of a bundle file (or one
+campaign's), without
 pandas, SQLAlchemy or Alembic: the battle counts come from one aggregate query
 (:mod:`workbench.storage.fast_read`) and the ratings from the same numpy code the full service
 uses (:func:`workbench.stats.counted_board.counted_board`), so the document is the one
@@ -15,9 +16,10 @@ from workbench.stats.bradley_terry import Anchor
 from workbench.stats.counted_board import CountedRows, counted_board
 from workbench.storage import fast_read
 
-#: what :meth:`workbench.storage.judgments.OutcomeFilter.describe` says of no filter (a test
-#: keeps the two equal; importing the filter would import SQLAlchemy)
+#: what :meth:`workbench.storage.judgments.OutcomeFilter.describe` says of no filter and of
+#: one campaign (a test keeps them equal; importing the filter would import SQLAlchemy)
 NO_FILTERS = "no filters"
+ONE_CAMPAIGN = "campaign={}"
 
 
 def _number(value: float) -> float | None:
@@ -31,12 +33,14 @@ def quick_leaderboard(
     bootstrap: int,
     seed: int | None,
     decisive_weight: float,
+    campaign: str | None = None,
 ) -> dict[str, Any] | None:
     """The JSON document of the Bradley-Terry leaderboard of every judgment in the bundle file
-    at ``location`` (derived judgments and adjudications left out, as with no filter), or None
-    when the quick reader does not handle the bundle or it holds no battles: the full service
-    then answers, with its own upgrade, refusal or explanation."""
-    rows = fast_read.battle_counts(location, decisive_weight)
+    at ``location``, or of one campaign's (derived judgments and adjudications left out, as
+    with no other filter), or None when the quick reader does not handle the bundle or it
+    holds no such battles: the full service then answers, with its own upgrade, refusal or
+    explanation."""
+    rows = fast_read.battle_counts(location, decisive_weight, campaign)
     if not rows:
         return None
     board = counted_board(CountedRows.from_rows(rows), anchor, bootstrap, seed)
@@ -58,6 +62,6 @@ def quick_leaderboard(
         "seed": seed,
         "style_control": False,
         "models": models,
-        "filters": NO_FILTERS,
+        "filters": NO_FILTERS if campaign is None else ONE_CAMPAIGN.format(campaign),
         "battles": sum(judgments for *_, judgments in rows),
     }

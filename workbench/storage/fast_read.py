@@ -16,7 +16,7 @@ import sqlite3
 from contextlib import closing
 from pathlib import Path
 
-from workbench.storage.compiled_queries import BATTLE_COUNTS_SQL
+from workbench.storage.compiled_queries import BATTLE_COUNTS_SQL, CAMPAIGN_BATTLE_COUNTS_SQL
 
 #: the schema revision this version of the app writes (Alembic's head; a test keeps the two
 #: equal, so a new migration cannot leave this reader behind)
@@ -35,11 +35,13 @@ def _connect(path: Path) -> sqlite3.Connection:
     return connection
 
 
-def battle_counts(location: str | Path, decisive_weight: float) -> list[CountRow] | None:
-    """:func:`workbench.storage.judgments.battle_counts` of every judgment (no filter) in the
-    bundle file at ``location``, read in one snapshot; None when this reader does not handle
-    the location (a server URL, no file, another schema, a file SQLite will not read), for
-    the caller to open it the usual way."""
+def battle_counts(
+    location: str | Path, decisive_weight: float, campaign: str | None = None
+) -> list[CountRow] | None:
+    """:func:`workbench.storage.judgments.battle_counts` of every judgment (no filter), or of
+    one campaign's, in the bundle file at ``location``, read in one snapshot; None when this
+    reader does not handle the location (a server URL, no file, another schema, a file SQLite
+    will not read), for the caller to open it the usual way."""
     text = str(location)
     if "://" in text:
         return None
@@ -52,9 +54,11 @@ def battle_counts(location: str | Path, decisive_weight: float) -> list[CountRow
             revisions = connection.execute("SELECT version_num FROM alembic_version").fetchall()
             if revisions != [(SCHEMA_REVISION,)]:
                 return None
-            found = connection.execute(
-                BATTLE_COUNTS_SQL, {"decisive_weight": float(decisive_weight)}
-            ).fetchall()
+            parameters: dict[str, float | str] = {"decisive_weight": float(decisive_weight)}
+            statement = BATTLE_COUNTS_SQL
+            if campaign is not None:
+                statement, parameters["campaign"] = CAMPAIGN_BATTLE_COUNTS_SQL, campaign
+            found = connection.execute(statement, parameters).fetchall()
     except sqlite3.Error:
         return None
     return [
