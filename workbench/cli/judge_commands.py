@@ -4,7 +4,6 @@ and ``workbench judge-templates`` (the judge prompts the installed plugins offer
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import json
 import signal
@@ -294,6 +293,8 @@ def _print_summary(summary: Any) -> None:
 
 
 async def _run_job(job: Any) -> Any:
+    import asyncio
+
     loop = asyncio.get_running_loop()
     # Ctrl+C stops the run cleanly (what is answered is stored) and still prints the counts.
     # Where signal handlers cannot be set (Windows), KeyboardInterrupt cancels the run instead.
@@ -340,6 +341,8 @@ def run_judge(args: argparse.Namespace) -> int:
         key.secret,
         on_progress=lambda p: progress("judging", p.done + p.failed, p.total),
     )
+    import asyncio  # here, not at the top: every other command starts without it
+
     try:
         summary = asyncio.run(_run_job(job))
     except EndpointError as stopped:
