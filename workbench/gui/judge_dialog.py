@@ -29,6 +29,7 @@ from workbench.gui.forms.ui_judge_dialog import Ui_JudgeDialog
 from workbench.gui.jobs import Job, JobControl, JobStatus, jobs_for
 from workbench.gui.locations import display_location
 from workbench.gui.problem_dialog import show_problem
+from workbench.gui.screen_fit import resize_within_screen
 from workbench.judge.cost import DEFAULT_PRICES, PriceTable, default_prices, parse_price
 from workbench.judge.last_used import (
     LOCAL_EXAMPLE,
@@ -167,7 +168,7 @@ class JudgeDialog(QDialog, Ui_JudgeDialog):
         self.start_button = self.buttons.addButton("Start", role.AcceptRole)
         self.cancel_button = self.buttons.addButton("Cancel run", role.DestructiveRole)
         self.close_button = self.buttons.button(QDialogButtonBox.StandardButton.Close)
-        self.resize(1200, 760)
+        resize_within_screen(self, 1200, 760)
 
     def _connect(self) -> None:
         self.template_combo.currentIndexChanged.connect(self._template_changed)

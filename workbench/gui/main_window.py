@@ -43,6 +43,7 @@ from workbench.gui.problem_dialog import show_problem
 from workbench.gui.report_dialog import ReportMenuEntry
 from workbench.gui.resources import app_icon
 from workbench.gui.restore_dialog import DamagedBundleDialog
+from workbench.gui.screen_fit import resize_within_screen
 from workbench.gui.server_dialog import ServerDialog
 from workbench.gui.settings import GuiSettings
 from workbench.gui.tool_actions import ToolActions
@@ -80,7 +81,7 @@ class MainWindow(QMainWindow):
         self.ui = Ui_MainWindow()
         self.ui.setupUi(self)
         self.setWindowIcon(app_icon())
-        self.resize(*WINDOW_SIZE)
+        resize_within_screen(self, *WINDOW_SIZE)
         self.settings = GuiSettings()
         self.bundle: Bundle | None = None
         #: where the open bundle was opened from; a server URL here may hold a password the
