@@ -45,7 +45,7 @@ from workbench.gui.settings import GuiSettings
 from workbench.gui.tool_actions import ToolActions
 from workbench.recent import available, recent_locations, remember_location
 from workbench.recent import is_server_location as is_server
-from workbench.services.browse import BundleBrowser, FilterChoices
+from workbench.services.browse import SQL_FLAGS, BundleBrowser, FilterChoices, ItemFlag
 from workbench.storage import Bundle
 from workbench.storage.errors import BundleDamagedError
 
@@ -413,10 +413,26 @@ class MainWindow(QMainWindow):
 
     def _show_item(self, item_id: int | None) -> None:
         browser = self.browser
-        detail = browser.item_detail(item_id) if browser and item_id is not None else None
+        detail = (
+            browser.item_detail(item_id, SQL_FLAGS) if browser and item_id is not None else None
+        )
         self.item_view.show_item(detail)
         if detail is not None:
             self._prefetch_after(detail.id)
+            if detail.judgments:  # the disagreement flag needs the statistics stack: a worker
+                shown = detail.id
+                self.item_list.after_first_paint(lambda: self._read_disagreement(shown))
+
+    def _read_disagreement(self, item_id: int) -> None:
+        browser = self.browser
+        if browser is None:
+            return
+
+        def show(flagged: set[int]) -> None:
+            if browser is self.browser and item_id in flagged:
+                self.item_view.add_flag(item_id, ItemFlag.DISAGREEMENT)
+
+        self.runner.run(lambda: browser.flagged_items(ItemFlag.DISAGREEMENT, [item_id]), show)
 
     def _prefetch_after(self, item_id: int) -> None:
         """Decode the next item's images while the user looks at this one."""
