@@ -8,7 +8,6 @@ once a day."""
 
 from __future__ import annotations
 
-import gc
 import logging
 from pathlib import Path
 
@@ -265,9 +264,6 @@ class MainWindow(QMainWindow):
         self._update_title()
         if bundle.path is not None and self.auto_backup:
             self.back_up_in_background(bundle.path)
-        # Start-up and the bundle's models live as long as the window; freezing them keeps the
-        # garbage collector from rescanning them while the user moves between items.
-        gc.freeze()
 
     def open_bundle_reporting(self, location: str | Path) -> bool:
         """:meth:`open_bundle`, with a failure shown in a message box (for a damaged file, the

@@ -415,9 +415,9 @@ class AnnotationView(QWidget):
         session, token = self.session, self.task.token
 
         def cast_and_fetch_next() -> BlindTask | None:
-            receipt = session.cast(token, answers, comment=comment)
+            receipt, following = session.cast_and_next(token, answers, comment=comment)
             log.debug("vote confirmed: %s", ", ".join(receipt.uuids))
-            return session.next_task()
+            return following
 
         self._write(
             cast_and_fetch_next,
