@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QKeyEvent
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
 from workbench.gui import collector as collector_module
 from workbench.gui.collector import NO_AUTOMATIC_FULL_COLLECTION, IdleCollector
@@ -29,7 +29,7 @@ def idle_collector(qapp: QApplication) -> Iterator[IdleCollector]:
     collector = IdleCollector(qapp)
     yield collector
     collector.timer.stop()
-    qapp.removeEventFilter(collector)
+    qapp.focusWindowChanged.disconnect(collector.watch)
     collector.deleteLater()
     gc.set_threshold(*thresholds)
 
@@ -77,8 +77,13 @@ def test_an_idle_user_gets_the_full_collection_and_a_busy_one_does_not(
     survivors = _grow_the_old_generation()
     now = time.monotonic()
     idle_collector.last_input = now - collector_module.IDLE_AFTER_S - 1
+    window = QWidget()
+    window.show()
+    handle = window.windowHandle()
+    idle_collector.watch(handle)  # what the focus moving to the window does
     key = QKeyEvent(QEvent.Type.KeyPress, Qt.Key.Key_1, Qt.KeyboardModifier.NoModifier, "1")
-    QApplication.sendEvent(qapp, key)  # the user presses a key: not idle any more
+    QApplication.sendEvent(handle, key)  # the user presses a key: not idle any more
+    window.close()
     assert idle_collector.last_input >= now
     assert not idle_collector.collect_if_idle()
 
