@@ -148,7 +148,9 @@ def test_the_next_tasks_images_are_decoded_on_the_worker(
             decoded_on.clear()
             first = view.task
             qtbot.keyClick(view, Qt.Key.Key_A)
-            qtbot.waitUntil(lambda: not view.busy and view.task is not first, timeout=20_000)
+            qtbot.waitUntil(
+                lambda first=first: not view.busy and view.task is not first, timeout=20_000
+            )
             assert view.task is not None
             shown += len([tile for tile in view.display.tiles if tile.decoded is not None])
             assert True not in decoded_on  # never on the GUI thread
