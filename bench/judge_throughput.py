@@ -44,7 +44,7 @@ from workbench.services.judging.runner import (  # noqa: E402
     plan_run,
     prepare_runtime,
 )
-from workbench.services.judging.worklist import Selection  # noqa: E402
+from workbench.services.judging.worklist import JudgeScope  # noqa: E402
 
 TICK = 0.005
 
@@ -83,7 +83,7 @@ def main() -> int:
                 base_url=base_url,
                 judge_model="bench-judge",
                 template=REFERENCE_FREE.name,
-                selection=Selection(),
+                selection=JudgeScope(),
                 concurrency=args.concurrency,
             )
             plan = plan_run(bundle, settings, template=REFERENCE_FREE)

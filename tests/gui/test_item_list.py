@@ -157,10 +157,10 @@ class _FlagCountingBrowser:
 def _panel(qtbot):  # type: ignore[no-untyped-def]
     from workbench.gui.background import BackgroundRunner
     from workbench.gui.item_list_panel import ItemListPanel
-    from workbench.gui.selection import SelectionModel
+    from workbench.gui.linked_selection import LinkedSelection
 
     runner = BackgroundRunner()
-    panel = ItemListPanel(SelectionModel(), runner)
+    panel = ItemListPanel(LinkedSelection(), runner)
     qtbot.addWidget(panel)
     panel.runner_ref = runner  # kept alive with the panel
     return panel

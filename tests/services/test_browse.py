@@ -92,6 +92,23 @@ def test_filters(session: Session) -> None:
     assert names(session, ItemQuery(flag=ItemFlag.DISAGREEMENT, source="alpha")) == []
 
 
+def test_a_model_pair_keeps_the_items_that_compare_it(session: Session) -> None:
+    # only b1 and b2 hold judgments, each between model-one and model-two (in both orders)
+    assert names(session, ItemQuery(pair=("model-one", "model-two"))) == ["b1", "b2"]
+    assert names(session, ItemQuery(pair=("model-two", "model-one"))) == ["b1", "b2"]
+    assert names(session, ItemQuery(pair=("model-one", "model-three"))) == []
+    assert names(session, ItemQuery(pair=("model-one", "model-two"), search="label")) == ["b2"]
+    assert names(session, ItemQuery(pair=("model-one", "model-two"), source="alpha")) == []
+
+
+def test_a_model_keeps_the_items_where_it_was_compared(session: Session) -> None:
+    # model-three answered a2 but was never compared; model-one answered a1..a3 and b1, b2
+    assert names(session, ItemQuery(model="model-three")) == ["a2"]
+    assert names(session, ItemQuery(compared="model-three")) == []
+    assert names(session, ItemQuery(compared="model-one")) == ["b1", "b2"]
+    assert names(session, ItemQuery(compared="model-two", search="sign")) == ["b1"]
+
+
 def test_sorting_by_each_column(session: Session) -> None:
     def order(sort: SortKey, descending: bool = False) -> list[str]:
         return names(session, ItemQuery(sort=sort, descending=descending))

@@ -1,5 +1,6 @@
 """The item list: search, filters by source, category, model and flag, and a sortable table
-that follows (and sets) the shared selection. Queries run on a worker thread; a newer query
+that follows (and sets) the linked selection, keeping only the items that compare its model
+pair (or its single model) when one is chosen. Queries run on a worker thread; a newer query
 makes the answer of an older one irrelevant, so only the latest answer is applied."""
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from PySide6.QtWidgets import QAbstractItemView, QComboBox, QHeaderView, QWidget
 from workbench.gui.background import BackgroundRunner
 from workbench.gui.forms.ui_item_list_panel import Ui_ItemListPanel
 from workbench.gui.item_table_model import ItemTableModel
-from workbench.gui.selection import SelectionModel
+from workbench.gui.linked_selection import LinkedSelection
 from workbench.services.browse import (
     SQL_FLAGS,
     BundleBrowser,
@@ -50,7 +51,7 @@ class ItemListPanel(QWidget):
     queryFailed = Signal(str)
 
     def __init__(
-        self, selection: SelectionModel, runner: BackgroundRunner, parent: QWidget | None = None
+        self, selection: LinkedSelection, runner: BackgroundRunner, parent: QWidget | None = None
     ) -> None:
         super().__init__(parent)
         self.ui = Ui_ItemListPanel()
@@ -90,6 +91,8 @@ class ItemListPanel(QWidget):
         self.model.sortRequested.connect(self._sort_requested)
         self.ui.itemTable.selectionModel().currentRowChanged.connect(self._row_changed)
         selection.itemChanged.connect(self._follow_selection)
+        selection.modelPairChanged.connect(lambda _pair: self.refresh())
+        selection.modelChanged.connect(lambda _model: self.refresh())
 
     def filter_combos(self) -> list[QComboBox]:
         ui = self.ui
@@ -175,6 +178,8 @@ class ItemListPanel(QWidget):
             flag=ui.flagFilter.currentData(),
             sort=self._sort,
             descending=self._descending,
+            pair=self.selection.model_pair,
+            compared=self.selection.model,
         )
 
     def refresh(self) -> None:
@@ -217,6 +222,12 @@ class ItemListPanel(QWidget):
             text = f"{shown:,} items"
         else:
             text = f"{shown:,} of {self._total_items:,} items"
+        query = self._applied_query
+        # say why the list is shorter: the models are chosen elsewhere (the leaderboard)
+        if query is not None and query.pair is not None:
+            text += f" comparing {query.pair[0]} and {query.pair[1]}"
+        elif query is not None and query.compared is not None:
+            text += f" comparing {query.compared} with another model"
         self.ui.countLabel.setText(text)
 
     def _sort_requested(self, key: SortKey, descending: bool) -> None:

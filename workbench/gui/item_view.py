@@ -31,9 +31,9 @@ from PySide6.QtWidgets import (
 from workbench.gui.image_grid import ImageGrid
 from workbench.gui.image_loader import ImageLoader
 from workbench.gui.image_viewer import ImageViewerDialog
+from workbench.gui.linked_selection import LinkedSelection
 from workbench.gui.plain_text import menu_text, plain_tooltip
 from workbench.gui.safe_text import SafeTextView
-from workbench.gui.selection import SelectionModel
 from workbench.services.browse import (
     CaptionView,
     ImageSlot,
@@ -278,7 +278,7 @@ class ItemView(QWidget):
 
     def __init__(
         self,
-        selection: SelectionModel,
+        selection: LinkedSelection,
         loader: ImageLoader,
         raw_action: QAction,
         parent: QWidget | None = None,

@@ -1,13 +1,13 @@
 """The main window's File > Export…, Tools > Run LLM judge… and Settings > API key… entries,
-and the dialogs they open. While an export or a judge run is going, the window refuses to
-close, so that its outcome is seen (a judge run keeps what was answered either way)."""
+and the dialogs they open. An export or a judge run is a job of the window's job manager, which
+asks before the window closes on it."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QObject
+from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
@@ -58,7 +58,6 @@ class ToolActions(QObject):
         self.judge_action.triggered.connect(self.show_judge_dialog)
         self.api_key_action.triggered.connect(self.show_api_key_dialog)
         self.backups_action.triggered.connect(self.show_backup_settings)
-        window.installEventFilter(self)
 
     def _bundle_path(self) -> str | Path | None:
         """The open bundle's location as the window opened it (a path, or a server URL that
@@ -116,20 +115,3 @@ class ToolActions(QObject):
     def _judged(self, location: object) -> None:
         if self.window.bundle is not None and self.window.location == location:
             self.window.reload_bundle()
-
-    def busy(self) -> str | None:
-        """What is running that closing the window would cut short, if anything."""
-        if self.export_dialog is not None and self.export_dialog.running:
-            return "An export is running"
-        if self.judge_dialog is not None and self.judge_dialog.running:
-            return "A judge run is going: cancel it"
-        return None
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self.window and event.type() == QEvent.Type.Close:
-            reason = self.busy()
-            if reason is not None:
-                self.window.statusBar().showMessage(f"{reason} before quitting.", 5000)
-                event.ignore()
-                return True
-        return False

@@ -14,7 +14,17 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import BindParameter, bindparam, exists, func, literal, or_, select, union
+from sqlalchemy import (
+    BindParameter,
+    and_,
+    bindparam,
+    exists,
+    func,
+    literal,
+    or_,
+    select,
+    union,
+)
 from sqlalchemy.orm import InstrumentedAttribute, Session
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -25,6 +35,7 @@ from workbench.storage.judgments import (
     counts_per_item,
     judgments_of_item,
     kinds_per_item,
+    select_judgments,
 )
 from workbench.storage.models import (
     Caption,
@@ -65,6 +76,10 @@ class ItemQuery:
 
     ``search`` matches (case-insensitively for ASCII letters) anywhere in an item's instructions,
     references, captions and outputs. ``category`` matches an item's family or its category.
+    ``pair`` keeps the items where the two models were compared (a pairwise judgment between
+    them, either way round, as the leaderboard counts it): the linked selection's model pair.
+    ``compared`` keeps the items where that model was compared with any other (``model``, by
+    contrast, keeps the items it answered).
     """
 
     search: str = ""
@@ -74,6 +89,8 @@ class ItemQuery:
     flag: ItemFlag | None = None
     sort: SortKey = SortKey.ID
     descending: bool = False
+    pair: tuple[str, str] | None = None
+    compared: str | None = None
 
 
 @dataclass(frozen=True)
@@ -344,6 +361,24 @@ def _search_matches(text: str) -> Any:
     )
 
 
+def _items_comparing(*models: str) -> Any:
+    """A selectable of the ids of items with a pairwise judgment between the two models (or,
+    given one, between it and any other), read through the judgment read model with its
+    default filter (derived judgments and adjudications left out), so the items are those
+    behind the leaderboard's battles."""
+    rows = select_judgments(columns=("item", "model_a", "model_b"), pairwise=True).subquery()
+    if len(models) == 1:
+        (model,) = models
+        return select(rows.c.item).where(or_(rows.c.model_a == model, rows.c.model_b == model))
+    first, second = models
+    return select(rows.c.item).where(
+        or_(
+            and_(rows.c.model_a == first, rows.c.model_b == second),
+            and_(rows.c.model_a == second, rows.c.model_b == first),
+        )
+    )
+
+
 def matching_item_ids(session: Session, query: ItemQuery) -> list[int]:
     """The ids of the items matching ``query``, in the order it asks for; items that tie keep
     ascending id order in either direction."""
@@ -365,6 +400,10 @@ def matching_item_ids(session: Session, query: ItemQuery) -> list[int]:
     search = query.search.strip()
     if search:
         statement = statement.where(Item.id.in_(_search_matches(search)))
+    if query.pair is not None:
+        statement = statement.where(Item.id.in_(_items_comparing(*query.pair)))
+    if query.compared is not None:
+        statement = statement.where(Item.id.in_(_items_comparing(query.compared)))
 
     sql_order: dict[SortKey, tuple[ColumnElement[Any] | InstrumentedAttribute[Any], ...]] = {
         SortKey.ID: (Item.id,),
@@ -387,7 +426,9 @@ def matching_item_ids(session: Session, query: ItemQuery) -> list[int]:
     else:
         ids = sorted(session.scalars(statement.order_by(Item.id)))
 
-    everything = not (query.source or query.category or query.model or search)
+    everything = not (
+        query.source or query.category or query.model or search or query.pair or query.compared
+    )
     restrict_to = None if everything else ids
     if query.flag is not None:
         flagged = _FLAG_FINDERS[query.flag](session, restrict_to)

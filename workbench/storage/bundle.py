@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sqlalchemy import Connection, insert, inspect, text
+from sqlalchemy import Connection, event, insert, inspect, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
@@ -126,11 +126,18 @@ def _is_connection_failure(error: BaseException) -> bool:
     return sqlstate.startswith(_CONNECTION_SQLSTATES)
 
 
+def _rollback_journal(dbapi_connection: sqlite3.Connection, _record: object) -> None:
+    """Run after the dialect's own connect hook, which sets WAL (see Bundle.building)."""
+    dbapi_connection.execute("PRAGMA journal_mode = DELETE").close()
+
+
 def _checkpoint(path: Path) -> None:
     """Move everything from the WAL into the database file, so the file alone is the bundle
-    (it is about to be linked into place without its sidecars). Call with no engine open."""
+    (it is about to be linked into place without its sidecars), in WAL mode whatever it was
+    built in. Call with no engine open."""
     connection = sqlite3.connect(path)
     try:
+        connection.execute("PRAGMA journal_mode = WAL").close()
         busy = connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
     finally:
         connection.close()
@@ -224,7 +231,7 @@ class Bundle:
 
     @classmethod
     @contextmanager
-    def building(cls, location: str | Path) -> Iterator[Bundle]:
+    def building(cls, location: str | Path, *, bulk: bool = False) -> Iterator[Bundle]:
         """A new bundle to fill inside the block, published at ``location`` when it ends well.
 
         A file is built under a private temporary name beside ``location`` and linked into
@@ -233,6 +240,12 @@ class Bundle:
         process could have opened, never a bundle someone else created and wrote to meanwhile;
         and a crash never leaves a half-built file at ``location``. A server database cannot
         be built aside: it is created in place in the empty database, as :meth:`create` does.
+
+        ``bulk`` (a large import, one writer in the block): the private file is filled with a
+        rollback journal instead of WAL. No other connection can read it, so WAL buys nothing
+        there, while it writes every new page twice (to the log, then at the checkpoint) and a
+        rollback journal writes pages beyond the file's old end once. It is back in WAL mode
+        before it is published.
         """
         where = parse_location(location)
         if where.path is None:
@@ -256,6 +269,9 @@ class Bundle:
             except BundleError as error:  # name the bundle, not its private file
                 raise BundleError(str(error).replace(str(partial), str(path))) from error
             bundle.location = where.display  # messages name the bundle, not its private file
+            if bulk:
+                bundle.close()  # the pooled connection is in WAL mode; new ones leave it
+                event.listen(bundle.engine, "connect", _rollback_journal)
             yield bundle
             bundle.close()
             _checkpoint(partial)

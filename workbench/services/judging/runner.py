@@ -54,7 +54,7 @@ from workbench.services.judging.verdicts import (
     resolve,
     verdict_rows,
 )
-from workbench.services.judging.worklist import Selection, WorkUnit, build_work_list, side_name
+from workbench.services.judging.worklist import JudgeScope, WorkUnit, build_work_list, side_name
 from workbench.storage.bundle import Bundle
 from workbench.storage.dialects import insert_ignoring_conflicts
 from workbench.storage.models import Image, JudgeRun, JudgeVerdict, utcnow
@@ -101,7 +101,7 @@ class JudgeSettings:
     base_url: str
     judge_model: str
     template: str
-    selection: Selection = field(default_factory=Selection)
+    selection: JudgeScope = field(default_factory=JudgeScope)
     concurrency: int = 8
     budget: Budget = field(default_factory=Budget)
     retry: RetryPolicy = field(default_factory=RetryPolicy)
@@ -156,6 +156,7 @@ class JudgePlan:
             "limits": self.settings.budget.as_dict(),
             "template": self.template.label,
             "judge_model": self.settings.judge_model,
+            "concurrency": self.settings.concurrency,
             "comparisons": self.comparisons,
             "requests_total": self.total_units,
             "skipped_comparisons": self.skipped,
@@ -277,7 +278,8 @@ def plan_run(
     if settings.concurrency < 1:
         raise RunSettingsError("concurrency must be at least 1")
     parameters = _parameters(settings, template)
-    price = (prices or default_prices()).for_model(settings.judge_model)
+    prices = prices or default_prices()
+    price = prices.for_model(settings.judge_model)
     if settings.budget.max_cost is not None and price is None:
         raise RunSettingsError(
             f"no price is known for {settings.judge_model}, so a cost limit cannot be kept: "
@@ -357,6 +359,7 @@ def plan_run(
         completion_tokens=completion_tokens,
         cost_usd=price.cost(prompt_tokens, completion_tokens) if price else None,
         price=price,
+        price_origin=prices.origin_for(settings.judge_model),
     )
     return JudgePlan(
         run_name=run_name,

@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 from workbench.errors import WorkbenchError
 from workbench.judge.cases import CaseTurn, ImageRef, JudgeCase
 from workbench.judge.templates import JudgeMode, JudgeTemplate
-from workbench.services.selection import REFERENCE_NAME, ItemSelection, resolve_items
+from workbench.services.campaign_items import REFERENCE_NAME, ItemSpec, resolve_items
 from workbench.storage.batching import chunked
 from workbench.storage.models import (
     Campaign,
@@ -61,7 +61,7 @@ def side_name(side: Side | None) -> str | None:
 
 
 @dataclass(frozen=True)
-class Selection:
+class JudgeScope:
     """What to judge: a campaign's pairs, or ``models`` (None: every model that answered) on
     ``items`` (an item selection: ``all``, a source, or ids), optionally each against ``anchor``.
     ``limit`` caps the number of comparisons (each judged in both orders with ``swap``)."""
@@ -276,7 +276,7 @@ def _side_key(side: Side | None) -> tuple[int, str]:
 
 
 def _campaign_comparisons(
-    session: Session, selection: Selection, template: JudgeTemplate, names: dict[int, str]
+    session: Session, selection: JudgeScope, template: JudgeTemplate, names: dict[int, str]
 ) -> list[_Comparison]:
     campaign = session.scalar(select(Campaign).where(Campaign.name == selection.campaign))
     if campaign is None:
@@ -312,7 +312,7 @@ def _campaign_comparisons(
 
 
 def _selected_comparisons(
-    selection: Selection,
+    selection: JudgeScope,
     template: JudgeTemplate,
     known: dict[str, int],
     item_turns: dict[int, list[int]],
@@ -378,7 +378,7 @@ def _ordered(
     return first, second
 
 
-def build_work_list(session: Session, template: JudgeTemplate, selection: Selection) -> WorkList:
+def build_work_list(session: Session, template: JudgeTemplate, selection: JudgeScope) -> WorkList:
     """Every request a run of ``template`` over ``selection`` makes, in a stable order."""
     if selection.limit is not None and selection.limit < 1:
         raise WorkListError("the limit must be at least 1")
@@ -388,7 +388,7 @@ def build_work_list(session: Session, template: JudgeTemplate, selection: Select
         comparisons = _campaign_comparisons(session, selection, template, names)
         item_ids = sorted({c.item_id for c in comparisons})
     else:
-        item_ids = [item.id for item in resolve_items(session, ItemSelection(selection.items))]
+        item_ids = [item.id for item in resolve_items(session, ItemSpec(selection.items))]
         comparisons = []
     content = _load_content(session, item_ids, template, selection.context)
     if not selection.campaign:
