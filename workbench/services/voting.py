@@ -273,6 +273,16 @@ class AnnotationSession:
             .with_for_update(of=ScheduledPair, skip_locked=True)
         )
         self._still_open = select(exists(queue.where(ScheduledPair.id == bindparam("pair"))))
+        self._answered = select(
+            exists().where(
+                Vote.pair_id == bindparam("pair"),
+                Vote.annotator_id == self._annotator_id,
+                Vote.retracted_at.is_(None),
+            )
+        )
+        self._pair_row = (
+            select(ScheduledPair).where(ScheduledPair.id == bindparam("pair")).with_for_update()
+        )
         #: the campaign's practice round for this annotator (answers checked, never stored)
         self.practice = PracticeRound(
             bundle,
@@ -297,17 +307,7 @@ class AnnotationSession:
         return Progress(counted.done, counted.remaining)
 
     def _is_answered(self, session: Session, pair_id: int) -> bool:
-        return bool(
-            session.scalar(
-                select(
-                    exists().where(
-                        Vote.pair_id == pair_id,
-                        Vote.annotator_id == self._annotator_id,
-                        Vote.retracted_at.is_(None),
-                    )
-                )
-            )
-        )
+        return bool(session.scalar(self._answered, {"pair": pair_id}))
 
     def _show(self, session: Session, pair_id: int) -> BlindTask:
         task = build_task(
@@ -324,9 +324,7 @@ class AnnotationSession:
     def _lock(self, session: Session, pair_id: int) -> ScheduledPair:
         """The pair's row, locked until the transaction ends (a no-op on SQLite, whose writers
         hold the database's write lock from BEGIN)."""
-        return session.scalars(
-            select(ScheduledPair).where(ScheduledPair.id == pair_id).with_for_update()
-        ).one()
+        return session.scalars(self._pair_row, {"pair": pair_id}).one()
 
     def _lease(self, session: Session, pair_id: int) -> None:
         """Take or renew this annotator's lease on a pair whose row the caller has locked."""
