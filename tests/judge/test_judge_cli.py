@@ -186,3 +186,44 @@ def test_a_killed_run_resumes_with_only_the_rest(tmp_path: Path) -> None:
         assert main(args) == 0
         assert server.stats.requests == 80 - stored
     assert verdict_count(bundle) == 80
+
+
+def test_the_http_stack_loads_while_the_run_is_planned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 22: the CLI imports openai in a thread while it plans, instead of after (about a
+    second of a whole-process run); a dry run does not load it at all."""
+    import threading
+
+    from workbench.services.judging import runner
+
+    preparing = threading.Event()
+    planned = threading.Event()
+    real_prepare, real_plan = runner.prepare_runtime, runner.plan_run
+
+    def prepare() -> None:
+        if threading.current_thread().name == "judge-runtime":
+            preparing.set()
+            planned.wait(10)  # still going when planning starts
+        real_prepare()
+
+    seen_while_planning: list[bool] = []
+
+    def plan(*args, **kwargs):  # type: ignore[no-untyped-def]
+        seen_while_planning.append(preparing.wait(2))
+        try:
+            return real_plan(*args, **kwargs)
+        finally:
+            planned.set()
+
+    monkeypatch.setattr(runner, "prepare_runtime", prepare)
+    monkeypatch.setattr(runner, "plan_run", plan)
+    bundle = build_bundle(tmp_path, 3)
+    with FakeOpenAIServer() as server:
+        assert main([*judge_args(bundle, server), "--dry-run"]) == 0
+        assert seen_while_planning == [False]  # a dry run sends nothing: no HTTP stack
+        preparing.clear()
+        planned.clear()
+        seen_while_planning.clear()
+        assert main(judge_args(bundle, server)) == 0
+    assert seen_while_planning == [True]

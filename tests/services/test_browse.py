@@ -17,12 +17,14 @@ from tests.gui.sample_bundle import (
     sample_lines,
 )
 from workbench.services.browse import (
+    SQL_FLAGS,
     BundleBrowser,
     ItemFlag,
     ItemQuery,
     SortKey,
     filter_choices,
     find_item,
+    flagged_items,
     image_bytes,
     item_detail,
     item_image_ids,
@@ -134,6 +136,21 @@ def test_rows_count_outputs_judgments_and_flags(session: Session, ids: dict[str,
     # the order asked for is kept, and unknown ids are skipped
     backwards = [ids["b2"], 999_999, ids["a1"]]
     assert [row.external_id for row in item_rows(session, backwards)] == ["b2", "a1"]
+
+
+def test_the_sql_flags_leave_the_disagreement_flag_to_its_own_lookup(
+    session: Session, ids: dict[str, int]
+) -> None:
+    """The item list's first page and the item view read the SQL flags; the disagreement flag,
+    which needs the statistics stack, is asked for on its own (issue 22)."""
+    everything = list(ids.values())
+    rows = {row.external_id: row for row in item_rows(session, everything, SQL_FLAGS)}
+    assert rows["a1"].flags == {ItemFlag.MISSING_IMAGE, ItemFlag.REFERENCE_PROBLEM}
+    assert rows["b1"].flags == frozenset()
+    assert flagged_items(session, ItemFlag.DISAGREEMENT, everything) == {ids["b1"]}
+    full, light = item_detail(session, ids["b1"]), item_detail(session, ids["b1"], SQL_FLAGS)
+    assert full is not None and full.flags == {ItemFlag.DISAGREEMENT}
+    assert light is not None and light.flags == frozenset()
 
 
 def test_detail_of_a_multi_image_item(session: Session, ids: dict[str, int]) -> None:

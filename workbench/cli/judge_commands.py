@@ -8,6 +8,7 @@ import contextlib
 import json
 import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -312,8 +313,14 @@ def run_judge(args: argparse.Namespace) -> int:
     from workbench.judge.client import EndpointError
     from workbench.judge.last_used import remember_endpoint
     from workbench.judge.secrets import resolve_api_key
-    from workbench.services.judging.runner import JudgeJob, plan_run
+    from workbench.services.judging.runner import JudgeJob, plan_run, prepare_runtime
 
+    def prepare() -> None:
+        with contextlib.suppress(Exception):  # the run prepares again and reports a failure
+            prepare_runtime()
+
+    if not args.dry_run:  # the HTTP stack's import (about a second) overlaps with planning
+        threading.Thread(target=prepare, name="judge-runtime", daemon=True).start()
     prices = _prices(args)
     settings = _settings(args, prices)
     plan = plan_run(args.bundle, settings, prices=prices)

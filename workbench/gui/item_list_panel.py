@@ -6,16 +6,23 @@ makes the answer of an older one irrelevant, so only the latest answer is applie
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QAbstractItemView, QComboBox, QHeaderView, QWidget
 
 from workbench.gui.background import BackgroundRunner
 from workbench.gui.forms.ui_item_list_panel import Ui_ItemListPanel
 from workbench.gui.item_table_model import ItemTableModel
 from workbench.gui.linked_selection import LinkedSelection
-from workbench.services.browse import BundleBrowser, FilterChoices, ItemFlag, ItemQuery, SortKey
+from workbench.services.browse import (
+    SQL_FLAGS,
+    BundleBrowser,
+    FilterChoices,
+    ItemFlag,
+    ItemQuery,
+    SortKey,
+)
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +75,9 @@ class ItemListPanel(QWidget):
         self._applied_query: ItemQuery | None = None
         self._total_items = 0
         self.querying = False
+        self._painted = False
+        self._after_first_paint: list[Callable[[], None]] = []
+        self.ui.itemTable.viewport().installEventFilter(self)
 
         self._search_timer = QTimer(self)
         self._search_timer.setSingleShot(True)
@@ -113,7 +123,48 @@ class ItemListPanel(QWidget):
             self.refresh()
 
     def _fetch_rows(self, ids: Sequence[int]) -> list:
-        return self.browser.item_rows(ids) if self.browser else []
+        """A page of rows with the flags SQL finds; the disagreement flag, which needs the
+        statistics stack, follows from a worker, so the first page is shown without loading
+        pandas on the GUI thread."""
+        browser = self.browser
+        if browser is None:
+            return []
+        page = list(ids)
+
+        def add(flagged: set[int]) -> None:
+            if browser is self.browser:
+                self.model.add_flag(ItemFlag.DISAGREEMENT, page, flagged)
+
+        def look_up() -> None:
+            self.runner.run(lambda: browser.flagged_items(ItemFlag.DISAGREEMENT, page), add)
+
+        self.after_first_paint(look_up)
+        return browser.item_rows(page, SQL_FLAGS)
+
+    def after_first_paint(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` once the list has first painted rows (now if it has, or if it is
+        not on screen): for work the first paint does not need, which even on a worker would
+        compete with it for the interpreter lock (the statistics stack's imports)."""
+        if self._painted or not self.ui.itemTable.isVisible():  # no paint to wait for
+            callback()
+        else:
+            self._after_first_paint.append(callback)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if (
+            watched is self.ui.itemTable.viewport()
+            and event.type() == QEvent.Type.Paint
+            and self.model.rowCount() > 0
+        ):
+            self._painted = True
+            watched.removeEventFilter(self)
+            QTimer.singleShot(0, self._run_deferred)  # once this paint is on screen
+        return False
+
+    def _run_deferred(self) -> None:
+        waiting, self._after_first_paint = self._after_first_paint, []
+        for look_up in waiting:
+            look_up()
 
     # --- queries --------------------------------------------------------------------------------
 

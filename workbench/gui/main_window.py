@@ -8,7 +8,6 @@ once a day."""
 
 from __future__ import annotations
 
-import gc
 import logging
 from pathlib import Path
 
@@ -49,7 +48,7 @@ from workbench.gui.settings import GuiSettings
 from workbench.gui.tool_actions import ToolActions
 from workbench.recent import available, recent_locations, remember_location
 from workbench.recent import is_server_location as is_server
-from workbench.services.browse import BundleBrowser, FilterChoices
+from workbench.services.browse import SQL_FLAGS, BundleBrowser, FilterChoices, ItemFlag
 from workbench.storage import Bundle
 from workbench.storage.errors import BundleDamagedError
 
@@ -283,9 +282,6 @@ class MainWindow(QMainWindow):
         self._update_title()
         if bundle.path is not None and self.auto_backup:
             self.back_up_in_background(bundle.path)
-        # Start-up and the bundle's models live as long as the window; freezing them keeps the
-        # garbage collector from rescanning them while the user moves between items.
-        gc.freeze()
 
     def open_bundle_reporting(self, location: str | Path) -> bool:
         """:meth:`open_bundle`, with a failure shown in a message box (for a damaged file, the
@@ -445,10 +441,26 @@ class MainWindow(QMainWindow):
 
     def _show_item(self, item_id: int | None) -> None:
         browser = self.browser
-        detail = browser.item_detail(item_id) if browser and item_id is not None else None
+        detail = (
+            browser.item_detail(item_id, SQL_FLAGS) if browser and item_id is not None else None
+        )
         self.item_view.show_item(detail)
         if detail is not None:
             self._prefetch_after(detail.id)
+            if detail.judgments:  # the disagreement flag needs the statistics stack: a worker
+                shown = detail.id
+                self.item_list.after_first_paint(lambda: self._read_disagreement(shown))
+
+    def _read_disagreement(self, item_id: int) -> None:
+        browser = self.browser
+        if browser is None:
+            return
+
+        def show(flagged: set[int]) -> None:
+            if browser is self.browser and item_id in flagged:
+                self.item_view.add_flag(item_id, ItemFlag.DISAGREEMENT)
+
+        self.runner.run(lambda: browser.flagged_items(ItemFlag.DISAGREEMENT, [item_id]), show)
 
     def _prefetch_after(self, item_id: int) -> None:
         """Decode the next item's images while the user looks at this one."""

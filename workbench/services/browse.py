@@ -28,7 +28,6 @@ from sqlalchemy import (
 from sqlalchemy.orm import InstrumentedAttribute, Session
 from sqlalchemy.sql.elements import ColumnElement
 
-from workbench.stats.agreement import disagreeing_comparisons
 from workbench.storage.batching import chunked
 from workbench.storage.bundle import Bundle
 from workbench.storage.judgments import (
@@ -289,11 +288,14 @@ def _disagreement_items(session: Session, ids: Sequence[int] | None) -> set[int]
     :func:`workbench.stats.agreement.disagreeing_comparisons` (per criterion, a split is a
     tie). Humans are imported human judgments and campaign votes; judges are imported judge
     judgments and judge verdicts; derived judgments are left out, as in the analyses."""
-    from workbench.services.outcomes import judgments_frame
-
     kinds = kinds_per_item(session, ids)
     both = sorted(item for item, found in kinds.items() if {"human", "judge"} <= found)
     disagreeing: set[int] = set()
+    if not both:  # the frames' stack (pandas, scipy) is loaded only when there is a pair
+        return disagreeing
+    from workbench.services.outcomes import judgments_frame
+    from workbench.stats.agreement import disagreeing_comparisons
+
     for chunk in chunked(both):
         frame = judgments_frame(session, OutcomeFilter(items=tuple(chunk)), pairwise=True)
         humans, judges = frame[frame["kind"] == "human"], frame[frame["kind"] == "judge"]
@@ -311,14 +313,30 @@ _FLAG_FINDERS = {
 }
 
 
-def item_flags(session: Session, ids: Sequence[int] | None = None) -> dict[int, set[ItemFlag]]:
-    """The flags of the given items (of all items when ``ids`` is None); unflagged items are
-    absent from the result."""
+#: The flags read with plain SQL. The disagreement flag compares majorities with the statistics
+#: stack (pandas): a list page can be shown with these first and be given that one later.
+SQL_FLAGS = frozenset({ItemFlag.MISSING_IMAGE, ItemFlag.REFERENCE_PROBLEM})
+
+
+def item_flags(
+    session: Session,
+    ids: Sequence[int] | None = None,
+    which: frozenset[ItemFlag] | None = None,
+) -> dict[int, set[ItemFlag]]:
+    """The flags of the given items (of all items when ``ids`` is None), only those in
+    ``which`` when given; unflagged items are absent from the result."""
     flags: dict[int, set[ItemFlag]] = defaultdict(set)
     for flag, finder in _FLAG_FINDERS.items():
+        if which is not None and flag not in which:
+            continue
         for item_id in finder(session, ids):
             flags[item_id].add(flag)
     return dict(flags)
+
+
+def flagged_items(session: Session, flag: ItemFlag, ids: Sequence[int]) -> set[int]:
+    """Which of ``ids`` carry ``flag``."""
+    return _FLAG_FINDERS[flag](session, ids)
 
 
 # --- the item list ----------------------------------------------------------------------------
@@ -432,8 +450,11 @@ def matching_item_ids(session: Session, query: ItemQuery) -> list[int]:
     return sorted(ids, key=lambda item_id: counts.get(item_id, 0), reverse=query.descending)
 
 
-def item_rows(session: Session, ids: Sequence[int]) -> list[ItemRow]:
-    """The item-list columns of ``ids``, in the same order (ids that do not exist are left out)."""
+def item_rows(
+    session: Session, ids: Sequence[int], flags: frozenset[ItemFlag] | None = None
+) -> list[ItemRow]:
+    """The item-list columns of ``ids``, in the same order (ids that do not exist are left out);
+    with ``flags``, only those flags are looked for (see :data:`SQL_FLAGS`)."""
     if not ids:
         return []
     basics: dict[int, Any] = {}
@@ -453,7 +474,7 @@ def item_rows(session: Session, ids: Sequence[int]) -> list[ItemRow]:
         basics.update({row[0]: row for row in session.execute(statement)})
     outputs = _output_counts(session, ids)
     judgments = _judgment_counts(session, ids)
-    flags = item_flags(session, ids)
+    found = item_flags(session, ids, flags)
     rows = []
     for item_id in ids:
         row = basics.get(item_id)
@@ -469,7 +490,7 @@ def item_rows(session: Session, ids: Sequence[int]) -> list[ItemRow]:
                 language=row[5],
                 outputs=outputs.get(item_id, 0),
                 judgments=judgments.get(item_id, 0),
-                flags=frozenset(flags.get(item_id, ())),
+                flags=frozenset(found.get(item_id, ())),
             )
         )
     return rows
@@ -589,8 +610,11 @@ _DETAIL_OUTPUTS = (
 )
 
 
-def item_detail(session: Session, item_id: int) -> ItemDetail | None:
-    """Everything about one item, or None when no item has this id."""
+def item_detail(
+    session: Session, item_id: int, flags: frozenset[ItemFlag] | None = None
+) -> ItemDetail | None:
+    """Everything about one item, or None when no item has this id; with ``flags``, only those
+    flags are looked for (see :data:`SQL_FLAGS`)."""
     connection = session.connection()
     parameters = {"item_id": item_id}
     head = connection.execute(_DETAIL_HEAD, parameters).first()
@@ -635,13 +659,14 @@ def item_detail(session: Session, item_id: int) -> ItemDetail | None:
         )
         for turn_id, index, prompt, turn_category, focus_points in turn_rows
     )
-    flags = set()
+    wanted = flags is None or ItemFlag.DISAGREEMENT in flags
+    found = set()
     if missing_image:
-        flags.add(ItemFlag.MISSING_IMAGE)
+        found.add(ItemFlag.MISSING_IMAGE)
     if reference_problem:
-        flags.add(ItemFlag.REFERENCE_PROBLEM)
-    if {"human", "judge"} <= set(by_kind) and _disagreement_items(session, [item_id]):
-        flags.add(ItemFlag.DISAGREEMENT)
+        found.add(ItemFlag.REFERENCE_PROBLEM)
+    if wanted and {"human", "judge"} <= set(by_kind) and _disagreement_items(session, [item_id]):
+        found.add(ItemFlag.DISAGREEMENT)
     return ItemDetail(
         id=item_id,
         external_id=external_id,
@@ -653,7 +678,7 @@ def item_detail(session: Session, item_id: int) -> ItemDetail | None:
         images=images,
         captions=captions,
         turns=turns,
-        flags=frozenset(flags),
+        flags=frozenset(found),
         judgments=int(judgments or 0),
     )
 
@@ -692,13 +717,21 @@ class BundleBrowser:
         with self.bundle.read_session() as session:
             return matching_item_ids(session, query)
 
-    def item_rows(self, ids: Sequence[int]) -> list[ItemRow]:
+    def item_rows(
+        self, ids: Sequence[int], flags: frozenset[ItemFlag] | None = None
+    ) -> list[ItemRow]:
         with self.bundle.read_session() as session:
-            return item_rows(session, ids)
+            return item_rows(session, ids, flags)
 
-    def item_detail(self, item_id: int) -> ItemDetail | None:
+    def flagged_items(self, flag: ItemFlag, ids: Sequence[int]) -> set[int]:
         with self.bundle.read_session() as session:
-            return item_detail(session, item_id)
+            return flagged_items(session, flag, ids)
+
+    def item_detail(
+        self, item_id: int, flags: frozenset[ItemFlag] | None = None
+    ) -> ItemDetail | None:
+        with self.bundle.read_session() as session:
+            return item_detail(session, item_id, flags)
 
     def image_bytes(self, image_id: int) -> bytes | None:
         with self.bundle.read_session() as session:

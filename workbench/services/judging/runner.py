@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import hashlib
 import importlib
 import logging
@@ -965,20 +964,18 @@ def _delete_earlier_verdicts(session: Any, rows: list[dict[str, Any]]) -> None:
 
 
 def prepare_runtime() -> None:
-    """Import the HTTP stack, then move every object alive into the collector's permanent
-    generation. Every run does this first, in a worker thread.
+    """Import the HTTP stack. Every run does this first, in a worker thread.
 
     The import takes about a second, and parts of it (the openai package's compiled schemas)
     hold the interpreter lock for up to ~100 ms, so even in a thread the first run of a process
     would stall its event loop that long: a GUI calls this once at start-up, in a worker
-    thread, before anyone is looking. The freeze matters for every run: a full collection over
-    everything the process has loaded (openai alone defines thousands of classes) takes around
-    100 ms with the lock held and would otherwise fall on the event loop at a random moment.
-    Objects stay reference-counted; only cycles already unreachable now are never freed.
+    thread, before anyone is looking. A full garbage collection over everything loaded would
+    stall the loop the same way; in the GUI those wait for an idle user
+    (workbench/gui/collector.py), and a CLI run of thousands of requests starts none
+    (bench/judge_throughput.py counts them).
     """
     importlib.import_module("openai")
     importlib.import_module("openai.types.chat")
-    gc.freeze()
 
 
 def _fill(missing: list[Slot], verdicts: tuple[ParsedVerdict, ...]) -> list[ParsedVerdict]:
