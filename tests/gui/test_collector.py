@@ -118,3 +118,18 @@ def test_preparing_the_judge_runtime_freezes_nothing() -> None:
     before = gc.get_freeze_count()
     prepare_runtime()
     assert gc.get_freeze_count() == before
+
+
+def test_a_user_who_is_never_idle_still_gets_a_full_collection_now_and_then(
+    idle_collector: IdleCollector, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    survivors = _grow_the_old_generation()
+    idle_collector.last_input = time.monotonic()  # busy: idle never comes
+    monkeypatch.setattr(collector_module, "BUSY_BACKSTOP_COLLECTIONS", 10**9)
+    assert not idle_collector.collect_if_idle()
+    # the old generation has been added to since the last full collection: the backstop fires
+    monkeypatch.setattr(collector_module, "BUSY_BACKSTOP_COLLECTIONS", gc.get_count()[2])
+    with _full_collections() as seen:
+        assert idle_collector.collect_if_idle()
+    assert seen == ["full"]
+    del survivors

@@ -11,7 +11,10 @@ So the app turns off only the automatic *full* collections (the third generation
 set out of reach; the young generations are collected as usual, in a few milliseconds) and runs
 the full collection itself after the user has left the keyboard and mouse alone for a while.
 Unreachable cycles that reached the oldest generation wait for that moment instead of being
-freed at a random one; memory stays bounded because an idle moment comes in any session.
+freed at a random one. An annotator who votes without a 10 s pause for an hour never gives one,
+so a backstop still collects once the young generations have been collected
+:data:`BUSY_BACKSTOP_COLLECTIONS` times (several million allocations; far rarer than CPython's own
+rule, so at most an occasional pause in a long busy session, and memory stays bounded).
 
 This replaces ``gc.freeze()`` at start-up, which left every frozen cycle unfreed for the whole
 process and froze again with every bundle opened (issue 18).
@@ -37,6 +40,8 @@ IDLE_AFTER_S = 10.0
 CHECK_EVERY_MS = 5_000
 #: young collections since the last full one before a full one is worth its pause
 MIN_YOUNG_COLLECTIONS = 10
+#: young collections since the last full one after which a busy user gets it anyway
+BUSY_BACKSTOP_COLLECTIONS = 500
 
 _INPUT_EVENTS = frozenset(
     {
@@ -82,11 +87,14 @@ class IdleCollector(QObject):
         return False
 
     def collect_if_idle(self) -> bool:
-        """Run the full collection if the user is away and there is something to collect;
-        whether it ran."""
-        if time.monotonic() - self.last_input < IDLE_AFTER_S:
+        """Run the full collection if the user is away and there is something to collect, or
+        if so much has been allocated since the last one that waiting longer would let memory
+        grow; whether it ran."""
+        pending = gc.get_count()[2]
+        busy = time.monotonic() - self.last_input < IDLE_AFTER_S
+        if busy and pending < BUSY_BACKSTOP_COLLECTIONS:
             return False
-        if gc.get_count()[2] < MIN_YOUNG_COLLECTIONS:
+        if pending < MIN_YOUNG_COLLECTIONS:
             return False
         started = time.perf_counter()
         found = gc.collect()
