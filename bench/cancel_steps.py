@@ -45,7 +45,8 @@ from workbench_visit_bench.judge_templates import REFERENCE_FREE  # noqa: E402
 from workbench.export import ExportOptions, export_bundle  # noqa: E402
 from workbench.progress import Steps, WorkCancelledError  # noqa: E402
 from workbench.services.campaigns import CampaignSpec, create_campaign  # noqa: E402
-from workbench.services.judging.runner import JudgeSettings, Selection, plan_run  # noqa: E402
+from workbench.services.judging.runner import JudgeSettings, plan_run  # noqa: E402
+from workbench.services.judging.worklist import JudgeScope  # noqa: E402
 from workbench.storage import Bundle  # noqa: E402
 from workbench.storage import backups as storage_backups  # noqa: E402
 
@@ -237,7 +238,7 @@ def main() -> int:
             base_url="",
             judge_model="bench-judge",
             template=REFERENCE_FREE.name,
-            selection=Selection(models=None),
+            selection=JudgeScope(models=None),
         )
         plan, seconds, longest = stretches(
             lambda progress: plan_run(bundle, settings, template=REFERENCE_FREE, progress=progress)

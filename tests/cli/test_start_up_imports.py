@@ -17,6 +17,8 @@ from workbench.demo import generate_demo_bundle
 
 HEAVY_FOR_COMMANDS = ("openai", "matplotlib", "scipy", "networkx")
 HEAVY_BEFORE_FIRST_PAINT = ("openai", "matplotlib", "networkx")
+# the interactive open (the path users and bench/first_paint.py time) also defers these
+DEFERRED_BY_INTERACTIVE_OPEN = ("pandas", "scipy", "alembic")
 
 
 @pytest.fixture(scope="module")
@@ -102,7 +104,9 @@ def test_interactive_open_prepares_the_judge_only_after_the_first_paint(
     demo_bundle: Path, tmp_path: Path
 ) -> None:
     """Without --screenshot the app prepares the judge's runtime (openai) in a thread; it
-    starts once the first items are painted, not with the window."""
+    starts once the first items are painted, not with the window. Neither the statistics stack
+    (the disagreement flag, the export dialog) nor Alembic (the bundle is at the current
+    schema) loads before that paint either (issue 22)."""
     report = tmp_path / "first-paint.json"
     environment = {
         "QT_QPA_PLATFORM": "offscreen",
@@ -113,7 +117,7 @@ def test_interactive_open_prepares_the_judge_only_after_the_first_paint(
         environment[variable] = str(tmp_path / variable.lower())  # the user's recents untouched
     _imported_modules("open", str(demo_bundle), env=environment)
     before_paint = _top_level(set(json.loads(report.read_text(encoding="utf-8"))["modules"]))
-    loaded = before_paint & set(HEAVY_BEFORE_FIRST_PAINT)
+    loaded = before_paint & {*HEAVY_BEFORE_FIRST_PAINT, *DEFERRED_BY_INTERACTIVE_OPEN}
     assert not loaded, f"imported before the first item was painted: {sorted(loaded)}"
 
 

@@ -122,3 +122,39 @@ def test_starting_on_a_locked_bundle_fails_with_one_line(
         view.start(session)
         assert view.task is not None
         view.end()
+
+
+def test_the_next_tasks_images_are_decoded_on_the_worker(
+    qtbot, bundle_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 16: between the vote key and the next page the GUI thread only lays the page out;
+    the pictures (tens of milliseconds each) are decoded and scaled with the next task."""
+    import threading
+
+    from workbench.gui.annotation import task_display
+
+    decoded_on: list[bool] = []
+    real_decode = task_display.decode_image
+
+    def recording_decode(data: bytes):  # type: ignore[no-untyped-def]
+        decoded_on.append(threading.current_thread() is threading.main_thread())
+        return real_decode(data)
+
+    monkeypatch.setattr(task_display, "decode_image", recording_decode)
+    with Bundle.open(bundle_path) as bundle:
+        view = start_view(qtbot, bundle, "arena-battle")
+        shown = 0
+        for _ in range(4):  # until a task with a picture follows a vote
+            decoded_on.clear()
+            first = view.task
+            qtbot.keyClick(view, Qt.Key.Key_A)
+            qtbot.waitUntil(
+                lambda first=first: not view.busy and view.task is not first, timeout=20_000
+            )
+            assert view.task is not None
+            shown += len([tile for tile in view.display.tiles if tile.decoded is not None])
+            assert True not in decoded_on  # never on the GUI thread
+            if decoded_on:
+                break
+        assert shown > 0 and decoded_on
+        view.end()

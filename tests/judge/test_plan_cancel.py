@@ -13,10 +13,10 @@ from tests.judge.helpers import build_bundle
 from workbench.progress import WorkCancelledError
 from workbench.services.judging import runner, worklist
 from workbench.services.judging.runner import JudgeSettings, plan_run
-from workbench.services.judging.worklist import Selection
+from workbench.services.judging.worklist import JudgeScope
 
 SETTINGS = JudgeSettings(
-    base_url="", judge_model="gpt-4o-mini", template=REFERENCE_FREE.name, selection=Selection()
+    base_url="", judge_model="gpt-4o-mini", template=REFERENCE_FREE.name, selection=JudgeScope()
 )
 
 

@@ -78,6 +78,7 @@ def install_qt_message_logging() -> None:
 def _application() -> QApplication:
     from PySide6.QtWidgets import QApplication
 
+    from workbench.gui.collector import install_idle_collector
     from workbench.gui.fonts import install_fallback_fonts
     from workbench.gui.resources import app_icon
 
@@ -90,6 +91,7 @@ def _application() -> QApplication:
         app.setApplicationName("VLM Workbench")
         app.setOrganizationName("vlm-workbench")
         install_fallback_fonts()
+        install_idle_collector(app)  # full collections wait for an idle user
     app.setWindowIcon(app_icon())
     return app
 

@@ -9,13 +9,14 @@ import logging
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox, QWidget
 
 from workbench.errors import WorkbenchError
 from workbench.gui.forms.ui_import_dialog import Ui_ImportDialog
 from workbench.gui.jobs import Job, JobControl, JobStatus, jobs_for
 from workbench.gui.locations import display_location
+from workbench.gui.problem_dialog import show_problem
 from workbench.plugins import Registry, registry
 from workbench.recent import is_server_location
 from workbench.services.importing import ImportResult, import_files
@@ -257,12 +258,7 @@ class ImportDialog(QDialog):
         self.ui.cancelButton.setEnabled(running)
 
     def _show_problem(self, message: str, details: str) -> None:
-        box = QMessageBox(QMessageBox.Icon.Warning, "Import", message, parent=self)
-        box.setTextFormat(Qt.TextFormat.PlainText)
-        if details:
-            box.setDetailedText(details)
-        self.message_box = box
-        box.open()
+        self.message_box = show_problem(self, "Import", message, details)
 
     def reject(self) -> None:
         if not self.running:  # closing while an import runs would hide its outcome

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.gui.jobs import Job, JobManager, JobStatus
+from workbench.gui.problem_dialog import show_problem
 
 REDRAW_MS = 100
 
@@ -108,13 +109,8 @@ class JobRow(QWidget):
         self.refresh()  # the button greys at once, not at the next redraw
 
     def show_details(self) -> QMessageBox:
-        box = QMessageBox(QMessageBox.Icon.Warning, self.job.title, self.job.error, parent=self)
-        box.setTextFormat(Qt.TextFormat.PlainText)
-        if self.job.details:
-            box.setDetailedText(self.job.details)
-        self.details_box = box
-        box.open()
-        return box
+        self.details_box = show_problem(self, self.job.title, self.job.error, self.job.details)
+        return self.details_box
 
 
 class JobsDialog(QDialog):

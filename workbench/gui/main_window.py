@@ -8,7 +8,6 @@ once a day."""
 
 from __future__ import annotations
 
-import gc
 import logging
 from pathlib import Path
 
@@ -35,19 +34,21 @@ from workbench.gui.item_list_panel import ItemListPanel
 from workbench.gui.item_view import ItemView
 from workbench.gui.jobs import Job, JobControl, JobManager, JobStatus
 from workbench.gui.jobs_view import JobsDialog, JobsIndicator
+from workbench.gui.linked_selection import LinkedSelection
 from workbench.gui.locations import display_location, same_bundle
 from workbench.gui.panels import AnalysisDocks
 from workbench.gui.plain_text import menu_text, plain_tooltip
+from workbench.gui.problem_dialog import show_problem
 from workbench.gui.report_dialog import ReportMenuEntry
 from workbench.gui.resources import app_icon
 from workbench.gui.restore_dialog import DamagedBundleDialog
-from workbench.gui.selection import SelectionModel
+from workbench.gui.screen_fit import resize_within_screen
 from workbench.gui.server_dialog import ServerDialog
 from workbench.gui.settings import GuiSettings
 from workbench.gui.tool_actions import ToolActions
 from workbench.recent import available, recent_locations, remember_location
 from workbench.recent import is_server_location as is_server
-from workbench.services.browse import BundleBrowser, FilterChoices
+from workbench.services.browse import SQL_FLAGS, BundleBrowser, FilterChoices, ItemFlag
 from workbench.storage import Bundle
 from workbench.storage.errors import BundleDamagedError
 
@@ -79,7 +80,7 @@ class MainWindow(QMainWindow):
         self.ui = Ui_MainWindow()
         self.ui.setupUi(self)
         self.setWindowIcon(app_icon())
-        self.resize(*WINDOW_SIZE)
+        resize_within_screen(self, *WINDOW_SIZE)
         self.settings = GuiSettings()
         self.bundle: Bundle | None = None
         #: where the open bundle was opened from; a server URL here may hold a password the
@@ -100,7 +101,7 @@ class MainWindow(QMainWindow):
         self._close_when_idle = False
         #: the one-time note about where the first automatic backup went (for tests)
         self.first_backup_note: QMessageBox | None = None
-        self.selection = SelectionModel(self)
+        self.selection = LinkedSelection(self)
         self.runner = BackgroundRunner(parent=self)
         self.loader = ImageLoader(self._image_bytes, parent=self)
         self.import_dialog: ImportDialog | None = None
@@ -281,9 +282,6 @@ class MainWindow(QMainWindow):
         self._update_title()
         if bundle.path is not None and self.auto_backup:
             self.back_up_in_background(bundle.path)
-        # Start-up and the bundle's models live as long as the window; freezing them keeps the
-        # garbage collector from rescanning them while the user moves between items.
-        gc.freeze()
 
     def open_bundle_reporting(self, location: str | Path) -> bool:
         """:meth:`open_bundle`, with a failure shown in a message box (for a damaged file, the
@@ -417,6 +415,7 @@ class MainWindow(QMainWindow):
         self.runner.wait()
         self.loader.clear()
         self.selection.set_item(None)
+        self.selection.set_model_pair(None)  # another bundle may not have these models
         self.item_list.set_browser(None, None)
         self.analysis.set_bundle(None)
         if self.bundle is not None:
@@ -449,10 +448,26 @@ class MainWindow(QMainWindow):
 
     def _show_item(self, item_id: int | None) -> None:
         browser = self.browser
-        detail = browser.item_detail(item_id) if browser and item_id is not None else None
+        detail = (
+            browser.item_detail(item_id, SQL_FLAGS) if browser and item_id is not None else None
+        )
         self.item_view.show_item(detail)
         if detail is not None:
             self._prefetch_after(detail.id)
+            if detail.judgments:  # the disagreement flag needs the statistics stack: a worker
+                shown = detail.id
+                self.item_list.after_first_paint(lambda: self._read_disagreement(shown))
+
+    def _read_disagreement(self, item_id: int) -> None:
+        browser = self.browser
+        if browser is None:
+            return
+
+        def show(flagged: set[int]) -> None:
+            if browser is self.browser and item_id in flagged:
+                self.item_view.add_flag(item_id, ItemFlag.DISAGREEMENT)
+
+        self.runner.run(lambda: browser.flagged_items(ItemFlag.DISAGREEMENT, [item_id]), show)
 
     def _prefetch_after(self, item_id: int) -> None:
         """Decode the next item's images while the user looks at this one."""
@@ -577,12 +592,7 @@ class MainWindow(QMainWindow):
         return dialog
 
     def show_error(self, title: str, message: str, details: str = "") -> QMessageBox:
-        box = QMessageBox(QMessageBox.Icon.Critical, title, message, parent=self)
-        box.setTextFormat(Qt.TextFormat.PlainText)
-        if details:
-            box.setDetailedText(details)
-        box.open()
-        return box
+        return show_problem(self, title, message, details, QMessageBox.Icon.Critical)
 
     def reset_layout(self) -> None:
         self.restoreState(self._default_state)

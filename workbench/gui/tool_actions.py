@@ -11,12 +11,11 @@ from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
-from workbench.gui.api_key_dialog import ApiKeyDialog
-from workbench.gui.backup_settings_dialog import BackupSettingsDialog
-from workbench.gui.export_dialog import ExportDialog
-from workbench.gui.judge_dialog import JudgeDialog
-
-if TYPE_CHECKING:  # main_window imports this module
+if TYPE_CHECKING:  # main_window imports this module; the dialogs load when first opened
+    from workbench.gui.api_key_dialog import ApiKeyDialog
+    from workbench.gui.backup_settings_dialog import BackupSettingsDialog
+    from workbench.gui.export_dialog import ExportDialog
+    from workbench.gui.judge_dialog import JudgeDialog
     from workbench.gui.main_window import MainWindow
 
 
@@ -73,6 +72,9 @@ class ToolActions(QObject):
         if path is None:
             return None
         if self.export_dialog is None or self.export_dialog.bundle != path:
+            # the export stack (pandas among it) loads here, not with the window
+            from workbench.gui.export_dialog import ExportDialog
+
             self.export_dialog = ExportDialog(path, self.window)
         self.export_dialog.show()
         self.export_dialog.raise_()
@@ -85,6 +87,8 @@ class ToolActions(QObject):
         if self.judge_dialog is None or (
             self.judge_dialog.bundle != path and not self.judge_dialog.running
         ):
+            from workbench.gui.judge_dialog import JudgeDialog
+
             self.judge_dialog = JudgeDialog(path, self.window)
             self.judge_dialog.judged.connect(self._judged)
         self.judge_dialog.show()
@@ -93,6 +97,8 @@ class ToolActions(QObject):
 
     def show_api_key_dialog(self) -> ApiKeyDialog:
         if self.api_key_dialog is None:
+            from workbench.gui.api_key_dialog import ApiKeyDialog
+
             self.api_key_dialog = ApiKeyDialog(parent=self.window)
         self.api_key_dialog.refresh()
         self.api_key_dialog.show()
@@ -100,6 +106,8 @@ class ToolActions(QObject):
         return self.api_key_dialog
 
     def show_backup_settings(self) -> BackupSettingsDialog:
+        from workbench.gui.backup_settings_dialog import BackupSettingsDialog
+
         dialog = BackupSettingsDialog(self.window)
         dialog.show()
         return dialog

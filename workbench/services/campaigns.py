@@ -33,6 +33,14 @@ from workbench.services.campaign_errors import (
     UnknownAnnotatorError,
     UnknownCampaignError,
 )
+from workbench.services.campaign_items import (
+    REFERENCE_NAME,
+    Eligibility,
+    ItemSpec,
+    eligibility,
+    resolve_contestants,
+    resolve_items,
+)
 from workbench.services.scheduling import (
     REFERENCE,
     Comparison,
@@ -46,14 +54,6 @@ from workbench.services.scheduling import (
     counterbalance,
     shuffled,
     single_tasks,
-)
-from workbench.services.selection import (
-    REFERENCE_NAME,
-    Eligibility,
-    ItemSelection,
-    eligibility,
-    resolve_contestants,
-    resolve_items,
 )
 from workbench.storage.bundle import Bundle
 from workbench.storage.counters import rebuild_counters
@@ -137,7 +137,7 @@ class CampaignSpec:
 
     name: str
     protocol: str
-    items: ItemSelection = field(default_factory=ItemSelection)
+    items: ItemSpec = field(default_factory=ItemSpec)
     models: Sequence[str] | None = None
     votes_per_pair: int = 1
     seed: int = 0
@@ -366,7 +366,7 @@ def _known_answers(
     values = [choice.value for choice in protocol.choices]
     comparisons = []
     for gold in known:
-        (item,) = resolve_items(session, ItemSelection(gold.item))
+        (item,) = resolve_items(session, ItemSpec(gold.item))
         if gold.answer not in values:
             raise CampaignError(
                 f"{what} on {gold.item}: answer '{gold.answer}' is not one of " + ", ".join(values)

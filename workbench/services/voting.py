@@ -29,7 +29,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import (
+    BindParameter,
     Select,
+    bindparam,
     delete,
     distinct,
     exists,
@@ -151,7 +153,9 @@ def lease_duration(settings: Mapping[str, object]) -> timedelta:
     return lease_setting(settings, LEASE_SETTING, timedelta(minutes=1), DEFAULT_LEASE)
 
 
-def open_pairs(campaign_id: int, annotator_id: int, now: datetime | None = None) -> Select:
+def open_pairs(
+    campaign_id: int, annotator_id: int, now: datetime | BindParameter[datetime] | None = None
+) -> Select:
     """The ids of the tasks an annotator may still be given: not answered (or skipped) by them,
     and short of votes counting the unexpired leases others hold on them, or an attention check
     (those go to everyone)."""
@@ -174,7 +178,7 @@ def open_pairs(campaign_id: int, annotator_id: int, now: datetime | None = None)
         .where(
             PairLease.pair_id == ScheduledPair.id,
             PairLease.annotator_id != annotator_id,
-            PairLease.expires_at > (now or _now()),
+            PairLease.expires_at > (now if now is not None else _now()),
         )
         .scalar_subquery()
     )
@@ -258,6 +262,27 @@ class AnnotationSession:
         self.guidelines: str | None = guidelines if isinstance(guidelines, str) else None
         self._lease_for = lease_duration(found.settings)
         self._shown: _Shown | None = None
+        # Built once: a statement object keeps its compiled form's cache key, so each claim
+        # only binds values (building the query anew cost more CPU than running it).
+        queue = open_pairs(self._campaign_id, self._annotator_id, now=bindparam("now"))
+        self._next_open = (
+            queue.add_columns(ScheduledPair.sequence)
+            .where(ScheduledPair.sequence > bindparam("after"))
+            .order_by(ScheduledPair.sequence)
+            .limit(1)
+            .with_for_update(of=ScheduledPair, skip_locked=True)
+        )
+        self._still_open = select(exists(queue.where(ScheduledPair.id == bindparam("pair"))))
+        self._answered = select(
+            exists().where(
+                Vote.pair_id == bindparam("pair"),
+                Vote.annotator_id == self._annotator_id,
+                Vote.retracted_at.is_(None),
+            )
+        )
+        self._pair_row = (
+            select(ScheduledPair).where(ScheduledPair.id == bindparam("pair")).with_for_update()
+        )
         #: the campaign's practice round for this annotator (answers checked, never stored)
         self.practice = PracticeRound(
             bundle,
@@ -282,17 +307,7 @@ class AnnotationSession:
         return Progress(counted.done, counted.remaining)
 
     def _is_answered(self, session: Session, pair_id: int) -> bool:
-        return bool(
-            session.scalar(
-                select(
-                    exists().where(
-                        Vote.pair_id == pair_id,
-                        Vote.annotator_id == self._annotator_id,
-                        Vote.retracted_at.is_(None),
-                    )
-                )
-            )
-        )
+        return bool(session.scalar(self._answered, {"pair": pair_id}))
 
     def _show(self, session: Session, pair_id: int) -> BlindTask:
         task = build_task(
@@ -309,9 +324,7 @@ class AnnotationSession:
     def _lock(self, session: Session, pair_id: int) -> ScheduledPair:
         """The pair's row, locked until the transaction ends (a no-op on SQLite, whose writers
         hold the database's write lock from BEGIN)."""
-        return session.scalars(
-            select(ScheduledPair).where(ScheduledPair.id == pair_id).with_for_update()
-        ).one()
+        return session.scalars(self._pair_row, {"pair": pair_id}).one()
 
     def _lease(self, session: Session, pair_id: int) -> None:
         """Take or renew this annotator's lease on a pair whose row the caller has locked."""
@@ -325,22 +338,13 @@ class AnnotationSession:
         transaction; None when none is left."""
         after = -1
         while True:
-            candidate = session.execute(
-                self._open_pairs()
-                .add_columns(ScheduledPair.sequence)
-                .where(ScheduledPair.sequence > after)
-                .order_by(ScheduledPair.sequence)
-                .limit(1)
-                .with_for_update(of=ScheduledPair, skip_locked=True)
-            ).first()
+            candidate = session.execute(self._next_open, {"now": _now(), "after": after}).first()
             if candidate is None:
                 return None
             pair_id, after = candidate
             # The candidate was chosen from a snapshot taken before its lock was granted; a new
             # statement sees what the lock's previous holder committed (its lease or vote).
-            still_open = session.scalar(
-                select(exists(self._open_pairs().where(ScheduledPair.id == pair_id)))
-            )
+            still_open = session.scalar(self._still_open, {"now": _now(), "pair": pair_id})
             if still_open:
                 self._lease(session, pair_id)
                 return pair_id
@@ -392,8 +396,12 @@ class AnnotationSession:
         rows: list[tuple[str, str | None, float | None]],
         comment: str | None,
         skip_reason: str | None,
-    ) -> VoteReceipt:
+        claim_next: bool = False,
+    ) -> tuple[VoteReceipt, int | None]:
+        """Store the answer rows; with ``claim_next``, also claim the next task in the same
+        transaction, and return its pair id."""
         cast_at = _now()
+        claimed = None
         duration_ms = round((time.monotonic() - shown.started) * 1000)
         uuids = []
         with self.bundle.session() as session:
@@ -428,13 +436,16 @@ class AnnotationSession:
                         )
                     )
                 self._release(session, pair.id)
+            if claim_next:
+                claimed = self._claim(session)
         # the transaction has committed: only now is the vote confirmed and the task released
         self._shown = None
         log.debug("stored %d vote row(s): %s", len(uuids), ", ".join(uuids))
         # Counting the open tasks again costs a scan of the campaign per vote (most of a vote's
         # time on a large campaign); the next task shown recounts anyway.
         before = shown.task.progress
-        return VoteReceipt(tuple(uuids), Progress(before.done + 1, max(before.remaining - 1, 0)))
+        progress = Progress(before.done + 1, max(before.remaining - 1, 0))
+        return VoteReceipt(tuple(uuids), progress), claimed
 
     def cast(self, token: str, answers: Answers, comment: str | None = None) -> VoteReceipt:
         """Store the answer to the task ``token`` names; returns once it is committed.
@@ -447,7 +458,23 @@ class AnnotationSession:
         shown = self._current(token)
         comment = (comment or "").strip() or None
         rows = answer_rows(self.protocol, answers, comment)
-        return self._store(shown, rows, comment, None)
+        return self._store(shown, rows, comment, None)[0]
+
+    def cast_and_next(
+        self, token: str, answers: Answers, comment: str | None = None
+    ) -> tuple[VoteReceipt, BlindTask | None]:
+        """:meth:`cast`, then :meth:`next_task`, with the vote and the next task's lease in one
+        transaction: one commit (one fsync on a bundle file) per answer instead of two. The vote
+        is still committed before the next task is shown, since they commit together."""
+        self._refuse_in_preview()
+        shown = self._current(token)
+        comment = (comment or "").strip() or None
+        rows = answer_rows(self.protocol, answers, comment)
+        receipt, pair_id = self._store(shown, rows, comment, None, claim_next=True)
+        if pair_id is None:
+            return receipt, None
+        with self.bundle.read_session() as session:
+            return receipt, self._show(session, pair_id)
 
     def check_practice(
         self, token: str, answers: Answers, comment: str | None = None
@@ -465,7 +492,7 @@ class AnnotationSession:
         reason = reason.strip()
         if not reason:
             raise AnswerError("say why you skip this task")
-        return self._store(shown, [(self.protocol.criteria[0].name, None, None)], None, reason)
+        return self._store(shown, [(self.protocol.criteria[0].name, None, None)], None, reason)[0]
 
     def undo(self) -> BlindTask | None:
         """Retract this annotator's last answer (or skip) in the campaign and make its task the

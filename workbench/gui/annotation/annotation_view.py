@@ -19,7 +19,7 @@ feedback, Enter moves on, and Ctrl+S skips the round when the campaign allows it
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, Qt, Signal
@@ -30,7 +30,7 @@ from workbench.errors import WorkbenchError
 from workbench.gui.annotation.answer_panel import AnswerPanel
 from workbench.gui.annotation.help_overlay import HelpOverlay
 from workbench.gui.annotation.skip_dialog import SkipDialog
-from workbench.gui.annotation.task_display import TaskDisplay
+from workbench.gui.annotation.task_display import PreparedImage, TaskDisplay, prepare_images
 from workbench.gui.background import BackgroundRunner
 from workbench.gui.image_loader import DecodedImage
 from workbench.gui.image_viewer import ImageViewerDialog
@@ -226,7 +226,9 @@ class AnnotationView(QWidget):
 
     # --- showing ----------------------------------------------------------------------------
 
-    def _show(self, task: BlindTask | None) -> None:
+    def _show(
+        self, task: BlindTask | None, prepared: Mapping[int, PreparedImage] | None = None
+    ) -> None:
         assert self.session is not None and self.answer_panel is not None
         self.task = task
         self.answers = {}
@@ -234,7 +236,7 @@ class AnnotationView(QWidget):
         self.practice_feedback = None
         self.feedback_label.hide()
         self.answer_panel.clear()
-        self.display.show_task(task)
+        self.display.show_task(task, prepared)
         finished = task is None
         self.display.setVisible(not finished)
         self.answer_panel.setVisible(not finished)
@@ -348,7 +350,7 @@ class AnnotationView(QWidget):
 
         def started(task: BlindTask | None) -> None:
             self.practice_index = None
-            self._show_after_write(task, "Practice over: from now on your answers count.")
+            self._show_after_write(task, None, "Practice over: from now on your answers count.")
 
         self._write(finish_and_fetch_first, started, "Could not start the real tasks", "")
 
@@ -414,14 +416,15 @@ class AnnotationView(QWidget):
             return
         session, token = self.session, self.task.token
 
-        def cast_and_fetch_next() -> BlindTask | None:
-            receipt = session.cast(token, answers, comment=comment)
+        def cast_and_fetch_next() -> tuple[BlindTask | None, dict[int, PreparedImage]]:
+            receipt, following = session.cast_and_next(token, answers, comment=comment)
             log.debug("vote confirmed: %s", ", ".join(receipt.uuids))
-            return session.next_task()
+            # decoded here, so that the GUI thread only lays the page out
+            return following, prepare_images(following)
 
         self._write(
             cast_and_fetch_next,
-            lambda task: self._show_after_write(task, "Saved."),
+            lambda shown: self._show_after_write(shown[0], shown[1], "Saved."),
             "Not saved",
             "Your answer is still here: press Enter to save it again.",
         )
@@ -440,7 +443,7 @@ class AnnotationView(QWidget):
             if self.answer_panel is not None:
                 self.answer_panel.show_message("Nothing to take back.", error=True)
             return
-        self._show_after_write(task, "Took back your last answer: answer this task again.")
+        self._show_after_write(task, None, "Took back your last answer: answer this task again.")
 
     # --- writing off the GUI thread ---------------------------------------------------------
 
@@ -479,7 +482,7 @@ class AnnotationView(QWidget):
                 message = str(error)
                 self._write(
                     session.next_task,
-                    lambda task: self._show_after_write(task, message, error=True),
+                    lambda task: self._show_after_write(task, None, message, error=True),
                     "Cannot show the next task",
                     "",
                 )
@@ -492,8 +495,14 @@ class AnnotationView(QWidget):
 
         self.runner.run(work, done, failed)
 
-    def _show_after_write(self, task: BlindTask | None, message: str, error: bool = False) -> None:
-        self._show(task)
+    def _show_after_write(
+        self,
+        task: BlindTask | None,
+        prepared: Mapping[int, PreparedImage] | None,
+        message: str,
+        error: bool = False,
+    ) -> None:
+        self._show(task, prepared)
         self.setFocus()
         if self.answer_panel is not None:
             self.answer_panel.show_message(message, error=error)
@@ -532,7 +541,7 @@ class AnnotationView(QWidget):
 
         self._write(
             skip_and_fetch_next,
-            lambda task: self._show_after_write(task, "Skipped."),
+            lambda task: self._show_after_write(task, None, "Skipped."),
             "Not skipped",
             "Press Ctrl+S to try again.",
         )

@@ -14,8 +14,8 @@ from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QWidget
 
 from workbench.gui.background import BackgroundRunner
+from workbench.gui.linked_selection import LinkedSelection
 from workbench.gui.panels.watcher import JudgmentWatcher
-from workbench.gui.selection import SelectionModel
 from workbench.storage import Bundle
 
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ class AnalysisDocks(QObject):
     def __init__(
         self,
         window: QMainWindow,
-        selection: SelectionModel,
+        selection: LinkedSelection,
         view_menu: QMenu,
         before: object = None,
     ) -> None:
@@ -142,7 +142,9 @@ class AnalysisDocks(QObject):
             return FailuresPanel(self.selection, self.runner)
         from workbench.gui.panels.agreement_panel import AgreementPanel
 
-        return AgreementPanel(self.runner)
+        agreement = AgreementPanel(self.runner)
+        agreement.follow(self.selection)
+        return agreement
 
     @property
     def busy(self) -> bool:

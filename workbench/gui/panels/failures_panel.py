@@ -18,11 +18,11 @@ from PySide6.QtWidgets import (
 
 from workbench.errors import WorkbenchError
 from workbench.gui.background import BackgroundRunner
+from workbench.gui.linked_selection import LinkedSelection
 from workbench.gui.panels.column_widths import fit_columns_to_sample
 from workbench.gui.panels.empty_hint import FAILURES_HINT, install_empty_hint
 from workbench.gui.panels.latest_only import LatestOnly
 from workbench.gui.panels.rows_model import RowsTableModel
-from workbench.gui.selection import SelectionModel
 from workbench.services.analysis import (
     FAILURE_KINDS,
     LOSES_TO_ALL,
@@ -37,7 +37,7 @@ log = logging.getLogger(__name__)
 
 class FailuresPanel(QWidget):
     def __init__(
-        self, selection: SelectionModel, runner: BackgroundRunner, parent: QWidget | None = None
+        self, selection: LinkedSelection, runner: BackgroundRunner, parent: QWidget | None = None
     ) -> None:
         super().__init__(parent)
         self.selection = selection

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import hashlib
 import importlib
 import logging
@@ -56,7 +55,7 @@ from workbench.services.judging.verdicts import (
     resolve,
     verdict_rows,
 )
-from workbench.services.judging.worklist import Selection, WorkUnit, build_work_list, side_name
+from workbench.services.judging.worklist import JudgeScope, WorkUnit, build_work_list, side_name
 from workbench.storage.bundle import Bundle
 from workbench.storage.dialects import insert_ignoring_conflicts
 from workbench.storage.models import Image, JudgeRun, JudgeVerdict, utcnow
@@ -103,7 +102,7 @@ class JudgeSettings:
     base_url: str
     judge_model: str
     template: str
-    selection: Selection = field(default_factory=Selection)
+    selection: JudgeScope = field(default_factory=JudgeScope)
     concurrency: int = 8
     budget: Budget = field(default_factory=Budget)
     retry: RetryPolicy = field(default_factory=RetryPolicy)
@@ -158,6 +157,7 @@ class JudgePlan:
             "limits": self.settings.budget.as_dict(),
             "template": self.template.label,
             "judge_model": self.settings.judge_model,
+            "concurrency": self.settings.concurrency,
             "comparisons": self.comparisons,
             "requests_total": self.total_units,
             "skipped_comparisons": self.skipped,
@@ -292,7 +292,8 @@ def plan_run(
     if settings.concurrency < 1:
         raise RunSettingsError("concurrency must be at least 1")
     parameters = _parameters(settings, template)
-    price = (prices or default_prices()).for_model(settings.judge_model)
+    prices = prices or default_prices()
+    price = prices.for_model(settings.judge_model)
     if settings.budget.max_cost is not None and price is None:
         raise RunSettingsError(
             f"no price is known for {settings.judge_model}, so a cost limit cannot be kept: "
@@ -385,6 +386,7 @@ def plan_run(
         completion_tokens=completion_tokens,
         cost_usd=price.cost(prompt_tokens, completion_tokens) if price else None,
         price=price,
+        price_origin=prices.origin_for(settings.judge_model),
     )
     return JudgePlan(
         run_name=run_name,
@@ -989,20 +991,18 @@ def _delete_earlier_verdicts(session: Any, rows: list[dict[str, Any]]) -> None:
 
 
 def prepare_runtime() -> None:
-    """Import the HTTP stack, then move every object alive into the collector's permanent
-    generation. Every run does this first, in a worker thread.
+    """Import the HTTP stack. Every run does this first, in a worker thread.
 
     The import takes about a second, and parts of it (the openai package's compiled schemas)
     hold the interpreter lock for up to ~100 ms, so even in a thread the first run of a process
     would stall its event loop that long: a GUI calls this once at start-up, in a worker
-    thread, before anyone is looking. The freeze matters for every run: a full collection over
-    everything the process has loaded (openai alone defines thousands of classes) takes around
-    100 ms with the lock held and would otherwise fall on the event loop at a random moment.
-    Objects stay reference-counted; only cycles already unreachable now are never freed.
+    thread, before anyone is looking. A full garbage collection over everything loaded would
+    stall the loop the same way; in the GUI those wait for an idle user
+    (workbench/gui/collector.py), and a CLI run of thousands of requests starts none
+    (bench/judge_throughput.py counts them).
     """
     importlib.import_module("openai")
     importlib.import_module("openai.types.chat")
-    gc.freeze()
 
 
 def _fill(missing: list[Slot], verdicts: tuple[ParsedVerdict, ...]) -> list[ParsedVerdict]:

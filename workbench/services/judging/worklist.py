@@ -22,7 +22,7 @@ from workbench.errors import WorkbenchError
 from workbench.judge.cases import CaseTurn, ImageRef, JudgeCase
 from workbench.judge.templates import JudgeMode, JudgeTemplate
 from workbench.progress import Progress, no_progress
-from workbench.services.selection import REFERENCE_NAME, ItemSelection, resolve_items
+from workbench.services.campaign_items import REFERENCE_NAME, ItemSpec, resolve_items
 from workbench.storage.batching import chunked
 from workbench.storage.models import (
     Campaign,
@@ -62,7 +62,7 @@ def side_name(side: Side | None) -> str | None:
 
 
 @dataclass(frozen=True)
-class Selection:
+class JudgeScope:
     """What to judge: a campaign's pairs, or ``models`` (None: every model that answered) on
     ``items`` (an item selection: ``all``, a source, or ids), optionally each against ``anchor``.
     ``limit`` caps the number of comparisons (each judged in both orders with ``swap``)."""
@@ -277,7 +277,7 @@ def _side_key(side: Side | None) -> tuple[int, str]:
 
 
 def _campaign_comparisons(
-    session: Session, selection: Selection, template: JudgeTemplate, names: dict[int, str]
+    session: Session, selection: JudgeScope, template: JudgeTemplate, names: dict[int, str]
 ) -> list[_Comparison]:
     campaign = session.scalar(select(Campaign).where(Campaign.name == selection.campaign))
     if campaign is None:
@@ -313,7 +313,7 @@ def _campaign_comparisons(
 
 
 def _selected_comparisons(
-    selection: Selection,
+    selection: JudgeScope,
     template: JudgeTemplate,
     known: dict[str, int],
     item_turns: dict[int, list[int]],
@@ -386,7 +386,7 @@ COMPARISONS_PER_STEP = 1000
 def build_work_list(
     session: Session,
     template: JudgeTemplate,
-    selection: Selection,
+    selection: JudgeScope,
     progress: Progress = no_progress,
 ) -> WorkList:
     """Every request a run of ``template`` over ``selection`` makes, in a stable order.
@@ -401,7 +401,7 @@ def build_work_list(
         comparisons = _campaign_comparisons(session, selection, template, names)
         item_ids = sorted({c.item_id for c in comparisons})
     else:
-        item_ids = [item.id for item in resolve_items(session, ItemSelection(selection.items))]
+        item_ids = [item.id for item in resolve_items(session, ItemSpec(selection.items))]
         comparisons = []
     content = _load_content(session, item_ids, template, selection.context)
     if not selection.campaign:
