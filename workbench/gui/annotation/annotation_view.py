@@ -100,9 +100,7 @@ class AnnotationView(QWidget):
         # one writer at a time, so answers are stored in the order they were given
         self.runner = BackgroundRunner(max_threads=1, parent=self)
         self._saving = False
-        #: read the next task ahead (False: the vote is committed before the next task is
-        #: fetched, the approach before read-ahead; kept for bench/vote_to_paint.py)
-        self.read_ahead = True
+        self._read_ahead = True
         self._reading = False
         #: the decoded images of the task read ahead, with its token
         self._ahead_images: tuple[str, Mapping[int, PreparedImage]] | None = None
@@ -275,7 +273,7 @@ class AnnotationView(QWidget):
         """Lease the task after this one and decode its images on the worker, while the
         annotator reads this one."""
         session = self.session
-        if session is None or not self.read_ahead or self._reading or self.practicing:
+        if session is None or not self._read_ahead or self._reading or self.practicing:
             return
         self._reading = True
 
@@ -310,6 +308,18 @@ class AnnotationView(QWidget):
         )
 
     # --- the practice round -----------------------------------------------------------------
+
+    @property
+    def read_ahead(self) -> bool:
+        """Whether the next task is read ahead (False: each vote is committed before the next
+        task is fetched, the approach before read-ahead, kept for bench/vote_to_paint.py)."""
+        return self._read_ahead
+
+    @read_ahead.setter
+    def read_ahead(self, on: bool) -> None:
+        self._read_ahead = on
+        if on and self.task is not None and not self._saving:
+            self._start_reading_ahead()
 
     @property
     def practicing(self) -> bool:
@@ -455,7 +465,7 @@ class AnnotationView(QWidget):
             self._check_practice(answers, comment)
             return
         session, token = self.session, self.task.token
-        if self.read_ahead and not self._reading:
+        if self._read_ahead and not self._reading:
             try:
                 ahead = session.answer_ahead(token, answers, comment=comment)
             except WorkbenchError as error:  # a bad answer: nothing changed
