@@ -277,11 +277,14 @@ class AnnotationView(QWidget):
             return
         self._reading = True
 
-        def read() -> tuple[BlindTask | None, dict[int, PreparedImage]]:
+        def read() -> tuple[BlindTask | None, Mapping[int, PreparedImage]]:
             following = session.read_ahead()
+            known = self._ahead_images  # kept when a failed vote brought its task back
+            if following is not None and known is not None and known[0] == following.token:
+                return following, known[1]
             return following, prepare_images(following)
 
-        def done(result: tuple[BlindTask | None, dict[int, PreparedImage]]) -> None:
+        def done(result: tuple[BlindTask | None, Mapping[int, PreparedImage]]) -> None:
             self._reading = False
             following, prepared = result
             if self.session is session and following is not None:
@@ -535,8 +538,8 @@ class AnnotationView(QWidget):
                 return
             if not isinstance(error, WorkbenchError):
                 log.error("saving an answer failed", exc_info=error)
-            self._show(session.take_back(pending), answered_images)
             self._ahead_images = (following.token, prepared) if prepared is not None else None
+            self._show(session.take_back(pending), answered_images)
             self.answers = given
             if self.answer_panel is not None:
                 self.answer_panel.comment_field.setText(comment_text)
