@@ -1,5 +1,6 @@
 """Votes are written off the GUI thread (issue 20, item 11): with the bundle locked by another
-writer the window stays responsive and says "Saving…", the vote lands once the lock is gone;
+writer the window stays responsive and says "Saving…" (on the next task's page when it was read
+ahead, issue 16), the vote lands once the lock is gone;
 when the write fails the reason is shown, the answer stays pending on the page, and Enter saves
 it again. No exception escapes the key handler."""
 
@@ -52,20 +53,34 @@ def event_loop_turns(qtbot) -> None:  # type: ignore[no-untyped-def]
         timer.start(20)
 
 
+def start_idle(qtbot, bundle: Bundle, read_ahead: bool):  # type: ignore[no-untyped-def]
+    """The view on its first task, with the next one read ahead (or, without read-ahead, the
+    step before it: the vote committed first, the next task fetched after)."""
+    view = start_view(qtbot, bundle, "arena-battle")
+    view.read_ahead = read_ahead
+    qtbot.waitUntil(lambda: not view.busy, timeout=20_000)
+    return view
+
+
+@pytest.mark.parametrize("read_ahead", [True, False], ids=["read-ahead", "commit-first"])
 def test_a_vote_behind_another_writer_keeps_the_window_responsive(
-    qtbot, bundle_path: Path, other_writer: sqlite3.Connection
+    qtbot, bundle_path: Path, other_writer: sqlite3.Connection, read_ahead: bool
 ) -> None:
     with Bundle.open(bundle_path) as bundle:
-        view = start_view(qtbot, bundle, "arena-battle")
+        view = start_idle(qtbot, bundle, read_ahead)
         first = view.task
         other_writer.execute("BEGIN IMMEDIATE")
         qtbot.keyClick(view, Qt.Key.Key_A)
         assert view.busy
         assert view.answer_panel is not None
         assert "Saving" in view.answer_panel.message.text()
+        # read ahead, the next task is on the page at once; else it waits for the commit
+        shown = view.task
+        assert (shown is not first) == read_ahead and shown is not None
         event_loop_turns(qtbot)  # the GUI thread is not waiting for the lock
         qtbot.keyClick(view, Qt.Key.Key_B)  # ignored while the first answer is saved
-        assert view.task is first and vote_count(other_writer) == 0
+        assert view.task is shown and vote_count(other_writer) == 0
+        assert "Saving" in view.answer_panel.message.text()  # never "Saved." before the commit
         other_writer.execute("ROLLBACK")
         qtbot.waitUntil(lambda: not view.busy, timeout=20_000)
         assert vote_count(other_writer) == 1
@@ -74,17 +89,23 @@ def test_a_vote_behind_another_writer_keeps_the_window_responsive(
         view.end()
 
 
+@pytest.mark.parametrize("read_ahead", [True, False], ids=["read-ahead", "commit-first"])
 def test_a_failed_vote_is_shown_and_stays_pending_until_saved(
-    qtbot, bundle_path: Path, other_writer: sqlite3.Connection, monkeypatch: pytest.MonkeyPatch
+    qtbot,
+    bundle_path: Path,
+    other_writer: sqlite3.Connection,
+    monkeypatch: pytest.MonkeyPatch,
+    read_ahead: bool,
 ) -> None:
     # give up on the lock quickly (the defaults wait a minute)
     monkeypatch.setattr(dialects, "BUSY_TIMEOUT_MS", 50)
     monkeypatch.setattr(dialects, "BUSY_RETRY_DEADLINE_S", 0.2)
     with Bundle.open(bundle_path) as bundle:
-        view = start_view(qtbot, bundle, "arena-battle")
+        view = start_idle(qtbot, bundle, read_ahead)
         panel = view.answer_panel
         assert panel is not None
         first = view.task
+        assert first is not None
         other_writer.execute("BEGIN IMMEDIATE")
         qtbot.keyClick(view, Qt.Key.Key_A)  # raises nothing out of keyPressEvent
         qtbot.waitUntil(lambda: not view.busy, timeout=10_000)
@@ -92,6 +113,7 @@ def test_a_failed_vote_is_shown_and_stays_pending_until_saved(
         assert message.startswith("Not saved: the bundle is busy"), message
         assert "press Enter" in message and "SELECT" not in message and "BEGIN" not in message
         assert view.task is first and panel.checked_values() == ["a"]  # pending on the page
+        assert view.progress_label.text().startswith(f"Task {first.progress.done + 1} ")
         assert vote_count(other_writer) == 0
         other_writer.execute("ROLLBACK")
         qtbot.keyClick(view, Qt.Key.Key_Return)

@@ -25,7 +25,7 @@ import secrets
 import time
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import (
@@ -86,6 +86,29 @@ class _Shown:
     pair_id: int
     shown_at: datetime
     started: float
+
+
+@dataclass(frozen=True, slots=True)
+class _Ahead:
+    """The task read ahead while ``after`` is on screen: leased to this annotator at
+    ``leased`` (monotonic seconds), its progress counted before ``after`` was answered."""
+
+    task: BlindTask
+    pair_id: int
+    after: int
+    leased: float
+
+
+@dataclass(frozen=True, slots=True)
+class PendingAnswer:
+    """An answer given with :meth:`AnnotationSession.answer_ahead`: its task has left the
+    screen, the answer is not stored until :meth:`AnnotationSession.commit` returns."""
+
+    answered: _Shown
+    rows: tuple[tuple[str, str | None, float | None], ...]
+    comment: str | None
+    following: _Shown
+    ahead: _Ahead
 
 
 def _now() -> datetime:
@@ -262,6 +285,8 @@ class AnnotationSession:
         self.guidelines: str | None = guidelines if isinstance(guidelines, str) else None
         self._lease_for = lease_duration(found.settings)
         self._shown: _Shown | None = None
+        #: the task after the one on screen, leased and built beforehand (see read_ahead)
+        self._ahead: _Ahead | None = None
         # Built once: a statement object keeps its compiled form's cache key, so each claim
         # only binds values (building the query anew cost more CPU than running it).
         queue = open_pairs(self._campaign_id, self._annotator_id, now=bindparam("now"))
@@ -309,8 +334,8 @@ class AnnotationSession:
     def _is_answered(self, session: Session, pair_id: int) -> bool:
         return bool(session.scalar(self._answered, {"pair": pair_id}))
 
-    def _show(self, session: Session, pair_id: int) -> BlindTask:
-        task = build_task(
+    def _build(self, session: Session, pair_id: int) -> BlindTask:
+        return build_task(
             session,
             session.get_one(ScheduledPair, pair_id),
             self.protocol,
@@ -318,6 +343,9 @@ class AnnotationSession:
             secrets.token_urlsafe(16),
             self._progress(session, holding=pair_id),
         )
+
+    def _show(self, session: Session, pair_id: int) -> BlindTask:
+        task = self._build(session, pair_id)
         self._shown = _Shown(task, pair_id, _now(), time.monotonic())
         return task
 
@@ -333,8 +361,9 @@ class AnnotationSession:
     def _release(self, session: Session, pair_id: int) -> None:
         release_leases(session, [pair_id], self._annotator_id)
 
-    def _claim(self, session: Session) -> int | None:
-        """Lock and lease the first open pair in sequence order, in the caller's write
+    def _claim(self, session: Session, passing: int | None = None) -> int | None:
+        """Lock and lease the first open pair in sequence order other than ``passing`` (the
+        task on screen, open to this annotator until answered), in the caller's write
         transaction; None when none is left."""
         after = -1
         while True:
@@ -342,6 +371,8 @@ class AnnotationSession:
             if candidate is None:
                 return None
             pair_id, after = candidate
+            if pair_id == passing:
+                continue
             # The candidate was chosen from a snapshot taken before its lock was granted; a new
             # statement sees what the lock's previous holder committed (its lease or vote).
             still_open = session.scalar(self._still_open, {"now": _now(), "pair": pair_id})
@@ -361,7 +392,8 @@ class AnnotationSession:
                 self._lock(session, shown.pair_id)
                 self._lease(session, shown.pair_id)
                 return shown.task
-            self._shown = None
+            # a task read ahead stays leased to this annotator, so the queue hands it out again
+            self._shown = self._ahead = None
             pair_id = self._claim(session)
         if pair_id is None:
             return None
@@ -397,9 +429,12 @@ class AnnotationSession:
         comment: str | None,
         skip_reason: str | None,
         claim_next: bool = False,
+        following: int | None = None,
     ) -> tuple[VoteReceipt, int | None]:
         """Store the answer rows; with ``claim_next``, also claim the next task in the same
-        transaction, and return its pair id."""
+        transaction, and return its pair id. ``following`` is the task already on screen in
+        its place (a read-ahead one): its lease is renewed in the same transaction, and the
+        task claimed is the one after it."""
         cast_at = _now()
         claimed = None
         duration_ms = round((time.monotonic() - shown.started) * 1000)
@@ -409,7 +444,8 @@ class AnnotationSession:
             # machine) wait for the first and then see it.
             pair = self._lock(session, shown.pair_id)
             if self._is_answered(session, shown.pair_id):
-                self._shown = None
+                if following is None:
+                    self._shown = None
                 raise StaleTaskError("this task was answered already; show the next task")
             with counting(session, [pair.id]):
                 for position, (criterion, choice, grade) in enumerate(rows):
@@ -436,10 +472,14 @@ class AnnotationSession:
                         )
                     )
                 self._release(session, pair.id)
+            if following is not None:
+                self._lock(session, following)
+                self._lease(session, following)
             if claim_next:
-                claimed = self._claim(session)
+                claimed = self._claim(session, passing=following)
         # the transaction has committed: only now is the vote confirmed and the task released
-        self._shown = None
+        if following is None:
+            self._shown = None
         log.debug("stored %d vote row(s): %s", len(uuids), ", ".join(uuids))
         # Counting the open tasks again costs a scan of the campaign per vote (most of a vote's
         # time on a large campaign); the next task shown recounts anyway.
@@ -470,11 +510,96 @@ class AnnotationSession:
         shown = self._current(token)
         comment = (comment or "").strip() or None
         rows = answer_rows(self.protocol, answers, comment)
+        self._ahead = None  # still leased to this annotator: the claim below finds it again
         receipt, pair_id = self._store(shown, rows, comment, None, claim_next=True)
         if pair_id is None:
             return receipt, None
         with self.bundle.read_session() as session:
             return receipt, self._show(session, pair_id)
+
+    # --- reading ahead -------------------------------------------------------------------------
+
+    def read_ahead(self) -> BlindTask | None:
+        """Lease and build the task that follows the one on screen, while the annotator reads
+        it (a worker calls this), so that :meth:`answer_ahead` can show it without waiting for
+        the disk; None when nothing follows. The lease is what makes it this annotator's: a
+        crash or a closed window leaves it leased to them, and their queue hands it out again.
+        """
+        if self.preview or self._shown is None:
+            return None
+        shown = self._shown
+        ahead = self._ahead
+        if ahead is not None and ahead.after == shown.pair_id:
+            return ahead.task
+        with self.bundle.session() as session:
+            pair_id = self._claim(session, passing=shown.pair_id)
+        return self._build_ahead(pair_id, shown.pair_id)
+
+    def _build_ahead(self, pair_id: int | None, after: int) -> BlindTask | None:
+        if pair_id is None:
+            self._ahead = None
+            return None
+        leased = time.monotonic()
+        with self.bundle.read_session() as session:
+            task = self._build(session, pair_id)
+        self._ahead = _Ahead(task, pair_id, after, leased)
+        return task
+
+    def answer_ahead(
+        self, token: str, answers: Answers, comment: str | None = None
+    ) -> tuple[PendingAnswer, BlindTask] | None:
+        """Take the answer to the task ``token`` names and make the task read ahead the current
+        one, without touching the bundle (the GUI thread calls this at the vote key); the answer
+        is stored by :meth:`commit`, and :meth:`take_back` returns to it if that fails. None,
+        and nothing changed, when no task was read ahead for this one, or its lease is half
+        gone (then :meth:`cast_and_next` claims afresh)."""
+        self._refuse_in_preview()
+        shown = self._current(token)
+        ahead = self._ahead
+        if ahead is None or ahead.after != shown.pair_id:
+            return None
+        if time.monotonic() - ahead.leased > self._lease_for.total_seconds() / 2:
+            return None
+        comment = (comment or "").strip() or None
+        rows = answer_rows(self.protocol, answers, comment)
+        before = ahead.task.progress
+        # counted before this answer: one more done, one fewer left (as VoteReceipt counts)
+        task = replace(ahead.task, progress=Progress(before.done + 1, max(before.remaining - 1, 0)))
+        following = _Shown(task, ahead.pair_id, _now(), time.monotonic())
+        self._shown, self._ahead = following, None
+        return PendingAnswer(shown, tuple(rows), comment, following, ahead), task
+
+    def commit(self, pending: PendingAnswer) -> tuple[VoteReceipt, BlindTask | None]:
+        """Store an answer given with :meth:`answer_ahead` (a worker calls this): in one
+        transaction the votes, the renewed lease of the task now on screen and the lease of the
+        one after it, which is then built and returned (None when nothing follows, or it could
+        not be read: the vote is stored all the same). Raises StaleTaskError when the task was
+        answered already (from another window); any other error leaves nothing stored."""
+        following = pending.following.pair_id
+        receipt, claimed = self._store(
+            pending.answered,
+            list(pending.rows),
+            pending.comment,
+            None,
+            claim_next=True,
+            following=following,
+        )
+        if self._shown is not pending.following:
+            return receipt, None  # undone or moved on meanwhile: nothing to read ahead for
+        try:
+            return receipt, self._build_ahead(claimed, following)
+        except Exception:  # the vote is committed; the next vote claims afresh instead
+            log.exception("reading the next task ahead failed")
+            self._ahead = None
+            return receipt, None
+
+    def take_back(self, pending: PendingAnswer) -> BlindTask:
+        """Return to the task of an answer whose :meth:`commit` failed (the answer was not
+        stored): it is the current one again, and the task shown meanwhile is the one read
+        ahead for it again. Returns the task to show."""
+        if self._shown is pending.following:
+            self._shown, self._ahead = pending.answered, pending.ahead
+        return pending.answered.task
 
     def check_practice(
         self, token: str, answers: Answers, comment: str | None = None
@@ -513,6 +638,8 @@ class AnnotationSession:
             )
             if last is None:
                 return None
+            # what was read ahead stays leased to this annotator: the queue hands it out again
+            self._ahead = None
             pair_id = last.pair_id
             assert pair_id is not None
             self._lock(session, pair_id)

@@ -5,11 +5,14 @@ task's image, F1 or ? shows the keys.
 Every task starts on a fresh page: no answer selected, the rationale empty, the keyboard focus
 on the page and the zoom window (when open) showing the new task's first image.
 
-Each answer is stored (and committed) by the session before the next task is asked for, so what
-the annotator sees next never runs ahead of what is saved. The write runs on a worker thread: a
-bundle locked by another writer (a large import) never freezes the window, the page says
-"Saving…" meanwhile, and a failure is shown on the page with the answer still pending there,
-to be saved again with Enter.
+While the annotator reads a task, the worker leases the one after it and decodes its images
+(``AnnotationSession.read_ahead``), so the vote key shows that page at once and the vote is
+committed on the worker meanwhile: the page says "Saving…", then "Saved." only once the commit
+has returned, and answering keys wait for it. A failed write brings the answered task back, its
+answer pending on the page with the reason, to be saved again with Enter. Without a task read
+ahead (the worker still at it, or its lease half gone) the vote is committed first and the next
+task shown after, as before. A bundle locked by another writer (a large import) never freezes
+the window either way.
 
 A campaign with a practice round offers it first to an annotator who has not done it: practice
 tasks look exactly like real ones, an answer is checked (never saved) and answered with
@@ -37,7 +40,7 @@ from workbench.gui.image_viewer import ImageViewerDialog
 from workbench.services.blind_tasks import BlindTask, Progress
 from workbench.services.campaign_errors import StaleTaskError
 from workbench.services.practice import PracticeFeedback
-from workbench.services.voting import AnnotationSession
+from workbench.services.voting import AnnotationSession, PendingAnswer
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +100,12 @@ class AnnotationView(QWidget):
         # one writer at a time, so answers are stored in the order they were given
         self.runner = BackgroundRunner(max_threads=1, parent=self)
         self._saving = False
+        self._read_ahead = True
+        self._reading = False
+        #: the decoded images of the task read ahead, with its token
+        self._ahead_images: tuple[str, Mapping[int, PreparedImage]] | None = None
+        #: the decoded images of the task on screen (kept to go back to it if its vote fails)
+        self._shown_images: Mapping[int, PreparedImage] | None = None
         self._skip_token: str | None = None
         #: the practice task on screen (from 0); -1 before the round starts; None: not practicing
         self.practice_index: int | None = None
@@ -199,7 +208,8 @@ class AnnotationView(QWidget):
         if self.runner.busy:
             self.runner.wait()
             QCoreApplication.sendPostedEvents()
-        self._saving = False
+        self._saving = self._reading = False
+        self._ahead_images = self._shown_images = None
         self.task = None
         self.practice_index = None
         self.practice_feedback = None
@@ -237,6 +247,7 @@ class AnnotationView(QWidget):
         self.feedback_label.hide()
         self.answer_panel.clear()
         self.display.show_task(task, prepared)
+        self._shown_images = prepared
         finished = task is None
         self.display.setVisible(not finished)
         self.answer_panel.setVisible(not finished)
@@ -255,6 +266,36 @@ class AnnotationView(QWidget):
         self._zoom_follows()
         self.setFocus()
         self.taskShown.emit()
+        if task is not None and not self._saving:
+            self._start_reading_ahead()
+
+    def _start_reading_ahead(self) -> None:
+        """Lease the task after this one and decode its images on the worker, while the
+        annotator reads this one."""
+        session = self.session
+        if session is None or not self._read_ahead or self._reading or self.practicing:
+            return
+        self._reading = True
+
+        def read() -> tuple[BlindTask | None, Mapping[int, PreparedImage]]:
+            following = session.read_ahead()
+            known = self._ahead_images  # kept when a failed vote brought its task back
+            if following is not None and known is not None and known[0] == following.token:
+                return following, known[1]
+            return following, prepare_images(following)
+
+        def done(result: tuple[BlindTask | None, Mapping[int, PreparedImage]]) -> None:
+            self._reading = False
+            following, prepared = result
+            if self.session is session and following is not None:
+                self._ahead_images = (following.token, prepared)
+
+        def failed(error: BaseException) -> None:
+            # nothing is lost: the vote then commits first and fetches the next task itself
+            self._reading = False
+            log.warning("reading the next task ahead failed: %s", failure_reason(error))
+
+        self.runner.run(read, done, failed)
 
     def _refresh_answers(self) -> None:
         assert self.session is not None and self.answer_panel is not None
@@ -270,6 +311,18 @@ class AnnotationView(QWidget):
         )
 
     # --- the practice round -----------------------------------------------------------------
+
+    @property
+    def read_ahead(self) -> bool:
+        """Whether the next task is read ahead (False: each vote is committed before the next
+        task is fetched, the approach before read-ahead, kept for bench/vote_to_paint.py)."""
+        return self._read_ahead
+
+    @read_ahead.setter
+    def read_ahead(self, on: bool) -> None:
+        self._read_ahead = on
+        if on and self.task is not None and not self._saving:
+            self._start_reading_ahead()
 
     @property
     def practicing(self) -> bool:
@@ -415,6 +468,15 @@ class AnnotationView(QWidget):
             self._check_practice(answers, comment)
             return
         session, token = self.session, self.task.token
+        if self._read_ahead and not self._reading:
+            try:
+                ahead = session.answer_ahead(token, answers, comment=comment)
+            except WorkbenchError as error:  # a bad answer: nothing changed
+                panel.show_message(f"Not saved: {error}.", error=True)
+                return
+            if ahead is not None:
+                self._commit_ahead(*ahead)
+                return
 
         def cast_and_fetch_next() -> tuple[BlindTask | None, dict[int, PreparedImage]]:
             receipt, following = session.cast_and_next(token, answers, comment=comment)
@@ -428,6 +490,69 @@ class AnnotationView(QWidget):
             "Not saved",
             "Your answer is still here: press Enter to save it again.",
         )
+
+    def _commit_ahead(self, pending: PendingAnswer, following: BlindTask) -> None:
+        """Show the task read ahead at once, and commit the answer to the one before on the
+        worker; "Saved." only once it is committed. On a failure the answered task comes back
+        with its answer pending, as if it had never left the screen."""
+        session = self.session
+        panel = self.answer_panel
+        assert session is not None and panel is not None
+        given = dict(self.answers)
+        comment_text = panel.comment_field.text()
+        grade_text = panel.grade_field.text() if panel.grade_field is not None else None
+        answered_images = self._shown_images
+        images = self._ahead_images
+        prepared = images[1] if images is not None and images[0] == following.token else None
+        self._ahead_images = None
+        self._saving = True  # before the page: it starts no read-ahead while the vote commits
+        self._show(following, prepared)
+        panel.show_message("Saving…")
+
+        def commit() -> tuple[BlindTask | None, dict[int, PreparedImage]]:
+            receipt, after = session.commit(pending)
+            log.debug("vote confirmed: %s", ", ".join(receipt.uuids))
+            return after, prepare_images(after)
+
+        def done(result: tuple[BlindTask | None, dict[int, PreparedImage]]) -> None:
+            self._saving = False
+            self.judgmentsWritten.emit()
+            if self.session is not session:
+                return
+            after, after_images = result
+            if after is not None:
+                self._ahead_images = (after.token, after_images)
+            elif self.task is not None:
+                self._start_reading_ahead()  # the commit could not read ahead: try again
+            if self.answer_panel is not None:
+                self.answer_panel.show_message("Saved.")
+
+        def failed(error: BaseException) -> None:
+            self._saving = False
+            if self.session is not session:
+                return
+            if isinstance(error, StaleTaskError):  # answered already elsewhere: carry on here
+                self._start_reading_ahead()
+                if self.answer_panel is not None:
+                    self.answer_panel.show_message(str(error), error=True)
+                return
+            if not isinstance(error, WorkbenchError):
+                log.error("saving an answer failed", exc_info=error)
+            self._ahead_images = (following.token, prepared) if prepared is not None else None
+            self._show(session.take_back(pending), answered_images)
+            self.answers = given
+            if self.answer_panel is not None:
+                self.answer_panel.comment_field.setText(comment_text)
+                if grade_text is not None and self.answer_panel.grade_field is not None:
+                    self.answer_panel.grade_field.setText(grade_text)
+                self._refresh_answers()
+                self.answer_panel.show_message(
+                    f"Not saved: {failure_reason(error)}. "
+                    "Your answer is still here: press Enter to save it again.",
+                    error=True,
+                )
+
+        self.runner.run(commit, done, failed)
 
     def undo(self) -> None:
         if self.session is None or self._saving:
@@ -449,8 +574,9 @@ class AnnotationView(QWidget):
 
     @property
     def busy(self) -> bool:
-        """Whether an answer, skip or undo is being saved (keys that answer wait for it)."""
-        return self._saving
+        """Whether an answer, skip or undo is being saved (keys that answer wait for it), or
+        the next task being read ahead (they do not wait for that)."""
+        return self._saving or self._reading
 
     def _write(
         self,
