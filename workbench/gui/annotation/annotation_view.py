@@ -100,6 +100,10 @@ class AnnotationView(QWidget):
         # one writer at a time, so answers are stored in the order they were given
         self.runner = BackgroundRunner(max_threads=1, parent=self)
         self._saving = False
+        #: saving the answer to the task before the one on screen (the page moved on at once)
+        self._saving_ahead = False
+        #: the answer given on the page while the one before it was still being saved
+        self._after_save: Callable[[], None] | None = None
         self._read_ahead = True
         self._reading = False
         #: the decoded images of the task read ahead, with its token
@@ -242,6 +246,7 @@ class AnnotationView(QWidget):
         assert self.session is not None and self.answer_panel is not None
         self.task = task
         self.answers = {}
+        self._after_save = None
         self.current_criterion = 0
         self.practice_feedback = None
         self.feedback_label.hide()
@@ -412,7 +417,10 @@ class AnnotationView(QWidget):
     def choose(self, value: str, criterion_index: int | None = None) -> None:
         """Answer the current criterion (or ``criterion_index``) with ``value``; once every
         criterion has an answer the vote is cast."""
-        if self.session is None or self.task is None or self._saving:
+        if self.session is None or self.task is None:
+            return
+        if self._saving:
+            self._answer_after_save(lambda: self.choose(value, criterion_index))
             return
         if self.practice_feedback is not None:
             return  # the feedback is on screen: Enter moves on
@@ -440,6 +448,7 @@ class AnnotationView(QWidget):
         if self.session is None or self.task is None or self.answer_panel is None:
             return
         if self._saving:
+            self._answer_after_save(self.submit)
             return
         if self.practice_feedback is not None:
             self.next_practice_task()
@@ -491,6 +500,16 @@ class AnnotationView(QWidget):
             "Your answer is still here: press Enter to save it again.",
         )
 
+    def _answer_after_save(self, answer: Callable[[], None]) -> None:
+        """An answer given on the page read ahead while the one before is still being saved: a
+        quick annotator's key is kept and given once that save is done, never dropped. While a
+        commit-first save runs the page still shows the answered task, so a key there is
+        ignored (that answer is already on its way)."""
+        if not self._saving_ahead or self.answer_panel is None:
+            return
+        self._after_save = answer
+        self.answer_panel.show_message("Saving the previous answer; this one follows…")
+
     def _commit_ahead(self, pending: PendingAnswer, following: BlindTask) -> None:
         """Show the task read ahead at once, and commit the answer to the one before on the
         worker; "Saved." only once it is committed. On a failure the answered task comes back
@@ -507,6 +526,7 @@ class AnnotationView(QWidget):
         self._ahead_images = None
         self._saving = True  # before the page: it starts no read-ahead while the vote commits
         self._show(following, prepared)
+        self._saving_ahead = True
         panel.show_message("Saving…")
 
         def commit() -> tuple[BlindTask | None, dict[int, PreparedImage]]:
@@ -515,7 +535,7 @@ class AnnotationView(QWidget):
             return after, prepare_images(after)
 
         def done(result: tuple[BlindTask | None, dict[int, PreparedImage]]) -> None:
-            self._saving = False
+            self._saving = self._saving_ahead = False
             self.judgmentsWritten.emit()
             if self.session is not session:
                 return
@@ -526,16 +546,20 @@ class AnnotationView(QWidget):
                 self._start_reading_ahead()  # the commit could not read ahead: try again
             if self.answer_panel is not None:
                 self.answer_panel.show_message("Saved.")
+            self._give_answer_after_save()
 
         def failed(error: BaseException) -> None:
-            self._saving = False
+            self._saving = self._saving_ahead = False
             if self.session is not session:
                 return
             if isinstance(error, StaleTaskError):  # answered already elsewhere: carry on here
                 self._start_reading_ahead()
                 if self.answer_panel is not None:
                     self.answer_panel.show_message(str(error), error=True)
+                self._give_answer_after_save()
                 return
+            # the answered task comes back: an answer given meanwhile to the next one is dropped
+            # with it (_show forgets it), and the page says the first one is not saved
             if not isinstance(error, WorkbenchError):
                 log.error("saving an answer failed", exc_info=error)
             self._ahead_images = (following.token, prepared) if prepared is not None else None
@@ -553,6 +577,11 @@ class AnnotationView(QWidget):
                 )
 
         self.runner.run(commit, done, failed)
+
+    def _give_answer_after_save(self) -> None:
+        answer, self._after_save = self._after_save, None
+        if answer is not None:
+            answer()
 
     def undo(self) -> None:
         if self.session is None or self._saving:
@@ -740,8 +769,10 @@ class AnnotationView(QWidget):
             bar = self.display.scroll_bar()
             bar.setValue(bar.value() + SCROLL_KEYS[Qt.Key(key)] * bar.pageStep())
             return True
-        if self._saving:
-            return True  # an answer is being saved: nothing else is answered meanwhile
+        if self._saving and not self._saving_ahead:
+            # the answered task is still on the page while its answer is saved: nothing else
+            # is answered there (on a page read ahead, an answer waits for the save instead)
+            return True
         if self.practice_index == -1 and key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
             self.next_practice_task()
             return True
