@@ -96,3 +96,29 @@ def test_what_is_not_a_bundle_file_is_declined(tmp_path: Path) -> None:
     assert fast_read.battle_counts(tmp_path, 3.0) is None
     assert fast_read.battle_counts("postgresql://lab@db/bundle", 3.0) is None
     assert text.read_text() == "not a database"
+
+
+def test_info_value_reads_what_bundle_info_holds(demo_bundle: Path) -> None:
+    with Bundle.open(demo_bundle) as bundle:
+        info = bundle.info()
+    assert info  # the bundle's id, the app version that made it
+    for key, value in info.items():
+        assert fast_read.info_value(demo_bundle, key) == fast_read.InfoValue(value)
+    assert fast_read.info_value(demo_bundle, "no such key") == fast_read.InfoValue(None)
+
+
+def test_info_value_declines_what_it_is_not_sure_of(demo_bundle: Path, tmp_path: Path) -> None:
+    assert fast_read.info_value("postgresql://host/db", "pack") is None
+    assert fast_read.info_value(tmp_path / "absent.wbb", "pack") is None
+    assert fast_read.info_value(tmp_path, "pack") is None  # a folder
+    not_sqlite = tmp_path / "text.wbb"
+    not_sqlite.write_text("not a database")
+    assert fast_read.info_value(not_sqlite, "pack") is None
+    older = tmp_path / "older.wbb"
+    older.write_bytes(demo_bundle.read_bytes())
+    with sqlite3.connect(older) as connection:
+        connection.execute("UPDATE alembic_version SET version_num = '0003'")
+    connection.close()
+    before = hashlib.sha256(older.read_bytes()).hexdigest()
+    assert fast_read.info_value(older, "pack") is None  # left to Bundle.open to migrate
+    assert hashlib.sha256(older.read_bytes()).hexdigest() == before

@@ -162,6 +162,19 @@ def _take_screenshot(
     return 0
 
 
+def _is_pack(bundle_path: str | Path) -> bool:
+    """Whether ``bundle_path`` is an offline pack file. A bundle file at the current schema is
+    asked with plain sqlite3: opening it the usual way here as well would open it twice (and
+    load SQLAlchemy) before the window shows; any other file is opened the usual way."""
+    from workbench.services.pack_marker import PACK_INFO_KEY
+    from workbench.storage.fast_read import info_value
+
+    found = info_value(bundle_path, PACK_INFO_KEY)
+    if found is not None:
+        return found.value is not None
+    return _pack_of(bundle_path) is not None
+
+
 def _pack_of(bundle_path: str | Path) -> PackInfo | None:
     """The pack's description when ``bundle_path`` is an offline pack file, else None."""
     from workbench.services.packs import pack_info
@@ -282,7 +295,7 @@ def run_app(
         raise WorkbenchError(f"unknown page {page!r} (pages: {', '.join(PAGES)})")
     if page == "annotate" and campaign is None:
         raise WorkbenchError("--page annotate needs --campaign NAME")
-    if page in ("items", "annotate") and item is None and _pack_of(bundle_path) is not None:
+    if page in ("items", "annotate") and item is None and _is_pack(bundle_path):
         return run_annotator(bundle_path, campaign, annotator, screenshot, size)
     _choose_platform(screenshot is not None, bundle_path)
     app = _application()

@@ -33,6 +33,7 @@ from workbench.services.campaigns import (
     find_annotator,
     find_campaign,
 )
+from workbench.services.pack_marker import PACK_INFO_KEY
 from workbench.services.voting import lease_pairs, lease_setting, open_pairs, release_leases
 from workbench.storage.bundle import Bundle, remove_bundle_files
 from workbench.storage.copier import PACK_POLICY, VOTE_CONTENT, content_key
@@ -57,7 +58,6 @@ from workbench.storage.transfer import TransferError, copy_table
 
 log = logging.getLogger(__name__)
 
-PACK_INFO_KEY = "pack"
 PACK_FORMAT = "vlm-workbench/pack"
 PACK_FORMAT_VERSION = 1
 #: how long a pack's tasks stay reserved for its annotator unless the campaign's

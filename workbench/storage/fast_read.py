@@ -1,6 +1,6 @@
-"""Reading a bundle file with the standard library's sqlite3 alone, for the command line's
-quick answers (``workbench leaderboard``): no SQLAlchemy, no Alembic, no migration check beyond
-the schema revision.
+"""Reading a bundle file with the standard library's sqlite3 alone, for quick answers
+(``workbench leaderboard``, whether ``workbench open`` was given an offline pack): no
+SQLAlchemy, no Alembic, no migration check beyond the schema revision.
 
 Safe because it only ever reads: the connection is read-only (``mode=ro`` and ``query_only``),
 and a file it is not sure of (not a plain file, another schema revision, anything SQLite
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import sqlite3
 from contextlib import closing
+from dataclasses import dataclass
 from pathlib import Path
 
 from workbench.storage.compiled_queries import BATTLE_COUNTS_SQL, CAMPAIGN_BATTLE_COUNTS_SQL
@@ -35,6 +36,48 @@ def _connect(path: Path) -> sqlite3.Connection:
     return connection
 
 
+def _readable_file(location: str | Path) -> Path | None:
+    """The file at ``location`` when this reader may try it (not a server URL, a plain file)."""
+    text = str(location)
+    if "://" in text:
+        return None
+    path = Path(text)
+    return path if path.is_file() else None
+
+
+def _at_current_revision(connection: sqlite3.Connection) -> bool:
+    revisions = connection.execute("SELECT version_num FROM alembic_version").fetchall()
+    return revisions == [(SCHEMA_REVISION,)]
+
+
+@dataclass(frozen=True)
+class InfoValue:
+    """What the bundle's ``bundle_info`` holds under a key: its text, or None (no such key)."""
+
+    value: str | None
+
+
+def info_value(location: str | Path, key: str) -> InfoValue | None:
+    """The ``bundle_info`` entry ``key`` of the bundle file at ``location`` (what
+    :meth:`workbench.storage.Bundle.info` gives); None when this reader does not handle the
+    location (a server URL, no file, another schema, a file SQLite will not read), for the
+    caller to open it the usual way."""
+    path = _readable_file(location)
+    if path is None:
+        return None
+    try:
+        with closing(_connect(path)) as connection:
+            connection.execute("BEGIN")  # one snapshot for the revision and the value
+            if not _at_current_revision(connection):
+                return None
+            found = connection.execute(
+                "SELECT value FROM bundle_info WHERE key = ?", (key,)
+            ).fetchone()
+    except sqlite3.Error:
+        return None
+    return InfoValue(None if found is None else str(found[0]))
+
+
 def battle_counts(
     location: str | Path, decisive_weight: float, campaign: str | None = None
 ) -> list[CountRow] | None:
@@ -42,17 +85,13 @@ def battle_counts(
     one campaign's, in the bundle file at ``location``, read in one snapshot; None when this
     reader does not handle the location (a server URL, no file, another schema, a file SQLite
     will not read), for the caller to open it the usual way."""
-    text = str(location)
-    if "://" in text:
-        return None
-    path = Path(text)
-    if not path.is_file():
+    path = _readable_file(location)
+    if path is None:
         return None
     try:
         with closing(_connect(path)) as connection:
             connection.execute("BEGIN")  # one snapshot for the revision and the counts
-            revisions = connection.execute("SELECT version_num FROM alembic_version").fetchall()
-            if revisions != [(SCHEMA_REVISION,)]:
+            if not _at_current_revision(connection):
                 return None
             parameters: dict[str, float | str] = {"decisive_weight": float(decisive_weight)}
             statement = BATTLE_COUNTS_SQL
