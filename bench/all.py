@@ -90,6 +90,13 @@ def _figures(work: Path) -> list[Figure]:
             needs_display=True,
         ),
         Figure(
+            "cancel",
+            "cancel_steps.py",
+            "cost of the cancel steps (backup, restore, export), stop latency, Estimate time",
+            full=("--items", "20000", "--models", "8"),
+            quick=("--items", "5000", "--models", "6"),
+        ),
+        Figure(
             "demo",
             "demo_build.py",
             "the demo bundle built (goal 3 s)",

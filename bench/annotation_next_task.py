@@ -6,12 +6,14 @@ view asks for them (issue 22: p95 within 30 ms at 100,000 tasks, GUI-thread CPU 
 Builds a synthetic bundle (bench/make_synthetic_bundle.py, ITEMS items, 8 models) in a temporary
 folder, adds an arena campaign of TASKS tasks (two votes wanted each) of which a random 30% have
 their votes from other annotators already, and lets a fresh annotator answer STEPS tasks through
-``AnnotationSession`` (the annotation view's own calls). Each step is timed from the vote to the
-next task built, and the next task alone (the goal's figure; the vote is stored off the GUI
-thread): wall clock, and CPU of the calling thread (the view calls from the GUI thread,
-so this is GUI-thread CPU). The reference, timed in the same run, is the recount of the
-annotator's open tasks that the campaign counters replaced. Bundle building is not included in
-the figures; process start-up is not included.
+``AnnotationSession``. Even steps are the annotation view's own call, ``cast_and_next`` (the vote
+and the next task's lease in one transaction, then the task built), run on the view's worker
+thread; odd steps are the reference, timed in the same run: ``cast`` then ``next_task``, two
+transactions (what the view did before). Each is timed in wall clock and in CPU of the calling
+thread (the worker's: it holds the interpreter lock the GUI thread needs). A second reference is
+the recount of the annotator's open tasks that the campaign counters replaced. Bundle building
+is not included in the figures; process start-up is not included. The GUI thread's own work,
+the page rebuilt and painted, is measured end to end by bench/vote_to_paint.py.
 """
 
 from __future__ import annotations
@@ -149,20 +151,27 @@ def main() -> int:
             task = session.next_task()
             walls: list[float] = []
             cpus: list[float] = []
+            split_walls: list[float] = []
+            split_cpus: list[float] = []
             nexts: list[float] = []
             next_cpus: list[float] = []
             references: list[float] = []
             for step in range(args.steps):
                 assert task is not None
                 wall, cpu = time.perf_counter(), time.thread_time()
-                session.cast(task.token, "a")
-                shown, shown_cpu = time.perf_counter(), time.thread_time()
-                task = session.next_task()
-                done, done_cpu = time.perf_counter(), time.thread_time()
-                walls.append((done - wall) * 1000)
-                cpus.append((done_cpu - cpu) * 1000)
-                nexts.append((done - shown) * 1000)
-                next_cpus.append((done_cpu - shown_cpu) * 1000)
+                if step % 2 == 0:  # the view's step: vote and next lease in one transaction
+                    _receipt, task = session.cast_and_next(task.token, "a")
+                    done, done_cpu = time.perf_counter(), time.thread_time()
+                    walls.append((done - wall) * 1000)
+                    cpus.append((done_cpu - cpu) * 1000)
+                    nexts.append((done - wall) * 1000)
+                    next_cpus.append((done_cpu - cpu) * 1000)
+                else:  # the reference, alternating: cast, then next_task (two transactions)
+                    session.cast(task.token, "a")
+                    task = session.next_task()
+                    done, done_cpu = time.perf_counter(), time.thread_time()
+                    split_walls.append((done - wall) * 1000)
+                    split_cpus.append((done_cpu - cpu) * 1000)
                 if step % 20 == 0:
                     references.append(recount_progress(bundle, session) * 1000)
     wall_p95, cpu_p95 = percentile(nexts, 0.95), percentile(next_cpus, 0.95)
@@ -170,12 +179,14 @@ def main() -> int:
     load = os.getloadavg()[0]
     print(f"tasks {args.tasks}, steps {args.steps}, load average {load:.1f} (2 cores)")
     print(f"{'measure':<44}{'ours':>10}{'goal':>12}")
-    print(f"{'next task, p50':<44}{statistics.median(nexts):>8.1f}ms")
-    print(f"{'next task, p95':<44}{wall_p95:>8.1f}ms{f'< {P95_GOAL_MS:.0f} ms':>12}")
+    print(f"{'vote + next task (one transaction), p50':<44}{statistics.median(nexts):>8.1f}ms")
+    wall_goal = f"< {P95_GOAL_MS:.0f} ms"
+    print(f"{'vote + next task (one transaction), p95':<44}{wall_p95:>8.1f}ms{wall_goal:>12}")
     cpu_goal = f"< {CPU_GOAL_MS:.0f} ms"
-    print(f"{'next task, calling-thread CPU p95':<44}{cpu_p95:>8.1f}ms{cpu_goal:>12}")
-    print(f"{'vote + next task, p95':<44}{percentile(walls, 0.95):>8.1f}ms")
-    print(f"{'vote + next task, calling-thread CPU p95':<44}{percentile(cpus, 0.95):>8.1f}ms")
+    print(f"{'  its calling-thread CPU, p95':<44}{cpu_p95:>8.1f}ms{cpu_goal:>12}")
+    print(f"{'reference: cast, then next_task, p50':<44}{statistics.median(split_walls):>8.1f}ms")
+    print(f"{'reference: cast, then next_task, p95':<44}{percentile(split_walls, 0.95):>8.1f}ms")
+    print(f"{'  its calling-thread CPU, p95':<44}{percentile(split_cpus, 0.95):>8.1f}ms")
     print(f"{'reference: progress recount (replaced), p50':<44}{reference:>8.1f}ms")
     ok = wall_p95 < P95_GOAL_MS and cpu_p95 < CPU_GOAL_MS
     print("goals met" if ok else "goals NOT met")

@@ -5,15 +5,18 @@
 Writes COUNT VisionArena-style battles (two one-turn conversations, a vote, one image each) to
 parquet shards in a temporary folder, as a Hugging Face download leaves them. Each image is a PNG
 of random pixels stored uncompressed (one random block, each image numbered in its first row), so
-it keeps its IMAGE_KB size, does not compress away and no two are alike. Then
-imports the folder with ``--format arena-battles`` into a new bundle in a child process and prints
-battles per second and the child's peak resident memory. Targets (issue 17): 300 battles/s and
-500 MB. Everything written is removed at the end.
+it keeps its IMAGE_KB size, does not compress away and no two are alike. Then, each in its own
+child process, times the floor (reading the same shards with pyarrow in the same batches, and
+SHA-256 of every file and every image: what any import of them must do) and the import of the
+folder with ``--format arena-battles`` into a new bundle, and prints both, their ratio, each
+child's CPU time and peak resident memory, and the load average. Targets (issue 17): 300
+battles/s and 500 MB. Everything written is removed at the end.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import resource
@@ -25,9 +28,11 @@ import tempfile
 import time
 import zlib
 from pathlib import Path
+from typing import Any
 
 PROJECT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(PROJECT))
+# This checkout's package and plugins, not those an installed environment points at.
+sys.path[:0] = [str(PROJECT), str(PROJECT / "plugins")]
 
 TARGET_RATE = 300.0
 TARGET_MB = 500.0
@@ -125,6 +130,16 @@ def generate(folder: Path, count: int, image_bytes: int, shard_rows: int) -> Non
                 writer.write_table(pa.Table.from_pylist(rows, schema=schema))
 
 
+def _own_usage() -> dict[str, float]:
+    """This process's CPU time and peak resident memory. The peak is VmHWM, not ``ru_maxrss``:
+    Linux carries ``ru_maxrss`` across fork and exec, so a child would report the bench's own
+    peak (the generator's) if that was higher."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    status = Path("/proc/self/status").read_text(encoding="ascii").splitlines()
+    (high_water,) = [line.split()[1] for line in status if line.startswith("VmHWM:")]
+    return {"cpu": usage.ru_utime + usage.ru_stime, "peak_mb": int(high_water) / 1024}
+
+
 def import_only(folder: str, bundle: str) -> None:
     """The child process: only the import, so its peak memory is the import's."""
     from workbench.services.importing import import_files
@@ -132,7 +147,45 @@ def import_only(folder: str, bundle: str) -> None:
     started = time.perf_counter()
     result = import_files(bundle, [folder], "arena-battles")
     seconds = time.perf_counter() - started
-    print(json.dumps({"seconds": seconds, "counts": result.counts}))
+    print(json.dumps({"seconds": seconds, "counts": result.counts, **_own_usage()}))
+
+
+def floor_only(folder: str) -> None:
+    """The child process of the reference: read every shard as the importer does (one row group
+    at a time, batches of the importer's size) and hash every file and every image."""
+    import pyarrow.parquet as pq
+
+    from workbench.importers.tables import BATCH_ROWS
+
+    started = time.perf_counter()
+    images = 0
+    for path in sorted(Path(folder).rglob("*.parquet")):
+        digest = hashlib.sha256()
+        with path.open("rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+        parquet = pq.ParquetFile(path)
+        for group in range(parquet.metadata.num_row_groups):
+            for batch in parquet.iter_batches(
+                batch_size=BATCH_ROWS, row_groups=[group], use_threads=False
+            ):
+                for value in batch.column("images").flatten().field("bytes"):
+                    hashlib.sha256(value.as_buffer()).hexdigest()
+                    images += 1
+        parquet.close()
+    seconds = time.perf_counter() - started
+    print(json.dumps({"seconds": seconds, "images": images, **_own_usage()}))
+
+
+def _child(*args: str, env: dict[str, str]) -> dict[str, Any] | None:
+    child = subprocess.run(
+        [sys.executable, __file__, *args], capture_output=True, text=True, env=env, check=False
+    )
+    if child.returncode != 0:
+        print(child.stderr, file=sys.stderr)
+        return None
+    outcome: dict[str, Any] = json.loads(child.stdout.strip().splitlines()[-1])
+    return outcome
 
 
 def main() -> int:
@@ -143,9 +196,13 @@ def main() -> int:
     parser.add_argument(
         "--import-only", nargs=2, metavar=("FOLDER", "BUNDLE"), help=argparse.SUPPRESS
     )
+    parser.add_argument("--floor-only", metavar="FOLDER", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.import_only:
         import_only(*args.import_only)
+        return 0
+    if args.floor_only:
+        floor_only(args.floor_only)
         return 0
 
     scratch = Path(tempfile.mkdtemp(prefix="bench-import-parquet-"))
@@ -159,38 +216,38 @@ def main() -> int:
             flush=True,
         )
         env = {**os.environ, "VLM_WORKBENCH_HOME": str(scratch / "home")}
-        child = subprocess.run(
-            [
-                sys.executable,
-                __file__,
-                "--import-only",
-                str(scratch / "dataset"),
-                str(scratch / "b.wbb"),
-            ],
-            capture_output=True,
-            text=True,
-            env=env,
-            check=False,
-        )
-        if child.returncode != 0:
-            print(child.stderr, file=sys.stderr)
+        loads = [os.getloadavg()[0]]
+        floor = _child("--floor-only", str(scratch / "dataset"), env=env)
+        loads.append(os.getloadavg()[0])
+        outcome = _child("--import-only", str(scratch / "dataset"), str(scratch / "b.wbb"), env=env)
+        loads.append(os.getloadavg()[0])
+        if floor is None or outcome is None:
             return 1
-        outcome = json.loads(child.stdout.strip().splitlines()[-1])
-        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-        peak_mb = usage.ru_maxrss / 1024  # KiB on Linux
-        cpu = usage.ru_utime + usage.ru_stime  # the whole child, start-up included
         rate = args.count / outcome["seconds"]
         bundle_mb = (scratch / "b.wbb").stat().st_size / 1e6
+        load = f"{min(loads):.1f}-{max(loads):.1f}"
         print(
-            "| battles | image KB | seconds | battles/s | CPU s | battles per CPU s | "
-            "peak RSS MB | bundle MB | images | load average |"
+            "| step | seconds | battles/s | CPU s | battles per CPU s | peak RSS MB | "
+            "bundle MB | images | load average |"
         )
-        print("|---|---|---|---|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|---|---|")
         print(
-            f"| {args.count} | {args.image_kb} | {outcome['seconds']:.1f} | {rate:.0f} | "
-            f"{cpu:.1f} | {args.count / cpu:.0f} | {peak_mb:.0f} | {bundle_mb:.0f} | "
-            f"{outcome['counts'].get('images_added', 0)} | {os.getloadavg()[0]:.1f} |"
+            f"| floor: read + SHA-256 | {floor['seconds']:.1f} | "
+            f"{args.count / floor['seconds']:.0f} | {floor['cpu']:.1f} | "
+            f"{args.count / floor['cpu']:.0f} | {floor['peak_mb']:.0f} | | {floor['images']} "
+            f"| {load} |"
         )
+        print(
+            f"| import | {outcome['seconds']:.1f} | {rate:.0f} | {outcome['cpu']:.1f} | "
+            f"{args.count / outcome['cpu']:.0f} | {outcome['peak_mb']:.0f} | {bundle_mb:.0f} | "
+            f"{outcome['counts'].get('images_added', 0)} | {load} |"
+        )
+        print(
+            f"import / floor: {outcome['seconds'] / floor['seconds']:.2f}x wall, "
+            f"{outcome['cpu'] / floor['cpu']:.2f}x CPU ({args.count} battles, "
+            f"{args.image_kb} KB images)"
+        )
+        peak_mb = outcome["peak_mb"]
         print(
             f"targets: {TARGET_RATE:.0f} battles/s ({'met' if rate >= TARGET_RATE else 'MISSED'}), "
             f"{TARGET_MB:.0f} MB ({'met' if peak_mb <= TARGET_MB else 'MISSED'})"

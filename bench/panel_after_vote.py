@@ -39,12 +39,12 @@ from workbench.gui.main_window import MainWindow
 from workbench.paths import cache_dir
 from workbench.services.analysis import DEFAULT_BOOTSTRAP_ROUNDS, leaderboard
 from workbench.services.battle_tally import BattleTally
+from workbench.services.campaign_items import ItemSpec
 from workbench.services.campaigns import (
     CampaignSpec,
     add_annotator,
     create_campaign,
 )
-from workbench.services.selection import ItemSelection
 from workbench.services.voting import AnnotationSession
 from workbench.storage import Bundle
 from workbench.storage.bundle import copy_bundle
@@ -75,7 +75,7 @@ def prepare(source: Path, folder: Path, items: int) -> Path:
     with Bundle.open(path) as bundle:
         add_annotator(bundle, ANNOTATOR)
         create_campaign(
-            bundle, CampaignSpec(CAMPAIGN, "arena-battle", items=ItemSelection(chosen), seed=7)
+            bundle, CampaignSpec(CAMPAIGN, "arena-battle", items=ItemSpec(chosen), seed=7)
         )
     return path
 

@@ -3,11 +3,15 @@ the rest of the app asks for importers, annotation protocols and judge templates
 parts add them, scores). The core names no benchmark: everything benchmark-specific arrives
 as a plugin.
 
-Only installed entry points are loaded; nothing is imported from arbitrary paths.
+Only installed entry points are loaded; nothing is imported from arbitrary paths. A plugin's
+manifest may name an importer (:class:`LazyImporter`) instead of holding one, so loading the
+registry does not import every file reader (pyarrow, openpyxl, ...): the importer's module
+loads when that importer is first asked for.
 """
 
 from __future__ import annotations
 
+import importlib
 import logging
 from dataclasses import dataclass, field
 from functools import cache
@@ -28,13 +32,50 @@ ENTRY_POINT_GROUP = "workbench.plugins"
 
 
 @dataclass(frozen=True)
+class LazyImporter:
+    """An importer named in a manifest (what ``workbench plugins`` lists), whose module is
+    imported on first use: ``target`` is ``"module:ClassName"``, an :class:`Importer` subclass
+    taking no arguments. The named fields must equal the class's own; :meth:`load` checks."""
+
+    name: str
+    version: str
+    description: str
+    target: str
+
+    def load(self) -> Importer:
+        """The importer, imported and made once per process (importers are stateless)."""
+        return _load_importer(self)
+
+
+@cache
+def _load_importer(named: LazyImporter) -> Importer:
+    module_name, _, attribute = named.target.partition(":")
+    importer = getattr(importlib.import_module(module_name), attribute)()
+    if not isinstance(importer, Importer):
+        raise TypeError(f"{named.target} is a {type(importer).__name__}, not an Importer")
+    found = (importer.name, importer.version, importer.description)
+    if found != (named.name, named.version, named.description):
+        # a manifest that drifted from its class would list one format and import another
+        raise WorkbenchError(
+            f"{named.target} is {found[0]!r} v{found[1]}, but its plugin names it "
+            f"{named.name!r} v{named.version} (or with another description)"
+        )
+    return importer
+
+
+def _loaded(importer: Importer | LazyImporter) -> Importer:
+    return importer.load() if isinstance(importer, LazyImporter) else importer
+
+
+@dataclass(frozen=True)
 class Plugin:
     """What one plugin contributes. Fields are tuples so a plugin is an immutable manifest."""
 
     name: str
     version: str
     description: str
-    importers: tuple[Importer, ...] = ()
+    #: importers, or the names of importers loaded on first use
+    importers: tuple[Importer | LazyImporter, ...] = ()
     protocols: tuple[AnnotationProtocol, ...] = ()
     judge_templates: tuple[JudgeTemplate, ...] = ()
     scores: tuple[BenchmarkScores, ...] = ()
@@ -65,7 +106,7 @@ class Registry:
 
     def add(self, plugin: Plugin) -> None:
         for what, taken, offered in (
-            ("import format", self.importers(), plugin.importers),
+            ("import format", self.importer_manifests(), plugin.importers),
             ("annotation protocol", self.protocols(), plugin.protocols),
             ("judge template", self.judge_templates(), plugin.judge_templates),
         ):
@@ -79,10 +120,18 @@ class Registry:
         self.plugins.append(plugin)
 
     def importers(self) -> list[Importer]:
+        """Every importer, loaded (their modules are imported here)."""
+        return [_loaded(importer) for importer in self.importer_manifests()]
+
+    def importer_manifests(self) -> list[Importer | LazyImporter]:
+        """Every importer as the plugins name them: nothing is imported."""
         return [importer for plugin in self.plugins for importer in plugin.importers]
 
     def importer(self, name: str) -> Importer:
-        return _named(self.importers(), name, UnknownFormatError, "import format", "formats")
+        """The importer called ``name``; only its own module is imported."""
+        return _loaded(
+            _named(self.importer_manifests(), name, UnknownFormatError, "import format", "formats")
+        )
 
     def protocols(self) -> list[AnnotationProtocol]:
         return [protocol for plugin in self.plugins for protocol in plugin.protocols]
@@ -154,11 +203,17 @@ def core_plugin() -> Plugin:
     """The formats of VLM Workbench itself, registered through the same entry point group as
     any benchmark (``core``), so the registry treats them alike."""
     from workbench import __version__
-    from workbench.importers.canonical import CanonicalJsonlImporter
 
     return Plugin(
         name="core",
         version=__version__,
         description="Formats of VLM Workbench itself",
-        importers=(CanonicalJsonlImporter(),),
+        importers=(
+            LazyImporter(
+                "jsonl",
+                "1",
+                "VLM Workbench canonical item JSONL (docs/formats.md)",
+                "workbench.importers.canonical:CanonicalJsonlImporter",
+            ),
+        ),
     )

@@ -1,4 +1,5 @@
-"""The list of recently opened bundles, kept in the user's config folder as versioned JSON.
+"""The list of recently opened bundles, kept in the ``recent`` part of the app's settings file
+(:mod:`workbench.storage.app_settings`).
 
 An entry is a bundle's location: a file path, or a server URL without its password (as
 ``Bundle.location`` shows it), so the list never holds a secret.
@@ -6,17 +7,12 @@ An entry is a bundle's location: a file path, or a server URL without its passwo
 
 from __future__ import annotations
 
-import json
-import os
 from pathlib import Path
 
-from workbench.paths import config_dir
+from workbench.domain.settings import MAX_RECENT, AppSettings
+from workbench.storage.app_settings import load_settings, update_settings
 from workbench.storage.dialects import parse_location
 from workbench.storage.errors import BundleError
-
-RECENT_FILE = "recent.json"
-RECENT_VERSION = 1
-MAX_RECENT = 10
 
 
 def is_server_location(location: str | Path) -> bool:
@@ -37,19 +33,9 @@ def without_password(url: str) -> str:
     return make_url(url)._replace(password=None).render_as_string(hide_password=False)
 
 
-def _file() -> Path:
-    return config_dir() / RECENT_FILE
-
-
 def recent_locations() -> list[str]:
     """Every remembered location, most recent first (files that have gone included)."""
-    try:
-        data = json.loads(_file().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return []
-    if not isinstance(data, dict) or data.get("version") != RECENT_VERSION:
-        return []
-    return [entry for entry in data.get("bundles", []) if isinstance(entry, str)]
+    return list(load_settings().recent)
 
 
 def recent_bundles() -> list[Path]:
@@ -64,14 +50,12 @@ def remember_location(location: str | Path) -> None:
         entry = without_password(str(location))
     else:
         entry = str(Path(location).resolve())
-    entries = [entry] + [other for other in recent_locations() if other != entry]
-    target = _file()
-    temporary = target.with_suffix(".tmp")
-    temporary.write_text(
-        json.dumps({"version": RECENT_VERSION, "bundles": entries[:MAX_RECENT]}, indent=2),
-        encoding="utf-8",
-    )
-    os.replace(temporary, target)
+
+    def first(settings: AppSettings) -> AppSettings:
+        entries = [entry] + [other for other in settings.recent if other != entry]
+        return settings.with_changes(recent=tuple(entries[:MAX_RECENT]))
+
+    update_settings(first)
 
 
 def available(location: str) -> bool:

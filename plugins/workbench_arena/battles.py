@@ -36,10 +36,10 @@ from workbench.domain import (
     TurnRecord,
 )
 from workbench.importers.base import Importer, ImportReport, Record, files_under, relative_name
-from workbench.importers.images import ImageProblemError, resolve_inside
+from workbench.importers.images import ImageProblemError, ImageSpool, resolve_inside
 from workbench.importers.tables import is_table_file, read_table_rows, table_files
 from workbench_arena.conversations import ConversationTurn, read_conversation, read_prompt_turns
-from workbench_arena.embedded_images import EmbeddedImage, ImageScratch, embedded_images
+from workbench_arena.embedded_images import EmbeddedImage, embedded_images
 from workbench_arena.jsonfiles import RowError, read_rows, require_object, text_field, typed_field
 
 SOURCE = "arena"
@@ -143,7 +143,7 @@ class ArenaBattlesImporter(Importer):
 
     def read(self, sources: Sequence[Path], report: ImportReport) -> Iterator[Record]:
         battles = _Battles()
-        scratch = ImageScratch(report)
+        spool = report.image_spool(self.limits)
         for path in self.files(sources):
             name = relative_name(path, sources)
             rows = (
@@ -153,7 +153,7 @@ class ArenaBattlesImporter(Importer):
             )
             for origin, value in rows:
                 try:
-                    self._row(value, origin, path.parent, battles, scratch, report)
+                    self._row(value, origin, path.parent, battles, spool, report)
                 except RowError as error:
                     report.reject(origin, error.field, error.reason)
         yield from self._items(battles, report)
@@ -174,17 +174,17 @@ class ArenaBattlesImporter(Importer):
         origin: Origin,
         folder: Path,
         battles: _Battles,
-        scratch: ImageScratch,
+        spool: ImageSpool,
         report: ImportReport,
     ) -> None:
         """Check one row completely, then add what it brings (nothing if it is rejected)."""
         row = require_object(value)
         if "model_a" in row or "model_b" in row or "winner" in row:
-            self._battle(row, origin, folder, battles, scratch, report)
+            self._battle(row, origin, folder, battles, spool, report)
         elif "model" in row:
-            self._chat(row, origin, folder, battles, scratch, report)
+            self._chat(row, origin, folder, battles, spool, report)
         else:
-            self._prompt(row, origin, folder, battles, scratch)
+            self._prompt(row, origin, folder, battles, spool)
 
     def _chat(
         self,
@@ -192,7 +192,7 @@ class ArenaBattlesImporter(Importer):
         origin: Origin,
         folder: Path,
         battles: _Battles,
-        scratch: ImageScratch,
+        spool: ImageSpool,
         report: ImportReport,
     ) -> None:
         """A chat row: one model's conversation, an item and that model's answers."""
@@ -202,7 +202,7 @@ class ArenaBattlesImporter(Importer):
             raise RowError("conversation", "is required with 'model'")
         turns = read_conversation(row["conversation"], "conversation")
         facts = self._facts(row)
-        images = embedded_images(row, scratch)
+        images = embedded_images(row, spool)
         answers = self._check_answers(
             self._item_id(row, turns), [(model, turns, "conversation")], battles
         )
@@ -216,12 +216,12 @@ class ArenaBattlesImporter(Importer):
         origin: Origin,
         folder: Path,
         battles: _Battles,
-        scratch: ImageScratch,
+        spool: ImageSpool,
     ) -> None:
         """A benchmark prompt (VisionArena-Bench, Arena-Hard's question.jsonl): an item only."""
         turns = read_prompt_turns(row)
         facts = self._facts(row)
-        images = embedded_images(row, scratch)
+        images = embedded_images(row, spool)
         self._add_item(row, turns, facts, images, origin, folder, battles)
 
     @staticmethod
@@ -242,7 +242,7 @@ class ArenaBattlesImporter(Importer):
         origin: Origin,
         folder: Path,
         battles: _Battles,
-        scratch: ImageScratch,
+        spool: ImageSpool,
         report: ImportReport,
     ) -> None:
         model_a = text_field(row, "model_a")
@@ -264,7 +264,7 @@ class ArenaBattlesImporter(Importer):
 
         item_id: str | None = None
         if row.get("conversation_a") is not None or row.get("conversation_b") is not None:
-            images = embedded_images(row, scratch)
+            images = embedded_images(row, spool)
             item_id, turns = self._conversations(
                 row, facts, images, origin, folder, battles, report
             )

@@ -7,8 +7,6 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
-import numpy as np
-
 from workbench.errors import WorkbenchError
 
 PAIRWISE_FILE_NAME = "pairwise.npy"
@@ -38,6 +36,8 @@ def load_pairwise_sides(path: Path) -> list[int]:
 
     Raises :class:`PairwiseFileError` when the file is not a 1-D integer array of 0s and 1s.
     """
+    import numpy as np  # here: the judge templates import this module for its key alone
+
     try:
         # allow_pickle=False: a pickled .npy could run arbitrary code when loaded. mmap_mode:
         # a damaged header claiming a huge shape then fails on the file's size instead of

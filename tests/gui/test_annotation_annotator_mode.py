@@ -241,3 +241,19 @@ def test_shortcut_keys_reach_nothing_once_disabled(qtbot, main_window: MainWindo
     window.annotation.start("arena-battle", "ana")
     qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
     assert not window.item_list.isAncestorOf(QApplication.focusWidget())
+
+
+def test_annotator_mode_drops_the_linked_model_pair(qtbot, main_window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    """A pair chosen in the inspector names models: annotating clears it and takes none."""
+    window = main_window
+    window.selection.set_model_pair(("model-a", "model-b"))
+    window.annotation.start("arena-battle", "ana")
+    assert window.selection.model_pair is None
+    window.selection.set_model_pair(("model-a", "model-b"))  # a panel left connected
+    assert window.selection.model_pair is None
+    assert window.item_list.current_query().pair is None
+    window.selection.choose_models(("model-a",))  # nor one model
+    assert window.item_list.current_query().compared is None
+    window.annotation.show_page(ITEMS_PAGE)
+    window.selection.set_model_pair(("model-a", "model-b"))
+    assert window.selection.model_pair == ("model-a", "model-b")

@@ -169,6 +169,7 @@ def test_new_campaign_dialog_draws_a_practice_round(
         dialog.practice_spin.setValue(1)
         dialog.practice_optional_box.setChecked(False)
         dialog.accept()
+        qtbot.waitUntil(lambda: not dialog.creating, timeout=15_000)
         assert dialog.summary is not None and dialog.summary.practice_tasks == 1
         settings = campaign_details(bundle, "practised")["settings"]
         assert len(settings["practice"]) == 1 and settings["practice_optional"] is False

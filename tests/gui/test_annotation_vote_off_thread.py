@@ -1,5 +1,6 @@
 """Votes are written off the GUI thread (issue 20, item 11): with the bundle locked by another
-writer the window stays responsive and says "Saving…", the vote lands once the lock is gone;
+writer the window stays responsive and says "Saving…" (on the next task's page when it was read
+ahead, issue 16), the vote lands once the lock is gone;
 when the write fails the reason is shown, the answer stays pending on the page, and Enter saves
 it again. No exception escapes the key handler."""
 
@@ -52,39 +53,64 @@ def event_loop_turns(qtbot) -> None:  # type: ignore[no-untyped-def]
         timer.start(20)
 
 
+def start_idle(qtbot, bundle: Bundle, read_ahead: bool):  # type: ignore[no-untyped-def]
+    """The view on its first task, with the next one read ahead (or, without read-ahead, the
+    step before it: the vote committed first, the next task fetched after)."""
+    view = start_view(qtbot, bundle, "arena-battle")
+    view.read_ahead = read_ahead
+    qtbot.waitUntil(lambda: not view.busy, timeout=20_000)
+    return view
+
+
+@pytest.mark.parametrize("read_ahead", [True, False], ids=["read-ahead", "commit-first"])
 def test_a_vote_behind_another_writer_keeps_the_window_responsive(
-    qtbot, bundle_path: Path, other_writer: sqlite3.Connection
+    qtbot, bundle_path: Path, other_writer: sqlite3.Connection, read_ahead: bool
 ) -> None:
     with Bundle.open(bundle_path) as bundle:
-        view = start_view(qtbot, bundle, "arena-battle")
+        view = start_idle(qtbot, bundle, read_ahead)
         first = view.task
         other_writer.execute("BEGIN IMMEDIATE")
         qtbot.keyClick(view, Qt.Key.Key_A)
         assert view.busy
         assert view.answer_panel is not None
         assert "Saving" in view.answer_panel.message.text()
+        # read ahead, the next task is on the page at once; else it waits for the commit
+        shown = view.task
+        assert (shown is not first) == read_ahead and shown is not None
         event_loop_turns(qtbot)  # the GUI thread is not waiting for the lock
-        qtbot.keyClick(view, Qt.Key.Key_B)  # ignored while the first answer is saved
-        assert view.task is first and vote_count(other_writer) == 0
+        # read ahead, the page shows the next task: its answer is kept until the first is
+        # saved, then given; commit-first, the page still shows the answered task: ignored
+        qtbot.keyClick(view, Qt.Key.Key_B)
+        assert view.task is shown and vote_count(other_writer) == 0
+        assert "Saving" in view.answer_panel.message.text()  # never "Saved." before the commit
         other_writer.execute("ROLLBACK")
+        qtbot.waitUntil(lambda: not view.busy and vote_count(other_writer) >= 1, timeout=20_000)
+        answered = 2 if read_ahead else 1
+        qtbot.waitUntil(lambda: vote_count(other_writer) == answered, timeout=20_000)
         qtbot.waitUntil(lambda: not view.busy, timeout=20_000)
-        assert vote_count(other_writer) == 1
-        assert view.task is not first and "1 answered" in view.progress_label.text()
+        assert view.task is not first and view.task is not (shown if read_ahead else None)
+        assert f"{answered} answered" in view.progress_label.text()
         assert view.answer_panel.message.text() == "Saved."
         view.end()
 
 
+@pytest.mark.parametrize("read_ahead", [True, False], ids=["read-ahead", "commit-first"])
 def test_a_failed_vote_is_shown_and_stays_pending_until_saved(
-    qtbot, bundle_path: Path, other_writer: sqlite3.Connection, monkeypatch: pytest.MonkeyPatch
+    qtbot,
+    bundle_path: Path,
+    other_writer: sqlite3.Connection,
+    monkeypatch: pytest.MonkeyPatch,
+    read_ahead: bool,
 ) -> None:
     # give up on the lock quickly (the defaults wait a minute)
     monkeypatch.setattr(dialects, "BUSY_TIMEOUT_MS", 50)
     monkeypatch.setattr(dialects, "BUSY_RETRY_DEADLINE_S", 0.2)
     with Bundle.open(bundle_path) as bundle:
-        view = start_view(qtbot, bundle, "arena-battle")
+        view = start_idle(qtbot, bundle, read_ahead)
         panel = view.answer_panel
         assert panel is not None
         first = view.task
+        assert first is not None
         other_writer.execute("BEGIN IMMEDIATE")
         qtbot.keyClick(view, Qt.Key.Key_A)  # raises nothing out of keyPressEvent
         qtbot.waitUntil(lambda: not view.busy, timeout=10_000)
@@ -92,6 +118,7 @@ def test_a_failed_vote_is_shown_and_stays_pending_until_saved(
         assert message.startswith("Not saved: the bundle is busy"), message
         assert "press Enter" in message and "SELECT" not in message and "BEGIN" not in message
         assert view.task is first and panel.checked_values() == ["a"]  # pending on the page
+        assert view.progress_label.text().startswith(f"Task {first.progress.done + 1} ")
         assert vote_count(other_writer) == 0
         other_writer.execute("ROLLBACK")
         qtbot.keyClick(view, Qt.Key.Key_Return)
@@ -121,4 +148,40 @@ def test_starting_on_a_locked_bundle_fails_with_one_line(
         other_writer.execute("ROLLBACK")
         view.start(session)
         assert view.task is not None
+        view.end()
+
+
+def test_the_next_tasks_images_are_decoded_on_the_worker(
+    qtbot, bundle_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 16: between the vote key and the next page the GUI thread only lays the page out;
+    the pictures (tens of milliseconds each) are decoded and scaled with the next task."""
+    import threading
+
+    from workbench.gui.annotation import task_display
+
+    decoded_on: list[bool] = []
+    real_decode = task_display.decode_image
+
+    def recording_decode(data: bytes):  # type: ignore[no-untyped-def]
+        decoded_on.append(threading.current_thread() is threading.main_thread())
+        return real_decode(data)
+
+    monkeypatch.setattr(task_display, "decode_image", recording_decode)
+    with Bundle.open(bundle_path) as bundle:
+        view = start_view(qtbot, bundle, "arena-battle")
+        shown = 0
+        for _ in range(4):  # until a task with a picture follows a vote
+            decoded_on.clear()
+            first = view.task
+            qtbot.keyClick(view, Qt.Key.Key_A)
+            qtbot.waitUntil(
+                lambda first=first: not view.busy and view.task is not first, timeout=20_000
+            )
+            assert view.task is not None
+            shown += len([tile for tile in view.display.tiles if tile.decoded is not None])
+            assert True not in decoded_on  # never on the GUI thread
+            if decoded_on:
+                break
+        assert shown > 0 and decoded_on
         view.end()

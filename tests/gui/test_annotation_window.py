@@ -238,12 +238,14 @@ def test_new_campaign_dialog_creates_a_campaign(
     dialog.name_field.setText("arena-battle")
     dialog.protocol_box.setCurrentIndex(dialog.protocol_box.findData("arena-battle"))
     dialog.accept()  # that name is taken
+    qtbot.waitUntil(lambda: not dialog.creating, timeout=15_000)  # a job of the window's
     assert dialog.isVisible() and "already exists" in dialog.message.text()
     dialog.name_field.setText("round-2")
     dialog.votes_spin.setValue(2)
     dialog.seed_spin.setValue(11)
     dialog.accept()
-    assert not dialog.isVisible()
+    assert dialog.creating and not dialog.isEnabled()
+    qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=15_000)
     assert dialog.summary is not None and dialog.summary.tasks > 0
     with Bundle.open(bundle_path) as bundle:
         created = {c["name"]: c for c in list_campaigns(bundle)}["round-2"]
@@ -271,6 +273,7 @@ def test_new_campaign_dialog_leaves_out_items_missing_an_image(qtbot, tmp_path: 
         dialog.protocol_box.setCurrentIndex(dialog.protocol_box.findData("arena-battle"))
         dialog.without_missing_box.setChecked(leave_out)
         dialog.accept()
+        qtbot.waitUntil(lambda dialog=dialog: not dialog.creating, timeout=15_000)
         assert dialog.summary is not None
         message = main.statusBar().currentMessage()
         if leave_out:

@@ -155,3 +155,22 @@ def test_interactively_a_bad_bundle_is_reported_in_a_message_box(tmp_path: Path)
     )
     assert completed.returncode == 0, completed.stderr
     assert "not a VLM Workbench bundle" in completed.stdout, completed.stdout
+
+
+def test_open_reads_a_bundle_file_once_before_the_window(
+    sample_bundle: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 22: whether the file is an offline pack is asked with plain sqlite3, so the bundle
+    is opened (SQLAlchemy, schema check) once, by the window, not twice."""
+    from workbench.storage import Bundle
+
+    opened: list[object] = []
+    real_open = Bundle.open.__func__  # type: ignore[attr-defined]
+
+    def counting_open(cls: type[Bundle], location: object, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        opened.append(location)
+        return real_open(cls, location, *args, **kwargs)
+
+    monkeypatch.setattr(Bundle, "open", classmethod(counting_open))
+    assert run_app(sample_bundle, screenshot=tmp_path / "x.png") == 0
+    assert len(opened) == 1, opened

@@ -54,7 +54,7 @@ def test_the_first_automatic_backup_is_announced_once(qtbot, tmp_path: Path) -> 
         qtbot.addWidget(window)
         window.open_bundle(bundle)
         qtbot.waitUntil(lambda bundle=bundle: bool(list_backups(bundle)), timeout=15_000)
-        qtbot.waitUntil(lambda window=window: not window.backup_runner.busy, timeout=15_000)
+        qtbot.waitUntil(lambda window=window: not window.jobs.busy, timeout=15_000)
         [backup] = list_backups(bundle)
         assert backup.path.name in window.statusBar().currentMessage()
         notes.append(window.first_backup_note)

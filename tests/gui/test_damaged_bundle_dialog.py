@@ -74,11 +74,15 @@ def test_opening_a_truncated_bundle_offers_and_restores_its_backup(  # type: ign
     assert dialog.restore_button.text() == f"Restore backup from {taken}"
     assert backup.name in dialog.advice_label.text()
 
-    dialog.restore_button.click()  # restores and reopens before it returns
-    assert dialog.problem_label.isHidden(), dialog.problem_label.text()
+    moved: list[Path] = []
+    dialog.restored.connect(lambda _path, aside: moved.append(aside))
+    dialog.restore_button.click()  # a job of the window's job manager
+    assert not dialog.buttons.isEnabled()
+    # the dialog closes (and is deleted) once the job restored the backup
+    qtbot.waitUntil(lambda: window.restored_box is not None, timeout=15_000)
     assert window.bundle is not None, window.findChildren(QMessageBox)[-1].text()
     assert window.bundle.path == bundle_copy and item_count(bundle_copy) == items
-    aside = dialog.aside
+    aside = moved[0]
     assert aside is not None and aside.read_bytes() == damaged_bytes  # kept, not deleted
     assert backup.is_file()
     assert str(aside) in window.restored_box.text() and window.restored_box.isVisible()
@@ -111,7 +115,8 @@ def test_a_damaged_backup_is_refused_and_nothing_moves(qtbot, bundle_copy: Path)
     dialog.restored.connect(lambda *args: restored.append(args))
     assert dialog.restore_button is not None
     dialog.restore_button.click()
-    assert restored == [] and dialog.isVisible()
+    qtbot.waitUntil(lambda: dialog.job is not None and not dialog.job.active, timeout=15_000)
+    assert restored == [] and dialog.isVisible() and dialog.buttons.isEnabled()
     assert "damaged too" in dialog.problem_label.text()
     assert bundle_copy.read_bytes() == before
     assert not list(bundle_copy.parent.glob("*.damaged-*"))
@@ -128,9 +133,9 @@ def test_opening_a_bundle_file_backs_it_up_once_on_a_worker(  # type: ignore[no-
     threads: list[int] = []
     real = maintenance.auto_backup_if_due
 
-    def recording(path):  # type: ignore[no-untyped-def]
+    def recording(path, **steps):  # type: ignore[no-untyped-def]
         threads.append(threading.get_ident())
-        return real(path)
+        return real(path, **steps)
 
     monkeypatch.setattr(maintenance, "auto_backup_if_due", recording)
     window = MainWindow(persist_layout=False, auto_backup=True)
@@ -140,9 +145,12 @@ def test_opening_a_bundle_file_backs_it_up_once_on_a_worker(  # type: ignore[no-
     (made,) = list_backups(bundle_copy)
     assert made.automatic and threads and threading.get_ident() not in threads
     assert str(made.path) in window.statusBar().currentMessage()
+    # a job of the window's job manager, listed with where the copy went
+    assert [job.text for job in window.jobs.jobs()] == [f"Backed up to {made.path}."]
     window.open_bundle(bundle_copy)  # the day's backup exists: no second one
     qtbot.waitUntil(lambda: not window.is_busy(), timeout=15_000)
     assert len(list_backups(bundle_copy)) == 1 and len(threads) == 2
+    assert len(window.jobs.jobs()) == 1  # the check that found none due is not listed
     window.close()
 
 
@@ -151,7 +159,7 @@ def test_a_failed_backup_goes_to_the_status_bar(  # type: ignore[no-untyped-def]
 ) -> None:
     from workbench.gui.main_window import MainWindow
 
-    def refuse(path):  # type: ignore[no-untyped-def]
+    def refuse(path, **_steps):  # type: ignore[no-untyped-def]
         raise BackupError("no space left on the device")
 
     monkeypatch.setattr(maintenance, "auto_backup_if_due", refuse)
@@ -162,6 +170,8 @@ def test_a_failed_backup_goes_to_the_status_bar(  # type: ignore[no-untyped-def]
     qtbot.waitUntil(lambda: not window.is_busy(), timeout=15_000)
     message = window.statusBar().currentMessage()
     assert "automatic backup" in message and "no space left" in message
+    (job,) = window.jobs.jobs()
+    assert job.error == "no space left on the device"
     assert window.bundle is not None  # the bundle is open all the same
     assert [w for w in QApplication.topLevelWidgets() if w.isVisible() and w.isModal()] == []
     window.close()

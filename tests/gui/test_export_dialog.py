@@ -126,7 +126,7 @@ def test_an_unexpected_failure_keeps_its_traceback_one_click_away(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    def broken(*_args: object) -> None:
+    def broken(*_args: object, **_steps: object) -> None:
         raise RuntimeError("disk on fire")
 
     monkeypatch.setattr(export_module, "run_export", broken)

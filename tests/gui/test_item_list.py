@@ -135,3 +135,59 @@ def test_a_second_bundle_replaces_the_first(qtbot, open_window, tmp_path: Path) 
     assert shown_ids(open_window) == ["z1"]
     assert open_window.item_view.detail.external_id == "z1"
     assert open_window.item_list.ui.sourceFilter.count() == 2  # "All sources" and "other"
+
+
+class _FlagCountingBrowser:
+    """Rows without a disagreement flag; item 2 disagrees; every flag lookup is recorded."""
+
+    def __init__(self) -> None:
+        self.lookups: list[list[int]] = []
+        self.asked_flags: list[object] = []
+
+    def item_rows(self, ids, flags=None):  # type: ignore[no-untyped-def]
+        self.asked_flags.append(flags)
+        return [ItemRow(i, str(i), "s", None, None, None, 0, 0, frozenset()) for i in ids]
+
+    def flagged_items(self, flag, ids):  # type: ignore[no-untyped-def]
+        assert flag is ItemFlag.DISAGREEMENT
+        self.lookups.append(list(ids))
+        return {2}
+
+
+def _panel(qtbot):  # type: ignore[no-untyped-def]
+    from workbench.gui.background import BackgroundRunner
+    from workbench.gui.item_list_panel import ItemListPanel
+    from workbench.gui.linked_selection import LinkedSelection
+
+    runner = BackgroundRunner()
+    panel = ItemListPanel(LinkedSelection(), runner)
+    qtbot.addWidget(panel)
+    panel.runner_ref = runner  # kept alive with the panel
+    return panel
+
+
+def test_the_first_page_is_painted_before_the_disagreement_flag_is_read(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Issue 22: the disagreement flag needs the statistics stack; the first page shows the
+    SQL flags, and the disagreement flag is looked up once the list has painted."""
+    from workbench.services.browse import SQL_FLAGS
+
+    panel = _panel(qtbot)
+    browser = _FlagCountingBrowser()
+    panel.browser = browser  # type: ignore[assignment]
+    panel.resize(600, 400)
+    panel.show()
+    panel.model.set_ids([1, 2, 3])
+    assert browser.asked_flags == [SQL_FLAGS] and browser.lookups == []  # not painted yet
+    assert panel.model.data(panel.model.index(1, 6)) == ""
+    qtbot.waitUntil(lambda: panel.model.data(panel.model.index(1, 6)) == "disagreement")
+    assert browser.lookups == [[1, 2, 3]]
+    assert panel.model.data(panel.model.index(0, 6)) == ""
+
+
+def test_a_hidden_list_reads_the_disagreement_flag_at_once(qtbot) -> None:  # type: ignore[no-untyped-def]
+    panel = _panel(qtbot)
+    browser = _FlagCountingBrowser()
+    panel.browser = browser  # type: ignore[assignment]
+    panel.model.set_ids([1, 2, 3])  # never shown: no paint to wait for
+    qtbot.waitUntil(lambda: panel.model.data(panel.model.index(1, 6)) == "disagreement")
+    assert browser.lookups == [[1, 2, 3]]

@@ -11,6 +11,7 @@ from tests.gui.conftest import wait_idle
 from tests.gui.sample_bundle import EXIF_STORED_SIZE, HOSTILE_OUTPUT, sample_lines
 from workbench.gui.item_view import DEFAULT_COLUMNS, columns_for
 from workbench.gui.plain_text import plain_tooltip
+from workbench.services.browse import ItemFlag
 
 pytestmark = pytest.mark.gui
 
@@ -159,3 +160,19 @@ def test_a_reference_without_checks_does_not_contradict_its_kind() -> None:
     reference = ReferenceView("A cat.", "human-verified", "reference_output", None, None, None)
     text = reference_flags_text(reference)
     assert "not verified" not in text and "no checks recorded" in text
+
+
+def test_the_disagreement_flag_follows_the_item_from_a_worker(qtbot, open_window) -> None:  # type: ignore[no-untyped-def]
+    """The item is shown with its SQL flags; the disagreement flag (statistics stack) is read
+    on a worker and added to the header of the item if it is still shown."""
+    view = open_window.item_view
+    assert open_window.go_to_item("b1")
+    wait_idle(qtbot, open_window)
+    assert view.detail.external_id == "b1"
+    assert "disagreement" in view.header.text()
+    assert ItemFlag.DISAGREEMENT in view.detail.flags
+    assert open_window.go_to_item("a1")
+    wait_idle(qtbot, open_window)
+    assert "disagreement" not in view.header.text()
+    view.add_flag(open_window.browser.find_item("b1"), ItemFlag.DISAGREEMENT)  # a late answer
+    assert "disagreement" not in view.header.text()  # for an item no longer shown: dropped

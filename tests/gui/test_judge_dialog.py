@@ -35,6 +35,7 @@ from tests.judge.fake_openai_server import FakeOpenAIServer, Faults
 from tests.judge.helpers import FAKE_KEY, build_bundle
 from tests.keyrings import MemoryKeyring
 from workbench.gui.api_key_dialog import ApiKeyDialog
+from workbench.gui.jobs import JobControl, JobStatus, jobs_for
 from workbench.gui.judge_dialog import JudgeDialog, describe_summary
 from workbench.logging_setup import configure_logging, log_file
 from workbench.plugins import registry
@@ -205,6 +206,46 @@ def test_cancel_stops_the_run_and_keeps_what_was_answered(
         estimate(qtbot, dialog)
     assert dialog.plan is not None
     assert dialog.plan.estimate.already_judged == summary.progress.done
+
+
+def test_the_run_is_a_job_that_the_jobs_list_can_cancel(
+    qtbot,  # type: ignore[no-untyped-def]
+    dialog: JudgeDialog,
+) -> None:
+    manager = jobs_for(dialog)
+    with FakeOpenAIServer(faults=Faults(latency=0.2)) as server:
+        configure(dialog, server, concurrency=2)
+        estimate(qtbot, dialog)
+        dialog.start_button.click()
+        job = dialog.run_job
+        assert job is not None and job in manager.active()
+        assert job.title == f"LLM judge run on {dialog.bundle.name}"
+        qtbot.waitUntil(lambda: job.done >= 2 and job.total == 24, timeout=15_000)
+        job.cancel()  # as the list's Cancel button does
+        qtbot.waitUntil(lambda: not dialog.running, timeout=15_000)
+    assert job.status is JobStatus.CANCELLED and dialog.summary is not None
+    assert dialog.summary.status == "cancelled" and job.result is dialog.summary
+    assert job.text == describe_summary(dialog.summary)
+    assert stored_verdicts(dialog.bundle) == dialog.summary.progress.verdicts > 0
+    assert dialog.start_button.isEnabled() is False and dialog.estimate_button.isEnabled()
+
+
+def test_a_coroutine_job_cancelled_while_it_waits_stops_there(qtbot, shared_loop) -> None:  # type: ignore[no-untyped-def]
+    manager = jobs_for(None)
+    reached: list[str] = []
+
+    async def work(control: JobControl) -> str:
+        reached.append("started")
+        await asyncio.sleep(30)
+        reached.append("woke")
+        return "never"
+
+    job = manager.submit_async("Sleep", "Sleep", work)
+    assert job.status is JobStatus.RUNNING
+    qtbot.waitUntil(lambda: reached == ["started"], timeout=5_000)
+    job.cancel()  # no handler of its own: the task is cancelled where it waits
+    qtbot.waitUntil(lambda: not job.active, timeout=5_000)
+    assert job.status is JobStatus.CANCELLED and reached == ["started"]
 
 
 def test_bad_settings_are_reported_without_running(

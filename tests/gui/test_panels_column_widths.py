@@ -41,10 +41,10 @@ def _rows(count: int) -> list[tuple[str, str, int]]:
 
 def test_a_shown_panel_filled_with_10000_rows_reads_a_sample(qtbot) -> None:  # type: ignore[no-untyped-def]
     from workbench.gui.background import BackgroundRunner
+    from workbench.gui.linked_selection import LinkedSelection
     from workbench.gui.panels.graph_panel import GraphPanel
-    from workbench.gui.selection import SelectionModel
 
-    panel = GraphPanel(SelectionModel(), BackgroundRunner())
+    panel = GraphPanel(LinkedSelection(), BackgroundRunner())
     qtbot.addWidget(panel)
     model = CountingRowsModel(("item", "category", "cycles"), panel)
     # the panel's own view set-up, given the counting model

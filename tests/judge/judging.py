@@ -18,7 +18,7 @@ from workbench.services.judging.runner import (
     JudgeSummary,
     plan_run,
 )
-from workbench.services.judging.worklist import Selection
+from workbench.services.judging.worklist import JudgeScope
 
 #: retries fast enough for tests
 QUICK_RETRY = RetryPolicy(max_attempts=6, base_delay=0.01, max_delay=0.1, timeout=0.5)
@@ -27,7 +27,7 @@ QUICK_RETRY = RetryPolicy(max_attempts=6, base_delay=0.01, max_delay=0.1, timeou
 def settings_for(
     server: FakeOpenAIServer, template: JudgeTemplate, **options: Any
 ) -> JudgeSettings:
-    selection = options.pop("selection", Selection())
+    selection = options.pop("selection", JudgeScope())
     values: dict[str, Any] = {
         "base_url": server.base_url,
         "judge_model": "gpt-4o-mini",

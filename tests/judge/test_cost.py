@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from workbench.judge.cost import (
     PriceError,
     default_prices,
     image_tokens,
+    load_price_list,
     load_prices,
     parse_price,
     text_tokens,
@@ -66,3 +68,58 @@ def test_a_call_estimate_adds_text_and_images() -> None:
     assert text_only.hash != call.hash
     assert text_only.hash == JudgeCall("m", "s" * 40, "u" * 400, 0.0, 100).hash
     assert text_only.hash != JudgeCall("m", "s" * 40, "u" * 400, 0.5, 100).hash
+
+
+def test_the_shipped_price_list_is_dated_and_sourced() -> None:
+    prices = default_prices()
+    assert prices.prices, "the price list is empty"
+    for model in prices.prices:
+        origin = prices.origin_for(model)
+        assert origin is not None and not origin.by_user
+        assert origin.source.startswith("https://")
+        assert origin.as_of is not None and date.fromisoformat(origin.as_of) <= date.today()
+    # a dated model name cites the entry it was priced by
+    assert prices.origin_for("gpt-4o-2024-08-06") == prices.origin_for("gpt-4o")
+
+
+def test_a_price_given_by_the_user_overrides_the_list_and_says_so() -> None:
+    listed = default_prices()
+    mine = listed.with_price("gpt-4o-mini", Price(1, 2), "--price")
+    assert mine.for_model("gpt-4o-mini") == Price(1, 2)
+    origin = mine.origin_for("gpt-4o-mini")
+    assert origin is not None and origin.by_user
+    assert "--price" in origin.describe() and "overriding the list price $0.15/$0.6" in (
+        origin.describe()
+    )
+    # a model the list does not price: the user's price overrides nothing
+    local = listed.with_price("llava-local", Price(0, 0), "--price").origin_for("llava-local")
+    assert local is not None and "overriding" not in local.describe()
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('[models."m"]\ninput = 1\noutput = 2\nsource = "x"\n', "as_of"),
+        ('as_of = "soon"\n[models."m"]\ninput = 1\noutput = 2\nsource = "x"\n', "as_of"),
+        ("as_of = 2025-01-01\n", "no \\[models"),
+        ('as_of = 2025-01-01\n[models."m"]\ninput = 1\noutput = 2\n', "needs a `source`"),
+        ('as_of = 2025-01-01\n[models."m"]\ninput = -1\noutput = 2\nsource = "x"\n', "input"),
+        ('as_of = 2025-01-01\n[models."m"]\ninput = 1\nsource = "x"\n', "output"),
+        ("as_of = [", "cannot read"),
+    ],
+)
+def test_a_bad_price_list_says_what_is_wrong(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "prices.toml"
+    path.write_text(text)
+    with pytest.raises(PriceError, match=message):
+        load_price_list(path)
+
+
+def test_an_entry_may_carry_its_own_date(tmp_path: Path) -> None:
+    path = tmp_path / "prices.toml"
+    path.write_text(
+        'as_of = 2025-01-01\n[models."a"]\ninput = 1\noutput = 2\nsource = "s"\n'
+        '[models."b"]\ninput = 1\noutput = 2\nsource = "t"\nas_of = "2025-02-03"\n'
+    )
+    prices = load_price_list(path)
+    assert [prices.origins[m].as_of for m in ("a", "b")] == ["2025-01-01", "2025-02-03"]

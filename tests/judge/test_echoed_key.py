@@ -17,7 +17,7 @@ from tests.judge.judging import judge, settings_for
 from workbench.cli import main
 from workbench.judge.secrets import LOCAL_PLACEHOLDER_KEY, Secret, scrub
 from workbench.logging_setup import REDACTED
-from workbench.services.judging.worklist import Selection
+from workbench.services.judging.worklist import JudgeScope
 
 #: changes under URL-encoding and JSON-escaping, and is not shaped like an OpenAI key
 ECHOED_KEY = 'wbtest-echo/9f+"q=Z~x'
@@ -50,7 +50,7 @@ def test_an_echoed_key_is_stored_and_exported_nowhere(tmp_path: Path) -> None:
         responder=lambda _messages: "Overall, Response A is better.",
         faults=Faults(echo_authorization=True),
     ) as server:
-        settings = settings_for(server, REFERENCE_FREE, selection=Selection(limit=3))
+        settings = settings_for(server, REFERENCE_FREE, selection=JudgeScope(limit=3))
         _, summary = judge(bundle, settings, REFERENCE_FREE, key=ECHOED_KEY)
         assert server.stats.authorization == {f"Bearer {ECHOED_KEY}"}  # it was sent
     assert summary.status == "completed" and summary.progress.verdicts == 6

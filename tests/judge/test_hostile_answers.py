@@ -17,7 +17,7 @@ from tests.judge.fake_openai_server import FakeOpenAIServer, Faults
 from tests.judge.helpers import build_bundle
 from tests.judge.judging import judge, settings_for
 from workbench.judge.parsing import CallbackParser
-from workbench.services.judging.worklist import Selection
+from workbench.services.judging.worklist import JudgeScope
 
 VERDICT = "Response A follows the description better.\nOverall, Response A is better."
 
@@ -57,7 +57,7 @@ def test_absurd_usage_numbers_keep_the_verdict(bundle: Path, server: FakeOpenAIS
         }
     )
     server.faults = Faults(raw_reply=lambda _number: answer(body))
-    settings = settings_for(server, REFERENCE_FREE, selection=Selection(limit=2))
+    settings = settings_for(server, REFERENCE_FREE, selection=JudgeScope(limit=2))
     _, summary = judge(bundle, settings, REFERENCE_FREE)
     assert summary.status == "completed" and summary.progress.verdicts == 4
     assert rows(bundle, "SELECT DISTINCT prompt_tokens, completion_tokens FROM judge_verdicts") == [
@@ -69,7 +69,7 @@ def test_absurd_usage_numbers_keep_the_verdict(bundle: Path, server: FakeOpenAIS
 def test_a_lone_surrogate_is_stored_replaced(bundle: Path, server: FakeOpenAIServer) -> None:
     body = '{"choices": [{"message": {"content": "Overall, Response A is better. \\ud800!"}}]}'
     server.faults = Faults(raw_reply=lambda _number: answer(body))
-    settings = settings_for(server, REFERENCE_FREE, selection=Selection(limit=2))
+    settings = settings_for(server, REFERENCE_FREE, selection=JudgeScope(limit=2))
     _, summary = judge(bundle, settings, REFERENCE_FREE)
     assert summary.status == "completed" and summary.progress.verdicts == 4
     assert rows(bundle, "SELECT DISTINCT raw_text, outcome FROM judge_verdicts") == [
@@ -91,7 +91,7 @@ def test_a_parser_that_raises_fails_that_request_only(
     server.responder = lambda messages: (
         VERDICT + (" poison" if "q0001" in json.dumps(messages) else "")
     )
-    settings = settings_for(server, template, selection=Selection(limit=3), concurrency=1)
+    settings = settings_for(server, template, selection=JudgeScope(limit=3), concurrency=1)
     _, summary = judge(bundle, settings, template)
     assert summary.status == "incomplete"
     assert summary.progress.failed == 2 and summary.progress.verdicts == 4
@@ -110,7 +110,7 @@ def test_rows_the_bundle_refuses_are_failures_and_the_run_is_closed(
     server.responder = lambda messages: (
         VERDICT + (" poison" if "q0002" in json.dumps(messages) else "")
     )
-    settings = settings_for(server, REFERENCE_FREE, selection=Selection(limit=4))
+    settings = settings_for(server, REFERENCE_FREE, selection=JudgeScope(limit=4))
     _, summary = judge(bundle, settings, REFERENCE_FREE)
     assert summary.status == "incomplete"
     assert summary.progress.failed == 2 and summary.progress.done == 6
@@ -151,7 +151,7 @@ def test_other_answer_shapes_give_a_verdict_or_a_failure(
 ) -> None:
     body, expected = OTHER_SHAPES[shape]
     server.faults = Faults(raw_reply=lambda _number: answer(body))
-    settings = settings_for(server, REFERENCE_FREE, selection=Selection(limit=1))
+    settings = settings_for(server, REFERENCE_FREE, selection=JudgeScope(limit=1))
     _, summary = judge(bundle, settings, REFERENCE_FREE)
     if expected == "stored":
         assert summary.status == "completed" and summary.progress.verdicts == 2

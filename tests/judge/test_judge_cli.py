@@ -17,6 +17,7 @@ import workbench.plugins
 from tests.judge.fake_openai_server import FakeOpenAIServer, Faults
 from tests.judge.helpers import FAKE_KEY, build_bundle, registry_with_all_templates
 from workbench.cli import main
+from workbench.judge.cost import default_prices
 
 PROJECT = Path(__file__).resolve().parents[2]
 
@@ -65,6 +66,29 @@ def test_dry_run_prints_the_estimate_and_sends_nothing(
         (estimate["prompt_tokens"] * 0.15 + estimate["completion_tokens"] * 0.60) / 1e6, abs=1e-6
     )
     assert "72 to send" in out and "$" in out
+
+
+def test_dry_run_cites_the_price_list_or_says_the_user_s_price_overrides_it(
+    small_bundle: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    listed = default_prices().origin_for("gpt-4o-mini")
+    assert listed is not None
+    with FakeOpenAIServer() as server:
+        assert main([*judge_args(small_bundle, server), "--dry-run"]) == 0
+        cited = capsys.readouterr().out
+        assert main([*judge_args(small_bundle, server), "--dry-run", "--price", "1,2"]) == 0
+        overridden = capsys.readouterr().out
+        assert main([*judge_args(small_bundle, server), "--dry-run", "--json"]) == 0
+        as_json = json.loads(capsys.readouterr().out)
+    assert f"list price as of {listed.as_of}, source {listed.source}" in cited
+    assert "price given by you (--price), overriding the list price" in overridden
+    assert f"as of {listed.as_of}" in overridden and "$1 input, $2 output" in overridden
+    origin = as_json["estimate"]["price_origin"]
+    assert (origin["as_of"], origin["source"], origin["by_user"]) == (
+        listed.as_of,
+        listed.source,
+        False,
+    )
 
 
 def test_a_run_prints_its_counts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -162,3 +186,44 @@ def test_a_killed_run_resumes_with_only_the_rest(tmp_path: Path) -> None:
         assert main(args) == 0
         assert server.stats.requests == 80 - stored
     assert verdict_count(bundle) == 80
+
+
+def test_the_http_stack_loads_while_the_run_is_planned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 22: the CLI imports openai in a thread while it plans, instead of after (about a
+    second of a whole-process run); a dry run does not load it at all."""
+    import threading
+
+    from workbench.services.judging import runner
+
+    preparing = threading.Event()
+    planned = threading.Event()
+    real_prepare, real_plan = runner.prepare_runtime, runner.plan_run
+
+    def prepare() -> None:
+        if threading.current_thread().name == "judge-runtime":
+            preparing.set()
+            planned.wait(10)  # still going when planning starts
+        real_prepare()
+
+    seen_while_planning: list[bool] = []
+
+    def plan(*args, **kwargs):  # type: ignore[no-untyped-def]
+        seen_while_planning.append(preparing.wait(2))
+        try:
+            return real_plan(*args, **kwargs)
+        finally:
+            planned.set()
+
+    monkeypatch.setattr(runner, "prepare_runtime", prepare)
+    monkeypatch.setattr(runner, "plan_run", plan)
+    bundle = build_bundle(tmp_path, 3)
+    with FakeOpenAIServer() as server:
+        assert main([*judge_args(bundle, server), "--dry-run"]) == 0
+        assert seen_while_planning == [False]  # a dry run sends nothing: no HTTP stack
+        preparing.clear()
+        planned.clear()
+        seen_while_planning.clear()
+        assert main(judge_args(bundle, server)) == 0
+    assert seen_while_planning == [True]

@@ -12,7 +12,7 @@ import pytest
 from workbench_arena.judge_templates import ANCHORED_FIVE_LEVEL
 
 from workbench.services.judging.runner import JudgeSettings, RunSettingsError, plan_run
-from workbench.services.judging.worklist import Selection
+from workbench.services.judging.worklist import JudgeScope
 
 pytestmark = pytest.mark.shared_data
 
@@ -39,7 +39,7 @@ def test_requests_reproduce_the_published_judge_prompts(
         base_url="http://127.0.0.1:9/v1",
         judge_model="gpt-4o",
         template=ANCHORED_FIVE_LEVEL.name,
-        selection=Selection(items="wildvision-bench", anchor=BASELINE),
+        selection=JudgeScope(items="wildvision-bench", anchor=BASELINE),
     )
     # the shared data holds no WildVision images: an image template refuses to go text-only
     # unless told, and then says so

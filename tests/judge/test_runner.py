@@ -16,7 +16,7 @@ from tests.judge.fake_openai_server import FakeOpenAIServer, Faults, message_tex
 from tests.judge.helpers import build_bundle
 from tests.judge.judging import judge, settings_for
 from workbench.judge.client import Budget, EndpointError
-from workbench.services.judging.worklist import Selection
+from workbench.services.judging.worklist import JudgeScope
 
 
 def rows(bundle: Path, sql: str) -> list[tuple]:
@@ -115,7 +115,7 @@ def test_concurrency_sixteen_keeps_sixteen_requests_in_flight(
 ) -> None:
     # long enough that all sixteen overlap even on a busy machine
     server.faults = Faults(latency=0.1)
-    settings = settings_for(server, REFERENCE_FREE, concurrency=16, selection=Selection(limit=50))
+    settings = settings_for(server, REFERENCE_FREE, concurrency=16, selection=JudgeScope(limit=50))
     judge(bundle_copy, settings, REFERENCE_FREE)
     assert server.stats.requests == 100
     assert server.stats.max_in_flight == 16
@@ -125,7 +125,7 @@ def test_cancel_halfway_then_resume_judges_only_the_rest(
     bundle_copy: Path, server: FakeOpenAIServer
 ) -> None:
     server.faults = Faults(latency=0.02)
-    settings = settings_for(server, REFERENCE_FREE, selection=Selection(limit=100))
+    settings = settings_for(server, REFERENCE_FREE, selection=JudgeScope(limit=100))
     _, first = judge(bundle_copy, settings, REFERENCE_FREE, cancel_after=90)
     assert first.status == "cancelled"
     stored = rows(bundle_copy, "SELECT count(*) FROM judge_verdicts")[0][0]
@@ -151,11 +151,11 @@ def test_a_cached_rerun_sends_nothing_and_costs_nothing(
     bundle_copy: Path, server: FakeOpenAIServer
 ) -> None:
     server.faults = Faults(malformed_share=0.3)  # some answers need the follow-up, too
-    settings = settings_for(server, REFERENCE_FREE, selection=Selection(limit=20))
+    settings = settings_for(server, REFERENCE_FREE, selection=JudgeScope(limit=20))
     _, first = judge(bundle_copy, settings, REFERENCE_FREE)
     sent = server.stats.requests
     assert first.progress.parse_failures > 0 and sent == 40 + first.progress.parse_failures
-    again = settings_for(server, REFERENCE_FREE, selection=Selection(limit=20), run_name="again")
+    again = settings_for(server, REFERENCE_FREE, selection=JudgeScope(limit=20), run_name="again")
     plan, summary = judge(bundle_copy, again, REFERENCE_FREE)
     assert plan.estimate.cached == 40 and plan.estimate.requests == 0
     assert server.stats.requests == sent
@@ -167,7 +167,7 @@ def test_a_cached_rerun_sends_nothing_and_costs_nothing(
     )
     assert costs == [(0.0, 0)]
     fresh = settings_for(
-        server, REFERENCE_FREE, selection=Selection(limit=20), run_name="fresh", use_cache=False
+        server, REFERENCE_FREE, selection=JudgeScope(limit=20), run_name="fresh", use_cache=False
     )
     judge(bundle_copy, fresh, REFERENCE_FREE)
     assert server.stats.requests == 2 * sent  # everything asked again, follow-ups too
@@ -190,7 +190,7 @@ def test_position_flips_are_recorded(bundle_copy: Path, server: FakeOpenAIServer
         server.responder = responder
         # the same requests: the cache would give the second judge the first one's answers
         settings = settings_for(
-            server, REFERENCE_FREE, selection=Selection(limit=10), run_name=name, use_cache=False
+            server, REFERENCE_FREE, selection=JudgeScope(limit=10), run_name=name, use_cache=False
         )
         _, summary = judge(bundle_copy, settings, REFERENCE_FREE)
         assert summary.compared_in_both_orders == 10
@@ -203,7 +203,7 @@ def test_position_flips_are_recorded(bundle_copy: Path, server: FakeOpenAIServer
 
 
 def test_no_swap_judges_one_order(bundle_copy: Path, server: FakeOpenAIServer) -> None:
-    settings = settings_for(server, REFERENCE_FREE, selection=Selection(limit=5, swap=False))
+    settings = settings_for(server, REFERENCE_FREE, selection=JudgeScope(limit=5, swap=False))
     plan, summary = judge(bundle_copy, settings, REFERENCE_FREE)
     assert plan.total_units == 5 and summary.compared_in_both_orders == 0
     assert rows(bundle_copy, "SELECT count(*) FROM judge_verdicts WHERE position_flip IS NULL") == [
@@ -214,7 +214,7 @@ def test_no_swap_judges_one_order(bundle_copy: Path, server: FakeOpenAIServer) -
 def test_the_budget_stops_a_run_and_a_larger_one_continues_it(
     bundle_copy: Path, server: FakeOpenAIServer
 ) -> None:
-    selection = Selection(limit=15)
+    selection = JudgeScope(limit=15)
     settings = settings_for(
         server, REFERENCE_FREE, selection=selection, budget=Budget(max_requests=12), concurrency=4
     )
@@ -229,7 +229,7 @@ def test_the_budget_stops_a_run_and_a_larger_one_continues_it(
 
 def test_a_refused_key_fails_the_run_cleanly(bundle_copy: Path, server: FakeOpenAIServer) -> None:
     server.faults = Faults(refuse_key=True)
-    settings = settings_for(server, REFERENCE_FREE, selection=Selection(limit=5))
+    settings = settings_for(server, REFERENCE_FREE, selection=JudgeScope(limit=5))
     with pytest.raises(EndpointError, match="AuthenticationError"):
         judge(bundle_copy, settings, REFERENCE_FREE)
     assert rows(bundle_copy, "SELECT status FROM judge_runs") == [("failed",)]
@@ -238,7 +238,7 @@ def test_a_refused_key_fails_the_run_cleanly(bundle_copy: Path, server: FakeOpen
 
 def test_persistent_failures_stop_the_run(bundle_copy: Path, server: FakeOpenAIServer) -> None:
     server.faults = Faults(server_error_every=1)
-    settings = settings_for(server, REFERENCE_FREE, selection=Selection(limit=30), concurrency=2)
+    settings = settings_for(server, REFERENCE_FREE, selection=JudgeScope(limit=30), concurrency=2)
     with pytest.raises(EndpointError, match="in a row"):
         judge(bundle_copy, settings, REFERENCE_FREE)
     assert Counter(server.stats.statuses) == {500: server.stats.requests}
@@ -248,7 +248,7 @@ def test_an_answer_paid_for_is_kept_when_its_follow_up_is_refused(
     bundle_copy: Path, server: FakeOpenAIServer
 ) -> None:
     server.faults = Faults(malformed_share=1.0)
-    selection = Selection(limit=1, swap=False)
+    selection = JudgeScope(limit=1, swap=False)
     tight = settings_for(server, REFERENCE_FREE, selection=selection, budget=Budget(max_requests=1))
     _, stopped = judge(bundle_copy, tight, REFERENCE_FREE)
     assert stopped.status == "budget_exhausted" and stopped.progress.done == 0

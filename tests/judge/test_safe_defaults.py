@@ -17,9 +17,9 @@ from tests.importers.canonical_helpers import item_line, write_jsonl
 from tests.judge.fake_openai_server import FakeOpenAIServer
 from tests.judge.helpers import FAKE_KEY, build_bundle, judge_item, registry_with_all_templates
 from workbench.cli import main
-from workbench.judge.last_used import FILE_NAME, load_last_used
-from workbench.paths import config_dir
+from workbench.judge.last_used import load_last_used
 from workbench.services.importing import import_files
+from workbench.storage.app_settings import settings_path
 
 TEMPLATE = ["--template", "visit-bench-pairwise"]
 
@@ -61,8 +61,10 @@ def test_there_is_no_default_endpoint_then_the_last_one_is_used(
         # the next command starts from the endpoint and model used last
         assert main(["judge", str(bundle), *TEMPLATE, "--limit", "3"]) == 0
         assert server.stats.requests == 6
-    remembered = (config_dir() / FILE_NAME).read_text(encoding="utf-8")
-    assert json.loads(remembered) == {"base_url": server.base_url, "model": "gpt-4o-mini"}
+    remembered = settings_path().read_text(encoding="utf-8")
+    judge = json.loads(remembered)["judge"]
+    assert judge["last_endpoint"] == server.base_url
+    assert judge["endpoints"][server.base_url]["model"] == "gpt-4o-mini"
     assert FAKE_KEY not in remembered and "pw" not in remembered
 
 

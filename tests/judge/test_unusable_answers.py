@@ -16,7 +16,7 @@ from tests.judge.fake_openai_server import FakeOpenAIServer, Faults
 from tests.judge.helpers import build_bundle
 from tests.judge.judging import QUICK_RETRY, judge, settings_for
 from workbench.judge.client import UnusableAnswer, completion_text
-from workbench.services.judging.worklist import Selection
+from workbench.services.judging.worklist import JudgeScope
 
 VERDICT = "Response A follows the description better.\nOverall, Response A is better."
 
@@ -67,7 +67,7 @@ def test_an_unusable_answer_is_retried_then_reported_never_stored(
     bundle: Path, server: FakeOpenAIServer, kind: str
 ) -> None:
     server.faults = Faults(raw_reply=lambda _number: UNUSABLE[kind])
-    settings = settings_for(server, REFERENCE_FREE, selection=Selection(limit=1))
+    settings = settings_for(server, REFERENCE_FREE, selection=JudgeScope(limit=1))
     _, summary = judge(bundle, settings, REFERENCE_FREE)
     assert summary.status == "incomplete"
     assert summary.progress.failed == 2 and summary.progress.verdicts == 0
@@ -81,7 +81,7 @@ def test_an_unusable_answer_then_a_good_one_gives_the_verdict(
     bundle: Path, server: FakeOpenAIServer
 ) -> None:
     server.faults = Faults(raw_reply=lambda number: UNUSABLE["html page"] if number <= 2 else None)
-    settings = settings_for(server, REFERENCE_FREE, selection=Selection(limit=1), concurrency=1)
+    settings = settings_for(server, REFERENCE_FREE, selection=JudgeScope(limit=1), concurrency=1)
     _, summary = judge(bundle, settings, REFERENCE_FREE)
     assert summary.status == "completed" and summary.progress.failed == 0
     assert summary.progress.retries == 2
@@ -95,7 +95,7 @@ def test_content_given_as_parts_is_read(bundle: Path, server: FakeOpenAIServer) 
         {"type": "text", "text": "Overall, Response A is better."},
     ]
     server.faults = Faults(raw_reply=lambda _number: ("application/json", completion(parts)))
-    settings = settings_for(server, REFERENCE_FREE, selection=Selection(limit=1))
+    settings = settings_for(server, REFERENCE_FREE, selection=JudgeScope(limit=1))
     _, summary = judge(bundle, settings, REFERENCE_FREE)
     assert summary.status == "completed" and summary.progress.parse_failures == 0
     assert rows(bundle, "SELECT DISTINCT raw_text FROM judge_verdicts") == [(VERDICT,)]
@@ -114,13 +114,13 @@ def test_no_cache_asks_again_and_replaces_the_earlier_verdicts(
     bundle: Path, server: FakeOpenAIServer
 ) -> None:
     server.responder = lambda _messages: "I cannot decide."
-    settings = settings_for(server, REFERENCE_FREE, selection=Selection(limit=2), run_name="r")
+    settings = settings_for(server, REFERENCE_FREE, selection=JudgeScope(limit=2), run_name="r")
     _, first = judge(bundle, settings, REFERENCE_FREE)
     assert first.progress.unresolved > 0
     sent = server.stats.requests
     server.responder = lambda _messages: VERDICT
     again = settings_for(
-        server, REFERENCE_FREE, selection=Selection(limit=2), run_name="r", use_cache=False
+        server, REFERENCE_FREE, selection=JudgeScope(limit=2), run_name="r", use_cache=False
     )
     plan, second = judge(bundle, again, REFERENCE_FREE)
     assert plan.replaces == 4 and plan.estimate.requests == 4

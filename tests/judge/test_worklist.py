@@ -24,7 +24,7 @@ from tests.services.campaign_helpers import registry_with_all_protocols
 from workbench.services.campaigns import CampaignSpec, create_campaign
 from workbench.services.importing import import_files
 from workbench.services.judging.runner import plan_run
-from workbench.services.judging.worklist import REFERENCE, Selection, WorkListError
+from workbench.services.judging.worklist import REFERENCE, JudgeScope, WorkListError
 from workbench.storage import Bundle
 
 
@@ -65,7 +65,7 @@ def test_reference_side_follows_the_item_metadata(
 ) -> None:
     bundle = copy_of(conversations, tmp_path)
     server.responder = lambda _m: "Turn 1: [[A]]\nTurn 2: [[A]]\nTurn 3: [[B]]\nOverall: [[A]]"
-    selection = Selection(models=("model-one",), swap=False)
+    selection = JudgeScope(models=("model-one",), swap=False)
     settings = settings_for(server, PAIRWISE, selection=selection)
     plan, summary = judge(bundle, settings, PAIRWISE)
     sides = {p.unit.case.external_id: (p.unit.side_a, p.unit.side_b) for p in plan.pending}
@@ -111,7 +111,7 @@ def test_both_orders_against_the_reference_mark_flips(
 ) -> None:
     bundle = copy_of(conversations, tmp_path)
     server.responder = lambda _m: "Turn 1: [[A]]\nTurn 2: [[B]]\nTurn 3: [[B]]\nOverall: [[A]]"
-    settings = settings_for(server, PAIRWISE, selection=Selection(models=("model-one",)))
+    settings = settings_for(server, PAIRWISE, selection=JudgeScope(models=("model-one",)))
     _, summary = judge(bundle, settings, PAIRWISE)
     # 4 conversations x (3 turns + overall), each judged in both orders; a fixed-position
     # answer flips every time
@@ -146,7 +146,7 @@ def test_anchor_pairs_show_the_anchor_as_a_and_send_images(
 ) -> None:
     bundle = build_bundle(tmp_path, 3, models=("anchor-m", "model-one", "model-two"))
     server.responder = lambda _m: "My final verdict is: [[B>>A]]"
-    selection = Selection(anchor="anchor-m", swap=False)
+    selection = JudgeScope(anchor="anchor-m", swap=False)
     plan, _ = judge(
         bundle, settings_for(server, ANCHORED_FIVE_LEVEL, selection=selection), ANCHORED_FIVE_LEVEL
     )
@@ -190,7 +190,7 @@ def test_campaign_pairs_in_their_scheduled_order(tmp_path: Path, server: FakeOpe
             "JOIN models r ON r.id = right_model_id",
         )
     )
-    settings = settings_for(server, REFERENCE_FREE, selection=Selection(campaign="prefs"))
+    settings = settings_for(server, REFERENCE_FREE, selection=JudgeScope(campaign="prefs"))
     plan = plan_run(bundle, settings, template=REFERENCE_FREE)
     first_orders = {
         (p.unit.case.external_id, p.unit.side_a, p.unit.side_b)
@@ -202,13 +202,13 @@ def test_campaign_pairs_in_their_scheduled_order(tmp_path: Path, server: FakeOpe
     with pytest.raises(WorkListError, match="shows pair tasks"):
         plan_run(
             bundle,
-            settings_for(server, DIRECT, selection=Selection(campaign="prefs")),
+            settings_for(server, DIRECT, selection=JudgeScope(campaign="prefs")),
             template=DIRECT,
         )
     with pytest.raises(WorkListError, match="no campaign named 'other'"):
         plan_run(
             bundle,
-            settings_for(server, REFERENCE_FREE, selection=Selection(campaign="other")),
+            settings_for(server, REFERENCE_FREE, selection=JudgeScope(campaign="other")),
             template=REFERENCE_FREE,
         )
 
@@ -216,11 +216,11 @@ def test_campaign_pairs_in_their_scheduled_order(tmp_path: Path, server: FakeOpe
 def test_selections_that_cannot_work_say_why(conversations: Path) -> None:
     server = FakeOpenAIServer()
     cases = (
-        (REFERENCE_FREE, Selection(models=("model-one", "nobody")), "no model named 'nobody'"),
-        (REFERENCE_BACKED, Selection(anchor="reference"), "shows the reference"),
-        (DIRECT, Selection(anchor="model-one"), "has no anchor"),
-        (PAIRWISE, Selection(anchor="model-one"), "compares each model with the reference"),
-        (REFERENCE_FREE, Selection(limit=0), "at least 1"),
+        (REFERENCE_FREE, JudgeScope(models=("model-one", "nobody")), "no model named 'nobody'"),
+        (REFERENCE_BACKED, JudgeScope(anchor="reference"), "shows the reference"),
+        (DIRECT, JudgeScope(anchor="model-one"), "has no anchor"),
+        (PAIRWISE, JudgeScope(anchor="model-one"), "compares each model with the reference"),
+        (REFERENCE_FREE, JudgeScope(limit=0), "at least 1"),
     )
     for template, selection, message in cases:
         with pytest.raises(WorkListError, match=message):
@@ -233,7 +233,7 @@ def test_selections_that_cannot_work_say_why(conversations: Path) -> None:
 
 def test_win_rate_against_the_reference_as_anchor(conversations: Path) -> None:
     settings = settings_for(
-        FakeOpenAIServer(), REFERENCE_FREE, selection=Selection(anchor="reference")
+        FakeOpenAIServer(), REFERENCE_FREE, selection=JudgeScope(anchor="reference")
     )
     plan = plan_run(conversations, settings, template=REFERENCE_FREE)
     assert {(p.unit.side_a, p.unit.side_b) for p in plan.pending if not p.unit.swapped} == {
@@ -244,7 +244,7 @@ def test_win_rate_against_the_reference_as_anchor(conversations: Path) -> None:
 
 def test_a_per_turn_template_asks_about_each_turn_with_its_history(conversations: Path) -> None:
     per_turn = dataclasses.replace(REFERENCE_FREE, name="per-turn", per_turn=True)
-    settings = settings_for(FakeOpenAIServer(), per_turn, selection=Selection(swap=False))
+    settings = settings_for(FakeOpenAIServer(), per_turn, selection=JudgeScope(swap=False))
     plan = plan_run(conversations, settings, template=per_turn)
     first = [p for p in plan.pending if p.unit.case.external_id == "q0000"]
     assert [(p.unit.judged_turn, p.unit.shown_turns) for p in first] == [

@@ -52,6 +52,7 @@ def test_wheel_contains_plugins_resources_and_migrations(wheel: Path) -> None:
     for source in migrations.rglob("*.py"):
         assert f"workbench/storage/migrations/{source.relative_to(migrations)}" in names
     assert "workbench/export/__init__.py" in names
+    assert "workbench/judge/prices.toml" in names  # the judge's dated price list
     assert not any(name.startswith(("tests/", "bench/")) for name in names)
 
 

@@ -17,12 +17,14 @@ from tests.gui.sample_bundle import (
     sample_lines,
 )
 from workbench.services.browse import (
+    SQL_FLAGS,
     BundleBrowser,
     ItemFlag,
     ItemQuery,
     SortKey,
     filter_choices,
     find_item,
+    flagged_items,
     image_bytes,
     item_detail,
     item_image_ids,
@@ -90,6 +92,23 @@ def test_filters(session: Session) -> None:
     assert names(session, ItemQuery(flag=ItemFlag.DISAGREEMENT, source="alpha")) == []
 
 
+def test_a_model_pair_keeps_the_items_that_compare_it(session: Session) -> None:
+    # only b1 and b2 hold judgments, each between model-one and model-two (in both orders)
+    assert names(session, ItemQuery(pair=("model-one", "model-two"))) == ["b1", "b2"]
+    assert names(session, ItemQuery(pair=("model-two", "model-one"))) == ["b1", "b2"]
+    assert names(session, ItemQuery(pair=("model-one", "model-three"))) == []
+    assert names(session, ItemQuery(pair=("model-one", "model-two"), search="label")) == ["b2"]
+    assert names(session, ItemQuery(pair=("model-one", "model-two"), source="alpha")) == []
+
+
+def test_a_model_keeps_the_items_where_it_was_compared(session: Session) -> None:
+    # model-three answered a2 but was never compared; model-one answered a1..a3 and b1, b2
+    assert names(session, ItemQuery(model="model-three")) == ["a2"]
+    assert names(session, ItemQuery(compared="model-three")) == []
+    assert names(session, ItemQuery(compared="model-one")) == ["b1", "b2"]
+    assert names(session, ItemQuery(compared="model-two", search="sign")) == ["b1"]
+
+
 def test_sorting_by_each_column(session: Session) -> None:
     def order(sort: SortKey, descending: bool = False) -> list[str]:
         return names(session, ItemQuery(sort=sort, descending=descending))
@@ -117,6 +136,21 @@ def test_rows_count_outputs_judgments_and_flags(session: Session, ids: dict[str,
     # the order asked for is kept, and unknown ids are skipped
     backwards = [ids["b2"], 999_999, ids["a1"]]
     assert [row.external_id for row in item_rows(session, backwards)] == ["b2", "a1"]
+
+
+def test_the_sql_flags_leave_the_disagreement_flag_to_its_own_lookup(
+    session: Session, ids: dict[str, int]
+) -> None:
+    """The item list's first page and the item view read the SQL flags; the disagreement flag,
+    which needs the statistics stack, is asked for on its own (issue 22)."""
+    everything = list(ids.values())
+    rows = {row.external_id: row for row in item_rows(session, everything, SQL_FLAGS)}
+    assert rows["a1"].flags == {ItemFlag.MISSING_IMAGE, ItemFlag.REFERENCE_PROBLEM}
+    assert rows["b1"].flags == frozenset()
+    assert flagged_items(session, ItemFlag.DISAGREEMENT, everything) == {ids["b1"]}
+    full, light = item_detail(session, ids["b1"]), item_detail(session, ids["b1"], SQL_FLAGS)
+    assert full is not None and full.flags == {ItemFlag.DISAGREEMENT}
+    assert light is not None and light.flags == frozenset()
 
 
 def test_detail_of_a_multi_image_item(session: Session, ids: dict[str, int]) -> None:

@@ -21,6 +21,7 @@ from tests.services.campaign_helpers import (
 from workbench.errors import WorkbenchError
 from workbench.plugins import Registry
 from workbench.services.campaign_errors import CampaignError, SelectionError
+from workbench.services.campaign_items import ItemSpec
 from workbench.services.campaigns import (
     CampaignSpec,
     GoldSpec,
@@ -32,7 +33,6 @@ from workbench.services.campaigns import (
 )
 from workbench.services.importing import import_files
 from workbench.services.scheduling import Pairing
-from workbench.services.selection import ItemSelection
 from workbench.storage import Bundle
 
 
@@ -186,15 +186,15 @@ def test_forced_choice_against_the_reference(bundle: Bundle, plugins: Registry) 
 
 
 def test_item_selection(bundle: Bundle, plugins: Registry) -> None:
-    spec = CampaignSpec("s", "arena-battle", items=ItemSelection("q001, q004"), models=MODELS[:2])
+    spec = CampaignSpec("s", "arena-battle", items=ItemSpec("q001, q004"), models=MODELS[:2])
     assert create_campaign(bundle, spec, plugins).tasks == 2
     assert {row["item"] for row in schedule(bundle, "s")} == {"q001", "q004"}
-    spec = CampaignSpec("t", "arena-battle", items=ItemSelection("tests"), models=MODELS[:2])
+    spec = CampaignSpec("t", "arena-battle", items=ItemSpec("tests"), models=MODELS[:2])
     assert create_campaign(bundle, spec, plugins).tasks == 8
-    spec = CampaignSpec("u", "arena-battle", items=ItemSelection("tests:q002"), models=MODELS[:2])
+    spec = CampaignSpec("u", "arena-battle", items=ItemSpec("tests:q002"), models=MODELS[:2])
     assert create_campaign(bundle, spec, plugins).tasks == 1
     with pytest.raises(SelectionError, match="no item with id nope"):
-        spec = CampaignSpec("x", "arena-battle", items=ItemSelection("nope"))
+        spec = CampaignSpec("x", "arena-battle", items=ItemSpec("nope"))
         create_campaign(bundle, spec, plugins)
 
 

@@ -264,9 +264,9 @@ def test_nothing_to_pack(main: Location, tmp_path: Path) -> None:
 
 
 def _one_item() -> Any:
-    from workbench.services.selection import ItemSelection
+    from workbench.services.campaign_items import ItemSpec
 
-    return ItemSelection("q000")
+    return ItemSpec("q000")
 
 
 def pack_sequences(pack: Path) -> set[int]:
@@ -357,3 +357,58 @@ def test_votes_of_other_annotators_in_a_hand_edited_pack_are_refused(
         known = session.execute(text("SELECT handle FROM annotators ORDER BY handle")).all()
     assert handles == [("ann",)]
     assert known == [("ann",), ("bob",)]
+
+
+def test_offset_aware_times_in_a_pack_merge_as_utc(main: Location, tmp_path: Path) -> None:
+    """A pack's times are copied by the copier's one normaliser: a hand-edited (or foreign)
+    pack holding times with an offset lands in UTC, and merging it again changes nothing."""
+    pack = export(main, "ann", tmp_path / "ann.wbb", limit=2)
+    annotate(pack, "ann", 1)
+    connection = sqlite3.connect(pack)
+    with connection:
+        connection.execute(
+            "UPDATE votes SET shown_at = '2026-03-01 12:00:00.000000+02:00', "
+            "cast_at = '2026-03-01 12:00:05.000000+02:00'"
+        )
+    connection.close()
+    first = merge(main, pack)
+    assert first["added"] > 0
+    columns = VOTE_COLUMNS.split(", ")
+    shown, cast = columns.index("shown_at"), columns.index("cast_at")
+    for row in votes(main):
+        assert str(row[shown]).startswith("2026-03-01 10:00:00"), row[shown]
+        assert str(row[cast]).startswith("2026-03-01 10:00:05"), row[cast]
+    again = merge(main, pack)
+    assert (again["added"], again["unchanged"], again["conflicts"]) == (0, first["added"], [])
+
+
+def test_a_pack_vote_under_another_vote_s_uuid_is_refused_and_changes_nothing(
+    main: Location, tmp_path: Path
+) -> None:
+    """The copier compares every column outside the vote policy's mutable ones: a hand-edited
+    pack vote that reuses the UUID of bob's vote (another annotator, another task) is a
+    conflict, so bob's vote keeps its answer instead of being 'reconciled' with ann's."""
+    bob_pack = export(main, "bob", tmp_path / "bob.wbb", limit=1)
+    annotate(bob_pack, "bob", 1, "b")
+    merge(main, bob_pack)
+    ann_pack = export(main, "ann", tmp_path / "ann.wbb", limit=3)
+    annotate(ann_pack, "ann", 2, "a")
+    with Bundle.open(main) as bundle, bundle.read_session() as session:
+        bob_uuid = session.execute(
+            text(
+                "SELECT votes.uuid FROM votes JOIN annotators ON annotators.id = annotator_id "
+                "WHERE handle = 'bob' AND criterion = 'overall'"
+            )
+        ).scalar_one()
+    connection = sqlite3.connect(ann_pack)
+    with connection:
+        connection.execute(
+            "UPDATE votes SET uuid = ? WHERE uuid = (SELECT min(uuid) FROM votes "
+            "WHERE criterion = 'overall')",
+            (bob_uuid,),
+        )
+    connection.close()
+    before = votes(main)
+    with pytest.raises(PackError, match="cannot be merged"):
+        merge(main, ann_pack)
+    assert votes(main) == before

@@ -12,9 +12,9 @@ import pytest
 
 from tests.backends import BundleBackend, Location
 from tests.services.campaign_helpers import registry_with_all_protocols
+from workbench.services.campaign_items import ItemSpec
 from workbench.services.campaigns import CampaignSpec, add_annotator, create_campaign
 from workbench.services.importing import import_files
-from workbench.services.selection import ItemSelection
 from workbench.services.voting import AnnotationSession
 from workbench.storage import Bundle
 
@@ -50,7 +50,7 @@ def test_verification_shows_the_candidate_reference_and_the_captions(
     plugins = registry_with_all_protocols()
     with Bundle.open(visit_bundle) as bundle:
         add_annotator(bundle, "checker")
-        spec = CampaignSpec("verify", "visit-bench-verification", seed=1, items=ItemSelection())
+        spec = CampaignSpec("verify", "visit-bench-verification", seed=1, items=ItemSpec())
         summary = create_campaign(bundle, spec, plugins)
         assert summary.tasks >= len(rows)
         session = AnnotationSession(bundle, "verify", "checker", plugins)

@@ -383,3 +383,39 @@ def test_registry_is_used_for_the_protocol(bundle: Bundle) -> None:
     assert isinstance(PLUGINS, Registry)
     assert session.protocol is PLUGINS.protocol("arena-battle")
     assert session.protocol.choice_for_key("x").value == "both_bad"
+
+
+def test_cast_and_next_commits_the_vote_and_the_next_lease_together(bundle: Bundle) -> None:
+    """The view's step (issue 22): the same tasks, votes and leases as cast then next_task,
+    with the vote and the next lease in one write transaction."""
+    from sqlalchemy import event
+
+    make_campaign(bundle, "arena-battle", models=list(MODELS[:2]), votes_per_pair=1)
+    ann = AnnotationSession(bundle, "c", "ann", PLUGINS)
+    bob = AnnotationSession(bundle, "c", "bob", PLUGINS)
+    commits: list[int] = []
+
+    def count(_connection: object) -> None:
+        commits.append(1)
+
+    event.listen(bundle.engine, "commit", count)
+    try:
+        first = ann.next_task()
+        commits.clear()
+        receipt, second = ann.cast_and_next(first.token, "a")
+        together = len(commits)
+        commits.clear()
+        ann.cast(second.token, "b")  # the reference: the same step in two calls
+        third = ann.next_task()
+        apart = len(commits)
+    finally:
+        event.remove(bundle.engine, "commit", count)
+    assert together == apart - 1  # one write transaction fewer; the task's read stays
+    assert len(receipt.uuids) == 1 and receipt.progress.done == 1
+    assert len({repr(task.turns) for task in (first, second, third)}) == 3
+    with pytest.raises(StaleTaskError):  # the answered task's token is spent
+        ann.cast(first.token, "b")
+    assert bob.next_task() is None  # the third task is leased to ann
+    receipt, last = ann.cast_and_next(third.token, "tie")
+    assert last is None and receipt.progress.done == 3
+    assert campaign_details(bundle, "c")["complete_tasks"] == 3

@@ -19,6 +19,7 @@ from tests.services.campaign_helpers import (
 from workbench.demo import generate_demo_bundle
 from workbench.errors import WorkbenchError
 from workbench.services.campaign_errors import AnswerError, StaleTaskError
+from workbench.services.campaign_items import ItemSpec
 from workbench.services.campaigns import (
     CampaignSpec,
     GoldSpec,
@@ -28,7 +29,6 @@ from workbench.services.campaigns import (
     create_campaign,
 )
 from workbench.services.practice import COMPLETED, SKIPPED
-from workbench.services.selection import ItemSelection
 from workbench.services.voting import AnnotationSession
 from workbench.storage import Bundle
 from workbench.storage.models import (
@@ -73,7 +73,7 @@ def spec(**overrides: object) -> CampaignSpec:
     values: dict = {
         "name": "c",
         "protocol": "arena-battle",
-        "items": ItemSelection("q000,q001,q002"),
+        "items": ItemSpec("q000,q001,q002"),
         "models": MODELS[:2],
         "seed": 3,
         "gold": [GoldSpec("q003", "b", **PAIR)],
@@ -215,7 +215,7 @@ def test_practice_from_answers_marked_right_and_wrong(tmp_path: Path) -> None:
     with Bundle.open(path) as bundle:
         with bundle.read_session() as session:
             scheduled = sorted(session.scalars(select(Item.external_id)))[:5]
-        chosen = ItemSelection(",".join(scheduled))
+        chosen = ItemSpec(",".join(scheduled))
         spec = CampaignSpec("c", "arena-battle", items=chosen, seed=2, practice_count=3)
         assert create_campaign(bundle, spec, PLUGINS).practice_tasks == 3
         for row in campaign_details(bundle, "c")["settings"]["practice"]:
@@ -228,3 +228,41 @@ def test_practice_from_answers_marked_right_and_wrong(tmp_path: Path) -> None:
         verification = CampaignSpec("v", "visit-bench-verification", practice_count=1)
         with pytest.raises(WorkbenchError, match="give a practice file"):
             create_campaign(bundle, verification, PLUGINS)
+
+
+def test_an_offline_pack_carries_the_practice_round(bundle: Bundle, tmp_path: Path) -> None:
+    """An annotator who opens a pack gets the campaign's practice round as in the app: the same
+    tasks shown the same way (contestants named only by the pack's hashes), the same expected
+    answers and required flag; having done it in the pack counts in the app after the merge,
+    and having done it in the app counts in a pack."""
+    from workbench.services.packs import export_pack, merge_pack
+
+    add_annotator(bundle, "bob")
+    create_campaign(bundle, spec(practice_count=2, practice_optional=False), PLUGINS)
+    expected = [row["answer"] for row in campaign_details(bundle, "c")["settings"]["practice"]]
+    in_app = AnnotationSession(bundle, "c", "ann", PLUGINS, preview=False)
+    shown_in_app = [in_app.practice.task(index).turns for index in range(2)]
+    pack = export_pack(bundle, "c", "ann", tmp_path / "ann.wbb", limit=1)
+    assert pack.tasks == 1
+    raw = (tmp_path / "ann.wbb").read_bytes()
+    assert not any(name.encode() in raw for name in MODELS)
+    with Bundle.open(tmp_path / "ann.wbb") as opened:
+        session = AnnotationSession(opened, "c", "ann", PLUGINS)
+        assert session.practice.pending and len(session.practice) == 2
+        assert not session.practice.optional
+        for index, answer in enumerate(expected):
+            task = session.practice.task(index)
+            assert task.turns == shown_in_app[index]
+            feedback = session.check_practice(task.token, answer)
+            assert feedback.correct and feedback.explanation.startswith("Response from item")
+        with pytest.raises(AnswerError, match="asks every annotator"):
+            session.practice.finish(skipped=True)
+        session.practice.finish()
+    merge_pack(bundle, tmp_path / "ann.wbb")
+    assert campaign_details(bundle, "c")["settings"]["practice_done"] == {"ann": COMPLETED}
+    assert not AnnotationSession(bundle, "c", "ann", PLUGINS).practice.pending
+
+    AnnotationSession(bundle, "c", "bob", PLUGINS).practice.finish()
+    export_pack(bundle, "c", "bob", tmp_path / "bob.wbb", limit=1)
+    with Bundle.open(tmp_path / "bob.wbb") as opened:
+        assert not AnnotationSession(opened, "c", "bob", PLUGINS).practice.pending

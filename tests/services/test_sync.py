@@ -22,9 +22,9 @@ from tests.services.campaign_helpers import (
     campaign_item,
     registry_with_all_protocols,
 )
+from workbench.services.campaign_items import ItemSpec
 from workbench.services.campaigns import CampaignSpec, add_annotator, create_campaign
 from workbench.services.importing import import_files
-from workbench.services.selection import ItemSelection
 from workbench.services.sync import copy_bundle_rows, pull, push
 from workbench.services.voting import AnnotationSession
 from workbench.storage import Bundle, head_revision
@@ -110,7 +110,7 @@ def template(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Pat
     with Bundle.open(path) as bundle:
         create_campaign(
             bundle,
-            CampaignSpec(CAMPAIGN, "arena-battle", items=ItemSelection("tests"), votes_per_pair=2),
+            CampaignSpec(CAMPAIGN, "arena-battle", items=ItemSpec("tests"), votes_per_pair=2),
             PLUGINS,
         )
         add_annotator(bundle, "ann", "Ann", "linguist")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -155,6 +157,7 @@ def test_older_bundle_is_backed_up_then_migrated_with_its_data(
     original_head = head_revision()
 
     monkeypatch.setattr(bundle_module, "MIGRATIONS_DIR", later_schema)
+    monkeypatch.setattr(bundle_module, "HEAD_REVISION", "9999")  # the future release's
     with Bundle.open(path) as bundle:
         assert bundle.revision() == "9999"
         with bundle.engine.connect() as connection:
@@ -176,6 +179,7 @@ def test_migration_can_be_declined(
     path = tmp_path / "old.wbb"
     Bundle.create(path).close()
     monkeypatch.setattr(bundle_module, "MIGRATIONS_DIR", later_schema)
+    monkeypatch.setattr(bundle_module, "HEAD_REVISION", "9999")  # the future release's
     with pytest.raises(MigrationDeclinedError, match="older schema"):
         Bundle.open(path, migrate=False)
     assert not list(tmp_path.glob("old.backup-*"))
@@ -187,6 +191,7 @@ def test_migration_keeps_data_on_either_backend(
     with Bundle.create(bundle_location) as bundle, bundle.session() as session:
         session.add(Model(name="kept-model"))
     monkeypatch.setattr(bundle_module, "MIGRATIONS_DIR", later_schema)
+    monkeypatch.setattr(bundle_module, "HEAD_REVISION", "9999")  # the future release's
     with pytest.raises(MigrationDeclinedError, match="older schema"):
         Bundle.open(bundle_location, migrate=False)
     with Bundle.open(bundle_location) as bundle, bundle.engine.connect() as connection:
@@ -205,3 +210,31 @@ def test_reader_does_not_block_a_writer(bundle_location: Location) -> None:
                 session.add(Model(name="written-while-reading"))
         with reader.read_session() as session:
             assert session.scalars(select(Model.name)).all() == ["written-while-reading"]
+
+
+def test_the_declared_head_is_alembics_head() -> None:
+    """HEAD_REVISION lets an open skip Alembic; a new migration must move it too."""
+    assert head_revision() == bundle_module.alembic_head_revision()
+
+
+def test_opening_a_current_bundle_does_not_import_alembic(tmp_path: Path) -> None:
+    path = tmp_path / "current.wbb"
+    Bundle.create(path).close()
+    probe = (
+        "import sys; from workbench.storage import Bundle\n"
+        f"with Bundle.open({str(path)!r}) as bundle: revision = bundle.revision()\n"
+        "print(revision, 'alembic' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == [head_revision(), "False"]
+
+
+def test_a_bundle_with_two_schema_revisions_is_refused(tmp_path: Path) -> None:
+    """Read without Alembic, the version table is still checked as Alembic checks it."""
+    path = tmp_path / "branched.wbb"
+    Bundle.create(path).close()
+    with sqlite3.connect(path) as connection:
+        connection.execute("INSERT INTO alembic_version VALUES ('0003')")
+    with pytest.raises(BundleError, match="2 schema revisions"):
+        Bundle.open(path, migrate=False)

@@ -243,6 +243,7 @@ def _names(text: str) -> list[str] | None:
 
 
 def run_create(args: argparse.Namespace) -> int:
+    from workbench.services.campaign_items import ItemSpec
     from workbench.services.campaigns import (
         CampaignSpec,
         create_campaign,
@@ -250,13 +251,12 @@ def run_create(args: argparse.Namespace) -> int:
         read_practice_tasks,
     )
     from workbench.services.scheduling import Pairing
-    from workbench.services.selection import ItemSelection
     from workbench.storage import Bundle
 
     spec = CampaignSpec(
         name=args.name,
         protocol=args.protocol,
-        items=ItemSelection(args.items),
+        items=ItemSpec(args.items),
         models=_names(args.models),
         votes_per_pair=args.votes_per_pair,
         seed=args.seed,

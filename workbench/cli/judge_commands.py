@@ -4,13 +4,16 @@ and ``workbench judge-templates`` (the judge prompts the installed plugins offer
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import json
 import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Any
+
+#: requests at once when none is given and none is remembered for the endpoint
+DEFAULT_CONCURRENCY = 8
 
 
 def register(commands: Any) -> None:
@@ -57,7 +60,10 @@ def register(commands: Any) -> None:
     )
     judge.add_argument("--limit", type=int, metavar="N", help="judge at most N comparisons")
     judge.add_argument(
-        "--concurrency", type=int, default=8, metavar="N", help="requests at once (default 8)"
+        "--concurrency",
+        type=int,
+        metavar="N",
+        help="requests at once (default: the number used last with this endpoint, else 8)",
     )
     judge.add_argument(
         "--swap",
@@ -137,11 +143,11 @@ def _endpoint_and_model(args: argparse.Namespace) -> tuple[str, str]:
     """``--base-url`` and ``--model``, or the last ones used. No endpoint is assumed: a hosted
     (paid) one is used only when the user names it."""
     from workbench.errors import WorkbenchError
-    from workbench.judge.last_used import LOCAL_EXAMPLE, load_last_used
+    from workbench.judge.last_used import LOCAL_EXAMPLE, load_last_used, remembered
 
     last = load_last_used()
     base_url = args.base_url or last.base_url
-    model = args.model or last.model
+    model = args.model or remembered(base_url).model or last.model
     if not model:
         raise WorkbenchError("give the judge model with --model (it is remembered for next time)")
     if not base_url:
@@ -157,12 +163,13 @@ def _endpoint_and_model(args: argparse.Namespace) -> tuple[str, str]:
 def _settings(args: argparse.Namespace, prices: Any) -> Any:
     from workbench.errors import WorkbenchError
     from workbench.judge.client import RetryPolicy
+    from workbench.judge.last_used import remembered
     from workbench.judge.limits import run_budget
     from workbench.services.judging.runner import JudgeSettings
-    from workbench.services.judging.worklist import Selection
+    from workbench.services.judging.worklist import JudgeScope
 
     for name in ("concurrency", "attempts"):
-        if getattr(args, name) < 1:
+        if getattr(args, name) is not None and getattr(args, name) < 1:
             raise WorkbenchError(f"--{name} must be at least 1")
     for name in ("max_requests", "max_cost", "max_total_tokens"):
         value = getattr(args, name)
@@ -176,7 +183,7 @@ def _settings(args: argparse.Namespace, prices: Any) -> Any:
         base_url=base_url,
         judge_model=model,
         template=args.template,
-        selection=Selection(
+        selection=JudgeScope(
             campaign=args.campaign,
             models=models,
             items=args.items,
@@ -185,7 +192,7 @@ def _settings(args: argparse.Namespace, prices: Any) -> Any:
             swap=args.swap,
             limit=args.limit,
         ),
-        concurrency=args.concurrency,
+        concurrency=args.concurrency or remembered(base_url).concurrency or DEFAULT_CONCURRENCY,
         budget=run_budget(
             args.max_requests, args.max_cost, args.max_total_tokens, prices.for_model(model)
         ),
@@ -200,16 +207,28 @@ def _settings(args: argparse.Namespace, prices: Any) -> Any:
 
 def _prices(args: argparse.Namespace) -> Any:
     from workbench.judge.cost import default_prices, load_prices, parse_price
-    from workbench.judge.last_used import load_last_used
+    from workbench.judge.last_used import REMEMBERED_PRICE, load_last_used, remembered
 
     prices = default_prices()
     if args.prices:
         prices = load_prices(args.prices, prices)
+    last = load_last_used()
+    memory = remembered(args.base_url or last.base_url)
+    model = args.model or memory.model or last.model
     if args.price:
-        model = args.model or load_last_used().model
         if model:
-            prices = prices.with_price(model, parse_price(args.price))
+            prices = prices.with_price(model, parse_price(args.price), "--price")
+    elif model and memory.price is not None and model == memory.model and not args.prices:
+        # the price the user gave for this endpoint's model last time
+        prices = prices.with_price(model, memory.price, REMEMBERED_PRICE)
     return prices
+
+
+def _user_price(prices: Any, model: str) -> Any:
+    """The price the user gave for ``model`` (to remember with the endpoint), or None when it
+    is the price list's: a listed price is read from the list, which may be updated, each time."""
+    origin = prices.origin_for(model)
+    return prices.for_model(model) if origin is not None and origin.by_user else None
 
 
 def _money(value: float | None) -> str:
@@ -275,6 +294,8 @@ def _print_summary(summary: Any) -> None:
 
 
 async def _run_job(job: Any) -> Any:
+    import asyncio
+
     loop = asyncio.get_running_loop()
     # Ctrl+C stops the run cleanly (what is answered is stored) and still prints the counts.
     # Where signal handlers cannot be set (Windows), KeyboardInterrupt cancels the run instead.
@@ -290,10 +311,16 @@ async def _run_job(job: Any) -> Any:
 def run_judge(args: argparse.Namespace) -> int:
     from workbench.cli.progress import TerminalProgress
     from workbench.judge.client import EndpointError
-    from workbench.judge.last_used import remember_last_used
+    from workbench.judge.last_used import remember_endpoint
     from workbench.judge.secrets import resolve_api_key
-    from workbench.services.judging.runner import JudgeJob, plan_run
+    from workbench.services.judging.runner import JudgeJob, plan_run, prepare_runtime
 
+    def prepare() -> None:
+        with contextlib.suppress(Exception):  # the run prepares again and reports a failure
+            prepare_runtime()
+
+    if not args.dry_run:  # the HTTP stack's import (about a second) overlaps with planning
+        threading.Thread(target=prepare, name="judge-runtime", daemon=True).start()
     prices = _prices(args)
     settings = _settings(args, prices)
     plan = plan_run(args.bundle, settings, prices=prices)
@@ -308,7 +335,12 @@ def run_judge(args: argparse.Namespace) -> int:
         print(f"workbench: {note}", file=sys.stderr)
     _print_estimate(plan, sys.stderr)
     _confirm(plan, args)
-    remember_last_used(settings.base_url, settings.judge_model)
+    remember_endpoint(
+        settings.base_url,
+        settings.judge_model,
+        _user_price(prices, settings.judge_model),
+        settings.concurrency,
+    )
     progress = TerminalProgress(stream=sys.stderr)
     job = JudgeJob(
         args.bundle,
@@ -316,6 +348,8 @@ def run_judge(args: argparse.Namespace) -> int:
         key.secret,
         on_progress=lambda p: progress("judging", p.done + p.failed, p.total),
     )
+    import asyncio  # here, not at the top: every other command starts without it
+
     try:
         summary = asyncio.run(_run_job(job))
     except EndpointError as stopped:

@@ -223,12 +223,47 @@ def _number(value: Any, digits: int = 1) -> str:
 # --- leaderboard -------------------------------------------------------------------------------
 
 
+def _quick_selection(args: argparse.Namespace) -> tuple[bool, str | None]:
+    """Whether the filters are none, or one campaign (the quick path's two statements), and
+    that campaign."""
+    others = any(getattr(args, dest) for _, dest, _, _ in FILTER_FLAGS if dest != "campaigns")
+    if others or args.kinds or args.origins or args.include_derived or len(args.campaigns) > 1:
+        return False, None
+    return True, (args.campaigns[0] if args.campaigns else None)
+
+
+def _quick_leaderboard(args: argparse.Namespace, anchor: Any) -> dict[str, Any] | None:
+    """The document of a plain ``--method bt --json`` leaderboard of every judgment or of one
+    campaign's, read without pandas or SQLAlchemy (services.quick_leaderboard), or None for
+    the full path."""
+    quick, campaign = _quick_selection(args)
+    if args.method != "bt" or args.style_control or not args.json or not quick:
+        return None
+    if args.plot or args.heatmap or args.csv:
+        return None
+    from workbench.services.quick_leaderboard import quick_leaderboard
+
+    return quick_leaderboard(
+        args.bundle,
+        anchor=anchor,
+        bootstrap=args.bootstrap,
+        seed=args.seed,
+        decisive_weight=args.decisive_weight,
+        campaign=campaign,
+    )
+
+
 def run_leaderboard(args: argparse.Namespace) -> int:
-    from workbench.services.analysis import AnalysisError, LeaderboardRequest, leaderboard
     from workbench.stats.bradley_terry import Anchor
-    from workbench.storage import Bundle
 
     anchor = Anchor.parse(args.anchor) if args.anchor else None
+    document = _quick_leaderboard(args, anchor)
+    if document is not None:
+        print(json.dumps(document, indent=2))
+        return 0
+    from workbench.services.analysis import AnalysisError, LeaderboardRequest, leaderboard
+    from workbench.storage import Bundle
+
     request = LeaderboardRequest(
         method=args.method,
         style_control=args.style_control,

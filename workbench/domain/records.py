@@ -29,18 +29,21 @@ class ImageRecord:
     """One image of an item, in display order.
 
     ``original_ref`` is how the source file named the image (a URL or file name); ``path`` is
-    the local file it resolved to, ``data`` inline bytes (canonical JSONL with base64). When
-    neither is available the image is recorded as missing and the item keeps its place for it.
+    the local file it resolved to, ``data`` inline bytes (canonical JSONL with base64), and
+    ``sha256`` the hash of an image the importer already checked and set aside while reading
+    (images embedded in dataset rows; their bytes wait in the import's image spool). When none
+    is available the image is recorded as missing and the item keeps its place for it.
     """
 
     position: int
     original_ref: str
     path: Path | None = None
     data: bytes | None = None
+    sha256: str | None = None
 
     @property
     def is_missing(self) -> bool:
-        return self.path is None and self.data is None
+        return self.path is None and self.data is None and self.sha256 is None
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,6 +5,7 @@ as the original reference, marked missing."""
 from __future__ import annotations
 
 import base64
+import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,9 @@ class ImageWriter:
     mode: ImageMode
     folder: Path
     written: set[str] = field(default_factory=set)
+    #: files (and folders) this export made that were not there before: what
+    #: :meth:`remove_created` takes back when the export fails or is cancelled
+    created: list[Path] = field(default_factory=list)
 
     def entry(self, slot: ItemImage) -> dict[str, Any]:
         image = slot.image
@@ -38,6 +42,22 @@ class ImageWriter:
         if image.sha256 not in self.written:
             target = self.folder / name
             if not (target.exists() and target.stat().st_size == image.size_bytes):
+                if not target.parent.exists():
+                    self.created.append(target.parent)
+                existed = target.exists()
                 write_bytes_atomically(target, image.data)
+                if not existed:
+                    self.created.append(target)
             self.written.add(image.sha256)
         return {"path": name, "ref": slot.original_ref}
+
+    def remove_created(self) -> None:
+        """Remove the files and folders this export made (an image file that was already there,
+        perhaps from an earlier export, is kept, as is a folder that is not empty)."""
+        for path in reversed(self.created):
+            with contextlib.suppress(OSError):
+                if path.is_dir():
+                    path.rmdir()
+                else:
+                    path.unlink()
+        self.created.clear()

@@ -17,6 +17,7 @@ from workbench.export.canonical_json import dumps
 from workbench.export.images import ImageWriter
 from workbench.export.judgments import Judgment
 from workbench.importers.canonical import FORMAT_TAG, FORMAT_VERSION
+from workbench.progress import Progress, no_progress
 from workbench.storage.models import Item, Model, Output, Turn
 
 ITEMS_PER_QUERY = 500
@@ -76,9 +77,13 @@ def _turn(turn: Turn) -> dict[str, Any]:
 
 
 def item_lines(
-    session: Session, judgments: list[Judgment], images: ImageWriter
+    session: Session,
+    judgments: list[Judgment],
+    images: ImageWriter,
+    progress: Progress = no_progress,
 ) -> Iterator[dict[str, Any]]:
-    """The canonical lines of every item, in (source, id) order."""
+    """The canonical lines of every item, in (source, id) order; ``progress("items", done,
+    total)`` before each chunk of items is read (a cancel callback may raise there)."""
     models = _models(session)
     by_item: dict[int, list[dict[str, Any]]] = defaultdict(list)
     for judgment in judgments:
@@ -87,6 +92,7 @@ def item_lines(
     item_ids = sorted(session.scalars(select(Item.id)))
     lines: list[dict[str, Any]] = []
     for start in range(0, len(item_ids), ITEMS_PER_QUERY):
+        progress("items", start, len(item_ids))
         chunk = item_ids[start : start + ITEMS_PER_QUERY]
         outputs = _outputs(session, chunk)
         statement = (

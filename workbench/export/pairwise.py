@@ -22,6 +22,7 @@ from workbench.export.canonical_json import dumps
 from workbench.export.images import ImageWriter
 from workbench.export.judgments import CAMPAIGN, JUDGE_RUN, Judgment
 from workbench.export.spreadsheet import spreadsheet_safe
+from workbench.progress import Progress, no_progress
 from workbench.storage.models import Item, Model, Output, Turn
 
 PAIRWISE_TAG = "vlm-workbench/pairwise"
@@ -182,13 +183,18 @@ def _record(judgment: Judgment, view: _ItemView | None) -> dict[str, Any]:
 
 
 def pairwise_records(
-    session: Session, judgments: list[Judgment], images: ImageWriter
+    session: Session,
+    judgments: list[Judgment],
+    images: ImageWriter,
+    progress: Progress = no_progress,
 ) -> Iterator[dict[str, Any]]:
     """One record per judgment, ordered by content (so the order never depends on row ids).
 
     Records are built a few hundred items at a time and kept only as their JSON text; beyond
     :data:`SORT_RUN` of them, sorted runs go to a temporary folder and are merged, so an export
-    of millions of votes holds one run in memory rather than every record and every answer."""
+    of millions of votes holds one run in memory rather than every record and every answer.
+    ``progress("items", done, total)`` runs before each chunk of items is read (a cancel
+    callback may raise there; the temporary runs go with the folder)."""
     without_item: list[Judgment] = []
     by_item: dict[int, list[Judgment]] = defaultdict(list)
     for judgment in judgments:
@@ -211,6 +217,7 @@ def pairwise_records(
 
         items = sorted(by_item)
         for start in range(0, len(items), _ITEM_CHUNK):
+            progress("items", start, len(items))
             chunk = items[start : start + _ITEM_CHUNK]
             views = _item_views(session, set(chunk), images)
             for item_id in chunk:

@@ -1,10 +1,10 @@
-"""``export_bundle``: read a bundle and write one export file, atomically (a failed export
-leaves no file and no temporary file behind, and an existing file untouched)."""
+"""``export_bundle``: read a bundle and write one export file, atomically (a failed or
+cancelled export leaves no file and no temporary file behind, and an existing file untouched)."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -27,12 +27,23 @@ from workbench.export.options import (
 )
 from workbench.export.pairwise import pairwise_records, write_csv
 from workbench.export.target import check_export_target
+from workbench.progress import CancelRequested, Progress, Steps, never_cancelled, no_progress
 from workbench.storage.bundle import Bundle
 from workbench.storage.dialects import parse_location
 
 log = logging.getLogger(__name__)
 
-Writer = Callable[[IO[str], Session, list[Judgment], ImageWriter, ExportOptions], int]
+Writer = Callable[[IO[str], Session, list[Judgment], ImageWriter, ExportOptions, Steps], int]
+
+#: records written between two progress reports (and chances to cancel)
+RECORDS_PER_STEP = 1000
+
+
+def _stepped(records: Iterable[dict[str, Any]], steps: Steps) -> Iterator[dict[str, Any]]:
+    for count, record in enumerate(records):
+        if count % RECORDS_PER_STEP == 0:
+            steps("writing", count, 0)
+        yield record
 
 
 def _write_lines(handle: IO[str], lines: Iterator[dict[str, Any]]) -> int:
@@ -49,8 +60,9 @@ def _items(
     found: list[Judgment],
     images: ImageWriter,
     options: ExportOptions,
+    steps: Steps,
 ) -> int:
-    return _write_lines(handle, item_lines(session, found, images))
+    return _write_lines(handle, _stepped(item_lines(session, found, images, steps), steps))
 
 
 def _pairwise(
@@ -59,9 +71,11 @@ def _pairwise(
     found: list[Judgment],
     images: ImageWriter,
     options: ExportOptions,
+    steps: Steps,
 ) -> int:
-    records = pairwise_records(session, found, images)
-    return _write_lines(handle, aggregate_pairs(records) if options.aggregate else records)
+    records = pairwise_records(session, found, images, steps)
+    lines = aggregate_pairs(records) if options.aggregate else records
+    return _write_lines(handle, _stepped(lines, steps))
 
 
 def _csv(
@@ -70,11 +84,12 @@ def _csv(
     found: list[Judgment],
     images: ImageWriter,
     options: ExportOptions,
+    steps: Steps,
 ) -> int:
-    records = pairwise_records(session, found, images)
+    records = pairwise_records(session, found, images, steps)
     if options.aggregate:
-        return write_csv(handle, aggregate_pairs(records), AGGREGATE_COLUMNS)
-    return write_csv(handle, records)
+        return write_csv(handle, _stepped(aggregate_pairs(records), steps), AGGREGATE_COLUMNS)
+    return write_csv(handle, _stepped(records, steps))
 
 
 def _arena(
@@ -83,9 +98,10 @@ def _arena(
     found: list[Judgment],
     images: ImageWriter,
     options: ExportOptions,
+    steps: Steps,
 ) -> int:
     # a JSON list, one battle per line, as FastChat's tools and pandas.read_json read it
-    rows = [dumps(battle) for battle in battles(session, found)]
+    rows = [dumps(battle) for battle in _stepped(battles(session, found), steps)]
     handle.write("[\n" + ",\n".join(rows) + ("\n" if rows else "") + "]\n")
     return len(rows)
 
@@ -108,9 +124,20 @@ def _left_out(found: list[Judgment], export_format: str) -> dict[str, int]:
 
 
 def export_bundle(
-    bundle_path: str | Path, out: str | Path, options: ExportOptions
+    bundle_path: str | Path,
+    out: str | Path,
+    options: ExportOptions,
+    *,
+    progress: Progress = no_progress,
+    cancel_requested: CancelRequested = never_cancelled,
 ) -> ExportSummary:
-    """Write the export ``options`` describe of the bundle at ``bundle_path`` to ``out``."""
+    """Write the export ``options`` describe of the bundle at ``bundle_path`` to ``out``.
+
+    ``progress(phase, done, total)`` is called as the judgments are read ("judgments"), items
+    are gathered ("items") and records written ("writing"); when ``cancel_requested()`` turns
+    true, the export stops at the next of those steps with
+    :class:`~workbench.progress.WorkCancelledError`, leaving no file (nor image file it wrote)
+    behind and an existing ``out`` as it was."""
     target = Path(out)
     if options.format not in FORMATS:
         raise ExportError(
@@ -128,13 +155,21 @@ def export_bundle(
         raise ExportError(f"no bundle at {source.path}")
     writer = FORMATS[options.format][0]
     images = ImageWriter(options.images, target.parent)
+    steps = Steps(progress, cancel_requested, "export cancelled; no file was written")
     with Bundle.open(bundle_path, migrate=False) as bundle, bundle.read_session() as session:
+        steps("judgments", 0, 0)
         found = collect_judgments(session, options)
         try:
             with atomic_text_file(target) as handle:
-                records = writer(handle, session, found, images, options)
+                records = writer(handle, session, found, images, options, steps)
+                # the last chance: once renamed into place, the export is whole and stays
+                steps.check()
         except OSError as error:  # a full disk, a read-only folder, a place like /proc
+            images.remove_created()
             raise ExportError(f"cannot write {target}: {error.strerror or error}") from None
+        except BaseException:
+            images.remove_created()
+            raise
     summary = ExportSummary(
         path=target,
         format=options.format,

@@ -8,17 +8,9 @@ from __future__ import annotations
 import logging
 from urllib.parse import urlsplit
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (
-    QDialog,
-    QDialogButtonBox,
-    QFormLayout,
-    QLabel,
-    QLineEdit,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QWidget
 
+from workbench.gui.forms.ui_api_key_dialog import Ui_ApiKeyDialog
 from workbench.judge.secrets import (
     DEFAULT_ENV_VAR,
     ApiKeyError,
@@ -48,43 +40,27 @@ def keyring_state(base_url: str) -> tuple[bool, bool]:
     return True, bool(found.value)
 
 
-class ApiKeyDialog(QDialog):
+class ApiKeyDialog(QDialog, Ui_ApiKeyDialog):
+    """The layout is ui/api_key_dialog.ui; the key field refuses the context menu and drags
+    there, since a key in the clipboard or a drag would outlive the dialog."""
+
     def __init__(self, base_url: str = DEFAULT_BASE_URL, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("API key")
-        self.setMinimumWidth(520)
-        self.base_url_edit = QLineEdit(base_url)
-        self.key_edit = QLineEdit()
-        self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
-        self.key_edit.setPlaceholderText("paste the key here")
-        # a key in the clipboard or a drag would outlive the dialog
-        self.key_edit.setContextMenuPolicy(Qt.ContextMenuPolicy.NoContextMenu)
-        self.key_edit.setDragEnabled(False)
-        explanation = QLabel(
+        self.setupUi(self)
+        self.base_url_edit.setText(base_url)
+        self.explanation.setText(
             "The judge endpoint's key is kept in the system keyring, one per host. "
             f"{DEFAULT_ENV_VAR}, when set, is used instead. The key is never shown, logged "
             "or written to a bundle."
         )
-        explanation.setWordWrap(True)
-        self.status_label = QLabel()
-        self.status_label.setWordWrap(True)
-        self.status_label.setTextFormat(Qt.TextFormat.PlainText)
-        form = QFormLayout()
-        form.addRow("Endpoint (base URL):", self.base_url_edit)
-        form.addRow("API key:", self.key_edit)
-        self.buttons = QDialogButtonBox()
+        # buttons of our own roles: a .ui button box holds only standard buttons
         self.save_button = self.buttons.addButton(
             "Save key", QDialogButtonBox.ButtonRole.AcceptRole
         )
         self.clear_button = self.buttons.addButton(
             "Remove stored key", QDialogButtonBox.ButtonRole.DestructiveRole
         )
-        self.close_button = self.buttons.addButton(QDialogButtonBox.StandardButton.Close)
-        layout = QVBoxLayout(self)
-        layout.addWidget(explanation)
-        layout.addLayout(form)
-        layout.addWidget(self.status_label)
-        layout.addWidget(self.buttons)
+        self.close_button = self.buttons.button(QDialogButtonBox.StandardButton.Close)
 
         self.save_button.clicked.connect(self.save)
         self.clear_button.clicked.connect(self.clear)

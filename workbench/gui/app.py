@@ -78,6 +78,7 @@ def install_qt_message_logging() -> None:
 def _application() -> QApplication:
     from PySide6.QtWidgets import QApplication
 
+    from workbench.gui.collector import install_idle_collector
     from workbench.gui.fonts import install_fallback_fonts
     from workbench.gui.resources import app_icon
 
@@ -90,6 +91,7 @@ def _application() -> QApplication:
         app.setApplicationName("VLM Workbench")
         app.setOrganizationName("vlm-workbench")
         install_fallback_fonts()
+        install_idle_collector(app)  # full collections wait for an idle user
     app.setWindowIcon(app_icon())
     return app
 
@@ -158,6 +160,19 @@ def _take_screenshot(
     render_window(shown if shown is not None else window, Path(screenshot))
     window.close()
     return 0
+
+
+def _is_pack(bundle_path: str | Path) -> bool:
+    """Whether ``bundle_path`` is an offline pack file. A bundle file at the current schema is
+    asked with plain sqlite3: opening it the usual way here as well would open it twice (and
+    load SQLAlchemy) before the window shows; any other file is opened the usual way."""
+    from workbench.services.pack_marker import PACK_INFO_KEY
+    from workbench.storage.fast_read import info_value
+
+    found = info_value(bundle_path, PACK_INFO_KEY)
+    if found is not None:
+        return found.value is not None
+    return _pack_of(bundle_path) is not None
 
 
 def _pack_of(bundle_path: str | Path) -> PackInfo | None:
@@ -280,7 +295,7 @@ def run_app(
         raise WorkbenchError(f"unknown page {page!r} (pages: {', '.join(PAGES)})")
     if page == "annotate" and campaign is None:
         raise WorkbenchError("--page annotate needs --campaign NAME")
-    if page in ("items", "annotate") and item is None and _pack_of(bundle_path) is not None:
+    if page in ("items", "annotate") and item is None and _is_pack(bundle_path):
         return run_annotator(bundle_path, campaign, annotator, screenshot, size)
     _choose_platform(screenshot is not None, bundle_path)
     app = _application()

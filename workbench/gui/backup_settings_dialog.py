@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from workbench.gui.problem_dialog import show_problem
 from workbench.services.maintenance import (
     BackupSettings,
     save_backup_settings,
@@ -49,6 +50,7 @@ class BackupSettingsDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Backups")
         self.settings = load_backup_settings()
+        self.message_box: QMessageBox | None = None
         explanation = QLabel(EXPLANATION, self)
         explanation.setWordWrap(True)
 
@@ -118,7 +120,9 @@ class BackupSettingsDialog(QDialog):
             try:
                 chosen.folder.mkdir(parents=True, exist_ok=True)
             except OSError as error:
-                QMessageBox.warning(self, "Backups", f"Cannot use {chosen.folder}: {error}")
+                self.message_box = show_problem(
+                    self, "Backups", f"Cannot use {chosen.folder}: {error}"
+                )
                 return
         save_backup_settings(chosen)
         self.settings = chosen

@@ -43,7 +43,7 @@ def run_shared_loop(app: QApplication) -> int:
 
 
 def prepare_judge_runtime_in_background() -> threading.Thread:
-    """Import the judge's HTTP stack and freeze the collector once, off the GUI thread, before
+    """Import the judge's HTTP stack once, off the GUI thread, before
     anyone runs a judge (docs/judge.md, Design: the import holds the interpreter lock for up to
     ~100 ms at a time, which would otherwise stall the first run's window)."""
 

@@ -5,26 +5,17 @@ service writes atomically, so a failed export leaves no file behind."""
 from __future__ import annotations
 
 import logging
-import traceback
 from pathlib import Path
 from typing import cast
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import (
-    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
     QFileDialog,
-    QFormLayout,
-    QHBoxLayout,
-    QLabel,
-    QLineEdit,
     QMessageBox,
-    QProgressBar,
-    QPushButton,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -33,12 +24,21 @@ from workbench.export import FORMATS, ExportOptions, ExportSummary, ImageMode, J
 from workbench.export import export_bundle as run_export
 from workbench.export.pseudonyms import pseudonym_key
 from workbench.gui.background import BackgroundRunner
+from workbench.gui.forms.ui_export_dialog import Ui_ExportDialog
+from workbench.gui.jobs import Job, JobControl, JobStatus, jobs_for
 from workbench.gui.locations import default_output, display_location
+from workbench.gui.problem_dialog import show_problem
 
 log = logging.getLogger(__name__)
 
 #: the file suffix offered for each format in the file chooser
 SUFFIXES = {"items": ".jsonl", "jsonl": ".jsonl", "csv": ".csv", "arena": ".json"}
+#: what the jobs list says at each step of an export
+EXPORT_STEPS = {
+    "judgments": "Reading the judgments…",
+    "items": "Gathering the items…",
+    "writing": "Writing the records…",
+}
 SOURCES = {
     JudgmentSource.ALL: "everyone (people and judges)",
     JudgmentSource.HUMAN: "people only",
@@ -61,73 +61,35 @@ def describe_summary(summary: ExportSummary) -> str:
     return text
 
 
-class ExportDialog(QDialog):
+class ExportDialog(QDialog, Ui_ExportDialog):
     """Emits :attr:`exported` with the summary after an export was written."""
 
     exported = Signal(object)  # ExportSummary
 
     def __init__(self, bundle: str | Path, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Export")
-        self.setMinimumWidth(620)
+        self.setupUi(self)  # ui/export_dialog.ui
         self.bundle = bundle
         self.summary: ExportSummary | None = None
         self.message_box: QMessageBox | None = None
+        # only for the campaign names: the export itself is a job of the window's job manager
         self.runner = BackgroundRunner(max_threads=1, parent=self)
-        self._running = False
+        self.job: Job | None = None
 
-        self.bundle_label = QLabel(display_location(bundle))
-        self.bundle_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.format_combo = QComboBox()
+        self.bundle_label.setText(display_location(bundle))
         for name, (_, description) in FORMATS.items():
             self.format_combo.addItem(f"{name}: {description}", name)
         self.format_combo.setCurrentIndex(self.format_combo.findData("jsonl"))  # the CLI's
-        self.campaign_combo = QComboBox()
-        self.campaign_combo.setEditable(True)
         self.campaign_combo.addItem(ALL_CAMPAIGNS, None)
-        self.source_combo = QComboBox()
         for source, text in SOURCES.items():
             self.source_combo.addItem(text, source)
-        self.images_combo = QComboBox()
         for mode, text in IMAGE_MODES.items():
             self.images_combo.addItem(text, mode)
-        self.pseudonymize_check = QCheckBox("Replace annotator handles by pseudonyms")
-        self.aggregate_check = QCheckBox("One record per judged pair (votes per side)")
-        self.out_edit = QLineEdit()
-        self.out_edit.setPlaceholderText("the file to write")
-        self.browse_button = QPushButton("Browse…")
-        out_row = QHBoxLayout()
-        out_row.addWidget(self.out_edit, 1)
-        out_row.addWidget(self.browse_button)
-
-        form = QFormLayout()
-        form.addRow("Bundle:", self.bundle_label)
-        form.addRow("Format:", self.format_combo)
-        form.addRow("Campaign:", self.campaign_combo)
-        form.addRow("Judgments by:", self.source_combo)
-        form.addRow("Images:", self.images_combo)
-        form.addRow("", self.pseudonymize_check)
-        form.addRow("", self.aggregate_check)
-        form.addRow("Export to:", out_row)
-
-        self.progress_bar = QProgressBar()
-        self.progress_bar.setRange(0, 1)
-        self.progress_bar.setValue(0)
-        self.progress_bar.setTextVisible(False)
-        self.status_label = QLabel("Choose what to export and where.")
-        self.status_label.setWordWrap(True)
-        self.status_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.buttons = QDialogButtonBox()
+        # a button of its own role: a .ui button box holds only standard buttons
         self.export_button = self.buttons.addButton(
             "Export", QDialogButtonBox.ButtonRole.AcceptRole
         )
-        self.close_button = self.buttons.addButton(QDialogButtonBox.StandardButton.Close)
-
-        layout = QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addWidget(self.progress_bar)
-        layout.addWidget(self.status_label)
-        layout.addWidget(self.buttons)
+        self.close_button = self.buttons.button(QDialogButtonBox.StandardButton.Close)
 
         self.format_combo.currentIndexChanged.connect(self._format_changed)
         self.browse_button.clicked.connect(self._browse)
@@ -211,7 +173,7 @@ class ExportDialog(QDialog):
 
     @property
     def running(self) -> bool:
-        return self._running
+        return self.job is not None and self.job.active
 
     def start_export(self) -> None:
         target = self.out_edit.text().strip()
@@ -224,7 +186,32 @@ class ExportDialog(QDialog):
         self._set_running(True)
         self.status_label.setText("Exporting…")
         bundle, out = self.bundle, Path(target)
-        self.runner.run(lambda: run_export(bundle, out, options), self._succeeded, self._failed)
+
+        def work(control: JobControl) -> ExportSummary:
+            # cancelled at a step, the export leaves no file (nor image file) behind
+            return run_export(
+                bundle,
+                out,
+                options,
+                progress=control.reporter(EXPORT_STEPS),
+                cancel_requested=control.cancelled,
+            )
+
+        self.job = jobs_for(self).submit(f"Export ({options.format}) to {out.name}", "Export", work)
+        self.job.finished.connect(self._job_ended)
+
+    def _job_ended(self) -> None:
+        job = self.job
+        if job is None:
+            return
+        if job.status is JobStatus.SUCCEEDED:
+            job.set_outcome(describe_summary(job.result))
+            self._succeeded(job.result)
+        elif job.status is JobStatus.CANCELLED:
+            self._failed("", "")
+            self.status_label.setText("Export cancelled; no file was written.")
+        else:
+            self._failed(job.error, job.details)
 
     def _succeeded(self, summary: ExportSummary) -> None:
         self._set_running(False)
@@ -233,18 +220,13 @@ class ExportDialog(QDialog):
         self.status_label.setText(describe_summary(summary))
         self.exported.emit(summary)
 
-    def _failed(self, error: BaseException) -> None:
+    def _failed(self, message: str, details: str) -> None:
         self._set_running(False)
         self.status_label.setText("Nothing was exported.")
-        if isinstance(error, WorkbenchError):
-            self._show_problem(str(error), "")
-        else:
-            log.error("export failed", exc_info=error)
-            details = "".join(traceback.format_exception(error))
-            self._show_problem(f"The export failed: {type(error).__name__}: {error}", details)
+        if message:
+            self._show_problem(message if not details else f"The export failed: {message}", details)
 
     def _set_running(self, running: bool) -> None:
-        self._running = running
         self.progress_bar.setRange(0, 0 if running else 1)
         for widget in (
             self.export_button,
@@ -262,13 +244,8 @@ class ExportDialog(QDialog):
             self._offer_allowed_options()
 
     def _show_problem(self, message: str, details: str) -> None:
-        box = QMessageBox(QMessageBox.Icon.Warning, "Export", message, parent=self)
-        box.setTextFormat(Qt.TextFormat.PlainText)
-        if details:
-            box.setDetailedText(details)
-        self.message_box = box
-        box.open()
+        self.message_box = show_problem(self, "Export", message, details)
 
     def reject(self) -> None:
-        if not self._running:  # the export's outcome must be seen
+        if not self.running:  # the export's outcome must be seen
             super().reject()

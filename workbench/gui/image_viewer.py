@@ -6,6 +6,7 @@ from PySide6.QtGui import QImage, QShowEvent
 from PySide6.QtWidgets import QDialog, QWidget
 
 from workbench.gui.forms.ui_image_viewer import Ui_ImageViewer
+from workbench.gui.screen_fit import resize_within_screen
 from workbench.gui.zoomable_image_view import ZOOM_STEP
 
 
@@ -14,6 +15,7 @@ class ImageViewerDialog(QDialog):
         super().__init__(parent)
         self.ui = Ui_ImageViewer()
         self.ui.setupUi(self)
+        resize_within_screen(self, self.width(), self.height())  # the form's 900x700
         self.ui.fitButton.clicked.connect(self.ui.imageView.fit)
         self.ui.actualSizeButton.clicked.connect(self.ui.imageView.actual_size)
         self.ui.zoomInButton.clicked.connect(lambda: self.ui.imageView.zoom(ZOOM_STEP))

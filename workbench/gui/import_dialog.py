@@ -1,26 +1,25 @@
 """File > Import…: pick a format from the plugin registry and the files to read, then run the
-import service on a worker thread with progress and a Cancel button. A failed or cancelled
-import leaves the bundle as it was (the service guarantees it); problems are shown in a dialog
-with the rejected rows one click away."""
+import service as a job of the window's job manager, with progress and a Cancel button here and
+in the jobs list. A failed or cancelled import leaves the bundle as it was (the service
+guarantees it); problems are shown in a dialog with the rejected rows one click away."""
 
 from __future__ import annotations
 
 import logging
-import threading
-import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Qt, QThreadPool, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox, QWidget
 
 from workbench.errors import WorkbenchError
 from workbench.gui.forms.ui_import_dialog import Ui_ImportDialog
+from workbench.gui.jobs import Job, JobControl, JobStatus, jobs_for
 from workbench.gui.locations import display_location
-from workbench.importers.base import ImportRejectedError
+from workbench.gui.problem_dialog import show_problem
 from workbench.plugins import Registry, registry
 from workbench.recent import is_server_location
-from workbench.services.importing import ImportCancelledError, ImportResult, import_files
+from workbench.services.importing import ImportResult, import_files
 
 log = logging.getLogger(__name__)
 
@@ -31,64 +30,6 @@ PHASES = {
     "writing": "Writing to the bundle…",
     "done": "Done.",
 }
-
-
-class ImportJob(QObject):
-    """One import on a worker thread. Create it on the GUI thread; its signals arrive there."""
-
-    progressed = Signal(str, int, int)
-    succeeded = Signal(object)  # ImportResult
-    failed = Signal(str, str)  # message, details
-    cancelled = Signal()
-
-    def __init__(
-        self,
-        bundle: str | Path,
-        sources: Sequence[Path],
-        format_name: str,
-        skip_rejected: bool = False,
-        plugins: Registry | None = None,
-    ) -> None:
-        super().__init__()
-        self.bundle = bundle
-        self.sources = list(sources)
-        self.format_name = format_name
-        self.skip_rejected = skip_rejected
-        self.plugins = plugins
-        self._cancel = threading.Event()
-
-    def cancel(self) -> None:
-        self._cancel.set()
-
-    def start(self, pool: QThreadPool) -> None:
-        pool.start(self.run)
-
-    def run(self) -> None:
-        try:
-            result = import_files(
-                self.bundle,
-                self.sources,
-                self.format_name,
-                skip_rejected=self.skip_rejected,
-                progress=self.progressed.emit,
-                cancel_requested=self._cancel.is_set,
-                plugins=self.plugins,
-            )
-        except ImportCancelledError:
-            self.cancelled.emit()
-        except ImportRejectedError as error:
-            headline, _, details = str(error).partition("\n")
-            full = "\n".join(str(problem) for problem in error.problems)
-            self.failed.emit(headline, full or details)
-        except WorkbenchError as error:
-            self.failed.emit(str(error), "")
-        except Exception as error:  # shown to the user with the traceback one click away
-            log.exception("import failed")
-            self.failed.emit(
-                f"The import failed: {type(error).__name__}: {error}", traceback.format_exc()
-            )
-        else:
-            self.succeeded.emit(result)
 
 
 def describe_result(result: ImportResult) -> str:
@@ -123,10 +64,7 @@ class ImportDialog(QDialog):
         self.ui = Ui_ImportDialog()
         self.ui.setupUi(self)
         self.plugins = plugins
-        self.job: ImportJob | None = None
-        # a pool of its own: an import can take minutes and must not wait behind other work
-        self.pool = QThreadPool(self)
-        self.pool.setMaxThreadCount(1)
+        self.job: Job | None = None
         self.message_box: QMessageBox | None = None
         self.import_result: ImportResult | None = None
         for importer in (plugins or registry()).importers():
@@ -216,20 +154,36 @@ class ImportDialog(QDialog):
             return
         self.import_result = None
         self.import_target = target
-        self.job = ImportJob(
-            target,
-            sources,
-            self.ui.formatCombo.currentText(),
-            self.ui.skipRejectedCheck.isChecked(),
-            self.plugins,
-        )
-        self.job.progressed.connect(self._progress)
-        self.job.succeeded.connect(self._succeeded)
-        self.job.failed.connect(self._failed)
-        self.job.cancelled.connect(self._cancelled)
+        format_name = self.ui.formatCombo.currentText()
+        skip_rejected, plugins = self.ui.skipRejectedCheck.isChecked(), self.plugins
+
+        def work(control: JobControl) -> ImportResult:
+            def progress(phase: str, done: int, total: int) -> None:
+                text = PHASES.get(phase, phase)
+                if total > 0:
+                    text += f" {done:,} of {total:,}"
+                elif done:
+                    text += f" {done:,}"
+                control.progress(done, total, text)
+
+            return import_files(
+                target,
+                sources,
+                format_name,
+                skip_rejected=skip_rejected,
+                progress=progress,
+                cancel_requested=control.cancelled,
+                plugins=plugins,
+            )
+
+        where = Path(target).name if isinstance(target, Path) else display_location(target)
+        job = jobs_for(self).submit(f"Import ({format_name}) into {where}", "Import", work)
+        self.job = job
+        job.changed.connect(self._progress)
+        job.finished.connect(self._job_ended)
         self._set_running(True)
-        self.ui.statusLabel.setText("Starting…")
-        self.job.start(self.pool)
+        queued = job.status is JobStatus.QUEUED
+        self.ui.statusLabel.setText("Waiting for the job before it…" if queued else "Starting…")
 
     def cancel_import(self) -> None:
         if self.job is not None:
@@ -239,18 +193,31 @@ class ImportDialog(QDialog):
 
     @property
     def running(self) -> bool:
-        return self.job is not None
+        return self.job is not None and self.job.active
 
-    def _progress(self, phase: str, done: int, total: int) -> None:
+    def _progress(self) -> None:
+        job = self.job
+        if job is None or not job.active or job.status is JobStatus.QUEUED:
+            return
         bar = self.ui.progressBar
-        if total > 0:
-            bar.setRange(0, total)
-            bar.setValue(done)
-            self.ui.statusLabel.setText(f"{PHASES.get(phase, phase)} {done:,} of {total:,}")
+        if job.total > 0:
+            bar.setRange(0, job.total)
+            bar.setValue(job.done)
         else:
             bar.setRange(0, 0)
-            suffix = f" {done:,}" if done else ""
-            self.ui.statusLabel.setText(PHASES.get(phase, phase) + suffix)
+        self.ui.statusLabel.setText(job.text)
+
+    def _job_ended(self) -> None:
+        job = self.job
+        if job is None:
+            return
+        if job.status is JobStatus.SUCCEEDED:
+            job.set_outcome(describe_result(job.result))
+            self._succeeded(job.result)
+        elif job.status is JobStatus.CANCELLED:
+            self._cancelled()
+        else:
+            self._failed(job.error, job.details)
 
     def _succeeded(self, result: ImportResult) -> None:
         self._finish()
@@ -291,13 +258,8 @@ class ImportDialog(QDialog):
         self.ui.cancelButton.setEnabled(running)
 
     def _show_problem(self, message: str, details: str) -> None:
-        box = QMessageBox(QMessageBox.Icon.Warning, "Import", message, parent=self)
-        box.setTextFormat(Qt.TextFormat.PlainText)
-        if details:
-            box.setDetailedText(details)
-        self.message_box = box
-        box.open()
+        self.message_box = show_problem(self, "Import", message, details)
 
     def reject(self) -> None:
-        if self.job is None:  # closing while an import runs would hide its outcome
+        if not self.running:  # closing while an import runs would hide its outcome
             super().reject()

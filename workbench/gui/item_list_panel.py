@@ -1,20 +1,28 @@
 """The item list: search, filters by source, category, model and flag, and a sortable table
-that follows (and sets) the shared selection. Queries run on a worker thread; a newer query
+that follows (and sets) the linked selection, keeping only the items that compare its model
+pair (or its single model) when one is chosen. Queries run on a worker thread; a newer query
 makes the answer of an older one irrelevant, so only the latest answer is applied."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QAbstractItemView, QComboBox, QHeaderView, QWidget
 
 from workbench.gui.background import BackgroundRunner
 from workbench.gui.forms.ui_item_list_panel import Ui_ItemListPanel
 from workbench.gui.item_table_model import ItemTableModel
-from workbench.gui.selection import SelectionModel
-from workbench.services.browse import BundleBrowser, FilterChoices, ItemFlag, ItemQuery, SortKey
+from workbench.gui.linked_selection import LinkedSelection
+from workbench.services.browse import (
+    SQL_FLAGS,
+    BundleBrowser,
+    FilterChoices,
+    ItemFlag,
+    ItemQuery,
+    SortKey,
+)
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +51,7 @@ class ItemListPanel(QWidget):
     queryFailed = Signal(str)
 
     def __init__(
-        self, selection: SelectionModel, runner: BackgroundRunner, parent: QWidget | None = None
+        self, selection: LinkedSelection, runner: BackgroundRunner, parent: QWidget | None = None
     ) -> None:
         super().__init__(parent)
         self.ui = Ui_ItemListPanel()
@@ -67,6 +75,9 @@ class ItemListPanel(QWidget):
         self._applied_query: ItemQuery | None = None
         self._total_items = 0
         self.querying = False
+        self._painted = False
+        self._after_first_paint: list[Callable[[], None]] = []
+        self.ui.itemTable.viewport().installEventFilter(self)
 
         self._search_timer = QTimer(self)
         self._search_timer.setSingleShot(True)
@@ -80,6 +91,8 @@ class ItemListPanel(QWidget):
         self.model.sortRequested.connect(self._sort_requested)
         self.ui.itemTable.selectionModel().currentRowChanged.connect(self._row_changed)
         selection.itemChanged.connect(self._follow_selection)
+        selection.modelPairChanged.connect(lambda _pair: self.refresh())
+        selection.modelChanged.connect(lambda _model: self.refresh())
 
     def filter_combos(self) -> list[QComboBox]:
         ui = self.ui
@@ -110,7 +123,48 @@ class ItemListPanel(QWidget):
             self.refresh()
 
     def _fetch_rows(self, ids: Sequence[int]) -> list:
-        return self.browser.item_rows(ids) if self.browser else []
+        """A page of rows with the flags SQL finds; the disagreement flag, which needs the
+        statistics stack, follows from a worker, so the first page is shown without loading
+        pandas on the GUI thread."""
+        browser = self.browser
+        if browser is None:
+            return []
+        page = list(ids)
+
+        def add(flagged: set[int]) -> None:
+            if browser is self.browser:
+                self.model.add_flag(ItemFlag.DISAGREEMENT, page, flagged)
+
+        def look_up() -> None:
+            self.runner.run(lambda: browser.flagged_items(ItemFlag.DISAGREEMENT, page), add)
+
+        self.after_first_paint(look_up)
+        return browser.item_rows(page, SQL_FLAGS)
+
+    def after_first_paint(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` once the list has first painted rows (now if it has, or if it is
+        not on screen): for work the first paint does not need, which even on a worker would
+        compete with it for the interpreter lock (the statistics stack's imports)."""
+        if self._painted or not self.ui.itemTable.isVisible():  # no paint to wait for
+            callback()
+        else:
+            self._after_first_paint.append(callback)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if (
+            watched is self.ui.itemTable.viewport()
+            and event.type() == QEvent.Type.Paint
+            and self.model.rowCount() > 0
+        ):
+            self._painted = True
+            watched.removeEventFilter(self)
+            QTimer.singleShot(0, self._run_deferred)  # once this paint is on screen
+        return False
+
+    def _run_deferred(self) -> None:
+        waiting, self._after_first_paint = self._after_first_paint, []
+        for look_up in waiting:
+            look_up()
 
     # --- queries --------------------------------------------------------------------------------
 
@@ -124,6 +178,8 @@ class ItemListPanel(QWidget):
             flag=ui.flagFilter.currentData(),
             sort=self._sort,
             descending=self._descending,
+            pair=self.selection.model_pair,
+            compared=self.selection.model,
         )
 
     def refresh(self) -> None:
@@ -166,6 +222,12 @@ class ItemListPanel(QWidget):
             text = f"{shown:,} items"
         else:
             text = f"{shown:,} of {self._total_items:,} items"
+        query = self._applied_query
+        # say why the list is shorter: the models are chosen elsewhere (the leaderboard)
+        if query is not None and query.pair is not None:
+            text += f" comparing {query.pair[0]} and {query.pair[1]}"
+        elif query is not None and query.compared is not None:
+            text += f" comparing {query.compared} with another model"
         self.ui.countLabel.setText(text)
 
     def _sort_requested(self, key: SortKey, descending: bool) -> None:

@@ -9,6 +9,7 @@ query but the page fetch it is given.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
@@ -83,6 +84,24 @@ class ItemTableModel(QAbstractTableModel):
         wanted = row + 1
         if wanted > len(self._rows):
             self._load(wanted - len(self._rows) + PAGE_SIZE)
+
+    def add_flag(self, flag: ItemFlag, among: Sequence[int], flagged: set[int]) -> None:
+        """Give ``flag`` to the loaded rows of ``among`` that are in ``flagged`` (a flag read
+        after its page was shown, see :data:`~workbench.services.browse.SQL_FLAGS`)."""
+        wanted = set(among) & flagged
+        changed = [
+            row
+            for row, item in enumerate(self._rows)
+            if item.id in wanted and flag not in item.flags
+        ]
+        for row in changed:
+            item = self._rows[row]
+            self._rows[row] = replace(item, flags=item.flags | {flag})
+        if changed:
+            column = len(COLUMNS) - 1
+            self.dataChanged.emit(
+                self.index(min(changed), column), self.index(max(changed), column)
+            )
 
     def row_data(self, row: int) -> ItemRow | None:
         return self._rows[row] if 0 <= row < len(self._rows) else None

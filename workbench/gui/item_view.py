@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
+from dataclasses import replace
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction
@@ -30,13 +31,14 @@ from PySide6.QtWidgets import (
 from workbench.gui.image_grid import ImageGrid
 from workbench.gui.image_loader import ImageLoader
 from workbench.gui.image_viewer import ImageViewerDialog
+from workbench.gui.linked_selection import LinkedSelection
 from workbench.gui.plain_text import menu_text, plain_tooltip
 from workbench.gui.safe_text import SafeTextView
-from workbench.gui.selection import SelectionModel
 from workbench.services.browse import (
     CaptionView,
     ImageSlot,
     ItemDetail,
+    ItemFlag,
     ReferenceView,
     TurnView,
 )
@@ -276,7 +278,7 @@ class ItemView(QWidget):
 
     def __init__(
         self,
-        selection: SelectionModel,
+        selection: LinkedSelection,
         loader: ImageLoader,
         raw_action: QAction,
         parent: QWidget | None = None,
@@ -365,6 +367,15 @@ class ItemView(QWidget):
         self.highlight = term
         for view in self.text_views():
             view.set_highlight(term)
+
+    def add_flag(self, item_id: int, flag: ItemFlag) -> None:
+        """Show ``flag`` on item ``item_id`` if it is still the one shown (a flag read after
+        the item, see :data:`~workbench.services.browse.SQL_FLAGS`)."""
+        detail = self.detail
+        if detail is None or detail.id != item_id or flag in detail.flags:
+            return
+        self.detail = replace(detail, flags=detail.flags | {flag})
+        self.header.setText(self._header_html(self.detail))
 
     def show_item(self, detail: ItemDetail | None) -> None:
         self.detail = detail

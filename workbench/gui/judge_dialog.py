@@ -1,5 +1,6 @@
 """Tools > Run LLM judge…: the options of ``workbench judge`` in a dialog. *Estimate* plans the
-run in a worker thread and shows what it will send and cost; *Start* (possible only once the
+run as a job of the window's job manager (seconds on a large bundle, so it is listed and can be
+cancelled) and shows what it will send and cost; *Start* (possible only once the
 current settings are estimated) runs it on the asyncio loop qasync shares with Qt, with live
 progress; *Cancel* stops it cleanly, keeping every verdict already answered. The template's system
 and user text can be edited: an edit is checked, then run as a version of its own."""
@@ -9,40 +10,36 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-import traceback
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
-    QCheckBox,
-    QComboBox,
     QDialog,
     QDialogButtonBox,
     QDoubleSpinBox,
-    QFormLayout,
-    QGroupBox,
-    QHBoxLayout,
-    QLabel,
-    QLineEdit,
     QMessageBox,
-    QPlainTextEdit,
-    QProgressBar,
-    QPushButton,
-    QRadioButton,
     QSpinBox,
-    QVBoxLayout,
     QWidget,
 )
 
 from workbench.errors import WorkbenchError
+from workbench.gui.forms.ui_judge_dialog import Ui_JudgeDialog
+from workbench.gui.jobs import Job, JobControl, JobStatus, jobs_for
+from workbench.gui.locations import display_location
+from workbench.gui.problem_dialog import show_problem
+from workbench.gui.screen_fit import resize_within_screen
 from workbench.judge.cost import DEFAULT_PRICES, PriceTable, default_prices, parse_price
-from workbench.judge.last_used import LOCAL_EXAMPLE, load_last_used, remember_last_used
+from workbench.judge.last_used import (
+    LOCAL_EXAMPLE,
+    load_last_used,
+    remember_endpoint,
+    remembered,
+)
 from workbench.judge.limits import DEFAULT_MAX_COST, DEFAULT_MAX_REQUESTS, run_budget
 from workbench.judge.secrets import resolve_api_key
 from workbench.judge.templates import JudgeTemplate, TemplateError, edited_template
-from workbench.logging_setup import redact
 from workbench.plugins import Registry, registry
 from workbench.services.judging.plan_text import (
     confirmation_text,
@@ -58,13 +55,21 @@ from workbench.services.judging.runner import (
     JudgeSummary,
     plan_run,
 )
-from workbench.services.judging.worklist import Selection
+from workbench.services.judging.worklist import JudgeScope
 
 log = logging.getLogger(__name__)
 
 #: the progress text is refreshed at most this often (seconds): one verdict arrives every few
 #: milliseconds at full speed, and relaying out a label for each would be wasted work
 PROGRESS_TEXT_INTERVAL = 0.1
+#: what the jobs list says at each step of an estimate (plan_run)
+ESTIMATE_STEPS = {
+    "work list": "Reading the items and answers to judge…",
+    "requests": "Building the requests…",
+    "cache": "Looking up cached answers…",
+    "images": "Checking the items' images…",
+    "costs": "Counting the requests and their cost…",
+}
 
 
 def describe_plan(plan: JudgePlan) -> str:
@@ -106,23 +111,7 @@ def _optional(spin: QSpinBox | QDoubleSpinBox) -> Any:
     return None if spin.value() == spin.minimum() else spin.value()
 
 
-def _prompt_edit(minimum_height: int) -> QPlainTextEdit:
-    edit = QPlainTextEdit()
-    # the templates are laid out by their authors: shown as written
-    edit.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
-    edit.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-    edit.setMinimumHeight(minimum_height)
-    return edit
-
-
-def _no_limit_spin(maximum: int) -> QSpinBox:
-    spin = QSpinBox()
-    spin.setRange(0, maximum)
-    spin.setSpecialValueText("no limit")
-    return spin
-
-
-class JudgeDialog(QDialog):
+class JudgeDialog(QDialog, Ui_JudgeDialog):
     """Emits :attr:`judged` with the bundle's location after a run stored verdicts."""
 
     judged = Signal(object)
@@ -136,7 +125,9 @@ class JudgeDialog(QDialog):
         self.templates: list[JudgeTemplate] = list((plugins or registry()).judge_templates())
         self.plan: JudgePlan | None = None
         self.job: JudgeJob | None = None
-        self.task: asyncio.Task[None] | None = None
+        #: the estimate, a job of the window's job manager while it plans
+        self.estimate_job: Job | None = None
+        self.run_job: Job | None = None  # the run, a job of the window's job manager
         self.summary: JudgeSummary | None = None
         self.message_box: QMessageBox | None = None
         #: the question asked before a run above its limits (open while it waits)
@@ -150,154 +141,42 @@ class JudgeDialog(QDialog):
         self._shown_template: str | None = None
         self._build()
         self._connect()
+        #: (model, price text) filled in from memory: the price is that model's only
+        self._restored_price: tuple[str, str] | None = None
+        self._restore_endpoint()
+        self.base_url_edit.editingFinished.connect(self._restore_endpoint)
+        self.model_combo.currentTextChanged.connect(self._forget_restored_price)
         self._template_changed()
         self._set_state("idle")
 
     # --- layout ---------------------------------------------------------------------------------
 
     def _build(self) -> None:
+        """What the static layout (ui/judge_dialog.ui) cannot say: values from the settings
+        and the plugins, the system's fixed-width font, and buttons of the dialog's own roles."""
+        self.setupUi(self)
         # the last endpoint and model used; never a hosted endpoint the user did not choose
         last = load_last_used()
-        self.base_url_edit = QLineEdit(last.base_url or "")
+        self.base_url_edit.setText(last.base_url or "")
         self.base_url_edit.setPlaceholderText(
             f"e.g. {LOCAL_EXAMPLE} (a local server) or https://api.openai.com/v1"
         )
-        self.model_combo = QComboBox()
-        self.model_combo.setEditable(True)
         self.model_combo.addItems(sorted(DEFAULT_PRICES))
         self.model_combo.setCurrentText(last.model or "")
-        self.price_edit = QLineEdit()
-        self.price_edit.setPlaceholderText("built in, or IN,OUT $ per million tokens")
-        self.price_edit.setToolTip(
-            "The judge model's price in dollars per million input and output tokens, like "
-            "2.5,10 (0,0 for a local model). Common OpenAI models' prices are built in."
-        )
-        endpoint = QGroupBox("Judge")
-        endpoint_form = QFormLayout(endpoint)
-        endpoint_form.addRow("Endpoint (base URL):", self.base_url_edit)
-        endpoint_form.addRow("Model:", self.model_combo)
-        endpoint_form.addRow("Price:", self.price_edit)
-
-        self.template_combo = QComboBox()
         for template in self.templates:
             self.template_combo.addItem(f"{template.name}: {template.title}", template.name)
-        self.template_version = QLabel()
-        self.template_description = QLabel()
-        self.template_description.setWordWrap(True)
-        self.system_edit = _prompt_edit(80)
-        self.user_edit = _prompt_edit(160)
-        self.extraction_label = QLabel("Answer-extraction follow-up (not editable):")
-        self.extraction_text = _prompt_edit(60)
-        self.extraction_text.setReadOnly(True)
-        self.edited_label = QLabel()
-        self.edited_label.setWordWrap(True)
-        self.edited_label.setTextFormat(Qt.TextFormat.PlainText)
-        bold = self.edited_label.font()
-        bold.setBold(True)
-        self.edited_label.setFont(bold)
-        self.reset_button = QPushButton("Reset to the plugin's text")
-        self.prompt_group = QGroupBox("Prompt template")
-        prompt_layout = QVBoxLayout(self.prompt_group)
-        template_row = QHBoxLayout()
-        template_row.addWidget(self.template_combo, 1)
-        template_row.addWidget(self.template_version)
-        prompt_layout.addLayout(template_row)
-        prompt_layout.addWidget(self.template_description)
-        prompt_layout.addWidget(QLabel("System:"))
-        prompt_layout.addWidget(self.system_edit, 1)
-        prompt_layout.addWidget(QLabel("User:"))
-        prompt_layout.addWidget(self.user_edit, 2)
-        prompt_layout.addWidget(self.extraction_label)
-        prompt_layout.addWidget(self.extraction_text, 1)
-        edited_row = QHBoxLayout()
-        edited_row.addWidget(self.edited_label, 1)
-        edited_row.addWidget(self.reset_button)
-        prompt_layout.addLayout(edited_row)
-
-        self.campaign_radio = QRadioButton("The pairs of campaign")
-        self.models_radio = QRadioButton("Models")
-        self.models_radio.setChecked(True)
-        self.campaign_edit = QLineEdit()
-        self.campaign_edit.setPlaceholderText("campaign name")
-        self.models_edit = QLineEdit()
-        self.models_edit.setPlaceholderText("A,B,…  (empty: every model)")
-        self.models_edit.setToolTip(
-            "Comma-separated model names; 'reference' names the reference answer. Empty: "
-            "every model that answered the items."
-        )
-        self.items_edit = QLineEdit("all")
-        self.items_edit.setToolTip("'all', a source name, or comma-separated item ids")
-        self.anchor_edit = QLineEdit()
-        self.anchor_edit.setPlaceholderText("optional: compare every model with it")
-        what = QGroupBox("What is judged")
-        what_form = QFormLayout(what)
-        what_form.addRow(self.models_radio, self.models_edit)
-        what_form.addRow("Items:", self.items_edit)
-        what_form.addRow("Anchor:", self.anchor_edit)
-        what_form.addRow(self.campaign_radio, self.campaign_edit)
-
-        self.limit_spin = _no_limit_spin(10_000_000)
-        self.concurrency_spin = QSpinBox()
-        self.concurrency_spin.setRange(1, 64)
-        self.concurrency_spin.setValue(8)
-        self.swap_check = QCheckBox("Judge every pair in both orders")
-        self.swap_check.setChecked(True)
-        self.max_cost_spin = QDoubleSpinBox()
-        self.max_cost_spin.setRange(0, 100_000)
-        self.max_cost_spin.setDecimals(2)
-        self.max_cost_spin.setPrefix("$")
-        self.max_cost_spin.setSpecialValueText("no limit")
+        # the templates are laid out by their authors: shown as written, unwrapped, fixed-width
+        fixed = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        for edit in (self.system_edit, self.user_edit, self.extraction_text):
+            edit.setFont(fixed)
         self.max_cost_spin.setValue(DEFAULT_MAX_COST)
-        self.max_cost_spin.setToolTip(
-            "The run stops before exceeding it; applies when the model's price is known."
-        )
-        self.max_requests_spin = _no_limit_spin(10_000_000)
         self.max_requests_spin.setValue(DEFAULT_MAX_REQUESTS)
-        self.text_only_check = QCheckBox("Judge items whose images are missing on text alone")
-        self.text_only_check.setToolTip(
-            "An image-based template refuses items without their images unless this is ticked."
-        )
-        limits = QGroupBox("Limits")
-        limits_form = QFormLayout(limits)
-        limits_form.addRow("Comparisons:", self.limit_spin)
-        limits_form.addRow("Requests at once:", self.concurrency_spin)
-        limits_form.addRow("", self.swap_check)
-        limits_form.addRow("Stop before cost:", self.max_cost_spin)
-        limits_form.addRow("Stop after requests:", self.max_requests_spin)
-        limits_form.addRow("", self.text_only_check)
-
-        self.estimate_label = QLabel("Estimate the run to see what it will send and cost.")
-        self.estimate_label.setWordWrap(True)
-        self.estimate_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.progress_bar = QProgressBar()
-        self.progress_bar.setRange(0, 1)
-        self.progress_bar.setValue(0)
-        self.status_label = QLabel()
-        self.status_label.setWordWrap(True)
-        self.status_label.setTextFormat(Qt.TextFormat.PlainText)
-
-        self.buttons = QDialogButtonBox()
         role = QDialogButtonBox.ButtonRole
         self.estimate_button = self.buttons.addButton("Estimate", role.ActionRole)
         self.start_button = self.buttons.addButton("Start", role.AcceptRole)
         self.cancel_button = self.buttons.addButton("Cancel run", role.DestructiveRole)
-        self.close_button = self.buttons.addButton(QDialogButtonBox.StandardButton.Close)
-
-        left = QVBoxLayout()
-        left.addWidget(endpoint)
-        left.addWidget(what)
-        left.addWidget(limits)
-        left.addStretch(1)
-        columns = QHBoxLayout()
-        columns.addLayout(left, 2)
-        columns.addWidget(self.prompt_group, 3)
-        layout = QVBoxLayout(self)
-        layout.addLayout(columns, 1)
-        layout.addWidget(self.estimate_label)
-        layout.addWidget(self.progress_bar)
-        layout.addWidget(self.status_label)
-        layout.addWidget(self.buttons)
-        self.resize(1200, 760)
+        self.close_button = self.buttons.button(QDialogButtonBox.StandardButton.Close)
+        resize_within_screen(self, 1200, 760)
 
     def _connect(self) -> None:
         self.template_combo.currentIndexChanged.connect(self._template_changed)
@@ -438,7 +317,7 @@ class JudgeDialog(QDialog):
         if self.plan is not None:
             self.plan = None
             self.estimate_label.setText("The settings changed: estimate the run again.")
-        if self.task is None:
+        if self.estimate_job is None:
             self._set_state("idle")
 
     def settings(self) -> JudgeSettings:
@@ -453,7 +332,7 @@ class JudgeDialog(QDialog):
             campaign = self.campaign_edit.text().strip()
             if not campaign:
                 raise WorkbenchError("name the campaign whose pairs to judge")
-            selection = Selection(
+            selection = JudgeScope(
                 campaign=campaign,
                 swap=self.swap_check.isChecked(),
                 limit=_optional(self.limit_spin),
@@ -463,7 +342,7 @@ class JudgeDialog(QDialog):
             models = None
             if text and text != "all":
                 models = tuple(part.strip() for part in text.split(",") if part.strip())
-            selection = Selection(
+            selection = JudgeScope(
                 models=models,
                 items=self.items_edit.text().strip() or "all",
                 anchor=self.anchor_edit.text().strip() or None,
@@ -490,14 +369,47 @@ class JudgeDialog(QDialog):
         prices = default_prices()
         text = self.price_edit.text().strip()
         if text:
-            prices = prices.with_price(self.model_combo.currentText().strip(), parse_price(text))
+            model = self.model_combo.currentText().strip()
+            prices = prices.with_price(model, parse_price(text), "the dialog's price field")
         return prices
+
+    # --- what is remembered per endpoint (the app's settings file; never the key) --------------
+
+    def _restore_endpoint(self) -> None:
+        """Fill in what was used last with the endpoint shown: its model, the price the user
+        gave for that model, and the requests at once."""
+        memory = remembered(self.base_url_edit.text().strip())
+        if memory.model is None:
+            return
+        self.model_combo.setCurrentText(memory.model)
+        price = memory.price
+        text = "" if price is None else f"{price.input_per_million:g},{price.output_per_million:g}"
+        self.price_edit.setText(text)
+        self._restored_price = (memory.model, text) if text else None
+        if memory.concurrency is not None:
+            self.concurrency_spin.setValue(memory.concurrency)
+
+    def _forget_restored_price(self, model: str) -> None:
+        """A remembered price belongs to its model: another model does not inherit it."""
+        restored = self._restored_price
+        if restored and model.strip() != restored[0] and self.price_edit.text() == restored[1]:
+            self.price_edit.clear()
+            self._restored_price = None
+
+    def _remember_endpoint(self, settings: JudgeSettings) -> None:
+        text = self.price_edit.text().strip()
+        remember_endpoint(
+            settings.base_url,
+            settings.judge_model,
+            parse_price(text) if text else None,
+            settings.concurrency,
+        )
 
     # --- running --------------------------------------------------------------------------------
 
     @property
     def running(self) -> bool:
-        return self.task is not None
+        return any(job is not None and job.active for job in (self.estimate_job, self.run_job))
 
     def estimate(self) -> None:
         try:
@@ -507,8 +419,41 @@ class JudgeDialog(QDialog):
         except WorkbenchError as error:
             self._show_problem(str(error), "")
             return
-        if self._launch(self._estimate(settings, prices, template)):
+        bundle = self.bundle
+
+        def work(control: JobControl) -> JudgePlan:
+            # reading a large bundle's work list takes seconds: a job, stopped between steps
+            return plan_run(
+                bundle,
+                settings,
+                template=template,
+                prices=prices,
+                progress=control.reporter(ESTIMATE_STEPS),
+                cancel_requested=control.cancelled,
+            )
+
+        self.plan = None
+        self.estimate_label.setText("Estimating…")
+        job = jobs_for(self).submit("Estimate an LLM judge run", "LLM judge estimate", work)
+        self.estimate_job = job
+        job.finished.connect(lambda: self._estimate_ended(job))
+        if job.active:
             self._set_state("planning")
+
+    def _estimate_ended(self, job: Job) -> None:
+        if job is not self.estimate_job:
+            return
+        self.estimate_job = None
+        if job.status is JobStatus.SUCCEEDED:
+            self.plan = job.result
+            self.estimate_label.setText(describe_plan(job.result))
+        elif job.status is JobStatus.CANCELLED:
+            self.estimate_label.setText("Estimate cancelled.")
+            self.status_label.setText("Cancelled before anything was sent.")
+        else:
+            self.estimate_label.setText("Estimate the run to see what it will send and cost.")
+            self._show_problem(job.error, job.details)
+        self._set_state("idle")
 
     def start(self) -> None:
         """Start the estimated run; above its limits, only once the user agrees."""
@@ -544,68 +489,42 @@ class JudgeDialog(QDialog):
             self._start_confirmed()
 
     def _start_confirmed(self) -> None:
-        if self.plan is not None and self.task is None and self._launch(self._run(self.plan)):
-            remember_last_used(self.plan.settings.base_url, self.plan.settings.judge_model)
+        plan = self.plan
+        if plan is None or self.running:
+            return
+        self._remember_endpoint(plan.settings)
+        name = Path(self.bundle).name if isinstance(self.bundle, Path) else None
+        job = jobs_for(self).submit_async(
+            f"LLM judge run on {name or display_location(self.bundle)}",
+            "LLM judge run",
+            lambda control: self._run(plan, control),
+        )
+        self.run_job = job
+        job.finished.connect(lambda: self._run_ended(job))
+        if job.active:
             self._set_state("running")
 
     def cancel(self) -> None:
-        if self.job is not None:
-            self.job.cancel()
-        elif self.task is not None:  # still planning: nothing sent yet
-            self.task.cancel()
+        if self.run_job is not None and self.run_job.active:
+            self.run_job.cancel()  # the run's own cancel: no new request, answers are kept
+        elif self.estimate_job is not None and self.estimate_job.active:  # nothing sent yet
+            self.estimate_job.cancel()
         self.cancel_button.setEnabled(False)
         self.status_label.setText("Cancelling: no new request starts; answers are kept…")
 
-    def _launch(self, work: Any) -> bool:
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            work.close()
-            self._show_problem(
-                "The judge runs on the app's asyncio event loop, which is not running here.", ""
-            )
-            return False
-        self.task = loop.create_task(self._guarded(work))
-        return True
-
-    async def _guarded(self, work: Any) -> None:
-        try:
-            await work
-        except asyncio.CancelledError:
-            self.status_label.setText("Cancelled before anything was sent.")
-        except WorkbenchError as error:
-            self.status_label.setText("The judge did not run to the end.")
-            self._show_problem(redact(str(error)), "")
-        except Exception as error:  # shown with the traceback one click away
-            log.exception("judge run failed")
-            self.status_label.setText("The judge did not run to the end.")
-            self._show_problem(
-                redact(f"The judge failed: {type(error).__name__}: {error}"),
-                redact("".join(traceback.format_exception(error))),
-            )
-        finally:
-            self.task = None
-            self.job = None
-            self._set_state("idle")
-
-    async def _estimate(
-        self, settings: JudgeSettings, prices: PriceTable, template: JudgeTemplate
-    ) -> None:
-        self.estimate_label.setText("Estimating…")
-        self.plan = None
-        plan = await asyncio.to_thread(
-            plan_run, self.bundle, settings, template=template, prices=prices
-        )
-        self.plan = plan
-        self.estimate_label.setText(describe_plan(plan))
-
-    async def _run(self, plan: JudgePlan) -> None:
+    async def _run(self, plan: JudgePlan, control: JobControl) -> JudgeSummary:
         self.summary = None
         self.status_label.setText("Looking up the API key…")
         key = await asyncio.to_thread(resolve_api_key, plan.settings.base_url)
         notes = " ".join(f"Note: {note}." for note in key.notes)
-        job = JudgeJob(self.bundle, plan, key.secret, on_progress=self._progress)
+
+        def progress(progress: JudgeProgress) -> None:
+            self._progress(progress)
+            control.progress(progress.done + progress.failed, progress.total)
+
+        job = JudgeJob(self.bundle, plan, key.secret, on_progress=progress)
         self.job = job
+        control.on_cancel(job.cancel)
         self.progress_bar.setRange(0, max(1, len(plan.pending)))
         self.progress_bar.setValue(0)
         self.status_label.setText(f"Starting… {notes}".strip())
@@ -618,6 +537,19 @@ class JudgeDialog(QDialog):
         self.status_label.setText(f"{describe_summary(summary)} {notes}".strip())
         self.estimate_label.setText("Estimate again to resume or to judge something else.")
         self.judged.emit(self.bundle)
+        return summary
+
+    def _run_ended(self, job: Job) -> None:
+        if job.result is not None:
+            job.set_outcome(describe_summary(job.result))
+        if job.status is JobStatus.FAILED:
+            self.status_label.setText("The judge did not run to the end.")
+            self._show_problem(job.error, job.details)
+        elif job.status is JobStatus.CANCELLED and job.result is None:
+            self.status_label.setText("Cancelled before anything was sent.")
+        self.job = None
+        if not self.running:
+            self._set_state("idle")
 
     def _progress(self, progress: JudgeProgress) -> None:
         self.progress_bar.setValue(progress.done + progress.failed)
@@ -660,13 +592,8 @@ class JudgeDialog(QDialog):
             self.progress_bar.setRange(0, 1)
 
     def _show_problem(self, message: str, details: str) -> None:
-        box = QMessageBox(QMessageBox.Icon.Warning, "LLM judge", message, parent=self)
-        box.setTextFormat(Qt.TextFormat.PlainText)
-        if details:
-            box.setDetailedText(details)
-        self.message_box = box
-        box.open()
+        self.message_box = show_problem(self, "LLM judge", message, details)
 
     def reject(self) -> None:
-        if self.task is None:  # a run's outcome must be seen; cancel it first
+        if not self.running:  # a run's outcome must be seen; cancel it first
             super().reject()

@@ -8,7 +8,6 @@ once a day."""
 
 from __future__ import annotations
 
-import gc
 import logging
 from pathlib import Path
 
@@ -33,19 +32,23 @@ from workbench.gui.image_loader import ImageLoader
 from workbench.gui.import_dialog import ImportDialog
 from workbench.gui.item_list_panel import ItemListPanel
 from workbench.gui.item_view import ItemView
+from workbench.gui.jobs import Job, JobControl, JobManager, JobStatus
+from workbench.gui.jobs_view import JobsDialog, JobsIndicator
+from workbench.gui.linked_selection import LinkedSelection
 from workbench.gui.locations import display_location, same_bundle
 from workbench.gui.panels import AnalysisDocks
 from workbench.gui.plain_text import menu_text, plain_tooltip
+from workbench.gui.problem_dialog import show_problem
 from workbench.gui.report_dialog import ReportMenuEntry
 from workbench.gui.resources import app_icon
 from workbench.gui.restore_dialog import DamagedBundleDialog
-from workbench.gui.selection import SelectionModel
+from workbench.gui.screen_fit import resize_within_screen
 from workbench.gui.server_dialog import ServerDialog
 from workbench.gui.settings import GuiSettings
 from workbench.gui.tool_actions import ToolActions
 from workbench.recent import available, recent_locations, remember_location
 from workbench.recent import is_server_location as is_server
-from workbench.services.browse import BundleBrowser, FilterChoices
+from workbench.services.browse import SQL_FLAGS, BundleBrowser, FilterChoices, ItemFlag
 from workbench.storage import Bundle
 from workbench.storage.errors import BundleDamagedError
 
@@ -77,7 +80,7 @@ class MainWindow(QMainWindow):
         self.ui = Ui_MainWindow()
         self.ui.setupUi(self)
         self.setWindowIcon(app_icon())
-        self.resize(*WINDOW_SIZE)
+        resize_within_screen(self, *WINDOW_SIZE)
         self.settings = GuiSettings()
         self.bundle: Bundle | None = None
         #: where the open bundle was opened from; a server URL here may hold a password the
@@ -90,11 +93,15 @@ class MainWindow(QMainWindow):
         self.server_dialog: ServerDialog | None = None
         self.damaged_dialog: DamagedBundleDialog | None = None
         self.restored_box: QMessageBox | None = None
-        # its own thread: a backup of a large bundle must not hold up image decoding
-        self.backup_runner = BackgroundRunner(max_threads=1, parent=self)
+        #: every long piece of work the user starts (imports, exports, reports, judge runs,
+        #: backups): one place shows it and can cancel it
+        self.jobs = JobManager(self)
+        self.jobs_dialog: JobsDialog | None = None
+        self.stop_jobs_box: QMessageBox | None = None
+        self._close_when_idle = False
         #: the one-time note about where the first automatic backup went (for tests)
         self.first_backup_note: QMessageBox | None = None
-        self.selection = SelectionModel(self)
+        self.selection = LinkedSelection(self)
         self.runner = BackgroundRunner(parent=self)
         self.loader = ImageLoader(self._image_bytes, parent=self)
         self.import_dialog: ImportDialog | None = None
@@ -121,6 +128,9 @@ class MainWindow(QMainWindow):
         self.campaign_ops = CampaignOps(self)
 
         self._connect_actions()
+        self.jobs_indicator = JobsIndicator(self.jobs, self.show_jobs, self, self.annotating)
+        self.statusBar().addPermanentWidget(self.jobs_indicator)
+        self.jobs.jobsChanged.connect(self._jobs_changed)
         self.tools = ToolActions(self)
         self.report_entry = ReportMenuEntry(self)  # File > Export report…
         self._default_state = self.saveState()
@@ -145,11 +155,17 @@ class MainWindow(QMainWindow):
         self.open_server_action.setShortcut(QKeySequence("Ctrl+Shift+O"))
         self.open_server_action.setStatusTip("Open a bundle kept on a PostgreSQL server")
         ui.fileMenu.insertAction(ui.recentMenu.menuAction(), self.open_server_action)
+        self.jobs_action = QAction("&Jobs…", self)
+        self.jobs_action.setObjectName("jobsAction")
+        self.jobs_action.setShortcut(QKeySequence("Ctrl+Shift+B"))
+        self.jobs_action.setStatusTip("Running and finished imports, exports, reports and runs")
+        ui.viewMenu.insertAction(ui.resetLayoutAction, self.jobs_action)
         for action in self.actions_with_shortcuts():
             keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
             action.setToolTip(f"{action.toolTip()} ({keys})")
             self.addAction(action)  # shortcuts work even when a dock has focus
         self.open_server_action.triggered.connect(self.choose_server_bundle)
+        self.jobs_action.triggered.connect(self.show_jobs)
         ui.openAction.triggered.connect(self.choose_bundle)
         ui.importAction.triggered.connect(self.show_import_dialog)
         ui.quitAction.triggered.connect(self.close)
@@ -174,6 +190,7 @@ class MainWindow(QMainWindow):
             ui.goToItemAction,
             ui.findAction,
             ui.rawTextAction,
+            self.jobs_action,
             ui.shortcutsAction,
         ]
 
@@ -265,9 +282,6 @@ class MainWindow(QMainWindow):
         self._update_title()
         if bundle.path is not None and self.auto_backup:
             self.back_up_in_background(bundle.path)
-        # Start-up and the bundle's models live as long as the window; freezing them keeps the
-        # garbage collector from rescanning them while the user moves between items.
-        gc.freeze()
 
     def open_bundle_reporting(self, location: str | Path) -> bool:
         """:meth:`open_bundle`, with a failure shown in a message box (for a damaged file, the
@@ -332,11 +346,31 @@ class MainWindow(QMainWindow):
         """Make the day's automatic backup of ``path`` on a worker, if one is due."""
         from workbench.services.maintenance import automatic_backup
 
-        self.backup_runner.run(
-            lambda: automatic_backup(path),
-            self._backed_up,
-            lambda error: self._backup_failed(path, error),
-        )
+        def work(control: JobControl) -> tuple[Path | None, int]:
+            # cancelled, the copy is interrupted and leaves no backup file; none is pruned
+            return automatic_backup(
+                path,
+                progress=control.reporter({"copying": "Copying the bundle…"}),
+                cancel_requested=control.cancelled,
+            )
+
+        job = self.jobs.submit(f"Automatic backup of {path.name}", "Backup", work)
+        job.finished.connect(lambda: self._backup_ended(path, job))
+
+    def _backup_ended(self, path: Path, job: Job) -> None:
+        if job.status is JobStatus.CANCELLED:
+            self.statusBar().showMessage(
+                f"The automatic backup of {path.name} was cancelled; no backup file was left.",
+                10_000,
+            )
+        elif job.status is JobStatus.FAILED:
+            self._backup_failed(path, job.error)
+        elif job.result[0] is None:
+            # none was due (one a day at most): a check that did nothing is not listed
+            self.jobs.forget(job)
+        else:
+            self._backed_up(job.result)
+            job.set_outcome(f"Backed up to {job.result[0]}.")
 
     def _backed_up(self, result: tuple[Path | None, int]) -> None:
         from workbench.gui.backup_settings_dialog import announce_first_backup, describe_size
@@ -351,8 +385,8 @@ class MainWindow(QMainWindow):
             )
             self.first_backup_note = announce_first_backup(self, backup, total)
 
-    def _backup_failed(self, path: Path, error: BaseException) -> None:
-        log.warning("the automatic backup of %s failed", path, exc_info=error)
+    def _backup_failed(self, path: Path, error: str) -> None:
+        log.warning("the automatic backup of %s failed: %s", path, error)
         self.statusBar().showMessage(f"The automatic backup of {path.name} failed: {error}", 10_000)
 
     def _lost_contact(self, message: str) -> None:
@@ -381,6 +415,7 @@ class MainWindow(QMainWindow):
         self.runner.wait()
         self.loader.clear()
         self.selection.set_item(None)
+        self.selection.set_model_pair(None)  # another bundle may not have these models
         self.item_list.set_browser(None, None)
         self.analysis.set_bundle(None)
         if self.bundle is not None:
@@ -413,10 +448,26 @@ class MainWindow(QMainWindow):
 
     def _show_item(self, item_id: int | None) -> None:
         browser = self.browser
-        detail = browser.item_detail(item_id) if browser and item_id is not None else None
+        detail = (
+            browser.item_detail(item_id, SQL_FLAGS) if browser and item_id is not None else None
+        )
         self.item_view.show_item(detail)
         if detail is not None:
             self._prefetch_after(detail.id)
+            if detail.judgments:  # the disagreement flag needs the statistics stack: a worker
+                shown = detail.id
+                self.item_list.after_first_paint(lambda: self._read_disagreement(shown))
+
+    def _read_disagreement(self, item_id: int) -> None:
+        browser = self.browser
+        if browser is None:
+            return
+
+        def show(flagged: set[int]) -> None:
+            if browser is self.browser and item_id in flagged:
+                self.item_view.add_flag(item_id, ItemFlag.DISAGREEMENT)
+
+        self.runner.run(lambda: browser.flagged_items(ItemFlag.DISAGREEMENT, [item_id]), show)
 
     def _prefetch_after(self, item_id: int) -> None:
         """Decode the next item's images while the user looks at this one."""
@@ -461,7 +512,7 @@ class MainWindow(QMainWindow):
             or self.loader.pending > 0
             or self.item_view.images.loading()
             or self.analysis.busy
-            or self.backup_runner.busy
+            or self.jobs.busy
             or self.connecting
             or self.annotation.view.busy
         )
@@ -477,10 +528,59 @@ class MainWindow(QMainWindow):
         return self.import_dialog
 
     def _imported(self, location: str | Path) -> None:
+        if self._close_when_idle:  # an import that landed as the window closes: not reopened
+            return
         if self.location is not None and same_bundle(location, self.location):
             self.reload_bundle()
         else:
             self.open_bundle_reporting(location)
+
+    def annotating(self) -> bool:
+        """Whether the window is in annotator mode (the jobs list then names no file)."""
+        return self.annotation.page == ANNOTATE_PAGE
+
+    def show_jobs(self) -> JobsDialog:
+        if self.jobs_dialog is None:
+            self.jobs_dialog = JobsDialog(self.jobs, self, self.annotating)
+        self.jobs_dialog.refresh()
+        self.jobs_dialog.show()
+        self.jobs_dialog.raise_()
+        return self.jobs_dialog
+
+    def _jobs_changed(self) -> None:
+        if self._close_when_idle and not self.jobs.busy:
+            self.close()
+
+    def ask_to_stop_jobs(self) -> QMessageBox:
+        """Closing with work running: cancel it and close once it stopped, or keep going."""
+        active = self.jobs.active()
+        kinds = ", ".join(sorted({job.kind.lower() for job in active}))
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            "Jobs are running",
+            f"{len(active)} job(s) still running ({kinds}). Cancel them and close?\n\n"
+            "A cancelled import, export or report changes nothing; a judge run keeps the "
+            "answers it already has. A backup is let finish.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            self,
+        )
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        box.setDefaultButton(QMessageBox.StandardButton.No)
+        yes = box.button(QMessageBox.StandardButton.Yes)
+        box.buttonClicked.connect(
+            lambda button: self._stop_jobs_and_close() if button is yes else None
+        )
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.destroyed.connect(lambda: setattr(self, "stop_jobs_box", None))
+        self.stop_jobs_box = box
+        box.open()
+        return box
+
+    def _stop_jobs_and_close(self) -> None:
+        self._close_when_idle = True
+        self.jobs.cancel_all()
+        self.statusBar().showMessage("Stopping the running jobs, then closing…")
+        self._jobs_changed()
 
     def show_shortcuts(self) -> ShortcutsDialog | None:
         if self.annotation.page == ANNOTATE_PAGE:
@@ -492,12 +592,7 @@ class MainWindow(QMainWindow):
         return dialog
 
     def show_error(self, title: str, message: str, details: str = "") -> QMessageBox:
-        box = QMessageBox(QMessageBox.Icon.Critical, title, message, parent=self)
-        box.setTextFormat(Qt.TextFormat.PlainText)
-        if details:
-            box.setDetailedText(details)
-        box.open()
-        return box
+        return show_problem(self, title, message, details, QMessageBox.Icon.Critical)
 
     def reset_layout(self) -> None:
         self.restoreState(self._default_state)
@@ -521,9 +616,10 @@ class MainWindow(QMainWindow):
         self.settings.save_window(QByteArray(self.saveGeometry()), QByteArray(self.saveState()))
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        if self.import_dialog is not None and self.import_dialog.running:
-            self.statusBar().showMessage("An import is running: cancel it before quitting.", 5000)
+        if self.jobs.busy:
             event.ignore()
+            if self.stop_jobs_box is None and not self._close_when_idle:
+                self.ask_to_stop_jobs()
             return
         if self.persist_layout:
             self.annotation.show_page(ITEMS_PAGE)  # the inspector's layout is what is saved
@@ -531,5 +627,4 @@ class MainWindow(QMainWindow):
             self.settings.sync()
         self._close_bundle()
         self.loader.wait()
-        self.backup_runner.wait()
         super().closeEvent(event)

@@ -5,32 +5,25 @@ bar that follows its steps. The bundle is only read."""
 from __future__ import annotations
 
 import logging
-import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
     QFileDialog,
-    QFormLayout,
-    QHBoxLayout,
-    QLabel,
-    QLineEdit,
     QMessageBox,
-    QProgressBar,
-    QPushButton,
-    QSpinBox,
-    QVBoxLayout,
     QWidget,
 )
 
-from workbench.errors import WorkbenchError
 from workbench.gui.background import BackgroundRunner
+from workbench.gui.forms.ui_report_dialog import Ui_ReportDialog
+from workbench.gui.jobs import Job, JobControl, JobStatus, jobs_for
 from workbench.gui.locations import default_output, display_location
+from workbench.gui.problem_dialog import show_problem
 
 if TYPE_CHECKING:  # the report's modules load matplotlib and networkx: imported when used, so
     # the main window (which adds the menu entry at start-up) paints without them
@@ -43,13 +36,7 @@ log = logging.getLogger(__name__)
 ALL = "(all)"
 
 
-class _ProgressRelay(QObject):
-    """Created on the GUI thread; the worker emits, the queued signal updates the bar."""
-
-    stepped = Signal(str, int, int)
-
-
-class ReportDialog(QDialog):
+class ReportDialog(QDialog, Ui_ReportDialog):
     """Emits :attr:`written` with the report's path after it was written."""
 
     written = Signal(object)  # Path
@@ -58,58 +45,29 @@ class ReportDialog(QDialog):
         from workbench.services.report import DEFAULT_BOOTSTRAP_ROUNDS, STEPS
 
         super().__init__(parent)
-        self.setWindowTitle("Export report")
-        self.setMinimumWidth(560)
+        self.setupUi(self)  # ui/report_dialog.ui
         self.bundle = bundle
+        # only for the choices: the report itself is a job of the window's job manager
         self.runner = BackgroundRunner(max_threads=1, parent=self)
-        self.relay = _ProgressRelay(self)
-        self.relay.stepped.connect(self._stepped)
-        self._running = False
+        self.job: Job | None = None
         self.message_box: QMessageBox | None = None
 
-        self.combos: dict[str, QComboBox] = {}
-        form = QFormLayout()
-        form.addRow("Bundle:", QLabel(display_location(bundle)))
-        for name, label in (
-            ("categories", "Category:"),
-            ("campaigns", "Campaign:"),
-            ("judge_runs", "Judge run:"),
-        ):
-            combo = QComboBox()
-            combo.setEditable(True)
+        self.bundle_label.setText(display_location(bundle))
+        self.combos: dict[str, QComboBox] = {
+            "categories": self.category_combo,
+            "campaigns": self.campaign_combo,
+            "judge_runs": self.judge_run_combo,
+        }
+        for combo in self.combos.values():
             combo.addItem(ALL)
-            self.combos[name] = combo
-            form.addRow(label, combo)
-        self.bootstrap_spin = QSpinBox()
-        self.bootstrap_spin.setRange(0, 10_000)
         self.bootstrap_spin.setValue(DEFAULT_BOOTSTRAP_ROUNDS)
-        self.seed_spin = QSpinBox()
-        self.seed_spin.setRange(0, 2**31 - 1)
-        form.addRow("Bootstrap rounds:", self.bootstrap_spin)
-        form.addRow("Seed:", self.seed_spin)
-        self.out_edit = QLineEdit(str(default_output(bundle, ".html", "-report")))
-        self.browse_button = QPushButton("Browse…")
-        out_row = QHBoxLayout()
-        out_row.addWidget(self.out_edit, 1)
-        out_row.addWidget(self.browse_button)
-        form.addRow("Write to:", out_row)
-
-        self.progress_bar = QProgressBar()
+        self.out_edit.setText(str(default_output(bundle, ".html", "-report")))
         self.progress_bar.setRange(0, len(STEPS))
-        self.progress_bar.setValue(0)
-        self.status_label = QLabel("Choose the judgments to report on and where to write it.")
-        self.status_label.setWordWrap(True)
-        self.status_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.buttons = QDialogButtonBox()
+        # a button of its own role: a .ui button box holds only standard buttons
         self.write_button = self.buttons.addButton(
             "Write report", QDialogButtonBox.ButtonRole.AcceptRole
         )
-        self.close_button = self.buttons.addButton(QDialogButtonBox.StandardButton.Close)
-        layout = QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addWidget(self.progress_bar)
-        layout.addWidget(self.status_label)
-        layout.addWidget(self.buttons)
+        self.close_button = self.buttons.button(QDialogButtonBox.StandardButton.Close)
 
         self.browse_button.clicked.connect(self._browse)
         self.write_button.clicked.connect(self.start)
@@ -159,7 +117,7 @@ class ReportDialog(QDialog):
 
     @property
     def running(self) -> bool:
-        return self._running
+        return self.job is not None and self.job.active
 
     def start(self) -> None:
         from workbench.services.report_html import write_report
@@ -172,17 +130,39 @@ class ReportDialog(QDialog):
         self._set_running(True)
         self.progress_bar.setValue(0)
         self.status_label.setText("Gathering the report…")
-        self.runner.run(
-            lambda: write_report(bundle, out, request, self.relay.stepped.emit),
-            lambda size: self._succeeded(out, size),
-            self._failed,
-        )
 
-    def _stepped(self, step: str, done: int, total: int) -> None:
-        self.progress_bar.setRange(0, total)
-        self.progress_bar.setValue(done)
-        if self._running:
-            self.status_label.setText(f"Working on: {step}…")
+        def work(control: JobControl) -> int:
+            def stepped(step: str, done: int, total: int) -> None:
+                # the report is written only after its last step, so stopping at a step
+                # leaves no file behind
+                control.check()
+                control.progress(done, total, f"Working on: {step}…")
+
+            return write_report(bundle, out, request, stepped)
+
+        job = jobs_for(self).submit(f"Report to {out.name}", "Report", work)
+        self.job = job
+        job.changed.connect(self._stepped)
+        job.finished.connect(lambda: self._job_ended(job, out))
+
+    def _stepped(self) -> None:
+        job = self.job
+        if job is None or not job.active:
+            return
+        if job.total > 0:
+            self.progress_bar.setRange(0, job.total)
+            self.progress_bar.setValue(job.done)
+        self.status_label.setText(job.text)
+
+    def _job_ended(self, job: Job, out: Path) -> None:
+        if job.status is JobStatus.SUCCEEDED:
+            self._succeeded(out, job.result)
+            job.set_outcome(self.status_label.text())
+        elif job.status is JobStatus.CANCELLED:
+            self._set_running(False)
+            self.status_label.setText("Report cancelled; no file was written.")
+        else:
+            self._failed(job.error, job.details)
 
     def _succeeded(self, out: Path, size: int) -> None:
         self._set_running(False)
@@ -190,26 +170,15 @@ class ReportDialog(QDialog):
         self.status_label.setText(f"Wrote the report to {out} ({size // 1024:,} KiB).")
         self.written.emit(out)
 
-    def _failed(self, error: BaseException) -> None:
+    def _failed(self, message: str, details: str) -> None:
         self._set_running(False)
         self.status_label.setText("No report was written.")
-        if isinstance(error, WorkbenchError):
-            self._show_problem(str(error), "")
-        else:
-            log.error("report failed", exc_info=error)
-            details = "".join(traceback.format_exception(error))
-            self._show_problem(f"The report failed: {type(error).__name__}: {error}", details)
+        self._show_problem(message if not details else f"The report failed: {message}", details)
 
     def _show_problem(self, message: str, details: str) -> None:
-        box = QMessageBox(QMessageBox.Icon.Warning, "Export report", message, parent=self)
-        box.setTextFormat(Qt.TextFormat.PlainText)
-        if details:
-            box.setDetailedText(details)
-        self.message_box = box
-        box.open()
+        self.message_box = show_problem(self, "Export report", message, details)
 
     def _set_running(self, running: bool) -> None:
-        self._running = running
         for widget in (
             self.write_button,
             self.close_button,

@@ -1,6 +1,7 @@
 """The dialog shown when a bundle file turns out damaged on open: what is wrong, and either a
 button that restores the latest automatic backup (the damaged file is moved aside, never
-deleted) or why there is nothing to restore."""
+deleted) or why there is nothing to restore. The restore is a job of the window's job manager:
+copying a large backup takes a while, and the jobs list shows it."""
 
 from __future__ import annotations
 
@@ -20,11 +21,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.errors import WorkbenchError
+from workbench.gui.jobs import Job, JobControl, JobStatus, jobs_for
 from workbench.services.maintenance import backup_time
 from workbench.storage.errors import BundleDamagedError
 
 log = logging.getLogger(__name__)
+
+#: what the jobs list says at each step of a restore
+RESTORE_STEPS = {"checking": "Checking the backup…", "copying": "Copying the backup…"}
 
 
 def describe_time(moment: datetime) -> str:
@@ -44,6 +48,7 @@ class DamagedBundleDialog(QDialog):
         self.backup = error.backup
         self.taken_at = backup_time(self.path, self.backup) if self.backup else None
         self.aside: Path | None = None
+        self.job: Job | None = None
         self.setWindowTitle("The bundle is damaged")
         self.setMinimumWidth(600)
 
@@ -106,18 +111,43 @@ class DamagedBundleDialog(QDialog):
         )
 
     def restore(self) -> None:
-        """Put the backup in place; on success emit :attr:`restored` and close."""
-        if self.backup is None:
+        """Put the backup in place on the job manager's worker; on success emit
+        :attr:`restored` and close."""
+        if self.backup is None or (self.job is not None and self.job.active):
             return
         from workbench.services.maintenance import restore
 
-        try:
-            self.aside = restore(self.path, self.backup).aside
-        except (WorkbenchError, OSError) as error:
-            log.warning("restoring %s failed", self.path, exc_info=True)
-            self.problem_label.setText(f"The backup could not be restored: {error}")
+        path, backup = self.path, self.backup
+
+        def work(control: JobControl) -> Path | None:
+            # cancelled before its last step (the renames), the bundle stays exactly as it was
+            return restore(
+                path,
+                backup,
+                progress=control.reporter(RESTORE_STEPS),
+                cancel_requested=control.cancelled,
+            ).aside
+
+        job = jobs_for(self).submit(f"Restore {path.name} from its backup", "Restore", work)
+        self.job = job
+        self.buttons.setEnabled(False)
+        self.problem_label.hide()
+        job.finished.connect(self._restore_ended)
+
+    def _restore_ended(self) -> None:
+        job = self.job
+        assert job is not None  # set before the job could finish
+        self.buttons.setEnabled(True)
+        if job.status is JobStatus.CANCELLED:
+            self.problem_label.setText("Restore cancelled; the bundle was not changed.")
             self.problem_label.show()
             return
+        if job.status is not JobStatus.SUCCEEDED:
+            log.warning("restoring %s failed: %s", self.path, job.error)
+            self.problem_label.setText(f"The backup could not be restored: {job.error}")
+            self.problem_label.show()
+            return
+        self.aside = job.result
         log.info(
             "restored %s from %s; damaged file moved to %s", self.path, self.backup, self.aside
         )

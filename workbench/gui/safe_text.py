@@ -43,6 +43,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from workbench.gui.screen_fit import resize_within_screen
+
 MARKDOWN_FEATURES = (
     QTextDocument.MarkdownFeature.MarkdownDialectGitHub
     | QTextDocument.MarkdownFeature.MarkdownNoHTML
@@ -296,7 +298,7 @@ class FullTextDialog(QDialog):
         self.text = text
         # the title and the text are data: plain text only, never rich text
         self.setWindowTitle(title)
-        self.resize(900, 700)
+        resize_within_screen(self, 900, 700)
         layout = QVBoxLayout(self)
         shown, broken = broken_long_lines(text)
         about = f"{len(text):,} characters"

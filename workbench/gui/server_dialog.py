@@ -7,20 +7,11 @@ from __future__ import annotations
 
 import logging
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (
-    QCheckBox,
-    QDialog,
-    QDialogButtonBox,
-    QFormLayout,
-    QLabel,
-    QLineEdit,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QWidget
 from sqlalchemy.engine import make_url
 
 from workbench.errors import WorkbenchError
+from workbench.gui.forms.ui_server_dialog import Ui_ServerDialog
 from workbench.logging_setup import register_secret
 from workbench.recent import is_server_location
 from workbench.services.maintenance import PASSWORD_ENV_VAR, store_server_password
@@ -35,46 +26,19 @@ def with_password(url: str, password: str) -> str:
     return make_url(url).set(password=password).render_as_string(hide_password=False)
 
 
-class ServerDialog(QDialog):
+class ServerDialog(QDialog, Ui_ServerDialog):
     """Asks for a server location; after ``accept``, :attr:`location` is what to open."""
 
     def __init__(self, url: str = "", parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Open server bundle")
-        self.setMinimumWidth(560)
+        self.setupUi(self)  # ui/server_dialog.ui
         self.location: str | None = None
-
-        intro = QLabel(
+        self.intro.setText(
             "Open a bundle kept in a PostgreSQL database shared by the lab. Leave the password "
             f"empty to use the one in the keyring, in {PASSWORD_ENV_VAR} or in ~/.pgpass."
         )
-        intro.setWordWrap(True)
-        self.url_edit = QLineEdit(url)
+        self.url_edit.setText(url)
         self.url_edit.setPlaceholderText(URL_EXAMPLE)
-        self.url_edit.setClearButtonEnabled(True)
-        self.password_edit = QLineEdit()
-        self.password_edit.setEchoMode(QLineEdit.EchoMode.Password)
-        self.password_edit.setPlaceholderText("optional")
-        self.remember_box = QCheckBox("Remember the password in the system keyring")
-        self.remember_box.setEnabled(False)
-        self.problem_label = QLabel()
-        self.problem_label.setWordWrap(True)
-        self.problem_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.problem_label.setStyleSheet("color: #b00020")
-        self.problem_label.hide()
-
-        form = QFormLayout()
-        form.addRow("Server URL:", self.url_edit)
-        form.addRow("Password:", self.password_edit)
-        form.addRow("", self.remember_box)
-        self.buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Open | QDialogButtonBox.StandardButton.Cancel
-        )
-        layout = QVBoxLayout(self)
-        layout.addWidget(intro)
-        layout.addLayout(form)
-        layout.addWidget(self.problem_label)
-        layout.addWidget(self.buttons)
 
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)

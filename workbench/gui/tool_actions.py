@@ -1,22 +1,21 @@
 """The main window's File > Export…, Tools > Run LLM judge… and Settings > API key… entries,
-and the dialogs they open. While an export or a judge run is going, the window refuses to
-close, so that its outcome is seen (a judge run keeps what was answered either way)."""
+and the dialogs they open. An export or a judge run is a job of the window's job manager, which
+asks before the window closes on it."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QObject
+from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
-from workbench.gui.api_key_dialog import ApiKeyDialog
-from workbench.gui.backup_settings_dialog import BackupSettingsDialog
-from workbench.gui.export_dialog import ExportDialog
-from workbench.gui.judge_dialog import JudgeDialog
-
-if TYPE_CHECKING:  # main_window imports this module
+if TYPE_CHECKING:  # main_window imports this module; the dialogs load when first opened
+    from workbench.gui.api_key_dialog import ApiKeyDialog
+    from workbench.gui.backup_settings_dialog import BackupSettingsDialog
+    from workbench.gui.export_dialog import ExportDialog
+    from workbench.gui.judge_dialog import JudgeDialog
     from workbench.gui.main_window import MainWindow
 
 
@@ -59,7 +58,6 @@ class ToolActions(QObject):
         self.judge_action.triggered.connect(self.show_judge_dialog)
         self.api_key_action.triggered.connect(self.show_api_key_dialog)
         self.backups_action.triggered.connect(self.show_backup_settings)
-        window.installEventFilter(self)
 
     def _bundle_path(self) -> str | Path | None:
         """The open bundle's location as the window opened it (a path, or a server URL that
@@ -74,6 +72,9 @@ class ToolActions(QObject):
         if path is None:
             return None
         if self.export_dialog is None or self.export_dialog.bundle != path:
+            # the export stack (pandas among it) loads here, not with the window
+            from workbench.gui.export_dialog import ExportDialog
+
             self.export_dialog = ExportDialog(path, self.window)
         self.export_dialog.show()
         self.export_dialog.raise_()
@@ -86,6 +87,8 @@ class ToolActions(QObject):
         if self.judge_dialog is None or (
             self.judge_dialog.bundle != path and not self.judge_dialog.running
         ):
+            from workbench.gui.judge_dialog import JudgeDialog
+
             self.judge_dialog = JudgeDialog(path, self.window)
             self.judge_dialog.judged.connect(self._judged)
         self.judge_dialog.show()
@@ -94,6 +97,8 @@ class ToolActions(QObject):
 
     def show_api_key_dialog(self) -> ApiKeyDialog:
         if self.api_key_dialog is None:
+            from workbench.gui.api_key_dialog import ApiKeyDialog
+
             self.api_key_dialog = ApiKeyDialog(parent=self.window)
         self.api_key_dialog.refresh()
         self.api_key_dialog.show()
@@ -101,6 +106,8 @@ class ToolActions(QObject):
         return self.api_key_dialog
 
     def show_backup_settings(self) -> BackupSettingsDialog:
+        from workbench.gui.backup_settings_dialog import BackupSettingsDialog
+
         dialog = BackupSettingsDialog(self.window)
         dialog.show()
         return dialog
@@ -108,20 +115,3 @@ class ToolActions(QObject):
     def _judged(self, location: object) -> None:
         if self.window.bundle is not None and self.window.location == location:
             self.window.reload_bundle()
-
-    def busy(self) -> str | None:
-        """What is running that closing the window would cut short, if anything."""
-        if self.export_dialog is not None and self.export_dialog.running:
-            return "An export is running"
-        if self.judge_dialog is not None and self.judge_dialog.running:
-            return "A judge run is going: cancel it"
-        return None
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self.window and event.type() == QEvent.Type.Close:
-            reason = self.busy()
-            if reason is not None:
-                self.window.statusBar().showMessage(f"{reason} before quitting.", 5000)
-                event.ignore()
-                return True
-        return False

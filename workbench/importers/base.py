@@ -8,6 +8,7 @@ what a rejection means for the whole import (by default: nothing lands).
 
 from __future__ import annotations
 
+import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -15,6 +16,7 @@ from pathlib import Path
 
 from workbench.domain import ItemRecord, JudgmentRecord, ModelRecord, Origin, OutputRecord
 from workbench.errors import WorkbenchError
+from workbench.importers.images import ImageSpool
 from workbench.importers.limits import DEFAULT_LIMITS, ReadLimits
 
 Record = ItemRecord | OutputRecord | JudgmentRecord | ModelRecord
@@ -54,6 +56,19 @@ class ImportReport:
     rejections: list[ImportProblem] = field(default_factory=list)
     warnings: list[ImportProblem] = field(default_factory=list)
     cancel_requested: Callable[[], bool] = lambda: False
+    #: the images the importer set aside while reading rows, which the import service takes
+    #: as checked and the writer reads back; it lives as long as the report
+    spool: ImageSpool | None = field(default=None, repr=False, compare=False)
+
+    def image_spool(self, limits: ReadLimits = DEFAULT_LIMITS) -> ImageSpool:
+        """This import's image spool, made on first use (an import without embedded images
+        makes no file)."""
+        if self.spool is None:
+            self.spool = ImageSpool(limits.max_image_bytes)
+            # The spool's images point back at it, so only the cycle collector would free it;
+            # closing it with the report gives its disk space back as soon as the import ends.
+            weakref.finalize(self, self.spool.close)
+        return self.spool
 
     def reject(self, origin: Origin | None, field: str | None, reason: str) -> None:
         self.rejections.append(ImportProblem.at(origin, field, reason))

@@ -11,11 +11,17 @@ from __future__ import annotations
 
 import hashlib
 import io
+import os
+import tempfile
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from PIL import Image, UnidentifiedImageError
 
+from workbench.domain import ImageRecord
 from workbench.errors import WorkbenchError
 
 #: Pillow's own default (about 89 million pixels); past twice this it raises instead of warning.
@@ -65,10 +71,17 @@ class PreparedImage:
     #: set (and ``data`` left empty) when the checked bytes stay in a file until they are
     #: written, so an import of many images holds one at a time instead of all of them
     path: Path | None = None
+    #: set (and ``data`` left empty) when the bytes wait in an :class:`ImageSpool`
+    spool: ImageSpool | None = None
+    offset: int = 0
+    size: int = 0
 
     def content(self) -> bytes:
         """The image's bytes, read back from its file if they were not kept; a file changed
         since it was checked is refused rather than stored under the wrong hash."""
+        if self.spool is not None:
+            # No second hash: the spool has no name, so nothing but this import can write it.
+            return self.spool.read(self.offset, self.size)
         if self.path is None:
             return self.data
         data = self.path.read_bytes()
@@ -80,12 +93,18 @@ class PreparedImage:
         return PreparedImage(self.sha256, self.format, self.width, self.height, b"", path)
 
 
-def prepare_image(data: bytes) -> PreparedImage:
-    """Check that ``data`` is an image Pillow can decode and describe it."""
+def check_image(data: bytes) -> tuple[str, int, int]:
+    """The format, width and height of ``data`` after checking it is an image that may be
+    stored: an allowed raster format, under the pixel limit, and not damaged.
+
+    A PNG is checked without decoding its pixels: ``verify`` reads every chunk to ``IEND`` and
+    checks its CRC, which finds truncation and changed bytes, and the pixel limit comes from
+    the header. Decoding it would cost more than hashing and storing it, and proves only that
+    an intact, CRC-valid zlib stream also inflates, which the viewer reports if not. The
+    other formats' ``verify`` checks nothing, so they are decoded.
+    """
     Image.MAX_IMAGE_PIXELS = MAX_IMAGE_PIXELS
     try:
-        with open_raster(data) as probe:
-            probe.verify()
         with open_raster(data) as image:
             width, height = image.size
             image_format = image.format or "unknown"
@@ -93,7 +112,10 @@ def prepare_image(data: bytes) -> PreparedImage:
                 raise ImageProblemError(
                     f"image of {width}x{height} pixels is over the limit of {MAX_IMAGE_PIXELS}"
                 )
-            image.load()
+            if image_format == "PNG":
+                image.verify()
+            else:
+                image.load()
     except Image.DecompressionBombError as error:
         raise ImageProblemError(f"image refused as a decompression bomb: {error}") from error
     except UnidentifiedImageError as error:
@@ -105,13 +127,127 @@ def prepare_image(data: bytes) -> PreparedImage:
     except Exception as error:
         detail = str(error).splitlines()[0] if str(error) else type(error).__name__
         raise ImageProblemError(f"image is damaged: {detail}") from error
+    return image_format.lower(), width, height
+
+
+def prepare_image(data: bytes) -> PreparedImage:
+    """Check that ``data`` is an image that may be stored (:func:`check_image`) and describe it."""
+    image_format, width, height = check_image(data)
     return PreparedImage(
         sha256=hashlib.sha256(data).hexdigest(),
-        format=image_format.lower(),
+        format=image_format,
         width=width,
         height=height,
         data=data,
     )
+
+
+#: images whose check and write may be under way at once: their bytes are held until done
+SPOOL_PENDING = 16
+
+
+class ImageSpool:
+    """Images embedded in the rows an importer reads, each hashed, checked and set aside once.
+
+    An import checks every row before it writes anything, so the images of 30,000 dataset rows
+    would all be held at once if they stayed in the records. :meth:`add` hashes the bytes while
+    the row holds them and hands a new image to two worker threads, which check it
+    (:func:`check_image`) and write it at its place in one unnamed temporary file while the
+    importer reads on (hashing, zlib's CRC and the write release the GIL); at most
+    :data:`SPOOL_PENDING` images wait, so memory stays bounded. The record keeps only the hash,
+    and the import writer reads the bytes back once from their offset. One file, rather than a
+    file per image, because creating 30,000 files cost more than everything else done to an
+    image. It has no name, so it disappears when the spool is closed or the process ends,
+    whatever happens to the import.
+    """
+
+    def __init__(self, max_image_bytes: int) -> None:
+        self.max_image_bytes = max_image_bytes
+        self._file: IO[bytes] | None = None
+        self._end = 0
+        self._checked: dict[str, Future[PreparedImage | str] | PreparedImage | str] = {}
+        self._pending: deque[Future[PreparedImage | str]] = deque()
+        self._workers: ThreadPoolExecutor | None = None
+
+    def add(self, data: bytes) -> str:
+        """Set ``data`` aside and return its SHA-256; a repeated image is neither checked nor
+        stored again. A refused image is remembered with its reason (see :meth:`outcome`)."""
+        sha256 = hashlib.sha256(data).hexdigest()
+        if sha256 in self._checked:
+            return sha256
+        if len(data) > self.max_image_bytes:
+            self._checked[sha256] = (
+                f"image of {len(data):,} bytes is over the limit of {self.max_image_bytes:,}"
+            )
+            return sha256
+        if self._file is None or self._workers is None:
+            # Unbuffered, so what :meth:`read` asks for is in the file, not in a buffer; open
+            # for the spool's life, which no ``with`` block spans (closed by :meth:`close`).
+            self._file = tempfile.TemporaryFile(  # noqa: SIM115
+                prefix="workbench-import-images-", buffering=0
+            )
+            self._workers = ThreadPoolExecutor(2, thread_name_prefix="image-spool")
+        # The place is taken now, so the workers never share an offset; a refused image leaves
+        # its place unwritten (a hole in the file, which costs no disk).
+        offset, self._end = self._end, self._end + len(data)
+        future = self._workers.submit(self._check_and_write, sha256, data, offset)
+        self._checked[sha256] = future
+        self._pending.append(future)
+        while len(self._pending) > SPOOL_PENDING:
+            self._pending.popleft().result()
+        return sha256
+
+    def outcome(self, sha256: str) -> PreparedImage | str:
+        """The checked image of that hash, or why it was refused (waiting for its check)."""
+        found = self._checked.get(sha256, f"image sha256:{sha256} was not kept by the importer")
+        if isinstance(found, Future):
+            found = self._checked[sha256] = found.result()
+        return found
+
+    def read(self, offset: int, size: int) -> bytes:
+        if self._file is None:
+            raise ImageProblemError("the import's image spool is closed")
+        data = os.pread(self._file.fileno(), size, offset)
+        if len(data) != size:
+            raise ImageProblemError("the import's image spool ends before an image")
+        return data
+
+    def close(self) -> None:
+        if self._workers is not None:
+            self._workers.shutdown(wait=True, cancel_futures=True)
+            self._workers = None
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def _check_and_write(self, sha256: str, data: bytes, offset: int) -> PreparedImage | str:
+        try:
+            image_format, width, height = check_image(data)
+        except ImageProblemError as error:
+            return str(error)
+        assert self._file is not None  # opened before any image is handed to a worker
+        view, written = memoryview(data), 0
+        try:
+            while written < len(view):
+                written += os.pwrite(self._file.fileno(), view[written:], offset + written)
+        except OSError as error:  # the disk is full: the import cannot go on, whatever the row
+            raise ImageProblemError(
+                f"cannot set images aside in a temporary file: {error.strerror or error}"
+            ) from error
+        return PreparedImage(
+            sha256, image_format, width, height, b"", spool=self, offset=offset, size=len(data)
+        )
+
+
+def image_key(image: ImageRecord) -> str | None:
+    """How the import service and the writer agree on which prepared image a slot uses."""
+    if image.sha256 is not None:
+        return f"sha256:{image.sha256}"
+    if image.path is not None:
+        return f"path:{image.path}"
+    if image.data is not None:
+        return f"data:{hashlib.sha256(image.data).hexdigest()}"
+    return None
 
 
 def resolve_inside(root: Path, name: str, *, source: Path | None = None) -> Path | None:

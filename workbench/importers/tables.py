@@ -9,6 +9,8 @@ memory, and converted to plain Python values as the JSON importers see them.
 
 from __future__ import annotations
 
+import queue
+import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -25,6 +27,9 @@ TABLE_SUFFIXES = (PARQUET_SUFFIX, ARROW_SUFFIX)
 
 #: Rows per batch: small, because one row of an arena dataset may carry several images.
 BATCH_ROWS = 64
+
+#: Batches decoded ahead of the importer (each up to BATCH_ROWS rows, a few MB with images).
+READ_AHEAD = 2
 
 #: Folders a Hugging Face download keeps beside the data that never hold rows of the dataset:
 #: the hub cache's content store (reached through ``snapshots/``) and its bookkeeping.
@@ -87,15 +92,20 @@ def _batches(
         if columns is not None:
             present = set(parquet.schema_arrow.names)
             wanted = [column for column in columns if column in present]
-        try:
-            # One row group at a time, without read-ahead threads: iter_batches over the whole
-            # file keeps every row group it has read allocated until the file is done.
-            for group in range(parquet.metadata.num_row_groups):
-                yield from parquet.iter_batches(
-                    batch_size=batch_rows, row_groups=[group], columns=wanted, use_threads=False
-                )
-        finally:
-            parquet.close()
+
+        def decoded() -> Iterator[pa.RecordBatch]:
+            try:
+                # One row group at a time, without pyarrow's read-ahead threads: iter_batches
+                # over the whole file keeps every row group it has read allocated until the
+                # file is done.
+                for group in range(parquet.metadata.num_row_groups):
+                    yield from parquet.iter_batches(
+                        batch_size=batch_rows, row_groups=[group], columns=wanted, use_threads=False
+                    )
+            finally:
+                parquet.close()
+
+        yield from read_ahead(decoded())
         return
     # Memory-mapped, so a batch's buffers are pages of the file rather than copies.
     with pa.memory_map(str(path)) as source:
@@ -110,6 +120,55 @@ def _batches(
             if columns is not None:
                 batch = batch.select([c for c in columns if c in batch.schema.names])
             yield from _slices(batch, batch_rows)
+
+
+def read_ahead(
+    batches: Iterator[pa.RecordBatch], depth: int = READ_AHEAD
+) -> Iterator[pa.RecordBatch]:
+    """``batches``, decoded on a thread at most ``depth`` ahead of the caller.
+
+    pyarrow decodes without the GIL, so the next batches are read while the importer turns this
+    one into records; ``depth`` bounds what is held. An error of the reader is raised here, in
+    the caller's thread; a caller that stops early stops the thread and closes ``batches``.
+    """
+    ready: queue.Queue[tuple[str, Any]] = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+
+    def hand_over(kind: str, value: Any) -> bool:
+        while not stop.is_set():
+            try:
+                ready.put((kind, value), timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce() -> None:
+        try:
+            for batch in batches:
+                if not hand_over("batch", batch):
+                    return
+            hand_over("end", None)
+        except BaseException as error:  # handed to the caller, who decides what it means
+            hand_over("error", error)
+        finally:
+            close = getattr(batches, "close", None)
+            if close is not None:
+                close()
+
+    thread = threading.Thread(target=produce, name="table-read-ahead", daemon=True)
+    thread.start()
+    try:
+        while True:
+            kind, value = ready.get()
+            if kind == "end":
+                return
+            if kind == "error":
+                raise value
+            yield value
+    finally:
+        stop.set()
+        thread.join()
 
 
 def _arrow_reader(source: pa.NativeFile) -> pa.ipc.RecordBatchStreamReader | Any:

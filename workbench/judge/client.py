@@ -319,9 +319,14 @@ class JudgeClient:
         self._sleep = sleep
         self._rng = rng or random.Random()
         self._slots = asyncio.Semaphore(concurrency)
-        # The library's own retries are off: ours honour Retry-After, count every retry and
-        # keep the budget right. Building the client loads the TLS certificates: construct a
-        # JudgeClient in a worker thread when an event loop must stay responsive.
+        # The library's own retries are off, and ours kept, because the library's cannot do
+        # what a judge run needs: it retries neither a 200 answer without a completion (a
+        # gateway's page) nor an attempt over our whole-attempt timeout; it gives up at once on
+        # a Retry-After over two minutes, where we wait up to MAX_RETRY_AFTER (a rate limit
+        # reset in five minutes is common); its retries are invisible to
+        # the budget and to the run's retry counts; and its sleeps cannot be replaced in
+        # tests. Building the client loads the TLS certificates: construct a JudgeClient in a
+        # worker thread when an event loop must stay responsive.
         self._openai = openai.AsyncOpenAI(
             base_url=base_url,
             api_key=api_key.reveal(),
@@ -373,24 +378,23 @@ class JudgeClient:
             try:
                 async with self._slots:
                     started = time.perf_counter()
-                    # The documented low-level post: the same request as
-                    # chat.completions.create, without its walks over the typed parameters and
-                    # the typed response (milliseconds per request, all on the event loop).
-                    # The library's timeout is per read: an endpoint that trickles a byte at a
-                    # time would hold the request forever. This one bounds the whole attempt.
-                    response = await asyncio.wait_for(
-                        self._openai.post(
-                            "/chat/completions",
-                            cast_to=object,
-                            body={
-                                "model": self.model,
-                                "messages": list(messages),
-                                "temperature": temperature,
-                                "max_tokens": max_tokens,
-                            },
+                    # The typed API, for the request; the answer is read as plain JSON (the
+                    # raw response parsed to ``object``), not built into typed objects: that
+                    # cost milliseconds per answer on the event loop, and completion_text
+                    # checks hostile answers (an HTML page, ``{}``) the typed model would
+                    # accept. The library's timeout is per read: an endpoint that trickles a
+                    # byte at a time would hold the request forever. This one bounds the whole
+                    # attempt.
+                    raw = await asyncio.wait_for(
+                        self._openai.chat.completions.with_raw_response.create(
+                            model=self.model,
+                            messages=cast(Any, list(messages)),
+                            temperature=temperature,
+                            max_tokens=max_tokens,
                         ),
                         self.retry.timeout,
                     )
+                    response = raw.parse(to=object)
                     latency_ms = round((time.perf_counter() - started) * 1000)
                 text = scrub(storable_text(completion_text(response)), self._key)
             except asyncio.CancelledError:

@@ -1,25 +1,27 @@
-"""The judge endpoint and model used last, remembered in the user's config folder so that the
-dialog and the CLI start from them. Only the endpoint's public URL (no credentials, no query)
-and the model name are kept: never an API key. With nothing remembered there is no default
-endpoint, so a hosted (paid) one is never used without the user choosing it.
+"""What the judge remembers between runs, in the ``judge`` part of the app's settings file
+(:mod:`workbench.storage.app_settings`): the endpoint used last and, per endpoint, the judge
+model, the price the user gave and the requests at once, so the dialog and the CLI start from
+them. An endpoint is remembered by its public URL (no credentials, no query): never an API key.
+With nothing remembered there is no default endpoint, so a hosted (paid) one is never used
+without the user choosing it.
 """
 
 from __future__ import annotations
 
-import json
 import logging
-import os
 from dataclasses import dataclass
-from pathlib import Path
 
+from workbench.domain.settings import AppSettings, EndpointMemory, JudgeMemory
+from workbench.judge.cost import Price
 from workbench.judge.secrets import public_base_url
-from workbench.paths import config_dir
+from workbench.storage.app_settings import load_settings, update_settings
 
 log = logging.getLogger(__name__)
 
-FILE_NAME = "judge-last-used.json"
 #: shown as an example where no endpoint is remembered (a local server costs nothing)
 LOCAL_EXAMPLE = "http://127.0.0.1:8000/v1"
+#: how a remembered price is named where an estimate says where its price came from
+REMEMBERED_PRICE = "remembered for this endpoint"
 
 
 @dataclass(frozen=True)
@@ -28,36 +30,44 @@ class LastUsed:
     model: str | None = None
 
 
-def _path() -> Path:
-    return config_dir() / FILE_NAME
+@dataclass(frozen=True)
+class Remembered:
+    """What was used with one endpoint (nothing known: all None)."""
+
+    model: str | None = None
+    price: Price | None = None
+    concurrency: int | None = None
 
 
 def load_last_used() -> LastUsed:
-    """What was used last; nothing when no run was started or the file cannot be read."""
-    try:
-        data = json.loads(_path().read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return LastUsed()
-    except (OSError, ValueError) as error:
-        log.warning("could not read the judge's last-used settings: %s", error)
-        return LastUsed()
-    if not isinstance(data, dict):
-        return LastUsed()
-    base_url, model = data.get("base_url"), data.get("model")
-    return LastUsed(
-        base_url if isinstance(base_url, str) and base_url else None,
-        model if isinstance(model, str) and model else None,
+    """The endpoint used last and its model; nothing when no run was started."""
+    judge = load_settings().judge
+    return LastUsed(judge.last_endpoint, judge.for_endpoint(judge.last_endpoint).model)
+
+
+def remembered(base_url: str | None) -> Remembered:
+    """What was used last with ``base_url`` (compared by its public URL)."""
+    if not base_url:
+        return Remembered()
+    memory = load_settings().judge.for_endpoint(public_base_url(base_url))
+    price = None if memory.price is None else Price(*memory.price)
+    return Remembered(memory.model, price, memory.concurrency)
+
+
+def remember_endpoint(
+    base_url: str, model: str, price: Price | None = None, concurrency: int | None = None
+) -> None:
+    """Keep the endpoint (its public URL only) of a run that starts, as the last one, with its
+    model, the user's price (None: the price list's or none) and concurrency."""
+    url = public_base_url(base_url)
+    memory = EndpointMemory(
+        model,
+        None if price is None else (price.input_per_million, price.output_per_million),
+        concurrency,
     )
 
+    def change(settings: AppSettings) -> AppSettings:
+        endpoints = {**settings.judge.endpoints, url: memory}
+        return settings.with_changes(judge=JudgeMemory(url, endpoints))
 
-def remember_last_used(base_url: str, model: str) -> None:
-    """Keep the endpoint (without credentials) and model of a run that starts. A failure to write
-    is logged, never fatal: it costs only a default."""
-    path = _path()
-    record = {"base_url": public_base_url(base_url), "model": model}
-    try:
-        partial = path.with_name(path.name + ".partial")
-        partial.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
-        os.replace(partial, path)
-    except OSError as error:
-        log.warning("could not remember the judge's endpoint and model: %s", error)
+    update_settings(change)

@@ -29,6 +29,7 @@ from workbench.stats.agreement import (
     AgreementSummary,
     RaterAgreement,
     agreement_summary,
+    aligned_agreement,
     aligned_preferences,
     rater_agreement,
 )
@@ -746,39 +747,20 @@ class AgreementResult:
         )
 
 
-def _agreement_by(
-    side_a: pd.DataFrame, side_b: pd.DataFrame, aligned: pd.DataFrame, columns: list[str]
-) -> pd.DataFrame:
-    """Agreement (ties as a label) and Cohen's kappa within each group of comparisons sharing
-    ``columns``, computed by :func:`agreement_summary` on each group's judgments. A missing
-    value (an item with no category) is a group of its own, named None."""
-    groups = aligned[columns].drop_duplicates().sort_values(columns, kind="stable")
+def _agreement_by(aligned: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """Agreement (ties as a label) and Cohen's kappa within each group of aligned comparisons
+    sharing ``columns`` (:func:`aligned_agreement` of the group's rows, which equals
+    :func:`agreement_summary` on the group's judgments). A missing value (an item with no
+    category) is a group of its own, named None."""
     rows = []
-    for key in groups.itertuples(index=False, name=None):
-        mask_a = pd.Series(True, index=side_a.index)
-        mask_b = pd.Series(True, index=side_b.index)
-        for column, value in zip(columns, key, strict=True):
-            if pd.isna(value):
-                mask_a &= side_a[column].isna()
-                mask_b &= side_b[column].isna()
-            else:
-                mask_a &= side_a[column] == value
-                mask_b &= side_b[column] == value
-        summary = agreement_summary(side_a[mask_a], side_b[mask_b])
+    for key, group in aligned.groupby(columns, dropna=False, sort=True):
+        summary = aligned_agreement(group)
         named = tuple(None if pd.isna(value) else value for value in key)
         rows.append((*named, summary.comparisons, summary.agreement_with_ties, summary.cohen_kappa))
     table = pd.DataFrame(rows, columns=[*columns, "comparisons", "agreement", "cohen_kappa"])
     for column in columns:  # pandas reads None as NaN; keep "no value" a None
         table[column] = table[column].astype(object).where(table[column].notna(), None)
     return table
-
-
-def _ordered_pairs(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` with ``first``/``second``: its model pair in alphabetical order, the order the
-    engine names preferences by."""
-    low = frame[["model_a", "model_b"]].min(axis=1)
-    high = frame[["model_a", "model_b"]].max(axis=1)
-    return frame.assign(first=low, second=high)
 
 
 def _set(selector: OutcomeFilter) -> dict[str, Any]:
@@ -876,8 +858,6 @@ def agreement(
     first-position win share where positions were randomized, and the rank agreement of the two
     sides' leaderboards (``bootstrap`` rounds for their intervals). A judgment both sides select
     counts on one side only (see :func:`_without_overlap`)."""
-    from workbench.stats.position_bias import first_position_wins, swap_consistency
-
     filters = filters or OutcomeFilter()
     select_a, select_b = parse_selector(side_a), parse_selector(side_b)
     first_side = _pairwise(bundle, filters, select_a)
@@ -895,6 +875,35 @@ def agreement(
     first_side, second_side, overlap, kept_on = _without_overlap(
         first_side, second_side, (side_a, side_b)
     )
+    return agreement_of_sides(
+        first_side,
+        second_side,
+        (side_a, side_b),
+        filters.describe(),
+        bootstrap=bootstrap,
+        seed=seed,
+        overlap=overlap,
+        overlap_kept_on=kept_on,
+    )
+
+
+def agreement_of_sides(
+    first_side: pd.DataFrame,
+    second_side: pd.DataFrame,
+    names: tuple[str, str],
+    filters: str,
+    bootstrap: int = 0,
+    seed: int = 0,
+    overlap: int = 0,
+    overlap_kept_on: str | None = None,
+) -> AgreementResult:
+    """The whole of :func:`agreement` on two sides' pairwise judgments already read and
+    separated (no judgment on both sides), named ``names`` and selected by the filters
+    ``filters`` describes. The report calls it on judgments it has read once, so its human vs
+    judge section is this result, not a second computation of it."""
+    from workbench.stats.position_bias import first_position_wins, swap_consistency
+
+    side_a, side_b = names
     aligned = aligned_preferences(first_side, second_side)
     if aligned.empty:
         raise AnalysisError(f"{side_a!r} and {side_b!r} judged no comparison in common")
@@ -921,18 +930,17 @@ def agreement(
     )
     both = pd.concat([first_side, second_side], ignore_index=True)
     categories = both.drop_duplicates("item").set_index("item")["category"]
-    ordered_a, ordered_b = _ordered_pairs(first_side), _ordered_pairs(second_side)
     with_category = aligned.assign(category=aligned["item"].map(categories))
-    by_category = _agreement_by(ordered_a, ordered_b, with_category, ["category"])
-    by_model_pair = _agreement_by(ordered_a, ordered_b, aligned, ["first", "second"])
+    by_category = _agreement_by(with_category, ["category"])
+    by_model_pair = _agreement_by(aligned, ["first", "second"])
     ratings, ranks = _rank_agreement(first_side, second_side, bootstrap, seed)
     nan = float("nan")
     return AgreementResult(
         side_a=side_a,
         side_b=side_b,
-        filters=filters.describe(),
+        filters=filters,
         overlap=overlap,
-        overlap_kept_on=kept_on,
+        overlap_kept_on=overlap_kept_on,
         summary=summary,
         raters_a=rater_agreement(first_side),
         raters_b=rater_agreement(second_side),

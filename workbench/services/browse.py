@@ -14,11 +14,20 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import BindParameter, bindparam, exists, func, literal, or_, select, union
+from sqlalchemy import (
+    BindParameter,
+    and_,
+    bindparam,
+    exists,
+    func,
+    literal,
+    or_,
+    select,
+    union,
+)
 from sqlalchemy.orm import InstrumentedAttribute, Session
 from sqlalchemy.sql.elements import ColumnElement
 
-from workbench.stats.agreement import disagreeing_comparisons
 from workbench.storage.batching import chunked
 from workbench.storage.bundle import Bundle
 from workbench.storage.judgments import (
@@ -26,6 +35,7 @@ from workbench.storage.judgments import (
     counts_per_item,
     judgments_of_item,
     kinds_per_item,
+    select_judgments,
 )
 from workbench.storage.models import (
     Caption,
@@ -66,6 +76,10 @@ class ItemQuery:
 
     ``search`` matches (case-insensitively for ASCII letters) anywhere in an item's instructions,
     references, captions and outputs. ``category`` matches an item's family or its category.
+    ``pair`` keeps the items where the two models were compared (a pairwise judgment between
+    them, either way round, as the leaderboard counts it): the linked selection's model pair.
+    ``compared`` keeps the items where that model was compared with any other (``model``, by
+    contrast, keeps the items it answered).
     """
 
     search: str = ""
@@ -75,6 +89,8 @@ class ItemQuery:
     flag: ItemFlag | None = None
     sort: SortKey = SortKey.ID
     descending: bool = False
+    pair: tuple[str, str] | None = None
+    compared: str | None = None
 
 
 @dataclass(frozen=True)
@@ -272,11 +288,14 @@ def _disagreement_items(session: Session, ids: Sequence[int] | None) -> set[int]
     :func:`workbench.stats.agreement.disagreeing_comparisons` (per criterion, a split is a
     tie). Humans are imported human judgments and campaign votes; judges are imported judge
     judgments and judge verdicts; derived judgments are left out, as in the analyses."""
-    from workbench.services.outcomes import judgments_frame
-
     kinds = kinds_per_item(session, ids)
     both = sorted(item for item, found in kinds.items() if {"human", "judge"} <= found)
     disagreeing: set[int] = set()
+    if not both:  # the frames' stack (pandas, scipy) is loaded only when there is a pair
+        return disagreeing
+    from workbench.services.outcomes import judgments_frame
+    from workbench.stats.agreement import disagreeing_comparisons
+
     for chunk in chunked(both):
         frame = judgments_frame(session, OutcomeFilter(items=tuple(chunk)), pairwise=True)
         humans, judges = frame[frame["kind"] == "human"], frame[frame["kind"] == "judge"]
@@ -294,14 +313,30 @@ _FLAG_FINDERS = {
 }
 
 
-def item_flags(session: Session, ids: Sequence[int] | None = None) -> dict[int, set[ItemFlag]]:
-    """The flags of the given items (of all items when ``ids`` is None); unflagged items are
-    absent from the result."""
+#: The flags read with plain SQL. The disagreement flag compares majorities with the statistics
+#: stack (pandas): a list page can be shown with these first and be given that one later.
+SQL_FLAGS = frozenset({ItemFlag.MISSING_IMAGE, ItemFlag.REFERENCE_PROBLEM})
+
+
+def item_flags(
+    session: Session,
+    ids: Sequence[int] | None = None,
+    which: frozenset[ItemFlag] | None = None,
+) -> dict[int, set[ItemFlag]]:
+    """The flags of the given items (of all items when ``ids`` is None), only those in
+    ``which`` when given; unflagged items are absent from the result."""
     flags: dict[int, set[ItemFlag]] = defaultdict(set)
     for flag, finder in _FLAG_FINDERS.items():
+        if which is not None and flag not in which:
+            continue
         for item_id in finder(session, ids):
             flags[item_id].add(flag)
     return dict(flags)
+
+
+def flagged_items(session: Session, flag: ItemFlag, ids: Sequence[int]) -> set[int]:
+    """Which of ``ids`` carry ``flag``."""
+    return _FLAG_FINDERS[flag](session, ids)
 
 
 # --- the item list ----------------------------------------------------------------------------
@@ -326,6 +361,24 @@ def _search_matches(text: str) -> Any:
     )
 
 
+def _items_comparing(*models: str) -> Any:
+    """A selectable of the ids of items with a pairwise judgment between the two models (or,
+    given one, between it and any other), read through the judgment read model with its
+    default filter (derived judgments and adjudications left out), so the items are those
+    behind the leaderboard's battles."""
+    rows = select_judgments(columns=("item", "model_a", "model_b"), pairwise=True).subquery()
+    if len(models) == 1:
+        (model,) = models
+        return select(rows.c.item).where(or_(rows.c.model_a == model, rows.c.model_b == model))
+    first, second = models
+    return select(rows.c.item).where(
+        or_(
+            and_(rows.c.model_a == first, rows.c.model_b == second),
+            and_(rows.c.model_a == second, rows.c.model_b == first),
+        )
+    )
+
+
 def matching_item_ids(session: Session, query: ItemQuery) -> list[int]:
     """The ids of the items matching ``query``, in the order it asks for; items that tie keep
     ascending id order in either direction."""
@@ -347,6 +400,10 @@ def matching_item_ids(session: Session, query: ItemQuery) -> list[int]:
     search = query.search.strip()
     if search:
         statement = statement.where(Item.id.in_(_search_matches(search)))
+    if query.pair is not None:
+        statement = statement.where(Item.id.in_(_items_comparing(*query.pair)))
+    if query.compared is not None:
+        statement = statement.where(Item.id.in_(_items_comparing(query.compared)))
 
     sql_order: dict[SortKey, tuple[ColumnElement[Any] | InstrumentedAttribute[Any], ...]] = {
         SortKey.ID: (Item.id,),
@@ -369,7 +426,9 @@ def matching_item_ids(session: Session, query: ItemQuery) -> list[int]:
     else:
         ids = sorted(session.scalars(statement.order_by(Item.id)))
 
-    everything = not (query.source or query.category or query.model or search)
+    everything = not (
+        query.source or query.category or query.model or search or query.pair or query.compared
+    )
     restrict_to = None if everything else ids
     if query.flag is not None:
         flagged = _FLAG_FINDERS[query.flag](session, restrict_to)
@@ -391,8 +450,11 @@ def matching_item_ids(session: Session, query: ItemQuery) -> list[int]:
     return sorted(ids, key=lambda item_id: counts.get(item_id, 0), reverse=query.descending)
 
 
-def item_rows(session: Session, ids: Sequence[int]) -> list[ItemRow]:
-    """The item-list columns of ``ids``, in the same order (ids that do not exist are left out)."""
+def item_rows(
+    session: Session, ids: Sequence[int], flags: frozenset[ItemFlag] | None = None
+) -> list[ItemRow]:
+    """The item-list columns of ``ids``, in the same order (ids that do not exist are left out);
+    with ``flags``, only those flags are looked for (see :data:`SQL_FLAGS`)."""
     if not ids:
         return []
     basics: dict[int, Any] = {}
@@ -412,7 +474,7 @@ def item_rows(session: Session, ids: Sequence[int]) -> list[ItemRow]:
         basics.update({row[0]: row for row in session.execute(statement)})
     outputs = _output_counts(session, ids)
     judgments = _judgment_counts(session, ids)
-    flags = item_flags(session, ids)
+    found = item_flags(session, ids, flags)
     rows = []
     for item_id in ids:
         row = basics.get(item_id)
@@ -428,7 +490,7 @@ def item_rows(session: Session, ids: Sequence[int]) -> list[ItemRow]:
                 language=row[5],
                 outputs=outputs.get(item_id, 0),
                 judgments=judgments.get(item_id, 0),
-                flags=frozenset(flags.get(item_id, ())),
+                flags=frozenset(found.get(item_id, ())),
             )
         )
     return rows
@@ -548,8 +610,11 @@ _DETAIL_OUTPUTS = (
 )
 
 
-def item_detail(session: Session, item_id: int) -> ItemDetail | None:
-    """Everything about one item, or None when no item has this id."""
+def item_detail(
+    session: Session, item_id: int, flags: frozenset[ItemFlag] | None = None
+) -> ItemDetail | None:
+    """Everything about one item, or None when no item has this id; with ``flags``, only those
+    flags are looked for (see :data:`SQL_FLAGS`)."""
     connection = session.connection()
     parameters = {"item_id": item_id}
     head = connection.execute(_DETAIL_HEAD, parameters).first()
@@ -594,13 +659,14 @@ def item_detail(session: Session, item_id: int) -> ItemDetail | None:
         )
         for turn_id, index, prompt, turn_category, focus_points in turn_rows
     )
-    flags = set()
+    wanted = flags is None or ItemFlag.DISAGREEMENT in flags
+    found = set()
     if missing_image:
-        flags.add(ItemFlag.MISSING_IMAGE)
+        found.add(ItemFlag.MISSING_IMAGE)
     if reference_problem:
-        flags.add(ItemFlag.REFERENCE_PROBLEM)
-    if {"human", "judge"} <= set(by_kind) and _disagreement_items(session, [item_id]):
-        flags.add(ItemFlag.DISAGREEMENT)
+        found.add(ItemFlag.REFERENCE_PROBLEM)
+    if wanted and {"human", "judge"} <= set(by_kind) and _disagreement_items(session, [item_id]):
+        found.add(ItemFlag.DISAGREEMENT)
     return ItemDetail(
         id=item_id,
         external_id=external_id,
@@ -612,7 +678,7 @@ def item_detail(session: Session, item_id: int) -> ItemDetail | None:
         images=images,
         captions=captions,
         turns=turns,
-        flags=frozenset(flags),
+        flags=frozenset(found),
         judgments=int(judgments or 0),
     )
 
@@ -651,13 +717,21 @@ class BundleBrowser:
         with self.bundle.read_session() as session:
             return matching_item_ids(session, query)
 
-    def item_rows(self, ids: Sequence[int]) -> list[ItemRow]:
+    def item_rows(
+        self, ids: Sequence[int], flags: frozenset[ItemFlag] | None = None
+    ) -> list[ItemRow]:
         with self.bundle.read_session() as session:
-            return item_rows(session, ids)
+            return item_rows(session, ids, flags)
 
-    def item_detail(self, item_id: int) -> ItemDetail | None:
+    def flagged_items(self, flag: ItemFlag, ids: Sequence[int]) -> set[int]:
         with self.bundle.read_session() as session:
-            return item_detail(session, item_id)
+            return flagged_items(session, flag, ids)
+
+    def item_detail(
+        self, item_id: int, flags: frozenset[ItemFlag] | None = None
+    ) -> ItemDetail | None:
+        with self.bundle.read_session() as session:
+            return item_detail(session, item_id, flags)
 
     def image_bytes(self, image_id: int) -> bytes | None:
         with self.bundle.read_session() as session:

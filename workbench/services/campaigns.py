@@ -26,11 +26,20 @@ from sqlalchemy.orm import Session
 from workbench import __version__
 from workbench.domain.protocols import AnnotationProtocol, Display
 from workbench.plugins import Registry, registry
+from workbench.progress import CancelRequested, Progress, Steps, never_cancelled, no_progress
 from workbench.services.campaign_errors import (
     CampaignError,
     SelectionError,
     UnknownAnnotatorError,
     UnknownCampaignError,
+)
+from workbench.services.campaign_items import (
+    REFERENCE_NAME,
+    Eligibility,
+    ItemSpec,
+    eligibility,
+    resolve_contestants,
+    resolve_items,
 )
 from workbench.services.scheduling import (
     REFERENCE,
@@ -45,14 +54,6 @@ from workbench.services.scheduling import (
     counterbalance,
     shuffled,
     single_tasks,
-)
-from workbench.services.selection import (
-    REFERENCE_NAME,
-    Eligibility,
-    ItemSelection,
-    eligibility,
-    resolve_contestants,
-    resolve_items,
 )
 from workbench.storage.bundle import Bundle
 from workbench.storage.counters import rebuild_counters
@@ -136,7 +137,7 @@ class CampaignSpec:
 
     name: str
     protocol: str
-    items: ItemSelection = field(default_factory=ItemSelection)
+    items: ItemSpec = field(default_factory=ItemSpec)
     models: Sequence[str] | None = None
     votes_per_pair: int = 1
     seed: int = 0
@@ -365,7 +366,7 @@ def _known_answers(
     values = [choice.value for choice in protocol.choices]
     comparisons = []
     for gold in known:
-        (item,) = resolve_items(session, ItemSelection(gold.item))
+        (item,) = resolve_items(session, ItemSpec(gold.item))
         if gold.answer not in values:
             raise CampaignError(
                 f"{what} on {gold.item}: answer '{gold.answer}' is not one of " + ", ".join(values)
@@ -620,10 +621,31 @@ def items_missing_images(session: Session, item_ids: Sequence[int]) -> set[int]:
     return set(missing_image_slots(session, item_ids))
 
 
+#: the steps :func:`create_campaign` reports progress for: (step, its index, how many steps),
+#: except "storing", which reports (step, tasks stored, tasks) per :data:`PAIRS_PER_STEP`
+CREATE_STEPS = ("items", "eligibility", "schedule", "storing", "counters")
+PAIRS_PER_STEP = 5000
+
+
 def create_campaign(
-    bundle: Bundle, spec: CampaignSpec, plugins: Registry | None = None
+    bundle: Bundle,
+    spec: CampaignSpec,
+    plugins: Registry | None = None,
+    *,
+    progress: Progress = no_progress,
+    cancel_requested: CancelRequested = never_cancelled,
 ) -> CampaignSummary:
-    """Draw the campaign's schedule from its seed and store both in one transaction."""
+    """Draw the campaign's schedule from its seed and store both in one transaction.
+
+    ``progress(step, index, len(CREATE_STEPS))`` is called before each of
+    :data:`CREATE_STEPS` (storing: per chunk of tasks); once ``cancel_requested()`` is true
+    the next step raises :class:`~workbench.progress.WorkCancelledError` and the transaction
+    is rolled back: no campaign, task or counter row is left."""
+    steps = Steps(progress, cancel_requested, "campaign creation cancelled; nothing was stored")
+
+    def step(name: str) -> None:
+        steps(name, CREATE_STEPS.index(name), len(CREATE_STEPS))
+
     protocol = (plugins or registry()).protocol(spec.protocol)
     pairing, anchor_name = _check_spec(spec, protocol)
     if spec.guidelines is not None:
@@ -631,6 +653,7 @@ def create_campaign(
     with bundle.session() as session:
         if session.scalar(select(Campaign.id).where(Campaign.name == spec.name)) is not None:
             raise CampaignError(f"a campaign named '{spec.name}' already exists in this bundle")
+        step("items")
         items = resolve_items(session, spec.items)
         missing_images = items_missing_images(session, [item.id for item in items])
         left_out = 0
@@ -650,8 +673,10 @@ def create_campaign(
             needed = 2 if protocol.display is Display.PAIR else 1
             if len(contestants) < needed:
                 raise SelectionError(f"protocol {protocol.name} needs {needed} contestants")
+        step("eligibility")
         eligible = eligibility(session, items, contestants, protocol, spec.output_context)
         gold = _gold_comparisons(session, spec, protocol, eligible)
+        step("schedule")
         tasks, shortfalls = _plan(spec, protocol, pairing, anchor_name, eligible, gold)
         if not any(task.gold is None for task in tasks):
             raise SelectionError(
@@ -728,22 +753,31 @@ def create_campaign(
         session.add(campaign)
         session.flush()
 
-        session.add_all(
-            ScheduledPair(
-                campaign_id=campaign.id,
-                sequence=sequence,
-                item_id=eligible.item_ids[task.slot],
-                turn_index=task.slot.turn_index,
-                left_model_id=model_id(task.left),
-                right_model_id=model_id(task.right),
-                votes_target=spec.votes_per_pair,
-                gold_choice=task.gold,
+        # a large schedule takes seconds to store: a step (and a chance to cancel) per chunk
+        for start in range(0, len(tasks), PAIRS_PER_STEP):
+            steps("storing", start, len(tasks))
+            session.add_all(
+                ScheduledPair(
+                    campaign_id=campaign.id,
+                    sequence=sequence,
+                    item_id=eligible.item_ids[task.slot],
+                    turn_index=task.slot.turn_index,
+                    left_model_id=model_id(task.left),
+                    right_model_id=model_id(task.right),
+                    votes_target=spec.votes_per_pair,
+                    gold_choice=task.gold,
+                )
+                for sequence, task in enumerate(
+                    tasks[start : start + PAIRS_PER_STEP], start=start + 1
+                )
             )
-            for sequence, task in enumerate(tasks, start=1)
-        )
-        session.flush()
+            session.flush()
+        step("counters")
         rebuild_counters(session, [campaign.id])
         scheduled_missing = {eligible.item_ids[task.slot] for task in tasks} & missing_images
+        # the last chance: the transaction commits when this block ends
+        steps.check()
+    progress("done", len(CREATE_STEPS), len(CREATE_STEPS))
     log.info("created campaign %s: %d tasks", spec.name, len(tasks))
     return CampaignSummary(
         name=spec.name,

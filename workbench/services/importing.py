@@ -36,7 +36,12 @@ from workbench.importers.base import (
     relative_name,
     unreadable_sources,
 )
-from workbench.importers.images import ImageProblemError, PreparedImage, prepare_image
+from workbench.importers.images import (
+    ImageProblemError,
+    PreparedImage,
+    image_key,
+    prepare_image,
+)
 from workbench.importers.limits import (
     DEFAULT_LIMITS,
     LimitExceededError,
@@ -44,10 +49,11 @@ from workbench.importers.limits import (
     check_file_size,
 )
 from workbench.plugins import Registry, registry
+from workbench.progress import Progress, WorkCancelledError, no_progress
 from workbench.storage.bundle import Bundle
 from workbench.storage.dialects import parse_location
 from workbench.storage.errors import BundleExistsError, MigrationDeclinedError
-from workbench.storage.import_writer import ImportFileInfo, ImportWriter, find_import, image_key
+from workbench.storage.import_writer import ImportFileInfo, ImportWriter, find_import
 from workbench.storage.models import (
     Caption,
     Item,
@@ -62,11 +68,11 @@ from workbench.storage.models import (
 
 log = logging.getLogger(__name__)
 
-#: progress(phase, done, total); total is 0 when unknown
-ProgressCallback = Callable[[str, int, int], None]
+#: the shared shape (workbench.progress), under the name this module has always used
+ProgressCallback = Progress
 
 
-class ImportCancelledError(WorkbenchError):
+class ImportCancelledError(WorkCancelledError):
     pass
 
 
@@ -92,10 +98,6 @@ class ImportResult:
         }
 
 
-def _no_progress(_phase: str, _done: int, _total: int) -> None:
-    return None
-
-
 def _hash_file(path: Path, name: str) -> ImportFileInfo:
     digest = hashlib.sha256()
     with path.open("rb") as handle:
@@ -118,29 +120,45 @@ def _prepare_images(
     limits: ReadLimits = DEFAULT_LIMITS,
 ) -> dict[str, PreparedImage]:
     """Read, verify and hash every image the items name, in parallel threads (Pillow's decoders
-    and hashlib release the GIL). A bad image rejects its item's row."""
+    and hashlib release the GIL); images the importer already checked into the report's spool
+    are taken as they are. A bad image rejects its item's row."""
     wanted: dict[str, tuple[ItemRecord, ImageRecord]] = {}
+    prepared: dict[str, PreparedImage] = {}
+    spooled_keys: set[str] = set()
     for record in records:
         if isinstance(record, ItemRecord):
             for image in record.images:
                 key = image_key(image)
-                if key is not None and key not in wanted:
-                    wanted[key] = (record, image)
+                if key is None or key in wanted or key in spooled_keys:
+                    continue
+                if image.sha256 is not None:
+                    spooled_keys.add(key)
+                    # Checked by the importer as it read the row: only its outcome is taken.
+                    spooled = (
+                        report.spool.outcome(image.sha256)
+                        if report.spool is not None
+                        else "image was not kept by the importer"
+                    )
+                    if isinstance(spooled, PreparedImage):
+                        prepared[key] = spooled
+                    else:
+                        report.reject(record.origin, "images", f"{image.original_ref}: {spooled}")
+                    continue
+                wanted[key] = (record, image)
 
     def load(key: str) -> tuple[str, PreparedImage | str]:
         _record, image = wanted[key]
         try:
-            prepared = prepare_image(_image_bytes(image, limits))
+            checked = prepare_image(_image_bytes(image, limits))
             if image.data is None and image.path is not None:
                 # Checked now, read again when written: only one image's bytes are held at a time.
-                return key, prepared.kept_in_file(image.path)
-            return key, prepared
+                return key, checked.kept_in_file(image.path)
+            return key, checked
         except (ImageProblemError, LimitExceededError) as error:
             return key, str(error)
         except OSError as error:
             return key, f"cannot read image: {error.strerror or error}"
 
-    prepared: dict[str, PreparedImage] = {}
     total = len(wanted)
     with ThreadPoolExecutor(max_workers=4) as pool:
         for done, (key, outcome) in enumerate(pool.map(load, list(wanted)), start=1):
@@ -335,7 +353,7 @@ def import_files(
     format_name: str,
     *,
     skip_rejected: bool = False,
-    progress: ProgressCallback = _no_progress,
+    progress: ProgressCallback = no_progress,
     cancel_requested: Callable[[], bool] = lambda: False,
     plugins: Registry | None = None,
 ) -> ImportResult:
@@ -410,7 +428,7 @@ def import_files(
         # A new bundle is built aside and published whole (see Bundle.building): a failure
         # removes only that private file, never a bundle another process created meanwhile.
         try:
-            with Bundle.building(bundle_path) as bundle:
+            with Bundle.building(bundle_path, bulk=True) as bundle:
                 result = _write(bundle, job, shown, report, skip_rejected, started_at)
         except BundleExistsError:
             # Another import created the bundle first: land this one in it, as if it had

@@ -10,6 +10,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from workbench.progress import CancelRequested, Progress, never_cancelled, no_progress
 from workbench.storage.backup_names import Backup, latest_backup, list_backups
 from workbench.storage.backup_settings import (
     BackupSettings,
@@ -98,9 +99,15 @@ def check(location: str | Path, *, full: bool = False) -> CheckResult:
     return CheckResult(path, full, problems, latest_backup(path) if problems else None)
 
 
-def back_up(location: str | Path) -> Path:
-    """A backup copy now (beside the bundle, or in the backup folder if one is set)."""
-    return make_backup(bundle_file(location))
+def back_up(
+    location: str | Path,
+    *,
+    progress: Progress = no_progress,
+    cancel_requested: CancelRequested = never_cancelled,
+) -> Path:
+    """A backup copy now (beside the bundle, or in the backup folder if one is set); a
+    cancelled one leaves no backup file."""
+    return make_backup(bundle_file(location), progress=progress, cancel_requested=cancel_requested)
 
 
 def backups(bundle: str | Path) -> list[Backup]:
@@ -126,10 +133,16 @@ class RestoreResult:
 
 
 def restore(
-    location: str | Path, backup: str | Path | None = None, *, force: bool = False
+    location: str | Path,
+    backup: str | Path | None = None,
+    *,
+    force: bool = False,
+    progress: Progress = no_progress,
+    cancel_requested: CancelRequested = never_cancelled,
 ) -> RestoreResult:
     """Put ``backup`` (by default the newest one) in place of the bundle, keeping the file that
-    was there aside. Only this bundle's own backups, unless ``force``."""
+    was there aside. Only this bundle's own backups, unless ``force``. A cancelled restore
+    (:class:`~workbench.progress.WorkCancelledError`) leaves the bundle exactly as it was."""
     if "://" in str(location):
         bundle_file(location)  # the same one-line refusal as the other commands
     path = Path(location)
@@ -139,14 +152,22 @@ def restore(
             f"no backup of {path} was found beside it or in the backup folder; name one with "
             "--from FILE"
         )
-    aside = restore_backup(path, chosen, force=force)
+    aside = restore_backup(
+        path, chosen, force=force, progress=progress, cancel_requested=cancel_requested
+    )
     return RestoreResult(path, chosen, aside)
 
 
-def automatic_backup(path: Path) -> tuple[Path | None, int]:
+def automatic_backup(
+    path: Path,
+    *,
+    progress: Progress = no_progress,
+    cancel_requested: CancelRequested = never_cancelled,
+) -> tuple[Path | None, int]:
     """The day's automatic backup of ``path`` if one is due: (the copy or None, and then how
-    many bytes all its backups take, for the note that says so)."""
-    made = auto_backup_if_due(path)
+    many bytes all its backups take, for the note that says so). A cancelled one leaves no
+    backup file and removes no old one."""
+    made = auto_backup_if_due(path, progress=progress, cancel_requested=cancel_requested)
     return made, backups_size(path) if made is not None else 0
 
 

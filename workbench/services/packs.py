@@ -15,20 +15,28 @@ import hashlib
 import json
 import logging
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import and_, func, select
 from sqlalchemy.orm import Session
 
 from workbench.services.campaign_errors import PackError
-from workbench.services.campaigns import find_annotator, find_campaign
+from workbench.services.campaign_items import REFERENCE_NAME
+from workbench.services.campaigns import (
+    PRACTICE_DONE_SETTING,
+    PRACTICE_OPTIONAL_SETTING,
+    PRACTICE_SETTING,
+    find_annotator,
+    find_campaign,
+)
+from workbench.services.pack_marker import PACK_INFO_KEY
 from workbench.services.voting import lease_pairs, lease_setting, open_pairs, release_leases
-from workbench.storage.batching import chunked
 from workbench.storage.bundle import Bundle, remove_bundle_files
-from workbench.storage.copier import PACK_POLICY, VOTE_CONTENT, content_key, portable
+from workbench.storage.copier import PACK_POLICY, VOTE_CONTENT, content_key
 from workbench.storage.counters import counting, rebuild_counters
 from workbench.storage.models import (
     Annotator,
@@ -46,21 +54,16 @@ from workbench.storage.models import (
     Turn,
     Vote,
 )
+from workbench.storage.transfer import TransferError, copy_table
 
 log = logging.getLogger(__name__)
 
-PACK_INFO_KEY = "pack"
 PACK_FORMAT = "vlm-workbench/pack"
 PACK_FORMAT_VERSION = 1
 #: how long a pack's tasks stay reserved for its annotator unless the campaign's
 #: ``pack_lease_days`` setting says otherwise; a pack merged back releases them at once
 DEFAULT_PACK_LEASE = timedelta(days=14)
 PACK_LEASE_SETTING = "pack_lease_days"
-
-#: the vote fields a merge compares and copies (ids are mapped to the target bundle's)
-_VOTE_FIELDS = VOTE_CONTENT
-#: how a vote the pack and the bundle both hold is settled
-_VOTE_RULE = PACK_POLICY.rule("votes")
 
 
 @dataclass(frozen=True)
@@ -205,17 +208,63 @@ def _lease_for_pack(session: Session, piece: _Slice) -> None:
     )
 
 
+def _practice_shown(session: Session, settings: Mapping[str, Any]) -> dict[int, set[int]]:
+    """The items of the campaign's practice round and, per item, the models its practice tasks
+    show (the reference answer is no model), so the pack can show the same round."""
+    shown: dict[int, set[int]] = defaultdict(set)
+    for row in settings.get(PRACTICE_SETTING) or ():
+        item_id = session.scalar(
+            select(Item.id)
+            .join(Source, Item.source_id == Source.id)
+            .where(Source.name == row["source"], Item.external_id == row["item"])
+        )
+        names = [row.get(side) for side in ("left", "right")]
+        names = [name for name in names if name not in (None, REFERENCE_NAME)]
+        ids = set(session.scalars(select(Model.id).where(Model.name.in_(names))))
+        if item_id is None or len(ids) < len(set(names)):
+            raise PackError(
+                f"practice task on {row['source']}/{row['item']} names an item or model no "
+                "longer in this bundle; the pack could not carry the practice round"
+            )
+        shown[item_id].update(ids)
+    return shown
+
+
+def _pack_practice(settings: Mapping[str, Any], salt: str, handle: str) -> dict[str, Any]:
+    """The practice settings of the pack's campaign: the same tasks (contestants named as the
+    pack names them), the same required flag, and whether this annotator has done it."""
+    rows = settings.get(PRACTICE_SETTING)
+    if not rows:
+        return {}
+
+    def shown_as(name: str | None) -> str | None:
+        return name if name in (None, REFERENCE_NAME) else anonymous_model_name(salt, str(name))
+
+    done = settings.get(PRACTICE_DONE_SETTING) or {}
+    return {
+        PRACTICE_SETTING: [
+            {**row, "left": shown_as(row.get("left")), "right": shown_as(row.get("right"))}
+            for row in rows
+        ],
+        PRACTICE_OPTIONAL_SETTING: bool(settings.get(PRACTICE_OPTIONAL_SETTING, True)),
+        PRACTICE_DONE_SETTING: {handle: done[handle]} if handle in done else {},
+    }
+
+
 def _copy_content(
     source: Session, target: Session, piece: _Slice
 ) -> tuple[dict[int, int], dict[int, int]]:
     """Copy the slice's items (turns, references, captions, images) and the outputs its tasks
-    show; return the model and item id maps. Only what the annotation needs crosses over."""
-    item_ids = sorted({pair.item_id for pair in piece.pairs})
+    and the campaign's practice round show; return the model and item id maps. Only what the
+    annotation needs crosses over."""
     models_of_item: dict[int, set[int]] = defaultdict(set)
     for pair in piece.pairs:
         models_of_item[pair.item_id].update(
             model_id for model_id in (pair.left_model_id, pair.right_model_id) if model_id
         )
+    for item_id, model_ids in _practice_shown(source, piece.campaign.settings).items():
+        models_of_item[item_id].update(model_ids)
+    item_ids = sorted(models_of_item)
     model_rows = source.execute(
         select(Model.id, Model.name).where(
             Model.id.in_({m for models in models_of_item.values() for m in models})
@@ -349,6 +398,7 @@ def export_pack(
                         "criteria": settings.get("criteria"),
                         "output_context": settings.get("output_context", "standard"),
                         "pack": True,
+                        **_pack_practice(settings, piece.salt, piece.annotator.handle),
                     },
                 )
                 target.add(pack_campaign)
@@ -381,15 +431,24 @@ def export_pack(
 
 
 @dataclass
-class _PackVote:
-    uuid: str
-    sequence: int
-    handle: str
-    values: dict[str, Any]
-    retracted_at: datetime | None
+class _PackContent:
+    """What a merge matches the bundle against: the pack's campaign, its annotator's id, its
+    tasks (with their items and anonymous contestants) and whose votes it holds."""
+
+    info: PackInfo
+    campaign_id: int
+    annotator_id: int | None
+    pairs: list[dict[str, Any]]
+    models: dict[int, str]
+    items: dict[int, tuple[str, str]]
+    #: handle -> votes in the pack attributed to that annotator
+    voters: dict[str, int]
+    person: tuple[str | None, str | None]
+    #: how the pack's annotator left the practice round in the pack (None: not yet)
+    practice_done: str | None = None
 
 
-def _read_pack(pack: Bundle) -> tuple[PackInfo, list[dict[str, Any]], list[_PackVote], dict]:
+def _read_pack(pack: Bundle) -> _PackContent:
     info = pack_info(pack)
     if info is None:
         raise PackError(f"{pack.path} is a bundle but not an offline pack")
@@ -402,8 +461,9 @@ def _read_pack(pack: Bundle) -> tuple[PackInfo, list[dict[str, Any]], list[_Pack
                 select(Item.id, Source.name, Item.external_id).join(Source)
             )
         }
-        pairs: dict[int, dict[str, Any]] = {
-            pair.id: {
+        pairs = [
+            {
+                "id": pair.id,
                 "sequence": pair.sequence,
                 "item": items[pair.item_id],
                 "turn": pair.turn_index,
@@ -413,23 +473,28 @@ def _read_pack(pack: Bundle) -> tuple[PackInfo, list[dict[str, Any]], list[_Pack
             for pair in session.scalars(
                 select(ScheduledPair).where(ScheduledPair.campaign_id == campaign.id)
             )
-        }
-        annotators = {annotator.id: annotator for annotator in session.scalars(select(Annotator))}
-        votes = [
-            _PackVote(
-                uuid=vote.uuid,
-                sequence=pairs[vote.pair_id]["sequence"],
-                handle=annotators[vote.annotator_id].handle,
-                values={name: getattr(vote, name) for name in _VOTE_FIELDS},
-                retracted_at=vote.retracted_at,
-            )
-            for vote in session.scalars(
-                select(Vote).where(Vote.campaign_id == campaign.id).order_by(Vote.uuid)
-            )
-            if vote.pair_id in pairs
         ]
-        people = {a.handle: (a.display_name, a.expertise) for a in annotators.values()}
-    return info, list(pairs.values()), votes, people
+        voters = dict(
+            session.execute(
+                select(Annotator.handle, func.count(Vote.id))
+                .join(Annotator, Annotator.id == Vote.annotator_id)
+                .where(Vote.campaign_id == campaign.id)
+                .group_by(Annotator.handle)
+            ).all()
+        )
+        own = session.scalars(select(Annotator).where(Annotator.handle == info.annotator)).first()
+        practice_done = (campaign.settings.get(PRACTICE_DONE_SETTING) or {}).get(info.annotator)
+    return _PackContent(
+        info,
+        campaign.id,
+        None if own is None else own.id,
+        pairs,
+        models,
+        items,
+        voters,
+        (None, None) if own is None else (own.display_name, own.expertise),
+        practice_done,
+    )
 
 
 def _campaign_by_uid(session: Session, uid: str, name: str) -> Campaign:
@@ -442,9 +507,12 @@ def _campaign_by_uid(session: Session, uid: str, name: str) -> Campaign:
     )
 
 
-def _check_schedule(
-    session: Session, campaign: Campaign, pack_pairs: list[dict[str, Any]]
-) -> dict[int, ScheduledPair]:
+def _match_schedule(
+    session: Session, campaign: Campaign, content: _PackContent
+) -> tuple[dict[int, ScheduledPair], dict[str, dict[int, int]]]:
+    """Match the pack's tasks to the campaign's schedule (by sequence, item and anonymous
+    contestants); return the bundle's pairs by pack pair id and the id maps (pack id -> bundle
+    id) of the pairs, items and models the pack's votes name."""
     salt = str(campaign.settings["pack_salt"])
     anonymous = {
         anonymous_model_name(salt, name): model_id
@@ -456,14 +524,15 @@ def _check_schedule(
             select(Item.id, Source.name, Item.external_id).join(Source)
         )
     }
-    pairs = {
+    by_sequence = {
         pair.sequence: pair
         for pair in session.scalars(
             select(ScheduledPair).where(ScheduledPair.campaign_id == campaign.id)
         )
     }
-    for pack_pair in pack_pairs:
-        pair = pairs.get(pack_pair["sequence"])
+    matched: dict[int, ScheduledPair] = {}
+    for pack_pair in content.pairs:
+        pair = by_sequence.get(pack_pair["sequence"])
         matches = pair is not None and (
             items.get(pack_pair["item"]) == pair.item_id
             and pack_pair["turn"] == pair.turn_index
@@ -475,67 +544,95 @@ def _check_schedule(
                 f"task #{pack_pair['sequence']} of the pack does not match the campaign's "
                 "schedule in this bundle; the pack was not made from this campaign"
             )
-    return pairs
+        assert pair is not None  # matches is False otherwise
+        matched[pack_pair["id"]] = pair
+    id_maps = {
+        "scheduled_pairs": {pack_id: pair.id for pack_id, pair in matched.items()},
+        "items": {pack_id: items[key] for pack_id, key in content.items.items() if key in items},
+        "models": {
+            pack_id: anonymous[name]
+            for pack_id, name in content.models.items()
+            if name in anonymous
+        },
+    }
+    return matched, id_maps
 
 
 def merge_pack(bundle: Bundle, pack_path: str | Path) -> MergeReport:
-    """Add a pack's votes to ``bundle`` in one transaction; merging again changes nothing."""
+    """Add a pack's votes to ``bundle`` in one transaction; merging again changes nothing.
+
+    The votes are copied by the copier engine (:func:`workbench.storage.transfer.copy_table`)
+    under :data:`~workbench.storage.copier.PACK_POLICY`, the same normaliser and vote rule as
+    push/pull, scoped to the pack's annotator; only the matching of the pack's anonymised
+    tasks, items and contestants to the bundle's is the pack's own."""
     pack_path = Path(pack_path)
     with Bundle.open(pack_path) as pack:
-        info, pack_pairs, pack_votes, people = _read_pack(pack)
-    report = MergeReport(pack_path, info.campaign, annotator=info.annotator)
-    # A pack is one annotator's work: votes a hand edit attributed to anyone else are refused.
-    for vote in pack_votes:
-        if vote.handle != info.annotator:
-            report.refused[vote.handle] = report.refused.get(vote.handle, 0) + 1
-    pack_votes = [vote for vote in pack_votes if vote.handle == info.annotator]
-    with bundle.session() as session:
-        campaign = _campaign_by_uid(session, info.campaign_uid, info.campaign)
-        pairs = _check_schedule(session, campaign, pack_pairs)
-        handles = {a.handle: a for a in session.scalars(select(Annotator))}
-        for handle in sorted({vote.handle for vote in pack_votes} - set(handles)):
-            display_name, expertise = people[handle]
-            handles[handle] = Annotator(
-                handle=handle, display_name=display_name, expertise=expertise
+        content = _read_pack(pack)
+        info = content.info
+        report = MergeReport(pack_path, info.campaign, annotator=info.annotator)
+        # A pack is one annotator's work: votes a hand edit attributed to anyone else are refused.
+        report.refused = {
+            handle: count for handle, count in content.voters.items() if handle != info.annotator
+        }
+        with bundle.session() as session, pack.read_session() as source:
+            campaign = _campaign_by_uid(session, info.campaign_uid, info.campaign)
+            pairs, id_maps = _match_schedule(session, campaign, content)
+            annotator = _find_or_add_annotator(session, info, content, report)
+            votes = Vote.__table__
+            own_votes = and_(
+                votes.c.campaign_id == content.campaign_id,
+                votes.c.annotator_id == (content.annotator_id or 0),
             )
-            session.add(handles[handle])
-            report.annotators_added.append(handle)
-        session.flush()
-        existing: dict[str, Vote] = {}
-        for chunk in chunked([vote.uuid for vote in pack_votes]):
-            existing.update(
-                (vote.uuid, vote)
-                for vote in session.scalars(select(Vote).where(Vote.uuid.in_(chunk)))
-            )
-        touched: set[tuple[int, int]] = set()
-        # every task of the pack: votes added, retractions reconciled, leases released
-        with counting(session, [pair.id for pair in pairs.values()]):
-            for pack_vote in pack_votes:
-                pair = pairs[pack_vote.sequence]
-                annotator = handles[pack_vote.handle]
-                touched.add((pair.id, annotator.id))
-                stored = existing.get(pack_vote.uuid)
-                if stored is None:
-                    session.add(
-                        Vote(
-                            uuid=pack_vote.uuid,
-                            campaign_id=campaign.id,
-                            pair_id=pair.id,
-                            annotator_id=annotator.id,
-                            item_id=pair.item_id,
-                            turn_index=pair.turn_index,
-                            model_a_id=pair.left_model_id,
-                            model_b_id=pair.right_model_id,
-                            retracted_at=pack_vote.retracted_at,
-                            **pack_vote.values,
+            answered = {
+                pairs[pair_id].id
+                for pair_id in source.scalars(select(votes.c.pair_id).where(own_votes))
+                if pair_id in pairs
+            }
+            sequence_of = {pair.id: pair.sequence for pair in pairs.values()}
+
+            def observe(
+                row: Mapping[str, Any], ours: Mapping[str, Any], updates: Mapping[str, Any]
+            ) -> None:
+                if content_key(ours, VOTE_CONTENT) != content_key(row, VOTE_CONTENT):
+                    report.conflicts.append(
+                        MergeConflict(
+                            "changed_vote",
+                            sequence_of.get(row["pair_id"]),
+                            info.annotator,
+                            [row["uuid"]],
+                            "the same vote has different contents here and in the pack; the "
+                            "version that sorts first was kept",
                         )
                     )
-                    report.added += 1
-                    continue
-                _reconcile(stored, pack_vote, report, pair.sequence)
+                if "retracted_at" in updates:
+                    report.retractions += 1
+
             session.flush()
-            _release_pack_leases(session, touched)
-        report.conflicts.extend(_answered_twice(session, campaign, touched, pairs))
+            # every task of the pack: votes added, retractions reconciled, leases released
+            with counting(session, [pair.id for pair in pairs.values()]):
+                try:
+                    counts = copy_table(
+                        source.connection(),
+                        session.connection(),
+                        "votes",
+                        PACK_POLICY,
+                        {
+                            **id_maps,
+                            "campaigns": {content.campaign_id: campaign.id},
+                            "annotators": {content.annotator_id: annotator.id},
+                        },
+                        source_where=own_votes,
+                        target_where=votes.c.campaign_id == campaign.id,
+                        observe=observe,
+                    )
+                except TransferError as error:
+                    raise PackError(f"{pack_path} cannot be merged: {error}") from error
+                report.added, report.unchanged = counts.copied, counts.unchanged
+                touched = {(pair_id, annotator.id) for pair_id in answered}
+                _release_pack_leases(session, touched)
+            _carry_practice_done(session, campaign, info.annotator, content.practice_done)
+            by_sequence = {pair.sequence: pair for pair in pairs.values()}
+            report.conflicts.extend(_answered_twice(session, campaign, touched, by_sequence))
     log.info(
         "merged pack %s: %d added, %d unchanged, %d conflicts, %d refused",
         pack_path,
@@ -547,35 +644,44 @@ def merge_pack(bundle: Bundle, pack_path: str | Path) -> MergeReport:
     return report
 
 
+def _find_or_add_annotator(
+    session: Session, info: PackInfo, content: _PackContent, report: MergeReport
+) -> Annotator:
+    """The pack's annotator in the bundle, added (as the pack describes them) when the bundle
+    does not know them yet and the pack holds their votes."""
+    annotator = session.scalars(select(Annotator).where(Annotator.handle == info.annotator)).first()
+    if annotator is not None:
+        return annotator
+    display_name, expertise = content.person
+    annotator = Annotator(handle=info.annotator, display_name=display_name, expertise=expertise)
+    if content.voters.get(info.annotator):
+        session.add(annotator)
+        session.flush()
+        report.annotators_added.append(info.annotator)
+    return annotator
+
+
+def _carry_practice_done(
+    session: Session, campaign: Campaign, handle: str, done: str | None
+) -> None:
+    """An annotator who did (or skipped) the practice round in the pack is not offered it
+    again in the app; a round already settled in the bundle stays as it is."""
+    if done is None or not campaign.settings.get(PRACTICE_SETTING):
+        return
+    locked = session.scalars(
+        select(Campaign).where(Campaign.id == campaign.id).with_for_update()
+    ).one()
+    settled = dict(locked.settings.get(PRACTICE_DONE_SETTING) or {})
+    if handle not in settled:
+        settled[handle] = done
+        # a new dict: the JSON column sees the change
+        locked.settings = {**locked.settings, PRACTICE_DONE_SETTING: settled}
+
+
 def _release_pack_leases(session: Session, answered: set[tuple[int, int]]) -> None:
     """The leases a pack's tasks held end once their answers are in."""
     for pair_id, annotator_id in answered:
         release_leases(session, [pair_id], annotator_id)
-
-
-def _reconcile(stored: Vote, pack_vote: _PackVote, report: MergeReport, sequence: int) -> None:
-    """Bring a vote both sides hold to the same state whichever side is merged first (the
-    copier's vote policy: smaller content wins, the earliest retraction wins)."""
-    ours = {name: getattr(stored, name) for name in _VOTE_RULE.mutable}
-    theirs = {**pack_vote.values, "retracted_at": pack_vote.retracted_at}
-    if content_key(ours, _VOTE_FIELDS) != content_key(theirs, _VOTE_FIELDS):
-        report.conflicts.append(
-            MergeConflict(
-                "changed_vote",
-                sequence,
-                pack_vote.handle,
-                [pack_vote.uuid],
-                "the same vote has different contents here and in the pack; the version that "
-                "sorts first was kept",
-            )
-        )
-    updates = _VOTE_RULE.resolve(ours, theirs)
-    for name, value in updates.items():
-        setattr(stored, name, portable(value))
-    if "retracted_at" in updates:
-        report.retractions += 1
-    if not updates:
-        report.unchanged += 1
 
 
 def _answered_twice(

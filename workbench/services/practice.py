@@ -21,12 +21,12 @@ from sqlalchemy.orm import Session
 from workbench.domain.protocols import AnnotationProtocol
 from workbench.services.blind_tasks import BlindTask, Progress, build_task
 from workbench.services.campaign_errors import AnswerError, CampaignError, StaleTaskError
+from workbench.services.campaign_items import REFERENCE_NAME
 from workbench.services.campaigns import (
     PRACTICE_DONE_SETTING,
     PRACTICE_OPTIONAL_SETTING,
     PRACTICE_SETTING,
 )
-from workbench.services.selection import REFERENCE_NAME
 from workbench.storage.bundle import Bundle
 from workbench.storage.models import Campaign, Item, Model, ScheduledPair, Source
 

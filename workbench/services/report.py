@@ -10,7 +10,6 @@ outcomes read model, then :mod:`workbench.stats`), so a test can check the repor
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -21,9 +20,13 @@ from sqlalchemy import func, select
 
 from workbench import __version__
 from workbench.errors import WorkbenchError
+from workbench.progress import Progress
 from workbench.services.analysis import (
+    DEFAULT_BOOTSTRAP_ROUNDS,
     DISAGREEMENT,
     MAX_CYCLE_LENGTH,
+    AnalysisError,
+    agreement_of_sides,
     default_anchor,
     failure_cases,
 )
@@ -34,20 +37,12 @@ from workbench.services.outcomes import (
     judgments_frame,
     pairwise_outcomes,
 )
-from workbench.stats.agreement import (
-    agreement_summary,
-    aligned_preferences,
-    percent_agreement,
-    rater_agreement,
-)
+from workbench.stats.agreement import rater_agreement
 from workbench.stats.bradley_terry import Anchor
 from workbench.stats.contradictions import contradiction_counts, find_contradictions
 from workbench.stats.errors import StatsInputError
-from workbench.stats.kappa import cohen_kappa
 from workbench.stats.leaderboard import Leaderboard, compute_leaderboard
-from workbench.stats.position_bias import RANDOMIZED, first_position_wins, position_design
-from workbench.stats.preferences import PREFERENCES
-from workbench.stats.rank_agreement import kendall_tau, spearman_correlation
+from workbench.stats.position_bias import RANDOMIZED
 from workbench.stats.winrate import pairwise_win_fraction
 from workbench.storage.bundle import Bundle
 from workbench.storage.models import (
@@ -62,7 +57,6 @@ from workbench.storage.models import (
 )
 
 #: the report's defaults (the leaderboard panel's rounds; the CLI's seed)
-DEFAULT_BOOTSTRAP_ROUNDS = 100
 #: the two sides compared under "human vs judge" (``workbench agreement --a human --b judge``)
 HUMAN_SIDE, JUDGE_SIDE = "human", "judge"
 #: per-category boards shown, most battles first (ConvBench alone has 60 categories)
@@ -71,8 +65,6 @@ MAX_CATEGORY_BOARDS = 40
 MAX_GALLERY_ITEMS = 60
 MAX_LISTED_CYCLES = 100
 NO_CATEGORY = "(no category)"
-
-Progress = Callable[[str, int, int], None]
 
 
 class ReportError(WorkbenchError):
@@ -339,16 +331,6 @@ def _category_boards(content: ReportContent, battles: pd.DataFrame, anchor: str)
         shown += 1
 
 
-def _randomized(outcomes: pd.DataFrame) -> tuple[list[str], list[str]]:
-    """Evaluators whose shown order was randomized, and those whose design fixed it, by the
-    rule the Agreement panel and `workbench agreement` use (:func:`position_design`)."""
-    pairs = outcomes[outcomes["model_b"].notna() & (outcomes["model_a"] != outcomes["model_b"])]
-    designs = {str(name): position_design(group) for name, group in pairs.groupby("evaluator")}
-    randomized = sorted(name for name, design in designs.items() if design == RANDOMIZED)
-    fixed = sorted(name for name, design in designs.items() if design != RANDOMIZED)
-    return randomized, fixed
-
-
 def _agreement_section(content: ReportContent, outcomes: pd.DataFrame) -> None:
     request = content.request
     # the report's sides are the two kinds (the agreement selectors "human" and "judge")
@@ -361,82 +343,31 @@ def _agreement_section(content: ReportContent, outcomes: pd.DataFrame) -> None:
             "Run a campaign and a judge run on the same pairs (or import a benchmark with both)."
         )
         return
-    aligned = aligned_preferences(side_a, side_b)
-    if aligned.empty:
+    try:
+        result = agreement_of_sides(
+            side_a,
+            side_b,
+            (HUMAN_SIDE, JUDGE_SIDE),
+            request.filters.describe(),
+            bootstrap=request.bootstrap,
+            seed=request.seed,
+        )
+    except AnalysisError:
         content.missing["agreement"] = (
             "The humans and the judges judged no comparison in common; run the judge on a "
             "campaign's pairs (workbench judge BUNDLE --campaign NAME)."
         )
         return
-    summary = agreement_summary(side_a, side_b)
-    ratings = _shared_ratings(side_a, side_b)
-    both = pd.concat([side_a, side_b], ignore_index=True).drop_duplicates()
-    document: dict[str, Any] = {
-        "a": HUMAN_SIDE,
-        "b": JUDGE_SIDE,
-        "filters": request.filters.describe(),
-        "agreement": summary.to_json(),
-        "raters": {
-            "a": rater_agreement(side_a).to_json(),
-            "b": rater_agreement(side_b).to_json(),
-        },
-        "ranks": _rank_agreement(ratings),
-    }
-    labels = list(PREFERENCES)
-    confusion = pd.crosstab(aligned["preference_a"], aligned["preference_b"]).reindex(
-        index=labels, columns=labels, fill_value=0
+    bias = result.position_bias
+    randomized = bias["positions"] == RANDOMIZED
+    content.agreement = AgreementSection(
+        document=result.to_json(),
+        confusion=result.confusion,
+        by_model_pair=result.by_model_pair,
+        ratings=result.ratings,
+        position_bias=bias[randomized].reset_index(drop=True),
+        not_randomized=sorted(str(name) for name in bias.loc[~randomized, "evaluator"]),
     )
-    by_pair = _agreement_by_pair(aligned)
-    randomized, fixed = _randomized(both)
-    bias = first_position_wins(both)
-    bias = bias[bias["evaluator"].astype(str).isin(randomized)].reset_index(drop=True)
-    document["position_bias"] = records(bias)
-    content.agreement = AgreementSection(document, confusion, by_pair, ratings, bias, fixed)
-
-
-def _agreement_by_pair(aligned: pd.DataFrame) -> pd.DataFrame:
-    """Agreement (ties as a label) and Cohen's kappa per model matchup, as CHIRP reports kappa
-    per matchup. The aligned comparisons are keyed by their model pair, so each matchup's rows
-    are exactly what :func:`agreement_summary` would align on that matchup's judgments."""
-    rows = []
-    for (first, second), group in aligned.groupby(["first", "second"], sort=True):
-        agreement, comparisons = percent_agreement(
-            group["preference_a"], group["preference_b"], True
-        )
-        kappa = cohen_kappa(group["preference_a"], group["preference_b"])
-        rows.append((first, second, comparisons, agreement, kappa))
-    return pd.DataFrame(
-        rows, columns=["first", "second", "comparisons", "agreement", "cohen_kappa"]
-    )
-
-
-def _shared_ratings(side_a: pd.DataFrame, side_b: pd.DataFrame) -> pd.DataFrame:
-    """Each side's Bradley-Terry rating of the models both sides rated (``rating_a``,
-    ``rating_b``), as ``workbench agreement`` compares them."""
-    ratings_a = compute_leaderboard(side_a, "bt").table.set_index("model")["rating"]
-    ratings_b = compute_leaderboard(side_b, "bt").table.set_index("model")["rating"]
-    shared = sorted(set(ratings_a.index) & set(ratings_b.index))
-    return pd.DataFrame(
-        {
-            "model": shared,
-            "rating_a": [float(ratings_a[model]) for model in shared],
-            "rating_b": [float(ratings_b[model]) for model in shared],
-        }
-    )
-
-
-def _rank_agreement(ratings: pd.DataFrame) -> dict[str, Any] | None:
-    """Spearman and Kendall between the two sides' ratings of their shared models (ratings are
-    relative, so only shared models are compared); None below three shared models."""
-    if len(ratings) < 3:
-        return None
-    rating_a = ratings.set_index("model")["rating_a"]
-    rating_b = ratings.set_index("model")["rating_b"]
-    return {
-        "models": len(ratings),
-        "spearman": spearman_correlation(rating_a, rating_b),
-        "kendall_tau": kendall_tau(rating_a, rating_b),
-    }
 
 
 def _inter_annotator(outcomes: pd.DataFrame) -> list[dict[str, Any]]:

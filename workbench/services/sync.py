@@ -5,18 +5,16 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from workbench.progress import Progress
 from workbench.storage.bundle import Bundle
 from workbench.storage.dialects import parse_location
 from workbench.storage.transfer import TransferRefusedError, TransferReport, copy_rows
 
 log = logging.getLogger(__name__)
-
-Progress = Callable[[str, int, int], None]
 
 
 @dataclass(frozen=True)

@@ -25,11 +25,13 @@ import secrets
 import time
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import (
+    BindParameter,
     Select,
+    bindparam,
     delete,
     distinct,
     exists,
@@ -84,6 +86,29 @@ class _Shown:
     pair_id: int
     shown_at: datetime
     started: float
+
+
+@dataclass(frozen=True, slots=True)
+class _Ahead:
+    """The task read ahead while ``after`` is on screen: leased to this annotator at
+    ``leased`` (monotonic seconds), its progress counted before ``after`` was answered."""
+
+    task: BlindTask
+    pair_id: int
+    after: int
+    leased: float
+
+
+@dataclass(frozen=True, slots=True)
+class PendingAnswer:
+    """An answer given with :meth:`AnnotationSession.answer_ahead`: its task has left the
+    screen, the answer is not stored until :meth:`AnnotationSession.commit` returns."""
+
+    answered: _Shown
+    rows: tuple[tuple[str, str | None, float | None], ...]
+    comment: str | None
+    following: _Shown
+    ahead: _Ahead
 
 
 def _now() -> datetime:
@@ -151,7 +176,9 @@ def lease_duration(settings: Mapping[str, object]) -> timedelta:
     return lease_setting(settings, LEASE_SETTING, timedelta(minutes=1), DEFAULT_LEASE)
 
 
-def open_pairs(campaign_id: int, annotator_id: int, now: datetime | None = None) -> Select:
+def open_pairs(
+    campaign_id: int, annotator_id: int, now: datetime | BindParameter[datetime] | None = None
+) -> Select:
     """The ids of the tasks an annotator may still be given: not answered (or skipped) by them,
     and short of votes counting the unexpired leases others hold on them, or an attention check
     (those go to everyone)."""
@@ -174,7 +201,7 @@ def open_pairs(campaign_id: int, annotator_id: int, now: datetime | None = None)
         .where(
             PairLease.pair_id == ScheduledPair.id,
             PairLease.annotator_id != annotator_id,
-            PairLease.expires_at > (now or _now()),
+            PairLease.expires_at > (now if now is not None else _now()),
         )
         .scalar_subquery()
     )
@@ -258,6 +285,29 @@ class AnnotationSession:
         self.guidelines: str | None = guidelines if isinstance(guidelines, str) else None
         self._lease_for = lease_duration(found.settings)
         self._shown: _Shown | None = None
+        #: the task after the one on screen, leased and built beforehand (see read_ahead)
+        self._ahead: _Ahead | None = None
+        # Built once: a statement object keeps its compiled form's cache key, so each claim
+        # only binds values (building the query anew cost more CPU than running it).
+        queue = open_pairs(self._campaign_id, self._annotator_id, now=bindparam("now"))
+        self._next_open = (
+            queue.add_columns(ScheduledPair.sequence)
+            .where(ScheduledPair.sequence > bindparam("after"))
+            .order_by(ScheduledPair.sequence)
+            .limit(1)
+            .with_for_update(of=ScheduledPair, skip_locked=True)
+        )
+        self._still_open = select(exists(queue.where(ScheduledPair.id == bindparam("pair"))))
+        self._answered = select(
+            exists().where(
+                Vote.pair_id == bindparam("pair"),
+                Vote.annotator_id == self._annotator_id,
+                Vote.retracted_at.is_(None),
+            )
+        )
+        self._pair_row = (
+            select(ScheduledPair).where(ScheduledPair.id == bindparam("pair")).with_for_update()
+        )
         #: the campaign's practice round for this annotator (answers checked, never stored)
         self.practice = PracticeRound(
             bundle,
@@ -282,20 +332,10 @@ class AnnotationSession:
         return Progress(counted.done, counted.remaining)
 
     def _is_answered(self, session: Session, pair_id: int) -> bool:
-        return bool(
-            session.scalar(
-                select(
-                    exists().where(
-                        Vote.pair_id == pair_id,
-                        Vote.annotator_id == self._annotator_id,
-                        Vote.retracted_at.is_(None),
-                    )
-                )
-            )
-        )
+        return bool(session.scalar(self._answered, {"pair": pair_id}))
 
-    def _show(self, session: Session, pair_id: int) -> BlindTask:
-        task = build_task(
+    def _build(self, session: Session, pair_id: int) -> BlindTask:
+        return build_task(
             session,
             session.get_one(ScheduledPair, pair_id),
             self.protocol,
@@ -303,15 +343,16 @@ class AnnotationSession:
             secrets.token_urlsafe(16),
             self._progress(session, holding=pair_id),
         )
+
+    def _show(self, session: Session, pair_id: int) -> BlindTask:
+        task = self._build(session, pair_id)
         self._shown = _Shown(task, pair_id, _now(), time.monotonic())
         return task
 
     def _lock(self, session: Session, pair_id: int) -> ScheduledPair:
         """The pair's row, locked until the transaction ends (a no-op on SQLite, whose writers
         hold the database's write lock from BEGIN)."""
-        return session.scalars(
-            select(ScheduledPair).where(ScheduledPair.id == pair_id).with_for_update()
-        ).one()
+        return session.scalars(self._pair_row, {"pair": pair_id}).one()
 
     def _lease(self, session: Session, pair_id: int) -> None:
         """Take or renew this annotator's lease on a pair whose row the caller has locked."""
@@ -320,27 +361,21 @@ class AnnotationSession:
     def _release(self, session: Session, pair_id: int) -> None:
         release_leases(session, [pair_id], self._annotator_id)
 
-    def _claim(self, session: Session) -> int | None:
-        """Lock and lease the first open pair in sequence order, in the caller's write
+    def _claim(self, session: Session, passing: int | None = None) -> int | None:
+        """Lock and lease the first open pair in sequence order other than ``passing`` (the
+        task on screen, open to this annotator until answered), in the caller's write
         transaction; None when none is left."""
         after = -1
         while True:
-            candidate = session.execute(
-                self._open_pairs()
-                .add_columns(ScheduledPair.sequence)
-                .where(ScheduledPair.sequence > after)
-                .order_by(ScheduledPair.sequence)
-                .limit(1)
-                .with_for_update(of=ScheduledPair, skip_locked=True)
-            ).first()
+            candidate = session.execute(self._next_open, {"now": _now(), "after": after}).first()
             if candidate is None:
                 return None
             pair_id, after = candidate
+            if pair_id == passing:
+                continue
             # The candidate was chosen from a snapshot taken before its lock was granted; a new
             # statement sees what the lock's previous holder committed (its lease or vote).
-            still_open = session.scalar(
-                select(exists(self._open_pairs().where(ScheduledPair.id == pair_id)))
-            )
+            still_open = session.scalar(self._still_open, {"now": _now(), "pair": pair_id})
             if still_open:
                 self._lease(session, pair_id)
                 return pair_id
@@ -357,7 +392,8 @@ class AnnotationSession:
                 self._lock(session, shown.pair_id)
                 self._lease(session, shown.pair_id)
                 return shown.task
-            self._shown = None
+            # a task read ahead stays leased to this annotator, so the queue hands it out again
+            self._shown = self._ahead = None
             pair_id = self._claim(session)
         if pair_id is None:
             return None
@@ -392,8 +428,15 @@ class AnnotationSession:
         rows: list[tuple[str, str | None, float | None]],
         comment: str | None,
         skip_reason: str | None,
-    ) -> VoteReceipt:
+        claim_next: bool = False,
+        following: int | None = None,
+    ) -> tuple[VoteReceipt, int | None]:
+        """Store the answer rows; with ``claim_next``, also claim the next task in the same
+        transaction, and return its pair id. ``following`` is the task already on screen in
+        its place (a read-ahead one): its lease is renewed in the same transaction, and the
+        task claimed is the one after it."""
         cast_at = _now()
+        claimed = None
         duration_ms = round((time.monotonic() - shown.started) * 1000)
         uuids = []
         with self.bundle.session() as session:
@@ -401,7 +444,8 @@ class AnnotationSession:
             # machine) wait for the first and then see it.
             pair = self._lock(session, shown.pair_id)
             if self._is_answered(session, shown.pair_id):
-                self._shown = None
+                if following is None:
+                    self._shown = None
                 raise StaleTaskError("this task was answered already; show the next task")
             with counting(session, [pair.id]):
                 for position, (criterion, choice, grade) in enumerate(rows):
@@ -428,13 +472,20 @@ class AnnotationSession:
                         )
                     )
                 self._release(session, pair.id)
+            if following is not None:
+                self._lock(session, following)
+                self._lease(session, following)
+            if claim_next:
+                claimed = self._claim(session, passing=following)
         # the transaction has committed: only now is the vote confirmed and the task released
-        self._shown = None
+        if following is None:
+            self._shown = None
         log.debug("stored %d vote row(s): %s", len(uuids), ", ".join(uuids))
         # Counting the open tasks again costs a scan of the campaign per vote (most of a vote's
         # time on a large campaign); the next task shown recounts anyway.
         before = shown.task.progress
-        return VoteReceipt(tuple(uuids), Progress(before.done + 1, max(before.remaining - 1, 0)))
+        progress = Progress(before.done + 1, max(before.remaining - 1, 0))
+        return VoteReceipt(tuple(uuids), progress), claimed
 
     def cast(self, token: str, answers: Answers, comment: str | None = None) -> VoteReceipt:
         """Store the answer to the task ``token`` names; returns once it is committed.
@@ -447,7 +498,108 @@ class AnnotationSession:
         shown = self._current(token)
         comment = (comment or "").strip() or None
         rows = answer_rows(self.protocol, answers, comment)
-        return self._store(shown, rows, comment, None)
+        return self._store(shown, rows, comment, None)[0]
+
+    def cast_and_next(
+        self, token: str, answers: Answers, comment: str | None = None
+    ) -> tuple[VoteReceipt, BlindTask | None]:
+        """:meth:`cast`, then :meth:`next_task`, with the vote and the next task's lease in one
+        transaction: one commit (one fsync on a bundle file) per answer instead of two. The vote
+        is still committed before the next task is shown, since they commit together."""
+        self._refuse_in_preview()
+        shown = self._current(token)
+        comment = (comment or "").strip() or None
+        rows = answer_rows(self.protocol, answers, comment)
+        self._ahead = None  # still leased to this annotator: the claim below finds it again
+        receipt, pair_id = self._store(shown, rows, comment, None, claim_next=True)
+        if pair_id is None:
+            return receipt, None
+        with self.bundle.read_session() as session:
+            return receipt, self._show(session, pair_id)
+
+    # --- reading ahead -------------------------------------------------------------------------
+
+    def read_ahead(self) -> BlindTask | None:
+        """Lease and build the task that follows the one on screen, while the annotator reads
+        it (a worker calls this), so that :meth:`answer_ahead` can show it without waiting for
+        the disk; None when nothing follows. The lease is what makes it this annotator's: a
+        crash or a closed window leaves it leased to them, and their queue hands it out again.
+        """
+        if self.preview or self._shown is None:
+            return None
+        shown = self._shown
+        ahead = self._ahead
+        if ahead is not None and ahead.after == shown.pair_id:
+            return ahead.task
+        with self.bundle.session() as session:
+            pair_id = self._claim(session, passing=shown.pair_id)
+        return self._build_ahead(pair_id, shown.pair_id)
+
+    def _build_ahead(self, pair_id: int | None, after: int) -> BlindTask | None:
+        if pair_id is None:
+            self._ahead = None
+            return None
+        leased = time.monotonic()
+        with self.bundle.read_session() as session:
+            task = self._build(session, pair_id)
+        self._ahead = _Ahead(task, pair_id, after, leased)
+        return task
+
+    def answer_ahead(
+        self, token: str, answers: Answers, comment: str | None = None
+    ) -> tuple[PendingAnswer, BlindTask] | None:
+        """Take the answer to the task ``token`` names and make the task read ahead the current
+        one, without touching the bundle (the GUI thread calls this at the vote key); the answer
+        is stored by :meth:`commit`, and :meth:`take_back` returns to it if that fails. None,
+        and nothing changed, when no task was read ahead for this one, or its lease is half
+        gone (then :meth:`cast_and_next` claims afresh)."""
+        self._refuse_in_preview()
+        shown = self._current(token)
+        ahead = self._ahead
+        if ahead is None or ahead.after != shown.pair_id:
+            return None
+        if time.monotonic() - ahead.leased > self._lease_for.total_seconds() / 2:
+            return None
+        comment = (comment or "").strip() or None
+        rows = answer_rows(self.protocol, answers, comment)
+        before = ahead.task.progress
+        # counted before this answer: one more done, one fewer left (as VoteReceipt counts)
+        task = replace(ahead.task, progress=Progress(before.done + 1, max(before.remaining - 1, 0)))
+        following = _Shown(task, ahead.pair_id, _now(), time.monotonic())
+        self._shown, self._ahead = following, None
+        return PendingAnswer(shown, tuple(rows), comment, following, ahead), task
+
+    def commit(self, pending: PendingAnswer) -> tuple[VoteReceipt, BlindTask | None]:
+        """Store an answer given with :meth:`answer_ahead` (a worker calls this): in one
+        transaction the votes, the renewed lease of the task now on screen and the lease of the
+        one after it, which is then built and returned (None when nothing follows, or it could
+        not be read: the vote is stored all the same). Raises StaleTaskError when the task was
+        answered already (from another window); any other error leaves nothing stored."""
+        following = pending.following.pair_id
+        receipt, claimed = self._store(
+            pending.answered,
+            list(pending.rows),
+            pending.comment,
+            None,
+            claim_next=True,
+            following=following,
+        )
+        if self._shown is not pending.following:
+            return receipt, None  # undone or moved on meanwhile: nothing to read ahead for
+        try:
+            return receipt, self._build_ahead(claimed, following)
+        except Exception:  # the vote is committed; the next vote claims afresh instead
+            log.exception("reading the next task ahead failed")
+            self._ahead = None
+            return receipt, None
+
+    def take_back(self, pending: PendingAnswer) -> BlindTask:
+        """Return to the task of an answer whose :meth:`commit` failed (the answer was not
+        stored): it is the current one again, and the task shown meanwhile is the one read
+        ahead for it again. Returns the task to show."""
+        if self._shown is pending.following:
+            self._shown, self._ahead = pending.answered, pending.ahead
+        return pending.answered.task
 
     def check_practice(
         self, token: str, answers: Answers, comment: str | None = None
@@ -465,7 +617,7 @@ class AnnotationSession:
         reason = reason.strip()
         if not reason:
             raise AnswerError("say why you skip this task")
-        return self._store(shown, [(self.protocol.criteria[0].name, None, None)], None, reason)
+        return self._store(shown, [(self.protocol.criteria[0].name, None, None)], None, reason)[0]
 
     def undo(self) -> BlindTask | None:
         """Retract this annotator's last answer (or skip) in the campaign and make its task the
@@ -486,6 +638,8 @@ class AnnotationSession:
             )
             if last is None:
                 return None
+            # what was read ahead stays leased to this annotator: the queue hands it out again
+            self._ahead = None
             pair_id = last.pair_id
             assert pair_id is not None
             self._lock(session, pair_id)

@@ -88,7 +88,14 @@ def agreement_summary(judgments_a: pd.DataFrame, judgments_b: pd.DataFrame) -> A
     """Agreement of two evaluators on the comparisons both judged (each side's majority per
     comparison). Cohen's kappa treats first/second/tie as three labels; CHIRP's kappa uses the
     decisive comparisons only, with chance agreement per model matchup."""
-    aligned = aligned_preferences(judgments_a, judgments_b)
+    return aligned_agreement(aligned_preferences(judgments_a, judgments_b))
+
+
+def aligned_agreement(aligned: pd.DataFrame) -> AgreementSummary:
+    """:func:`agreement_summary` of comparisons already aligned by :func:`aligned_preferences`.
+    Alignment is per comparison, so the summary of a subset of comparisons (one category, one
+    model matchup) is this function on the matching rows of one alignment, which is how the
+    breakdowns are computed without aligning the judgments once per group."""
     if aligned.empty:
         raise StatsInputError("the two evaluators judged no comparison in common")
     with_ties, n = percent_agreement(aligned["preference_a"], aligned["preference_b"], True)

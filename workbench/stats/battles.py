@@ -3,13 +3,23 @@ the form every Bradley-Terry fit and bootstrap here works on."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import pandas as pd
 
 from workbench.domain import Outcome
 from workbench.stats.errors import StatsInputError
+from workbench.stats.pair_counts import PairCounts, count_pairs
+
+__all__ = [
+    "FASTCHAT_WINNER_TO_OUTCOME",
+    "JUDGMENTS_COLUMN",
+    "OUTCOME_VALUES",
+    "PairCounts",
+    "battles_from_fastchat",
+    "battles_per_model",
+    "checked_battles",
+    "pair_counts",
+]
 
 OUTCOME_VALUES = frozenset(outcome.value for outcome in Outcome)
 #: in a frame of aggregated battles (one row per model pair and outcome), how many judgments
@@ -63,84 +73,15 @@ def battles_from_fastchat(frame: pd.DataFrame) -> pd.DataFrame:
     ).assign(outcome=outcome.to_numpy())
 
 
-@dataclass(frozen=True)
-class PairCounts:
-    """Weighted outcome counts per unordered model pair.
-
-    Pair ``p`` opposes ``models[first[p]]`` and ``models[second[p]]`` with ``first < second``;
-    ``wins_first``/``wins_second``/``ties`` are summed battle weights (both-bad votes are ties).
-    ``self_weight`` is the weight of battles of a model against itself: they do not move any
-    rating, but a bootstrap that resamples battles draws them too, so they keep their share.
-    """
-
-    models: tuple[str, ...]
-    first: np.ndarray
-    second: np.ndarray
-    wins_first: np.ndarray
-    wins_second: np.ndarray
-    ties: np.ndarray
-    self_weight: float = 0.0
-
-    @property
-    def totals(self) -> np.ndarray:
-        return self.wins_first + self.wins_second + self.ties
-
-    @property
-    def cells(self) -> np.ndarray:
-        """The counts as one vector of (pair, outcome) cells: all first-wins, then second-wins,
-        then ties. A bootstrap resample of battles is a multinomial draw over these cells."""
-        return np.concatenate([self.wins_first, self.wins_second, self.ties])
-
-    def index_of(self, model: str) -> int:
-        try:
-            return self.models.index(model)
-        except ValueError:
-            raise StatsInputError(f"model '{model}' has no battles in the selection") from None
-
-
 def pair_counts(battles: pd.DataFrame) -> PairCounts:
-    """Aggregate battles into :class:`PairCounts` in one pass (factorize + bincount).
-
-    Models are numbered in order of first appearance (model_a before model_b within a row), as
-    FastChat's ``preprocess_for_bt`` does; the order does not change any fitted rating.
-    """
+    """Aggregate a battles frame into :class:`PairCounts` (see
+    :func:`workbench.stats.pair_counts.count_pairs`), after checking it."""
     battles = checked_battles(battles)
-    n_rows = len(battles)
-    codes, uniques = pd.factorize(
-        pd.concat([battles["model_a"], battles["model_b"]], ignore_index=True)
-    )
-    models = tuple(str(model) for model in uniques)
-    n_models = len(models)
-    code_a, code_b = codes[:n_rows].astype(np.int64), codes[n_rows:].astype(np.int64)
-    outcome = battles["outcome"].to_numpy()
-    weight = battles["weight"].to_numpy(dtype=np.float64)
-
-    is_self = code_a == code_b
-    self_weight = float(weight[is_self].sum())
-    code_a, code_b, outcome, weight = (
-        code_a[~is_self],
-        code_b[~is_self],
-        outcome[~is_self],
-        weight[~is_self],
-    )
-    first, second = np.minimum(code_a, code_b), np.maximum(code_a, code_b)
-    a_is_first = code_a == first
-    won_a, won_b = outcome == Outcome.A.value, outcome == Outcome.B.value
-    first_won = np.where(a_is_first, won_a, won_b)
-    second_won = np.where(a_is_first, won_b, won_a)
-    tied = ~(won_a | won_b)
-
-    pair_code = first * n_models + second
-    used, pair_index = np.unique(pair_code, return_inverse=True)
-    size = len(used)
-    return PairCounts(
-        models=models,
-        first=(used // n_models).astype(np.int64),
-        second=(used % n_models).astype(np.int64),
-        wins_first=np.bincount(pair_index, weights=weight * first_won, minlength=size),
-        wins_second=np.bincount(pair_index, weights=weight * second_won, minlength=size),
-        ties=np.bincount(pair_index, weights=weight * tied, minlength=size),
-        self_weight=self_weight,
+    return count_pairs(
+        battles["model_a"].to_numpy(dtype=object),
+        battles["model_b"].to_numpy(dtype=object),
+        battles["outcome"].to_numpy(dtype=object),
+        battles["weight"].to_numpy(dtype=np.float64),
     )
 
 

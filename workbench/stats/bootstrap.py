@@ -13,24 +13,17 @@ import numpy as np
 import pandas as pd
 
 from workbench.stats.battles import PairCounts, checked_battles, pair_counts
-from workbench.stats.bradley_terry import DEFAULT_SCALE, Anchor, EloScale, fit_counts
+from workbench.stats.bradley_terry import DEFAULT_SCALE, Anchor, EloScale
+from workbench.stats.counted_board import bootstrap_counts, resampled_cells
 from workbench.stats.elo import DEFAULT_ELO, EloSettings, online_elo_arrays, sequence_arrays
 from workbench.stats.errors import StatsInputError
 
-# Rounds are solved in blocks so memory stays near this many Hessian entries at once.
-HESSIAN_BUDGET = 4_000_000
-
-
-def resampled_cells(counts: PairCounts, rounds: int, seed: int | None) -> np.ndarray:
-    """``rounds`` bootstrap resamples of the battles behind ``counts``, as (rounds, cells) weights
-    of :attr:`PairCounts.cells` (multinomial with the observed number of battles)."""
-    if rounds < 1:
-        raise StatsInputError("the number of bootstrap rounds must be at least 1")
-    observed = np.append(counts.cells, counts.self_weight)
-    battles = round(float(observed.sum()))
-    rng = np.random.default_rng(seed)
-    draws = rng.multinomial(battles, observed / observed.sum(), size=rounds)
-    return draws[:, :-1].astype(np.float64)
+__all__ = [
+    "bootstrap_bradley_terry",
+    "bootstrap_online_elo",
+    "confidence_intervals",
+    "resampled_cells",
+]
 
 
 def bootstrap_bradley_terry(
@@ -48,15 +41,7 @@ def bootstrap_bradley_terry(
     vanishing ridge of :mod:`workbench.stats.bradley_terry`, as FastChat's L-BFGS keeps its start.
     """
     counts = battles if isinstance(battles, PairCounts) else pair_counts(battles)
-    cells = resampled_cells(counts, rounds, seed)
-    n_models = len(counts.models)
-    block = max(1, HESSIAN_BUDGET // (n_models * n_models))
-    ratings = np.vstack(
-        [
-            fit_counts(counts, cells[start : start + block], anchor, scale)
-            for start in range(0, rounds, block)
-        ]
-    )
+    ratings = bootstrap_counts(counts, rounds, seed, anchor, scale)
     return pd.DataFrame(ratings, columns=list(counts.models))
 
 

@@ -5,21 +5,25 @@ Bench's ``compute_mle_elo``: P(i beats j) = 1 / (1 + base^((r_j - r_i) / scale))
 as half a win for each side, no intercept, no regularisation, and an anchor model pinned to a
 chosen rating. The fit works on counts per model pair (not per battle) with damped Newton
 iterations, vectorised over many weight vectors at once so a whole bootstrap is one solve.
+It needs numpy alone (no scipy, no pandas until a Series is asked for): the command line's
+leaderboard imports it on its start-up path.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
-from scipy import sparse
-from scipy.special import expit, log_expit
 
-from workbench.stats.battles import PairCounts, pair_counts
 from workbench.stats.errors import StatsInputError
+from workbench.stats.pair_counts import PairCounts
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +38,11 @@ STEP_TOLERANCE = 1e-10
 # Newton steps longer than this (in natural log-odds) are shortened: far from the optimum the
 # quadratic model overshoots, and divergent directions then advance steadily instead of jumping.
 MAX_STEP = 4.0
+# From this many models on, the solves run on one BLAS thread. OpenBLAS (0.3.31) starts
+# threading its LU at about 100 x 100, and on a busy 2-core machine 100 rounds of 100 models
+# then took 5.6 CPU s (22 s wall) instead of 0.5 s; below 64 it stays on one thread anyway,
+# so smaller fits skip the cost of limiting it (threadpoolctl's first call scans the libraries).
+SINGLE_THREAD_MODELS = 48
 
 
 @dataclass(frozen=True)
@@ -72,6 +81,16 @@ class Anchor:
         return cls(model, rating)
 
 
+def _expit(x: np.ndarray) -> np.ndarray:
+    """The logistic function, 1 / (1 + exp(-x)), without overflow for large ``|x|``."""
+    return np.exp(-np.logaddexp(0.0, -x))
+
+
+def _log_expit(x: np.ndarray) -> np.ndarray:
+    """log(1 / (1 + exp(-x))), accurate where the probability underflows."""
+    return -np.logaddexp(0.0, -x)
+
+
 def _log_likelihood(
     theta: np.ndarray, first: np.ndarray, second: np.ndarray, wins: np.ndarray, losses: np.ndarray
 ) -> np.ndarray:
@@ -80,7 +99,7 @@ def _log_likelihood(
     unchanged, but the all-ones direction of the Hessian gets curvature 1 instead of ``RIDGE``
     and the Newton system stays well conditioned."""
     logits = theta[:, first] - theta[:, second]
-    value = (wins * log_expit(logits) + losses * log_expit(-logits)).sum(axis=1)
+    value = (wins * _log_expit(logits) + losses * _log_expit(-logits)).sum(axis=1)
     total = theta.sum(axis=1)
     return value - 0.5 * RIDGE * (theta * theta).sum(axis=1) - 0.5 * total * total / theta.shape[1]
 
@@ -105,24 +124,55 @@ def solve_bradley_terry(
     wins = np.atleast_2d(np.asarray(wins_first, dtype=np.float64))
     totals = np.atleast_2d(np.asarray(totals, dtype=np.float64))
     losses = totals - wins
-    rounds, n_pairs = wins.shape
+    rounds = wins.shape[0]
     theta = np.zeros((rounds, n_models))
-    pair_rows = np.concatenate([np.arange(n_pairs), np.arange(n_pairs)])
-    model_columns = np.concatenate([first, second])
-    signs = np.concatenate([np.ones(n_pairs), -np.ones(n_pairs)])
-    # pairs x models: +1 for the first model of a pair, -1 for the second
-    incidence = sparse.csr_array((signs, (pair_rows, model_columns)), shape=(n_pairs, n_models))
-    touches = abs(incidence)
+    current = _log_likelihood(theta, first, second, wins, losses)
+    active = np.arange(rounds)
+    with _one_blas_thread(n_models):
+        theta, active = _newton(theta, current, active, first, second, wins, totals, losses)
+    if active.size:
+        log.warning("Bradley-Terry fit stopped after %d iterations", MAX_ITERATIONS)
+    return theta - theta.mean(axis=1, keepdims=True)
+
+
+def _one_blas_thread(n_models: int) -> contextlib.AbstractContextManager[object]:
+    """One BLAS thread for the solves of ``n_models`` (see :data:`SINGLE_THREAD_MODELS`): the
+    systems are small and many, and threads only add synchronisation."""
+    if n_models < SINGLE_THREAD_MODELS:
+        return contextlib.nullcontext()
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")
+
+
+def _newton(
+    theta: np.ndarray,
+    current: np.ndarray,
+    active: np.ndarray,
+    first: np.ndarray,
+    second: np.ndarray,
+    wins: np.ndarray,
+    totals: np.ndarray,
+    losses: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The damped Newton iterations of :func:`solve_bradley_terry`; returns the strengths and
+    the rounds still moving when :data:`MAX_ITERATIONS` ran out."""
+    n_models = theta.shape[1]
+    n_pairs = len(first)
+    # pairs x models: +1 for the first model of a pair, -1 for the second. Dense: at most a
+    # few thousand pairs by a hundred models, and a dense product is one BLAS call.
+    incidence = np.zeros((n_pairs, n_models))
+    incidence[np.arange(n_pairs), first] = 1.0
+    incidence[np.arange(n_pairs), second] = -1.0
+    touches = np.abs(incidence)
     off_first = first * n_models + second
     off_second = second * n_models + first
     diagonal = np.arange(n_models) * (n_models + 1)
-    current = _log_likelihood(theta, first, second, wins, losses)
-    active = np.arange(rounds)
     for _ in range(MAX_ITERATIONS):
         if active.size == 0:
             break
         th = theta[active]
-        probability = expit(th[:, first] - th[:, second])
+        probability = _expit(th[:, first] - th[:, second])
         gradient = (wins[active] - totals[active] * probability) @ incidence - RIDGE * th
         gradient -= th.sum(axis=1, keepdims=True) / n_models
         curvature = totals[active] * probability * (1.0 - probability)
@@ -151,9 +201,7 @@ def solve_bradley_terry(
         theta[active] = candidate
         current[active] = after
         active = active[np.abs(step).max(axis=1) > STEP_TOLERANCE]
-    if active.size:
-        log.warning("Bradley-Terry fit stopped after %d iterations", MAX_ITERATIONS)
-    return theta - theta.mean(axis=1, keepdims=True)
+    return theta, active
 
 
 def to_rating_scale(
@@ -217,6 +265,10 @@ def bradley_terry_ratings(
     or penalty on +log(base)/-log(base) model columns, ties duplicated as one win each way,
     ratings ``scale * coef + initial``, then shifted so the anchor holds its value.
     """
+    import pandas as pd
+
+    from workbench.stats.battles import pair_counts
+
     counts = battles if isinstance(battles, PairCounts) else pair_counts(battles)
     ratings = fit_counts(counts, anchor=anchor, scale=scale)[0]
     return pd.Series(ratings, index=list(counts.models), name="rating").sort_values(ascending=False)

@@ -10,13 +10,18 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from workbench.stats.battles import battles_per_model, checked_battles, pair_counts
+from workbench.stats.battles import (
+    JUDGMENTS_COLUMN,
+    battles_per_model,
+    checked_battles,
+    pair_counts,
+)
 from workbench.stats.bootstrap import (
-    bootstrap_bradley_terry,
     bootstrap_online_elo,
     confidence_intervals,
 )
 from workbench.stats.bradley_terry import DEFAULT_SCALE, Anchor, EloScale, bradley_terry_ratings
+from workbench.stats.counted_board import CountedRows, counted_board
 from workbench.stats.elo import EloSettings, online_elo
 from workbench.stats.errors import StatsInputError
 from workbench.stats.style import bootstrap_style_controlled, style_controlled_ratings
@@ -88,6 +93,49 @@ def _anchored(ratings: pd.Series | pd.DataFrame, anchor: Anchor | None) -> Any:
     return ratings.add(anchor.rating - ratings[anchor.model], axis=0)
 
 
+def _bradley_terry_board(
+    battles: pd.DataFrame,
+    anchor: Anchor | None,
+    bootstrap: int,
+    seed: int | None,
+    scale: EloScale,
+) -> Leaderboard:
+    judgments = (
+        battles[JUDGMENTS_COLUMN].to_numpy(dtype=np.int64)
+        if JUDGMENTS_COLUMN in battles.columns
+        else np.ones(len(battles), dtype=np.int64)
+    )
+    rows = CountedRows(
+        battles["model_a"].to_numpy(dtype=object),
+        battles["model_b"].to_numpy(dtype=object),
+        battles["outcome"].to_numpy(dtype=object),
+        battles["weight"].to_numpy(dtype=np.float64),
+        judgments,
+    )
+    board = counted_board(rows, anchor, bootstrap, seed, scale)
+    table = pd.DataFrame(
+        {
+            "model": list(board.models),
+            "rating": board.rating,
+            "ci_lower": board.ci_lower,
+            "ci_upper": board.ci_upper,
+            "win_rate_vs_anchor": board.win_rate,
+            "n": board.n,
+        }
+    )
+    samples = None
+    if board.samples is not None:
+        samples = pd.DataFrame(board.samples, columns=list(board.sample_models))
+    return Leaderboard(
+        method="bt",
+        anchor=anchor,
+        bootstrap=bootstrap,
+        seed=seed,
+        table=table,
+        samples=samples,
+    )
+
+
 def compute_leaderboard(
     battles: pd.DataFrame,
     method: Method = "bt",
@@ -117,21 +165,18 @@ def compute_leaderboard(
     coefficients: pd.Series | None = None
     plain: pd.Series | None = None
     if method == "bt":
+        if style_features is None:
+            return _bradley_terry_board(battles, anchor, bootstrap, seed, scale)
         counts = pair_counts(battles)
         plain = bradley_terry_ratings(counts, anchor, scale)
-        if style_features is not None:
-            controlled = style_controlled_ratings(
-                battles, style_features[0], style_features[1], anchor, scale
+        controlled = style_controlled_ratings(
+            battles, style_features[0], style_features[1], anchor, scale
+        )
+        ratings, coefficients = controlled.ratings, controlled.coefficients
+        if bootstrap:
+            samples = bootstrap_style_controlled(
+                battles, style_features[0], style_features[1], bootstrap, seed, anchor, scale
             )
-            ratings, coefficients = controlled.ratings, controlled.coefficients
-            if bootstrap:
-                samples = bootstrap_style_controlled(
-                    battles, style_features[0], style_features[1], bootstrap, seed, anchor, scale
-                )
-        else:
-            ratings = plain
-            if bootstrap:
-                samples = bootstrap_bradley_terry(counts, bootstrap, seed, anchor, scale)
     else:
         if style_features is not None:
             raise StatsInputError("style control needs the bt method")

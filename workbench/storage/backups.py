@@ -4,14 +4,23 @@ before a schema upgrade; restored in place of a damaged bundle, which is kept as
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
-import shutil
 import sqlite3
 from contextlib import closing
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import BinaryIO
 
+from workbench.progress import (
+    CancelRequested,
+    Progress,
+    Steps,
+    WorkCancelledError,
+    never_cancelled,
+    no_progress,
+)
 from workbench.storage.backup_names import (
     AUTOMATIC,
     MANUAL,
@@ -62,13 +71,58 @@ def _discard(partial: Path) -> None:
         partial.unlink(missing_ok=True)
 
 
-def make_backup(path: str | Path, *, reason: str = MANUAL, folder: Path | None = None) -> Path:
+#: SQLite virtual-machine instructions between two calls of a copy's progress handler, and
+#: handler calls between two looks at the copy's size (a stat): a cancel is seen within a few
+#: milliseconds, at no cost worth measuring (bench/cancel_steps.py)
+_VM_STEPS = 10_000
+_CALLS_PER_REPORT = 50
+#: bytes read between two steps of a restore's copy
+_COPY_BLOCK = 4 << 20
+
+
+def _watch(
+    connection: sqlite3.Connection, output: Path, total: int, steps: Steps
+) -> list[BaseException]:
+    """Feed ``steps``' callbacks from SQLite's progress handler while ``connection`` works:
+    the size ``output`` has reached as progress, and an interrupt (the statement fails with
+    "interrupted") once a cancel is asked. Returns where an error the progress callback raised
+    is kept: raising inside the handler would be lost in SQLite's C code."""
+    calls = 0
+    raised: list[BaseException] = []
+
+    def handler() -> int:
+        nonlocal calls
+        calls += 1
+        try:
+            if calls % _CALLS_PER_REPORT == 0:
+                size = output.stat().st_size if output.exists() else 0
+                steps.progress("copying", min(size, total), total)
+            return 1 if steps.cancel_requested() else 0
+        except BaseException as error:  # kept for the caller; stopping is all SQLite can do
+            raised.append(error)
+            return 1
+
+    connection.set_progress_handler(handler, _VM_STEPS)
+    return raised
+
+
+def make_backup(
+    path: str | Path,
+    *,
+    reason: str = MANUAL,
+    folder: Path | None = None,
+    progress: Progress = no_progress,
+    cancel_requested: CancelRequested = never_cancelled,
+) -> Path:
     """Write a consistent copy of the bundle at ``path`` into ``folder`` (by default the backup
     folder of the settings, else beside the bundle) and return the copy's path.
 
     ``VACUUM INTO`` reads through the WAL, so the copy holds every committed transaction even
     while another process has the bundle open. The copy is written under a temporary name and
     renamed when complete, so a crash never leaves a half-written file that looks like a backup.
+    ``progress("copying", bytes written, bundle size)`` follows the copy; once
+    ``cancel_requested()`` is true, SQLite is interrupted, the temporary file is removed and
+    :class:`~workbench.progress.WorkCancelledError` is raised: no backup file is left.
     """
     path = Path(path)
     if not path.is_file():
@@ -80,18 +134,33 @@ def make_backup(path: str | Path, *, reason: str = MANUAL, folder: Path | None =
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise BackupError(f"cannot use the backup folder {folder}: {error}") from error
+    steps = Steps(progress, cancel_requested, "backup cancelled; no backup file was written")
+    steps.check()
     target = backup_name(path, reason, stamp_now(), folder)
     remove_abandoned(target.parent, f".{path.stem}.", ".partial")
     partial = target.with_name(f".{target.name}.{writer_tag()}.partial")
+    total = sum(p.stat().st_size for p in (path, *sidecar_paths(path)) if p.exists())
+    raised: list[BaseException] = []
     try:
         with closing(sqlite3.connect(path, isolation_level=None)) as connection:
             connection.execute("PRAGMA busy_timeout = 10000")
+            # not called while SQLite waits for another writer's lock: a cancel then takes
+            # effect when the wait ends (10 s at most)
+            raised = _watch(connection, partial, total, steps)
             connection.execute("VACUUM INTO ?", (str(partial),))
         _fsync(partial)
+        # the last chance to stop: once renamed, the backup is whole and stays
+        steps.check()
         os.replace(partial, target)
         _fsync_folder(target.parent)
+    except WorkCancelledError:
+        _discard(partial)
+        raise
     except sqlite3.DatabaseError as error:
         _discard(partial)
+        if raised:
+            raise raised[0] from None
+        steps.check()  # interrupted on request
         damage = damage_from(path, error)
         if damage is not None:
             raise damage from error
@@ -101,6 +170,10 @@ def make_backup(path: str | Path, *, reason: str = MANUAL, folder: Path | None =
         raise BackupError(
             f"could not write a backup of {path}: {error.strerror or error}"
         ) from error
+    except BaseException:
+        _discard(partial)
+        raise
+    steps.progress("copying", total, total)
     log.info("backed up %s to %s (%s)", path, target, reason)
     return target
 
@@ -116,6 +189,8 @@ def auto_backup_if_due(
     max_age: timedelta = timedelta(hours=24),
     keep: int | None = None,
     size_limit_bytes: int | None = None,
+    progress: Progress = no_progress,
+    cancel_requested: CancelRequested = never_cancelled,
 ) -> Path | None:
     """Make an automatic backup of ``path`` when its newest backup (of any kind) is older than
     ``max_age`` and the bundle changed since; then keep only the ``keep`` newest automatic
@@ -134,7 +209,11 @@ def auto_backup_if_due(
     due = newest is None or (
         now - newest.taken_at >= max_age and _last_changed(path) > newest.taken_at
     )
-    made = make_backup(path, reason=AUTOMATIC) if due else None
+    made = (
+        make_backup(path, reason=AUTOMATIC, progress=progress, cancel_requested=cancel_requested)
+        if due
+        else None
+    )
     automatic = [backup for backup in list_backups(path) if backup.automatic]
     total, full = 0, False
     for kept, backup in enumerate(automatic):
@@ -196,17 +275,57 @@ def _check_backup_of(path: Path, backup: Path, *, force: bool) -> None:
         )
 
 
-def restore_backup(path: str | Path, backup: str | Path, *, force: bool = False) -> Path | None:
+def _copy_stepped(source: Path, target: Path, steps: Steps) -> None:
+    """Copy ``source`` to ``target`` a block at a time, with a step (and a chance to stop)
+    after each; the caller removes ``target`` if this raises."""
+    total = source.stat().st_size
+    done = 0
+    with source.open("rb") as reading, target.open("wb") as writing:
+        while sent := _send(reading, writing, done):
+            done += sent
+            steps("copying", done, total)
+
+
+def _send(reading: BinaryIO, writing: BinaryIO, offset: int) -> int:
+    """Copy up to a block from ``offset``; 0 at the end. In the kernel (``sendfile``, as
+    ``shutil.copyfile`` does) where the system copies file to file, else through Python."""
+    if hasattr(os, "sendfile"):
+        with contextlib.suppress(OSError):  # not between these files here: the plain way
+            return os.sendfile(writing.fileno(), reading.fileno(), offset, _COPY_BLOCK)
+    reading.seek(offset)
+    block = reading.read(_COPY_BLOCK)
+    writing.write(block)
+    return len(block)
+
+
+def restore_backup(
+    path: str | Path,
+    backup: str | Path,
+    *,
+    force: bool = False,
+    progress: Progress = no_progress,
+    cancel_requested: CancelRequested = never_cancelled,
+) -> Path | None:
     """Put ``backup`` in place of the bundle at ``path``; return where the bundle that was there
     went (``<stem>.damaged-<stamp><suffix>``, with its -wal and -shm files), or None when there
     was none. Nothing is deleted, and a backup that is itself damaged is refused, as is a file
-    that is not a backup of this bundle (same bundle id) unless ``force``."""
+    that is not a backup of this bundle (same bundle id) unless ``force``.
+
+    ``progress`` follows the check of the backup ("checking") and its copy ("copying"); once
+    ``cancel_requested()`` is true, the work stops before the bundle's files are moved, the
+    copy is removed and :class:`~workbench.progress.WorkCancelledError` is raised: the bundle
+    is exactly as it was."""
     path, backup = Path(path), Path(backup)
+    steps = Steps(progress, cancel_requested, "restore cancelled; the bundle was not changed")
     if not backup.is_file():
         raise BackupError(f"no backup at {backup}")
     if backup.resolve() == path.resolve():
         raise BackupError(f"{backup} is the bundle itself, not a backup of it")
-    problems = integrity_check(backup)
+    steps("checking", 0, 0)
+    try:
+        problems = integrity_check(backup, cancel_requested=cancel_requested)
+    except WorkCancelledError:
+        raise WorkCancelledError(steps.cancelled) from None
     if problems:
         raise BackupError(
             f"the backup {backup} is damaged too ({problems[0]}); choose another with "
@@ -215,8 +334,14 @@ def restore_backup(path: str | Path, backup: str | Path, *, force: bool = False)
     _check_backup_of(path, backup, force=force)
     remove_abandoned(path.parent, f".{path.name}.", ".restoring")
     incoming = path.with_name(f".{path.name}.{writer_tag()}.restoring")
-    shutil.copyfile(backup, incoming)
-    _fsync(incoming)
+    try:
+        _copy_stepped(backup, incoming, steps)
+        _fsync(incoming)
+        # the last chance to stop: from here the bundle's files are moved
+        steps.check()
+    except BaseException:
+        _discard(incoming)
+        raise
     aside = path.with_name(f"{path.stem}.damaged-{stamp_now()}{path.suffix}")
     moved = False
     # the old WAL belongs to the old file: left beside the restored one, SQLite would replay it

@@ -17,12 +17,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from sqlalchemy import Connection, insert, inspect, text
+from sqlalchemy import Connection, event, insert, inspect, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
@@ -49,6 +46,9 @@ from workbench.storage.integrity import check_file_header, damage_from
 from workbench.storage.leftovers import remove_abandoned, writer_tag
 from workbench.storage.models import BundleInfo
 
+if TYPE_CHECKING:
+    from alembic.config import Config
+
 log = logging.getLogger(__name__)
 
 BUNDLE_SUFFIX = ".wbb"
@@ -61,7 +61,15 @@ _CONNECTION_SQLSTATES = ("08", "28", "3D", "57P")
 CREATING_PREFIX = ".creating-"
 
 
+#: The newest migration in migrations/versions. Opening a bundle already at this revision reads
+#: ``alembic_version`` with one query and never imports Alembic (about 0.2 s of a start-up);
+#: tests/storage/test_bundle.py checks it against Alembic's own head.
+HEAD_REVISION = "0004"
+
+
 def _alembic_config(connection: Connection | None = None) -> Config:
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
     if connection is not None:
@@ -71,18 +79,35 @@ def _alembic_config(connection: Connection | None = None) -> Config:
 
 def head_revision() -> str:
     """The schema revision this version of the app writes."""
+    return HEAD_REVISION
+
+
+def alembic_head_revision() -> str:
+    """The head revision as Alembic finds it in the migrations folder (what
+    :data:`HEAD_REVISION` must equal)."""
+    from alembic.script import ScriptDirectory
+
     head = ScriptDirectory.from_config(_alembic_config()).get_current_head()
     assert head is not None, "the migrations folder has no revision"
     return head
 
 
 def _known_revisions() -> set[str]:
+    from alembic.script import ScriptDirectory
+
     script = ScriptDirectory.from_config(_alembic_config())
     return {rev.revision for rev in script.walk_revisions()}
 
 
 def _revision_of(connection: Connection) -> str | None:
-    return MigrationContext.configure(connection).get_current_revision()
+    """The bundle's schema revision, read as Alembic's ``MigrationContext`` reads it (None
+    without a version table or row), without importing Alembic."""
+    if not inspect(connection).has_table("alembic_version"):
+        return None
+    rows = connection.execute(text("SELECT version_num FROM alembic_version")).scalars().all()
+    if len(rows) > 1:  # Alembic refuses branched heads the same way
+        raise BundleError(f"the bundle has {len(rows)} schema revisions: {', '.join(rows)}")
+    return rows[0] if rows else None
 
 
 def _current_revision(engine: Engine) -> str | None:
@@ -101,11 +126,18 @@ def _is_connection_failure(error: BaseException) -> bool:
     return sqlstate.startswith(_CONNECTION_SQLSTATES)
 
 
+def _rollback_journal(dbapi_connection: sqlite3.Connection, _record: object) -> None:
+    """Run after the dialect's own connect hook, which sets WAL (see Bundle.building)."""
+    dbapi_connection.execute("PRAGMA journal_mode = DELETE").close()
+
+
 def _checkpoint(path: Path) -> None:
     """Move everything from the WAL into the database file, so the file alone is the bundle
-    (it is about to be linked into place without its sidecars). Call with no engine open."""
+    (it is about to be linked into place without its sidecars), in WAL mode whatever it was
+    built in. Call with no engine open."""
     connection = sqlite3.connect(path)
     try:
+        connection.execute("PRAGMA journal_mode = WAL").close()
         busy = connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
     finally:
         connection.close()
@@ -162,6 +194,8 @@ def _refuse_foreign_database(path: Path) -> None:
 
 
 def _upgrade(connection: Connection) -> None:
+    from alembic import command
+
     command.upgrade(_alembic_config(connection), "head")
 
 
@@ -197,7 +231,7 @@ class Bundle:
 
     @classmethod
     @contextmanager
-    def building(cls, location: str | Path) -> Iterator[Bundle]:
+    def building(cls, location: str | Path, *, bulk: bool = False) -> Iterator[Bundle]:
         """A new bundle to fill inside the block, published at ``location`` when it ends well.
 
         A file is built under a private temporary name beside ``location`` and linked into
@@ -206,6 +240,12 @@ class Bundle:
         process could have opened, never a bundle someone else created and wrote to meanwhile;
         and a crash never leaves a half-built file at ``location``. A server database cannot
         be built aside: it is created in place in the empty database, as :meth:`create` does.
+
+        ``bulk`` (a large import, one writer in the block): the private file is filled with a
+        rollback journal instead of WAL. No other connection can read it, so WAL buys nothing
+        there, while it writes every new page twice (to the log, then at the checkpoint) and a
+        rollback journal writes pages beyond the file's old end once. It is back in WAL mode
+        before it is published.
         """
         where = parse_location(location)
         if where.path is None:
@@ -229,6 +269,9 @@ class Bundle:
             except BundleError as error:  # name the bundle, not its private file
                 raise BundleError(str(error).replace(str(partial), str(path))) from error
             bundle.location = where.display  # messages name the bundle, not its private file
+            if bulk:
+                bundle.close()  # the pooled connection is in WAL mode; new ones leave it
+                event.listen(bundle.engine, "connect", _rollback_journal)
             yield bundle
             bundle.close()
             _checkpoint(partial)

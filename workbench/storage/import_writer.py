@@ -10,7 +10,6 @@ by its fingerprint.
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -21,9 +20,9 @@ from sqlalchemy import Table, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from workbench import __version__
-from workbench.domain import ImageRecord, ItemRecord, JudgmentRecord, ModelRecord, OutputRecord
+from workbench.domain import ItemRecord, JudgmentRecord, ModelRecord, OutputRecord
 from workbench.importers.base import ImportReport, Record
-from workbench.importers.images import PreparedImage
+from workbench.importers.images import PreparedImage, image_key
 from workbench.storage.batching import chunked
 from workbench.storage.models import (
     Caption,
@@ -49,15 +48,6 @@ class ImportFileInfo:
     name: str
     sha256: str
     size_bytes: int
-
-
-def image_key(image: ImageRecord) -> str | None:
-    """How the import service and the writer agree on which prepared image a slot uses."""
-    if image.path is not None:
-        return f"path:{image.path}"
-    if image.data is not None:
-        return f"data:{hashlib.sha256(image.data).hexdigest()}"
-    return None
 
 
 def find_import(session: Session, importer: str, fingerprint: str) -> Import | None:
@@ -187,10 +177,13 @@ class ImportWriter:
                     select(Image.sha256, Image.id).where(Image.sha256.in_(chunk))
                 ).all()
             )
-        # Many rows per statement, and only a few images' bytes read back at a time.
+        # Many rows per statement, and only a few images' bytes read back at a time. A plain
+        # executemany (the driver's loop), and the new ids read afterwards: RETURNING makes
+        # SQLAlchemy build one multi-row statement per chunk, which cost as much again as
+        # SQLite's own work of writing the pages.
         table = cast(Table, Image.__table__)  # a declarative model's table is a Table
-        statement = insert(table).returning(table.c.sha256, table.c.id)
-        for chunk in chunked(sorted(by_hash.keys() - known.keys()), IMAGES_PER_STATEMENT):
+        new = sorted(by_hash.keys() - known.keys())
+        for chunk in chunked(new, IMAGES_PER_STATEMENT):
             rows = []
             for sha in chunk:
                 image = by_hash[sha]
@@ -205,8 +198,14 @@ class ImportWriter:
                         "data": data,
                     }
                 )
-            known.update(self.session.execute(statement, rows).all())
+            self.session.execute(insert(table), rows)
             self.counts["images_added"] += len(rows)
+        for chunk in chunked(new):
+            known.update(
+                self.session.execute(
+                    select(Image.sha256, Image.id).where(Image.sha256.in_(chunk))
+                ).all()
+            )
         return {key: known[image.sha256] for key, image in images.items()}
 
     def _insert_items(

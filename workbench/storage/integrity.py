@@ -9,6 +9,7 @@ import struct
 from contextlib import closing
 from pathlib import Path
 
+from workbench.progress import CancelRequested, WorkCancelledError, never_cancelled
 from workbench.storage.backup_names import latest_backup
 from workbench.storage.errors import BundleDamagedError, NotABundleError
 from workbench.storage.files import sidecar_paths
@@ -81,12 +82,19 @@ def check_file_header(path: str | Path) -> None:
         )
 
 
-def integrity_check(path: str | Path, *, full: bool = False) -> list[str]:
+#: SQLite virtual-machine instructions between two looks at ``cancel_requested``
+_VM_STEPS = 10_000
+
+
+def integrity_check(
+    path: str | Path, *, full: bool = False, cancel_requested: CancelRequested = never_cancelled
+) -> list[str]:
     """The problems SQLite finds in ``path``; an empty list means the file is sound.
 
     ``full`` runs ``PRAGMA integrity_check`` (which also compares every index with its table)
     and the foreign-key check; otherwise ``PRAGMA quick_check`` (pages and records only, several
-    times faster on large bundles).
+    times faster on large bundles). Once ``cancel_requested()`` is true SQLite is interrupted
+    and :class:`~workbench.progress.WorkCancelledError` raised (the check only reads).
     """
     path = Path(path)
     try:
@@ -97,6 +105,7 @@ def integrity_check(path: str | Path, *, full: bool = False) -> list[str]:
         return [str(error)]
     try:
         with closing(sqlite3.connect(path)) as connection:
+            connection.set_progress_handler(lambda: 1 if cancel_requested() else 0, _VM_STEPS)
             pragma = "integrity_check" if full else "quick_check"
             problems = [row[0] for row in connection.execute(f"PRAGMA {pragma}")]
             if problems == ["ok"]:
@@ -108,6 +117,8 @@ def integrity_check(path: str | Path, *, full: bool = False) -> list[str]:
                 ]
             return problems
     except sqlite3.DatabaseError as error:
+        if cancel_requested():  # interrupted on request: no verdict on the file
+            raise WorkCancelledError("integrity check cancelled") from None
         return [str(error)]
 
 

@@ -35,6 +35,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import (
@@ -52,6 +53,7 @@ from sqlalchemy import (
     false,
     func,
     literal,
+    literal_column,
     null,
     or_,
     select,
@@ -534,6 +536,110 @@ def _narrow_stores() -> list[Any]:
     ]
 
 
+#: the columns of :func:`pairwise_judgment_rows`: what battle counts read, and the filters they
+#: can take without the wide rows
+PAIRWISE_COLUMNS = (
+    "origin",
+    "kind",
+    "campaign",
+    "model_a",
+    "model_b",
+    "outcome",
+    "strength",
+    "derived",
+    "row_id",
+)
+
+
+def _pairwise_stores() -> list[Any]:
+    """Each store's judgments with only :data:`PAIRWISE_COLUMNS`, the same expressions as
+    :func:`judgment_rows`, and only the joins those columns need (the models, and a vote's or
+    adjudication's campaign for its name): the other joins of the wide rows are on required
+    keys, so they keep the same rows (as in :func:`_narrow_stores`), and each costs a lookup per
+    judgment, which on a million votes is most of a battle count's time."""
+    prior_a, prior_b = aliased(Model), aliased(Model)
+    vote_a, vote_b = aliased(Model), aliased(Model)
+    verdict_a, verdict_b = aliased(Model), aliased(Model)
+    left, right = aliased(Model), aliased(Model)
+    vote_outcome = case((Vote.choice.in_(OUTCOME_VALUES), Vote.choice), else_=null())
+    settled = case((Adjudication.choice.in_(OUTCOME_VALUES), Adjudication.choice), else_=null())
+    return [
+        select(
+            literal(JudgmentOrigin.IMPORTED.value, String).label("origin"),
+            PriorJudgment.kind.label("kind"),
+            _text().label("campaign"),
+            _side(prior_a.name, prior_b.name, PriorJudgment.outcome).label("model_a"),
+            _side(prior_b.name, prior_a.name, PriorJudgment.outcome).label("model_b"),
+            PriorJudgment.outcome.label("outcome"),
+            func.coalesce(PriorJudgment.strength, 1).label("strength"),
+            _prior_derived().label("derived"),
+            PriorJudgment.id.label("row_id"),
+        )
+        .join(prior_a, PriorJudgment.model_a_id == prior_a.id)
+        .outerjoin(prior_b, PriorJudgment.model_b_id == prior_b.id),
+        select(
+            literal(JudgmentOrigin.CAMPAIGN.value, String).label("origin"),
+            literal(JudgmentKind.HUMAN.value, String).label("kind"),
+            Campaign.name.label("campaign"),
+            _side(vote_a.name, vote_b.name, vote_outcome).label("model_a"),
+            _side(vote_b.name, vote_a.name, vote_outcome).label("model_b"),
+            vote_outcome.label("outcome"),
+            literal(1, Integer).label("strength"),
+            false().label("derived"),
+            Vote.id.label("row_id"),
+        )
+        .outerjoin(vote_a, Vote.model_a_id == vote_a.id)
+        .outerjoin(vote_b, Vote.model_b_id == vote_b.id)
+        .join(Campaign, Vote.campaign_id == Campaign.id)
+        .where(_VOTE_COUNTS),
+        select(
+            literal(JudgmentOrigin.JUDGE_RUN.value, String).label("origin"),
+            literal(JudgmentKind.JUDGE.value, String).label("kind"),
+            _text().label("campaign"),
+            _side(verdict_a.name, verdict_b.name, JudgeVerdict.outcome).label("model_a"),
+            _side(verdict_b.name, verdict_a.name, JudgeVerdict.outcome).label("model_b"),
+            JudgeVerdict.outcome.label("outcome"),
+            func.coalesce(JudgeVerdict.strength, 1).label("strength"),
+            false().label("derived"),
+            JudgeVerdict.id.label("row_id"),
+        )
+        .join(verdict_a, JudgeVerdict.model_a_id == verdict_a.id)
+        .outerjoin(verdict_b, JudgeVerdict.model_b_id == verdict_b.id)
+        .where(_VERDICT_COUNTS),
+        select(
+            literal(ADJUDICATION, String).label("origin"),
+            literal(JudgmentKind.HUMAN.value, String).label("kind"),
+            Campaign.name.label("campaign"),
+            _side(left.name, right.name, settled).label("model_a"),
+            _side(right.name, left.name, settled).label("model_b"),
+            settled.label("outcome"),
+            literal(1, Integer).label("strength"),
+            false().label("derived"),
+            Adjudication.id.label("row_id"),
+        )
+        .select_from(Adjudication)
+        .join(ScheduledPair, Adjudication.pair_id == ScheduledPair.id)
+        .join(Campaign, Adjudication.campaign_id == Campaign.id)
+        .outerjoin(left, ScheduledPair.left_model_id == left.id)
+        .outerjoin(right, ScheduledPair.right_model_id == right.id),
+    ]
+
+
+def pairwise_judgment_rows() -> Subquery:
+    """:func:`_pairwise_stores` as one subquery."""
+    return union_all(*_pairwise_stores()).subquery("judgments")
+
+
+def _pairwise_will_do(filters: Sequence[OutcomeFilter | None]) -> bool:
+    """Whether every filter reads only :data:`PAIRWISE_COLUMNS`."""
+    return all(
+        column in PAIRWISE_COLUMNS
+        for one in filters
+        if one is not None
+        for column, _ in one._dimensions()
+    )
+
+
 def narrow_judgment_rows() -> Subquery:
     """:func:`_narrow_stores` as one subquery."""
     return union_all(*_narrow_stores()).subquery("narrow_judgments")
@@ -601,6 +707,17 @@ def distinct_values(
     return sorted(value for (value,) in session.execute(statement))
 
 
+def count_judgments(
+    session: Session, *filters: OutcomeFilter | None, by: str | None = None
+) -> dict[Any, int]:
+    """How many judgments the filters keep: ``{None: n}``, or per value of column ``by``
+    (NULL as the key None), in one ``GROUP BY``."""
+    rows = judgment_rows()
+    key = rows.c[by] if by is not None else literal(None)
+    statement = select(key, func.count()).where(*_where(rows, filters)).group_by(key)
+    return {value: int(count) for value, count in session.execute(statement)}
+
+
 def battle_counts(
     session: Session,
     *filters: OutcomeFilter | None,
@@ -626,7 +743,21 @@ def positioned_battle_counts(
     so counts read at different times merge in the order a single read gives. ``after`` (a
     :func:`fingerprint`) keeps only the judgments stored since it was taken: what a vote
     added, read at a cost that grows with the new rows, not with the bundle."""
-    rows = judgment_rows()
+    weight: Any = None if decisive_weight is None else literal(float(decisive_weight), Float)
+    statement = _battle_counts_statement(filters, weight, after)
+    return [
+        (a, b, outcome, float(total), int(judgments), int(first))
+        for a, b, outcome, total, judgments, first in session.execute(statement)
+    ]
+
+
+def _battle_counts_statement(
+    filters: Sequence[OutcomeFilter | None], decisive_weight: Any, after: Sequence[int] | None
+) -> Any:
+    """The statement of :func:`positioned_battle_counts`; ``decisive_weight`` is an SQL
+    expression (a literal, or the bound parameter of :func:`compiled_battle_counts`), or None
+    to count every judgment once."""
+    rows = pairwise_judgment_rows() if _pairwise_will_do(filters) else judgment_rows()
     conditions = _where(rows, filters) + _pairwise(rows)
     if after is not None:
         conditions.append(_stored_after(rows, after))
@@ -634,15 +765,12 @@ def positioned_battle_counts(
         weight: Any = literal(1.0, Float)
     else:
         weight = case(
-            (
-                and_(rows.c.outcome.in_(["a", "b"]), rows.c.strength >= 2),
-                literal(float(decisive_weight), Float),
-            ),
+            (and_(rows.c.outcome.in_(["a", "b"]), rows.c.strength >= 2), decisive_weight),
             else_=literal(1.0, Float),
         )
     # a position in stored order: origin first, then the row's id within its store
     position = _origin_order(rows) * literal(1 << 40, BigInteger) + rows.c.row_id
-    statement = (
+    return (
         select(
             rows.c.model_a,
             rows.c.model_b,
@@ -655,10 +783,37 @@ def positioned_battle_counts(
         .group_by(rows.c.model_a, rows.c.model_b, rows.c.outcome)
         .order_by(func.min(position))
     )
-    return [
-        (a, b, outcome, float(total), int(judgments), int(first))
-        for a, b, outcome, total, judgments, first in session.execute(statement)
-    ]
+
+
+#: the module holding :func:`compiled_battle_counts` as text, for readers without SQLAlchemy
+COMPILED_QUERIES_MODULE = Path(__file__).with_name("compiled_queries.py")
+
+
+def compiled_battle_counts(campaign: bool = False) -> str:
+    """:func:`battle_counts` of every judgment (no filter), or with ``campaign`` of one
+    campaign's, as SQLite text: its values written in, the decisive weight and the campaign
+    left as the parameters ``:decisive_weight`` and ``:campaign``. The command line's
+    leaderboard runs it through :mod:`workbench.storage.fast_read` without importing
+    SQLAlchemy; :data:`COMPILED_QUERIES_MODULE` holds it and a test keeps it current."""
+    from sqlalchemy.dialects import sqlite
+
+    # bare parameter markers, so that every other value can be rendered as a literal
+    weight = literal_column(":decisive_weight", Float)
+    marker: Any = literal_column(":campaign")
+    filters = OutcomeFilter(campaigns=(marker,)) if campaign else None
+    statement = _battle_counts_statement((filters,), weight, None)
+    return str(statement.compile(dialect=sqlite.dialect(), compile_kwargs={"literal_binds": True}))
+
+
+def compiled_queries_source() -> str:
+    """The text of :data:`COMPILED_QUERIES_MODULE` for this version of the read model."""
+    return (
+        '"""Generated by ``python -m workbench.storage.judgments``: the read model\'s queries\n'
+        "as SQLite text, for readers that must not import SQLAlchemy (storage.fast_read).\n"
+        'Do not edit; tests/storage/test_fast_read.py checks that it is current."""\n\n'
+        f'BATTLE_COUNTS_SQL = """\\\n{compiled_battle_counts()}\n"""\n\n'
+        f'CAMPAIGN_BATTLE_COUNTS_SQL = """\\\n{compiled_battle_counts(campaign=True)}\n"""\n'
+    )
 
 
 def _stored_after(rows: Subquery, after: Sequence[int]) -> Any:
@@ -783,3 +938,7 @@ def only_added(before: Sequence[int], now: Sequence[int], added: Sequence[int]) 
 def _largest_ids(after: Sequence[int]) -> Sequence[int]:
     """The largest id per store in fingerprint ``after``, in the order of :data:`ORIGINS`."""
     return after[1 : 2 * len(_FINGERPRINT_STORES) : 2]
+
+
+if __name__ == "__main__":
+    COMPILED_QUERIES_MODULE.write_text(compiled_queries_source())

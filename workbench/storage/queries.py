@@ -8,7 +8,9 @@ from typing import Any
 from sqlalchemy import distinct, func, join, select
 from sqlalchemy.orm import Session
 
+from workbench.domain import JudgmentOrigin
 from workbench.storage.batching import chunked
+from workbench.storage.judgments import OutcomeFilter, count_judgments
 from workbench.storage.models import (
     Caption,
     Image,
@@ -17,7 +19,6 @@ from workbench.storage.models import (
     ItemImage,
     Model,
     Output,
-    PriorJudgment,
     Reference,
     Source,
     Turn,
@@ -68,10 +69,15 @@ def bundle_counts(session: Session) -> dict[str, Any]:
         "models": by_source(
             func.count(distinct(Output.model_id)), output_turns, Turn.item_id == item_source.c.id
         ),
-        "judgments": by_source(
-            func.count(), PriorJudgment, PriorJudgment.item_id == item_source.c.id
-        ),
     }
+    # imported judgments, derived ones included (info shows what is stored), through the read
+    # model like every other reader; a judgment without an item has no source (key None)
+    imported = count_judgments(
+        session,
+        OutcomeFilter(origins=(JudgmentOrigin.IMPORTED.value,), include_derived=True),
+        by="source",
+    )
+    columns["judgments"] = {name: count for name, count in imported.items() if name is not None}
     for column, values in columns.items():
         for name in sources:
             per_source[name][column] = values.get(name, 0)
@@ -88,10 +94,8 @@ def bundle_counts(session: Session) -> dict[str, Any]:
         "references": session.scalar(select(func.count()).select_from(Reference)),
         "models": session.scalar(select(func.count()).select_from(Model)),
         "outputs": session.scalar(select(func.count()).select_from(Output)),
-        "judgments": session.scalar(select(func.count()).select_from(PriorJudgment)),
-        "judgments_without_item": session.scalar(
-            select(func.count()).select_from(PriorJudgment).where(PriorJudgment.item_id.is_(None))
-        ),
+        "judgments": sum(imported.values()),
+        "judgments_without_item": imported.get(None, 0),
         "imports": session.scalar(select(func.count()).select_from(Import)),
     }
     return {"totals": totals, "sources": per_source}

@@ -1,7 +1,8 @@
-"""Copy every row of one bundle into another of the same schema, whatever the two dialects
-(SQLite file or PostgreSQL server): rows are matched by natural key, new rows get ids mapped
-through the foreign keys, images stream in bounded batches, and the target changes in one
-transaction that either lands whole or not at all.
+"""The one row copier: copy every row of one bundle into another of the same schema, whatever
+the two dialects (SQLite file or PostgreSQL server): rows are matched by natural key, new rows
+get ids mapped through the foreign keys, images stream in bounded batches, and the target
+changes in one transaction that either lands whole or not at all. :func:`copy_table` runs the
+same engine over one table under another policy (an offline pack's votes).
 """
 
 from __future__ import annotations
@@ -16,7 +17,14 @@ from sqlalchemy import Connection, Table, and_, delete, func, insert, select, te
 from sqlalchemy.exc import DBAPIError
 
 from workbench.storage.batching import chunked
-from workbench.storage.copier import SYNC_POLICY, TableRule, digest, normal, portable
+from workbench.storage.copier import (
+    SYNC_POLICY,
+    CopyPolicy,
+    TableRule,
+    digest,
+    normal,
+    portable,
+)
 from workbench.storage.counters import rebuild_counters
 from workbench.storage.errors import BundleError
 from workbench.storage.models import Base
@@ -29,6 +37,9 @@ BATCH_ROWS = 1000
 IMAGE_BATCH_BYTES = 32 * 1024 * 1024
 
 Progress = Callable[[str, int, int], None]
+#: (the source row as mapped to the target, the target's mutable values, the updates the
+#: policy chose): told about every row both sides hold, so a caller can report what changed
+Observer = Callable[[Mapping[str, Any], Mapping[str, Any], Mapping[str, Any]], None]
 
 
 class TransferError(BundleError):
@@ -114,11 +125,23 @@ class _Existing:
 
 
 class _Copier:
-    def __init__(self, source: Connection, target: Connection, progress: Progress | None) -> None:
+    def __init__(
+        self,
+        source: Connection,
+        target: Connection,
+        progress: Progress | None,
+        policy: CopyPolicy = SYNC_POLICY,
+        id_maps: Mapping[str, Mapping[Any, Any]] | None = None,
+    ) -> None:
         self.source = source
         self.target = target
         self.progress = progress or (lambda _phase, _done, _total: None)
+        self.policy = policy
+        #: source id -> target id per table: filled as parents are copied, or given by a caller
+        #: that matched the parents itself (a pack matches tasks by schedule sequence)
         self.id_maps: dict[str, dict[Any, Any]] = defaultdict(dict)
+        for name, mapping in (id_maps or {}).items():
+            self.id_maps[name].update(mapping)
         self.report = TransferReport()
         self.preserve_ids = False
 
@@ -152,8 +175,14 @@ class _Copier:
 
     # one table
 
-    def copy_table(self, table: Table) -> None:
-        rule = RULES[table.name]
+    def copy_table(
+        self,
+        table: Table,
+        source_where: Any = None,
+        target_where: Any = None,
+        observe: Observer | None = None,
+    ) -> TableCounts:
+        rule = self.policy.rule(table.name)
         counts = self.report.tables.setdefault(table.name, TableCounts())
         blob = BLOB_COLUMNS.get(table.name)
         has_id = "id" in table.c and table.c.id.primary_key
@@ -163,7 +192,7 @@ class _Copier:
         foreign = {
             fk.parent.name: fk.column.table.name
             for fk in table.foreign_keys
-            if fk.column.table.name in RULES
+            if fk.column.table.name in self.policy.rules or fk.column.table.name in self.id_maps
         }
 
         def key_of(row: Mapping[Any, Any]) -> tuple[Any, ...]:
@@ -171,7 +200,10 @@ class _Copier:
 
         # what the target holds, by natural key (a list: content keys may repeat)
         index: dict[tuple[Any, ...], list[_Existing]] = defaultdict(list)
-        for stored in self.target.execute(select(*[table.c[c] for c in columns])).mappings():
+        in_target = select(*[table.c[c] for c in columns])
+        if target_where is not None:
+            in_target = in_target.where(target_where)
+        for stored in self.target.execute(in_target).mappings():
             index[key_of(stored)].append(
                 _Existing(
                     stored["id"] if has_id else key_of(stored),
@@ -181,13 +213,16 @@ class _Copier:
             )
         matched: dict[tuple[Any, ...], int] = defaultdict(int)
 
-        total = self.source.scalar(select(func.count()).select_from(table)) or 0
+        counting_rows = select(func.count()).select_from(table)
+        in_source = select(*[table.c[c] for c in columns]).order_by(*table.primary_key.columns)
+        if source_where is not None:
+            counting_rows = counting_rows.where(source_where)
+            in_source = in_source.where(source_where)
+        total = self.source.scalar(counting_rows) or 0
         done = 0
         self.progress(table.name, 0, total)
         pending: list[dict[str, Any]] = []
-        result = self.source.execution_options(yield_per=BATCH_ROWS).execute(
-            select(*[table.c[c] for c in columns]).order_by(*table.primary_key.columns)
-        )
+        result = self.source.execution_options(yield_per=BATCH_ROWS).execute(in_source)
         for partition in result.mappings().partitions():
             for source_row in partition:
                 row = self._mapped(table, dict(source_row), foreign)
@@ -204,6 +239,8 @@ class _Copier:
                 if existing.digest != digest([row[c] for c in fixed]):
                     self._conflict(table, key_columns, fixed, row, existing)
                 updates = rule.resolve(existing.mutable, {c: row[c] for c in rule.mutable})
+                if observe is not None:
+                    observe(row, existing.mutable, updates)
                 if updates:
                     self._update(table, key_columns, existing, row, updates)
                     counts.updated += 1
@@ -217,6 +254,7 @@ class _Copier:
         if blob is not None:
             self._insert_blobs(table, blob, pending, counts)
         log.debug("copied %s: %s", table.name, counts.as_dict())
+        return counts
 
     def _mapped(
         self, table: Table, row: dict[str, Any], foreign: Mapping[str, str]
@@ -359,3 +397,30 @@ def copy_rows(
     copier.advance_sequences()
     rebuild_counters(target)
     return copier.report
+
+
+def copy_table(
+    source: Connection,
+    target: Connection,
+    table_name: str,
+    policy: CopyPolicy,
+    id_maps: Mapping[str, Mapping[Any, Any]],
+    *,
+    source_where: Any = None,
+    target_where: Any = None,
+    observe: Observer | None = None,
+) -> TableCounts:
+    """Copy the rows of one table that ``source_where`` selects into ``target`` by the same
+    engine as :func:`copy_rows`, settled by ``policy``'s rule for the table, for a copy that
+    is not a whole bundle (an offline pack's votes).
+
+    ``id_maps`` gives, per parent table, the source id -> target id of every parent row the
+    copied rows may name (the caller matched them); a row naming a parent not in the map is a
+    :class:`TransferError`. Only the target rows ``target_where`` selects are matched against.
+    A row both sides hold is settled by the rule's resolver (and reported to ``observe``); a
+    difference outside the rule's mutable columns is a :class:`TransferConflictError`. Nothing
+    is committed: the caller's transaction on ``target`` is the unit of work.
+    """
+    copier = _Copier(source, target, None, policy, id_maps)
+    table = Base.metadata.tables[table_name]
+    return copier.copy_table(table, source_where, target_where, observe)

@@ -13,6 +13,7 @@ from sqlalchemy.orm import aliased
 from workbench_arena.battles import ArenaBattlesImporter
 
 from workbench.importers.base import ImportRejectedError, ImportReport
+from workbench.importers.images import ImageProblemError, PreparedImage
 from workbench.services.importing import import_files
 from workbench.storage import Bundle
 from workbench.storage.models import Image, Item, ItemImage, Model, Output, PriorJudgment, Turn
@@ -186,6 +187,25 @@ def test_a_row_without_image_bytes_is_rejected_and_nothing_is_written(tmp_path: 
     assert not bundle.exists()
 
 
+def test_a_damaged_embedded_image_rejects_its_row_as_before_the_spool(tmp_path: Path) -> None:
+    rows = wildvision_battles()
+    rows[1]["image"] = {"bytes": png_bytes("blue")[:60], "path": "w2.png"}
+    shard = write_parquet(tmp_path / "battle.parquet", rows, WILDVISION_BATTLE)
+    bundle = tmp_path / "wv.wbb"
+    with pytest.raises(ImportRejectedError) as raised:
+        import_files(bundle, [shard], "arena-battles")
+    ((file, row, field, reason),) = [
+        (p.file, p.row, p.field, p.reason) for p in raised.value.problems
+    ]
+    assert (file, row, field) == ("battle.parquet", 2, "images")
+    assert reason.startswith("w2.png: image is damaged")
+    assert not bundle.exists()
+    # kept with --skip-rejected: the item and its vote land, its image slot is missing
+    result = import_files(bundle, [shard], "arena-battles", skip_rejected=True)
+    assert result.counts["images_missing"] == 1 and result.counts["images_added"] == 1
+    assert items(bundle)["w2"][3] == [None]
+
+
 def test_a_damaged_parquet_file_is_one_clear_rejection(tmp_path: Path) -> None:
     shard = write_parquet(tmp_path / "battle.parquet", wildvision_battles(), WILDVISION_BATTLE)
     shard.write_bytes(shard.read_bytes()[:-200])
@@ -198,18 +218,23 @@ def test_a_damaged_parquet_file_is_one_clear_rejection(tmp_path: Path) -> None:
     assert not bundle.exists()
 
 
-def test_embedded_images_wait_in_a_scratch_folder_that_goes_with_the_import(
-    tmp_path: Path,
-) -> None:
+def test_embedded_images_wait_in_the_spool_once_and_go_with_the_import(tmp_path: Path) -> None:
     shard = write_parquet(tmp_path / "battle.parquet", wildvision_battles(), WILDVISION_BATTLE)
     report = ImportReport()
     records = list(ArenaBattlesImporter().read([shard], report))
-    paths = [image.path for record in records for image in getattr(record, "images", ())]
-    assert len(paths) == 2 and all(path is not None and path.is_file() for path in paths)
-    assert all(path.parent.parent == Path(tempfile.gettempdir()) for path in paths)  # type: ignore[union-attr]
-    folder = paths[0].parent  # type: ignore[union-attr]
-    del report, records
-    assert not folder.exists()
+    slots = [image for record in records for image in getattr(record, "images", ())]
+    assert len(slots) == 2 and all(s.path is None and s.data is None for s in slots)
+    spool = report.spool
+    assert spool is not None
+    for slot in slots:
+        assert slot.sha256 is not None
+        kept = spool.outcome(slot.sha256)
+        assert isinstance(kept, PreparedImage) and kept.data == b""
+        assert sha256(kept.content()) == slot.sha256
+    assert not list(Path(tempfile.gettempdir()).glob(f"*{slots[0].sha256}*"))  # no named file
+    del report, records, slots, kept
+    with pytest.raises(ImageProblemError, match="spool is closed"):
+        spool.read(0, 1)
 
 
 def test_vision_arena_chat_and_bench_rows_bring_items_without_votes(tmp_path: Path) -> None:

@@ -181,6 +181,8 @@ class AnnotationPage(QObject):
         # the dock and toolbar menu of a right click would list the hidden docks
         window.setContextMenuPolicy(Qt.ContextMenuPolicy.PreventContextMenu)
         window.item_view.hide()
+        # a model pair left over from the inspector would name models and narrow the item list
+        window.selection.set_blind(True)
         self.leave_action.setEnabled(True)
 
     def _leave_mode(self) -> None:
@@ -194,6 +196,7 @@ class AnnotationPage(QObject):
         self._disabled_actions, self._hidden_menus, self._hidden_docks = [], [], []
         window.setContextMenuPolicy(Qt.ContextMenuPolicy.DefaultContextMenu)
         window.item_view.show()
+        window.selection.set_blind(False)
         self.leave_action.setEnabled(False)
 
     def show_page(self, page: str) -> None:

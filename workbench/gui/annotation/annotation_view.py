@@ -5,11 +5,14 @@ task's image, F1 or ? shows the keys.
 Every task starts on a fresh page: no answer selected, the rationale empty, the keyboard focus
 on the page and the zoom window (when open) showing the new task's first image.
 
-Each answer is stored (and committed) by the session before the next task is asked for, so what
-the annotator sees next never runs ahead of what is saved. The write runs on a worker thread: a
-bundle locked by another writer (a large import) never freezes the window, the page says
-"Saving…" meanwhile, and a failure is shown on the page with the answer still pending there,
-to be saved again with Enter.
+While the annotator reads a task, the worker leases the one after it and decodes its images
+(``AnnotationSession.read_ahead``), so the vote key shows that page at once and the vote is
+committed on the worker meanwhile: the page says "Saving…", then "Saved." only once the commit
+has returned, and answering keys wait for it. A failed write brings the answered task back, its
+answer pending on the page with the reason, to be saved again with Enter. Without a task read
+ahead (the worker still at it, or its lease half gone) the vote is committed first and the next
+task shown after, as before. A bundle locked by another writer (a large import) never freezes
+the window either way.
 
 A campaign with a practice round offers it first to an annotator who has not done it: practice
 tasks look exactly like real ones, an answer is checked (never saved) and answered with
@@ -19,7 +22,7 @@ feedback, Enter moves on, and Ctrl+S skips the round when the campaign allows it
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, Qt, Signal
@@ -30,14 +33,14 @@ from workbench.errors import WorkbenchError
 from workbench.gui.annotation.answer_panel import AnswerPanel
 from workbench.gui.annotation.help_overlay import HelpOverlay
 from workbench.gui.annotation.skip_dialog import SkipDialog
-from workbench.gui.annotation.task_display import TaskDisplay
+from workbench.gui.annotation.task_display import PreparedImage, TaskDisplay, prepare_images
 from workbench.gui.background import BackgroundRunner
 from workbench.gui.image_loader import DecodedImage
 from workbench.gui.image_viewer import ImageViewerDialog
 from workbench.services.blind_tasks import BlindTask, Progress
 from workbench.services.campaign_errors import StaleTaskError
 from workbench.services.practice import PracticeFeedback
-from workbench.services.voting import AnnotationSession
+from workbench.services.voting import AnnotationSession, PendingAnswer
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +100,16 @@ class AnnotationView(QWidget):
         # one writer at a time, so answers are stored in the order they were given
         self.runner = BackgroundRunner(max_threads=1, parent=self)
         self._saving = False
+        #: saving the answer to the task before the one on screen (the page moved on at once)
+        self._saving_ahead = False
+        #: the answer given on the page while the one before it was still being saved
+        self._after_save: Callable[[], None] | None = None
+        self._read_ahead = True
+        self._reading = False
+        #: the decoded images of the task read ahead, with its token
+        self._ahead_images: tuple[str, Mapping[int, PreparedImage]] | None = None
+        #: the decoded images of the task on screen (kept to go back to it if its vote fails)
+        self._shown_images: Mapping[int, PreparedImage] | None = None
         self._skip_token: str | None = None
         #: the practice task on screen (from 0); -1 before the round starts; None: not practicing
         self.practice_index: int | None = None
@@ -199,7 +212,8 @@ class AnnotationView(QWidget):
         if self.runner.busy:
             self.runner.wait()
             QCoreApplication.sendPostedEvents()
-        self._saving = False
+        self._saving = self._reading = False
+        self._ahead_images = self._shown_images = None
         self.task = None
         self.practice_index = None
         self.practice_feedback = None
@@ -226,15 +240,19 @@ class AnnotationView(QWidget):
 
     # --- showing ----------------------------------------------------------------------------
 
-    def _show(self, task: BlindTask | None) -> None:
+    def _show(
+        self, task: BlindTask | None, prepared: Mapping[int, PreparedImage] | None = None
+    ) -> None:
         assert self.session is not None and self.answer_panel is not None
         self.task = task
         self.answers = {}
+        self._after_save = None
         self.current_criterion = 0
         self.practice_feedback = None
         self.feedback_label.hide()
         self.answer_panel.clear()
-        self.display.show_task(task)
+        self.display.show_task(task, prepared)
+        self._shown_images = prepared
         finished = task is None
         self.display.setVisible(not finished)
         self.answer_panel.setVisible(not finished)
@@ -253,6 +271,36 @@ class AnnotationView(QWidget):
         self._zoom_follows()
         self.setFocus()
         self.taskShown.emit()
+        if task is not None and not self._saving:
+            self._start_reading_ahead()
+
+    def _start_reading_ahead(self) -> None:
+        """Lease the task after this one and decode its images on the worker, while the
+        annotator reads this one."""
+        session = self.session
+        if session is None or not self._read_ahead or self._reading or self.practicing:
+            return
+        self._reading = True
+
+        def read() -> tuple[BlindTask | None, Mapping[int, PreparedImage]]:
+            following = session.read_ahead()
+            known = self._ahead_images  # kept when a failed vote brought its task back
+            if following is not None and known is not None and known[0] == following.token:
+                return following, known[1]
+            return following, prepare_images(following)
+
+        def done(result: tuple[BlindTask | None, Mapping[int, PreparedImage]]) -> None:
+            self._reading = False
+            following, prepared = result
+            if self.session is session and following is not None:
+                self._ahead_images = (following.token, prepared)
+
+        def failed(error: BaseException) -> None:
+            # nothing is lost: the vote then commits first and fetches the next task itself
+            self._reading = False
+            log.warning("reading the next task ahead failed: %s", failure_reason(error))
+
+        self.runner.run(read, done, failed)
 
     def _refresh_answers(self) -> None:
         assert self.session is not None and self.answer_panel is not None
@@ -268,6 +316,18 @@ class AnnotationView(QWidget):
         )
 
     # --- the practice round -----------------------------------------------------------------
+
+    @property
+    def read_ahead(self) -> bool:
+        """Whether the next task is read ahead (False: each vote is committed before the next
+        task is fetched, the approach before read-ahead, kept for bench/vote_to_paint.py)."""
+        return self._read_ahead
+
+    @read_ahead.setter
+    def read_ahead(self, on: bool) -> None:
+        self._read_ahead = on
+        if on and self.task is not None and not self._saving:
+            self._start_reading_ahead()
 
     @property
     def practicing(self) -> bool:
@@ -348,7 +408,7 @@ class AnnotationView(QWidget):
 
         def started(task: BlindTask | None) -> None:
             self.practice_index = None
-            self._show_after_write(task, "Practice over: from now on your answers count.")
+            self._show_after_write(task, None, "Practice over: from now on your answers count.")
 
         self._write(finish_and_fetch_first, started, "Could not start the real tasks", "")
 
@@ -357,7 +417,10 @@ class AnnotationView(QWidget):
     def choose(self, value: str, criterion_index: int | None = None) -> None:
         """Answer the current criterion (or ``criterion_index``) with ``value``; once every
         criterion has an answer the vote is cast."""
-        if self.session is None or self.task is None or self._saving:
+        if self.session is None or self.task is None:
+            return
+        if self._saving:
+            self._answer_after_save(lambda: self.choose(value, criterion_index))
             return
         if self.practice_feedback is not None:
             return  # the feedback is on screen: Enter moves on
@@ -385,6 +448,7 @@ class AnnotationView(QWidget):
         if self.session is None or self.task is None or self.answer_panel is None:
             return
         if self._saving:
+            self._answer_after_save(self.submit)
             return
         if self.practice_feedback is not None:
             self.next_practice_task()
@@ -413,18 +477,111 @@ class AnnotationView(QWidget):
             self._check_practice(answers, comment)
             return
         session, token = self.session, self.task.token
+        if self._read_ahead and not self._reading:
+            try:
+                ahead = session.answer_ahead(token, answers, comment=comment)
+            except WorkbenchError as error:  # a bad answer: nothing changed
+                panel.show_message(f"Not saved: {error}.", error=True)
+                return
+            if ahead is not None:
+                self._commit_ahead(*ahead)
+                return
 
-        def cast_and_fetch_next() -> BlindTask | None:
-            receipt = session.cast(token, answers, comment=comment)
+        def cast_and_fetch_next() -> tuple[BlindTask | None, dict[int, PreparedImage]]:
+            receipt, following = session.cast_and_next(token, answers, comment=comment)
             log.debug("vote confirmed: %s", ", ".join(receipt.uuids))
-            return session.next_task()
+            # decoded here, so that the GUI thread only lays the page out
+            return following, prepare_images(following)
 
         self._write(
             cast_and_fetch_next,
-            lambda task: self._show_after_write(task, "Saved."),
+            lambda shown: self._show_after_write(shown[0], shown[1], "Saved."),
             "Not saved",
             "Your answer is still here: press Enter to save it again.",
         )
+
+    def _answer_after_save(self, answer: Callable[[], None]) -> None:
+        """An answer given on the page read ahead while the one before is still being saved: a
+        quick annotator's key is kept and given once that save is done, never dropped. While a
+        commit-first save runs the page still shows the answered task, so a key there is
+        ignored (that answer is already on its way)."""
+        if not self._saving_ahead or self.answer_panel is None:
+            return
+        self._after_save = answer
+        self.answer_panel.show_message("Saving the previous answer; this one follows…")
+
+    def _commit_ahead(self, pending: PendingAnswer, following: BlindTask) -> None:
+        """Show the task read ahead at once, and commit the answer to the one before on the
+        worker; "Saved." only once it is committed. On a failure the answered task comes back
+        with its answer pending, as if it had never left the screen."""
+        session = self.session
+        panel = self.answer_panel
+        assert session is not None and panel is not None
+        given = dict(self.answers)
+        comment_text = panel.comment_field.text()
+        grade_text = panel.grade_field.text() if panel.grade_field is not None else None
+        answered_images = self._shown_images
+        images = self._ahead_images
+        prepared = images[1] if images is not None and images[0] == following.token else None
+        self._ahead_images = None
+        self._saving = True  # before the page: it starts no read-ahead while the vote commits
+        self._show(following, prepared)
+        self._saving_ahead = True
+        panel.show_message("Saving…")
+
+        def commit() -> tuple[BlindTask | None, dict[int, PreparedImage]]:
+            receipt, after = session.commit(pending)
+            log.debug("vote confirmed: %s", ", ".join(receipt.uuids))
+            return after, prepare_images(after)
+
+        def done(result: tuple[BlindTask | None, dict[int, PreparedImage]]) -> None:
+            self._saving = self._saving_ahead = False
+            self.judgmentsWritten.emit()
+            if self.session is not session:
+                return
+            after, after_images = result
+            if after is not None:
+                self._ahead_images = (after.token, after_images)
+            elif self.task is not None:
+                self._start_reading_ahead()  # the commit could not read ahead: try again
+            if self.answer_panel is not None:
+                self.answer_panel.show_message("Saved.")
+            self._give_answer_after_save()
+
+        def failed(error: BaseException) -> None:
+            self._saving = self._saving_ahead = False
+            if self.session is not session:
+                return
+            if isinstance(error, StaleTaskError):  # answered already elsewhere: carry on here
+                self._start_reading_ahead()
+                if self.answer_panel is not None:
+                    self.answer_panel.show_message(str(error), error=True)
+                self._give_answer_after_save()
+                return
+            # the answered task comes back: an answer given meanwhile to the next one is dropped
+            # with it (_show forgets it), and the page says the first one is not saved
+            if not isinstance(error, WorkbenchError):
+                log.error("saving an answer failed", exc_info=error)
+            self._ahead_images = (following.token, prepared) if prepared is not None else None
+            self._show(session.take_back(pending), answered_images)
+            self.answers = given
+            if self.answer_panel is not None:
+                self.answer_panel.comment_field.setText(comment_text)
+                if grade_text is not None and self.answer_panel.grade_field is not None:
+                    self.answer_panel.grade_field.setText(grade_text)
+                self._refresh_answers()
+                self.answer_panel.show_message(
+                    f"Not saved: {failure_reason(error)}. "
+                    "Your answer is still here: press Enter to save it again.",
+                    error=True,
+                )
+
+        self.runner.run(commit, done, failed)
+
+    def _give_answer_after_save(self) -> None:
+        answer, self._after_save = self._after_save, None
+        if answer is not None:
+            answer()
 
     def undo(self) -> None:
         if self.session is None or self._saving:
@@ -440,14 +597,15 @@ class AnnotationView(QWidget):
             if self.answer_panel is not None:
                 self.answer_panel.show_message("Nothing to take back.", error=True)
             return
-        self._show_after_write(task, "Took back your last answer: answer this task again.")
+        self._show_after_write(task, None, "Took back your last answer: answer this task again.")
 
     # --- writing off the GUI thread ---------------------------------------------------------
 
     @property
     def busy(self) -> bool:
-        """Whether an answer, skip or undo is being saved (keys that answer wait for it)."""
-        return self._saving
+        """Whether an answer, skip or undo is being saved (keys that answer wait for it), or
+        the next task being read ahead (they do not wait for that)."""
+        return self._saving or self._reading
 
     def _write(
         self,
@@ -479,7 +637,7 @@ class AnnotationView(QWidget):
                 message = str(error)
                 self._write(
                     session.next_task,
-                    lambda task: self._show_after_write(task, message, error=True),
+                    lambda task: self._show_after_write(task, None, message, error=True),
                     "Cannot show the next task",
                     "",
                 )
@@ -492,8 +650,14 @@ class AnnotationView(QWidget):
 
         self.runner.run(work, done, failed)
 
-    def _show_after_write(self, task: BlindTask | None, message: str, error: bool = False) -> None:
-        self._show(task)
+    def _show_after_write(
+        self,
+        task: BlindTask | None,
+        prepared: Mapping[int, PreparedImage] | None,
+        message: str,
+        error: bool = False,
+    ) -> None:
+        self._show(task, prepared)
         self.setFocus()
         if self.answer_panel is not None:
             self.answer_panel.show_message(message, error=error)
@@ -532,7 +696,7 @@ class AnnotationView(QWidget):
 
         self._write(
             skip_and_fetch_next,
-            lambda task: self._show_after_write(task, "Skipped."),
+            lambda task: self._show_after_write(task, None, "Skipped."),
             "Not skipped",
             "Press Ctrl+S to try again.",
         )
@@ -605,8 +769,10 @@ class AnnotationView(QWidget):
             bar = self.display.scroll_bar()
             bar.setValue(bar.value() + SCROLL_KEYS[Qt.Key(key)] * bar.pageStep())
             return True
-        if self._saving:
-            return True  # an answer is being saved: nothing else is answered meanwhile
+        if self._saving and not self._saving_ahead:
+            # the answered task is still on the page while its answer is saved: nothing else
+            # is answered there (on a page read ahead, an answer waits for the save instead)
+            return True
         if self.practice_index == -1 and key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
             self.next_practice_task()
             return True

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QMainWindow, QWidget
 
 from workbench.gui.annotation.annotation_view import AnnotationView
 from workbench.gui.resources import app_icon
+from workbench.gui.screen_fit import resize_within_screen
 from workbench.gui.settings import GuiSettings
 from workbench.recent import is_server_location, without_password
 from workbench.services.voting import AnnotationSession
@@ -66,7 +67,7 @@ class AnnotatorWindow(QMainWindow):
         self.quit_action.triggered.connect(self.close)
         menu.addAction(self.quit_action)
         self.addAction(self.quit_action)
-        self.resize(*WINDOW_SIZE)
+        resize_within_screen(self, *WINDOW_SIZE)
         self.view.start(session)
         self.setWindowTitle(f"{session.campaign_name} — annotating — VLM Workbench")
         self.statusBar().showMessage(

@@ -6,19 +6,10 @@ listed: nothing here reads which models a campaign compares.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (
-    QComboBox,
-    QDialog,
-    QDialogButtonBox,
-    QFormLayout,
-    QLabel,
-    QLineEdit,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QWidget
 
 from workbench.errors import WorkbenchError
+from workbench.gui.forms.ui_start_dialog import Ui_StartAnnotatingDialog
 from workbench.services.campaigns import add_annotator, list_annotators, list_campaigns
 from workbench.services.packs import pack_info
 from workbench.storage.bundle import Bundle
@@ -26,24 +17,13 @@ from workbench.storage.bundle import Bundle
 NEW_PROFILE = "New profile…"
 
 
-class StartAnnotatingDialog(QDialog):
+class StartAnnotatingDialog(QDialog, Ui_StartAnnotatingDialog):
     """Choose ``campaign`` and ``annotator``; a new profile is created when accepted."""
 
     def __init__(self, bundle: Bundle, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Start annotating")
+        self.setupUi(self)  # ui/start_dialog.ui
         self.bundle = bundle
-        self.campaign_box = QComboBox(self)
-        self.annotator_box = QComboBox(self)
-        self.handle_field = QLineEdit(self)
-        self.name_field = QLineEdit(self)
-        self.expertise_field = QLineEdit(self)
-        self.handle_field.setPlaceholderText("short handle, e.g. ana")
-        self.expertise_field.setPlaceholderText("optional, e.g. radiologist")
-        self.message = QLabel(self)
-        self.message.setTextFormat(Qt.TextFormat.PlainText)
-        self.message.setStyleSheet("color: #b00020;")
-        self.message.setWordWrap(True)
 
         pack = pack_info(bundle)
         campaigns = list_campaigns(bundle)
@@ -66,26 +46,12 @@ class StartAnnotatingDialog(QDialog):
             self.campaign_box.setEnabled(False)
             self.annotator_box.setEnabled(False)
 
-        form = QFormLayout()
-        form.addRow("Campaign", self.campaign_box)
-        form.addRow("You", self.annotator_box)
-        form.addRow("Handle", self.handle_field)
-        form.addRow("Name", self.name_field)
-        form.addRow("Expertise", self.expertise_field)
         self._profile_rows = (self.handle_field, self.name_field, self.expertise_field)
-        self._form = form
-        self.buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
-        )
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Start")
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
         if not campaigns:
             self.message.setText("This bundle has no campaign yet: Annotate > New campaign.")
-        layout.addLayout(form)
-        layout.addWidget(self.message)
-        layout.addWidget(self.buttons)
         self.annotator_box.currentIndexChanged.connect(self._profile_changed)
         self._profile_changed()
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(bool(campaigns))
@@ -102,7 +68,7 @@ class StartAnnotatingDialog(QDialog):
     def _profile_changed(self) -> None:
         new = self.annotator_box.currentData() is None
         for field in self._profile_rows:
-            self._form.setRowVisible(field, new)
+            self.form.setRowVisible(field, new)
 
     def accept(self) -> None:
         if self.campaign is None:

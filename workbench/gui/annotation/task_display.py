@@ -10,10 +10,12 @@ It is given a ``BlindTask`` and nothing else, so it cannot show what the task do
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import cast
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QMouseEvent, QPixmap, QResizeEvent
+from PySide6.QtGui import QImage, QMouseEvent, QPixmap, QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -32,6 +34,39 @@ from workbench.services.blind_tasks import BlindTask, TaskImage, TaskTurn
 #: thumbnail boxes by number of images: small enough to leave the responses on screen
 IMAGE_BOX = {1: QSize(300, 170), 2: QSize(240, 150)}
 SMALL_IMAGE_BOX = QSize(150, 110)
+
+
+@dataclass(frozen=True)
+class PreparedImage:
+    """A task image decoded and scaled to its tile, ready to be shown."""
+
+    decoded: DecodedImage
+    tile: QImage
+
+
+def prepare_images(task: BlindTask | None) -> dict[int, PreparedImage]:
+    """The task's images by position, decoded and scaled to their tiles. Safe to call on any
+    thread (QImage, not QPixmap): the annotation view calls it on its worker with the next
+    task, so that decoding (tens of milliseconds a picture) is not done by the GUI thread
+    between the vote and the next page."""
+    if task is None:
+        return {}
+    box = IMAGE_BOX.get(len(task.images), SMALL_IMAGE_BOX)
+    prepared = {}
+    for image in task.images:
+        if image.data is None:
+            continue
+        decoded = decode_image(image.data)
+        prepared[image.position] = PreparedImage(decoded, _fitted(decoded.thumbnail, box))
+    return prepared
+
+
+def _fitted(image: QImage, box: QSize) -> QImage:
+    if image.isNull() or (image.width() <= box.width() and image.height() <= box.height()):
+        return image
+    return image.scaled(
+        box, Qt.AspectRatioMode.KeepAspectRatio, Qt.TransformationMode.SmoothTransformation
+    )
 
 
 def _heading(text: str, parent: QWidget, size: str = "") -> QLabel:
@@ -54,7 +89,13 @@ class TaskImageTile(QFrame):
 
     clicked = Signal(int)  # position
 
-    def __init__(self, image: TaskImage, box: QSize, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        image: TaskImage,
+        box: QSize,
+        parent: QWidget | None = None,
+        prepared: PreparedImage | None = None,
+    ) -> None:
         super().__init__(parent)
         self.position = image.position
         self.setFrameShape(QFrame.Shape.StyledPanel)
@@ -73,16 +114,14 @@ class TaskImageTile(QFrame):
         if image.data is None:
             self._placeholder("Missing image")
             return
-        self.decoded = decode_image(image.data)
+        if prepared is None:
+            decoded = decode_image(image.data)
+            prepared = PreparedImage(decoded, _fitted(decoded.thumbnail, box))
+        self.decoded = prepared.decoded
         if self.decoded.error:
             self._placeholder("Cannot show this image")
             return
-        pixmap = QPixmap.fromImage(self.decoded.thumbnail)
-        if pixmap.width() > box.width() or pixmap.height() > box.height():
-            pixmap = pixmap.scaled(
-                box, Qt.AspectRatioMode.KeepAspectRatio, Qt.TransformationMode.SmoothTransformation
-            )
-        self.picture.setPixmap(pixmap)
+        self.picture.setPixmap(QPixmap.fromImage(prepared.tile))
         self.setCursor(Qt.CursorShape.PointingHandCursor)
 
     def _placeholder(self, text: str) -> None:
@@ -238,7 +277,11 @@ class TaskDisplay(QWidget):
         """The page's scroll bar (Page Up / Page Down move it)."""
         return self.page.verticalScrollBar()
 
-    def show_task(self, task: BlindTask | None) -> None:
+    def show_task(
+        self, task: BlindTask | None, prepared: Mapping[int, PreparedImage] | None = None
+    ) -> None:
+        """Rebuild the page for ``task``; ``prepared`` holds its images already decoded (see
+        :func:`prepare_images`), else they are decoded here."""
         for area in (self.strip, self.captions, self.page):
             previous = area.takeWidget()
             if previous is not None:
@@ -251,7 +294,7 @@ class TaskDisplay(QWidget):
         content = QWidget(self.page)
         QVBoxLayout(content).setContentsMargins(0, 0, 0, 0)
         if task is not None:
-            self._fill(task, images, captions, content)
+            self._fill(task, images, captions, content, prepared or {})
         self.strip.setWidget(images)
         self.captions.setWidget(captions)
         self.page.setWidget(content)
@@ -259,12 +302,19 @@ class TaskDisplay(QWidget):
         self.captions.setVisible(bool(self.caption_views))
         self._fit()
 
-    def _fill(self, task: BlindTask, images: QWidget, captions: QWidget, content: QWidget) -> None:
+    def _fill(
+        self,
+        task: BlindTask,
+        images: QWidget,
+        captions: QWidget,
+        content: QWidget,
+        prepared: Mapping[int, PreparedImage],
+    ) -> None:
         # the box layouts show_task gave each widget (layout() is typed as the base QLayout)
         row = cast(QHBoxLayout, images.layout())
         box = IMAGE_BOX.get(len(task.images), SMALL_IMAGE_BOX)
         for image in task.images:
-            tile = TaskImageTile(image, box, images)
+            tile = TaskImageTile(image, box, images, prepared.get(image.position))
             tile.clicked.connect(self._tile_clicked)
             self.tiles.append(tile)
             row.addWidget(tile)

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.gui.background import BackgroundRunner
+from workbench.gui.screen_fit import resize_within_screen
 from workbench.services.blind_tasks import BlindTask
 from workbench.storage import Bundle
 
@@ -66,7 +67,7 @@ class AdjudicationDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Adjudicate disagreements")
         self.setObjectName("adjudicationDialog")
-        self.resize(1000, 640)
+        resize_within_screen(self, 1000, 640)
         self._bundle = bundle
         self.runner = runner
         self.rows: list[dict[str, Any]] = []

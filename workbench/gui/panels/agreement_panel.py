@@ -26,11 +26,13 @@ from PySide6.QtWidgets import (
 
 from workbench.errors import WorkbenchError
 from workbench.gui import panel_jobs
+from workbench.gui.linked_selection import LinkedSelection
 from workbench.gui.panel_jobs import AgreementOutcome, bundle_ref
 from workbench.gui.panels.column_widths import fit_columns_to_sample
 from workbench.gui.panels.empty_hint import AGREEMENT_HINT, install_empty_hint
 from workbench.gui.panels.figure_view import FigureView
 from workbench.gui.panels.latest_only import LatestOnly, Runner
+from workbench.gui.panels.pair_focus import row_of_pair, select_row
 from workbench.gui.panels.rows_model import RowsTableModel, display_text
 from workbench.services.analysis import (
     HUMAN_SIDE,
@@ -137,7 +139,8 @@ class AgreementPanel(QWidget):
         self.breakdowns = QTabWidget(self)
         self.breakdowns.addTab(_table(self.by_majority, self), "By majority strength")
         self.breakdowns.addTab(_table(self.by_category, self), "By category")
-        self.breakdowns.addTab(_table(self.by_model_pair, self), "By model pair")
+        self.by_model_pair_view = _table(self.by_model_pair, self)
+        self.breakdowns.addTab(self.by_model_pair_view, "By model pair")
         self.breakdowns.addTab(position_tabs, "Position bias")
         self.breakdowns.addTab(rating_tabs, "Ratings a vs b")
 
@@ -154,6 +157,27 @@ class AgreementPanel(QWidget):
             assert line is not None
             line.returnPressed.connect(self.refresh)
         self._set_sides(None)
+
+    def follow(self, selection: LinkedSelection) -> None:
+        """Show the linked selection's model pair in the "By model pair" breakdown; clearing
+        the pair goes back to the breakdown shown before."""
+        self._pair_tab_before: int | None = None
+        selection.modelPairChanged.connect(self._focus_pair)
+        self.by_model_pair.modelReset.connect(lambda: self._focus_pair(selection.model_pair))
+
+    def _focus_pair(self, pair: tuple[str, str] | None) -> None:
+        view = self.by_model_pair_view
+        if pair is None:
+            select_row(view, None)
+            if self._pair_tab_before is not None:
+                self.breakdowns.setCurrentIndex(self._pair_tab_before)
+                self._pair_tab_before = None
+            return
+        if self._pair_tab_before is None:
+            self._pair_tab_before = self.breakdowns.currentIndex()
+        self.breakdowns.setCurrentWidget(view)
+        rows = [(row[0], row[1]) for row in self.by_model_pair.rows]
+        select_row(view, row_of_pair(rows, pair))
 
     @property
     def busy(self) -> bool:

@@ -20,9 +20,9 @@ from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QWidget
 
 from workbench.gui import panel_jobs
+from workbench.gui.linked_selection import LinkedSelection
 from workbench.gui.panel_process import ProcessRunner, shared_panel_process
 from workbench.gui.panels.watcher import JudgmentWatcher
-from workbench.gui.selection import SelectionModel
 from workbench.storage import Bundle
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ class AnalysisDocks(QObject):
     def __init__(
         self,
         window: QMainWindow,
-        selection: SelectionModel,
+        selection: LinkedSelection,
         view_menu: QMenu,
         before: object = None,
     ) -> None:
@@ -151,7 +151,9 @@ class AnalysisDocks(QObject):
             return FailuresPanel(self.selection, self.other_runner)
         from workbench.gui.panels.agreement_panel import AgreementPanel
 
-        return AgreementPanel(self.other_runner)
+        agreement = AgreementPanel(self.other_runner)
+        agreement.follow(self.selection)
+        return agreement
 
     @property
     def busy(self) -> bool:

@@ -19,12 +19,12 @@ from PySide6.QtWidgets import (
 
 from workbench.errors import WorkbenchError
 from workbench.gui import panel_jobs
+from workbench.gui.linked_selection import LinkedSelection
 from workbench.gui.panel_jobs import bundle_ref
 from workbench.gui.panels.column_widths import fit_columns_to_sample
 from workbench.gui.panels.empty_hint import FAILURES_HINT, install_empty_hint
 from workbench.gui.panels.latest_only import LatestOnly, Runner
 from workbench.gui.panels.rows_model import RowsTableModel
-from workbench.gui.selection import SelectionModel
 from workbench.services.analysis import (
     FAILURE_KINDS,
     LOSES_TO_ALL,
@@ -38,7 +38,7 @@ log = logging.getLogger(__name__)
 
 class FailuresPanel(QWidget):
     def __init__(
-        self, selection: SelectionModel, runner: Runner, parent: QWidget | None = None
+        self, selection: LinkedSelection, runner: Runner, parent: QWidget | None = None
     ) -> None:
         super().__init__(parent)
         self.selection = selection

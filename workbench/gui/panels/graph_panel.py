@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 from functools import partial
 
-from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtCore import QModelIndex, Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -22,13 +22,14 @@ from PySide6.QtWidgets import (
 
 from workbench.errors import WorkbenchError
 from workbench.gui import panel_jobs
+from workbench.gui.linked_selection import LinkedSelection
 from workbench.gui.panel_jobs import GraphOutcome, bundle_ref
 from workbench.gui.panels.column_widths import fit_columns_to_sample
 from workbench.gui.panels.empty_hint import CYCLES_HINT, install_empty_hint
 from workbench.gui.panels.figure_view import FigureView
 from workbench.gui.panels.latest_only import LatestOnly, Runner
+from workbench.gui.panels.pair_focus import row_of_pair, select_row
 from workbench.gui.panels.rows_model import RowsTableModel
-from workbench.gui.selection import SelectionModel
 from workbench.services.analysis import (
     EDGE_JUDGMENT_COLUMNS,
     SOURCE_FILTERS,
@@ -57,7 +58,7 @@ class GraphPanel(QWidget):
     the item."""
 
     def __init__(
-        self, selection: SelectionModel, runner: Runner, parent: QWidget | None = None
+        self, selection: LinkedSelection, runner: Runner, parent: QWidget | None = None
     ) -> None:
         super().__init__(parent)
         self.selection = selection
@@ -124,6 +125,12 @@ class GraphPanel(QWidget):
         self.cycles_view.clicked.connect(self._row_clicked)
         self.cycles_view.activated.connect(self._row_clicked)
         selection.itemChanged.connect(self._show_item)
+        selection.modelPairChanged.connect(self._focus_pair)
+        # after _show_edges has run to its end, which drops the previous edge's judgments
+        # (the panel as the timer's context: a panel closed meanwhile is not called)
+        self.edges_model.modelReset.connect(
+            lambda: QTimer.singleShot(0, self, lambda: self._focus_pair(self.selection.model_pair))
+        )
 
     def catch_up(self) -> None:
         """Draw the item selected while the panel was out of sight."""
@@ -234,6 +241,10 @@ class GraphPanel(QWidget):
             self.judgments_model.set_rows,
             self._failed,
         )
+
+    def _focus_pair(self, pair: tuple[str, str] | None) -> None:
+        """Select the linked pair's edge, which lists the judgments behind it; or none."""
+        select_row(self.edges_view, row_of_pair(self.edges, pair))
 
     def _failed(self, error: BaseException) -> None:
         if not isinstance(error, WorkbenchError):

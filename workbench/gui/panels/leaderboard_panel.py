@@ -10,7 +10,7 @@ import logging
 from functools import partial
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -29,13 +29,13 @@ from PySide6.QtWidgets import (
 
 from workbench.errors import WorkbenchError
 from workbench.gui import panel_jobs
+from workbench.gui.linked_selection import LinkedSelection
 from workbench.gui.panel_jobs import FigureRecipe, LeaderboardOutcome, RenderedFigure, bundle_ref
 from workbench.gui.panels.column_widths import fit_columns_to_sample
 from workbench.gui.panels.empty_hint import LEADERBOARD_HINT, install_empty_hint
 from workbench.gui.panels.figure_view import FigureView
 from workbench.gui.panels.latest_only import LatestOnly, Runner
 from workbench.gui.panels.rows_model import RowsTableModel
-from workbench.gui.selection import SelectionModel
 from workbench.services.analysis import (
     DEFAULT_BOOTSTRAP_ROUNDS,
     SOURCE_FILTERS,
@@ -70,7 +70,7 @@ class LeaderboardPanel(QWidget):
     failed = Signal(str)
 
     def __init__(
-        self, selection: SelectionModel, runner: Runner, parent: QWidget | None = None
+        self, selection: LinkedSelection, runner: Runner, parent: QWidget | None = None
     ) -> None:
         super().__init__(parent)
         self.selection = selection
@@ -204,7 +204,13 @@ class LeaderboardPanel(QWidget):
         self.include_derived.toggled.connect(self.refresh)
         self.rounds.editingFinished.connect(self.refresh)
         self.refresh_button.clicked.connect(self.refresh)
-        self.table.clicked.connect(self._row_clicked)
+        #: set while the table and the linked selection bring each other up to date
+        self._syncing = False
+        # selection, not clicks: keyboard selection (Shift+arrows) sets the pair too
+        self.table.selectionModel().selectionChanged.connect(self._rows_selected)
+        selection.modelPairChanged.connect(lambda _pair: self._show_chosen())
+        selection.modelChanged.connect(lambda _model: self._show_chosen())
+        self.model.modelReset.connect(self._show_chosen)
         self._set_choices(None)
 
     # --- state ----------------------------------------------------------------------------------
@@ -356,12 +362,52 @@ class LeaderboardPanel(QWidget):
         self.status.setText(f"Cannot compute: {message}")
         self.failed.emit(message)
 
-    def _row_clicked(self) -> None:
+    def _rows_selected(self) -> None:
+        """Two selected rows are the linked selection's pair, one its model; more or none
+        choose nothing."""
+        if self._syncing:
+            return
         rows = sorted({index.row() for index in self.table.selectionModel().selectedRows()})
-        if len(rows) == 2:
-            self.selection.set_model_pair(
-                (self.model.rows[rows[0]][0], self.model.rows[rows[1]][0])
+        models = tuple(self.model.rows[row][0] for row in rows)
+        if self.selection.model_pair is not None and set(models) == set(self.selection.model_pair):
+            return  # the pair shown again (after a refresh): keep its order
+        # the selection's signals come back here (_show_chosen): the table already shows it
+        self._syncing = True
+        try:
+            self.selection.choose_models(models)
+        finally:
+            self._syncing = False
+
+    def _show_chosen(self) -> None:
+        """Select the chosen pair's two rows or the chosen model's row (set elsewhere, or kept
+        over a refresh)."""
+        if self._syncing:
+            return
+        pair, model = self.selection.model_pair, self.selection.model
+        chosen_models = pair or ((model,) if model else ())
+        rows = [n for n, row in enumerate(self.model.rows) if row[0] in chosen_models]
+        selection = self.table.selectionModel()
+        if not chosen_models:
+            self._syncing = True
+            try:
+                selection.clearSelection()
+            finally:
+                self._syncing = False
+            return
+        if len(rows) != len(chosen_models):
+            return  # not all of them in this table (a filter left one out): leave it be
+        chosen = QItemSelection()
+        for row in rows:
+            chosen.select(self.model.index(row, 0), self.model.index(row, 0))
+        self._syncing = True
+        try:
+            selection.select(
+                chosen,
+                QItemSelectionModel.SelectionFlag.ClearAndSelect
+                | QItemSelectionModel.SelectionFlag.Rows,
             )
+        finally:
+            self._syncing = False
 
     # --- export ---------------------------------------------------------------------------------
 

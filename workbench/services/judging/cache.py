@@ -10,10 +10,13 @@ from dataclasses import dataclass
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
+from workbench.progress import Progress, no_progress
 from workbench.storage.dialects import insert_ignoring_conflicts
 from workbench.storage.models import ResponseCache
 
 _CHUNK = 500
+#: hashes looked up between two progress reports of :func:`lookup` (a multiple of _CHUNK)
+STEP = 20 * _CHUNK
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,11 +26,16 @@ class CachedResponse:
     completion_tokens: int
 
 
-def lookup(session: Session, hashes: Sequence[str]) -> dict[str, CachedResponse]:
-    """The cached responses among ``hashes``."""
+def lookup(
+    session: Session, hashes: Sequence[str], progress: Progress = no_progress
+) -> dict[str, CachedResponse]:
+    """The cached responses among ``hashes``; ``progress("cache", done, total)`` per
+    :data:`STEP` of them (a cancel callback may raise there)."""
     found: dict[str, CachedResponse] = {}
     unique = sorted(set(hashes))
     for start in range(0, len(unique), _CHUNK):
+        if start % STEP == 0:
+            progress("cache", start, len(unique))
         chunk = unique[start : start + _CHUNK]
         rows = session.execute(
             select(

@@ -47,6 +47,12 @@ def plan_lines(plan: JudgePlan) -> list[str]:
         f"estimate: {estimate.prompt_tokens:,} prompt + {estimate.completion_tokens:,} "
         f"completion tokens, {money(estimate.cost_usd)}"
     )
+    if estimate.price is not None and estimate.price_origin is not None:
+        lines.append(
+            f"price: ${estimate.price.input_per_million:g} input, "
+            f"${estimate.price.output_per_million:g} output per million tokens "
+            f"({estimate.price_origin.describe()})"
+        )
     budget = plan.settings.budget
     lines.append(f"limits: {describe_limits(budget)} (the run stops before exceeding them)")
     return lines

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import hashlib
 import importlib
 import logging
@@ -47,6 +46,7 @@ from workbench.judge.request_hash import canonical_json
 from workbench.judge.secrets import Secret, public_base_url
 from workbench.judge.templates import JudgeTemplate
 from workbench.logging_setup import redact
+from workbench.progress import CancelRequested, Progress, Steps, never_cancelled, no_progress
 from workbench.services.judging import cache
 from workbench.services.judging.cache import CachedResponse
 from workbench.services.judging.verdicts import (
@@ -55,7 +55,7 @@ from workbench.services.judging.verdicts import (
     resolve,
     verdict_rows,
 )
-from workbench.services.judging.worklist import Selection, WorkUnit, build_work_list, side_name
+from workbench.services.judging.worklist import JudgeScope, WorkUnit, build_work_list, side_name
 from workbench.storage.bundle import Bundle
 from workbench.storage.dialects import insert_ignoring_conflicts
 from workbench.storage.models import Image, JudgeRun, JudgeVerdict, utcnow
@@ -102,7 +102,7 @@ class JudgeSettings:
     base_url: str
     judge_model: str
     template: str
-    selection: Selection = field(default_factory=Selection)
+    selection: JudgeScope = field(default_factory=JudgeScope)
     concurrency: int = 8
     budget: Budget = field(default_factory=Budget)
     retry: RetryPolicy = field(default_factory=RetryPolicy)
@@ -157,6 +157,7 @@ class JudgePlan:
             "limits": self.settings.budget.as_dict(),
             "template": self.template.label,
             "judge_model": self.settings.judge_model,
+            "concurrency": self.settings.concurrency,
             "comparisons": self.comparisons,
             "requests_total": self.total_units,
             "skipped_comparisons": self.skipped,
@@ -265,20 +266,34 @@ def resolve_template(name: str, template: JudgeTemplate | None = None) -> JudgeT
     return registry().judge_template(name)
 
 
+#: requests built between two progress reports (and chances to cancel) of :func:`plan_run`
+UNITS_PER_STEP = 1000
+
+
 def plan_run(
     bundle_path: str | Path,
     settings: JudgeSettings,
     *,
     template: JudgeTemplate | None = None,
     prices: PriceTable | None = None,
+    progress: Progress = no_progress,
+    cancel_requested: CancelRequested = never_cancelled,
 ) -> JudgePlan:
     """Work out a run without sending anything. ``template`` overrides the registry's (the GUI
-    passes an edited copy). Blocking: call it in a worker thread from a GUI."""
+    passes an edited copy). Blocking: call it in a worker thread from a GUI.
+
+    ``progress`` follows reading the work list ("work list"), building each request
+    ("requests", per :data:`UNITS_PER_STEP`), the cache lookup ("cache"), the check of the
+    items' images ("images") and the count of what is sent and its cost ("costs"); once
+    ``cancel_requested()`` is true the next step raises
+    :class:`~workbench.progress.WorkCancelledError` (planning only reads)."""
+    steps = Steps(progress, cancel_requested, "estimate cancelled; nothing was sent")
     template = resolve_template(settings.template, template)
     if settings.concurrency < 1:
         raise RunSettingsError("concurrency must be at least 1")
     parameters = _parameters(settings, template)
-    price = (prices or default_prices()).for_model(settings.judge_model)
+    prices = prices or default_prices()
+    price = prices.for_model(settings.judge_model)
     if settings.budget.max_cost is not None and price is None:
         raise RunSettingsError(
             f"no price is known for {settings.judge_model}, so a cost limit cannot be kept: "
@@ -297,7 +312,8 @@ def plan_run(
                 f"{run.template_name}@{run.template_version} with {run.judge_model}; "
                 "choose another run name"
             )
-        work = build_work_list(session, template, settings.selection)
+        steps("work list", 0, 0)
+        work = build_work_list(session, template, settings.selection, steps)
         done: set[tuple[str, int, int | None]] = set()
         if run is not None:
             done = {
@@ -308,30 +324,38 @@ def plan_run(
                     ).where(JudgeVerdict.run_id == run.id)
                 )
             }
-        calls = [
-            (unit, _call(unit, template, settings.judge_model, parameters)) for unit in work.units
-        ]
+        calls = []
+        keys = []
+        units = len(work.units)
+        for number, unit in enumerate(work.units):
+            if number % UNITS_PER_STEP == 0:
+                steps("requests", number, units)
+            call = _call(unit, template, settings.judge_model, parameters)
+            calls.append((unit, call))
+            keys.append(_stored_key(unit, call, work.model_ids))
         # Without the cache, everything is asked again: a verdict judged before is replaced
         # by the new answer (an endpoint's bad answers must not stick to a run for good).
-        replaced = sum(_stored_key(unit, call, work.model_ids) in done for unit, call in calls)
+        replaced = sum(key in done for key in keys)
         if not settings.use_cache:
             done = set()
-        remaining = [
-            (unit, call)
-            for unit, call in calls
-            if _stored_key(unit, call, work.model_ids) not in done
-        ]
+        remaining = [pair for pair, key in zip(calls, keys, strict=True) if key not in done]
+        steps("cache", 0, 0)
         cached = (
-            cache.lookup(session, [call.hash for _, call in remaining])
+            cache.lookup(session, [call.hash for _, call in remaining], steps)
             if settings.use_cache
             else {}
         )
+        steps("images", 0, 0)
         missing_slots = (
             missing_image_slots(session, {unit.item_id for unit, _ in remaining})
             if template.send_images
             else {}
         )
-    pending = [PlannedUnit(unit, call, cached.get(call.hash)) for unit, call in remaining]
+    pending = []
+    for number, (unit, call) in enumerate(remaining):
+        if number % UNITS_PER_STEP == 0:
+            steps("costs", number, 2 * len(remaining))
+        pending.append(PlannedUnit(unit, call, cached.get(call.hash)))
     losing = (
         [p for p in pending if missing_slots.get(p.unit.item_id) or not p.unit.case.images]
         if template.send_images
@@ -348,7 +372,11 @@ def plan_run(
     to_send = [p for p in pending if p.cached is None]
     # identical requests within the run are sent once
     distinct = {p.call.hash: p.call for p in to_send}
-    prompt_tokens = sum(call.estimated_prompt_tokens for call in distinct.values())
+    prompt_tokens = 0
+    for number, call in enumerate(distinct.values()):
+        if number % UNITS_PER_STEP == 0:
+            steps("costs", len(remaining) + number, len(remaining) + len(distinct))
+        prompt_tokens += call.estimated_prompt_tokens
     completion_tokens = len(distinct) * template.expected_completion_tokens
     estimate = CostEstimate(
         requests=len(distinct),
@@ -358,6 +386,7 @@ def plan_run(
         completion_tokens=completion_tokens,
         cost_usd=price.cost(prompt_tokens, completion_tokens) if price else None,
         price=price,
+        price_origin=prices.origin_for(settings.judge_model),
     )
     return JudgePlan(
         run_name=run_name,
@@ -962,20 +991,18 @@ def _delete_earlier_verdicts(session: Any, rows: list[dict[str, Any]]) -> None:
 
 
 def prepare_runtime() -> None:
-    """Import the HTTP stack, then move every object alive into the collector's permanent
-    generation. Every run does this first, in a worker thread.
+    """Import the HTTP stack. Every run does this first, in a worker thread.
 
     The import takes about a second, and parts of it (the openai package's compiled schemas)
     hold the interpreter lock for up to ~100 ms, so even in a thread the first run of a process
     would stall its event loop that long: a GUI calls this once at start-up, in a worker
-    thread, before anyone is looking. The freeze matters for every run: a full collection over
-    everything the process has loaded (openai alone defines thousands of classes) takes around
-    100 ms with the lock held and would otherwise fall on the event loop at a random moment.
-    Objects stay reference-counted; only cycles already unreachable now are never freed.
+    thread, before anyone is looking. A full garbage collection over everything loaded would
+    stall the loop the same way; in the GUI those wait for an idle user
+    (workbench/gui/collector.py), and a CLI run of thousands of requests starts none
+    (bench/judge_throughput.py counts them).
     """
     importlib.import_module("openai")
     importlib.import_module("openai.types.chat")
-    gc.freeze()
 
 
 def _fill(missing: list[Slot], verdicts: tuple[ParsedVerdict, ...]) -> list[ParsedVerdict]:

@@ -21,7 +21,8 @@ from sqlalchemy.orm import Session
 from workbench.errors import WorkbenchError
 from workbench.judge.cases import CaseTurn, ImageRef, JudgeCase
 from workbench.judge.templates import JudgeMode, JudgeTemplate
-from workbench.services.selection import REFERENCE_NAME, ItemSelection, resolve_items
+from workbench.progress import Progress, no_progress
+from workbench.services.campaign_items import REFERENCE_NAME, ItemSpec, resolve_items
 from workbench.storage.batching import chunked
 from workbench.storage.models import (
     Campaign,
@@ -61,7 +62,7 @@ def side_name(side: Side | None) -> str | None:
 
 
 @dataclass(frozen=True)
-class Selection:
+class JudgeScope:
     """What to judge: a campaign's pairs, or ``models`` (None: every model that answered) on
     ``items`` (an item selection: ``all``, a source, or ids), optionally each against ``anchor``.
     ``limit`` caps the number of comparisons (each judged in both orders with ``swap``)."""
@@ -276,7 +277,7 @@ def _side_key(side: Side | None) -> tuple[int, str]:
 
 
 def _campaign_comparisons(
-    session: Session, selection: Selection, template: JudgeTemplate, names: dict[int, str]
+    session: Session, selection: JudgeScope, template: JudgeTemplate, names: dict[int, str]
 ) -> list[_Comparison]:
     campaign = session.scalar(select(Campaign).where(Campaign.name == selection.campaign))
     if campaign is None:
@@ -312,7 +313,7 @@ def _campaign_comparisons(
 
 
 def _selected_comparisons(
-    selection: Selection,
+    selection: JudgeScope,
     template: JudgeTemplate,
     known: dict[str, int],
     item_turns: dict[int, list[int]],
@@ -378,8 +379,20 @@ def _ordered(
     return first, second
 
 
-def build_work_list(session: Session, template: JudgeTemplate, selection: Selection) -> WorkList:
-    """Every request a run of ``template`` over ``selection`` makes, in a stable order."""
+#: comparisons between two progress reports (and chances to cancel) of :func:`build_work_list`
+COMPARISONS_PER_STEP = 1000
+
+
+def build_work_list(
+    session: Session,
+    template: JudgeTemplate,
+    selection: JudgeScope,
+    progress: Progress = no_progress,
+) -> WorkList:
+    """Every request a run of ``template`` over ``selection`` makes, in a stable order.
+    ``progress("work list", done, total)`` runs once the content is read and then per
+    :data:`COMPARISONS_PER_STEP` comparisons checked, then built (a cancel callback may raise
+    there; the work list only reads)."""
     if selection.limit is not None and selection.limit < 1:
         raise WorkListError("the limit must be at least 1")
     known = _model_names(session)
@@ -388,7 +401,7 @@ def build_work_list(session: Session, template: JudgeTemplate, selection: Select
         comparisons = _campaign_comparisons(session, selection, template, names)
         item_ids = sorted({c.item_id for c in comparisons})
     else:
-        item_ids = [item.id for item in resolve_items(session, ItemSelection(selection.items))]
+        item_ids = [item.id for item in resolve_items(session, ItemSpec(selection.items))]
         comparisons = []
     content = _load_content(session, item_ids, template, selection.context)
     if not selection.campaign:
@@ -401,7 +414,10 @@ def build_work_list(session: Session, template: JudgeTemplate, selection: Select
     skipped: Counter[str] = Counter()
     ready: list[tuple[tuple[Any, ...], _Comparison]] = []
     seen: set[tuple[int, int | None, Side, Side | None]] = set()
-    for comparison in comparisons:
+    steps = 2 * len(comparisons)  # checked, then built
+    for number, comparison in enumerate(comparisons):
+        if number % COMPARISONS_PER_STEP == 0:
+            progress("work list", number, steps)
         key = (comparison.item_id, comparison.turn, comparison.first, comparison.second)
         if key in seen:
             continue
@@ -424,7 +440,9 @@ def build_work_list(session: Session, template: JudgeTemplate, selection: Select
     if selection.limit is not None:
         ready = ready[: selection.limit]
     units: list[WorkUnit] = []
-    for _order, comparison in ready:
+    for number, (_order, comparison) in enumerate(ready):
+        if number % COMPARISONS_PER_STEP == 0:
+            progress("work list", len(comparisons) + number, steps)
         first, second = _ordered(comparison, template, content.metadata[comparison.item_id])
         orders = [(first, second, False)]
         if second is not None and selection.swap:

@@ -24,7 +24,7 @@ REFERENCE_NAME = REFERENCE_SIDE
 
 
 @dataclass(frozen=True)
-class ItemSelection:
+class ItemSpec:
     """Items by a user's description: ``"all"``, a source name, or a comma-separated list of
     external ids, each optionally written ``source:id`` where an id exists in several sources."""
 
@@ -48,7 +48,7 @@ class Eligibility:
     item_ids: dict[Slot, int]
 
 
-def _item_rows(session: Session, selection: ItemSelection) -> list[tuple[int, str, str]]:
+def _item_rows(session: Session, selection: ItemSpec) -> list[tuple[int, str, str]]:
     rows = [
         (item_id, source, external_id)
         for item_id, source, external_id in session.execute(
@@ -87,7 +87,7 @@ def _item_rows(session: Session, selection: ItemSelection) -> list[tuple[int, st
     return sorted(chosen, key=lambda row: (row[1], row[2]))
 
 
-def resolve_items(session: Session, selection: ItemSelection) -> list[SelectedItem]:
+def resolve_items(session: Session, selection: ItemSpec) -> list[SelectedItem]:
     """The selected items in a stable order (source, external id), with their turns."""
     rows = _item_rows(session, selection)
     turns: dict[int, list[int]] = defaultdict(list)

@@ -1,0 +1,124 @@
+"""The SQLAlchemy-free reader: its compiled statement is the read model's, its schema revision
+is Alembic's head, it counts exactly what :func:`battle_counts` counts, and it declines (None)
+whatever it is not sure of, writing nothing."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from tests.services.campaign_ops_bundle import build_ops_bundle
+from workbench.demo import generate_demo_bundle
+from workbench.storage import Bundle, fast_read, head_revision
+from workbench.storage.judgments import (
+    COMPILED_QUERIES_MODULE,
+    OutcomeFilter,
+    battle_counts,
+    compiled_queries_source,
+    read_judgments,
+)
+
+
+@pytest.fixture(scope="module")
+def demo_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return generate_demo_bundle(tmp_path_factory.mktemp("demo") / "demo.wbb")
+
+
+def test_the_compiled_statements_are_current() -> None:
+    assert COMPILED_QUERIES_MODULE.read_text() == compiled_queries_source(), (
+        "the read model changed: regenerate with python -m workbench.storage.judgments"
+    )
+
+
+def test_the_schema_revision_is_alembics_head() -> None:
+    assert head_revision() == fast_read.SCHEMA_REVISION, (
+        "a new migration: set workbench.storage.fast_read.SCHEMA_REVISION to its revision"
+    )
+
+
+@pytest.mark.parametrize("weight", [3.0, 1.0, 2.5])
+def test_counts_equal_the_read_models(demo_bundle: Path, weight: float) -> None:
+    with Bundle.open(demo_bundle) as bundle, bundle.read_session() as session:
+        expected = battle_counts(session, OutcomeFilter(), decisive_weight=weight)
+    assert expected  # the demo has votes, verdicts and imported judgments to count
+    assert fast_read.battle_counts(demo_bundle, weight) == expected
+
+
+def test_one_campaigns_counts_equal_the_read_models(tmp_path: Path) -> None:
+    path, _ = build_ops_bundle(tmp_path)
+    with Bundle.open(path) as bundle, bundle.read_session() as session:
+        _names, rows = read_judgments(session, OutcomeFilter(), columns=("campaign",))
+        campaigns = sorted({campaign for (campaign,) in rows if campaign is not None})
+        assert campaigns  # votes cast in a campaign
+        expected = {
+            name: battle_counts(session, OutcomeFilter(campaigns=(name,)), decisive_weight=3.0)
+            for name in [*campaigns, "no such campaign"]
+        }
+    assert expected[campaigns[0]]
+    for name, counted in expected.items():
+        assert fast_read.battle_counts(path, 3.0, campaign=name) == counted
+
+
+@pytest.mark.shared_data
+def test_counts_equal_the_read_models_on_wildvision(full_bundle: Path) -> None:
+    with Bundle.open(full_bundle) as bundle, bundle.read_session() as session:
+        expected = battle_counts(session, OutcomeFilter(), decisive_weight=3.0)
+    assert fast_read.battle_counts(full_bundle, 3.0) == expected
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_another_schema_is_left_to_the_usual_open(demo_bundle: Path, tmp_path: Path) -> None:
+    older = tmp_path / "older.wbb"
+    with sqlite3.connect(demo_bundle) as source, sqlite3.connect(older) as target:
+        source.backup(target)
+    with sqlite3.connect(older) as connection:
+        connection.execute("UPDATE alembic_version SET version_num = '0003'")
+    before = _digest(older)
+    assert fast_read.battle_counts(older, 3.0) is None
+    assert _digest(older) == before
+
+
+def test_what_is_not_a_bundle_file_is_declined(tmp_path: Path) -> None:
+    text = tmp_path / "notes.wbb"
+    text.write_text("not a database")
+    plain = tmp_path / "plain.wbb"
+    with sqlite3.connect(plain) as connection:
+        connection.execute("CREATE TABLE t (x)")
+    assert fast_read.battle_counts(text, 3.0) is None
+    assert fast_read.battle_counts(plain, 3.0) is None
+    assert fast_read.battle_counts(tmp_path / "missing.wbb", 3.0) is None
+    assert fast_read.battle_counts(tmp_path, 3.0) is None
+    assert fast_read.battle_counts("postgresql://lab@db/bundle", 3.0) is None
+    assert text.read_text() == "not a database"
+
+
+def test_info_value_reads_what_bundle_info_holds(demo_bundle: Path) -> None:
+    with Bundle.open(demo_bundle) as bundle:
+        info = bundle.info()
+    assert info  # the bundle's id, the app version that made it
+    for key, value in info.items():
+        assert fast_read.info_value(demo_bundle, key) == fast_read.InfoValue(value)
+    assert fast_read.info_value(demo_bundle, "no such key") == fast_read.InfoValue(None)
+
+
+def test_info_value_declines_what_it_is_not_sure_of(demo_bundle: Path, tmp_path: Path) -> None:
+    assert fast_read.info_value("postgresql://host/db", "pack") is None
+    assert fast_read.info_value(tmp_path / "absent.wbb", "pack") is None
+    assert fast_read.info_value(tmp_path, "pack") is None  # a folder
+    not_sqlite = tmp_path / "text.wbb"
+    not_sqlite.write_text("not a database")
+    assert fast_read.info_value(not_sqlite, "pack") is None
+    older = tmp_path / "older.wbb"
+    older.write_bytes(demo_bundle.read_bytes())
+    with sqlite3.connect(older) as connection:
+        connection.execute("UPDATE alembic_version SET version_num = '0003'")
+    connection.close()
+    before = hashlib.sha256(older.read_bytes()).hexdigest()
+    assert fast_read.info_value(older, "pack") is None  # left to Bundle.open to migrate
+    assert hashlib.sha256(older.read_bytes()).hexdigest() == before

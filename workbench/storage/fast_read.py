@@ -1,0 +1,106 @@
+"""Reading a bundle file with the standard library's sqlite3 alone, for quick answers
+(``workbench leaderboard``, whether ``workbench open`` was given an offline pack): no
+SQLAlchemy, no Alembic, no migration check beyond the schema revision.
+
+Safe because it only ever reads: the connection is read-only (``mode=ro`` and ``query_only``),
+and a file it is not sure of (not a plain file, another schema revision, anything SQLite
+refuses) is not read here at all: the caller then opens it the usual way
+(:meth:`workbench.storage.Bundle.open`), which upgrades, refuses or explains. The statements it
+runs are the read model's own (:mod:`workbench.storage.judgments`), compiled to SQLite text in
+:mod:`workbench.storage.compiled_queries`, so the two paths read the same judgments.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import closing
+from dataclasses import dataclass
+from pathlib import Path
+
+from workbench.storage.compiled_queries import BATTLE_COUNTS_SQL, CAMPAIGN_BATTLE_COUNTS_SQL
+
+#: the schema revision this version of the app writes (Alembic's head; a test keeps the two
+#: equal, so a new migration cannot leave this reader behind)
+SCHEMA_REVISION = "0004"
+#: as long as a bundle opened the usual way waits for a writer (storage.dialects)
+BUSY_TIMEOUT_MS = 10_000
+
+#: a battle count: model_a, model_b, outcome, battles (weighted), judgments
+CountRow = tuple[str, str, str, float, int]
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    connection.execute("PRAGMA query_only = ON")
+    return connection
+
+
+def _readable_file(location: str | Path) -> Path | None:
+    """The file at ``location`` when this reader may try it (not a server URL, a plain file)."""
+    text = str(location)
+    if "://" in text:
+        return None
+    path = Path(text)
+    return path if path.is_file() else None
+
+
+def _at_current_revision(connection: sqlite3.Connection) -> bool:
+    revisions = connection.execute("SELECT version_num FROM alembic_version").fetchall()
+    return revisions == [(SCHEMA_REVISION,)]
+
+
+@dataclass(frozen=True)
+class InfoValue:
+    """What the bundle's ``bundle_info`` holds under a key: its text, or None (no such key)."""
+
+    value: str | None
+
+
+def info_value(location: str | Path, key: str) -> InfoValue | None:
+    """The ``bundle_info`` entry ``key`` of the bundle file at ``location`` (what
+    :meth:`workbench.storage.Bundle.info` gives); None when this reader does not handle the
+    location (a server URL, no file, another schema, a file SQLite will not read), for the
+    caller to open it the usual way."""
+    path = _readable_file(location)
+    if path is None:
+        return None
+    try:
+        with closing(_connect(path)) as connection:
+            connection.execute("BEGIN")  # one snapshot for the revision and the value
+            if not _at_current_revision(connection):
+                return None
+            found = connection.execute(
+                "SELECT value FROM bundle_info WHERE key = ?", (key,)
+            ).fetchone()
+    except sqlite3.Error:
+        return None
+    return InfoValue(None if found is None else str(found[0]))
+
+
+def battle_counts(
+    location: str | Path, decisive_weight: float, campaign: str | None = None
+) -> list[CountRow] | None:
+    """:func:`workbench.storage.judgments.battle_counts` of every judgment (no filter), or of
+    one campaign's, in the bundle file at ``location``, read in one snapshot; None when this
+    reader does not handle the location (a server URL, no file, another schema, a file SQLite
+    will not read), for the caller to open it the usual way."""
+    path = _readable_file(location)
+    if path is None:
+        return None
+    try:
+        with closing(_connect(path)) as connection:
+            connection.execute("BEGIN")  # one snapshot for the revision and the counts
+            if not _at_current_revision(connection):
+                return None
+            parameters: dict[str, float | str] = {"decisive_weight": float(decisive_weight)}
+            statement = BATTLE_COUNTS_SQL
+            if campaign is not None:
+                statement, parameters["campaign"] = CAMPAIGN_BATTLE_COUNTS_SQL, campaign
+            found = connection.execute(statement, parameters).fetchall()
+    except sqlite3.Error:
+        return None
+    return [
+        (a, b, outcome, float(total), int(judgments))
+        for a, b, outcome, total, judgments, _first in found
+    ]
