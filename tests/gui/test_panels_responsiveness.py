@@ -175,7 +175,8 @@ class StallWatch:
         return max(idle.wall_gaps)
 
     def assert_within_budget(self, idle: float) -> None:
-        """The longest wall-clock gap between ticks is within :data:`STALL_BUDGET`, plus the
+        """The longest wall-clock gap between ticks, less the GUI thread's wait for a core in it,
+        is within :data:`STALL_BUDGET`, plus the
         excess of this run's idle gap over :data:`QUIET_IDLE_GAP` (a loaded machine's share; see
         docs/PERFORMANCE.md, "Event-loop stalls"). The GUI thread's CPU time in that gap, and
         its time waiting for a core, are printed too, to tell computing from waiting for the
@@ -185,6 +186,10 @@ class StallWatch:
         wall, cpu = self.wall_gaps[longest], self.cpu_gaps[longest]
         queued = self.queue_gaps[longest]
         budget = STALL_BUDGET + max(0.0, idle - QUIET_IDLE_GAP)
+        # time the GUI thread was ready to run but the machine gave it no core is the machine's
+        # (a busy CI host, the suite's own PostgreSQL), not the app's: it is left out, and
+        # printed; where the kernel does not say (NaN), nothing is left out
+        machine = queued if queued == queued else 0.0
         figure = (
             f"the event loop stalled for {1000 * wall:.0f} ms of wall-clock time "
             f"({1000 * cpu:.0f} ms of it GUI-thread CPU, {1000 * queued:.0f} ms waiting for a "
@@ -193,7 +198,7 @@ class StallWatch:
             f"so the budget is {1000 * budget:.0f} ms"
         )
         print(f"\nlongest stall: {figure}")
-        assert wall < budget, figure
+        assert wall - machine < budget, figure
 
 
 def test_recompute_and_redraw_do_not_stall_the_event_loop(qtbot, busy_window, monkeypatch) -> None:  # type: ignore[no-untyped-def]
