@@ -7,6 +7,7 @@ from __future__ import annotations
 import sqlite3
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from workbench_visit_bench.judge_templates import REFERENCE_FREE
 
 from tests.judge.fake_openai_server import FakeOpenAIServer, Faults, message_text, stable_share
 from tests.judge.helpers import build_bundle
-from tests.judge.judging import judge, settings_for
+from tests.judge.judging import QUICK_RETRY, judge, settings_for
 from workbench.judge.client import Budget, EndpointError
 from workbench.services.judging.worklist import JudgeScope
 
@@ -115,8 +116,14 @@ def test_concurrency_sixteen_keeps_sixteen_requests_in_flight(
 ) -> None:
     # long enough that all sixteen overlap even on a busy machine
     server.faults = Faults(latency=0.1)
-    settings = settings_for(server, REFERENCE_FREE, concurrency=16, selection=JudgeScope(limit=50))
-    judge(bundle_copy, settings, REFERENCE_FREE)
+    # an attempt's timeout far above the latency: with the tests' 0.5 s, sixteen answers at
+    # once on a loaded CI host sometimes took longer, and the retries sent extra requests
+    patient = replace(QUICK_RETRY, timeout=10.0)
+    settings = settings_for(
+        server, REFERENCE_FREE, concurrency=16, selection=JudgeScope(limit=50), retry=patient
+    )
+    _, summary = judge(bundle_copy, settings, REFERENCE_FREE)
+    assert summary.progress.retries == 0 and summary.progress.verdicts == 100
     assert server.stats.requests == 100
     assert server.stats.max_in_flight == 16
 
