@@ -145,6 +145,43 @@ def _figures(work: Path) -> list[Figure]:
             ),
             needs_display=True,
         ),
+        Figure(
+            "vote-to-paint",
+            "vote_to_paint.py",
+            "vote key to the next task painted on a 13,500-task campaign (goal p95 50 ms)",
+            quick=("--votes", "60"),
+            needs_display=True,
+        ),
+        Figure(
+            "stalls",
+            "event_loop_stalls.py",
+            "longest event-loop stall while panels recompute and a bundle opens (goal 100 ms)",
+            quick=("--runs", "1"),
+            needs_display=True,
+        ),
+        Figure(
+            "leaderboard-process",
+            "leaderboard_process.py",
+            "workbench leaderboard as a whole process against FastChat's 2025 script (goal 3x)",
+            quick=("--runs", "3"),
+            reads_shared_data=True,
+        ),
+        Figure(
+            "leaderboard-1m",
+            "leaderboard_stress.py",
+            "leaderboard with 100 rounds on 1,000,000 votes x 100 models (goal 5 s, 400 MB)",
+            full=("--bundle", str(work / "stress-100" / "stress.wbb")),
+            quick=(
+                *("--bundle", str(work / "stress-100-quick" / "stress.wbb")),
+                *("--items", "20000", "--models", "10", "--votes", "100000", "--runs", "1"),
+            ),
+        ),
+        Figure(
+            "item-list-pair",
+            "item_list_pair.py",
+            "the item list filtered to one model pair against the plain query",
+            quick=("--items", "5000", "--votes", "5000", "--repeat", "3"),
+        ),
     ]
 
 
