@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 
 from workbench.gui.image_loader import DecodedImage, decode_image
 from workbench.gui.safe_text import SafeTextView
-from workbench.services.blind_tasks import BlindTask, TaskImage, TaskTurn
+from workbench.services.blind_tasks import BlindTask, TaskCaption, TaskImage, TaskTurn
 
 #: thumbnail boxes by number of images: small enough to leave the responses on screen
 IMAGE_BOX = {1: QSize(300, 170), 2: QSize(240, 150)}
@@ -111,6 +111,19 @@ class TaskImageTile(QFrame):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.picture)
         layout.addWidget(caption)
+        self.show_image(image, box, prepared)
+
+    def show_image(
+        self, image: TaskImage, box: QSize, prepared: PreparedImage | None = None
+    ) -> None:
+        """Show ``image`` (at the same position, in the same box) in place of the current one:
+        the next task's tile reuses this one instead of building a new widget."""
+        self.position = image.position
+        self.decoded = None
+        if self.picture.styleSheet():  # a placeholder's; restyling costs a polish
+            self.picture.setStyleSheet("")
+        self.picture.clear()
+        self.unsetCursor()
         if image.data is None:
             self._placeholder("Missing image")
             return
@@ -170,6 +183,13 @@ class CappedScroll(QScrollArea):
         return QSize(100, min(self.text_view.height() + 2, 4 * self.fontMetrics().height()))
 
 
+def turn_shape(turn: TaskTurn, labels: tuple[str, ...], note: str) -> tuple[object, ...]:
+    """What a turn's panel is built from besides its texts: two turns of the same shape can
+    share one panel (the next task's texts are shown in the current task's widgets)."""
+    shown = labels[: len(turn.responses)]
+    return (turn.index, note, turn.reference is not None, shown)
+
+
 class TurnPanel(QFrame):
     """One turn: the prompt, the reference (when shown) and the responses side by side, each
     in its own scroll area; one panel per turn keeps a conversation aligned turn by turn."""
@@ -178,6 +198,7 @@ class TurnPanel(QFrame):
         self, turn: TaskTurn, labels: tuple[str, ...], note: str, parent: QWidget | None = None
     ) -> None:
         super().__init__(parent)
+        self.shape = turn_shape(turn, labels, note)
         self.setFrameShape(QFrame.Shape.StyledPanel)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 4, 6, 4)
@@ -212,6 +233,18 @@ class TurnPanel(QFrame):
                 row.addWidget(column, 1)
             layout.addLayout(row, 1)
 
+    def show_turn(self, turn: TaskTurn) -> None:
+        """Show ``turn``'s texts in this panel, built for a turn of the same shape (see
+        :func:`turn_shape`): its headings and accessible names are already the right ones, and
+        each text area starts at its top again, as a new panel would."""
+        self.prompt.show_text(turn.prompt)
+        if self.reference is not None and turn.reference is not None:
+            self.reference.show_text(turn.reference)
+        for view, text in zip(self.responses, turn.responses, strict=False):
+            view.show_text(text)
+        for scroll in self.scrolls + self.response_scrolls:
+            scroll.verticalScrollBar().setValue(0)
+
     def fit(self, height: int, last: bool) -> None:
         """Share ``height`` (the page's visible height): instruction and reference take at most
         a fifth each, so the responses start on screen; the last turn's responses fill the
@@ -224,6 +257,17 @@ class TurnPanel(QFrame):
             scroll.set_expanding(last)
         policy = QSizePolicy.Policy.Expanding if last else QSizePolicy.Policy.Preferred
         self.setSizePolicy(QSizePolicy.Policy.Preferred, policy)
+
+
+def _turn_note(task: BlindTask, index: int) -> str:
+    if task.judged_turn is None or len(task.turns) < 2:
+        return ""
+    return " (the turn to judge)" if index == task.judged_turn else " (the conversation so far)"
+
+
+def _caption_text(caption: TaskCaption) -> str:
+    where = caption.image_position
+    return ("" if where is None else f"Image {where + 1}: ") + caption.text
 
 
 class ImageStrip(QScrollArea):
@@ -240,7 +284,8 @@ class ImageStrip(QScrollArea):
 
 
 class TaskDisplay(QWidget):
-    """The page of the current task (rebuilt for each task): the image strip, the captions and
+    """The page of the current task (its widgets reused by a next task of the same shape,
+    rebuilt otherwise): the image strip, the captions and
     the turns; only the turns scroll as a page, and each text scrolls inside its own area."""
 
     imageClicked = Signal(object)  # DecodedImage, position
@@ -248,6 +293,8 @@ class TaskDisplay(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        #: False builds every page anew (the step before reuse; bench/vote_to_paint.py times both)
+        self.reuse_widgets = True
         self.tiles: list[TaskImageTile] = []
         self.turn_panels: list[TurnPanel] = []
         self.caption_views: list[SafeTextView] = []
@@ -280,8 +327,16 @@ class TaskDisplay(QWidget):
     def show_task(
         self, task: BlindTask | None, prepared: Mapping[int, PreparedImage] | None = None
     ) -> None:
-        """Rebuild the page for ``task``; ``prepared`` holds its images already decoded (see
-        :func:`prepare_images`), else they are decoded here."""
+        """Show ``task``; ``prepared`` holds its images already decoded (see
+        :func:`prepare_images`), else they are decoded here.
+
+        When the task has the current page's shape (as many images and captions, turns with
+        the same headings), its texts and pictures are put into the current widgets: building
+        the page anew (about forty widgets, their polish and first layout, and deleting the
+        old ones) was most of the GUI thread's work between a vote and the next page."""
+        if self.reuse_widgets and task is not None and self._same_shape(task):
+            self._refill(task, prepared or {})
+            return
         for area in (self.strip, self.captions, self.page):
             previous = area.takeWidget()
             if previous is not None:
@@ -300,6 +355,32 @@ class TaskDisplay(QWidget):
         self.page.setWidget(content)
         self.strip.setVisible(bool(self.tiles))
         self.captions.setVisible(bool(self.caption_views))
+        self._fit()
+
+    def _same_shape(self, task: BlindTask) -> bool:
+        """Whether the current page's widgets can show ``task`` as a new page would."""
+        if self.page.widget() is None:
+            return False
+        if len(self.tiles) != len(task.images) or len(self.caption_views) != len(task.captions):
+            return False
+        wanted = [
+            turn_shape(turn, task.response_labels, _turn_note(task, turn.index))
+            for turn in task.turns
+        ]
+        return wanted == [panel.shape for panel in self.turn_panels]
+
+    def _refill(self, task: BlindTask, prepared: Mapping[int, PreparedImage]) -> None:
+        box = IMAGE_BOX.get(len(task.images), SMALL_IMAGE_BOX)
+        for tile, image in zip(self.tiles, task.images, strict=True):
+            tile.show_image(image, box, prepared.get(image.position))
+        for view, caption in zip(self.caption_views, task.captions, strict=True):
+            view.show_text(_caption_text(caption))
+        for panel, turn in zip(self.turn_panels, task.turns, strict=True):
+            panel.show_turn(turn)
+        # a new page starts at its top and left
+        self.strip.horizontalScrollBar().setValue(0)
+        self.captions.verticalScrollBar().setValue(0)
+        self.page.verticalScrollBar().setValue(0)
         self._fit()
 
     def _fill(
@@ -324,21 +405,13 @@ class TaskDisplay(QWidget):
             column = cast(QVBoxLayout, captions.layout())
             column.addWidget(_heading("Caption", captions))
             for caption in task.captions:
-                where = caption.image_position
-                prefix = "" if where is None else f"Image {where + 1}: "
-                view = _text_view(prefix + caption.text, "Caption", captions)
+                view = _text_view(_caption_text(caption), "Caption", captions)
                 self.caption_views.append(view)
                 column.addWidget(view)
             column.addStretch(1)
         layout = cast(QVBoxLayout, content.layout())
         for turn in task.turns:
-            note = ""
-            if task.judged_turn is not None and len(task.turns) > 1:
-                note = (
-                    " (the turn to judge)"
-                    if turn.index == task.judged_turn
-                    else " (the conversation so far)"
-                )
+            note = _turn_note(task, turn.index)
             panel = TurnPanel(turn, task.response_labels, note, content)
             if turn.index == task.judged_turn and len(task.turns) > 1:
                 panel.setStyleSheet("TurnPanel { border: 2px solid #2b6cb0; }")
