@@ -10,7 +10,7 @@ votes wanted each, 30% already answered by others (bench/annotation_next_task.py
 Then it opens the window ``workbench annotate`` opens (AnnotatorWindow) and presses the
 protocol's vote keys with QTest, cycling through its choices, VOTES times. Each vote is timed
 from just before the key press to the first paint of the next task's page (an event filter on
-the page's content widget and on the last turn's response areas): the vote written and the
+the page's content widget and on its text areas): the vote written and the
 next task fetched on the view's worker, the page filled and painted on the GUI thread. The
 GUI thread's CPU over the same span is printed too, and from the key until the view's worker
 is idle again (the vote committed and the task after the next one read ahead), since with
@@ -113,6 +113,7 @@ def _measure(path: Path, campaign: str, votes: int, tasks: int, modes: tuple[str
     from workbench.gui.annotation.annotator_window import WINDOW_SIZE, AnnotatorWindow
     from workbench.gui.annotation.task_display import prepare_images
     from workbench.gui.app import _application
+    from workbench.gui.safe_text import SafeTextView
     from workbench.services.voting import AnnotationSession
     from workbench.storage import Bundle
 
@@ -135,16 +136,14 @@ def _measure(path: Path, campaign: str, votes: int, tasks: int, modes: tuple[str
             self.loop: QEventLoop | None = None
 
         def arm(self) -> None:
-            """Watch the page's content widget (a rebuilt page paints it first) and the text
-            areas of the last turn's responses (a page whose widgets were reused for the next
-            task repaints only what changed, which may leave the content widget unpainted)."""
+            """Watch the page's content widget (a rebuilt page paints it first) and every text
+            area of the page (a page whose widgets were reused for the next task repaints only
+            the texts on screen, which are opaque and leave the content widget unpainted)."""
             self.painted_at = None
             content = view.display.page.widget()
             assert content is not None
             self.watched = [content]
-            if view.display.turn_panels:
-                panel = view.display.turn_panels[-1]
-                self.watched += [response.viewport() for response in panel.responses]
+            self.watched += [text.viewport() for text in view.display.findChildren(SafeTextView)]
             for widget in self.watched:
                 widget.installEventFilter(self)
 

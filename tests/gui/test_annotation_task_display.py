@@ -67,17 +67,28 @@ def task(
 
 
 def page_state(display: TaskDisplay) -> dict[str, object]:
-    """What the page shows, as a reader (or a screen reader) would meet it."""
+    """What the page shows, as a reader (or a screen reader) would meet it, turn by turn in
+    the order the page lays the turns out."""
+    layout = display.page.widget().layout()
+    laid_out = [layout.itemAt(n).widget() for n in range(layout.count())]
+    assert laid_out == display.turn_panels
+    parts = [display.strip, display.captions, *display.turn_panels]
     return {
         "labels": [
-            label.text()
-            for label in display.findChildren(QLabel)
-            if label.isVisibleTo(display) and label.pixmap().isNull()
+            [
+                label.text()
+                for label in part.findChildren(QLabel)
+                if label.isVisibleTo(display) and label.pixmap().isNull()
+            ]
+            for part in parts
         ],
         "texts": [
-            (view.accessibleName(), view.source_text, view.toPlainText())
-            for view in display.findChildren(SafeTextView)
-            if view.isVisibleTo(display)
+            [
+                (view.accessibleName(), view.source_text, view.toPlainText())
+                for view in part.findChildren(SafeTextView)
+                if view.isVisibleTo(display)
+            ]
+            for part in parts
         ],
         "tiles": [
             (
@@ -141,6 +152,11 @@ def test_a_next_task_of_the_same_shape_is_shown_in_the_same_widgets(qtbot) -> No
         # shapes that differ: the page is built anew
         (task("a", images=(png("red"),)), task("b", images=(png("red"), png("blue")))),
         (task("a", turns=2, judged=2), task("b", turns=3, judged=3)),
+        (task("a", turns=3, judged=3), task("b", turns=2, judged=2)),
+        (task("a", turns=2, judged=2), task("b")),
+        (task("a", turns=2, judged=None), task("b", turns=2, judged=2)),
+        (task("a", images=(png("red"), png("blue"))), task("b")),
+        (task("a", turns=2, judged=2), task("b", turns=2, judged=2, reference=True)),
         (task("a", reference=True), task("b")),
         (task("a", captions=("x",)), task("b")),
         (task("a", responses=2), task("b", responses=1)),
@@ -152,6 +168,22 @@ def test_the_page_after_a_task_is_the_page_a_fresh_display_shows(
     reused = shown(qtbot, before, after)
     fresh = shown(qtbot, after)
     assert page_state(reused) == page_state(fresh)
+
+
+def test_only_the_panels_that_do_not_fit_are_built(qtbot) -> None:
+    display = shown(qtbot, task("a"))
+    first = display.turn_panels[0]
+    display.show_task(task("b", turns=2, judged=2))
+    assert display.turn_panels[0] is first
+    assert first.heading.text() == "Turn 1 (the conversation so far)  ·  Instruction"
+    assert first.styleSheet() == "" and display.turn_panels[1].styleSheet() != ""
+    display.show_task(task("c", turns=2, judged=2, reference=True))
+    assert display.turn_panels[0] is not first  # a reference to show: another shape
+    kept = display.turn_panels[0]
+    display.show_task(task("d", reference=True))
+    assert display.turn_panels == [kept]
+    assert kept.heading.text() == "Turn 1  ·  Instruction"
+    assert kept.styleSheet() == ""
 
 
 def test_a_reused_page_starts_at_the_top_of_every_text(qtbot) -> None:

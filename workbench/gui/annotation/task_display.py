@@ -34,6 +34,7 @@ from workbench.services.blind_tasks import BlindTask, TaskCaption, TaskImage, Ta
 #: thumbnail boxes by number of images: small enough to leave the responses on screen
 IMAGE_BOX = {1: QSize(300, 170), 2: QSize(240, 150)}
 SMALL_IMAGE_BOX = QSize(150, 110)
+JUDGED_STYLE = "TurnPanel { border: 2px solid #2b6cb0; }"
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,17 @@ def _heading(text: str, parent: QWidget, size: str = "") -> QLabel:
     label.setTextFormat(Qt.TextFormat.PlainText)
     label.setStyleSheet(f"font-weight: bold; {size}")
     return label
+
+
+def _set_text(label: QLabel, text: str) -> None:
+    # an unchanged text is not set again: setText lays the label out anew
+    if label.text() != text:
+        label.setText(text)
+
+
+def _set_name(widget: QWidget, name: str) -> None:
+    if widget.accessibleName() != name:
+        widget.setAccessibleName(name)
 
 
 def _text_view(text: str, name: str, parent: QWidget) -> SafeTextView:
@@ -183,11 +195,14 @@ class CappedScroll(QScrollArea):
         return QSize(100, min(self.text_view.height() + 2, 4 * self.fontMetrics().height()))
 
 
-def turn_shape(turn: TaskTurn, labels: tuple[str, ...], note: str) -> tuple[object, ...]:
-    """What a turn's panel is built from besides its texts: two turns of the same shape can
-    share one panel (the next task's texts are shown in the current task's widgets)."""
-    shown = labels[: len(turn.responses)]
-    return (turn.index, note, turn.reference is not None, shown)
+def turn_shape(turn: TaskTurn, labels: tuple[str, ...]) -> tuple[object, ...]:
+    """What a turn's panel is built from besides its texts and headings: a panel built for a
+    turn can show any turn of the same shape (the next task's, in the current task's widgets)."""
+    return (turn.reference is not None, labels[: len(turn.responses)])
+
+
+def _turn_heading(turn: TaskTurn, note: str) -> str:
+    return f"Turn {turn.index}{note}  ·  Instruction"
 
 
 class TurnPanel(QFrame):
@@ -198,12 +213,14 @@ class TurnPanel(QFrame):
         self, turn: TaskTurn, labels: tuple[str, ...], note: str, parent: QWidget | None = None
     ) -> None:
         super().__init__(parent)
-        self.shape = turn_shape(turn, labels, note)
+        self.shape = turn_shape(turn, labels)
+        self.labels = labels[: len(turn.responses)]
         self.setFrameShape(QFrame.Shape.StyledPanel)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 4, 6, 4)
         layout.setSpacing(2)
-        layout.addWidget(_heading(f"Turn {turn.index}{note}  ·  Instruction", self))
+        self.heading = _heading(_turn_heading(turn, note), self)
+        layout.addWidget(self.heading)
         self.prompt = _text_view(turn.prompt, f"Instruction, turn {turn.index}", self)
         self.scrolls: list[CappedScroll] = [CappedScroll(self.prompt, self)]
         layout.addWidget(self.scrolls[0])
@@ -233,17 +250,28 @@ class TurnPanel(QFrame):
                 row.addWidget(column, 1)
             layout.addLayout(row, 1)
 
-    def show_turn(self, turn: TaskTurn) -> None:
-        """Show ``turn``'s texts in this panel, built for a turn of the same shape (see
-        :func:`turn_shape`): its headings and accessible names are already the right ones, and
-        each text area starts at its top again, as a new panel would."""
+    def show_turn(self, turn: TaskTurn, note: str) -> None:
+        """Show ``turn`` in this panel, built for a turn of the same shape (see
+        :func:`turn_shape`), as a new panel would show it: its heading and accessible names
+        name this turn, and each text area starts at its top again."""
+        _set_text(self.heading, _turn_heading(turn, note))
+        _set_name(self.prompt, f"Instruction, turn {turn.index}")
         self.prompt.show_text(turn.prompt)
         if self.reference is not None and turn.reference is not None:
+            _set_name(self.reference, f"Reference, turn {turn.index}")
             self.reference.show_text(turn.reference)
-        for view, text in zip(self.responses, turn.responses, strict=False):
+        for view, label, text in zip(self.responses, self.labels, turn.responses, strict=False):
+            _set_name(view, f"{label}, turn {turn.index}")
             view.show_text(text)
         for scroll in self.scrolls + self.response_scrolls:
             scroll.verticalScrollBar().setValue(0)
+
+    def set_judged(self, judged: bool) -> None:
+        """Frame the panel as the turn to judge (or not); restyling only when it changes,
+        since a style sheet repolishes the whole panel."""
+        style = JUDGED_STYLE if judged else ""
+        if self.styleSheet() != style:
+            self.setStyleSheet(style)
 
     def fit(self, height: int, last: bool) -> None:
         """Share ``height`` (the page's visible height): instruction and reference take at most
@@ -284,9 +312,9 @@ class ImageStrip(QScrollArea):
 
 
 class TaskDisplay(QWidget):
-    """The page of the current task (its widgets reused by a next task of the same shape,
-    rebuilt otherwise): the image strip, the captions and
-    the turns; only the turns scroll as a page, and each text scrolls inside its own area."""
+    """The page of the current task: the image strip, the captions and the turns; only the
+    turns scroll as a page, and each text scrolls inside its own area. The next task is shown
+    in the same widgets where it has the same shape (see :meth:`show_task`)."""
 
     imageClicked = Signal(object)  # DecodedImage, position
 
@@ -330,93 +358,115 @@ class TaskDisplay(QWidget):
         """Show ``task``; ``prepared`` holds its images already decoded (see
         :func:`prepare_images`), else they are decoded here.
 
-        When the task has the current page's shape (as many images and captions, turns with
-        the same headings), its texts and pictures are put into the current widgets: building
-        the page anew (about forty widgets, their polish and first layout, and deleting the
-        old ones) was most of the GUI thread's work between a vote and the next page."""
-        if self.reuse_widgets and task is not None and self._same_shape(task):
-            self._refill(task, prepared or {})
-            return
-        for area in (self.strip, self.captions, self.page):
-            previous = area.takeWidget()
-            if previous is not None:
-                previous.deleteLater()
-        self.tiles, self.turn_panels, self.caption_views = [], [], []
-        images = QWidget(self.strip)
-        QHBoxLayout(images).setContentsMargins(0, 0, 0, 0)
-        captions = QWidget(self.captions)
-        QVBoxLayout(captions).setContentsMargins(0, 0, 0, 0)
-        content = QWidget(self.page)
-        QVBoxLayout(content).setContentsMargins(0, 0, 0, 0)
-        if task is not None:
-            self._fill(task, images, captions, content, prepared or {})
-        self.strip.setWidget(images)
-        self.captions.setWidget(captions)
-        self.page.setWidget(content)
+        The current widgets show the task where they fit it: the tiles when it has as many
+        images, the captions when as many captions, and each turn panel when the turn at its
+        place has the same shape (reference or not, response columns); only the rest is built.
+        Building the whole page anew (about forty widgets, their polish and first layout, and
+        deleting the old ones) was most of the GUI thread's work between a vote and the next
+        page. The page shown is the same either way (tests/gui/test_annotation_task_display.py
+        compares it with a fresh display's)."""
+        prepared = prepared or {}
+        if task is None or not self.reuse_widgets or self.page.widget() is None:
+            self._show_images(task, prepared, rebuild=True)
+            self._show_captions(task, rebuild=True)
+            self._show_turns(task, rebuild=True)
+        else:
+            self._show_images(task, prepared, rebuild=len(self.tiles) != len(task.images))
+            self._show_captions(task, rebuild=len(self.caption_views) != len(task.captions))
+            self._show_turns(task, rebuild=False)
+            # a new page starts at its top and left
+            self.strip.horizontalScrollBar().setValue(0)
+            self.captions.verticalScrollBar().setValue(0)
+            self.page.verticalScrollBar().setValue(0)
         self.strip.setVisible(bool(self.tiles))
         self.captions.setVisible(bool(self.caption_views))
         self._fit()
 
-    def _same_shape(self, task: BlindTask) -> bool:
-        """Whether the current page's widgets can show ``task`` as a new page would."""
-        if self.page.widget() is None:
-            return False
-        if len(self.tiles) != len(task.images) or len(self.caption_views) != len(task.captions):
-            return False
-        wanted = [
-            turn_shape(turn, task.response_labels, _turn_note(task, turn.index))
-            for turn in task.turns
-        ]
-        return wanted == [panel.shape for panel in self.turn_panels]
+    @staticmethod
+    def _replace(area: QScrollArea, widget: QWidget) -> None:
+        previous = area.takeWidget()
+        if previous is not None:
+            previous.deleteLater()
+        area.setWidget(widget)
 
-    def _refill(self, task: BlindTask, prepared: Mapping[int, PreparedImage]) -> None:
-        box = IMAGE_BOX.get(len(task.images), SMALL_IMAGE_BOX)
-        for tile, image in zip(self.tiles, task.images, strict=True):
-            tile.show_image(image, box, prepared.get(image.position))
-        for view, caption in zip(self.caption_views, task.captions, strict=True):
-            view.show_text(_caption_text(caption))
-        for panel, turn in zip(self.turn_panels, task.turns, strict=True):
-            panel.show_turn(turn)
-        # a new page starts at its top and left
-        self.strip.horizontalScrollBar().setValue(0)
-        self.captions.verticalScrollBar().setValue(0)
-        self.page.verticalScrollBar().setValue(0)
-        self._fit()
-
-    def _fill(
-        self,
-        task: BlindTask,
-        images: QWidget,
-        captions: QWidget,
-        content: QWidget,
-        prepared: Mapping[int, PreparedImage],
+    def _show_images(
+        self, task: BlindTask | None, prepared: Mapping[int, PreparedImage], rebuild: bool
     ) -> None:
-        # the box layouts show_task gave each widget (layout() is typed as the base QLayout)
-        row = cast(QHBoxLayout, images.layout())
-        box = IMAGE_BOX.get(len(task.images), SMALL_IMAGE_BOX)
-        for image in task.images:
-            tile = TaskImageTile(image, box, images, prepared.get(image.position))
+        images = () if task is None else task.images
+        box = IMAGE_BOX.get(len(images), SMALL_IMAGE_BOX)
+        if not rebuild:  # as many images as tiles: the tiles show the new ones
+            for tile, image in zip(self.tiles, images, strict=True):
+                tile.show_image(image, box, prepared.get(image.position))
+            return
+        strip = QWidget(self.strip)
+        row = QHBoxLayout(strip)
+        row.setContentsMargins(0, 0, 0, 0)
+        self.tiles = []
+        for image in images:
+            tile = TaskImageTile(image, box, strip, prepared.get(image.position))
             tile.clicked.connect(self._tile_clicked)
             self.tiles.append(tile)
             row.addWidget(tile)
         row.addStretch(1)
-        self.strip.setFixedHeight(box.height() + 40 if task.images else 0)
-        if task.captions:
-            column = cast(QVBoxLayout, captions.layout())
-            column.addWidget(_heading("Caption", captions))
-            for caption in task.captions:
-                view = _text_view(_caption_text(caption), "Caption", captions)
+        self.strip.setFixedHeight(box.height() + 40 if images else 0)
+        self._replace(self.strip, strip)
+
+    def _show_captions(self, task: BlindTask | None, rebuild: bool) -> None:
+        captions = () if task is None else task.captions
+        if not rebuild:
+            for view, caption in zip(self.caption_views, captions, strict=True):
+                view.show_text(_caption_text(caption))
+            return
+        widget = QWidget(self.captions)
+        column = QVBoxLayout(widget)
+        column.setContentsMargins(0, 0, 0, 0)
+        self.caption_views = []
+        if captions:
+            column.addWidget(_heading("Caption", widget))
+            for caption in captions:
+                view = _text_view(_caption_text(caption), "Caption", widget)
                 self.caption_views.append(view)
                 column.addWidget(view)
             column.addStretch(1)
+        self._replace(self.captions, widget)
+
+    def _show_turns(self, task: BlindTask | None, rebuild: bool) -> None:
+        """One panel per turn. Unless ``rebuild``, a panel already at the turn's place with the
+        turn's shape shows it; only the others are built (and the extra ones removed)."""
+        turns = () if task is None else task.turns
+        content = self.page.widget()
+        if rebuild or content is None:
+            content = QWidget(self.page)
+            QVBoxLayout(content).setContentsMargins(0, 0, 0, 0)
+            self.turn_panels = []
+            self._replace(self.page, content)
+        # the box layout given to the content widget above (layout() is typed as QLayout)
         layout = cast(QVBoxLayout, content.layout())
-        for turn in task.turns:
+        assert task is not None or not turns
+        panels: list[TurnPanel] = []
+        for place, turn in enumerate(turns):
+            assert task is not None
             note = _turn_note(task, turn.index)
-            panel = TurnPanel(turn, task.response_labels, note, content)
-            if turn.index == task.judged_turn and len(task.turns) > 1:
-                panel.setStyleSheet("TurnPanel { border: 2px solid #2b6cb0; }")
-            self.turn_panels.append(panel)
-            layout.addWidget(panel)
+            current = self.turn_panels[place] if place < len(self.turn_panels) else None
+            if current is not None and current.shape == turn_shape(turn, task.response_labels):
+                current.show_turn(turn, note)
+                panel = current
+            else:
+                panel = TurnPanel(turn, task.response_labels, note, content)
+                if current is not None:
+                    self._drop(layout, current)
+                layout.insertWidget(place, panel)
+            panel.set_judged(turn.index == task.judged_turn and len(turns) > 1)
+            panels.append(panel)
+        for extra in self.turn_panels[len(turns) :]:
+            self._drop(layout, extra)
+        self.turn_panels = panels
+
+    @staticmethod
+    def _drop(layout: QVBoxLayout, panel: TurnPanel) -> None:
+        layout.removeWidget(panel)
+        panel.hide()
+        panel.deleteLater()
 
     def _fit(self) -> None:
         """Size the parts to the visible height: captions at most a sixth, the turns' texts
