@@ -186,6 +186,19 @@ def test_only_the_panels_that_do_not_fit_are_built(qtbot) -> None:
     assert kept.styleSheet() == ""
 
 
+def test_panels_left_over_are_kept_empty_and_used_again(qtbot) -> None:
+    display = shown(qtbot, task("a", turns=3, judged=3))
+    later = display.turn_panels[1:]
+    display.show_task(task("b"))
+    assert len(display.turn_panels) == 1
+    for spare in later:
+        assert spare.isHidden()
+        assert [v.source_text for v in [spare.prompt, *spare.responses]] == ["", "", ""]
+    display.show_task(task("c", turns=3, judged=3))
+    assert display.turn_panels[1:] == later
+    assert page_state(display) == page_state(shown(qtbot, task("c", turns=3, judged=3)))
+
+
 def test_a_reused_page_starts_at_the_top_of_every_text(qtbot) -> None:
     long = "\n\n".join(f"line {n}" for n in range(300))
     first = task("a", turns=2, judged=2)

@@ -35,6 +35,8 @@ from workbench.services.blind_tasks import BlindTask, TaskCaption, TaskImage, Ta
 IMAGE_BOX = {1: QSize(300, 170), 2: QSize(240, 150)}
 SMALL_IMAGE_BOX = QSize(150, 110)
 JUDGED_STYLE = "TurnPanel { border: 2px solid #2b6cb0; }"
+#: turn panels kept hidden for later tasks (a few turns of each shape a campaign has)
+MAX_SPARE_PANELS = 8
 
 
 @dataclass(frozen=True)
@@ -266,6 +268,11 @@ class TurnPanel(QFrame):
         for scroll in self.scrolls + self.response_scrolls:
             scroll.verticalScrollBar().setValue(0)
 
+    def empty(self) -> None:
+        """Show no text (a spare panel keeps nothing of the task it showed)."""
+        for view in [self.prompt, *([self.reference] if self.reference else []), *self.responses]:
+            view.show_text("")
+
     def set_judged(self, judged: bool) -> None:
         """Frame the panel as the turn to judge (or not); restyling only when it changes,
         since a style sheet repolishes the whole panel."""
@@ -325,6 +332,7 @@ class TaskDisplay(QWidget):
         self.reuse_widgets = True
         self.tiles: list[TaskImageTile] = []
         self.turn_panels: list[TurnPanel] = []
+        self._spare_panels: list[TurnPanel] = []
         self.caption_views: list[SafeTextView] = []
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -432,41 +440,56 @@ class TaskDisplay(QWidget):
 
     def _show_turns(self, task: BlindTask | None, rebuild: bool) -> None:
         """One panel per turn. Unless ``rebuild``, a panel already at the turn's place with the
-        turn's shape shows it; only the others are built (and the extra ones removed)."""
+        turn's shape shows it, else a spare panel of that shape; only the others are built.
+        Panels left over are kept as spares (hidden, emptied): campaigns mix one-turn and
+        multi-turn tasks, and building a turn's panel is most of the cost of a page."""
         turns = () if task is None else task.turns
         content = self.page.widget()
         if rebuild or content is None:
             content = QWidget(self.page)
             QVBoxLayout(content).setContentsMargins(0, 0, 0, 0)
-            self.turn_panels = []
+            self.turn_panels, self._spare_panels = [], []
             self._replace(self.page, content)
         # the box layout given to the content widget above (layout() is typed as QLayout)
         layout = cast(QVBoxLayout, content.layout())
-        assert task is not None or not turns
+        old = self.turn_panels
         panels: list[TurnPanel] = []
         for place, turn in enumerate(turns):
             assert task is not None
             note = _turn_note(task, turn.index)
-            current = self.turn_panels[place] if place < len(self.turn_panels) else None
-            if current is not None and current.shape == turn_shape(turn, task.response_labels):
+            shape = turn_shape(turn, task.response_labels)
+            current = old[place] if place < len(old) else None
+            if current is not None and current.shape == shape:
                 current.show_turn(turn, note)
                 panel = current
             else:
-                panel = TurnPanel(turn, task.response_labels, note, content)
                 if current is not None:
-                    self._drop(layout, current)
+                    self._park(layout, current)
+                spare = next((p for p in self._spare_panels if p.shape == shape), None)
+                if spare is not None:
+                    self._spare_panels.remove(spare)
+                    spare.show_turn(turn, note)
+                    panel = spare
+                else:
+                    panel = TurnPanel(turn, task.response_labels, note, content)
                 layout.insertWidget(place, panel)
+                panel.show()
             panel.set_judged(turn.index == task.judged_turn and len(turns) > 1)
             panels.append(panel)
-        for extra in self.turn_panels[len(turns) :]:
-            self._drop(layout, extra)
+        for extra in old[len(turns) :]:
+            self._park(layout, extra)
         self.turn_panels = panels
 
-    @staticmethod
-    def _drop(layout: QVBoxLayout, panel: TurnPanel) -> None:
+    def _park(self, layout: QVBoxLayout, panel: TurnPanel) -> None:
+        """Take ``panel`` off the page: kept hidden and emptied as a spare, or deleted when
+        there are spares enough."""
         layout.removeWidget(panel)
         panel.hide()
-        panel.deleteLater()
+        if len(self._spare_panels) < MAX_SPARE_PANELS:
+            panel.empty()
+            self._spare_panels.append(panel)
+        else:
+            panel.deleteLater()
 
     def _fit(self) -> None:
         """Size the parts to the visible height: captions at most a sixth, the turns' texts
