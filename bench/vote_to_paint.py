@@ -26,9 +26,14 @@ bench waits until the view's worker is idle, as an annotator reading the task (s
 
 The reference, timed in the same run, is the page alone: the current task shown again
 (``TaskDisplay.show_task``, its images decoded beforehand as the view's worker decodes them)
-and painted, with no vote and no query, every tenth vote, once in reused widgets and once
-rebuilt: the GUI thread's share of a step. Bundle building and process start-up are not
-included; the load average is printed.
+and painted, with no vote and no query, every tenth vote, in the block's way (in reused
+widgets, or rebuilt in ``rebuild-page`` blocks): the GUI thread's share of a step. Bundle
+building and process start-up are not included; the load average is printed.
+
+Interleaved, each ``rebuild-page`` block throws away the turn panels the reusing blocks keep as
+spares, so the reusing modes start each block cold; ``--only read-ahead`` and ``--only
+rebuild-page`` run alternately (bench/vote_to_paint.py's figures in docs/PERFORMANCE.md) time
+each way as an annotator meets it.
 """
 
 from __future__ import annotations
@@ -212,11 +217,13 @@ def _measure(path: Path, campaign: str, votes: int, tasks: int, modes: tuple[str
         mode = modes[(number // BLOCK) % len(modes)]
         if view.read_ahead != (mode != "commit-first"):
             view.read_ahead = mode != "commit-first"
+        view.display.reuse_widgets = mode != "rebuild-page"
         wait_until_idle()
         if number % 10 == 0:  # the reference: the same page shown again and painted, no vote
             prepared = prepare_images(view.task)  # as the view's worker does
-            for page in PAGES:
-                view.display.reuse_widgets = page == "reused"
+            # as the block's mode shows pages: a rebuilt reference would throw away the spare
+            # turn panels a reusing block has gathered
+            for page in ("reused",) if view.display.reuse_widgets else ("rebuilt",):
                 probe.painted_at, probe.watched = None, []
                 started, cpu = time.perf_counter(), time.thread_time()
                 view.display.show_task(view.task, prepared)
@@ -224,7 +231,6 @@ def _measure(path: Path, campaign: str, votes: int, tasks: int, modes: tuple[str
                 wait_for_paint()
                 pages[page].append((probe.painted_at - started) * 1000)  # type: ignore[operator]
                 page_cpus[page].append((time.thread_time() - cpu) * 1000)
-        view.display.reuse_widgets = mode != "rebuild-page"
         key = keys[number % len(keys)]
         probe.painted_at, probe.watched = None, []  # the old page's paints do not count
         started, cpu = time.perf_counter(), time.thread_time()
@@ -265,6 +271,8 @@ def _measure(path: Path, campaign: str, votes: int, tasks: int, modes: tuple[str
             f"{statistics.median(idle_cpus[mode]):>8.1f}{percentile(idle_cpus[mode], 0.95):>8.1f}"
         )
     for page in PAGES:
+        if not pages[page]:
+            continue
         print(
             f"{f'reference: the page alone, {page} and painted':<48}"
             f"{statistics.median(pages[page]):>8.1f}{percentile(pages[page], 0.95):>8.1f}"
@@ -274,9 +282,10 @@ def _measure(path: Path, campaign: str, votes: int, tasks: int, modes: tuple[str
             f"{statistics.median(page_cpus[page]):>8.1f}"
             f"{percentile(page_cpus[page], 0.95):>8.1f}"
         )
+    reference = "rebuilt" if pages["rebuilt"] else "reused"
     for mode in modes:
-        ratio = statistics.median(walls[mode]) / statistics.median(pages["rebuilt"])
-        print(f"ratio of medians, {mode} / page alone rebuilt: {ratio:.2f}")
+        ratio = statistics.median(walls[mode]) / statistics.median(pages[reference])
+        print(f"ratio of medians, {mode} / page alone {reference}: {ratio:.2f}")
     for first_mode, second_mode in itertools.pairwise(modes):
         for name, values in (("wall", walls), ("GUI-thread CPU", cpus)):
             first, second = values[first_mode], values[second_mode]
