@@ -10,28 +10,36 @@ votes wanted each, 30% already answered by others (bench/annotation_next_task.py
 Then it opens the window ``workbench annotate`` opens (AnnotatorWindow) and presses the
 protocol's vote keys with QTest, cycling through its choices, VOTES times. Each vote is timed
 from just before the key press to the first paint of the next task's page (an event filter on
-the page's new content widget): the vote written and the next task fetched on the view's
-worker, the page rebuilt and painted on the GUI thread. The GUI thread's CPU over the same span
-is printed too, and from the key until the view's worker is idle again (the vote committed and
-the task after the next one read ahead), since with read-ahead part of the GUI thread's work
-(the "Saved." line) comes after the paint.
+the page's content widget and on its text areas): the vote written and the
+next task fetched on the view's worker, the page filled and painted on the GUI thread. The
+GUI thread's CPU over the same span is printed too, and from the key until the view's worker
+is idle again (the vote committed and the task after the next one read ahead), since with
+read-ahead part of the GUI thread's work (the "Saved." line) comes after the paint.
 
-Two ways of stepping are timed in the same run, in alternating blocks of ten votes so that both
-see the same load: ``read-ahead`` (the view's default: the next task leased and its images
-decoded while the current one is read, shown at the key while the vote commits) and
-``commit-first`` (the step before it: the vote committed, then the next task leased, built and
-decoded, then shown). Before each key the bench waits until the view's worker is idle, as an
-annotator reading the task (seconds) would.
+Three ways of stepping are timed in the same run, in alternating blocks of ten votes so that
+all see the same load: ``read-ahead`` (the view's default: the next task leased and its images
+decoded while the current one is read, shown at the key while the vote commits, in the current
+page's widgets when it has the same shape), ``rebuild-page`` (the same, but every page built
+anew as before widget reuse) and ``commit-first`` (the step before read-ahead: the vote
+committed, then the next task leased, built and decoded, then shown). Before each key the
+bench waits until the view's worker is idle, as an annotator reading the task (seconds) would.
 
 The reference, timed in the same run, is the page alone: the current task shown again
 (``TaskDisplay.show_task``, its images decoded beforehand as the view's worker decodes them)
-and painted, with no vote and no query, every tenth vote: the GUI thread's share of a step. Bundle
+and painted, with no vote and no query, every tenth vote, in the block's way (in reused
+widgets, or rebuilt in ``rebuild-page`` blocks): the GUI thread's share of a step. Bundle
 building and process start-up are not included; the load average is printed.
+
+Interleaved, each ``rebuild-page`` block throws away the turn panels the reusing blocks keep as
+spares, so the reusing modes start each block cold; ``--only read-ahead`` and ``--only
+rebuild-page`` run alternately (bench/vote_to_paint.py's figures in docs/PERFORMANCE.md) time
+each way as an annotator meets it.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import shutil
 import statistics
@@ -46,8 +54,9 @@ sys.path.insert(0, str(BENCH))
 
 GOAL_P95_MS = 50.0
 ANNOTATOR = "bench"
-MODES = ("read-ahead", "commit-first")
+MODES = ("read-ahead", "rebuild-page", "commit-first")
 BLOCK = 10
+PAGES = ("reused", "rebuilt")  # the reference page: in the current widgets, or built anew
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -109,6 +118,7 @@ def _measure(path: Path, campaign: str, votes: int, tasks: int, modes: tuple[str
     from workbench.gui.annotation.annotator_window import WINDOW_SIZE, AnnotatorWindow
     from workbench.gui.annotation.task_display import prepare_images
     from workbench.gui.app import _application
+    from workbench.gui.safe_text import SafeTextView
     from workbench.services.voting import AnnotationSession
     from workbench.storage import Bundle
 
@@ -127,21 +137,26 @@ def _measure(path: Path, campaign: str, votes: int, tasks: int, modes: tuple[str
         def __init__(self) -> None:
             super().__init__()
             self.painted_at: float | None = None
-            self.watched: QWidget | None = None
+            self.watched: list[QWidget] = []
             self.loop: QEventLoop | None = None
 
         def arm(self) -> None:
+            """Watch the page's content widget (a rebuilt page paints it first) and every text
+            area of the page (a page whose widgets were reused for the next task repaints only
+            the texts on screen, which are opaque and leave the content widget unpainted)."""
             self.painted_at = None
             content = view.display.page.widget()
             assert content is not None
-            self.watched = content
-            content.installEventFilter(self)
+            self.watched = [content]
+            self.watched += [text.viewport() for text in view.display.findChildren(SafeTextView)]
+            for widget in self.watched:
+                widget.installEventFilter(self)
 
         def eventFilter(self, watched: QObject, event: QEvent) -> bool:
             if (
-                watched is self.watched
-                and event.type() == QEvent.Type.Paint
+                event.type() == QEvent.Type.Paint
                 and self.painted_at is None
+                and any(watched is widget for widget in self.watched)
             ):
                 self.painted_at = time.perf_counter()
                 if self.loop is not None:
@@ -192,26 +207,32 @@ def _measure(path: Path, campaign: str, votes: int, tasks: int, modes: tuple[str
     walls: dict[str, list[float]] = {mode: [] for mode in modes}
     cpus: dict[str, list[float]] = {mode: [] for mode in modes}
     idle_cpus: dict[str, list[float]] = {mode: [] for mode in modes}
-    pages: list[float] = []
+    pages: dict[str, list[float]] = {page: [] for page in PAGES}
+    page_cpus: dict[str, list[float]] = {page: [] for page in PAGES}
     load_before = os.getloadavg()
     for number in range(votes):
         if view.task is None:
             print(f"the queue ran out after {number} votes")
             break
         mode = modes[(number // BLOCK) % len(modes)]
-        if view.read_ahead != (mode == "read-ahead"):
-            view.read_ahead = mode == "read-ahead"
+        if view.read_ahead != (mode != "commit-first"):
+            view.read_ahead = mode != "commit-first"
+        view.display.reuse_widgets = mode != "rebuild-page"
         wait_until_idle()
-        if number % 10 == 0:  # the reference: the same page rebuilt and painted, no vote
+        if number % 10 == 0:  # the reference: the same page shown again and painted, no vote
             prepared = prepare_images(view.task)  # as the view's worker does
-            probe.painted_at, probe.watched = None, None
-            started = time.perf_counter()
-            view.display.show_task(view.task, prepared)
-            probe.arm()
-            wait_for_paint()
-            pages.append((probe.painted_at - started) * 1000)  # type: ignore[operator]
+            # as the block's mode shows pages: a rebuilt reference would throw away the spare
+            # turn panels a reusing block has gathered
+            for page in ("reused",) if view.display.reuse_widgets else ("rebuilt",):
+                probe.painted_at, probe.watched = None, []
+                started, cpu = time.perf_counter(), time.thread_time()
+                view.display.show_task(view.task, prepared)
+                probe.arm()
+                wait_for_paint()
+                pages[page].append((probe.painted_at - started) * 1000)  # type: ignore[operator]
+                page_cpus[page].append((time.thread_time() - cpu) * 1000)
         key = keys[number % len(keys)]
-        probe.painted_at, probe.watched = None, None  # the old page's paints do not count
+        probe.painted_at, probe.watched = None, []  # the old page's paints do not count
         started, cpu = time.perf_counter(), time.thread_time()
         QTest.keyClick(view, key, Qt.KeyboardModifier.NoModifier)
         wait_for_paint()
@@ -249,20 +270,30 @@ def _measure(path: Path, campaign: str, votes: int, tasks: int, modes: tuple[str
             f"{'  GUI-thread CPU, key to worker idle':<48}"
             f"{statistics.median(idle_cpus[mode]):>8.1f}{percentile(idle_cpus[mode], 0.95):>8.1f}"
         )
-    print(
-        f"{'reference: the page alone, rebuilt and painted':<48}"
-        f"{statistics.median(pages):>8.1f}{percentile(pages, 0.95):>8.1f}"
-    )
-    for mode in modes:
-        ratio = statistics.median(walls[mode]) / statistics.median(pages)
-        print(f"ratio of medians, {mode} / page alone: {ratio:.2f}")
-    if len(modes) == 2:
-        first, second = (walls[mode] for mode in modes)
+    for page in PAGES:
+        if not pages[page]:
+            continue
         print(
-            f"ratio {modes[0]} / {modes[1]}: p50 "
-            f"{statistics.median(first) / statistics.median(second):.2f}, p95 "
-            f"{percentile(first, 0.95) / percentile(second, 0.95):.2f}"
+            f"{f'reference: the page alone, {page} and painted':<48}"
+            f"{statistics.median(pages[page]):>8.1f}{percentile(pages[page], 0.95):>8.1f}"
         )
+        print(
+            f"{'  GUI-thread CPU over the same span':<48}"
+            f"{statistics.median(page_cpus[page]):>8.1f}"
+            f"{percentile(page_cpus[page], 0.95):>8.1f}"
+        )
+    reference = "rebuilt" if pages["rebuilt"] else "reused"
+    for mode in modes:
+        ratio = statistics.median(walls[mode]) / statistics.median(pages[reference])
+        print(f"ratio of medians, {mode} / page alone {reference}: {ratio:.2f}")
+    for first_mode, second_mode in itertools.pairwise(modes):
+        for name, values in (("wall", walls), ("GUI-thread CPU", cpus)):
+            first, second = values[first_mode], values[second_mode]
+            print(
+                f"ratio {first_mode} / {second_mode}, {name}: p50 "
+                f"{statistics.median(first) / statistics.median(second):.2f}, p95 "
+                f"{percentile(first, 0.95) / percentile(second, 0.95):.2f}"
+            )
     p95 = percentile(walls[modes[0]], 0.95)
     met = p95 < GOAL_P95_MS
     print("goal met" if met else "goal NOT met")

@@ -29,11 +29,14 @@ from PySide6.QtWidgets import (
 
 from workbench.gui.image_loader import DecodedImage, decode_image
 from workbench.gui.safe_text import SafeTextView
-from workbench.services.blind_tasks import BlindTask, TaskImage, TaskTurn
+from workbench.services.blind_tasks import BlindTask, TaskCaption, TaskImage, TaskTurn
 
 #: thumbnail boxes by number of images: small enough to leave the responses on screen
 IMAGE_BOX = {1: QSize(300, 170), 2: QSize(240, 150)}
 SMALL_IMAGE_BOX = QSize(150, 110)
+JUDGED_STYLE = "TurnPanel { border: 2px solid #2b6cb0; }"
+#: turn panels kept hidden for later tasks (a few turns of each shape a campaign has)
+MAX_SPARE_PANELS = 8
 
 
 @dataclass(frozen=True)
@@ -76,6 +79,17 @@ def _heading(text: str, parent: QWidget, size: str = "") -> QLabel:
     return label
 
 
+def _set_text(label: QLabel, text: str) -> None:
+    # an unchanged text is not set again: setText lays the label out anew
+    if label.text() != text:
+        label.setText(text)
+
+
+def _set_name(widget: QWidget, name: str) -> None:
+    if widget.accessibleName() != name:
+        widget.setAccessibleName(name)
+
+
 def _text_view(text: str, name: str, parent: QWidget) -> SafeTextView:
     view = SafeTextView(parent)
     view.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
@@ -111,6 +125,19 @@ class TaskImageTile(QFrame):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.picture)
         layout.addWidget(caption)
+        self.show_image(image, box, prepared)
+
+    def show_image(
+        self, image: TaskImage, box: QSize, prepared: PreparedImage | None = None
+    ) -> None:
+        """Show ``image`` (at the same position, in the same box) in place of the current one:
+        the next task's tile reuses this one instead of building a new widget."""
+        self.position = image.position
+        self.decoded = None
+        if self.picture.styleSheet():  # a placeholder's; restyling costs a polish
+            self.picture.setStyleSheet("")
+        self.picture.clear()
+        self.unsetCursor()
         if image.data is None:
             self._placeholder("Missing image")
             return
@@ -170,6 +197,16 @@ class CappedScroll(QScrollArea):
         return QSize(100, min(self.text_view.height() + 2, 4 * self.fontMetrics().height()))
 
 
+def turn_shape(turn: TaskTurn, labels: tuple[str, ...]) -> tuple[object, ...]:
+    """What a turn's panel is built from besides its texts and headings: a panel built for a
+    turn can show any turn of the same shape (the next task's, in the current task's widgets)."""
+    return (turn.reference is not None, labels[: len(turn.responses)])
+
+
+def _turn_heading(turn: TaskTurn, note: str) -> str:
+    return f"Turn {turn.index}{note}  ·  Instruction"
+
+
 class TurnPanel(QFrame):
     """One turn: the prompt, the reference (when shown) and the responses side by side, each
     in its own scroll area; one panel per turn keeps a conversation aligned turn by turn."""
@@ -178,11 +215,14 @@ class TurnPanel(QFrame):
         self, turn: TaskTurn, labels: tuple[str, ...], note: str, parent: QWidget | None = None
     ) -> None:
         super().__init__(parent)
+        self.shape = turn_shape(turn, labels)
+        self.labels = labels[: len(turn.responses)]
         self.setFrameShape(QFrame.Shape.StyledPanel)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 4, 6, 4)
         layout.setSpacing(2)
-        layout.addWidget(_heading(f"Turn {turn.index}{note}  ·  Instruction", self))
+        self.heading = _heading(_turn_heading(turn, note), self)
+        layout.addWidget(self.heading)
         self.prompt = _text_view(turn.prompt, f"Instruction, turn {turn.index}", self)
         self.scrolls: list[CappedScroll] = [CappedScroll(self.prompt, self)]
         layout.addWidget(self.scrolls[0])
@@ -212,6 +252,34 @@ class TurnPanel(QFrame):
                 row.addWidget(column, 1)
             layout.addLayout(row, 1)
 
+    def show_turn(self, turn: TaskTurn, note: str) -> None:
+        """Show ``turn`` in this panel, built for a turn of the same shape (see
+        :func:`turn_shape`), as a new panel would show it: its heading and accessible names
+        name this turn, and each text area starts at its top again."""
+        _set_text(self.heading, _turn_heading(turn, note))
+        _set_name(self.prompt, f"Instruction, turn {turn.index}")
+        self.prompt.show_text(turn.prompt)
+        if self.reference is not None and turn.reference is not None:
+            _set_name(self.reference, f"Reference, turn {turn.index}")
+            self.reference.show_text(turn.reference)
+        for view, label, text in zip(self.responses, self.labels, turn.responses, strict=False):
+            _set_name(view, f"{label}, turn {turn.index}")
+            view.show_text(text)
+        for scroll in self.scrolls + self.response_scrolls:
+            scroll.verticalScrollBar().setValue(0)
+
+    def empty(self) -> None:
+        """Show no text (a spare panel keeps nothing of the task it showed)."""
+        for view in [self.prompt, *([self.reference] if self.reference else []), *self.responses]:
+            view.show_text("")
+
+    def set_judged(self, judged: bool) -> None:
+        """Frame the panel as the turn to judge (or not); restyling only when it changes,
+        since a style sheet repolishes the whole panel."""
+        style = JUDGED_STYLE if judged else ""
+        if self.styleSheet() != style:
+            self.setStyleSheet(style)
+
     def fit(self, height: int, last: bool) -> None:
         """Share ``height`` (the page's visible height): instruction and reference take at most
         a fifth each, so the responses start on screen; the last turn's responses fill the
@@ -224,6 +292,17 @@ class TurnPanel(QFrame):
             scroll.set_expanding(last)
         policy = QSizePolicy.Policy.Expanding if last else QSizePolicy.Policy.Preferred
         self.setSizePolicy(QSizePolicy.Policy.Preferred, policy)
+
+
+def _turn_note(task: BlindTask, index: int) -> str:
+    if task.judged_turn is None or len(task.turns) < 2:
+        return ""
+    return " (the turn to judge)" if index == task.judged_turn else " (the conversation so far)"
+
+
+def _caption_text(caption: TaskCaption) -> str:
+    where = caption.image_position
+    return ("" if where is None else f"Image {where + 1}: ") + caption.text
 
 
 class ImageStrip(QScrollArea):
@@ -240,16 +319,20 @@ class ImageStrip(QScrollArea):
 
 
 class TaskDisplay(QWidget):
-    """The page of the current task (rebuilt for each task): the image strip, the captions and
-    the turns; only the turns scroll as a page, and each text scrolls inside its own area."""
+    """The page of the current task: the image strip, the captions and the turns; only the
+    turns scroll as a page, and each text scrolls inside its own area. The next task is shown
+    in the same widgets where it has the same shape (see :meth:`show_task`)."""
 
     imageClicked = Signal(object)  # DecodedImage, position
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        #: False builds every page anew (the step before reuse; bench/vote_to_paint.py times both)
+        self.reuse_widgets = True
         self.tiles: list[TaskImageTile] = []
         self.turn_panels: list[TurnPanel] = []
+        self._spare_panels: list[TurnPanel] = []
         self.caption_views: list[SafeTextView] = []
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -280,70 +363,133 @@ class TaskDisplay(QWidget):
     def show_task(
         self, task: BlindTask | None, prepared: Mapping[int, PreparedImage] | None = None
     ) -> None:
-        """Rebuild the page for ``task``; ``prepared`` holds its images already decoded (see
-        :func:`prepare_images`), else they are decoded here."""
-        for area in (self.strip, self.captions, self.page):
-            previous = area.takeWidget()
-            if previous is not None:
-                previous.deleteLater()
-        self.tiles, self.turn_panels, self.caption_views = [], [], []
-        images = QWidget(self.strip)
-        QHBoxLayout(images).setContentsMargins(0, 0, 0, 0)
-        captions = QWidget(self.captions)
-        QVBoxLayout(captions).setContentsMargins(0, 0, 0, 0)
-        content = QWidget(self.page)
-        QVBoxLayout(content).setContentsMargins(0, 0, 0, 0)
-        if task is not None:
-            self._fill(task, images, captions, content, prepared or {})
-        self.strip.setWidget(images)
-        self.captions.setWidget(captions)
-        self.page.setWidget(content)
+        """Show ``task``; ``prepared`` holds its images already decoded (see
+        :func:`prepare_images`), else they are decoded here.
+
+        The current widgets show the task where they fit it: the tiles when it has as many
+        images, the captions when as many captions, and each turn panel when the turn at its
+        place has the same shape (reference or not, response columns); only the rest is built.
+        Building the whole page anew (about forty widgets, their polish and first layout, and
+        deleting the old ones) was most of the GUI thread's work between a vote and the next
+        page. The page shown is the same either way (tests/gui/test_annotation_task_display.py
+        compares it with a fresh display's)."""
+        prepared = prepared or {}
+        if task is None or not self.reuse_widgets or self.page.widget() is None:
+            self._show_images(task, prepared, rebuild=True)
+            self._show_captions(task, rebuild=True)
+            self._show_turns(task, rebuild=True)
+        else:
+            self._show_images(task, prepared, rebuild=len(self.tiles) != len(task.images))
+            self._show_captions(task, rebuild=len(self.caption_views) != len(task.captions))
+            self._show_turns(task, rebuild=False)
+            # a new page starts at its top and left
+            self.strip.horizontalScrollBar().setValue(0)
+            self.captions.verticalScrollBar().setValue(0)
+            self.page.verticalScrollBar().setValue(0)
         self.strip.setVisible(bool(self.tiles))
         self.captions.setVisible(bool(self.caption_views))
         self._fit()
 
-    def _fill(
-        self,
-        task: BlindTask,
-        images: QWidget,
-        captions: QWidget,
-        content: QWidget,
-        prepared: Mapping[int, PreparedImage],
+    @staticmethod
+    def _replace(area: QScrollArea, widget: QWidget) -> None:
+        previous = area.takeWidget()
+        if previous is not None:
+            previous.deleteLater()
+        area.setWidget(widget)
+
+    def _show_images(
+        self, task: BlindTask | None, prepared: Mapping[int, PreparedImage], rebuild: bool
     ) -> None:
-        # the box layouts show_task gave each widget (layout() is typed as the base QLayout)
-        row = cast(QHBoxLayout, images.layout())
-        box = IMAGE_BOX.get(len(task.images), SMALL_IMAGE_BOX)
-        for image in task.images:
-            tile = TaskImageTile(image, box, images, prepared.get(image.position))
+        images = () if task is None else task.images
+        box = IMAGE_BOX.get(len(images), SMALL_IMAGE_BOX)
+        if not rebuild:  # as many images as tiles: the tiles show the new ones
+            for tile, image in zip(self.tiles, images, strict=True):
+                tile.show_image(image, box, prepared.get(image.position))
+            return
+        strip = QWidget(self.strip)
+        row = QHBoxLayout(strip)
+        row.setContentsMargins(0, 0, 0, 0)
+        self.tiles = []
+        for image in images:
+            tile = TaskImageTile(image, box, strip, prepared.get(image.position))
             tile.clicked.connect(self._tile_clicked)
             self.tiles.append(tile)
             row.addWidget(tile)
         row.addStretch(1)
-        self.strip.setFixedHeight(box.height() + 40 if task.images else 0)
-        if task.captions:
-            column = cast(QVBoxLayout, captions.layout())
-            column.addWidget(_heading("Caption", captions))
-            for caption in task.captions:
-                where = caption.image_position
-                prefix = "" if where is None else f"Image {where + 1}: "
-                view = _text_view(prefix + caption.text, "Caption", captions)
+        self.strip.setFixedHeight(box.height() + 40 if images else 0)
+        self._replace(self.strip, strip)
+
+    def _show_captions(self, task: BlindTask | None, rebuild: bool) -> None:
+        captions = () if task is None else task.captions
+        if not rebuild:
+            for view, caption in zip(self.caption_views, captions, strict=True):
+                view.show_text(_caption_text(caption))
+            return
+        widget = QWidget(self.captions)
+        column = QVBoxLayout(widget)
+        column.setContentsMargins(0, 0, 0, 0)
+        self.caption_views = []
+        if captions:
+            column.addWidget(_heading("Caption", widget))
+            for caption in captions:
+                view = _text_view(_caption_text(caption), "Caption", widget)
                 self.caption_views.append(view)
                 column.addWidget(view)
             column.addStretch(1)
+        self._replace(self.captions, widget)
+
+    def _show_turns(self, task: BlindTask | None, rebuild: bool) -> None:
+        """One panel per turn. Unless ``rebuild``, a panel already at the turn's place with the
+        turn's shape shows it, else a spare panel of that shape; only the others are built.
+        Panels left over are kept as spares (hidden, emptied): campaigns mix one-turn and
+        multi-turn tasks, and building a turn's panel is most of the cost of a page."""
+        turns = () if task is None else task.turns
+        content = self.page.widget()
+        if rebuild or content is None:
+            content = QWidget(self.page)
+            QVBoxLayout(content).setContentsMargins(0, 0, 0, 0)
+            self.turn_panels, self._spare_panels = [], []
+            self._replace(self.page, content)
+        # the box layout given to the content widget above (layout() is typed as QLayout)
         layout = cast(QVBoxLayout, content.layout())
-        for turn in task.turns:
-            note = ""
-            if task.judged_turn is not None and len(task.turns) > 1:
-                note = (
-                    " (the turn to judge)"
-                    if turn.index == task.judged_turn
-                    else " (the conversation so far)"
-                )
-            panel = TurnPanel(turn, task.response_labels, note, content)
-            if turn.index == task.judged_turn and len(task.turns) > 1:
-                panel.setStyleSheet("TurnPanel { border: 2px solid #2b6cb0; }")
-            self.turn_panels.append(panel)
-            layout.addWidget(panel)
+        old = self.turn_panels
+        panels: list[TurnPanel] = []
+        for place, turn in enumerate(turns):
+            assert task is not None
+            note = _turn_note(task, turn.index)
+            shape = turn_shape(turn, task.response_labels)
+            current = old[place] if place < len(old) else None
+            if current is not None and current.shape == shape:
+                current.show_turn(turn, note)
+                panel = current
+            else:
+                if current is not None:
+                    self._park(layout, current)
+                spare = next((p for p in self._spare_panels if p.shape == shape), None)
+                if spare is not None:
+                    self._spare_panels.remove(spare)
+                    spare.show_turn(turn, note)
+                    panel = spare
+                else:
+                    panel = TurnPanel(turn, task.response_labels, note, content)
+                layout.insertWidget(place, panel)
+                panel.show()
+            panel.set_judged(turn.index == task.judged_turn and len(turns) > 1)
+            panels.append(panel)
+        for extra in old[len(turns) :]:
+            self._park(layout, extra)
+        self.turn_panels = panels
+
+    def _park(self, layout: QVBoxLayout, panel: TurnPanel) -> None:
+        """Take ``panel`` off the page: kept hidden and emptied as a spare, or deleted when
+        there are spares enough."""
+        layout.removeWidget(panel)
+        panel.hide()
+        if len(self._spare_panels) < MAX_SPARE_PANELS:
+            panel.empty()
+            self._spare_panels.append(panel)
+        else:
+            panel.deleteLater()
 
     def _fit(self) -> None:
         """Size the parts to the visible height: captions at most a sixth, the turns' texts
