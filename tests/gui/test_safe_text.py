@@ -88,3 +88,12 @@ def test_the_view_grows_to_fit_its_text(qtbot) -> None:  # type: ignore[no-untyp
     short = widget.height()
     widget.show_text("\n\n".join(f"paragraph {n}" for n in range(10)))
     assert widget.height() > 5 * short
+
+
+def test_a_reused_view_forgets_the_resources_of_earlier_texts(view: SafeTextView) -> None:
+    # the annotation page reuses its text views from task to task: what they record must not
+    # grow with every task shown
+    view.setHtml('<img src="http://example.invalid/first.png">')
+    assert view.requested_resources
+    view.show_text("a plain answer without any image")
+    assert view.requested_resources == []

@@ -170,6 +170,8 @@ class SafeTextView(QTextBrowser):
         if highlight is not None:
             self._highlight = highlight
         self._text = text
+        # what the new text asks for, not every text a reused view ever showed
+        self.requested_resources.clear()
         self._render()
 
     def set_raw(self, raw: bool) -> None:
