@@ -12,7 +12,8 @@ import pytest
 
 from tests.services.campaign_ops_bundle import build_ops_bundle
 from workbench.demo import generate_demo_bundle
-from workbench.storage import Bundle, fast_read, head_revision
+from workbench.storage import Bundle, fast_read
+from workbench.storage.bundle import alembic_head_revision
 from workbench.storage.judgments import (
     COMPILED_QUERIES_MODULE,
     OutcomeFilter,
@@ -34,8 +35,8 @@ def test_the_compiled_statements_are_current() -> None:
 
 
 def test_the_schema_revision_is_alembics_head() -> None:
-    assert head_revision() == fast_read.SCHEMA_REVISION, (
-        "a new migration: set workbench.storage.fast_read.SCHEMA_REVISION to its revision"
+    assert alembic_head_revision() == fast_read.HEAD_REVISION, (
+        "a new migration: set workbench.storage.revision.HEAD_REVISION to its revision"
     )
 
 

@@ -45,6 +45,7 @@ from workbench.storage.files import sidecar_paths
 from workbench.storage.integrity import check_file_header, damage_from
 from workbench.storage.leftovers import remove_abandoned, writer_tag
 from workbench.storage.models import BundleInfo
+from workbench.storage.revision import HEAD_REVISION
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -59,12 +60,6 @@ _MIGRATION_LOCK_KEY = 0x766C6D77  # "vlmw"
 _CONNECTION_SQLSTATES = ("08", "28", "3D", "57P")
 #: how the private file a new bundle is built in starts (see :meth:`Bundle.building`)
 CREATING_PREFIX = ".creating-"
-
-
-#: The newest migration in migrations/versions. Opening a bundle already at this revision reads
-#: ``alembic_version`` with one query and never imports Alembic (about 0.2 s of a start-up);
-#: tests/storage/test_bundle.py checks it against Alembic's own head.
-HEAD_REVISION = "0004"
 
 
 def _alembic_config(connection: Connection | None = None) -> Config:

@@ -18,10 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from workbench.storage.compiled_queries import BATTLE_COUNTS_SQL, CAMPAIGN_BATTLE_COUNTS_SQL
+from workbench.storage.revision import HEAD_REVISION
 
-#: the schema revision this version of the app writes (Alembic's head; a test keeps the two
-#: equal, so a new migration cannot leave this reader behind)
-SCHEMA_REVISION = "0004"
 #: as long as a bundle opened the usual way waits for a writer (storage.dialects)
 BUSY_TIMEOUT_MS = 10_000
 
@@ -47,7 +45,7 @@ def _readable_file(location: str | Path) -> Path | None:
 
 def _at_current_revision(connection: sqlite3.Connection) -> bool:
     revisions = connection.execute("SELECT version_num FROM alembic_version").fetchall()
-    return revisions == [(SCHEMA_REVISION,)]
+    return revisions == [(HEAD_REVISION,)]
 
 
 @dataclass(frozen=True)
