@@ -4,7 +4,7 @@ errors, the queue, the status-bar indicator and list, closing the window, annota
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,8 +14,8 @@ from tests.gui.annotation_bundle import build_annotation_bundle, forbidden_strin
 from tests.gui.annotation_probe import leaks, visible_top_level_strings, widget_strings
 from tests.gui.conftest import wait_idle
 from tests.gui.sample_bundle import write_sample_jsonl
+from tests.gui.test_import_dialog import SlowImporter, item_total
 from tests.services.report_bundle import build_report_bundle
-from workbench.domain import ItemRecord, Origin, TurnRecord
 from workbench.errors import WorkbenchError
 from workbench.gui.annotation.annotation_page import ANNOTATE_PAGE
 from workbench.gui.import_dialog import ImportDialog
@@ -23,11 +23,8 @@ from workbench.gui.jobs import JobControl, JobManager, JobStatus, jobs_for
 from workbench.gui.jobs_view import JobsDialog, JobsIndicator
 from workbench.gui.main_window import MainWindow
 from workbench.gui.report_dialog import ReportDialog
-from workbench.importers.base import Importer, ImportReport, Record
 from workbench.plugins import Plugin, Registry
-from workbench.storage import Bundle
 from workbench.storage.bundle import copy_bundle
-from workbench.storage.queries import bundle_counts
 
 pytestmark = pytest.mark.gui
 
@@ -179,27 +176,6 @@ def test_a_dialog_on_its_own_uses_the_applications_manager(qtbot, sample_bundle:
     assert jobs_for(alone) is jobs_for(None) is not window.jobs
 
 
-class SlowImporter(Importer):
-    """Yields items until cancelled."""
-
-    name = "slow"
-    version = "1"
-    description = "test importer that waits"
-
-    def __init__(self) -> None:
-        self.reading = threading.Event()
-
-    def read(self, sources: Sequence[Path], report: ImportReport) -> Iterator[Record]:
-        for number in range(1, 1_000_000):
-            self.reading.set()
-            yield ItemRecord("slow", str(number), (TurnRecord(1, "q"),), origin=Origin("x", 1))
-
-
-def items_in(bundle: Path) -> int:
-    with Bundle.open(bundle) as opened, opened.read_session() as session:
-        return bundle_counts(session)["totals"]["items"]
-
-
 def test_cancel_in_the_list_stops_an_import_and_leaves_the_bundle_unchanged(
     qtbot,  # type: ignore[no-untyped-def]
     sample_bundle: Path,
@@ -207,7 +183,7 @@ def test_cancel_in_the_list_stops_an_import_and_leaves_the_bundle_unchanged(
 ) -> None:
     target = tmp_path / "target.wbb"
     copy_bundle(sample_bundle, target)
-    before = items_in(target)
+    before = item_total(target)
     window = MainWindow(persist_layout=False)
     qtbot.addWidget(window)
     slow = SlowImporter()
@@ -227,7 +203,7 @@ def test_cancel_in_the_list_stops_an_import_and_leaves_the_bundle_unchanged(
     qtbot.waitUntil(lambda: not dialog.running, timeout=20_000)
     assert row.job.status is JobStatus.CANCELLED
     assert "cancelled" in dialog.ui.statusLabel.text()
-    assert items_in(target) == before
+    assert item_total(target) == before
 
 
 def test_cancelling_a_report_writes_no_file(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
