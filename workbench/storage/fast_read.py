@@ -13,15 +13,19 @@ runs are the read model's own (:mod:`workbench.storage.judgments`), compiled to 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from workbench.storage.compiled_queries import BATTLE_COUNTS_SQL, CAMPAIGN_BATTLE_COUNTS_SQL
 from workbench.storage.revision import HEAD_REVISION
 
 #: as long as a bundle opened the usual way waits for a writer (storage.dialects)
 BUSY_TIMEOUT_MS = 10_000
+
+T = TypeVar("T")
 
 #: a battle count: model_a, model_b, outcome, battles (weighted), judgments
 CountRow = tuple[str, str, str, float, int]
@@ -55,25 +59,34 @@ class InfoValue:
     value: str | None
 
 
-def info_value(location: str | Path, key: str) -> InfoValue | None:
-    """The ``bundle_info`` entry ``key`` of the bundle file at ``location`` (what
-    :meth:`workbench.storage.Bundle.info` gives); None when this reader does not handle the
-    location (a server URL, no file, another schema, a file SQLite will not read), for the
-    caller to open it the usual way."""
+def _snapshot_read(location: str | Path, read: Callable[[sqlite3.Connection], T]) -> T | None:
+    """``read(connection)`` on the bundle file at ``location``, in one snapshot with the schema
+    revision it checked; None when this reader does not handle the location (a server URL, no
+    file, another schema, a file SQLite will not read), for the caller to open it the usual
+    way."""
     path = _readable_file(location)
     if path is None:
         return None
     try:
         with closing(_connect(path)) as connection:
-            connection.execute("BEGIN")  # one snapshot for the revision and the value
+            connection.execute("BEGIN")  # one snapshot for the revision and what is read
             if not _at_current_revision(connection):
                 return None
-            found = connection.execute(
-                "SELECT value FROM bundle_info WHERE key = ?", (key,)
-            ).fetchone()
+            return read(connection)
     except sqlite3.Error:
         return None
-    return InfoValue(None if found is None else str(found[0]))
+
+
+def info_value(location: str | Path, key: str) -> InfoValue | None:
+    """The ``bundle_info`` entry ``key`` of the bundle file at ``location`` (what
+    :meth:`workbench.storage.Bundle.info` gives); None when this reader does not handle the
+    location (see :func:`_snapshot_read`)."""
+
+    def read(connection: sqlite3.Connection) -> InfoValue:
+        found = connection.execute("SELECT value FROM bundle_info WHERE key = ?", (key,)).fetchone()
+        return InfoValue(None if found is None else str(found[0]))
+
+    return _snapshot_read(location, read)
 
 
 def battle_counts(
@@ -81,24 +94,17 @@ def battle_counts(
 ) -> list[CountRow] | None:
     """:func:`workbench.storage.judgments.battle_counts` of every judgment (no filter), or of
     one campaign's, in the bundle file at ``location``, read in one snapshot; None when this
-    reader does not handle the location (a server URL, no file, another schema, a file SQLite
-    will not read), for the caller to open it the usual way."""
-    path = _readable_file(location)
-    if path is None:
-        return None
-    try:
-        with closing(_connect(path)) as connection:
-            connection.execute("BEGIN")  # one snapshot for the revision and the counts
-            if not _at_current_revision(connection):
-                return None
-            parameters: dict[str, float | str] = {"decisive_weight": float(decisive_weight)}
-            statement = BATTLE_COUNTS_SQL
-            if campaign is not None:
-                statement, parameters["campaign"] = CAMPAIGN_BATTLE_COUNTS_SQL, campaign
-            found = connection.execute(statement, parameters).fetchall()
-    except sqlite3.Error:
-        return None
-    return [
-        (a, b, outcome, float(total), int(judgments))
-        for a, b, outcome, total, judgments, _first in found
-    ]
+    reader does not handle the location (see :func:`_snapshot_read`)."""
+    parameters: dict[str, float | str] = {"decisive_weight": float(decisive_weight)}
+    statement = BATTLE_COUNTS_SQL
+    if campaign is not None:
+        statement, parameters["campaign"] = CAMPAIGN_BATTLE_COUNTS_SQL, campaign
+
+    def read(connection: sqlite3.Connection) -> list[CountRow]:
+        found = connection.execute(statement, parameters).fetchall()
+        return [
+            (a, b, outcome, float(total), int(judgments))
+            for a, b, outcome, total, judgments, _first in found
+        ]
+
+    return _snapshot_read(location, read)
