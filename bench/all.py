@@ -1,6 +1,7 @@
 """Re-run every performance figure and write what each script printed into one generated page.
 
-    python bench/all.py [--quick] [--only NAME[,NAME...]] [--list] [--out docs/performance-runs.md]
+    python bench/all.py [--quick] [--only NAME[,NAME...]] [--update] [--list]
+        [--out docs/performance-runs.md]
 
 Each figure of docs/PERFORMANCE.md comes from one script in bench/; this runs them one after
 another, each as a fresh process (start-up included, as a user would meet it), and records for
@@ -13,6 +14,12 @@ versions, so a figure is never quoted without what it was measured on.
 then show the same ratios at smaller sizes, and say so); without it the full sizes of the
 issues' targets run, which takes about an hour on two cores. A script that fails is recorded
 with its exit status and error output, and the run goes on; the exit status is 1 if any failed.
+
+Each run is also kept as a record beside the page (``performance-runs.json``: the command, its
+output, the loads, the date and the commit it ran on), and the page is rendered from the
+records. ``--update`` keeps the records of the figures not re-run (``--only``), so one figure
+can be measured again after a change without an hour's run; each row of the page names its own
+date, commit and size, so a page mixing runs says which is which.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import importlib.metadata
+import json
 import os
 import platform
 import shlex
@@ -33,6 +41,7 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parent
 PROJECT = BENCH.parent
 DEFAULT_OUT = PROJECT / "docs" / "performance-runs.md"
+RECORDS_SUFFIX = ".json"
 
 
 @dataclass(frozen=True)
@@ -199,10 +208,38 @@ def _load() -> str:
     return " ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
-@dataclass
+def _commit() -> str:
+    """The commit the figures run on, with ``+dirty`` when the tree has changes."""
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            cwd=PROJECT,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            cwd=PROJECT,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + ("+dirty" if dirty else "")
+
+
+@dataclass(frozen=True)
 class Run:
-    figure: Figure
-    command: list[str]
+    """One figure's run, as kept in the records file and shown on the page."""
+
+    name: str
+    what: str
+    command: str  # as shown: paths relative to the project
+    size: str  # "full" or "quick"
+    date: str
+    commit: str
     seconds: float
     load_before: str
     load_after: str
@@ -210,7 +247,14 @@ class Run:
     output: str
 
 
-def run_figure(figure: Figure, *, quick: bool) -> Run:
+def _shown(command: list[str]) -> str:
+    return " ".join(
+        shlex.quote(os.path.relpath(part, PROJECT) if part.startswith(str(PROJECT)) else part)
+        for part in ["python", *command[1:]]
+    )
+
+
+def run_figure(figure: Figure, *, quick: bool, commit: str) -> Run:
     arguments = figure.quick if quick else figure.full
     command = [sys.executable, str(BENCH / figure.script), *arguments]
     shared_data = os.environ.get("VLM_WORKBENCH_SHARED_DATA")
@@ -228,39 +272,78 @@ def run_figure(figure: Figure, *, quick: bool) -> Run:
     output = finished.stdout
     if finished.returncode != 0:
         output += "\n[stderr]\n" + finished.stderr[-4000:]
-    return Run(figure, command, seconds, load_before, _load(), finished.returncode, output)
+    return Run(
+        name=figure.name,
+        what=figure.what,
+        command=_shown(command),
+        size="quick" if quick else "full",
+        date=f"{dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M}",
+        commit=commit,
+        seconds=round(seconds, 1),
+        load_before=load_before,
+        load_after=_load(),
+        status=finished.returncode,
+        output=output,
+    )
 
 
-def render(runs: list[Run], *, quick: bool) -> str:
+def records_path(page: Path) -> Path:
+    return page.with_suffix(RECORDS_SUFFIX)
+
+
+def read_records(page: Path) -> list[Run]:
+    """The runs kept beside ``page`` (none if it has no records file yet)."""
+    path = records_path(page)
+    if not path.exists():
+        return []
+    try:
+        return [Run(**record) for record in json.loads(path.read_text())["runs"]]
+    except (ValueError, KeyError, TypeError) as error:
+        raise SystemExit(f"{path} is not a records file of bench/all.py: {error}") from error
+
+
+def merged(kept: list[Run], new: list[Run], order: list[str]) -> list[Run]:
+    """``kept`` with each figure re-run in ``new`` replaced, in the figures' order."""
+    by_name = {run.name: run for run in kept} | {run.name: run for run in new}
+    known = [by_name.pop(name) for name in order if name in by_name]
+    return known + sorted(by_name.values(), key=lambda run: run.name)
+
+
+def write(page: Path, runs: list[Run]) -> None:
+    records = {"runs": [vars(run) for run in runs]}
+    records_path(page).write_text(json.dumps(records, indent=1, ensure_ascii=False) + "\n")
+    page.write_text(render(runs))
+
+
+def render(runs: list[Run]) -> str:
+    sizes = sorted({run.size for run in runs})
     lines = [
         "# Performance runs (generated)",
         "",
-        "Written by `python bench/all.py"
-        + (" --quick" if quick else "")
-        + "`; do not edit by hand. docs/PERFORMANCE.md explains each figure and its goal.",
+        "Written by `python bench/all.py` from its records (performance-runs.json); do not edit "
+        "by hand. docs/PERFORMANCE.md explains each figure and its goal. Each row names the "
+        "date, commit and size (`full`: the issues' target sizes; `quick`: reduced sizes) of "
+        "its run.",
         "",
-        f"- date: {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC",
-        f"- size: {'quick (reduced sizes)' if quick else 'full (the issues’ target sizes)'}",
+        f"- written: {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC",
+        f"- sizes: {', '.join(sizes) or 'none'}",
         f"- cores: {os.cpu_count()}",
     ]
     lines += [f"- {name}: {version}" for name, version in _versions().items()]
     lines += [
         "",
-        "| figure | what | wall s (whole process) | load before | load after | status |",
-        "|---|---|---:|---|---|---|",
+        "| figure | what | size | date (UTC) | commit | wall s (whole process) | load before "
+        "| load after | status |",
+        "|---|---|---|---|---|---:|---|---|---|",
     ]
     for run in runs:
         status = "ok" if run.status == 0 else f"failed ({run.status})"
         lines.append(
-            f"| {run.figure.name} | {run.figure.what} | {run.seconds:.1f} | {run.load_before} "
-            f"| {run.load_after} | {status} |"
+            f"| {run.name} | {run.what} | {run.size} | {run.date} | {run.commit} "
+            f"| {run.seconds:.1f} | {run.load_before} | {run.load_after} | {status} |"
         )
     for run in runs:
-        shown_command = " ".join(
-            shlex.quote(os.path.relpath(part, PROJECT) if part.startswith(str(PROJECT)) else part)
-            for part in ["python", *run.command[1:]]
-        )
-        lines += ["", f"## {run.figure.name}", "", "```", f"$ {shown_command}"]
+        lines += ["", f"## {run.name}", "", "```", f"$ {run.command}"]
         lines += [run.output.rstrip(), "```"]
     return "\n".join(lines) + "\n"
 
@@ -269,6 +352,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="reduced sizes (minutes)")
     parser.add_argument("--only", help="comma-separated figure names (see --list)")
+    parser.add_argument(
+        "--update",
+        action="store_true",
+        help="keep the recorded runs of the figures not re-run (with --only)",
+    )
     parser.add_argument("--list", action="store_true", help="list the figures and exit")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"default {DEFAULT_OUT}")
     parser.add_argument("--work", type=Path, help="where bundles built once are kept")
@@ -285,14 +373,18 @@ def main() -> int:
         if unknown:
             parser.error(f"unknown figure(s): {', '.join(sorted(unknown))} (see --list)")
         figures = [figure for figure in figures if figure.name in wanted]
+    order = [figure.name for figure in _figures(work)]
+    kept = read_records(args.out) if args.update else []
+    commit = _commit()
     runs = []
     for figure in figures:
         print(f"== {figure.name}: bench/{figure.script}", flush=True)
-        run = run_figure(figure, quick=args.quick)
+        run = run_figure(figure, quick=args.quick, commit=commit)
         print(run.output.rstrip(), flush=True)
         print(f"-- {run.seconds:.1f} s, load {run.load_before} -> {run.load_after}", flush=True)
         runs.append(run)
-    args.out.write_text(render(runs, quick=args.quick))
+        # written after each figure: an hour's run stopped halfway keeps what it measured
+        write(args.out, merged(kept, runs, order))
     print(f"written to {args.out}")
     return 0 if all(run.status == 0 for run in runs) else 1
 
