@@ -146,8 +146,9 @@ def _figures(work: Path) -> list[Figure]:
         Figure(
             "stress",
             "stress.py",
-            "1,000,000 votes over 200,000 items: open, browse, rate, export, GUI",
-            full=("--bundle", str(work / "stress" / "stress.wbb")),
+            "1,000,000 votes over 200,000 items and 100 models: open, browse, rate, export, GUI",
+            # the same bundle as leaderboard-1m (issue 15's size), built once for both
+            full=("--bundle", str(work / "stress-100" / "stress.wbb"), "--models", "100"),
             quick=(
                 *("--bundle", str(work / "stress-quick" / "stress.wbb")),
                 *("--items", "2000", "--models", "10", "--votes", "10000", "--steps", "50"),
