@@ -81,6 +81,8 @@ def test_caption_reference_flags_and_outputs_side_by_side(qtbot, open_window) ->
 
 
 def test_multi_turn_items_are_aligned_turn_by_turn(qtbot, open_window) -> None:  # type: ignore[no-untyped-def]
+    # room for two answers side by side (a narrower pane wraps them, as the test below shows)
+    open_window.item_view.setMinimumWidth(560)
     view = show(qtbot, open_window, "a2")
     line = line_of("a2")
     sections = view.visible_turns()
@@ -176,3 +178,41 @@ def test_the_disagreement_flag_follows_the_item_from_a_worker(qtbot, open_window
     assert "disagreement" not in view.header.text()
     view.add_flag(open_window.browser.find_item("b1"), ItemFlag.DISAGREEMENT)  # a late answer
     assert "disagreement" not in view.header.text()  # for an item no longer shown: dropped
+
+
+def test_a_narrow_pane_wraps_images_and_answers_instead_of_scrolling_sideways(
+    qtbot, open_window
+) -> None:  # type: ignore[no-untyped-def]
+    # the item pane of a 1024x700 window is about 300 px wide; of a 1366x768 one, about 520
+    view = show(qtbot, open_window, "a1")
+    for pane_width in (300, 520):
+        view.setFixedWidth(pane_width)
+        qtbot.waitUntil(lambda w=pane_width: view.scroll_area.viewport().width() < w, timeout=2_000)
+        wait_idle(qtbot, open_window)
+        viewport = view.scroll_area.viewport().width()
+        assert view.scroll_area.horizontalScrollBar().maximum() == 0, (
+            f"the item scrolls sideways at {pane_width} px: page {view.page.width()} px, "
+            f"viewport {viewport} px"
+        )
+        tiles = view.images.visible_tiles()
+        assert max(tile.geometry().right() for tile in tiles) <= view.images.width()
+        (section,) = view.visible_turns()
+        columns = section.visible_columns()
+        rows = {column.y() for column in columns}
+        # two answers side by side need 2 x 200 px: at 300 px they stack, at 520 they sit in a row
+        assert len(rows) == (2 if pane_width == 300 else 1)
+
+
+def test_fitted_tiles_keep_the_preferred_size_when_there_is_room_and_never_overflow() -> None:
+    from workbench.gui.image_grid import MIN_PICTURE_WIDTH, fitted_tiles, tile_size
+
+    assert fitted_tiles(3, None) == (tile_size(3), 3)
+    assert fitted_tiles(3, 2000) == (tile_size(3), 3)
+    for count in range(1, 7):
+        for available in (120, 250, 300, 480, 700, 1000):
+            size, columns = fitted_tiles(count, available)
+            assert 1 <= columns <= min(count, 4)
+            assert columns * (size.width() + 12) + 6 * (columns - 1) <= max(available, 162)
+            assert columns == 1 or size.width() >= MIN_PICTURE_WIDTH
+            preferred = tile_size(count)
+            assert abs(size.height() / size.width() - preferred.height() / preferred.width()) < 0.02

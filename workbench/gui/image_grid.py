@@ -14,6 +14,11 @@ from workbench.gui.plain_text import plain_tooltip
 from workbench.services.browse import ImageSlot
 
 MAX_COLUMNS = 4
+#: a tile is not shrunk below this picture width: fewer columns instead
+MIN_PICTURE_WIDTH = 150
+#: a tile's frame and margins around its picture, and the grid's spacing between tiles
+TILE_CHROME = 12
+GRID_SPACING = 6
 
 
 def tile_size(count: int) -> QSize:
@@ -23,6 +28,26 @@ def tile_size(count: int) -> QSize:
     if count <= 2:
         return QSize(380, 260)
     return QSize(240, 170)
+
+
+def fitted_tiles(count: int, available_width: int | None) -> tuple[QSize, int]:
+    """The picture size and the number of columns for ``count`` images in
+    ``available_width`` pixels (None: unbounded): the preferred size of :func:`tile_size`,
+    in fewer columns and then scaled down (aspect kept) so the grid never needs more width
+    than the pane has, which would scroll the whole item sideways on a narrow window."""
+    preferred = tile_size(count)
+    columns = max(1, min(count, MAX_COLUMNS))
+    if available_width is None:
+        return preferred, columns
+
+    def picture_width(columns: int) -> int:
+        return (available_width - GRID_SPACING * (columns - 1)) // columns - TILE_CHROME
+
+    while columns > 1 and picture_width(columns) < MIN_PICTURE_WIDTH:
+        columns -= 1
+    width = max(1, min(preferred.width(), picture_width(columns)))
+    height = max(1, round(preferred.height() * width / preferred.width()))
+    return QSize(width, height), columns
 
 
 class ImageTile(QFrame):
@@ -109,9 +134,20 @@ class ImageGrid(QWidget):
         self._layout = QGridLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
         self._layout.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self._layout.setSpacing(GRID_SPACING)
         self.tiles: list[ImageTile] = []
         self._slots: tuple[ImageSlot, ...] = ()
+        #: the width the grid may take (the pane's), None until its owner says
+        self._available_width: int | None = None
         loader.imageReady.connect(self._image_ready)
+
+    def set_available_width(self, width: int) -> None:
+        """Fit the tiles to ``width`` pixels from now on (the shown ones are laid out again
+        when the fitted size changes)."""
+        before = fitted_tiles(len(self._slots), self._available_width)
+        self._available_width = max(1, width)
+        if self._slots and fitted_tiles(len(self._slots), self._available_width) != before:
+            self.show_images(self._slots)
 
     def show_images(self, slots: Sequence[ImageSlot]) -> None:
         self._slots = tuple(slots)
@@ -119,8 +155,9 @@ class ImageGrid(QWidget):
             tile = ImageTile(self)
             tile.clicked.connect(self.imageClicked)
             self.tiles.append(tile)
-        size = tile_size(len(slots))
-        columns = min(len(slots), MAX_COLUMNS) or 1
+        size, columns = fitted_tiles(len(slots), self._available_width)
+        for tile in self.tiles:  # a narrower grid has fewer columns: lay every tile out again
+            self._layout.removeWidget(tile)
         for index, tile in enumerate(self.tiles):
             if index < len(slots):
                 slot = slots[index]

@@ -13,7 +13,7 @@ import html
 from collections.abc import Sequence
 from dataclasses import replace
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QFrame,
@@ -104,6 +104,7 @@ class _TitledText(QWidget):
         layout.setSpacing(2)
         self.title = QLabel(self)
         self.title.setTextFormat(Qt.TextFormat.RichText)
+        self.title.setWordWrap(True)  # a long source or flags line wraps, never widens the page
         self.text = SafeTextView(self)
         layout.addWidget(self.title)
         layout.addWidget(self.text)
@@ -135,6 +136,12 @@ def _fill_blocks(
     for index, block in enumerate(blocks):
         block.setVisible(index < count)
     return blocks[:count]
+
+
+#: answers shown side by side at most, and the narrowest an answer column is made before the
+#: answers wrap onto another row
+MAX_ANSWERS_PER_ROW = 8
+MIN_ANSWER_WIDTH = 200
 
 
 class _OutputColumn(QFrame):
@@ -225,6 +232,27 @@ class TurnSection(QFrame):
         self.references: list[_TitledText] = []
         self.columns: list[_OutputColumn] = []
         self._views: list[SafeTextView] = []
+        #: answers side by side per row (a narrow pane wraps them onto more rows)
+        self._per_row = MAX_ANSWERS_PER_ROW
+        self._shown_columns = 0
+
+    def set_available_width(self, width: int) -> None:
+        """Wrap the answers onto rows of as many columns as ``width`` pixels hold at a readable
+        width, so a narrow window never scrolls the whole item sideways."""
+        per_row = max(1, min(MAX_ANSWERS_PER_ROW, (width + 6) // (MIN_ANSWER_WIDTH + 6)))
+        if per_row != self._per_row:
+            self._per_row = per_row
+            self._place_columns()
+
+    def _place_columns(self) -> None:
+        for column in self.columns:
+            self._outputs.removeWidget(column)
+        per_row = min(self._per_row, max(1, self._shown_columns))
+        for index, column in enumerate(self.columns):
+            self._outputs.addWidget(column, index // per_row, index % per_row)
+        for index in range(max(len(self.columns), MAX_ANSWERS_PER_ROW)):
+            # equal stretch and an ignored size hint make the columns exactly equal in width
+            self._outputs.setColumnStretch(index, 1 if index < per_row else 0)
 
     def text_views(self) -> list[SafeTextView]:
         return self._views
@@ -253,12 +281,11 @@ class TurnSection(QFrame):
             views.append(block.text)
 
         while len(self.columns) < len(models):
-            column = _OutputColumn(self)
-            self._outputs.addWidget(column, 0, len(self.columns))
-            self.columns.append(column)
+            self.columns.append(_OutputColumn(self))
+        if len(models) != self._shown_columns or self._outputs.count() != len(self.columns):
+            self._shown_columns = len(models)
+            self._place_columns()
         for index, column in enumerate(self.columns):
-            # equal stretch and an ignored size hint make the columns exactly equal in width
-            self._outputs.setColumnStretch(index, 1 if index < len(models) else 0)
             if index < len(models):
                 views.extend(column.show_outputs(models[index], turn, raw, highlight))
                 column.show()
@@ -315,6 +342,8 @@ class ItemView(QWidget):
         self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
         self.page = QWidget()
         self.scroll_area.setWidget(self.page)
+        # the images follow the pane's width, so a narrow window never scrolls the item sideways
+        self.scroll_area.viewport().installEventFilter(self)
         page_layout = QVBoxLayout(self.page)
         page_layout.setContentsMargins(12, 8, 12, 12)
         self.header = QLabel(self.page)
@@ -334,6 +363,8 @@ class ItemView(QWidget):
         page_layout.addLayout(self._turns_layout)
         page_layout.addStretch(1)
         self.turn_sections: list[TurnSection] = []
+        #: the page's usable width, once its viewport has a size (images and answers fit it)
+        self._available_width: int | None = None
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -343,6 +374,17 @@ class ItemView(QWidget):
         raw_action.toggled.connect(self.set_raw)
         selection.modelPairChanged.connect(lambda _pair: self._refresh())
         self.show_item(None)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.scroll_area.viewport() and event.type() == QEvent.Type.Resize:
+            margins = self.page.layout().contentsMargins()
+            self._available_width = (
+                self.scroll_area.viewport().width() - margins.left() - margins.right()
+            )
+            self.images.set_available_width(self._available_width)
+            for section in self.turn_sections:
+                section.set_available_width(self._available_width)
+        return super().eventFilter(watched, event)
 
     # --- inputs ---------------------------------------------------------------------------------
 
@@ -417,6 +459,8 @@ class ItemView(QWidget):
         self._note_models(item_models, models)
         while len(self.turn_sections) < len(detail.turns):
             section = TurnSection(self.page)
+            if self._available_width is not None:
+                section.set_available_width(self._available_width)
             self._turns_layout.addWidget(section)
             self.turn_sections.append(section)
         multi_turn = len(detail.turns) > 1
