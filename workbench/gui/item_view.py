@@ -344,7 +344,7 @@ class ItemView(QWidget):
         self.scroll_area.setWidget(self.page)
         # the images follow the pane's width, so a narrow window never scrolls the item sideways
         self.scroll_area.viewport().installEventFilter(self)
-        page_layout = QVBoxLayout(self.page)
+        page_layout = self._page_layout = QVBoxLayout(self.page)
         page_layout.setContentsMargins(12, 8, 12, 12)
         self.header = QLabel(self.page)
         self.header.setTextFormat(Qt.TextFormat.RichText)
@@ -377,7 +377,7 @@ class ItemView(QWidget):
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.scroll_area.viewport() and event.type() == QEvent.Type.Resize:
-            margins = self.page.layout().contentsMargins()
+            margins = self._page_layout.contentsMargins()
             self._available_width = (
                 self.scroll_area.viewport().width() - margins.left() - margins.right()
             )
