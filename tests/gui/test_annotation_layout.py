@@ -112,3 +112,18 @@ def test_a_long_response_scrolls_inside_its_own_area(qtbot, images_bundle: Path,
     assert window.rect().contains(on_window(scroll.viewport(), window))
     assert_readable(window)
     window.close()
+
+
+def test_a_long_campaign_title_wraps_instead_of_widening_the_window(
+    qtbot, images_bundle: Path, tmp_path: Path
+) -> None:
+    """In the main window the annotation page sits beside the item list: a title that only
+    fits on one line made the window 1039 px wide at 1024x700, cutting its right edge off."""
+    path = tmp_path / "b.wbb"
+    path.write_bytes(images_bundle.read_bytes())
+    window = open_window(qtbot, path, "arena-battle", (1024, 700))
+    view = window.view
+    view.title.setText("spring-pilot-for-the-reading-group · VisIT-Bench reference verification")
+    assert view.title.minimumSizeHint().width() < 300
+    assert view.minimumSizeHint().width() <= 1024 - 340  # room for the item list beside it
+    window.close()

@@ -119,6 +119,7 @@ class AnnotationView(QWidget):
         self.title = QLabel(self)
         self.title.setTextFormat(Qt.TextFormat.PlainText)
         self.title.setStyleSheet("font-size: 14pt; font-weight: bold;")
+        self.title.setWordWrap(True)  # a long campaign name wraps, never widens the window
         self.progress_label = QLabel(self)
         self.progress_label.setTextFormat(Qt.TextFormat.PlainText)
         self.progress_label.setStyleSheet("font-size: 12pt;")
