@@ -206,12 +206,17 @@ class RenderedFigure:
 def render_figure(
     figure: Figure, width: int, height: int, pixel_ratio: float = 1.0
 ) -> RenderedFigure:
-    """Draw ``figure`` at ``width`` x ``height`` logical pixels with the Agg backend. Qt-free and
-    safe on a worker thread as long as no other thread draws the same figure meanwhile."""
+    """Draw ``figure`` at ``width`` x ``height`` logical pixels with the Agg backend, or taller
+    when that is below the figure's legible height (its rows of labels would overlap: the view
+    scrolls instead). Qt-free and safe on a worker thread as long as no other thread draws the
+    same figure meanwhile."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from workbench.stats.plots import legible_height_inches
 
     canvas = FigureCanvasAgg(figure)
     dpi = figure.get_dpi()
+    height = max(height, round(legible_height_inches(figure) * dpi))
     figure.set_size_inches(max(width, 1) / dpi, max(height, 1) / dpi)
     # a high-density screen gets more pixels for the same inches, not a bigger figure
     figure.set_dpi(dpi * pixel_ratio)

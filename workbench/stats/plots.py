@@ -10,6 +10,22 @@ from matplotlib.figure import Figure
 
 from workbench.stats.errors import StatsInputError
 
+#: the least height, in points, of one row of a figure that lists models on its y axis: below
+#: it the model names overlap (a 9-10 pt label needs about 13 pt of room)
+LEGIBLE_ROW_POINTS = 14.0
+#: the Figure attribute holding the least height in inches at which it stays legible
+_LEGIBLE_HEIGHT = "workbench_legible_height_inches"
+
+
+def legible_height_inches(figure: Figure) -> float:
+    """The least height (inches) ``figure`` can be drawn at with its labels apart; 0 when it
+    declares none. A viewer drawing it into less room scrolls instead of squashing it."""
+    return float(getattr(figure, _LEGIBLE_HEIGHT, 0.0))
+
+
+def _declare_rows(figure: Figure, rows: int, chrome_inches: float) -> None:
+    setattr(figure, _LEGIBLE_HEIGHT, rows * LEGIBLE_ROW_POINTS / 72.0 + chrome_inches)
+
 
 def ratings_forest_plot(table: pd.DataFrame, title: str = "Ratings") -> Figure:
     """One row per model, best at the top: its rating as a dot and its confidence interval as a
@@ -40,8 +56,9 @@ def ratings_forest_plot(table: pd.DataFrame, title: str = "Ratings") -> Figure:
         axes.plot(ordered["rating"], positions, "o", color="tab:blue")
     axes.set_yticks(positions, ordered["model"].tolist())
     axes.set_xlabel("rating" + (" (95% CI)" if has_intervals else ""))
-    axes.set_title(title, fontsize=10)
+    axes.set_title(title, fontsize=10, wrap=True)  # a narrow pane wraps it, not cuts it
     axes.grid(axis="x", alpha=0.3)
+    _declare_rows(figure, len(ordered), chrome_inches=1.2)  # title, axis label, margins
     return figure
 
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtGui import QImage, QPixmap, QResizeEvent, QShowEvent
-from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
 from workbench.gui import panel_jobs
 from workbench.gui.panel_jobs import FigureRecipe, RenderedFigure, render_figure
@@ -42,14 +42,20 @@ class FigureView(QWidget):
         self.message = QLabel(placeholder, self)
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.message.setWordWrap(True)
-        self.image = QLabel(self)
-        self.image.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        # a figure with more rows than fit legibly is drawn taller and scrolls (render_figure)
+        self.scroll = QScrollArea(self)
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.image = QLabel()
+        self.image.setAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
         # the pixmap's size must not pin the widget's: the image follows the widget, not back
         self.image.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
         self.image.setMinimumSize(MINIMUM_SIZE)
-        self.image.hide()
+        self.scroll.setWidget(self.image)
+        self.scroll.hide()
         layout.addWidget(self.message)
-        layout.addWidget(self.image, 1)
+        layout.addWidget(self.scroll, 1)
         self._recipe: FigureRecipe | None = None
         self._figure: Figure | None = None
         self._rendered_size: QSize | None = None
@@ -83,7 +89,7 @@ class FigureView(QWidget):
 
     def target_size(self) -> QSize:
         """Logical pixels the figure is rendered at: the image area, never below the minimum."""
-        size = self.image.size() if self.image.isVisible() else self.size()
+        size = self.scroll.viewport().size() if self.scroll.isVisible() else self.size()
         return size.expandedTo(MINIMUM_SIZE)
 
     def show_figure(self, recipe: FigureRecipe, rendered: RenderedFigure | None = None) -> None:
@@ -95,7 +101,7 @@ class FigureView(QWidget):
         self._figure = None
         self._rendered_size = None
         self.message.hide()
-        self.image.show()
+        self.scroll.show()
         if rendered is not None:
             self._show_pixels(recipe, self.target_size(), rendered)
         else:
@@ -108,7 +114,8 @@ class FigureView(QWidget):
         self._rendered_size = None
         self._pixmap = None
         self.image.clear()
-        self.image.hide()
+        self.image.setMinimumHeight(MINIMUM_SIZE.height())
+        self.scroll.hide()
         self.message.setText(text)
         self.message.show()
 
@@ -139,9 +146,12 @@ class FigureView(QWidget):
         )
         # QImage borrows the bytes: copy into a pixmap that owns its pixels
         pixmap = QPixmap.fromImage(image.copy())
-        pixmap.setDevicePixelRatio(rendered.width / max(size.width(), 1))
+        ratio = rendered.width / max(size.width(), 1)
+        pixmap.setDevicePixelRatio(ratio)
         self._pixmap = pixmap
         self._rendered_size = size
+        # taller than asked when the figure's rows need it: the scroll area then scrolls
+        self.image.setMinimumHeight(max(MINIMUM_SIZE.height(), round(rendered.height / ratio)))
         self.image.setPixmap(pixmap)
         if self.isVisible() and self.target_size() != size:
             self._resize_timer.start()
@@ -157,11 +167,11 @@ class FigureView(QWidget):
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         if self._pixmap is not None:
-            # until the new render arrives, the old one scaled keeps the space filled
+            # until the new render arrives, the old one scaled keeps the space filled (to the
+            # width: a figure taller than the view keeps scrolling, not squashed into it)
             self.image.setPixmap(
-                self._pixmap.scaled(
-                    self.target_size() * self._pixmap.devicePixelRatio(),
-                    Qt.AspectRatioMode.KeepAspectRatio,
+                self._pixmap.scaledToWidth(
+                    round(self.target_size().width() * self._pixmap.devicePixelRatio()),
                     Qt.TransformationMode.FastTransformation,
                 )
             )

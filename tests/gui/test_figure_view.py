@@ -1,0 +1,57 @@
+"""A figure with many rows of labels is drawn at a legible height and scrolls, instead of being
+squashed into a short pane (21 WildVision-Bench models in a 1024x700 window overlapped)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from workbench.gui.panel_jobs import render_figure
+from workbench.gui.panels.figure_view import FigureView
+from workbench.stats.plots import LEGIBLE_ROW_POINTS, legible_height_inches, ratings_forest_plot
+
+pytestmark = pytest.mark.gui
+
+
+def forest(models: int):  # type: ignore[no-untyped-def]
+    table = pd.DataFrame(
+        {
+            "model": [f"model-{n:02d}" for n in range(models)],
+            "rating": [1000.0 + 10 * n for n in range(models)],
+            "ci_lower": [990.0 + 10 * n for n in range(models)],
+            "ci_upper": [1010.0 + 10 * n for n in range(models)],
+        }
+    )
+    return ratings_forest_plot(table, "Bradley-Terry ratings")
+
+
+def test_a_short_request_is_drawn_at_the_legible_height() -> None:
+    figure = forest(21)
+    least = legible_height_inches(figure) * figure.get_dpi()
+    assert least >= 21 * LEGIBLE_ROW_POINTS / 72 * figure.get_dpi()
+    drawn = render_figure(figure, 400, 250)
+    assert drawn.width == 400 and drawn.height == round(least)
+    # a pane taller than that gets the whole pane, and a few rows never grow
+    assert render_figure(forest(21), 400, 900).height == 900
+    assert render_figure(forest(3), 400, 250).height == 250
+
+
+def test_the_view_scrolls_a_tall_figure_and_fits_its_width(qtbot) -> None:  # type: ignore[no-untyped-def]
+    class Inline:  # runs the render where it is asked, as a thread would, for the test
+        busy = False
+
+        def run(self, function, on_result, on_error=None):  # type: ignore[no-untyped-def]
+            on_result(function())
+
+    view = FigureView(Inline())  # type: ignore[arg-type]
+    qtbot.addWidget(view)
+    view.resize(420, 260)
+    view.show()
+    qtbot.waitExposed(view)
+    view.show_figure(lambda: forest(21))
+    qtbot.waitUntil(lambda: view.pixmap is not None, timeout=5_000)
+    qtbot.wait(400)  # the debounced re-render after the scroll bar took its width
+    bar = view.scroll.verticalScrollBar()
+    assert bar.maximum() > 0, "a 21-row figure in a 260 px pane must scroll"
+    assert view.image.height() >= 21 * LEGIBLE_ROW_POINTS / 72 * 100 * 0.95
+    assert view.scroll.horizontalScrollBar().maximum() == 0
