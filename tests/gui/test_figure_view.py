@@ -51,7 +51,7 @@ def test_the_view_scrolls_a_tall_figure_and_fits_its_width(qtbot) -> None:  # ty
     view.show_figure(lambda: forest(21))
     qtbot.waitUntil(lambda: view.pixmap is not None, timeout=5_000)
     qtbot.wait(400)  # the debounced re-render after the scroll bar took its width
-    bar = view.scroll.verticalScrollBar()
+    bar = view.scroll_area.verticalScrollBar()
     assert bar.maximum() > 0, "a 21-row figure in a 260 px pane must scroll"
     assert view.image.height() >= 21 * LEGIBLE_ROW_POINTS / 72 * 100 * 0.95
-    assert view.scroll.horizontalScrollBar().maximum() == 0
+    assert view.scroll_area.horizontalScrollBar().maximum() == 0

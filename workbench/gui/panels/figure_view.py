@@ -43,19 +43,19 @@ class FigureView(QWidget):
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.message.setWordWrap(True)
         # a figure with more rows than fit legibly is drawn taller and scrolls (render_figure)
-        self.scroll = QScrollArea(self)
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
-        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll_area = QScrollArea(self)
+        self.scroll_area.setWidgetResizable(True)
+        self.scroll_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.image = QLabel()
         self.image.setAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
         # the pixmap's size must not pin the widget's: the image follows the widget, not back
         self.image.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
         self.image.setMinimumSize(MINIMUM_SIZE)
-        self.scroll.setWidget(self.image)
-        self.scroll.hide()
+        self.scroll_area.setWidget(self.image)
+        self.scroll_area.hide()
         layout.addWidget(self.message)
-        layout.addWidget(self.scroll, 1)
+        layout.addWidget(self.scroll_area, 1)
         self._recipe: FigureRecipe | None = None
         self._figure: Figure | None = None
         self._rendered_size: QSize | None = None
@@ -89,7 +89,7 @@ class FigureView(QWidget):
 
     def target_size(self) -> QSize:
         """Logical pixels the figure is rendered at: the image area, never below the minimum."""
-        size = self.scroll.viewport().size() if self.scroll.isVisible() else self.size()
+        size = self.scroll_area.viewport().size() if self.scroll_area.isVisible() else self.size()
         return size.expandedTo(MINIMUM_SIZE)
 
     def show_figure(self, recipe: FigureRecipe, rendered: RenderedFigure | None = None) -> None:
@@ -101,7 +101,7 @@ class FigureView(QWidget):
         self._figure = None
         self._rendered_size = None
         self.message.hide()
-        self.scroll.show()
+        self.scroll_area.show()
         if rendered is not None:
             self._show_pixels(recipe, self.target_size(), rendered)
         else:
@@ -115,7 +115,7 @@ class FigureView(QWidget):
         self._pixmap = None
         self.image.clear()
         self.image.setMinimumHeight(MINIMUM_SIZE.height())
-        self.scroll.hide()
+        self.scroll_area.hide()
         self.message.setText(text)
         self.message.show()
 
