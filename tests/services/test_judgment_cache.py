@@ -13,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from sqlalchemy import update
 
 from tests.importers.canonical_helpers import write_jsonl
 from tests.services.campaign_helpers import MODELS, campaign_item
@@ -35,7 +36,7 @@ from workbench.services.judgment_cache import JudgmentCache
 from workbench.services.outcomes import OutcomeFilter, judgments_frame
 from workbench.services.voting import AnnotationSession
 from workbench.storage import Bundle
-from workbench.storage.models import Item
+from workbench.storage.models import Item, JudgeVerdict
 
 CAMPAIGN = "arena"
 FIRST, SECOND, THIRD = MODELS[:3]
@@ -53,7 +54,7 @@ def bundle(tmp_path: Path):  # type: ignore[no-untyped-def]
     path = tmp_path / "bundle.wbb"
     import_files(path, [write_jsonl(tmp_path / "src", lines)], "jsonl")
     # the judge: a cycle on q000, THIRD losing to both others on q001
-    add_judge_verdicts(
+    add_conversation_verdicts(
         path,
         "judge-1",
         [
@@ -76,6 +77,16 @@ def bundle(tmp_path: Path):  # type: ignore[no-untyped-def]
             opened, CampaignSpec(CAMPAIGN, "arena-battle", votes_per_pair=2, seed=1), PLUGINS
         )
         yield opened
+
+
+def add_conversation_verdicts(
+    path: Path, run: str, verdicts: list[tuple[str, str, str, str | None]]
+) -> None:
+    """Judge verdicts on the whole conversation (no turn), as an arena campaign's votes are,
+    so the two can be compared."""
+    add_judge_verdicts(path, run, verdicts)
+    with Bundle.open(path) as opened, opened.session() as session:
+        session.execute(update(JudgeVerdict).values(turn_index=None))
 
 
 def item_ids(bundle: Bundle) -> list[int]:
@@ -148,6 +159,7 @@ def test_kept_results_equal_fresh_ones_after_votes_an_undo_and_an_adjudication(
     record_adjudication(bundle, CAMPAIGN, tasks[0], "b", "", "lead", plugins=PLUGINS)
     assert results(bundle, cache) == results(bundle, None)
     assert cache.full_reads == 3 * first_reads
+    assert agreement(bundle).summary.comparisons > 0  # compared, not refused
     both = (OutcomeFilter(include_derived=True),)
     pd.testing.assert_frame_equal(cache.pairwise(bundle, *both), fresh_frame(bundle, *both))
     assert results(bundle, cache) == results(bundle, None)
