@@ -144,6 +144,13 @@ def _figures(work: Path) -> list[Figure]:
             needs_display=True,
         ),
         Figure(
+            "analysis-after-vote",
+            "analysis_panels_after_vote.py",
+            "a vote to the Agreement, Graph and Failures panels' results, kept judgments "
+            "against a full re-read",
+            quick=("--items", "2000", "--models", "10", "--votes", "20000", "--runs", "5"),
+        ),
+        Figure(
             "stress",
             "stress.py",
             "1,000,000 votes over 200,000 items and 100 models: open, browse, rate, export, GUI",

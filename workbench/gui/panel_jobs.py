@@ -31,6 +31,7 @@ if TYPE_CHECKING:
         LeaderboardResult,
     )
     from workbench.services.battle_tally import BattleTally
+    from workbench.services.judgment_cache import JudgmentCache
     from workbench.storage import Bundle
 
 #: a picklable function that builds a matplotlib figure (a module-level function, or a partial
@@ -73,13 +74,23 @@ def bundle_ref(bundle: Bundle) -> BundleRef:
 
 
 class _Opened:
-    """The bundle the worker has open, with the leaderboard's kept battle counts for it."""
+    """The bundle the worker has open, with the leaderboard's kept battle counts for it and the
+    other panels' kept judgments (read again only when a new bundle is opened)."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.ref: BundleRef | None = None
         self.bundle: Bundle | None = None
         self.tally: BattleTally | None = None
+        self.judgments: JudgmentCache | None = None
+
+    def cache(self) -> JudgmentCache:
+        with self.lock:
+            if self.judgments is None:
+                from workbench.services.judgment_cache import JudgmentCache
+
+                self.judgments = JudgmentCache()
+            return self.judgments
 
     def get(self, ref: BundleRef) -> Bundle:
         with self.lock:
@@ -96,6 +107,7 @@ class _Opened:
         if self.bundle is not None:
             self.bundle.close()
         self.ref = self.bundle = self.tally = None
+        self.judgments = None
 
     def close(self) -> None:
         with self.lock:
@@ -182,6 +194,7 @@ def warm_up() -> int:
 
     import workbench.services.analysis
     import workbench.services.battle_tally
+    import workbench.services.judgment_cache
     import workbench.stats.agreement_plots
     import workbench.stats.graph_plots
     import workbench.stats.plots  # noqa: F401
@@ -192,6 +205,24 @@ def warm_up() -> int:
 def release() -> None:
     """Close the bundle the worker holds (the GUI is closing or replacing it)."""
     _opened.close()
+
+
+@dataclass(frozen=True)
+class JudgmentReads:
+    """How the worker's kept judgments (the Agreement, Graph and Failures panels') were brought
+    up to date since the bundle was opened there, and on how many items per-item results were
+    computed (for tests and the bench)."""
+
+    full_reads: int
+    incremental_reads: int
+    items_computed: int
+
+
+def judgment_reads() -> JudgmentReads:
+    cache = _opened.judgments
+    if cache is None:
+        return JudgmentReads(0, 0, 0)
+    return JudgmentReads(cache.full_reads, cache.incremental_reads, cache.items_computed)
 
 
 @dataclass(frozen=True)
@@ -328,7 +359,7 @@ def render_each(
 def cycles(ref: BundleRef, source: str) -> list[CycleRow]:
     from workbench.services.analysis import items_by_cycles
 
-    return _guarded(lambda: items_by_cycles(_opened.get(ref), source))
+    return _guarded(lambda: items_by_cycles(_opened.get(ref), source, _opened.cache()))
 
 
 @dataclass(frozen=True)
@@ -352,12 +383,12 @@ def preference_graph(
         from workbench.services.analysis import category_graph, item_graph
         from workbench.stats.graph_plots import edge_colours
 
-        bundle = _opened.get(ref)
+        bundle, cache = _opened.get(ref), _opened.cache()
         if category is None:
             assert item_id is not None
-            graph = item_graph(bundle, item_id, source)
+            graph = item_graph(bundle, item_id, source, cache)
         else:
-            graph = category_graph(bundle, category, source)
+            graph = category_graph(bundle, category, source, cache)
         edges = [
             (loser, winner, data["votes"], data["consensus"])
             for loser, winner, data in sorted(graph.edges(data=True))
@@ -379,7 +410,12 @@ def edge_judgments(
 
     def compute() -> list[tuple[Any, ...]]:
         table: pd.DataFrame = read_edge(
-            _opened.get(ref), edge, source, item_id=item_id, category=category
+            _opened.get(ref),
+            edge,
+            source,
+            item_id=item_id,
+            category=category,
+            cache=_opened.cache(),
         )
         return list(table.itertuples(index=False, name=None))
 
@@ -389,7 +425,7 @@ def edge_judgments(
 def failures(ref: BundleRef, kind: str, model: str | None) -> FailureCases:
     from workbench.services.analysis import failure_cases
 
-    return _guarded(lambda: failure_cases(_opened.get(ref), kind, model))
+    return _guarded(lambda: failure_cases(_opened.get(ref), kind, model, _opened.cache()))
 
 
 @dataclass(frozen=True)
@@ -408,7 +444,7 @@ def agreement(ref: BundleRef, side_a: str, side_b: str) -> AgreementOutcome:
 
         from workbench.services.analysis import agreement as compare
 
-        result = compare(_opened.get(ref), side_a, side_b)
+        result = compare(_opened.get(ref), side_a, side_b, cache=_opened.cache())
         scatter = (
             partial(scatter_figure, result.ratings, side_a, side_b, result.spearman, result.kendall)
             if len(result.ratings)

@@ -16,6 +16,7 @@ from workbench.plugins import registry
 from workbench.services.battle_tally import BattleTally, CountRow
 from workbench.services.browse import ItemFlag, item_flags
 from workbench.services.judgment_activity import judgment_activity  # noqa: F401 - re-exported
+from workbench.services.judgment_cache import JudgmentCache
 from workbench.services.outcomes import (
     IMPORTED,
     OutcomeFilter,
@@ -84,7 +85,13 @@ def _filter_for(source: str, category: str | None, criterion: str | None) -> Out
     )
 
 
-def _pairwise(bundle: Bundle, *filters: OutcomeFilter | None) -> pd.DataFrame:
+def _pairwise(
+    bundle: Bundle, *filters: OutcomeFilter | None, cache: JudgmentCache | None = None
+) -> pd.DataFrame:
+    """The pairwise judgments the filters keep: read now, or kept up to date by ``cache`` (the
+    panels' worker), which gives the same frame. Not to be modified (it may be the kept one)."""
+    if cache is not None:
+        return cache.pairwise(bundle, *filters)
     with bundle.read_session() as session:
         return judgments_frame(session, *filters, pairwise=True)
 
@@ -355,46 +362,59 @@ class CycleRow:
     cycles: int
 
 
-def items_by_cycles(bundle: Bundle, source: str = ALL_SOURCES) -> list[CycleRow]:
+def items_by_cycles(
+    bundle: Bundle, source: str = ALL_SOURCES, cache: JudgmentCache | None = None
+) -> list[CycleRow]:
     """Items whose pooled judgments (of the chosen source) hold preference cycles, most cycles
-    first (then by label)."""
-    from workbench.stats.contradictions import contradiction_counts, find_contradictions
-
-    outcomes = _pairwise(bundle, _filter_for(source, None, None))
-    outcomes = outcomes[outcomes["item"].notna()]
-    if outcomes.empty:
-        return []
-    cycles = find_contradictions(outcomes, group_by=("item",), max_length=MAX_CYCLE_LENGTH)
-    if cycles.empty:
-        return []
-    counts = contradiction_counts(cycles, "item")
-    first = outcomes.drop_duplicates("item").set_index("item")
+    first (then by label). With ``cache`` (the panels' worker) only the items judged since the
+    last call are looked at again."""
+    filters = _filter_for(source, None, None)
+    if cache is None:
+        found = _item_cycles(_pairwise(bundle, filters))
+    else:
+        found = cache.per_item(bundle, "cycles", (filters,), _item_cycles)
     rows = [
-        CycleRow(
-            item=int(item),
-            label=f"{first.loc[item, 'source']}/{first.loc[item, 'item_external_id']}",
-            category=None if pd.isna(first.loc[item, "category"]) else first.loc[item, "category"],
-            cycles=int(count),
-        )
-        for item, count in zip(counts["item"], counts["cycles"], strict=True)
+        CycleRow(item=item, label=label, category=category, cycles=cycles)
+        for item, (cycles, label, category) in found.items()
     ]
-    return sorted(rows, key=lambda row: (-row.cycles, row.label))
+    return sorted(rows, key=lambda row: (-row.cycles, row.label, row.item))
 
 
-def item_graph(bundle: Bundle, item_id: int, source: str = ALL_SOURCES) -> nx.DiGraph:
+def _item_cycles(outcomes: pd.DataFrame) -> dict[int, tuple[int, str, str | None]]:
+    """Per item with preference cycles among its rows: how many, its label and category (from
+    its first row). Each item's value depends on its own rows only, so the cache can recompute
+    the items a vote touched alone."""
+    from workbench.stats.contradictions import preference_cycles, preference_graph
+
+    outcomes = outcomes[outcomes["item"].notna()]
+    found: dict[int, tuple[int, str, str | None]] = {}
+    for item, group in outcomes.groupby("item", sort=True):
+        cycles = len(preference_cycles(preference_graph(group), MAX_CYCLE_LENGTH))
+        if cycles:
+            first = group.iloc[0]
+            category = None if pd.isna(first["category"]) else first["category"]
+            found[int(item)] = (cycles, f"{first['source']}/{first['item_external_id']}", category)
+    return found
+
+
+def item_graph(
+    bundle: Bundle, item_id: int, source: str = ALL_SOURCES, cache: JudgmentCache | None = None
+) -> nx.DiGraph:
     """The preference graph of one item's pooled judgments (edges loser -> winner, with
     ``votes`` and ``consensus``)."""
     from workbench.stats.contradictions import preference_graph
 
-    outcomes = _pairwise(bundle, _filter_for(source, None, None))
+    outcomes = _pairwise(bundle, _filter_for(source, None, None), cache=cache)
     return preference_graph(outcomes[outcomes["item"] == item_id])
 
 
-def category_graph(bundle: Bundle, category: str, source: str = ALL_SOURCES) -> nx.DiGraph:
+def category_graph(
+    bundle: Bundle, category: str, source: str = ALL_SOURCES, cache: JudgmentCache | None = None
+) -> nx.DiGraph:
     """The preference graph of the pooled judgments of every item in ``category``."""
     from workbench.stats.contradictions import preference_graph
 
-    outcomes = _pairwise(bundle, _filter_for(source, category, None))
+    outcomes = _pairwise(bundle, _filter_for(source, category, None), cache=cache)
     return preference_graph(outcomes)
 
 
@@ -409,12 +429,13 @@ def edge_judgments(
     *,
     item_id: int | None = None,
     category: str | None = None,
+    cache: JudgmentCache | None = None,
 ) -> pd.DataFrame:
     """The judgments behind one edge of a preference graph: every pairwise judgment of the two
     ``models`` (either order) on the item or in the category, one row each with the item's
     label, where it came from (imported, campaign, judge-run), the rater, annotator or judge
     run, the outcome named by model (or ``tie``/``both_bad``) and the criterion."""
-    outcomes = _pairwise(bundle, _filter_for(source, category, None))
+    outcomes = _pairwise(bundle, _filter_for(source, category, None), cache=cache)
     if item_id is not None:
         outcomes = outcomes[outcomes["item"] == item_id]
     pair = set(models)
@@ -620,15 +641,19 @@ def _labels(bundle: Bundle, ids: set[int]) -> dict[int, tuple[str, str | None]]:
     return {row.id: (f"{row.source}/{row.external_id}", row.category) for row in rows}
 
 
-def failure_cases(bundle: Bundle, kind: str, model: str | None = None) -> FailureCases:
+def failure_cases(
+    bundle: Bundle, kind: str, model: str | None = None, cache: JudgmentCache | None = None
+) -> FailureCases:
     """Items that answer one of a PI's questions (:data:`FAILURE_KINDS`), sorted by label
-    (lowest turn scores: lowest first). ``model`` is the chosen model of :data:`LOSES_TO_ALL`."""
-    return FailureCases(kind, model, _failure_rows(bundle, kind, model))
+    (lowest turn scores: lowest first). ``model`` is the chosen model of :data:`LOSES_TO_ALL`.
+    With ``cache`` (the panels' worker) cycles and losers are looked for again only on the
+    items judged since the last call."""
+    return FailureCases(kind, model, _failure_rows(bundle, kind, model, cache))
 
 
-def _failure_rows(bundle: Bundle, kind: str, model: str | None) -> list[FailureRow]:
-    from workbench.stats.contradictions import preference_graph
-
+def _failure_rows(
+    bundle: Bundle, kind: str, model: str | None, cache: JudgmentCache | None
+) -> list[FailureRow]:
     details: dict[int, str] = {}
     if kind in (DISAGREEMENT, REFERENCE_FLAGGED):
         flag = ItemFlag.DISAGREEMENT if kind == DISAGREEMENT else ItemFlag.REFERENCE_PROBLEM
@@ -636,21 +661,23 @@ def _failure_rows(bundle: Bundle, kind: str, model: str | None) -> list[FailureR
             flags = item_flags(session)
         details = {item: str(flag) for item, found in flags.items() if flag in found}
     elif kind == CYCLES:
-        details = {row.item: f"{row.cycles} cycle(s)" for row in items_by_cycles(bundle)}
+        details = {
+            row.item: f"{row.cycles} cycle(s)" for row in items_by_cycles(bundle, cache=cache)
+        }
     elif kind == LOWEST_TURN_SCORES:
         return _lowest_turn_scores(bundle)
     elif kind == LOSES_TO_ALL:
         if not model:
             raise AnalysisError("choose the model that loses")
-        outcomes = _pairwise(bundle)
-        outcomes = outcomes[outcomes["item"].notna()]
-        for item, group in outcomes.groupby("item"):
-            graph = preference_graph(group)
-            if model not in graph or graph.number_of_nodes() < 2:
-                continue
-            others = graph.number_of_nodes() - 1
-            if graph.out_degree(model) == others and graph.in_degree(model) == 0:
-                details[int(item)] = f"{model} loses to {others} model(s)"
+        if cache is None:
+            losers = _losers(_pairwise(bundle))
+        else:
+            losers = cache.per_item(bundle, "losers", (None,), _losers)
+        details = {
+            item: f"{model} loses to {others} model(s)"
+            for item, (loser, others) in losers.items()
+            if loser == model
+        }
     else:
         raise AnalysisError(f"unknown failure case '{kind}' (choose {', '.join(FAILURE_KINDS)})")
     labels = _labels(bundle, set(details))
@@ -660,6 +687,25 @@ def _failure_rows(bundle: Bundle, kind: str, model: str | None) -> list[FailureR
         if item in labels
     ]
     return sorted(rows, key=lambda row: row.label)
+
+
+def _losers(outcomes: pd.DataFrame) -> dict[int, tuple[str, int]]:
+    """Per item, the model that loses to every other model its rows compare (at most one: the
+    others all beat it), and how many others there are. Per item, for the cache, and whatever
+    model the panel names."""
+    from workbench.stats.contradictions import preference_graph
+
+    outcomes = outcomes[outcomes["item"].notna()]
+    found: dict[int, tuple[str, int]] = {}
+    for item, group in outcomes.groupby("item"):
+        graph = preference_graph(group)
+        if graph.number_of_nodes() < 2:
+            continue
+        others = graph.number_of_nodes() - 1
+        for model in graph:
+            if graph.out_degree(model) == others and graph.in_degree(model) == 0:
+                found[int(item)] = (str(model), others)
+    return found
 
 
 def _lowest_turn_scores(bundle: Bundle) -> list[FailureRow]:
@@ -850,6 +896,7 @@ def agreement(
     filters: OutcomeFilter | None = None,
     bootstrap: int = 0,
     seed: int = 0,
+    cache: JudgmentCache | None = None,
 ) -> AgreementResult:
     """Agreement of side a's majority with side b's (sides are ``workbench agreement --a/--b``
     selectors, e.g. ``human``, ``judge``, ``run:NAME``, ``annotator:NAME``), within
@@ -857,11 +904,13 @@ def agreement(
     was, by category and by model pair, each side's inter-rater agreement, each evaluator's
     first-position win share where positions were randomized, and the rank agreement of the two
     sides' leaderboards (``bootstrap`` rounds for their intervals). A judgment both sides select
-    counts on one side only (see :func:`_without_overlap`)."""
+    counts on one side only (see :func:`_without_overlap`). With ``cache`` (the panels'
+    worker) the two sides' judgments are read incrementally; the statistics are computed
+    again on them."""
     filters = filters or OutcomeFilter()
     select_a, select_b = parse_selector(side_a), parse_selector(side_b)
-    first_side = _pairwise(bundle, filters, select_a)
-    second_side = _pairwise(bundle, filters, select_b)
+    first_side = _pairwise(bundle, filters, select_a, cache=cache)
+    second_side = _pairwise(bundle, filters, select_b, cache=cache)
     for label, name, side, selector in (
         ("a", side_a, first_side, select_a),
         ("b", side_b, second_side, select_b),

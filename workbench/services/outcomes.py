@@ -93,11 +93,14 @@ def judgments_frame(
     *filters: OutcomeFilter | None,
     pairwise: bool = False,
     columns: Sequence[str] = READ_MODEL_COLUMNS,
+    after: Sequence[int] | None = None,
 ) -> pd.DataFrame:
     """The judgments every filter keeps (pairwise outcomes and grades), with ``columns`` of
     :data:`COLUMNS` (all by default; a rating reads only the sides, outcome and strength) and
-    ``weight``, in stored order; the filters run in SQL."""
-    names, rows = read_judgments(session, *filters, pairwise=pairwise, columns=columns)
+    ``weight``, in stored order; the filters run in SQL. ``after`` (a
+    :func:`~workbench.storage.judgments.fingerprint`) reads only the judgments stored since
+    it was taken, in SQL too (:class:`~workbench.services.judgment_cache.JudgmentCache`)."""
+    names, rows = read_judgments(session, *filters, pairwise=pairwise, columns=columns, after=after)
     frame = pd.DataFrame(rows, columns=names, dtype=object)
     frame["weight"] = 1.0
     conversions = {

@@ -669,12 +669,16 @@ def select_judgments(
     *filters: OutcomeFilter | None,
     columns: Sequence[str] = COLUMNS,
     pairwise: bool = False,
+    after: Sequence[int] | None = None,
 ) -> Any:
     """The statement reading ``columns`` of the judgments every filter keeps (all of them AND),
     in stored order; ``pairwise`` keeps only outcomes between two named sides. Naming a
-    column of :data:`DETAIL_COLUMNS` adds the provenance columns to the read."""
+    column of :data:`DETAIL_COLUMNS` adds the provenance columns to the read. ``after`` (a
+    :func:`fingerprint`) keeps only the judgments stored since it was taken."""
     rows = judgment_rows(details=any(name in DETAIL_COLUMNS for name in columns))
     conditions = _where(rows, filters) + (_pairwise(rows) if pairwise else [])
+    if after is not None:
+        conditions.append(_stored_after(rows, after))
     return (
         select(*(rows.c[name] for name in columns))
         .where(*conditions)
@@ -687,9 +691,11 @@ def read_judgments(
     *filters: OutcomeFilter | None,
     columns: Sequence[str] = COLUMNS,
     pairwise: bool = False,
+    after: Sequence[int] | None = None,
 ) -> tuple[list[str], list[tuple[Any, ...]]]:
     """The column names and rows of :func:`select_judgments`."""
-    result = session.execute(select_judgments(*filters, columns=columns, pairwise=pairwise))
+    statement = select_judgments(*filters, columns=columns, pairwise=pairwise, after=after)
+    result = session.execute(statement)
     return list(result.keys()), [tuple(row) for row in result]
 
 
