@@ -313,7 +313,7 @@ def test_a_vote_and_the_next_lease_build_no_statement_and_leases_read_no_answer(
     that writes leases only reads no answer; the counters stay equal to a recount."""
     from sqlalchemy import event
 
-    from workbench.services import voting
+    from workbench.services import blind_tasks, voting
     from workbench.storage import counters
 
     location = bundle_backend.copy(template)
@@ -332,6 +332,7 @@ def test_a_vote_and_the_next_lease_build_no_statement_and_leases_read_no_answer(
                 (counters.sqlite, ("insert",)),
                 (counters.postgresql, ("insert",)),
                 (voting, ("select", "exists", "delete", "insert")),
+                (blind_tasks, ("select",)),
             ):
                 for name in names:
                     monkeypatch.setattr(module, name, built)

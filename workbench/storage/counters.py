@@ -95,18 +95,21 @@ def _upsert(
             set_={column: mapped.c[column] + inserting.excluded[column] for column in added},
         )
         _UPSERTS[key] = statement
-    executor.execute(statement, row)
+    # on the session's connection: a Core statement run through the session pays for the ORM's
+    # execution path, which it does not use
+    (executor.connection() if isinstance(executor, Session) else executor).execute(statement, row)
 
 
 def _pair_states(session: Session, pair_ids: list[int], answers: bool) -> dict[int, _PairState]:
     """The tasks' states, locking their rows. Without ``answers`` (a block that writes leases
     only) no answer is read: a lease changes no answer and no task's openness, so the states
     then differ in their leases alone, which is all :func:`_apply` needs of them."""
-    pairs = session.execute(_PAIR_ROWS, {"ids": pair_ids}).all()
+    connection = session.connection()  # Core statements: see _upsert
+    pairs = connection.execute(_PAIR_ROWS, {"ids": pair_ids}).all()
     found: dict[int, set[int]] = defaultdict(set)
     skipped: dict[int, set[int]] = defaultdict(set)
     if answers:
-        for pair_id, annotator_id, has_answer in session.execute(
+        for pair_id, annotator_id, has_answer in connection.execute(
             _ANSWERS_OF_PAIRS, {"ids": pair_ids}
         ):
             (found if has_answer else skipped)[pair_id].add(annotator_id)
@@ -211,6 +214,7 @@ def counting(session: Session, pair_ids: Iterable[int], *, answers: bool = True)
     if not ids:
         yield
         return
+    session.flush()  # the states are read on the connection, which does not flush the session
     before = _pair_states(session, ids, answers)
     active.update(ids)
     try:
@@ -388,20 +392,21 @@ def annotator_progress(
     screen (``holding``) stays the annotator's and is counted even if others filled it."""
     now = now or datetime.now(UTC)
     who = {"campaign": campaign_id, "annotator": annotator_id}
-    open_tasks = session.scalar(_CAMPAIGN_OPEN, who) or 0
-    mine = session.execute(_ANNOTATOR_COUNTS, who).first()
+    connection = session.connection()  # Core statements: see _upsert
+    open_tasks = connection.scalar(_CAMPAIGN_OPEN, who) or 0
+    mine = connection.execute(_ANNOTATOR_COUNTS, who).first()
     done, answered_open = (mine[0], mine[1]) if mine is not None else (0, 0)
     open_for_me = open_tasks - answered_open
-    leased = dict(session.execute(_LEASED_TO_OTHERS, {**who, "now": now}).all())
+    leased = dict(connection.execute(_LEASED_TO_OTHERS, {**who, "now": now}).all())
     filled: set[int] = set()
     for chunk in chunked(list(leased), 500):
-        for pair_id, target, votes in session.execute(_LEASED_TASKS, {**who, "ids": chunk}):
+        for pair_id, target, votes in connection.execute(_LEASED_TASKS, {**who, "ids": chunk}):
             if votes < target <= votes + leased[pair_id]:
                 filled.add(pair_id)
     remaining = open_for_me - len(filled)
     if holding is not None and (
         holding in filled
-        or session.scalar(_OPEN_FOR, {"pair": holding, "annotator": annotator_id}) is None
+        or connection.scalar(_OPEN_FOR, {"pair": holding, "annotator": annotator_id}) is None
     ):
         remaining += 1
     return AnnotatorProgress(done, max(remaining, 0))
