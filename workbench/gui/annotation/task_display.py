@@ -177,9 +177,8 @@ class CappedScroll(QScrollArea):
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setWidget(view)
-        view.document().documentLayout().documentSizeChanged.connect(
-            lambda _size: self.updateGeometry()
-        )
+        # the view's new height, once per text (not every change of its document's size)
+        view.fitted.connect(self.updateGeometry)
 
     def set_expanding(self, expanding: bool) -> None:
         vertical = QSizePolicy.Policy.Expanding if expanding else QSizePolicy.Policy.Preferred
@@ -269,9 +268,10 @@ class TurnPanel(QFrame):
             scroll.verticalScrollBar().setValue(0)
 
     def empty(self) -> None:
-        """Show no text (a spare panel keeps nothing of the task it showed)."""
+        """Show no text (a spare panel keeps nothing of the task it showed); not laid out,
+        since the panel is hidden until it shows a turn again."""
         for view in [self.prompt, *([self.reference] if self.reference else []), *self.responses]:
-            view.show_text("")
+            view.clear_text()
 
     def set_judged(self, judged: bool) -> None:
         """Frame the panel as the turn to judge (or not); restyling only when it changes,
