@@ -170,6 +170,13 @@ def _figures(work: Path) -> list[Figure]:
             needs_display=True,
         ),
         Figure(
+            "markdown",
+            "markdown_on_gui_thread.py",
+            "a text area's markdown on the GUI thread, against building it on a worker",
+            quick=("--texts", "50"),
+            needs_display=True,
+        ),
+        Figure(
             "stalls",
             "event_loop_stalls.py",
             "longest event-loop stall while panels recompute and a bundle opens (goal 100 ms)",

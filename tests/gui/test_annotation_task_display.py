@@ -12,7 +12,7 @@ from PIL import Image
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
-from workbench.gui.annotation.task_display import TaskDisplay, prepare_images
+from workbench.gui.annotation.task_display import IMAGE_BOX, TaskDisplay, prepare_images
 from workbench.gui.safe_text import SafeTextView
 from workbench.services.blind_tasks import (
     BlindTask,
@@ -235,6 +235,28 @@ def test_a_reused_tile_zooms_the_new_image_and_a_missing_one_does_not_zoom(qtbot
     with qtbot.assertNotEmitted(display.imageClicked):
         qtbot.mouseClick(tile, Qt.MouseButton.LeftButton)
     assert display.first_image() is None
+
+
+def test_tiles_are_kept_across_tasks_with_fewer_and_more_images(qtbot) -> None:
+    """Campaigns mix tasks of one and two images: the strip's tiles are kept, the one a task
+    does not need hidden and holding no image, and the page is the one a fresh display shows
+    (each tile in the box for its task's number of images)."""
+    two = task("a", images=(png("red"), png("blue")))
+    display = shown(qtbot, two)
+    first, second = display.tiles
+    one = task("b", images=(png("green"),))
+    display.show_task(one, prepare_images(one))
+    assert display.tiles == [first] and second.isHidden()
+    assert first.picture.maximumSize() == IMAGE_BOX[1] == first.picture.minimumSize()
+    assert second.decoded is None and second.picture.pixmap().isNull()
+    assert page_state(display) == page_state(shown(qtbot, one))
+    again = task("c", images=(None, png("red")))
+    display.show_task(again, prepare_images(again))
+    assert display.tiles == [first, second] and not second.isHidden()
+    assert first.picture.maximumSize() == IMAGE_BOX[2] == second.picture.maximumSize()
+    assert page_state(display) == page_state(shown(qtbot, again))
+    display.show_task(task("d"))
+    assert display.tiles == [] and not display.strip.isVisibleTo(display)
 
 
 def test_turning_reuse_off_builds_every_page_anew(qtbot) -> None:

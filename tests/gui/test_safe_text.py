@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import Qt, QUrl
+from PySide6.QtCore import QEvent, QObject, Qt, QUrl
 from PySide6.QtGui import QTextDocument
 
 from tests.gui.sample_bundle import HOSTILE_OUTPUT
@@ -97,3 +97,54 @@ def test_a_reused_view_forgets_the_resources_of_earlier_texts(view: SafeTextView
     assert view.requested_resources
     view.show_text("a plain answer without any image")
     assert view.requested_resources == []
+
+
+class _Counter(QObject):
+    """Counts the events of some types a widget receives."""
+
+    def __init__(self, *kinds: QEvent.Type) -> None:
+        super().__init__()
+        self.kinds = kinds
+        self.count = 0
+
+    def eventFilter(self, _watched: QObject, event: QEvent) -> bool:
+        if event.type() in self.kinds:
+            self.count += 1
+        return False
+
+
+def test_a_new_text_resizes_the_view_once(view: SafeTextView) -> None:
+    """The view is fitted to a new text once, not at each change of its document's size on
+    the way (emptied, then filled): each resize relays out the page around the view, on the
+    GUI thread between a vote and the next task (issue 22)."""
+    view.show_text("one line")
+    resized = _Counter(QEvent.Type.Resize)
+    view.installEventFilter(resized)
+    view.show_text("\n\n".join(f"paragraph {n}" for n in range(12)))
+    assert resized.count == 1
+    tall = view.height()
+    view.show_text("\n\n".join(f"another paragraph {n}" for n in range(12)))
+    assert view.height() == tall and resized.count == 1  # same height: not resized at all
+
+
+def test_the_view_says_when_its_height_changed(view: SafeTextView) -> None:
+    """Once per new height (the scroll area around it resizes then, and only then)."""
+    fitted: list[None] = []
+    view.fitted.connect(lambda: fitted.append(None))
+    view.show_text("\n\n".join(f"paragraph {n}" for n in range(12)))
+    view.show_text("\n\n".join(f"another paragraph {n}" for n in range(12)))
+    assert len(fitted) == 1
+    view.show_text("a line")
+    assert len(fitted) == 2
+
+
+def test_a_cleared_view_shows_nothing_and_is_not_laid_out_again(view: SafeTextView) -> None:
+    view.set_highlight("script")
+    assert view.highlighted_count() > 0
+    resized = _Counter(QEvent.Type.Resize)
+    view.installEventFilter(resized)
+    view.clear_text()
+    assert view.toPlainText() == "" and view.source_text == ""
+    assert view.highlighted_count() == 0 and view.requested_resources == []
+    assert not view.show_all_action.isEnabled()
+    assert resized.count == 0

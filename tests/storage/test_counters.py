@@ -303,3 +303,60 @@ def test_counters_when_every_annotator_answers_every_task_they_are_given(
             assert counts.complete_tasks == counts.tasks - counts.gold_tasks
     finally:
         bundle_backend.discard(location)
+
+
+def test_a_vote_and_the_next_lease_build_no_statement_and_leases_read_no_answer(
+    template: Location, bundle_backend: BundleBackend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The counters' and the queue's statements are built once and only bound per vote
+    (building them anew cost the worker more CPU than running them, issue 22), and a block
+    that writes leases only reads no answer; the counters stay equal to a recount."""
+    from sqlalchemy import event
+
+    from workbench.services import blind_tasks, voting
+    from workbench.storage import counters
+
+    location = bundle_backend.copy(template)
+    try:
+        with Bundle.open(location) as bundle:
+            annotator = AnnotationSession(bundle, "c", ANNOTATORS[0], PLUGINS)
+            task = annotator.next_task()
+            assert task is not None
+            _receipt, task = annotator.cast_and_next(task.token, "a")  # every shape built once
+
+            def built(*_args: object, **_kwargs: object) -> None:
+                raise AssertionError("a statement was built during a vote")
+
+            for module, names in (
+                (counters, ("select", "exists", "delete")),
+                (counters.sqlite, ("insert",)),
+                (counters.postgresql, ("insert",)),
+                (voting, ("select", "exists", "delete", "insert")),
+                (blind_tasks, ("select",)),
+            ):
+                for name in names:
+                    monkeypatch.setattr(module, name, built)
+            ran: list[str] = []
+
+            def record(_conn, _cursor, statement, *_args) -> None:  # type: ignore[no-untyped-def]
+                ran.append(statement)
+
+            event.listen(bundle.engine, "before_cursor_execute", record)
+            try:
+                assert task is not None
+                _receipt, task = annotator.cast_and_next(task.token, "b")
+                monkeypatch.undo()
+                before = len(ran)
+                assert task is not None
+                with bundle.session() as write:
+                    other = write.scalar(select(Annotator.id).where(Annotator.handle == "ann-1"))
+                    pair = write.scalar(select(ScheduledPair.id).limit(1))
+                    voting.lease_pairs(write, [pair], other, voting.DEFAULT_LEASE)
+                leasing = ran[before:]
+            finally:
+                event.remove(bundle.engine, "before_cursor_execute", record)
+            assert task is not None
+            assert leasing and not [s for s in leasing if "FROM votes" in s]
+            assert stored(bundle) == recount(bundle)
+    finally:
+        bundle_backend.discard(location)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from math import ceil
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QSizeF, Qt, QUrl
+from PySide6.QtCore import QByteArray, QSizeF, Qt, QUrl, Signal
 from PySide6.QtGui import (
     QAction,
     QColor,
@@ -120,6 +120,9 @@ class InertDocument(QTextDocument):
 class SafeTextView(QTextBrowser):
     """Shows untrusted markdown (or raw text) inertly and highlights a search term in it."""
 
+    #: the view's height changed to fit its text (a scroll area around it resizes)
+    fitted = Signal()
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setDocument(InertDocument(self))
@@ -141,6 +144,10 @@ class SafeTextView(QTextBrowser):
         self._raw = False
         self._highlight = ""
         self._left_out = 0
+        #: set while a text is put in: the document's size changes on the way (emptied, then
+        #: filled, then the note and highlight), and fitting the height at each of those changes
+        #: relaid out the page around the view several times per text
+        self._rendering = False
         self.title = "Full text"  # the whole-text window's title (plain text, never a model name)
         self.show_all_action = QAction("Show all text", self)
         self.show_all_action.triggered.connect(self.show_all)
@@ -174,6 +181,20 @@ class SafeTextView(QTextBrowser):
         self.requested_resources.clear()
         self._render()
 
+    def clear_text(self) -> None:
+        """Show nothing, cheaply: the document is emptied but the view keeps its height until
+        the next text (a view put aside for later, hidden, need not be laid out twice)."""
+        self._text = ""
+        self._left_out = 0
+        self.requested_resources.clear()
+        self._rendering = True
+        try:
+            self.document().clear()
+            self.setExtraSelections([])
+        finally:
+            self._rendering = False
+        self.show_all_action.setEnabled(False)
+
     def set_raw(self, raw: bool) -> None:
         if raw != self._raw:
             self._raw = raw
@@ -199,6 +220,14 @@ class SafeTextView(QTextBrowser):
         return dialog
 
     def _render(self) -> None:
+        self._rendering = True
+        try:
+            self._fill()
+        finally:
+            self._rendering = False
+        self._fit_height(self.document().size())
+
+    def _fill(self) -> None:
         document = self.document()
         shown, self._left_out = preview(self._text)
         if self._raw:
@@ -219,7 +248,6 @@ class SafeTextView(QTextBrowser):
             )
         self.show_all_action.setEnabled(bool(self._left_out))
         self._apply_highlight()
-        self._fit_height(document.size())
 
     # --- the whole text ---------------------------------------------------------------------
 
@@ -265,10 +293,14 @@ class SafeTextView(QTextBrowser):
     # --- sizing ---------------------------------------------------------------------------------
 
     def _fit_height(self, size: QSizeF) -> None:
+        if self._rendering:
+            return  # fitted once the text is in (see _render)
         margins = self.contentsMargins()
         height = ceil(size.height()) + margins.top() + margins.bottom() + 2 * self.frameWidth()
+        height = max(height, self.fontMetrics().height() + 6)
         if height != self.height():
-            self.setFixedHeight(max(height, self.fontMetrics().height() + 6))
+            self.setFixedHeight(height)
+            self.fitted.emit()
 
 
 #: lines longer than this are shown broken into pieces in the whole-text window: a plain-text

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from workbench.domain.protocols import AnnotationProtocol
@@ -86,15 +86,40 @@ class BlindTask:
     progress: Progress
 
 
+# Built once: a statement keeps its compiled form's cache key, so each task only binds values
+# (the annotation worker builds a task per vote; building these anew cost more CPU than running
+# them).
+_IMAGES = (
+    select(ItemImage.position, Image.data, Image.format)
+    .outerjoin(Image, ItemImage.image_id == Image.id)
+    .where(ItemImage.item_id == bindparam("item"))
+    .order_by(ItemImage.position)
+)
+_CAPTIONS = (
+    select(Caption.image_position, Caption.text, Caption.kind)
+    .where(Caption.item_id == bindparam("item"))
+    .order_by(Caption.image_position, Caption.id)
+)
+_TURNS = (
+    select(Turn.id, Turn.index, Turn.prompt)
+    .where(Turn.item_id == bindparam("item"))
+    .order_by(Turn.index)
+)
+_REFERENCES = select(Reference.id, Reference.turn_id, Reference.kind, Reference.text).where(
+    Reference.turn_id.in_(bindparam("turns", expanding=True))
+)
+_OUTPUTS = select(Output.turn_id, Output.model_id, Output.text).where(
+    Output.turn_id.in_(bindparam("turns", expanding=True)),
+    Output.model_id.in_(bindparam("models", expanding=True)),
+    Output.context == bindparam("context"),
+)
+
+
 def _references(session: Session, turn_ids: list[int], kinds: tuple[str, ...]) -> dict[int, str]:
     """Per turn, the reference to show: the first of ``kinds`` it has, else its first one."""
     rank = {kind: position for position, kind in enumerate(kinds)}
     chosen: dict[int, tuple[int, int, str]] = {}
-    for reference_id, turn_id, kind, text in session.execute(
-        select(Reference.id, Reference.turn_id, Reference.kind, Reference.text).where(
-            Reference.turn_id.in_(turn_ids)
-        )
-    ):
+    for reference_id, turn_id, kind, text in session.execute(_REFERENCES, {"turns": turn_ids}):
         key = (rank.get(kind, len(kinds)), reference_id, text)
         if turn_id not in chosen or key < chosen[turn_id]:
             chosen[turn_id] = key
@@ -113,31 +138,18 @@ def build_task(
     protocols) or absent (single-output and verification protocols)."""
     images = tuple(
         TaskImage(position, data, image_format)
-        for position, data, image_format in session.execute(
-            select(ItemImage.position, Image.data, Image.format)
-            .outerjoin(Image, ItemImage.image_id == Image.id)
-            .where(ItemImage.item_id == pair.item_id)
-            .order_by(ItemImage.position)
-        )
+        for position, data, image_format in session.execute(_IMAGES, {"item": pair.item_id})
     )
     captions: tuple[TaskCaption, ...] = ()
     if protocol.shows_caption:
-        rows = session.execute(
-            select(Caption.image_position, Caption.text, Caption.kind)
-            .where(Caption.item_id == pair.item_id)
-            .order_by(Caption.image_position, Caption.id)
-        ).all()
+        rows = session.execute(_CAPTIONS, {"item": pair.item_id}).all()
         preferred = [row for row in rows if row.kind == INSTRUCTION_CAPTION_KIND] or rows
         captions = tuple(TaskCaption(row.image_position, row.text) for row in preferred)
 
     # (id, index, prompt) unpacked by position: "index" is also a method of a row
     turns: list[tuple[int, int, str]] = [
         (turn_id, index, prompt)
-        for turn_id, index, prompt in session.execute(
-            select(Turn.id, Turn.index, Turn.prompt)
-            .where(Turn.item_id == pair.item_id)
-            .order_by(Turn.index)
-        )
+        for turn_id, index, prompt in session.execute(_TURNS, {"item": pair.item_id})
         if pair.turn_index is None or index <= pair.turn_index
     ]
     turn_ids = [turn_id for turn_id, _, _ in turns]
@@ -147,11 +159,7 @@ def build_task(
     wanted_models = [model_id for model_id in sides if model_id is not None]
     if wanted_models:
         for turn_id, model_id, text in session.execute(
-            select(Output.turn_id, Output.model_id, Output.text).where(
-                Output.turn_id.in_(turn_ids),
-                Output.model_id.in_(wanted_models),
-                Output.context == output_context,
-            )
+            _OUTPUTS, {"turns": turn_ids, "models": wanted_models, "context": output_context}
         ):
             answers[(turn_id, model_id)] = text
     shown_turns = []

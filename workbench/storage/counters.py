@@ -25,8 +25,10 @@ from typing import cast
 from sqlalchemy import (
     ColumnElement,
     Connection,
+    Insert,
     Select,
     Table,
+    bindparam,
     case,
     delete,
     exists,
@@ -68,62 +70,57 @@ class _PairState:
         return annotator_id in self.answerers or annotator_id in self.skippers
 
 
+#: built upsert statements by (dialect, table, columns, added columns): building one (an
+#: INSERT ... ON CONFLICT with its SET clause) cost more CPU than running it, once per counter
+#: row per vote
+_UPSERTS: dict[tuple[str, str, tuple[str, ...], tuple[str, ...]], Insert] = {}
+
+
 def _upsert(
     executor: Executor, table: type[Base], row: dict[str, int], added: Iterable[str]
 ) -> None:
     """Insert ``row``, or, when its key is stored, add its ``added`` columns to the stored row."""
     bind = executor.get_bind() if isinstance(executor, Session) else executor
-    dialect = postgresql if bind.dialect.name == "postgresql" else sqlite
+    name = "postgresql" if bind.dialect.name == "postgresql" else "sqlite"
     mapped = cast(Table, table.__table__)  # a declarative model's table is a Table
-    keys = [column.name for column in mapped.primary_key.columns]
-    statement = dialect.insert(mapped).values(**row)
-    statement = statement.on_conflict_do_update(
-        index_elements=keys,
-        set_={name: mapped.c[name] + row[name] for name in added},
-    )
-    executor.execute(statement)
-
-
-def _pair_states(
-    session: Session, pair_ids: list[int], answers_from: dict[int, _PairState] | None = None
-) -> dict[int, _PairState]:
-    """The tasks' states, locking their rows. With ``answers_from`` (a block that wrote only
-    leases) the answers are taken from there instead of read again."""
-    lease_count = (
-        select(func.count())
-        .where(PairLease.pair_id == ScheduledPair.id)
-        .correlate(ScheduledPair)
-        .scalar_subquery()
-    )
-    pairs = session.execute(
-        select(
-            ScheduledPair.id,
-            ScheduledPair.campaign_id,
-            ScheduledPair.votes_target,
-            ScheduledPair.gold_choice.is_not(None),
-            lease_count,
+    added = tuple(added)
+    key = (name, mapped.name, tuple(row), added)
+    statement = _UPSERTS.get(key)
+    if statement is None:
+        dialect = postgresql if name == "postgresql" else sqlite
+        inserting = dialect.insert(mapped).values({column: bindparam(column) for column in row})
+        # ``excluded`` is the row that was to be inserted: the stored row grows by its values
+        statement = inserting.on_conflict_do_update(
+            index_elements=[column.name for column in mapped.primary_key.columns],
+            set_={column: mapped.c[column] + inserting.excluded[column] for column in added},
         )
-        .where(ScheduledPair.id.in_(pair_ids))
-        .order_by(ScheduledPair.id)
-        .with_for_update(of=ScheduledPair)
-    ).all()
-    answerers: dict[int, frozenset[int]] = {}
-    skippers: dict[int, frozenset[int]] = {}
-    if answers_from is not None:
-        for pair_id, state in answers_from.items():
-            answerers[pair_id], skippers[pair_id] = state.answerers, state.skippers
-    else:
-        found: dict[int, set[int]] = defaultdict(set)
-        skipped: dict[int, set[int]] = defaultdict(set)
-        for pair_id, annotator_id, has_answer in session.execute(
-            _standing_answers(Vote.pair_id.in_(pair_ids))
+        _UPSERTS[key] = statement
+    # on the session's connection: a Core statement run through the session pays for the ORM's
+    # execution path, which it does not use
+    (executor.connection() if isinstance(executor, Session) else executor).execute(statement, row)
+
+
+def _pair_states(session: Session, pair_ids: list[int], answers: bool) -> dict[int, _PairState]:
+    """The tasks' states, locking their rows. Without ``answers`` (a block that writes leases
+    only) no answer is read: a lease changes no answer and no task's openness, so the states
+    then differ in their leases alone, which is all :func:`_apply` needs of them."""
+    connection = session.connection()  # Core statements: see _upsert
+    pairs = connection.execute(_PAIR_ROWS, {"ids": pair_ids}).all()
+    found: dict[int, set[int]] = defaultdict(set)
+    skipped: dict[int, set[int]] = defaultdict(set)
+    if answers:
+        for pair_id, annotator_id, has_answer in connection.execute(
+            _ANSWERS_OF_PAIRS, {"ids": pair_ids}
         ):
             (found if has_answer else skipped)[pair_id].add(annotator_id)
-        answerers = {pair_id: frozenset(found[pair_id]) for pair_id in pair_ids}
-        skippers = {pair_id: frozenset(skipped[pair_id]) for pair_id in pair_ids}
     return {
         pair_id: _PairState(
-            campaign_id, target, bool(gold), answerers[pair_id], skippers[pair_id], leases
+            campaign_id,
+            target,
+            bool(gold),
+            frozenset(found.get(pair_id, ())),
+            frozenset(skipped.get(pair_id, ())),
+            leases,
         )
         for pair_id, campaign_id, target, gold, leases in pairs
     }
@@ -140,6 +137,26 @@ def _standing_answers(*where: ColumnElement[bool]) -> Select:
         .where(Vote.retracted_at.is_(None), Vote.pair_id.is_not(None), *where)
         .group_by(Vote.pair_id, Vote.annotator_id)
     )
+
+
+# Built once: a statement keeps its compiled form's cache key, so each block only binds ids
+# (building the queries anew per vote cost more CPU than running them).
+_PAIR_ROWS = (
+    select(
+        ScheduledPair.id,
+        ScheduledPair.campaign_id,
+        ScheduledPair.votes_target,
+        ScheduledPair.gold_choice.is_not(None),
+        select(func.count())
+        .where(PairLease.pair_id == ScheduledPair.id)
+        .correlate(ScheduledPair)
+        .scalar_subquery(),
+    )
+    .where(ScheduledPair.id.in_(bindparam("ids", expanding=True)))
+    .order_by(ScheduledPair.id)
+    .with_for_update(of=ScheduledPair)
+)
+_ANSWERS_OF_PAIRS = _standing_answers(Vote.pair_id.in_(bindparam("ids", expanding=True)))
 
 
 def _apply(session: Session, before: _PairState, after: _PairState, pair_id: int) -> None:
@@ -185,7 +202,7 @@ def _apply(session: Session, before: _PairState, after: _PairState, pair_id: int
 @contextmanager
 def counting(session: Session, pair_ids: Iterable[int], *, answers: bool = True) -> Iterator[None]:
     """Keep the counters right across the votes and leases the block writes on ``pair_ids``;
-    ``answers=False`` for a block that writes leases only (its answers are not read twice).
+    ``answers=False`` for a block that writes leases only (no answer is read then).
 
     The tasks' rows are locked first (in id order, so two writers cannot deadlock on them), so
     the before and after states are this transaction's alone.
@@ -197,14 +214,15 @@ def counting(session: Session, pair_ids: Iterable[int], *, answers: bool = True)
     if not ids:
         yield
         return
-    before = _pair_states(session, ids)
+    session.flush()  # the states are read on the connection, which does not flush the session
+    before = _pair_states(session, ids, answers)
     active.update(ids)
     try:
         yield
         session.flush()
     finally:
         active.difference_update(ids)
-    after = _pair_states(session, ids, None if answers else before)
+    after = _pair_states(session, ids, answers)
     for pair_id, state in after.items():
         _apply(session, before[pair_id], state, pair_id)
 
@@ -311,6 +329,56 @@ class AnnotatorProgress:
     remaining: int
 
 
+_CAMPAIGN_OPEN = select(CampaignCount.tasks - CampaignCount.complete_tasks).where(
+    CampaignCount.campaign_id == bindparam("campaign")
+)
+_ANNOTATOR_COUNTS = select(
+    CampaignAnnotatorCount.answered + CampaignAnnotatorCount.skipped,
+    CampaignAnnotatorCount.answered_open,
+).where(
+    CampaignAnnotatorCount.campaign_id == bindparam("campaign"),
+    CampaignAnnotatorCount.annotator_id == bindparam("annotator"),
+)
+# Leases are few, so they are read first and the tasks they hold looked up by id (a join from
+# the schedule's side would walk the whole campaign).
+_LEASED_TO_OTHERS = (
+    select(PairLease.pair_id, func.count())
+    .where(
+        PairLease.annotator_id != bindparam("annotator"), PairLease.expires_at > bindparam("now")
+    )
+    .group_by(PairLease.pair_id)
+)
+_NOT_ANSWERED_BY_THEM = ~exists().where(
+    Vote.pair_id == ScheduledPair.id,
+    Vote.annotator_id == bindparam("annotator"),
+    Vote.retracted_at.is_(None),
+)
+_LEASED_TASKS = (
+    select(
+        ScheduledPair.id,
+        ScheduledPair.votes_target,
+        func.coalesce(CampaignPairCount.votes, 0),
+    )
+    .outerjoin(CampaignPairCount, CampaignPairCount.pair_id == ScheduledPair.id)
+    .where(
+        ScheduledPair.id.in_(bindparam("ids", expanding=True)),
+        ScheduledPair.campaign_id == bindparam("campaign"),
+        ScheduledPair.gold_choice.is_(None),
+        _NOT_ANSWERED_BY_THEM,
+    )
+)
+_OPEN_FOR = (
+    select(ScheduledPair.id)
+    .outerjoin(CampaignPairCount, CampaignPairCount.pair_id == ScheduledPair.id)
+    .where(
+        ScheduledPair.id == bindparam("pair"),
+        (ScheduledPair.gold_choice.is_not(None))
+        | (func.coalesce(CampaignPairCount.votes, 0) < ScheduledPair.votes_target),
+        _NOT_ANSWERED_BY_THEM,
+    )
+)
+
+
 def annotator_progress(
     session: Session,
     campaign_id: int,
@@ -323,66 +391,22 @@ def annotator_progress(
     them, are left out (the leases are few: one per annotator at work, or a pack's); a task on
     screen (``holding``) stays the annotator's and is counted even if others filled it."""
     now = now or datetime.now(UTC)
-    campaign = session.get(CampaignCount, campaign_id)
-    mine = session.get(CampaignAnnotatorCount, (campaign_id, annotator_id))
-    done = (mine.answered + mine.skipped) if mine else 0
-    open_tasks = (campaign.tasks - campaign.complete_tasks) if campaign else 0
-    open_for_me = open_tasks - (mine.answered_open if mine else 0)
-    # Leases are few, so they are read first and the tasks they hold looked up by id (a join
-    # from the schedule's side would walk the whole campaign).
-    leased = dict(
-        session.execute(
-            select(PairLease.pair_id, func.count())
-            .where(PairLease.annotator_id != annotator_id, PairLease.expires_at > now)
-            .group_by(PairLease.pair_id)
-        ).all()
-    )
+    who = {"campaign": campaign_id, "annotator": annotator_id}
+    connection = session.connection()  # Core statements: see _upsert
+    open_tasks = connection.scalar(_CAMPAIGN_OPEN, who) or 0
+    mine = connection.execute(_ANNOTATOR_COUNTS, who).first()
+    done, answered_open = (mine[0], mine[1]) if mine is not None else (0, 0)
+    open_for_me = open_tasks - answered_open
+    leased = dict(connection.execute(_LEASED_TO_OTHERS, {**who, "now": now}).all())
     filled: set[int] = set()
-    mine_on_pair = exists().where(
-        Vote.pair_id == ScheduledPair.id,
-        Vote.annotator_id == annotator_id,
-        Vote.retracted_at.is_(None),
-    )
     for chunk in chunked(list(leased), 500):
-        for pair_id, target, votes in session.execute(
-            select(
-                ScheduledPair.id,
-                ScheduledPair.votes_target,
-                func.coalesce(CampaignPairCount.votes, 0),
-            )
-            .outerjoin(CampaignPairCount, CampaignPairCount.pair_id == ScheduledPair.id)
-            .where(
-                ScheduledPair.id.in_(chunk),
-                ScheduledPair.campaign_id == campaign_id,
-                ScheduledPair.gold_choice.is_(None),
-                ~mine_on_pair,
-            )
-        ):
+        for pair_id, target, votes in connection.execute(_LEASED_TASKS, {**who, "ids": chunk}):
             if votes < target <= votes + leased[pair_id]:
                 filled.add(pair_id)
     remaining = open_for_me - len(filled)
     if holding is not None and (
-        holding in filled or not _is_open_for(session, holding, annotator_id)
+        holding in filled
+        or connection.scalar(_OPEN_FOR, {"pair": holding, "annotator": annotator_id}) is None
     ):
         remaining += 1
     return AnnotatorProgress(done, max(remaining, 0))
-
-
-def _is_open_for(session: Session, pair_id: int, annotator_id: int) -> bool:
-    """Whether the open tasks counted from the counters include ``pair_id`` for the annotator:
-    not answered by them, and an attention check or short of its votes target."""
-    votes = func.coalesce(CampaignPairCount.votes, 0)
-    found = session.scalar(
-        select(ScheduledPair.id)
-        .outerjoin(CampaignPairCount, CampaignPairCount.pair_id == ScheduledPair.id)
-        .where(
-            ScheduledPair.id == pair_id,
-            (ScheduledPair.gold_choice.is_not(None)) | (votes < ScheduledPair.votes_target),
-            ~exists().where(
-                Vote.pair_id == pair_id,
-                Vote.annotator_id == annotator_id,
-                Vote.retracted_at.is_(None),
-            ),
-        )
-    )
-    return found is not None

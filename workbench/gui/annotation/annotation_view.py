@@ -260,7 +260,9 @@ class AnnotationView(QWidget):
         self.question.setVisible(not finished)
         self.done_label.setVisible(finished)
         progress = task.progress if task is not None else self.session.progress()
-        self.progress_label.setText(progress_text(progress))
+        text = progress_text(progress)
+        if self.progress_label.text() != text:
+            self.progress_label.setText(text)
         if task is None:
             self.done_label.setText(
                 "All done: there is no task left for you in this campaign.\n"
@@ -311,7 +313,8 @@ class AnnotationView(QWidget):
         text = protocol.description
         if len(protocol.criteria) > 1:
             text = f"{criterion.label}: {criterion.description or protocol.description}"
-        self.question.setText(text)
+        if self.question.text() != text:  # the same question task after task: no relayout
+            self.question.setText(text)
         self.answer_panel.set_comment_required(
             any(value in protocol.comment_required_for for value in self.answers.values())
         )

@@ -27,6 +27,20 @@ CURRENT_MARK = "▶ "
 CHOSEN_STYLE = "QPushButton:checked { background: #2b6cb0; color: white; font-weight: bold; }"
 
 
+ERROR_STYLE = "color: #b00020;"
+MESSAGE_STYLE = "color: #225522;"
+
+
+def _set_text(label: QLabel, text: str) -> None:
+    if label.text() != text:  # setText lays the label out again even for the same text
+        label.setText(text)
+
+
+def _set_style(widget: QWidget, style: str) -> None:
+    if widget.styleSheet() != style:  # setStyleSheet repolishes even for the same sheet
+        widget.setStyleSheet(style)
+
+
 def choice_button_text(choice: Choice) -> str:
     return f"{choice.label}   [{choice.key}]"
 
@@ -121,8 +135,8 @@ class AnswerPanel(QFrame):
                     button.setChecked(True)
             label = self.criterion_labels[index]
             marked = index == current and len(self.protocol.criteria) > 1
-            label.setText((CURRENT_MARK if marked else "") + criterion.label)
-            label.setStyleSheet("font-weight: bold;" if marked else "")
+            _set_text(label, (CURRENT_MARK if marked else "") + criterion.label)
+            _set_style(label, "font-weight: bold;" if marked else "")
 
     def set_comment_required(self, required: bool) -> None:
         self.comment_field.setPlaceholderText(
@@ -158,5 +172,7 @@ class AnswerPanel(QFrame):
         self.show_message("")
 
     def show_message(self, text: str, error: bool = False) -> None:
-        self.message.setText(text)
-        self.message.setStyleSheet("color: #b00020;" if error else "color: #225522;")
+        # called three times a task ("", "Saving…", "Saved."): restyled only when the kind of
+        # message changes, since a style sheet repolishes the label on the GUI thread
+        _set_text(self.message, text)
+        _set_style(self.message, ERROR_STYLE if error else MESSAGE_STYLE)

@@ -116,23 +116,25 @@ class TaskImageTile(QFrame):
         self.decoded: DecodedImage | None = None
         self.picture = QLabel(self)
         self.picture.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.picture.setFixedSize(box)
-        name = f"Image {image.position + 1}"
-        self.picture.setAccessibleName(name)
-        caption = QLabel(name, self)
-        caption.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.caption = QLabel(self)
+        self.caption.setAlignment(Qt.AlignmentFlag.AlignCenter)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.picture)
-        layout.addWidget(caption)
+        layout.addWidget(self.caption)
         self.show_image(image, box, prepared)
 
     def show_image(
         self, image: TaskImage, box: QSize, prepared: PreparedImage | None = None
     ) -> None:
-        """Show ``image`` (at the same position, in the same box) in place of the current one:
-        the next task's tile reuses this one instead of building a new widget."""
+        """Show ``image`` in ``box`` in place of the current one: the next task's tile reuses
+        this one instead of building a new widget."""
         self.position = image.position
+        if self.picture.minimumSize() != box or self.picture.maximumSize() != box:
+            self.picture.setFixedSize(box)
+        name = f"Image {image.position + 1}"
+        _set_name(self.picture, name)
+        _set_text(self.caption, name)
         self.decoded = None
         if self.picture.styleSheet():  # a placeholder's; restyling costs a polish
             self.picture.setStyleSheet("")
@@ -150,6 +152,11 @@ class TaskImageTile(QFrame):
             return
         self.picture.setPixmap(QPixmap.fromImage(prepared.tile))
         self.setCursor(Qt.CursorShape.PointingHandCursor)
+
+    def forget(self) -> None:
+        """Keep nothing of the image shown (a hidden tile waits for a later task's)."""
+        self.decoded = None
+        self.picture.clear()
 
     def _placeholder(self, text: str) -> None:
         self.picture.setText(text)
@@ -177,9 +184,8 @@ class CappedScroll(QScrollArea):
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setWidget(view)
-        view.document().documentLayout().documentSizeChanged.connect(
-            lambda _size: self.updateGeometry()
-        )
+        # the view's new height, once per text (not every change of its document's size)
+        view.fitted.connect(self.updateGeometry)
 
     def set_expanding(self, expanding: bool) -> None:
         vertical = QSizePolicy.Policy.Expanding if expanding else QSizePolicy.Policy.Preferred
@@ -269,9 +275,10 @@ class TurnPanel(QFrame):
             scroll.verticalScrollBar().setValue(0)
 
     def empty(self) -> None:
-        """Show no text (a spare panel keeps nothing of the task it showed)."""
+        """Show no text (a spare panel keeps nothing of the task it showed); not laid out,
+        since the panel is hidden until it shows a turn again."""
         for view in [self.prompt, *([self.reference] if self.reference else []), *self.responses]:
-            view.show_text("")
+            view.clear_text()
 
     def set_judged(self, judged: bool) -> None:
         """Frame the panel as the turn to judge (or not); restyling only when it changes,
@@ -331,6 +338,8 @@ class TaskDisplay(QWidget):
         #: False builds every page anew (the step before reuse; bench/vote_to_paint.py times both)
         self.reuse_widgets = True
         self.tiles: list[TaskImageTile] = []
+        #: the strip's tiles, the hidden ones included (see _show_images)
+        self._strip_tiles: list[TaskImageTile] = []
         self.turn_panels: list[TurnPanel] = []
         self._spare_panels: list[TurnPanel] = []
         self.caption_views: list[SafeTextView] = []
@@ -366,8 +375,9 @@ class TaskDisplay(QWidget):
         """Show ``task``; ``prepared`` holds its images already decoded (see
         :func:`prepare_images`), else they are decoded here.
 
-        The current widgets show the task where they fit it: the tiles when it has as many
-        images, the captions when as many captions, and each turn panel when the turn at its
+        The current widgets show the task where they fit it: the image tiles (more are built
+        when it has more images, and those it does not need are hidden and kept), the captions
+        when as many captions, and each turn panel when the turn at its
         place has the same shape (reference or not, response columns); only the rest is built.
         Building the whole page anew (about forty widgets, their polish and first layout, and
         deleting the old ones) was most of the GUI thread's work between a vote and the next
@@ -379,7 +389,7 @@ class TaskDisplay(QWidget):
             self._show_captions(task, rebuild=True)
             self._show_turns(task, rebuild=True)
         else:
-            self._show_images(task, prepared, rebuild=len(self.tiles) != len(task.images))
+            self._show_images(task, prepared, rebuild=False)
             self._show_captions(task, rebuild=len(self.caption_views) != len(task.captions))
             self._show_turns(task, rebuild=False)
             # a new page starts at its top and left
@@ -402,22 +412,37 @@ class TaskDisplay(QWidget):
     ) -> None:
         images = () if task is None else task.images
         box = IMAGE_BOX.get(len(images), SMALL_IMAGE_BOX)
-        if not rebuild:  # as many images as tiles: the tiles show the new ones
-            for tile, image in zip(self.tiles, images, strict=True):
-                tile.show_image(image, box, prepared.get(image.position))
-            return
-        strip = QWidget(self.strip)
-        row = QHBoxLayout(strip)
-        row.setContentsMargins(0, 0, 0, 0)
+        strip = self.strip.widget()
+        if rebuild or strip is None:
+            strip = QWidget(self.strip)
+            QHBoxLayout(strip).setContentsMargins(0, 0, 0, 0)
+            cast(QHBoxLayout, strip.layout()).addStretch(1)
+            self._strip_tiles = []
+            self._replace(self.strip, strip)
+        # the box layout given to the strip above (layout() is typed as QLayout)
+        row = cast(QHBoxLayout, strip.layout())
+        # The strip's tiles show the new images, in their boxes for this many images; tiles
+        # beyond them are hidden and kept, since tasks of one and of two images alternate.
         self.tiles = []
-        for image in images:
-            tile = TaskImageTile(image, box, strip, prepared.get(image.position))
-            tile.clicked.connect(self._tile_clicked)
+        for place, image in enumerate(images):
+            if place < len(self._strip_tiles):
+                tile = self._strip_tiles[place]
+                tile.show_image(image, box, prepared.get(image.position))
+                if tile.isHidden():
+                    tile.show()
+            else:
+                tile = TaskImageTile(image, box, strip, prepared.get(image.position))
+                tile.clicked.connect(self._tile_clicked)
+                self._strip_tiles.append(tile)
+                row.insertWidget(place, tile)
             self.tiles.append(tile)
-            row.addWidget(tile)
-        row.addStretch(1)
-        self.strip.setFixedHeight(box.height() + 40 if images else 0)
-        self._replace(self.strip, strip)
+        for tile in self._strip_tiles[len(images) :]:
+            if not tile.isHidden():
+                tile.hide()
+            tile.forget()
+        height = box.height() + 40 if images else 0
+        if self.strip.minimumHeight() != height or self.strip.maximumHeight() != height:
+            self.strip.setFixedHeight(height)
 
     def _show_captions(self, task: BlindTask | None, rebuild: bool) -> None:
         captions = () if task is None else task.captions
