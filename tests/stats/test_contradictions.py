@@ -7,6 +7,8 @@ from itertools import permutations
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from workbench.stats.contradictions import (
     contradiction_counts,
@@ -89,3 +91,33 @@ def test_empty_judgments_have_no_cycles() -> None:
     empty = pd.DataFrame(columns=["evaluator", "item", "model_a", "model_b", "outcome"])
     assert find_contradictions(empty).empty
     assert contradiction_counts(find_contradictions(empty), "model").empty
+
+
+@given(
+    rows=st.lists(
+        st.tuples(
+            st.integers(0, 5),  # item
+            st.sampled_from("pqrst"),
+            st.sampled_from("pqrst"),
+            st.sampled_from(["a", "b", "tie", "both_bad"]),
+            st.sampled_from([1.0, 1.0, 0.5, 2.0]),
+        ),
+        max_size=80,
+    ),
+    weighted=st.booleans(),
+)
+@settings(max_examples=120, deadline=None)
+def test_graphs_by_item_equal_each_items_own_graph(rows, weighted: bool) -> None:  # type: ignore[no-untyped-def]
+    """One majority count over all items gives each item the graph its own rows give."""
+    from workbench.stats.contradictions import preference_graphs_by
+
+    frame = pd.DataFrame(rows, columns=["item", "model_a", "model_b", "outcome", "weight"])
+    if not weighted:
+        frame = frame.drop(columns="weight")
+    grouped = dict(preference_graphs_by(frame, "item"))
+    kept = frame[frame["model_a"] != frame["model_b"]]
+    assert sorted(grouped) == sorted(kept["item"].unique())
+    for item, graph in grouped.items():
+        own = preference_graph(frame[frame["item"] == item])
+        assert list(graph.nodes) == list(own.nodes)
+        assert sorted(graph.edges(data=True)) == sorted(own.edges(data=True))

@@ -384,14 +384,19 @@ def _item_cycles(outcomes: pd.DataFrame) -> dict[int, tuple[int, str, str | None
     """Per item with preference cycles among its rows: how many, its label and category (from
     its first row). Each item's value depends on its own rows only, so the cache can recompute
     the items a vote touched alone."""
-    from workbench.stats.contradictions import preference_cycles, preference_graph
+    import networkx as nx
+
+    from workbench.stats.contradictions import preference_cycles, preference_graphs_by
 
     outcomes = outcomes[outcomes["item"].notna()]
+    firsts = outcomes.drop_duplicates("item").set_index("item")
     found: dict[int, tuple[int, str, str | None]] = {}
-    for item, group in outcomes.groupby("item", sort=True):
-        cycles = len(preference_cycles(preference_graph(group), MAX_CYCLE_LENGTH))
+    for item, graph in preference_graphs_by(outcomes, "item"):
+        if graph.number_of_edges() < 3 or nx.is_directed_acyclic_graph(graph):
+            continue  # no cycle possible: skip the enumeration
+        cycles = len(preference_cycles(graph, MAX_CYCLE_LENGTH))
         if cycles:
-            first = group.iloc[0]
+            first = firsts.loc[item]
             category = None if pd.isna(first["category"]) else first["category"]
             found[int(item)] = (cycles, f"{first['source']}/{first['item_external_id']}", category)
     return found
@@ -693,12 +698,11 @@ def _losers(outcomes: pd.DataFrame) -> dict[int, tuple[str, int]]:
     """Per item, the model that loses to every other model its rows compare (at most one: the
     others all beat it), and how many others there are. Per item, for the cache, and whatever
     model the panel names."""
-    from workbench.stats.contradictions import preference_graph
+    from workbench.stats.contradictions import preference_graphs_by
 
     outcomes = outcomes[outcomes["item"].notna()]
     found: dict[int, tuple[str, int]] = {}
-    for item, group in outcomes.groupby("item"):
-        graph = preference_graph(group)
+    for item, graph in preference_graphs_by(outcomes, "item"):
         if graph.number_of_nodes() < 2:
             continue
         others = graph.number_of_nodes() - 1

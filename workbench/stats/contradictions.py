@@ -3,7 +3,8 @@ graph of each item, as counted in CHIRP."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 import networkx as nx
 import numpy as np
@@ -18,24 +19,48 @@ def preference_graph(judgments: pd.DataFrame) -> nx.DiGraph:
     with a net preference (ties and even splits draw no edge). Edge attributes: ``votes`` (all
     judgments of the pair) and ``consensus`` (share of them for the preferred model), which
     CHIRP draws as arrow opacity."""
-    graph: nx.DiGraph[str] = nx.DiGraph()
     if judgments.empty:
-        return graph
-    table = majority_preferences(judgments, ["first", "second"])
+        return nx.DiGraph()
+    return _graph_of(majority_preferences(judgments, ["first", "second"]))
+
+
+def preference_graphs_by(judgments: pd.DataFrame, group: str) -> Iterator[tuple[Any, nx.DiGraph]]:
+    """``(value, preference_graph(rows of that value))`` for each value of column ``group``, in
+    sorted order, from one majority count over all the rows: a count per group cost pandas'
+    fixed overhead (milliseconds) once per item, which made the cycles of 2,000 items take tens
+    of seconds."""
+    if judgments.empty:
+        return
+    table = majority_preferences(judgments, [group, "first", "second"])
+    if table.empty:  # only self-comparisons
+        return
+    values = table[group].to_numpy()
+    starts = np.flatnonzero(np.r_[True, values[1:] != values[:-1]])
+    stops = np.r_[starts[1:], len(table)]
+    for start, stop in zip(starts, stops, strict=True):
+        yield values[start], _graph_of(table.iloc[start:stop])
+
+
+def _graph_of(table: pd.DataFrame) -> nx.DiGraph:
+    """The graph of one group's majority table (rows by first, then second model)."""
+    graph: nx.DiGraph[str] = nx.DiGraph()
     graph.add_nodes_from(pd.unique(pd.concat([table["first"], table["second"]])))
-    for row in table.itertuples(index=False):
-        if row.first_votes == row.second_votes:
+    for first, second, first_votes, second_votes, votes in zip(
+        table["first"].to_numpy(),
+        table["second"].to_numpy(),
+        table["first_votes"].to_numpy(),
+        table["second_votes"].to_numpy(),
+        table["votes"].to_numpy(),
+        strict=True,
+    ):
+        if first_votes == second_votes:
             continue
-        winner, loser = (
-            (row.first, row.second)
-            if row.first_votes > row.second_votes
-            else (row.second, row.first)
-        )
+        winner, loser = (first, second) if first_votes > second_votes else (second, first)
         graph.add_edge(
             loser,
             winner,
-            votes=float(row.votes),
-            consensus=float(max(row.first_votes, row.second_votes) / row.votes),
+            votes=float(votes),
+            consensus=float(max(first_votes, second_votes) / votes),
         )
     return graph
 
