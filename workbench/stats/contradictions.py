@@ -18,24 +18,31 @@ def preference_graph(judgments: pd.DataFrame) -> nx.DiGraph:
     with a net preference (ties and even splits draw no edge). Edge attributes: ``votes`` (all
     judgments of the pair) and ``consensus`` (share of them for the preferred model), which
     CHIRP draws as arrow opacity."""
-    graph: nx.DiGraph[str] = nx.DiGraph()
     if judgments.empty:
-        return graph
-    table = majority_preferences(judgments, ["first", "second"])
+        return nx.DiGraph()
+    return _graph_of(majority_preferences(judgments, ["first", "second"]))
+
+
+def _graph_of(table: pd.DataFrame) -> nx.DiGraph:
+    """The preference graph of one group's rows of :func:`majority_preferences`."""
+    graph: nx.DiGraph[str] = nx.DiGraph()
     graph.add_nodes_from(pd.unique(pd.concat([table["first"], table["second"]])))
-    for row in table.itertuples(index=False):
-        if row.first_votes == row.second_votes:
+    for first, second, first_votes, second_votes, votes in zip(
+        table["first"],
+        table["second"],
+        table["first_votes"].to_numpy(),
+        table["second_votes"].to_numpy(),
+        table["votes"].to_numpy(),
+        strict=True,
+    ):
+        if first_votes == second_votes:
             continue
-        winner, loser = (
-            (row.first, row.second)
-            if row.first_votes > row.second_votes
-            else (row.second, row.first)
-        )
+        winner, loser = (first, second) if first_votes > second_votes else (second, first)
         graph.add_edge(
             loser,
             winner,
-            votes=float(row.votes),
-            consensus=float(max(row.first_votes, row.second_votes) / row.votes),
+            votes=float(votes),
+            consensus=float(max(first_votes, second_votes) / votes),
         )
     return graph
 
@@ -69,20 +76,24 @@ def find_contradictions(
     if missing:
         raise StatsInputError(f"the judgments have no column(s) {', '.join(missing)}")
     carried = [c for c in ("category", "criterion") if c in judgments.columns and c not in group_by]
-    rows = []
-    for key, group in judgments.groupby(group_by, dropna=False, sort=True):
-        key = key if isinstance(key, tuple) else (key,)
-        context = {column: group[column].iloc[0] for column in carried}
-        for cycle in preference_cycles(preference_graph(group), max_length):
-            rows.append(
-                {
-                    **dict(zip(group_by, key, strict=True)),
-                    **context,
-                    "cycle": cycle,
-                    "length": len(cycle),
-                }
-            )
-    return pd.DataFrame(rows, columns=[*group_by, *carried, "cycle", "length"])
+    columns = [*group_by, *carried, "cycle", "length"]
+    if judgments.empty:
+        return pd.DataFrame([], columns=columns)
+    # the majority of every (group, pair) in one vectorised pass, then a small graph per group:
+    # a pandas pass per group cost ~30 ms each, 15 s for WildVision-Bench's 500 items
+    codes = judgments.groupby(group_by, dropna=False, sort=True).ngroup().to_numpy()
+    first_row = pd.Series(np.arange(len(judgments))).groupby(codes).first()
+    table = majority_preferences(judgments.assign(_group=codes), ["_group", "first", "second"])
+    rows: list[dict[str, object]] = []
+    for code, group in table.groupby("_group", sort=True):
+        cycles = preference_cycles(_graph_of(group), max_length)
+        if not cycles:
+            continue
+        # the group's key and carried columns as in its first judgment (a NaN key stays NaN)
+        head = judgments.iloc[int(first_row[code])]
+        context = {column: head[column] for column in [*group_by, *carried]}
+        rows.extend({**context, "cycle": cycle, "length": len(cycle)} for cycle in cycles)
+    return pd.DataFrame(rows, columns=columns)
 
 
 def contradiction_counts(cycles: pd.DataFrame, by: str | Sequence[str]) -> pd.DataFrame:
