@@ -13,8 +13,10 @@ between ticks of a 10 ms timer while the work runs, the GUI thread's CPU time in
 and the longest gap of the same timer idle (the reference); it fails over 100 ms plus the
 idle gap's excess over a quiet machine's 15 ms. Printed: each case's figures per run (the
 stall, the GUI thread's CPU and its wait for a core in that gap, the idle gap), the stall's
-ratio to the idle gap, the test's verdict, and the load average before and after each run;
-for the WildVision-Bench open, the seconds from the open until each panel showed its result.
+ratio to the idle gap, the budget, the GUI thread's most CPU between any two ticks ("max
+CPU": the app's own longest piece of work on it), the test's verdict, and the load average
+before and after each run; for the WildVision-Bench open, the seconds from the open until each
+panel showed its result.
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ TEST = "tests/gui/test_panels_responsiveness.py"
 FIGURE = re.compile(
     r"longest stall: the event loop stalled for (\d+) ms of wall-clock time \((\d+) ms of it "
     r"GUI-thread CPU, (-?\d+|nan) ms waiting for a core\).*idle loop's longest gap in this run: "
-    r"(\d+) ms, so the budget is (\d+) ms"
+    r"(\d+) ms, so the budget is (\d+) ms(?:; the GUI thread's most CPU between two ticks: "
+    r"(\d+) ms)?"
 )
 TOKEN = re.compile(
     r"::(?P<name>test_\w+)|longest stall: [^\n]*|\b(?P<verdict>PASSED|FAILED|ERROR|SKIPPED)\b"
@@ -69,7 +72,9 @@ def one_run(
         elif token["verdict"]:
             results.append((name, token["verdict"], figure))
         elif found := FIGURE.search(token[0]):  # not the source line of a failure's traceback
-            figure = tuple(int(group) if group != "nan" else -1 for group in found.groups())
+            figure = tuple(
+                int(group) if group not in ("nan", None) else -1 for group in found.groups()
+            )
     if not results:
         print(output[-3000:], file=sys.stderr)
     shown = SHOWN.search(output)
@@ -84,7 +89,7 @@ def main() -> int:
     args = parser.parse_args()
     print(
         f"{'run':<5}{'case':<62}{'stall':>8}{'GUI CPU':>9}{'queued':>9}{'idle':>7}{'ratio':>7}"
-        f"{'budget':>8}  verdict  load before / after"
+        f"{'budget':>8}{'max CPU':>9}  verdict  load before / after"
     )
     for run in range(1, args.runs + 1):
         results, before, after, shown = one_run(args.long, args.case)
@@ -92,10 +97,11 @@ def main() -> int:
             if not figure:
                 print(f"{run:<5}{name[5:]:<62}{'no figure':>48}  {verdict:<7}  {before} / {after}")
                 continue
-            stall, cpu, queued, idle, budget = figure
+            stall, cpu, queued, idle, budget, most_cpu = figure
             print(
                 f"{run:<5}{name[5:]:<62}{stall:>6}ms{cpu:>7}ms{queued:>7}ms{idle:>5}ms"
-                f"{stall / max(idle, 1):>6.1f}x{budget:>6}ms  {verdict:<7}  {before} / {after}"
+                f"{stall / max(idle, 1):>6.1f}x{budget:>6}ms{most_cpu:>7}ms  {verdict:<7}  "
+                f"{before} / {after}"
             )
         if shown:
             print(f"{'':<5}  WildVision-Bench panels' results shown (s after the open): {shown}")
