@@ -2,15 +2,21 @@
 against an idle event loop timed in the same run, over several runs.
 
     QT_QPA_PLATFORM=offscreen python bench/event_loop_stalls.py [--runs 3] [--long]
+        [--case synthetic|wildvision]
 
-Each run is a fresh ``pytest tests/gui/test_panels_responsiveness.py -s`` (20 models, 20,000
-judgments, 500 bootstrap rounds; with --long only the 1,000,000-vote variant, minutes to
-build). The test measures the longest wall-clock gap between ticks of a 10 ms timer while the
-work runs, the GUI thread's CPU time in that gap, and the longest gap of the same timer idle
-(the reference); it fails over 100 ms plus the idle gap's excess over a quiet machine's 15 ms.
-Printed: each case's figures per run (the stall, the GUI thread's CPU and its wait for a core
-in that gap, the idle gap), the stall's ratio to the idle gap, the test's verdict, and the load
-average before and after each run.
+Each run is a fresh ``pytest tests/gui/test_panels_responsiveness.py -s``: the synthetic cases
+(20 models, 20,000 judgments, 500 bootstrap rounds) and the WildVision-Bench open (the shared
+data imported into a bundle, 50,288 judgments, all four panels on screen until each has shown
+its result; skipped without ../shared/data). --case keeps one of the two; --long runs only the
+1,000,000-vote variant (minutes to build). The test measures the longest wall-clock gap
+between ticks of a 10 ms timer while the work runs, the GUI thread's CPU time in that gap,
+and the longest gap of the same timer idle (the reference); it fails over 100 ms plus the
+idle gap's excess over a quiet machine's 15 ms. Printed: each case's figures per run (the
+stall, the GUI thread's CPU and its wait for a core in that gap, the idle gap), the stall's
+ratio to the idle gap, the budget, the GUI thread's most CPU between any two ticks ("max
+CPU": the app's own longest piece of work on it), the test's verdict, and the load average
+before and after each run; for the WildVision-Bench open, the seconds from the open until each
+panel showed its result.
 """
 
 from __future__ import annotations
@@ -27,22 +33,31 @@ TEST = "tests/gui/test_panels_responsiveness.py"
 FIGURE = re.compile(
     r"longest stall: the event loop stalled for (\d+) ms of wall-clock time \((\d+) ms of it "
     r"GUI-thread CPU, (-?\d+|nan) ms waiting for a core\).*idle loop's longest gap in this run: "
-    r"(\d+) ms, so the budget is (\d+) ms"
+    r"(\d+) ms, so the budget is (\d+) ms(?:; the GUI thread's most CPU between two ticks: "
+    r"(\d+) ms)?"
 )
 TOKEN = re.compile(
-    r"::(?P<name>test_\w+)|longest stall: [^\n]*|\b(?P<verdict>PASSED|FAILED|ERROR)\b"
+    r"::(?P<name>test_\w+)|longest stall: [^\n]*|\b(?P<verdict>PASSED|FAILED|ERROR|SKIPPED)\b"
 )
+SHOWN = re.compile(r"results shown \(s after the open\): ([^\n]*)")
+#: --case: the tests' name filter (pytest -k)
+CASES = {"synthetic": "not wildvision", "wildvision": "wildvision"}
 
 
 def load() -> str:
     return " ".join(f"{value:.1f}" for value in os.getloadavg())
 
 
-def one_run(long: bool) -> tuple[list[tuple[str, str, tuple[int, ...]]], str, str]:
+def one_run(
+    long: bool, case: str | None
+) -> tuple[list[tuple[str, str, tuple[int, ...]]], str, str, str]:
     before = load()
     command = [sys.executable, "-m", "pytest", TEST, "-s", "-v", "-p", "no:cacheprovider"]
     command += ["-m", "long"] if long else []
-    environment = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(ROOT)}
+    command += ["-k", CASES[case]] if case else []
+    # this tree's plugins too, not those of another checkout on the interpreter's path
+    path = os.pathsep.join((str(ROOT), str(ROOT / "plugins")))
+    environment = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": path}
     output = subprocess.run(
         command, cwd=ROOT, env=environment, capture_output=True, text=True, check=False
     ).stdout
@@ -57,32 +72,39 @@ def one_run(long: bool) -> tuple[list[tuple[str, str, tuple[int, ...]]], str, st
         elif token["verdict"]:
             results.append((name, token["verdict"], figure))
         elif found := FIGURE.search(token[0]):  # not the source line of a failure's traceback
-            figure = tuple(int(group) if group != "nan" else -1 for group in found.groups())
+            figure = tuple(
+                int(group) if group not in ("nan", None) else -1 for group in found.groups()
+            )
     if not results:
         print(output[-3000:], file=sys.stderr)
-    return results, before, load()
+    shown = SHOWN.search(output)
+    return results, before, load(), shown[1] if shown else ""
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--long", action="store_true", help="the 1,000,000-vote variant only")
+    parser.add_argument("--case", choices=sorted(CASES), help="only these cases (default: all)")
     args = parser.parse_args()
     print(
         f"{'run':<5}{'case':<62}{'stall':>8}{'GUI CPU':>9}{'queued':>9}{'idle':>7}{'ratio':>7}"
-        f"{'budget':>8}  verdict  load before / after"
+        f"{'budget':>8}{'max CPU':>9}  verdict  load before / after"
     )
     for run in range(1, args.runs + 1):
-        results, before, after = one_run(args.long)
+        results, before, after, shown = one_run(args.long, args.case)
         for name, verdict, figure in results:
             if not figure:
                 print(f"{run:<5}{name[5:]:<62}{'no figure':>48}  {verdict:<7}  {before} / {after}")
                 continue
-            stall, cpu, queued, idle, budget = figure
+            stall, cpu, queued, idle, budget, most_cpu = figure
             print(
                 f"{run:<5}{name[5:]:<62}{stall:>6}ms{cpu:>7}ms{queued:>7}ms{idle:>5}ms"
-                f"{stall / max(idle, 1):>6.1f}x{budget:>6}ms  {verdict:<7}  {before} / {after}"
+                f"{stall / max(idle, 1):>6.1f}x{budget:>6}ms{most_cpu:>7}ms  {verdict:<7}  "
+                f"{before} / {after}"
             )
+        if shown:
+            print(f"{'':<5}  WildVision-Bench panels' results shown (s after the open): {shown}")
     return 0
 
 

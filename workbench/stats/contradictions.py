@@ -94,20 +94,25 @@ def find_contradictions(
     if missing:
         raise StatsInputError(f"the judgments have no column(s) {', '.join(missing)}")
     carried = [c for c in ("category", "criterion") if c in judgments.columns and c not in group_by]
-    rows = []
-    for key, group in judgments.groupby(group_by, dropna=False, sort=True):
-        key = key if isinstance(key, tuple) else (key,)
-        context = {column: group[column].iloc[0] for column in carried}
-        for cycle in preference_cycles(preference_graph(group), max_length):
-            rows.append(
-                {
-                    **dict(zip(group_by, key, strict=True)),
-                    **context,
-                    "cycle": cycle,
-                    "length": len(cycle),
-                }
-            )
-    return pd.DataFrame(rows, columns=[*group_by, *carried, "cycle", "length"])
+    columns = [*group_by, *carried, "cycle", "length"]
+    if judgments.empty:
+        return pd.DataFrame([], columns=columns)
+    # the majority of every (group, pair) in one vectorised pass, then a small graph per group:
+    # a pandas pass per group cost ~30 ms each, 15 s for WildVision-Bench's 500 items
+    codes = judgments.groupby(group_by, dropna=False, sort=True).ngroup().to_numpy()
+    first_row = pd.Series(np.arange(len(judgments))).groupby(codes).first()
+    rows: list[dict[str, object]] = []
+    for code, graph in preference_graphs_by(judgments.assign(_group=codes), "_group"):
+        if graph.number_of_edges() < 3 or nx.is_directed_acyclic_graph(graph):
+            continue  # no cycle possible: skip the enumeration
+        cycles = preference_cycles(graph, max_length)
+        if not cycles:
+            continue
+        # the group's key and carried columns as in its first judgment (a NaN key stays NaN)
+        head = judgments.iloc[int(first_row[code])]
+        context = {column: head[column] for column in [*group_by, *carried]}
+        rows.extend({**context, "cycle": cycle, "length": len(cycle)} for cycle in cycles)
+    return pd.DataFrame(rows, columns=columns)
 
 
 def contradiction_counts(cycles: pd.DataFrame, by: str | Sequence[str]) -> pd.DataFrame:
