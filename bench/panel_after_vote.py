@@ -53,6 +53,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from make_synthetic_bundle import make_synthetic_bundle
 
 GOAL_MS = 200.0
+OPEN_TIMEOUT_S = 600.0
 CAMPAIGN = "bench-after-vote"
 ANNOTATOR = "bench-voter"
 CHOICES = ("a", "b", "tie", "a", "b")
@@ -145,9 +146,10 @@ def main() -> int:
         window.show()
         board = window.analysis.leaderboard
         board.rounds.setValue(args.rounds)
-        wait_for(app, lambda: board.result is not None and not window.is_busy())
+        # the first full read is not timed: at 1,000,000 votes it takes longer than a vote may
+        wait_for(app, lambda: board.result is not None and not window.is_busy(), OPEN_TIMEOUT_S)
         board.refresh()  # with the chosen rounds; the counts kept from here on
-        wait_for(app, lambda: not window.is_busy())
+        wait_for(app, lambda: not window.is_busy(), OPEN_TIMEOUT_S)
         battles = board.result.battles
         session = AnnotationSession(window.bundle, CAMPAIGN, ANNOTATOR)
 
