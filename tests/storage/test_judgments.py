@@ -19,11 +19,13 @@ from workbench.storage import Bundle
 from workbench.storage.judgments import (
     COLUMNS,
     OutcomeFilter,
+    _battle_counts_statement,
     battle_counts,
     counts_per_item,
     distinct_values,
     fingerprint,
     fingerprint_statements,
+    positioned_battle_counts,
     read_judgments,
     stored_after,
     stored_after_statements,
@@ -184,3 +186,29 @@ def test_fingerprint_and_stored_after_read_indexes_not_tables(tmp_path: Path) ->
     # the rows after a fingerprint are a range of the primary key
     for steps in after:
         assert any("PRIMARY KEY" in step for step in steps), after
+
+
+@pytest.mark.parametrize("filters", [OutcomeFilter(), OutcomeFilter(categories=("ocr",))])
+def test_counts_after_a_fingerprint_read_a_key_range_of_each_store(
+    tmp_path: Path, filters: OutcomeFilter
+) -> None:
+    """The leaderboard adds a vote's counts with ``positioned_battle_counts(after=...)``: each
+    store is read from its largest id on, whichever form of the union the filters need, where
+    a condition on the union's ``origin`` and ``row_id`` scanned every store (issue 15)."""
+    judgment = {"kind": "judge", "model_a": "x", "model_b": "y", "outcome": "a", "rater": "g"}
+    path = build_bundle(tmp_path / "after", [item_line("q1", [judgment])])
+    add_campaign_votes(path, "pilot", [("ann", "q1", "x", "y", "a")])
+    with Bundle.open(path) as bundle, bundle.read_session() as session:
+        before = fingerprint(session)
+        statement = _battle_counts_statement((filters,), None, before)
+        steps = _plan(session, statement)
+        assert positioned_battle_counts(session, filters, after=before) == []
+    add_campaign_votes(path, "second", [("ann2", "q1", "y", "x", "b")])
+    with Bundle.open(path) as bundle, bundle.read_session() as session:
+        added = positioned_battle_counts(session, filters, after=before)
+    assert [row[:5] for row in added] == [("y", "x", "b", 1.0, 1)]  # the new vote alone
+    stores = ("prior_judgments", "votes", "judge_verdicts", "adjudications")
+    for store in stores[:3]:
+        read = [step for step in steps if f" {store} " in f"{step} "]
+        assert read and all("rowid>?" in step for step in read), (store, steps)
+    assert not any(step.startswith("SCAN") and step.split()[1] in stores for step in steps)

@@ -56,7 +56,6 @@ from sqlalchemy import (
     literal_column,
     not_,
     null,
-    or_,
     select,
     type_coerce,
     union_all,
@@ -495,12 +494,17 @@ def _adjudication_rows(details: bool) -> Any:
 def judgment_rows(details: bool = False) -> Subquery:
     """Every judgment of a bundle with :data:`COLUMNS` (and :data:`DETAIL_COLUMNS` with
     ``details``), as a subquery to select from."""
-    return union_all(
+    return union_all(*_wide_stores(details)).subquery("judgments")
+
+
+def _wide_stores(details: bool = False) -> list[Any]:
+    """:func:`judgment_rows`'s selects, one per store in the order of :data:`ORIGINS`."""
+    return [
         _prior_rows(details),
         _vote_rows(details),
         _verdict_rows(details),
         _adjudication_rows(details),
-    ).subquery("judgments")
+    ]
 
 
 def _narrow_stores() -> list[Any]:
@@ -758,10 +762,11 @@ def _battle_counts_statement(
     """The statement of :func:`positioned_battle_counts`; ``decisive_weight`` is an SQL
     expression (a literal, or the bound parameter of :func:`compiled_battle_counts`), or None
     to count every judgment once."""
-    rows = pairwise_judgment_rows() if _pairwise_will_do(filters) else judgment_rows()
-    conditions = _where(rows, filters) + _pairwise(rows)
+    stores = _pairwise_stores() if _pairwise_will_do(filters) else _wide_stores()
     if after is not None:
-        conditions.append(_stored_after(rows, after))
+        stores = _stored_after(stores, after)
+    rows = union_all(*stores).subquery("judgments")
+    conditions = _where(rows, filters) + _pairwise(rows)
     if decisive_weight is None:
         weight: Any = literal(1.0, Float)
     else:
@@ -817,12 +822,17 @@ def compiled_queries_source() -> str:
     )
 
 
-def _stored_after(rows: Subquery, after: Sequence[int]) -> Any:
-    """Rows with an id above the largest one of their store in fingerprint ``after``."""
-    largest = dict(zip(ORIGINS, _largest_ids(after), strict=True))
-    return or_(
-        *(and_(rows.c.origin == origin, rows.c.row_id > largest[origin]) for origin in ORIGINS)
-    )
+def _stored_after(stores: Sequence[Any], after: Sequence[int]) -> list[Any]:
+    """Each store's select (in the order of :data:`ORIGINS`) kept to the rows with an id above
+    the store's largest in fingerprint ``after``. The condition goes inside each select, where
+    it is a range of the store's primary key: put on the union as ``(origin = ... AND row_id >
+    ...) OR ...`` SQLite read every row of every store (0.3 s per vote at 1,000,000 votes)."""
+    return [
+        store.where(table.id > largest)
+        for store, (table, _left_out), largest in zip(
+            stores, _FINGERPRINT_STORES, _largest_ids(after), strict=True
+        )
+    ]
 
 
 def counts_per_item(session: Session, ids: Sequence[int] | None = None) -> dict[int, int]:
