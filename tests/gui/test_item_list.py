@@ -272,5 +272,11 @@ def test_the_first_ids_read_alone_begin_the_whole_list(open_window, sort: str) -
         query = ItemQuery(sort=SortKey(sort), descending=descending)
         whole = browser.matching_item_ids(query)
         assert browser.matching_item_ids(query, 3) == whole[:3]
-    with pytest.raises(ValueError, match="need every id"):
-        browser.matching_item_ids(ItemQuery(sort=SortKey.OUTPUTS), 3)
+    for whole_list_first in (
+        ItemQuery(sort=SortKey.OUTPUTS),
+        ItemQuery(flag=ItemFlag.DISAGREEMENT),
+        ItemQuery(search="zebra"),
+        ItemQuery(pair=("m1", "m2")),
+    ):
+        with pytest.raises(ValueError, match="first_page_in_sql"):
+            browser.matching_item_ids(whole_list_first, 3)

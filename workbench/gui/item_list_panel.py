@@ -215,8 +215,11 @@ class ItemListPanel(QWidget):
         if first_page_in_sql(query):
             # The first rows are shown from a LIMIT query while every id is read: at 200,000
             # items the whole list takes most of a second, the first page a few milliseconds.
+            # a failure here is the whole list's too, and is reported when that one fails
             self.runner.run(
-                lambda: browser.matching_item_ids(query, PAGE_SIZE), show_first_page, fail
+                lambda: browser.matching_item_ids(query, PAGE_SIZE),
+                show_first_page,
+                lambda error: log.debug("the first page's query failed: %r", error),
             )
         self.runner.run(lambda: browser.matching_item_ids(query), apply, fail)
 

@@ -380,10 +380,19 @@ def _items_comparing(*models: str) -> Any:
 
 
 def first_page_in_sql(query: ItemQuery) -> bool:
-    """Whether :func:`matching_item_ids` can read the first ids of ``query`` alone (``limit``):
-    its order and filters are SQL's. Sorting by a count or filtering by a flag needs every id
-    first."""
-    return query.sort in _SQL_ORDERS and query.flag is None
+    """Whether :func:`matching_item_ids` can read the first ids of ``query`` alone (``limit``)
+    for less than all of them: its order is SQL's and its filters are plain columns. Sorting by
+    a count or filtering by a flag needs every id first; a search or a model filter is an
+    ``IN`` over a subquery SQLite reads whole either way, so a first page would cost as much
+    as the list."""
+    return (
+        query.sort in _SQL_ORDERS
+        and query.flag is None
+        and not query.search.strip()
+        and query.model is None
+        and query.pair is None
+        and query.compared is None
+    )
 
 
 #: the sort keys SQL orders by (the others sort the ids by counts read afterwards)
@@ -396,7 +405,7 @@ def matching_item_ids(session: Session, query: ItemQuery, limit: int | None = No
     :func:`first_page_in_sql`), the first ``limit`` of them, read without the rest: the item
     list shows its first page from these while the whole list is read."""
     if limit is not None and not first_page_in_sql(query):
-        raise ValueError(f"the first ids of {query.sort} or a flag filter need every id first")
+        raise ValueError(f"the first ids of {query} are read with every id (first_page_in_sql)")
     statement = select(Item.id).join(Source, Item.source_id == Source.id)
     if query.source:
         statement = statement.where(Source.name == query.source)
