@@ -680,10 +680,11 @@ def select_judgments(
     in stored order; ``pairwise`` keeps only outcomes between two named sides. Naming a
     column of :data:`DETAIL_COLUMNS` adds the provenance columns to the read. ``after`` (a
     :func:`fingerprint`) keeps only the judgments stored since it was taken."""
-    rows = judgment_rows(details=any(name in DETAIL_COLUMNS for name in columns))
-    conditions = _where(rows, filters) + (_pairwise(rows) if pairwise else [])
+    stores = _wide_stores(any(name in DETAIL_COLUMNS for name in columns))
     if after is not None:
-        conditions.append(_stored_after(rows, after))
+        stores = _stored_after(stores, after)
+    rows = union_all(*stores).subquery("judgments")
+    conditions = _where(rows, filters) + (_pairwise(rows) if pairwise else [])
     return (
         select(*(rows.c[name] for name in columns))
         .where(*conditions)
