@@ -55,7 +55,10 @@ def first_appearance_codes(names: np.ndarray) -> tuple[np.ndarray, tuple[str, ..
     the 79,000 names of a 100-model leaderboard's counts, on the path of every vote's refresh;
     one pass of dictionary lookups costs a tenth of that."""
     index: dict[object, int] = {}
-    values = np.asarray(names, dtype=object).reshape(-1).tolist()
+    # a pandas column converts in C; np.asarray would walk an Arrow-backed one name by name
+    to_numpy = getattr(names, "to_numpy", None)
+    array = to_numpy(dtype=object) if to_numpy is not None else np.asarray(names, dtype=object)
+    values = array.reshape(-1).tolist()
     codes = np.fromiter(
         (index.setdefault(name, len(index)) for name in values), dtype=np.int64, count=len(values)
     )
