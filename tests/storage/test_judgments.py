@@ -212,3 +212,20 @@ def test_counts_after_a_fingerprint_read_a_key_range_of_each_store(
         read = [step for step in steps if f" {store} " in f"{step} "]
         assert read and all("rowid>?" in step for step in read), (store, steps)
     assert not any(step.startswith("SCAN") and step.split()[1] in stores for step in steps)
+
+
+def test_distinct_combinations_give_each_columns_distinct_values(bundle_path: Path) -> None:
+    """The pickers read their columns in one scan; each column's values (NULL left out: a
+    missing category or language is no choice) equal its own SELECT DISTINCT."""
+    from workbench.services.analysis import CHOICE_COLUMNS
+    from workbench.storage.judgments import distinct_combinations
+
+    everything = OutcomeFilter(include_derived=True)
+    with Bundle.open(bundle_path) as bundle, bundle.read_session() as session:
+        for pairwise in (True, False):
+            found = distinct_combinations(session, CHOICE_COLUMNS, everything, pairwise=pairwise)
+            for column in CHOICE_COLUMNS:
+                expected = distinct_values(session, column, everything, pairwise=pairwise)
+                assert found[column] == expected, column
+        assert found["category"] == ["ocr"] and found["language"] == ["English"]
+        assert set(found["rater"]) >= {"gpt", "battles", "h1"}

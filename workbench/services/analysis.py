@@ -42,7 +42,12 @@ from workbench.stats.preferences import PREFERENCES
 from workbench.stats.weighting import WILDVISION_DECISIVE_WEIGHT, weight_by_strength
 from workbench.stats.winrate import pairwise_win_fraction
 from workbench.storage.bundle import Bundle
-from workbench.storage.judgments import ADJUDICATION, battle_counts, distinct_values
+from workbench.storage.judgments import (
+    ADJUDICATION,
+    battle_counts,
+    distinct_combinations,
+    distinct_values,
+)
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -116,21 +121,32 @@ class AnalysisChoices:
     origins: tuple[str, ...] = ()
 
 
+#: the read model's columns whose values the pickers offer, apart from the models
+CHOICE_COLUMNS = (
+    "campaign",
+    "judge_run",
+    "annotator",
+    "origin",
+    "category",
+    "criterion",
+    "language",
+    "rater",
+)
+
+
 def analysis_choices(bundle: Bundle) -> AnalysisChoices:
     """The pickers' values, each one ``SELECT DISTINCT`` over the pairwise judgments (derived
     ones included, so a rater that is only derived can still be chosen). Reads the bundle: call
     it on a worker thread."""
     everything = OutcomeFilter(include_derived=True)
     with bundle.read_session() as session:
+        # two scans, not one per column: names that combine in few ways, then the model pairs
+        found = distinct_combinations(
+            session, CHOICE_COLUMNS, everything, pairwise=True
+        ) | distinct_combinations(session, ("model_a", "model_b"), everything, pairwise=True)
 
         def values(*columns: str) -> tuple[str, ...]:
-            found: set[str] = set()
-            for column in columns:
-                found |= {
-                    str(value)
-                    for value in distinct_values(session, column, everything, pairwise=True)
-                }
-            return tuple(sorted(found))
+            return tuple(sorted({str(value) for column in columns for value in found[column]}))
 
         campaigns, runs, annotators = values("campaign"), values("judge_run"), values("annotator")
         origins = values("origin")

@@ -719,6 +719,29 @@ def distinct_values(
     return sorted(value for (value,) in session.execute(statement))
 
 
+def distinct_combinations(
+    session: Session,
+    columns: Sequence[str],
+    *filters: OutcomeFilter | None,
+    pairwise: bool = False,
+) -> dict[str, list[Any]]:
+    """Per column of ``columns``, the values it takes among the judgments the filters keep
+    (NULL left out), sorted: what :func:`distinct_values` gives for each, from one
+    ``SELECT DISTINCT`` of the columns together. One scan of the judgments instead of one per
+    column: the pickers' ten columns took 17.6 s at 1,000,000 votes as ten scans. Columns whose
+    combinations are few (names of campaigns, categories, raters...) belong together; columns
+    that multiply (the two models of a pair) make the distinct set large."""
+    rows = judgment_rows()
+    conditions = _where(rows, filters) + (_pairwise(rows) if pairwise else [])
+    statement = select(*(rows.c[column] for column in columns)).where(*conditions).distinct()
+    found: list[set[Any]] = [set() for _ in columns]
+    for combination in session.execute(statement):
+        for values, value in zip(found, combination, strict=True):
+            if value is not None:
+                values.add(value)
+    return {column: sorted(values) for column, values in zip(columns, found, strict=True)}
+
+
 def count_judgments(
     session: Session, *filters: OutcomeFilter | None, by: str | None = None
 ) -> dict[Any, int]:
