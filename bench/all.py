@@ -252,23 +252,17 @@ def _load() -> str:
     return " ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
+def _git(*arguments: str) -> str:
+    return subprocess.run(
+        ["git", *arguments], capture_output=True, text=True, cwd=PROJECT, check=True
+    ).stdout.strip()
+
+
 def _commit() -> str:
     """The commit the figures run on, with ``+dirty`` when the tree has changes."""
     try:
-        head = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            cwd=PROJECT,
-            check=True,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
-            capture_output=True,
-            text=True,
-            cwd=PROJECT,
-            check=True,
-        ).stdout.strip()
+        head = _git("rev-parse", "--short", "HEAD")
+        dirty = _git("status", "--porcelain", "--untracked-files=no")
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
     return head + ("+dirty" if dirty else "")
