@@ -29,16 +29,17 @@ from workbench.services.to_json import jsonable, records
 from workbench.stats.agreement import (
     AgreementSummary,
     RaterAgreement,
-    agreement_summary,
     aligned_agreement,
+    aligned_majorities,
     aligned_preferences,
+    grouped_agreement,
     rater_agreement,
 )
 from workbench.stats.battles import JUDGMENTS_COLUMN
 from workbench.stats.bradley_terry import Anchor
 from workbench.stats.elo import EloSettings
 from workbench.stats.leaderboard import Leaderboard, Method, compute_leaderboard
-from workbench.stats.preferences import PREFERENCES
+from workbench.stats.preferences import COMPARISON_COLUMNS, PREFERENCES, majority_preferences
 from workbench.stats.weighting import WILDVISION_DECISIVE_WEIGHT, weight_by_strength
 from workbench.stats.winrate import pairwise_win_fraction
 from workbench.storage.bundle import Bundle
@@ -797,22 +798,6 @@ class AgreementResult:
         )
 
 
-def _agreement_by(aligned: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
-    """Agreement (ties as a label) and Cohen's kappa within each group of aligned comparisons
-    sharing ``columns`` (:func:`aligned_agreement` of the group's rows, which equals
-    :func:`agreement_summary` on the group's judgments). A missing value (an item with no
-    category) is a group of its own, named None."""
-    rows = []
-    for key, group in aligned.groupby(columns, dropna=False, sort=True):
-        summary = aligned_agreement(group)
-        named = tuple(None if pd.isna(value) else value for value in key)
-        rows.append((*named, summary.comparisons, summary.agreement_with_ties, summary.cohen_kappa))
-    table = pd.DataFrame(rows, columns=[*columns, "comparisons", "agreement", "cohen_kappa"])
-    for column in columns:  # pandas reads None as NaN; keep "no value" a None
-        table[column] = table[column].astype(object).where(table[column].notna(), None)
-    return table
-
-
 def _set(selector: OutcomeFilter) -> dict[str, Any]:
     """The dimensions a selector sets, to describe it together with the other filters."""
     return {name: value for name, value in vars(selector).items() if value}
@@ -928,6 +913,13 @@ def agreement(
     first_side, second_side, overlap, kept_on = _without_overlap(
         first_side, second_side, (side_a, side_b)
     )
+    majorities = None
+    if cache is not None and not overlap:  # the sides are the kept frames, unchanged
+        keys = _comparison_keys(first_side)
+        majorities = (
+            _majorities(bundle, cache, (filters, select_a), keys),
+            _majorities(bundle, cache, (filters, select_b), keys),
+        )
     return agreement_of_sides(
         first_side,
         second_side,
@@ -937,6 +929,33 @@ def agreement(
         seed=seed,
         overlap=overlap,
         overlap_kept_on=kept_on,
+        majorities=majorities,
+    )
+
+
+def _comparison_keys(judgments: pd.DataFrame) -> list[str]:
+    """The columns that identify a comparison among these judgments (as
+    :func:`~workbench.stats.agreement.aligned_preferences` finds them)."""
+    return [column for column in COMPARISON_COLUMNS if column in judgments.columns] + [
+        "first",
+        "second",
+    ]
+
+
+def _majorities(
+    bundle: Bundle,
+    cache: JudgmentCache,
+    filters: tuple[OutcomeFilter, ...],
+    keys: list[str],
+) -> pd.DataFrame:
+    """One side's majority per comparison, kept by ``cache`` and recomputed only on the items
+    new judgments touch (a comparison is within one item, so its majority depends on that
+    item's judgments alone)."""
+    return cache.per_item_rows(
+        bundle,
+        "majorities:" + ",".join(keys),
+        filters,
+        lambda frame: majority_preferences(frame, keys),
     )
 
 
@@ -949,18 +968,24 @@ def agreement_of_sides(
     seed: int = 0,
     overlap: int = 0,
     overlap_kept_on: str | None = None,
+    majorities: tuple[pd.DataFrame, pd.DataFrame] | None = None,
 ) -> AgreementResult:
     """The whole of :func:`agreement` on two sides' pairwise judgments already read and
     separated (no judgment on both sides), named ``names`` and selected by the filters
     ``filters`` describes. The report calls it on judgments it has read once, so its human vs
-    judge section is this result, not a second computation of it."""
+    judge section is this result, not a second computation of it. ``majorities``: the two
+    sides' per-comparison majorities (:func:`_majorities`) when already kept, instead of
+    reducing the judgments again."""
     from workbench.stats.position_bias import first_position_wins, swap_consistency
 
     side_a, side_b = names
-    aligned = aligned_preferences(first_side, second_side)
+    if majorities is None:
+        aligned = aligned_preferences(first_side, second_side)
+    else:
+        aligned = aligned_majorities(*majorities, _comparison_keys(first_side))
     if aligned.empty:
         raise AnalysisError(f"{side_a!r} and {side_b!r} judged no comparison in common")
-    summary = agreement_summary(first_side, second_side)
+    summary = aligned_agreement(aligned)
     labels = list(PREFERENCES)
     confusion = (
         pd.crosstab(aligned["preference_a"], aligned["preference_b"])
@@ -984,8 +1009,8 @@ def agreement_of_sides(
     both = pd.concat([first_side, second_side], ignore_index=True)
     categories = both.drop_duplicates("item").set_index("item")["category"]
     with_category = aligned.assign(category=aligned["item"].map(categories))
-    by_category = _agreement_by(with_category, ["category"])
-    by_model_pair = _agreement_by(aligned, ["first", "second"])
+    by_category = grouped_agreement(with_category, ["category"])
+    by_model_pair = grouped_agreement(aligned, ["first", "second"])
     ratings, ranks = _rank_agreement(first_side, second_side, bootstrap, seed)
     nan = float("nan")
     return AgreementResult(

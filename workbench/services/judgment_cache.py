@@ -22,6 +22,8 @@ from workbench.storage.judgments import ORIGINS, fingerprint, only_added, stored
 FilterKey = tuple[OutcomeFilter, ...]
 #: a per-item analysis: the values of the items a frame holds (items without one left out)
 PerItem = Callable[[pd.DataFrame], Mapping[int, Any]]
+#: a per-item table: rows (with an ``item`` column) that depend on their item's judgments only
+PerItemRows = Callable[[pd.DataFrame], pd.DataFrame]
 
 #: how many filter sets the cache keeps frames for, least recently used dropped first. The
 #: panels ask for a few at a time (the agreement panel's two sides, the graph panel's source
@@ -40,6 +42,8 @@ class _Kept:
         self.per_origin = [0] * len(ORIGINS)
         #: analysis name -> item -> value, and the items whose value is out of date
         self.per_item: dict[str, dict[int, Any]] = {}
+        #: analysis name -> its rows for every item (per_item_rows)
+        self.tables: dict[str, pd.DataFrame] = {}
         self.stale: dict[str, set[int]] = {}
 
 
@@ -93,6 +97,37 @@ class JudgmentCache:
             kept.stale[name] = set()
             return values
 
+    def per_item_rows(
+        self,
+        bundle: Bundle,
+        name: str,
+        filters: tuple[OutcomeFilter | None, ...],
+        compute: PerItemRows,
+    ) -> pd.DataFrame:
+        """The table ``name`` (``compute``) of the filters' judgments, up to date: ``compute``
+        of the whole frame after a full read; after an incremental one, the rows of the items
+        the new judgments touch are dropped and ``compute`` of those items' judgments put in
+        their place (at the end: callers must not rely on the row order). ``compute`` must give
+        each item the rows it gives on all that item's judgments, whatever other items the frame
+        holds (as a per-comparison majority does). Not to be modified."""
+        with self._lock:
+            kept = self._update(bundle, _key(filters))
+            table = kept.tables.get(name)
+            if table is None:
+                table = compute(kept.frame)
+                self.items_computed += _items(kept.frame)
+            elif kept.stale.get(name):
+                touched = kept.stale[name]
+                fresh = compute(kept.frame[kept.frame["item"].isin(touched)])
+                rest = table[~table["item"].isin(touched)]
+                # an empty piece adds no rows, and its column types (of an empty frame) do not count
+                pieces = [piece for piece in (rest, fresh) if not piece.empty]
+                table = pd.concat(pieces, ignore_index=True) if pieces else fresh
+                self.items_computed += len(touched)
+            kept.tables[name] = table
+            kept.stale[name] = set()
+            return table
+
     def clear(self) -> None:
         with self._lock:
             self._kept.clear()
@@ -111,6 +146,7 @@ class JudgmentCache:
                 kept.frame, kept.fingerprint = frame, now
                 kept.per_origin = [int((frame["origin"] == name).sum()) for name in ORIGINS]
                 kept.per_item.clear()
+                kept.tables.clear()
                 kept.stale.clear()
                 return kept
             if now == before:
@@ -150,5 +186,5 @@ def _insert(kept: _Kept, added: pd.DataFrame) -> None:
     # an empty kept frame adds no piece: its columns' types (of an empty read) do not count
     kept.frame = pd.concat(pieces, ignore_index=True)
     touched = {int(item) for item in added["item"].dropna()}
-    for name in kept.per_item:
+    for name in [*kept.per_item, *kept.tables]:
         kept.stale.setdefault(name, set()).update(touched)

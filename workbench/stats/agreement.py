@@ -11,7 +11,13 @@ import numpy as np
 import pandas as pd
 
 from workbench.stats.errors import StatsInputError
-from workbench.stats.kappa import chirp_kappa, cohen_kappa, fleiss_kappa, krippendorff_alpha
+from workbench.stats.kappa import (
+    chance_corrected,
+    chirp_kappa,
+    cohen_kappa,
+    fleiss_kappa,
+    krippendorff_alpha,
+)
 from workbench.stats.preferences import (
     PREFERENCES,
     TIE,
@@ -24,16 +30,29 @@ from workbench.stats.preferences import (
 def aligned_preferences(judgments_a: pd.DataFrame, judgments_b: pd.DataFrame) -> pd.DataFrame:
     """Comparisons judged by both sides, each side reduced to its majority preference: columns
     of the comparison key, ``preference_a``/``preference_b``, ``votes_a``/``votes_b`` and
-    ``support_a``/``support_b``. Both sides must identify comparisons by the same columns."""
+    ``support_a``/``support_b``, in the order of the key. Both sides must identify comparisons
+    by the same columns."""
     keys_a = comparison_keys(oriented(judgments_a))
     keys_b = comparison_keys(oriented(judgments_b))
     keys = [key for key in keys_a if key in keys_b]
-    side_a = majority_preferences(judgments_a, keys)
-    side_b = majority_preferences(judgments_b, keys)
-    columns = ["preference", "votes", "support"]
-    return side_a[[*keys, *columns]].merge(
-        side_b[[*keys, *columns]], on=keys, suffixes=("_a", "_b"), how="inner"
+    return aligned_majorities(
+        majority_preferences(judgments_a, keys), majority_preferences(judgments_b, keys), keys
     )
+
+
+def aligned_majorities(
+    majority_a: pd.DataFrame, majority_b: pd.DataFrame, keys: list[str]
+) -> pd.DataFrame:
+    """:func:`aligned_preferences` of the two sides' per-comparison majorities
+    (:func:`~workbench.stats.preferences.majority_preferences` with ``keys``), in any row order:
+    a majority depends on its comparison's judgments only, so the panels' worker keeps each
+    side's table and recomputes only the comparisons new judgments touch. The result is sorted
+    by the key, so it does not depend on the order the tables were kept in."""
+    columns = ["preference", "votes", "support"]
+    aligned = majority_a[[*keys, *columns]].merge(
+        majority_b[[*keys, *columns]], on=keys, suffixes=("_a", "_b"), how="inner"
+    )
+    return aligned.sort_values(keys, kind="stable", na_position="last").reset_index(drop=True)
 
 
 def disagreeing_comparisons(judgments_a: pd.DataFrame, judgments_b: pd.DataFrame) -> pd.DataFrame:
@@ -119,6 +138,39 @@ def aligned_agreement(aligned: pd.DataFrame) -> AgreementSummary:
             else float("nan")
         ),
     )
+
+
+def grouped_agreement(aligned: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """Per group of aligned comparisons sharing ``columns``: ``comparisons``, ``agreement``
+    (ties as a label) and ``cohen_kappa``, as :func:`aligned_agreement` gives them on the
+    group's rows alone (up to rounding), from one 3x3 count table per group instead of a
+    pandas pass per group. A missing value (an item with no category) is a group of its own,
+    named None; groups in sorted order, None last."""
+    if aligned.empty:
+        raise StatsInputError("the two evaluators judged no comparison in common")
+    grouped = aligned.groupby(columns, dropna=False, sort=True)
+    group = grouped.ngroup().to_numpy()
+    keys = grouped.size().index
+    labels = list(PREFERENCES)
+    code_a = pd.Categorical(aligned["preference_a"], categories=labels).codes.astype(np.intp)
+    code_b = pd.Categorical(aligned["preference_b"], categories=labels).codes.astype(np.intp)
+    counts = np.zeros((len(keys), len(labels), len(labels)))
+    np.add.at(counts, (group, code_a, code_b), 1.0)
+    n = counts.sum(axis=(1, 2))
+    observed = np.trace(counts, axis1=1, axis2=2) / n
+    expected = np.einsum(
+        "gi,gi->g", counts.sum(axis=2) / n[:, None], counts.sum(axis=1) / n[:, None]
+    )
+    kappa = [chance_corrected(o, e) for o, e in zip(observed, expected, strict=True)]
+    frame = (
+        keys.to_frame(index=False)
+        if isinstance(keys, pd.MultiIndex)
+        else pd.DataFrame({columns[0]: keys})
+    )
+    table = frame.assign(comparisons=n.astype(int), agreement=observed, cohen_kappa=kappa)
+    for column in columns:  # pandas reads None as NaN; keep "no value" a None
+        table[column] = table[column].astype(object).where(table[column].notna(), None)
+    return table.reset_index(drop=True)
 
 
 @dataclass(frozen=True)
