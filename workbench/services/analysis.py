@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 
 from workbench.errors import WorkbenchError
@@ -31,11 +32,11 @@ from workbench.stats.agreement import (
     RaterAgreement,
     aligned_agreement,
     aligned_majorities,
-    aligned_preferences,
     grouped_agreement,
-    rater_agreement,
+    rater_agreement_of,
+    rater_tables,
 )
-from workbench.stats.battles import JUDGMENTS_COLUMN
+from workbench.stats.battles import JUDGMENTS_COLUMN, checked_battles
 from workbench.stats.bradley_terry import Anchor
 from workbench.stats.elo import EloSettings
 from workbench.stats.leaderboard import Leaderboard, Method, compute_leaderboard
@@ -43,7 +44,7 @@ from workbench.stats.preferences import COMPARISON_COLUMNS, PREFERENCES, majorit
 from workbench.stats.weighting import WILDVISION_DECISIVE_WEIGHT, weight_by_strength
 from workbench.stats.winrate import pairwise_win_fraction
 from workbench.storage.bundle import Bundle
-from workbench.storage.judgments import ADJUDICATION, battle_counts, distinct_values
+from workbench.storage.judgments import ADJUDICATION, ORIGINS, battle_counts, distinct_values
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -809,41 +810,49 @@ def _without_overlap(
     """The two sides with every judgment both select counted once: on the side that selects
     fewer judgments (it names them more narrowly, e.g. ``rater:h1`` within ``human``), or on
     side a when both select as many. Refuses sides that select the same judgments."""
-    key_a = list(zip(first["origin"], first["row_id"], strict=True))
-    key_b = list(zip(second["origin"], second["row_id"], strict=True))
-    shared = set(key_a) & set(key_b)
+    key_a, key_b = _judgment_keys(first), _judgment_keys(second)
+    in_b, in_a = np.isin(key_a, key_b), np.isin(key_b, key_a)
+    shared = int(in_b.sum())  # a judgment is one row of each side that selects it
     if not shared:
         return first, second, 0, None
-    if len(shared) == len(key_a) == len(key_b):
+    if shared == len(key_a) == len(key_b):
         raise AnalysisError(
-            f"{names[0]!r} and {names[1]!r} select the same {len(shared)} judgments: "
+            f"{names[0]!r} and {names[1]!r} select the same {shared} judgments: "
             "agreement needs two different evaluators"
         )
     keep_on = "b" if len(key_b) < len(key_a) else "a"
     if keep_on == "a":
-        second = second[[key not in shared for key in key_b]].reset_index(drop=True)
+        second = second[~in_a].reset_index(drop=True)
     else:
-        first = first[[key not in shared for key in key_a]].reset_index(drop=True)
+        first = first[~in_b].reset_index(drop=True)
     for name, side in zip(names, (first, second), strict=True):
         if side.empty:
             raise AnalysisError(
                 f"every judgment {name!r} selects is also selected by the other side "
-                f"({len(shared)} judgments): choose sides that do not contain each other"
+                f"({shared} judgments): choose sides that do not contain each other"
             )
-    return first, second, len(shared), keep_on
+    return first, second, shared, keep_on
+
+
+def _judgment_keys(judgments: pd.DataFrame) -> np.ndarray:
+    """One integer per judgment, unique across the stores: its origin's rank and its row id."""
+    origin = pd.Categorical(judgments["origin"], categories=list(ORIGINS)).codes.astype(np.int64)
+    return origin * (1 << 48) + judgments["row_id"].to_numpy(dtype=np.int64)
 
 
 def _rank_agreement(
-    side_a: pd.DataFrame, side_b: pd.DataFrame, rounds: int, seed: int
+    battles_a: pd.DataFrame, battles_b: pd.DataFrame, rounds: int, seed: int
 ) -> tuple[pd.DataFrame, dict[str, Any] | None]:
+    """The two sides' Bradley-Terry leaderboards compared, each from its battle counts
+    (:func:`_battle_counts` rows, of one or more items each)."""
     from workbench.stats.rank_agreement import (
         ci_order_agreement,
         kendall_tau,
         spearman_correlation,
     )
 
-    board_a = compute_leaderboard(side_a, "bt", bootstrap=rounds, seed=seed).table
-    board_b = compute_leaderboard(side_b, "bt", bootstrap=rounds, seed=seed).table
+    board_a = compute_leaderboard(_pooled(battles_a), "bt", bootstrap=rounds, seed=seed).table
+    board_b = compute_leaderboard(_pooled(battles_b), "bt", bootstrap=rounds, seed=seed).table
     ratings_a = board_a.set_index("model")["rating"]
     ratings_b = board_b.set_index("model")["rating"]
     shared = sorted(set(ratings_a.index) & set(ratings_b.index))
@@ -898,8 +907,13 @@ def agreement(
     again on them."""
     filters = filters or OutcomeFilter()
     select_a, select_b = parse_selector(side_a), parse_selector(side_b)
-    first_side = _pairwise(bundle, filters, select_a, cache=cache)
-    second_side = _pairwise(bundle, filters, select_b, cache=cache)
+    kept: list[SideTables | None] = [None, None]
+    if cache is None:
+        first_side = _pairwise(bundle, filters, select_a)
+        second_side = _pairwise(bundle, filters, select_b)
+    else:  # each side's judgments and its kept tables, from one snapshot
+        first_side, kept[0] = _kept_side(bundle, cache, (filters, select_a))
+        second_side, kept[1] = _kept_side(bundle, cache, (filters, select_b))
     for label, name, side, selector in (
         ("a", side_a, first_side, select_a),
         ("b", side_b, second_side, select_b),
@@ -913,13 +927,9 @@ def agreement(
     first_side, second_side, overlap, kept_on = _without_overlap(
         first_side, second_side, (side_a, side_b)
     )
-    majorities = None
-    if cache is not None and not overlap:  # the sides are the kept frames, unchanged
-        keys = _comparison_keys(first_side)
-        majorities = (
-            _majorities(bundle, cache, (filters, select_a), keys),
-            _majorities(bundle, cache, (filters, select_b), keys),
-        )
+    tables = None
+    if kept[0] is not None and kept[1] is not None and not overlap:
+        tables = (kept[0], kept[1])  # of the kept frames, which the overlap left unchanged
     return agreement_of_sides(
         first_side,
         second_side,
@@ -929,7 +939,7 @@ def agreement(
         seed=seed,
         overlap=overlap,
         overlap_kept_on=kept_on,
-        majorities=majorities,
+        tables=tables,
     )
 
 
@@ -942,20 +952,61 @@ def _comparison_keys(judgments: pd.DataFrame) -> list[str]:
     ]
 
 
-def _majorities(
-    bundle: Bundle,
-    cache: JudgmentCache,
-    filters: tuple[OutcomeFilter, ...],
-    keys: list[str],
-) -> pd.DataFrame:
-    """One side's majority per comparison, kept by ``cache`` and recomputed only on the items
-    new judgments touch (a comparison is within one item, so its majority depends on that
-    item's judgments alone)."""
-    return cache.per_item_rows(
+#: the per-item tables one side of an agreement is reduced to (:func:`_side_tables`)
+SideTables = dict[str, pd.DataFrame]
+
+
+def _side_tables(judgments: pd.DataFrame, keys: list[str]) -> SideTables:
+    """Everything :func:`agreement_of_sides` needs of one side's judgments, as tables of rows
+    that each depend on one item's judgments only: the majority per comparison, the raters'
+    label counts per comparison and the raters, the position tallies and the swapped-order
+    verdicts per evaluator and item, the battle counts per item, and the items' categories.
+    The statistics are computed from these, whether kept by the panels' cache (which
+    recomputes only the items new judgments touch) or made now from all the judgments."""
+    from workbench.stats.position_bias import position_tallies, swap_verdicts
+
+    rater_counts, raters = rater_tables(judgments)
+    return {
+        "majorities": majority_preferences(judgments, keys),
+        "rater_counts": rater_counts,
+        "raters": raters,
+        "positions": position_tallies(judgments),
+        "swaps": swap_verdicts(judgments),
+        "battles": _battle_counts(judgments),
+        "categories": judgments.drop_duplicates("item")[["item", "category"]],
+    }
+
+
+def _battle_counts(judgments: pd.DataFrame) -> pd.DataFrame:
+    """Battle weights and judgments per item, model pair as shown and outcome."""
+    return (
+        checked_battles(judgments)
+        .groupby(["item", "model_a", "model_b", "outcome"], dropna=False, sort=True)
+        .agg(weight=("weight", "sum"), **{JUDGMENTS_COLUMN: ("weight", "size")})
+        .reset_index()
+    )
+
+
+def _pooled(battles: pd.DataFrame) -> pd.DataFrame:
+    """Per-item battle counts pooled per model pair and outcome, in name order (so the fit does
+    not depend on the order the rows were kept in)."""
+    return (
+        battles.groupby(["model_a", "model_b", "outcome"], sort=True)[["weight", JUDGMENTS_COLUMN]]
+        .sum()
+        .reset_index()
+    )
+
+
+def _kept_side(
+    bundle: Bundle, cache: JudgmentCache, filters: tuple[OutcomeFilter, ...]
+) -> tuple[pd.DataFrame, SideTables | None]:
+    """One side's pairwise judgments and their :func:`_side_tables`, kept by ``cache``, which
+    recomputes the tables only on the items new judgments touch."""
+    return cache.pairwise_with_tables(
         bundle,
-        "majorities:" + ",".join(keys),
         filters,
-        lambda frame: majority_preferences(frame, keys),
+        "agreement-side",
+        lambda frame: _side_tables(frame, _comparison_keys(frame)),
     )
 
 
@@ -968,21 +1019,24 @@ def agreement_of_sides(
     seed: int = 0,
     overlap: int = 0,
     overlap_kept_on: str | None = None,
-    majorities: tuple[pd.DataFrame, pd.DataFrame] | None = None,
+    tables: tuple[SideTables, SideTables] | None = None,
 ) -> AgreementResult:
     """The whole of :func:`agreement` on two sides' pairwise judgments already read and
     separated (no judgment on both sides), named ``names`` and selected by the filters
     ``filters`` describes. The report calls it on judgments it has read once, so its human vs
-    judge section is this result, not a second computation of it. ``majorities``: the two
-    sides' per-comparison majorities (:func:`_majorities`) when already kept, instead of
-    reducing the judgments again."""
-    from workbench.stats.position_bias import first_position_wins, swap_consistency
+    judge section is this result, not a second computation of it. ``tables``: the two sides'
+    :func:`_side_tables` when kept (the panels' cache), instead of making them now; every
+    statistic is computed from these tables either way, so the two give the same result."""
+    from workbench.stats.position_bias import first_position_wins_of, swap_consistency_of
 
     side_a, side_b = names
-    if majorities is None:
-        aligned = aligned_preferences(first_side, second_side)
+    if tables is None:
+        keys = _comparison_keys(first_side)
+        tables = (_side_tables(first_side, keys), _side_tables(second_side, keys))
     else:
-        aligned = aligned_majorities(*majorities, _comparison_keys(first_side))
+        keys = _comparison_keys(first_side)
+    kept_a, kept_b = tables
+    aligned = aligned_majorities(kept_a["majorities"], kept_b["majorities"], keys)
     if aligned.empty:
         raise AnalysisError(f"{side_a!r} and {side_b!r} judged no comparison in common")
     summary = aligned_agreement(aligned)
@@ -1006,12 +1060,19 @@ def agreement_of_sides(
         .sort_values("majority", ascending=False, kind="stable")
         .reset_index(drop=True)
     )
-    both = pd.concat([first_side, second_side], ignore_index=True)
-    categories = both.drop_duplicates("item").set_index("item")["category"]
+    # an item's category is the same on both sides: the first side's, or the second's
+    categories = (
+        pd.concat([kept_a["categories"], kept_b["categories"]], ignore_index=True)
+        .drop_duplicates("item")
+        .set_index("item")["category"]
+    )
     with_category = aligned.assign(category=aligned["item"].map(categories))
     by_category = grouped_agreement(with_category, ["category"])
     by_model_pair = grouped_agreement(aligned, ["first", "second"])
-    ratings, ranks = _rank_agreement(first_side, second_side, bootstrap, seed)
+    ratings, ranks = _rank_agreement(kept_a["battles"], kept_b["battles"], bootstrap, seed)
+    positions = pd.concat([kept_a["positions"], kept_b["positions"]], ignore_index=True)
+    # side a's verdicts first: the first verdict per order is kept, as on the pooled judgments
+    swaps = pd.concat([kept_a["swaps"], kept_b["swaps"]], ignore_index=True)
     nan = float("nan")
     return AgreementResult(
         side_a=side_a,
@@ -1020,14 +1081,14 @@ def agreement_of_sides(
         overlap=overlap,
         overlap_kept_on=overlap_kept_on,
         summary=summary,
-        raters_a=rater_agreement(first_side),
-        raters_b=rater_agreement(second_side),
+        raters_a=rater_agreement_of(kept_a["rater_counts"], kept_a["raters"]),
+        raters_b=rater_agreement_of(kept_b["rater_counts"], kept_b["raters"]),
         confusion=confusion,
         by_majority=by_majority,
         by_category=by_category,
         by_model_pair=by_model_pair,
-        position_bias=first_position_wins(both),
-        swap_consistency=swap_consistency(both),
+        position_bias=first_position_wins_of(positions),
+        swap_consistency=swap_consistency_of(swaps),
         ratings=ratings,
         ranks=ranks,
         spearman=ranks["spearman"] if ranks else nan,

@@ -16,7 +16,7 @@ from workbench.stats.kappa import (
     chirp_kappa,
     cohen_kappa,
     fleiss_kappa,
-    krippendorff_alpha,
+    krippendorff_alpha_of_counts,
 )
 from workbench.stats.preferences import (
     PREFERENCES,
@@ -196,33 +196,66 @@ def rater_agreement(judgments: pd.DataFrame, rater_column: str = "evaluator") ->
     """Fleiss' kappa and Krippendorff's alpha of the raters in ``rater_column`` on the
     comparisons they judged (labels first/second/tie after orienting by model name; a rater's
     repeated judgment of one comparison counts once, the first)."""
+    counts, raters = rater_tables(judgments, rater_column)
+    return rater_agreement_of(counts, raters, rater_column)
+
+
+#: the columns of :func:`rater_tables`' counts: raters per label, in the order of PREFERENCES
+LABEL_COUNTS = ("first_raters", "second_raters", "tie_raters")
+
+
+def rater_tables(
+    judgments: pd.DataFrame, rater_column: str = "evaluator"
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """What :func:`rater_agreement` needs of the judgments: per comparison, its key and how many
+    raters chose each of first/second/tie; and the distinct (comparison key columns..., rater)
+    present. Both are per comparison, so per item: the panels' worker keeps them and
+    recomputes only the items new judgments touch."""
     frame = oriented(judgments)
     if rater_column not in frame.columns:
         raise StatsInputError(f"the judgments have no column '{rater_column}'")
     keys = comparison_keys(frame)
     frame = frame.drop_duplicates([*keys, rater_column])
-    comparison = frame.groupby(keys, dropna=False, sort=False).ngroup().to_numpy()
-    raters, rater_index = np.unique(frame[rater_column].astype(str), return_inverse=True)
-    label = pd.Categorical(frame["preference"], categories=list(PREFERENCES)).codes
-    n_comparisons = int(comparison.max()) + 1 if len(frame) else 0
-    counts = np.zeros((n_comparisons, len(PREFERENCES)))
-    np.add.at(counts, (comparison, label), 1.0)
-    per_comparison = counts.sum(axis=1)
+    tallies = frame.assign(
+        **{
+            column: (frame["preference"] == label).astype(np.int64)
+            for column, label in zip(LABEL_COUNTS, PREFERENCES, strict=True)
+        }
+    )
+    counts = tallies.groupby(keys, dropna=False)[list(LABEL_COUNTS)].sum().reset_index()
+    rated_by = [column for column in ("item",) if column in frame.columns]
+    raters = (
+        frame[[*rated_by, rater_column]]
+        .assign(**{rater_column: frame[rater_column].astype(str)})
+        .drop_duplicates()
+    )
+    return counts, raters
+
+
+def rater_agreement_of(
+    counts: pd.DataFrame, raters: pd.DataFrame, rater_column: str = "evaluator"
+) -> RaterAgreement:
+    """:func:`rater_agreement` from :func:`rater_tables` (rows in any order: the comparisons are
+    put in key order first)."""
+    keys = [column for column in counts.columns if column not in LABEL_COUNTS]
+    ordered = counts.sort_values(keys, kind="stable", na_position="last")
+    table = ordered[list(LABEL_COUNTS)].to_numpy(dtype=np.float64)
+    per_comparison = table.sum(axis=1)
     rated_twice = per_comparison >= 2
     fleiss = float("nan")
     fleiss_items = 0
+    alpha = float("nan")
     if rated_twice.any():
         sizes, frequency = np.unique(per_comparison[rated_twice], return_counts=True)
         usual = sizes[np.argmax(frequency)]
-        table = counts[per_comparison == usual]
-        fleiss, fleiss_items = fleiss_kappa(table), len(table)
-    alpha = float("nan")
-    if rated_twice.any():
-        reliability = np.full((len(raters), n_comparisons), np.nan)
-        reliability[rater_index, comparison] = label
-        alpha = krippendorff_alpha(reliability[:, rated_twice], "nominal")
+        usual_table = table[per_comparison == usual]
+        fleiss, fleiss_items = fleiss_kappa(usual_table), len(usual_table)
+        pairable = table[rated_twice]
+        present = pairable.sum(axis=0) > 0  # values that occur, as the ratings table has them
+        values = np.flatnonzero(present).astype(np.float64)
+        alpha = krippendorff_alpha_of_counts(pairable[:, present], values, "nominal")
     return RaterAgreement(
-        raters=len(raters),
+        raters=int(raters[rater_column].nunique()),
         comparisons=int(rated_twice.sum()),
         fleiss_kappa=fleiss,
         fleiss_comparisons=fleiss_items,

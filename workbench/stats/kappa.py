@@ -128,6 +128,15 @@ def krippendorff_alpha(reliability_data: np.ndarray, level: Level = "nominal") -
     unit_counts = np.zeros((data.shape[1], values.size))
     units = np.broadcast_to(np.arange(data.shape[1]), data.shape)
     np.add.at(unit_counts, (units[present], codes[present]), 1.0)
+    return krippendorff_alpha_of_counts(unit_counts, values, level)
+
+
+def krippendorff_alpha_of_counts(
+    unit_counts: np.ndarray, values: np.ndarray, level: Level = "nominal"
+) -> float:
+    """:func:`krippendorff_alpha` from how many ratings each pairable unit got of each value:
+    ``unit_counts[u, v]`` for units rated at least twice and the values (sorted) that occur.
+    Alpha depends on the ratings only through these counts, not on who gave which."""
     per_unit = unit_counts.sum(axis=1, keepdims=True)
     scaled = unit_counts / (per_unit - 1.0)
     coincidence = scaled.T @ unit_counts - np.diag(scaled.sum(axis=0))
