@@ -42,11 +42,15 @@ def position_tallies(judgments: pd.DataFrame, by: str = "evaluator") -> pd.DataF
         raise StatsInputError(f"the judgments have no column '{by}'")
     frame = frame[frame["model_a"] != frame["model_b"]]
     outcome = frame["outcome"]
-    return (
+    # least and greatest name by their rank among the sorted names (pandas' min and max of
+    # strings per group are a Python loop)
+    names, rank = np.unique(frame["model_a"].to_numpy(dtype=object), return_inverse=True)
+    table = (
         frame.assign(
             decisive=outcome.isin([Outcome.A.value, Outcome.B.value]),
             first_wins=outcome == Outcome.A.value,
             in_name_order=frame["model_a"] < frame["model_b"],
+            first_shown=rank.reshape(-1),
         )
         .groupby([by, "item"] if "item" in frame.columns and by != "item" else [by], dropna=False)
         .agg(
@@ -54,11 +58,14 @@ def position_tallies(judgments: pd.DataFrame, by: str = "evaluator") -> pd.DataF
             decisive=("decisive", "sum"),
             first_wins=("first_wins", "sum"),
             in_name_order=("in_name_order", "sum"),
-            first_shown_min=("model_a", "min"),
-            first_shown_max=("model_a", "max"),
+            first_shown_min=("first_shown", "min"),
+            first_shown_max=("first_shown", "max"),
         )
         .reset_index()
     )
+    for column in ("first_shown_min", "first_shown_max"):
+        table[column] = names[table[column].to_numpy(dtype=np.intp)]
+    return table
 
 
 def first_position_wins_of(tallies: pd.DataFrame, by: str = "evaluator") -> pd.DataFrame:
