@@ -22,6 +22,8 @@ from workbench.stats.position_bias import (
     position_tallies,
     swap_consistency,
     swap_consistency_of,
+    swap_consistency_of_pairs,
+    swap_pairs,
     swap_verdicts,
 )
 
@@ -135,3 +137,12 @@ def test_grouped_agreement_equals_a_summary_per_group(seed: int) -> None:
         got = list(table[[*columns, "comparisons", "agreement"]].itertuples(index=False))
         assert [tuple(row) for row in got] == expected
     assert None in set(grouped_agreement(aligned, ["category"])["category"])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_swap_consistency_from_each_pieces_pairs_equals_the_whole(seed: int) -> None:
+    # one side's evaluators: every pair lies within one item, so within one piece
+    judgments = random_judgments(seed)
+    pairs = [swap_pairs(swap_verdicts(piece)) for piece in pieces(judgments, seed)]
+    kept = swap_consistency_of_pairs(pd.concat(pairs, ignore_index=True))
+    pd.testing.assert_frame_equal(kept, swap_consistency(judgments))

@@ -963,15 +963,17 @@ def _side_tables(judgments: pd.DataFrame, keys: list[str]) -> SideTables:
     verdicts per evaluator and item, the battle counts per item, and the items' categories.
     The statistics are computed from these, whether kept by the panels' cache (which
     recomputes only the items new judgments touch) or made now from all the judgments."""
-    from workbench.stats.position_bias import position_tallies, swap_verdicts
+    from workbench.stats.position_bias import position_tallies, swap_pairs, swap_verdicts
 
     rater_counts, raters = rater_tables(judgments)
+    swaps = swap_verdicts(judgments)
     return {
         "majorities": majority_preferences(judgments, keys),
         "rater_counts": rater_counts,
         "raters": raters,
         "positions": position_tallies(judgments),
-        "swaps": swap_verdicts(judgments),
+        "swaps": swaps,
+        "swap_pairs": swap_pairs(swaps),
         "battles": _battle_counts(judgments),
         "categories": judgments.drop_duplicates("item")[["item", "category"]],
     }
@@ -1027,7 +1029,11 @@ def agreement_of_sides(
     judge section is this result, not a second computation of it. ``tables``: the two sides'
     :func:`_side_tables` when kept (the panels' cache), instead of making them now; every
     statistic is computed from these tables either way, so the two give the same result."""
-    from workbench.stats.position_bias import first_position_wins_of, swap_consistency_of
+    from workbench.stats.position_bias import (
+        first_position_wins_of,
+        swap_consistency_of,
+        swap_consistency_of_pairs,
+    )
 
     side_a, side_b = names
     if tables is None:
@@ -1071,8 +1077,17 @@ def agreement_of_sides(
     by_model_pair = grouped_agreement(aligned, ["first", "second"])
     ratings, ranks = _rank_agreement(kept_a["battles"], kept_b["battles"], bootstrap, seed)
     positions = pd.concat([kept_a["positions"], kept_b["positions"]], ignore_index=True)
-    # side a's verdicts first: the first verdict per order is kept, as on the pooled judgments
-    swaps = pd.concat([kept_a["swaps"], kept_b["swaps"]], ignore_index=True)
+    evaluators_a, evaluators_b = (
+        set(kept["swaps"]["evaluator"].unique()) for kept in (kept_a, kept_b)
+    )
+    if evaluators_a & evaluators_b:
+        # an evaluator on both sides may have judged a comparison one way on each: pair the
+        # pooled verdicts, side a's first (the first verdict per order is kept)
+        swaps = pd.concat([kept_a["swaps"], kept_b["swaps"]], ignore_index=True)
+        swap_table = swap_consistency_of(swaps)
+    else:  # each side's pairs are all there is
+        pairs = pd.concat([kept_a["swap_pairs"], kept_b["swap_pairs"]], ignore_index=True)
+        swap_table = swap_consistency_of_pairs(pairs)
     nan = float("nan")
     return AgreementResult(
         side_a=side_a,
@@ -1088,7 +1103,7 @@ def agreement_of_sides(
         by_category=by_category,
         by_model_pair=by_model_pair,
         position_bias=first_position_wins_of(positions),
-        swap_consistency=swap_consistency_of(swaps),
+        swap_consistency=swap_table,
         ratings=ratings,
         ranks=ranks,
         spearman=ranks["spearman"] if ranks else nan,

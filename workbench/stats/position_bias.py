@@ -171,6 +171,15 @@ def _swap_keys(frame: pd.DataFrame, by: str) -> list[str]:
 def swap_consistency_of(verdicts: pd.DataFrame, by: str = "evaluator") -> pd.DataFrame:
     """:func:`swap_consistency` from :func:`swap_verdicts` rows; rows of several sets of
     judgments may be concatenated in their order (the first verdict per order is kept)."""
+    return swap_consistency_of_pairs(swap_pairs(verdicts, by), by)
+
+
+def swap_pairs(verdicts: pd.DataFrame, by: str = "evaluator") -> pd.DataFrame:
+    """The comparisons of :func:`swap_verdicts` rows judged in both orders by one ``by``, each
+    with whether its two verdicts agree (``consistent``), each favoured whichever response came
+    first (``favours_first``) or second (``favours_second``), or one was a tie (``mixed_tie``).
+    Per comparison, so per item: the panels' worker keeps them for a side whose evaluators the
+    other side does not share."""
     keys = _swap_keys(verdicts, by)
     one_each = verdicts.drop_duplicates([*keys, "shown_first"])
     straight = one_each[one_each["shown_first"]]
@@ -178,15 +187,19 @@ def swap_consistency_of(verdicts: pd.DataFrame, by: str = "evaluator") -> pd.Dat
     both = straight.merge(swapped, on=keys, suffixes=("_straight", "_swapped"))
     straight_pref, swapped_pref = both["preference_straight"], both["preference_swapped"]
     # the first-shown model is "first" in the straight order and "second" after the swap
-    both = both.assign(
+    return both[keys].assign(
         consistent=straight_pref == swapped_pref,
         favours_first=(straight_pref == FIRST) & (swapped_pref == SECOND),
         favours_second=(straight_pref == SECOND) & (swapped_pref == FIRST),
         mixed_tie=(straight_pref != swapped_pref)
         & ((straight_pref == TIE) | (swapped_pref == TIE)),
     )
+
+
+def swap_consistency_of_pairs(pairs: pd.DataFrame, by: str = "evaluator") -> pd.DataFrame:
+    """:func:`swap_consistency` from :func:`swap_pairs` rows (in any order)."""
     return (
-        both.groupby(by)
+        pairs.groupby(by)
         .agg(
             pairs=("consistent", "size"),
             consistent=("consistent", "mean"),
