@@ -23,6 +23,7 @@ from workbench.stats.position_bias import (
     swap_consistency,
     swap_consistency_of,
     swap_consistency_of_pairs,
+    swap_consistency_of_sides,
     swap_pairs,
     swap_verdicts,
 )
@@ -146,3 +147,19 @@ def test_swap_consistency_from_each_pieces_pairs_equals_the_whole(seed: int) -> 
     pairs = [swap_pairs(swap_verdicts(piece)) for piece in pieces(judgments, seed)]
     kept = swap_consistency_of_pairs(pd.concat(pairs, ignore_index=True))
     pd.testing.assert_frame_equal(kept, swap_consistency(judgments))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_swap_consistency_of_sides_pairs_again_only_shared_evaluators(seed: int) -> None:
+    judgments = random_judgments(seed)
+    # e1 and e2 on side a only, e4 on side b only, e3 on both
+    on_a = judgments["evaluator"].isin(["e1", "e2"]) | (
+        (judgments["evaluator"] == "e3") & (judgments.index % 2 == 0)
+    )
+    side_a, side_b = judgments[on_a], judgments[~on_a]
+    verdicts = (swap_verdicts(side_a), swap_verdicts(side_b))
+    pairs = (swap_pairs(verdicts[0]), swap_pairs(verdicts[1]))
+    kept = swap_consistency_of_sides(verdicts, pairs)
+    pooled = pd.concat([side_a, side_b], ignore_index=True)
+    pd.testing.assert_frame_equal(kept, swap_consistency(pooled))
+    assert set(kept["evaluator"]) == {"e1", "e2", "e3", "e4"}

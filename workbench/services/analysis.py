@@ -810,17 +810,23 @@ def _without_overlap(
     """The two sides with every judgment both select counted once: on the side that selects
     fewer judgments (it names them more narrowly, e.g. ``rater:h1`` within ``human``), or on
     side a when both select as many. Refuses sides that select the same judgments."""
-    key_a, key_b = _judgment_keys(first), _judgment_keys(second)
-    in_b, in_a = np.isin(key_a, key_b), np.isin(key_b, key_a)
+    # a judgment both select has one evaluator: compare the keys of shared evaluators' rows only
+    shared_by = set(first["evaluator"].unique()) & set(second["evaluator"].unique())
+    maybe_a = first["evaluator"].isin(shared_by).to_numpy()
+    maybe_b = second["evaluator"].isin(shared_by).to_numpy()
+    key_a, key_b = _judgment_keys(first[maybe_a]), _judgment_keys(second[maybe_b])
+    in_b, in_a = np.zeros(len(first), dtype=bool), np.zeros(len(second), dtype=bool)
+    in_b[maybe_a] = np.isin(key_a, key_b)
+    in_a[maybe_b] = np.isin(key_b, key_a)
     shared = int(in_b.sum())  # a judgment is one row of each side that selects it
     if not shared:
         return first, second, 0, None
-    if shared == len(key_a) == len(key_b):
+    if shared == len(first) == len(second):
         raise AnalysisError(
             f"{names[0]!r} and {names[1]!r} select the same {shared} judgments: "
             "agreement needs two different evaluators"
         )
-    keep_on = "b" if len(key_b) < len(key_a) else "a"
+    keep_on = "b" if len(second) < len(first) else "a"
     if keep_on == "a":
         second = second[~in_a].reset_index(drop=True)
     else:
@@ -1029,11 +1035,7 @@ def agreement_of_sides(
     judge section is this result, not a second computation of it. ``tables``: the two sides'
     :func:`_side_tables` when kept (the panels' cache), instead of making them now; every
     statistic is computed from these tables either way, so the two give the same result."""
-    from workbench.stats.position_bias import (
-        first_position_wins_of,
-        swap_consistency_of,
-        swap_consistency_of_pairs,
-    )
+    from workbench.stats.position_bias import first_position_wins_of, swap_consistency_of_sides
 
     side_a, side_b = names
     if tables is None:
@@ -1077,17 +1079,9 @@ def agreement_of_sides(
     by_model_pair = grouped_agreement(aligned, ["first", "second"])
     ratings, ranks = _rank_agreement(kept_a["battles"], kept_b["battles"], bootstrap, seed)
     positions = pd.concat([kept_a["positions"], kept_b["positions"]], ignore_index=True)
-    evaluators_a, evaluators_b = (
-        set(kept["swaps"]["evaluator"].unique()) for kept in (kept_a, kept_b)
+    swap_table = swap_consistency_of_sides(
+        (kept_a["swaps"], kept_b["swaps"]), (kept_a["swap_pairs"], kept_b["swap_pairs"])
     )
-    if evaluators_a & evaluators_b:
-        # an evaluator on both sides may have judged a comparison one way on each: pair the
-        # pooled verdicts, side a's first (the first verdict per order is kept)
-        swaps = pd.concat([kept_a["swaps"], kept_b["swaps"]], ignore_index=True)
-        swap_table = swap_consistency_of(swaps)
-    else:  # each side's pairs are all there is
-        pairs = pd.concat([kept_a["swap_pairs"], kept_b["swap_pairs"]], ignore_index=True)
-        swap_table = swap_consistency_of_pairs(pairs)
     nan = float("nan")
     return AgreementResult(
         side_a=side_a,

@@ -49,6 +49,9 @@ def aligned_majorities(
     side's table and recomputes only the comparisons new judgments touch. The result is sorted
     by the key, so it does not depend on the order the tables were kept in."""
     columns = ["preference", "votes", "support"]
+    if "item" in keys:  # only comparisons of items both judged can align: narrow first, cheaply
+        majority_a = majority_a[majority_a["item"].isin(majority_b["item"])]
+        majority_b = majority_b[majority_b["item"].isin(majority_a["item"])]
     aligned = majority_a[[*keys, *columns]].merge(
         majority_b[[*keys, *columns]], on=keys, suffixes=("_a", "_b"), how="inner"
     )

@@ -196,6 +196,23 @@ def swap_pairs(verdicts: pd.DataFrame, by: str = "evaluator") -> pd.DataFrame:
     )
 
 
+def swap_consistency_of_sides(
+    verdicts: tuple[pd.DataFrame, pd.DataFrame],
+    pairs: tuple[pd.DataFrame, pd.DataFrame],
+    by: str = "evaluator",
+) -> pd.DataFrame:
+    """:func:`swap_consistency` of two sets of judgments pooled (the first's verdicts first),
+    from each one's :func:`swap_verdicts` and :func:`swap_pairs`: an evaluator found in one set
+    only has its pairs there; only the verdicts of an evaluator found in both (a comparison it
+    may have judged one way in each) are paired again."""
+    shared = set(verdicts[0][by].unique()) & set(verdicts[1][by].unique())
+    pieces = [side[~side[by].isin(shared)] for side in pairs]
+    if shared:
+        pooled = pd.concat([side[side[by].isin(shared)] for side in verdicts], ignore_index=True)
+        pieces.append(swap_pairs(pooled, by))
+    return swap_consistency_of_pairs(pd.concat(pieces, ignore_index=True), by)
+
+
 def swap_consistency_of_pairs(pairs: pd.DataFrame, by: str = "evaluator") -> pd.DataFrame:
     """:func:`swap_consistency` from :func:`swap_pairs` rows (in any order)."""
     return (
