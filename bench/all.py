@@ -201,6 +201,35 @@ def _figures(work: Path) -> list[Figure]:
             ),
         ),
         Figure(
+            "first-item-1m",
+            "stress.py",
+            "1,000,000 votes x 100 models: process start to the first item painted and to the "
+            "screenshot, 3 runs against a bare window (goal: within 2 s of it)",
+            # the bundle of leaderboard-1m (same sizes), built by whichever runs first
+            full=(
+                *("--bundle", str(work / "stress-100" / "stress.wbb"), "--models", "100"),
+                *("--only", "gui", "--gui-runs", "3"),
+            ),
+            quick=(
+                *("--bundle", str(work / "stress-100-quick" / "stress.wbb")),
+                *("--items", "20000", "--models", "10", "--votes", "100000"),
+                *("--only", "gui", "--gui-runs", "3"),
+            ),
+            needs_display=True,
+        ),
+        Figure(
+            "after-vote-1m",
+            "panel_after_vote.py",
+            "a vote to the leaderboard panel showing it at 1,000,000 votes x 100 models "
+            "(goal 200 ms), against the poll and full refresh",
+            full=(
+                *("--bundle", str(work / "stress-100" / "stress.wbb"), "--models", "100"),
+                *("--runs", "5", "--full-runs", "3"),
+            ),
+            quick=("--items", "2000", "--models", "10", "--votes", "20000", "--runs", "5"),
+            needs_display=True,
+        ),
+        Figure(
             "item-list-pair",
             "item_list_pair.py",
             "the item list filtered to one model pair against the plain query",
@@ -223,23 +252,17 @@ def _load() -> str:
     return " ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
+def _git(*arguments: str) -> str:
+    return subprocess.run(
+        ["git", *arguments], capture_output=True, text=True, cwd=PROJECT, check=True
+    ).stdout.strip()
+
+
 def _commit() -> str:
     """The commit the figures run on, with ``+dirty`` when the tree has changes."""
     try:
-        head = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            cwd=PROJECT,
-            check=True,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
-            capture_output=True,
-            text=True,
-            cwd=PROJECT,
-            check=True,
-        ).stdout.strip()
+        head = _git("rev-parse", "--short", "HEAD")
+        dirty = _git("status", "--porcelain", "--untracked-files=no")
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
     return head + ("+dirty" if dirty else "")

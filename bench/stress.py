@@ -15,7 +15,12 @@ refuses to reuse it. Steps:
 - leaderboard-bt / leaderboard-elo: ``workbench leaderboard BUNDLE --campaign ... --json``
   (Bradley-Terry with ``--bootstrap`` rounds, then Elo) over the campaign's votes;
 - export: ``workbench export BUNDLE --campaign ... --format jsonl`` (one record per vote);
-- gui: ``workbench open BUNDLE --screenshot FILE`` offscreen, up to the first item shown.
+- gui: ``workbench open BUNDLE --screenshot FILE`` offscreen, --gui-runs times (median), with
+  the time from the process's spawn to the item list's first painted row (the app's hook,
+  workbench/gui/first_paint.py) as well as to the screenshot, taken once nothing is left to
+  read (the deferred disagreement flags included); the reference, a bare PySide6 window
+  (bench/first_paint.py --bare-window) from spawn to its first paint, runs alternately in the
+  same run. The goal (issue 15): the first item within 2 s of the bare window.
 
 Every step also checks its result (rows seen, the ratings' order against the hidden strengths
 the votes were drawn from, records written, a screenshot of the window's size); a failed check
@@ -42,6 +47,8 @@ from make_synthetic_bundle import CAMPAIGN, model_strengths  # noqa: E402
 
 #: a step whose process holds more than this is a fault to find, not a figure to report
 MEMORY_LIMIT_MB = 4096
+#: issue 15: the first item painted within this many seconds of a bare window's first paint
+FIRST_ITEM_GOAL_S = 2.0
 #: the checks' bound on Spearman's rank correlation of the ratings with the hidden strengths
 MIN_RANK_CORRELATION = 0.9
 WORKBENCH_CLI = "import sys; from workbench.cli import main; sys.exit(main(sys.argv[1:]))"
@@ -122,7 +129,9 @@ def run_step_here(name: str, bundle_path: Path, steps: int) -> int:
 
 
 def run_child(command: list[str], stdout_path: Path, env: dict[str, str]) -> dict[str, Any]:
-    """Run ``command`` with stdout to a file; its wall time, exit status and peak RSS."""
+    """Run ``command`` with stdout to a file; its wall time, exit status and peak RSS, and the
+    ``time.time()`` it was spawned at (``spawned``)."""
+    spawned = time.time()
     began = time.perf_counter()
     with stdout_path.open("wb") as stdout:
         process = subprocess.Popen(command, stdout=stdout, stderr=subprocess.PIPE, env=env)
@@ -135,6 +144,7 @@ def run_child(command: list[str], stdout_path: Path, env: dict[str, str]) -> dic
     seconds = time.perf_counter() - began
     return {
         "seconds": seconds,
+        "spawned": spawned,
         "peak_mb": usage.ru_maxrss / 1024,  # kilobytes on Linux
         "exit_code": process.returncode,
         "stderr": error.decode("utf-8", "replace")[-2000:],
@@ -262,9 +272,12 @@ def run_steps(args: argparse.Namespace) -> dict[str, Any]:
         "gui": [*workbench, "open", bundle, "--screenshot", str(screenshot)],
     }
     results: dict[str, Any] = {}
-    for name in STEPS:
+    for name in args.only or STEPS:
         print(f"step {name} …", file=sys.stderr, flush=True)
         stdout_path = args.work / f"{name}.out"
+        if name == "gui":
+            results[name] = run_gui(commands[name], screenshot, args, env)
+            continue
         measured = run_child(commands[name], stdout_path, env)
         result = {key: measured[key] for key in ("seconds", "peak_mb", "exit_code")}
         results[name] = result
@@ -276,10 +289,8 @@ def run_steps(args: argparse.Namespace) -> dict[str, Any]:
                 result.update(json.loads(output))
             elif name.startswith("leaderboard"):
                 result.update(check_leaderboard(json.loads(output), args.models, args.votes))
-            elif name == "export":
-                result.update(check_export(votes_file, json.loads(output), args.votes))
             else:
-                result.update(check_screenshot(screenshot))
+                result.update(check_export(votes_file, json.loads(output), args.votes))
             if result["peak_mb"] > MEMORY_LIMIT_MB:
                 raise StepFailed(f"peak memory {result['peak_mb']:.0f} MB over {MEMORY_LIMIT_MB}")
             result["ok"] = True
@@ -289,6 +300,63 @@ def run_steps(args: argparse.Namespace) -> dict[str, Any]:
         if name == "export" and votes_file.exists() and not args.keep_export:
             votes_file.unlink()
     return results
+
+
+def _paint_time(report: Path, spawned: float) -> float:
+    """Seconds from a child's spawn to the paint its report records."""
+    if not report.exists():
+        raise StepFailed("the window never painted an item (no first-paint report)")
+    return float(json.loads(report.read_text(encoding="utf-8"))["time"]) - spawned
+
+
+def run_gui(
+    command: list[str], screenshot: Path, args: argparse.Namespace, env: dict[str, str]
+) -> dict[str, Any]:
+    """The gui step, --gui-runs times alternating with the bare window: medians of the time to
+    the first item painted, to the screenshot (the whole process) and to the bare window's
+    first paint."""
+    import compileall
+
+    # installed, the package has its bytecode; without it every child compiles our modules
+    for package in ("workbench", "plugins"):
+        compileall.compile_dir(BENCH.parent / package, quiet=1)
+    report = args.work / "first-paint.json"
+    bare = [sys.executable, str(BENCH / "first_paint.py"), "--bare-window", str(report)]
+    # the app's hook records the first painted row (workbench/gui/first_paint.py)
+    app_env = {**env, "WORKBENCH_FIRST_PAINT_REPORT": str(report)}
+    runs: dict[str, list[float]] = {"first_item_s": [], "seconds": [], "bare_window_s": []}
+    peak = 0.0
+    try:
+        for _run in range(args.gui_runs):
+            report.unlink(missing_ok=True)
+            measured = run_child(bare, args.work / "bare.out", env)
+            runs["bare_window_s"].append(_paint_time(report, measured["spawned"]))
+            report.unlink(missing_ok=True)
+            measured = run_child(command, args.work / "gui.out", app_env)
+            if measured["exit_code"] != 0:
+                raise StepFailed(f"exit code {measured['exit_code']}: {measured['stderr']}")
+            check_screenshot(screenshot)
+            runs["first_item_s"].append(_paint_time(report, measured["spawned"]))
+            runs["seconds"].append(measured["seconds"])
+            peak = max(peak, measured["peak_mb"])
+    except (StepFailed, ValueError, KeyError) as problem:
+        return {"seconds": 0.0, "peak_mb": peak, "exit_code": 1, "ok": False, "error": str(problem)}
+    result: dict[str, Any] = {key: statistics.median(values) for key, values in runs.items()}
+    result.update(peak_mb=peak, exit_code=0, **check_screenshot(screenshot))
+    result["first_item_after_bare_s"] = result["first_item_s"] - result["bare_window_s"]
+    result["runs"] = len(runs["seconds"])
+    goal = result["first_item_after_bare_s"] <= FIRST_ITEM_GOAL_S
+    result["first_item_goal"] = f"within {FIRST_ITEM_GOAL_S:.0f} s of the bare window: " + (
+        "met" if goal else "NOT met"
+    )
+    result["ok"] = peak <= MEMORY_LIMIT_MB
+    if not result["ok"]:
+        result["error"] = f"peak memory {peak:.0f} MB over {MEMORY_LIMIT_MB}"
+    return result
+
+
+def _load() -> str:
+    return " ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
 def print_table(summary: dict[str, Any]) -> None:
@@ -305,6 +373,8 @@ def print_table(summary: dict[str, Any]) -> None:
         print(f"build: {built} ({state})", file=out)
     else:  # cached by bench/leaderboard_stress.py, which keeps no build figures
         print(f"build: {state}, no build figures recorded", file=out)
+    load = summary["load_average"]
+    print(f"load average before {load['before']}, after {load['after']}", file=out)
     print(f"{'step':<17}{'seconds':>9}{'peak MB':>9}  result", file=out)
     for name, result in summary["steps"].items():
         detail = result.get("error") or ", ".join(
@@ -328,6 +398,8 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--steps", type=int, default=200, help="next-item steps to time")
     parser.add_argument("--bootstrap", type=int, default=100, help="Bradley-Terry rounds")
+    parser.add_argument("--gui-runs", type=int, default=3, help="gui step runs (median)")
+    parser.add_argument("--only", nargs="+", choices=STEPS, help="run these steps alone")
     parser.add_argument("--work", type=Path, help="folder for step outputs (default: a temp one)")
     parser.add_argument("--keep-export", action="store_true", help="keep the exported JSONL")
     parser.add_argument("--json-out", type=Path, help="also write the JSON summary here")
@@ -340,7 +412,9 @@ def main() -> int:
         args.work = args.work or Path(scratch)
         args.work.mkdir(parents=True, exist_ok=True)
         build = ensure_bundle(args)
+        load_before = _load()
         steps = run_steps(args)
+        load_after = _load()
     summary = {
         "bundle": str(args.bundle),
         "bundle_mb": args.bundle.stat().st_size / 1e6,
@@ -348,6 +422,7 @@ def main() -> int:
         "models": args.models,
         "votes": args.votes,
         "build": build,
+        "load_average": {"before": load_before, "after": load_after},
         "steps": steps,
         "peak_mb": max(result["peak_mb"] for result in steps.values()),
         "ok": all(result["ok"] for result in steps.values()),

@@ -95,7 +95,7 @@ def test_a_read_only_open_never_upgrades_and_says_how(tmp_path: Path) -> None:
     old = tmp_path / "old.wbb"
     copy_bundle(FIXTURE, old)
     before = hashlib.sha256(old.read_bytes()).hexdigest()
-    with pytest.raises(MigrationDeclinedError, match="open it once in the app"):
+    with pytest.raises(MigrationDeclinedError, match="workbench upgrade"):
         Bundle.open(old, read_only=True)
     assert hashlib.sha256(old.read_bytes()).hexdigest() == before
     assert sorted(p.name for p in tmp_path.iterdir() if not p.name.endswith(("-shm", "-wal"))) == [

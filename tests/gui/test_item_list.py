@@ -191,3 +191,92 @@ def test_a_hidden_list_reads_the_disagreement_flag_at_once(qtbot) -> None:  # ty
     panel.model.set_ids([1, 2, 3])  # never shown: no paint to wait for
     qtbot.waitUntil(lambda: panel.model.data(panel.model.index(1, 6)) == "disagreement")
     assert browser.lookups == [[1, 2, 3]]
+
+
+class _SlowListBrowser(_FlagCountingBrowser):
+    """1,000 items whose whole id list is read only when the test lets it (``release``); the
+    first page (a ``limit``) answers at once."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        import threading
+
+        self.release = threading.Event()
+        self.limits: list[int | None] = []
+
+    def matching_item_ids(self, query, limit=None):  # type: ignore[no-untyped-def]
+        self.limits.append(limit)
+        ids = list(range(1, 1_001))
+        if limit is not None:
+            return ids[:limit]
+        assert self.release.wait(10), "the test never released the whole list"
+        return ids
+
+    def item_count(self) -> int:
+        return 1_000
+
+
+def test_the_first_page_shows_before_the_whole_list_is_read(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Issue 15: at 200,000 items reading every id takes most of a second; the list paints its
+    first page from a LIMIT query meanwhile, then keeps those rows when the whole list comes."""
+    from workbench.gui.item_table_model import PAGE_SIZE
+
+    panel = _panel(qtbot)
+    browser = _SlowListBrowser()
+    panel.resize(600, 400)
+    panel.show()
+    try:
+        panel.set_browser(browser, None)  # type: ignore[arg-type]
+        qtbot.waitUntil(lambda: panel.model.rowCount() == PAGE_SIZE, timeout=5_000)
+        # shown while the whole list is still being read, which only a page has asked for
+        assert panel.querying and panel.ui.countLabel.text() == "Searching…"
+        assert sorted(browser.limits, key=str) == [PAGE_SIZE, None]
+        assert len(browser.asked_flags) == 1  # the page's rows, read once
+    finally:
+        browser.release.set()
+    qtbot.waitUntil(lambda: not panel.querying, timeout=5_000)
+    assert panel.model.total() == 1_000 and panel.ui.countLabel.text() == "1,000 items"
+    assert len(browser.asked_flags) == 1  # the whole list kept the page's rows
+    assert panel.model.canFetchMore(QModelIndex())
+    panel.model.fetchMore(QModelIndex())
+    assert panel.model.rowCount() == 2 * PAGE_SIZE
+    assert panel.model.data(panel.model.index(2 * PAGE_SIZE - 1, 0)) == str(2 * PAGE_SIZE)
+
+
+def test_a_reset_after_the_whole_list_reads_the_rows_again() -> None:
+    """Keeping loaded rows is for a first page only: a later list with the same ids (after a
+    vote, say) reads its rows again, so their counts are fresh."""
+    fetched: list[list[int]] = []
+
+    def fetch(ids):  # type: ignore[no-untyped-def]
+        fetched.append(list(ids))
+        return [ItemRow(i, str(i), "s", None, None, None, 0, 0, frozenset()) for i in ids]
+
+    model = ItemTableModel(fetch)
+    model.set_first_page([1, 2])
+    model.set_ids([1, 2, 3])
+    assert fetched == [[1, 2]] and model.total() == 3
+    model.set_ids([1, 2, 3])
+    assert fetched == [[1, 2], [1, 2, 3]]
+    model.set_first_page([5, 6])
+    model.set_ids([1, 2])  # another order: reset
+    assert fetched[-1] == [1, 2] and model.rowCount() == 2
+
+
+@pytest.mark.parametrize("sort", ["id", "source", "category", "language"])
+def test_the_first_ids_read_alone_begin_the_whole_list(open_window, sort: str) -> None:  # type: ignore[no-untyped-def]
+    from workbench.services.browse import ItemQuery, SortKey
+
+    browser = open_window.browser
+    for descending in (False, True):
+        query = ItemQuery(sort=SortKey(sort), descending=descending)
+        whole = browser.matching_item_ids(query)
+        assert browser.matching_item_ids(query, 3) == whole[:3]
+    for whole_list_first in (
+        ItemQuery(sort=SortKey.OUTPUTS),
+        ItemQuery(flag=ItemFlag.DISAGREEMENT),
+        ItemQuery(search="zebra"),
+        ItemQuery(pair=("m1", "m2")),
+    ):
+        with pytest.raises(ValueError, match="first_page_in_sql"):
+            browser.matching_item_ids(whole_list_first, 3)

@@ -171,7 +171,11 @@ def test_rater_and_origin_pickers_offer_the_cli_choices(qtbot, panel_window) -> 
         assert raters == list(choices.raters) and raters
         panel.rater.setCurrentIndex(panel.rater.findData("gpt-judge"))
         qtbot.waitUntil(
-            lambda: panel.result is not None and panel.result.request.rater == "gpt-judge",
+            lambda: (
+                panel.result is not None
+                and panel.result.request.rater == "gpt-judge"
+                and not panel.busy
+            ),  # the intervals come after the ratings
             timeout=10_000,
         )
         expected = leaderboard(
@@ -218,3 +222,47 @@ def test_the_leaderboard_never_waits_for_the_other_panels_worker(
     finally:
         go.touch()
     qtbot.waitUntil(lambda: waited == [True], timeout=10_000)
+
+
+@pytest.mark.parametrize("style_control", [False, True])
+def test_bradley_terry_ratings_come_first_and_their_intervals_after(
+    qtbot, panel_window, style_control: bool
+) -> None:  # type: ignore[no-untyped-def]
+    """After a change the new point ratings are on screen before the bootstrap is done (at 100
+    models the rounds are most of a refresh); the ratings then equal the final ones and the
+    intervals follow, with the plots drawn once."""
+    panel = panel_window.analysis.leaderboard
+    assert panel.method.currentData() == "bt"
+    if style_control:
+        previous = panel.result
+        panel.style_control.setChecked(True)
+        qtbot.waitUntil(lambda: panel.result is not previous and not panel.busy, timeout=15_000)
+    points: list[object] = []
+    finals: list[object] = []
+    statuses: list[str] = []
+    panel.ratingsShown.connect(
+        lambda result: (points.append(result), statuses.append(panel.status.text()))
+    )
+    panel.computed.connect(finals.append)
+    panel.refresh()
+    qtbot.waitUntil(lambda: bool(finals) and not panel.busy, timeout=15_000)
+    assert len(points) == 2 and len(finals) == 1  # points, then the final result
+    first, final = points[0], finals[0]
+    assert first.board.bootstrap == 0 and final.board.bootstrap == panel.rounds.value() > 0
+    assert "bootstrap rounds computing" in statuses[0]
+    assert first.table["ci_lower"].isna().all() and final.table["ci_lower"].notna().all()
+    pd.testing.assert_series_equal(first.table["rating"], final.table["rating"])
+    pd.testing.assert_series_equal(first.table["model"], final.table["model"])
+
+
+def test_online_elo_with_a_bootstrap_waits_for_its_rounds(qtbot, panel_window) -> None:  # type: ignore[no-untyped-def]
+    """Online Elo with a bootstrap shows the rounds' median: there is no earlier rating."""
+    panel = panel_window.analysis.leaderboard
+    previous = panel.result
+    panel.method.setCurrentIndex(panel.method.findData("elo"))
+    qtbot.waitUntil(lambda: panel.result is not previous and not panel.busy, timeout=15_000)
+    points: list[object] = []
+    panel.ratingsShown.connect(points.append)
+    panel.refresh()
+    qtbot.waitUntil(lambda: bool(points) and not panel.busy, timeout=15_000)
+    assert len(points) == 1 and points[0].board.bootstrap == panel.rounds.value()

@@ -174,3 +174,18 @@ def test_the_batched_solves_run_on_one_blas_thread(monkeypatch: pytest.MonkeyPat
     with threadpool_limits(limits=2, user_api="blas"):  # as on a two-core machine
         newton(counts)
     assert seen and set(seen) == {1}
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_first_appearance_codes_number_names_as_pandas_factorize(seed: int) -> None:
+    from workbench.stats.pair_counts import first_appearance_codes
+
+    rng = np.random.default_rng(seed)
+    names = np.array([f"model-{n}" for n in rng.integers(0, 30, 2_000)], dtype=object)
+    codes, order = first_appearance_codes(names)
+    expected_codes, expected_names = pd.factorize(pd.Series(names))
+    assert codes.dtype == np.int64
+    assert codes.tolist() == expected_codes.tolist()
+    assert order == tuple(expected_names)
+    empty_codes, empty_names = first_appearance_codes(np.array([], dtype=object))
+    assert empty_codes.tolist() == [] and empty_names == ()

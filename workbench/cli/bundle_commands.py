@@ -1,4 +1,4 @@
-"""``workbench info``, ``workbench plugins`` and ``workbench demo``."""
+"""``workbench info``, ``workbench upgrade``, ``workbench plugins`` and ``workbench demo``."""
 
 from __future__ import annotations
 
@@ -16,6 +16,15 @@ def register(commands: Any) -> None:
     info.add_argument("--json", action="store_true", help="print as JSON")
     info.set_defaults(handler=run_info)
 
+    upgrade = commands.add_parser(
+        "upgrade",
+        help="upgrade a bundle from an older app to this app's schema (a backup is written first)",
+    )
+    upgrade.add_argument(
+        "bundle", metavar="BUNDLE", help="a bundle file, or a postgresql:// URL of a server bundle"
+    )
+    upgrade.set_defaults(handler=run_upgrade)
+
     plugins = commands.add_parser(
         "plugins",
         help="list installed plugins with their import formats, protocols and judge templates",
@@ -32,11 +41,26 @@ def register(commands: Any) -> None:
     demo.set_defaults(handler=run_demo)
 
 
+def run_upgrade(args: argparse.Namespace) -> int:
+    from workbench.storage import Bundle, MigrationDeclinedError
+
+    try:
+        with Bundle.open(args.bundle, read_only=True) as bundle:  # writes nothing
+            print(f"{bundle.location} is already at schema {bundle.revision()}; nothing to do")
+        return 0
+    except MigrationDeclinedError:
+        pass  # older: upgrade it
+    with Bundle.open(args.bundle) as bundle:  # a backup beside a file first, then the migration
+        print(f"upgraded {bundle.location} to schema {bundle.revision()}")
+    return 0
+
+
 def run_info(args: argparse.Namespace) -> int:
     from workbench.storage import Bundle
     from workbench.storage.queries import bundle_counts
 
-    with Bundle.open(args.bundle) as bundle:
+    # read-only: info never writes, not even the upgrade of an older bundle (`workbench upgrade`)
+    with Bundle.open(args.bundle, read_only=True) as bundle:
         with bundle.read_session() as session:
             counts = bundle_counts(session)
         counts["bundle"] = {

@@ -276,7 +276,7 @@ def run_leaderboard(args: argparse.Namespace) -> int:
         k_factor=args.k_factor,
         where=_filters(args),
     )
-    with Bundle.open(args.bundle) as bundle:
+    with Bundle.open(args.bundle, read_only=True) as bundle:
         try:
             result = leaderboard(bundle, request)
         except AnalysisError as error:
@@ -348,7 +348,7 @@ def run_agreement(args: argparse.Namespace) -> int:
     from workbench.services.analysis import AnalysisError, agreement
     from workbench.storage import Bundle
 
-    with Bundle.open(args.bundle) as bundle:
+    with Bundle.open(args.bundle, read_only=True) as bundle:
         try:
             result = agreement(
                 bundle, args.a, args.b, _filters(args), bootstrap=args.bootstrap, seed=args.seed
@@ -425,7 +425,7 @@ def run_contradictions(args: argparse.Namespace) -> int:
     from workbench.storage import Bundle
 
     filters = _filters(args)
-    with Bundle.open(args.bundle) as bundle:
+    with Bundle.open(args.bundle, read_only=True) as bundle:
         try:
             document = contradictions(
                 bundle, filters, args.by_criterion, args.max_length, args.list
@@ -462,7 +462,7 @@ def run_failures(args: argparse.Namespace) -> int:
     from workbench.services.analysis import AnalysisError, failure_cases
     from workbench.storage import Bundle
 
-    with Bundle.open(args.bundle) as bundle:
+    with Bundle.open(args.bundle, read_only=True) as bundle:
         try:
             document = failure_cases(bundle, args.kind, args.model).to_json()
         except AnalysisError as error:
@@ -500,7 +500,7 @@ def run_scores(args: argparse.Namespace) -> int:
 
     provider = benchmark_scores(args.benchmark)
     filters = _filters(args)
-    with Bundle.open(args.bundle) as bundle:
+    with Bundle.open(args.bundle, read_only=True) as bundle:
         try:
             result = scores(bundle, provider, filters)
         except AnalysisError as error:

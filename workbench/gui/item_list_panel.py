@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QAbstractItemView, QComboBox, QHeaderView, QWidget
 
 from workbench.gui.background import BackgroundRunner
 from workbench.gui.forms.ui_item_list_panel import Ui_ItemListPanel
-from workbench.gui.item_table_model import ItemTableModel
+from workbench.gui.item_table_model import PAGE_SIZE, ItemTableModel
 from workbench.gui.linked_selection import LinkedSelection
 from workbench.services.browse import (
     SQL_FLAGS,
@@ -22,6 +22,7 @@ from workbench.services.browse import (
     ItemFlag,
     ItemQuery,
     SortKey,
+    first_page_in_sql,
 )
 
 log = logging.getLogger(__name__)
@@ -198,6 +199,12 @@ class ItemListPanel(QWidget):
             if generation == self._generation and browser is self.browser:
                 self._apply(query, ids)
 
+        def show_first_page(ids: list[int]) -> None:
+            # only while the whole list is still being read for this query
+            if generation == self._generation and browser is self.browser and self.querying:
+                self.model.set_first_page(ids)
+                self._follow_selection(self.selection.item_id)
+
         def fail(error: BaseException) -> None:
             if generation == self._generation:
                 self.querying = False
@@ -205,6 +212,15 @@ class ItemListPanel(QWidget):
                 self.ui.countLabel.setText("The search failed; see the log.")
                 self.queryFailed.emit(str(error))
 
+        if first_page_in_sql(query):
+            # The first rows are shown from a LIMIT query while every id is read: at 200,000
+            # items the whole list takes most of a second, the first page a few milliseconds.
+            # a failure here is the whole list's too, and is reported when that one fails
+            self.runner.run(
+                lambda: browser.matching_item_ids(query, PAGE_SIZE),
+                show_first_page,
+                lambda error: log.debug("the first page's query failed: %r", error),
+            )
         self.runner.run(lambda: browser.matching_item_ids(query), apply, fail)
 
     def _apply(self, query: ItemQuery, ids: list[int]) -> None:

@@ -50,11 +50,20 @@ class ItemTableModel(QAbstractTableModel):
         self._ids: list[int] = []
         self._positions: dict[int, int] | None = None
         self._rows: list[ItemRow] = []
+        #: the ids are the first page of a list still being read (see set_first_page)
+        self._first_page_only = False
 
     # --- contents -------------------------------------------------------------------------------
 
     def set_ids(self, ids: Sequence[int]) -> None:
-        """Show these items, in this order; the first page is fetched at once."""
+        """Show these items, in this order; the first page is fetched at once. After
+        :meth:`set_first_page`, the rows it loaded are kept when ``ids`` begins with them."""
+        first_page, self._first_page_only = self._first_page_only, False
+        loaded = len(self._rows)
+        if first_page and 0 < loaded <= len(ids) and self._ids[:loaded] == list(ids[:loaded]):
+            self._ids = list(ids)
+            self._positions = None
+            return
         self.beginResetModel()
         self._ids = list(ids)
         self._positions = None
@@ -62,6 +71,12 @@ class ItemTableModel(QAbstractTableModel):
         self.endResetModel()
         if self._ids:
             self.fetchMore(QModelIndex())
+
+    def set_first_page(self, ids: Sequence[int]) -> None:
+        """Show the first ``ids`` of a list still being read; :meth:`set_ids` with the whole
+        list then keeps these rows when it begins with them (no reset, no second read)."""
+        self.set_ids(ids)
+        self._first_page_only = True
 
     @property
     def ids(self) -> list[int]:

@@ -44,7 +44,13 @@ from workbench.stats.preferences import COMPARISON_COLUMNS, PREFERENCES, majorit
 from workbench.stats.weighting import WILDVISION_DECISIVE_WEIGHT, weight_by_strength
 from workbench.stats.winrate import pairwise_win_fraction
 from workbench.storage.bundle import Bundle
-from workbench.storage.judgments import ADJUDICATION, ORIGINS, battle_counts, distinct_values
+from workbench.storage.judgments import (
+    ADJUDICATION,
+    ORIGINS,
+    battle_counts,
+    distinct_combinations,
+    distinct_values,
+)
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -118,21 +124,32 @@ class AnalysisChoices:
     origins: tuple[str, ...] = ()
 
 
+#: the read model's columns whose values the pickers offer, apart from the models
+CHOICE_COLUMNS = (
+    "campaign",
+    "judge_run",
+    "annotator",
+    "origin",
+    "category",
+    "criterion",
+    "language",
+    "rater",
+)
+
+
 def analysis_choices(bundle: Bundle) -> AnalysisChoices:
     """The pickers' values, each one ``SELECT DISTINCT`` over the pairwise judgments (derived
     ones included, so a rater that is only derived can still be chosen). Reads the bundle: call
     it on a worker thread."""
     everything = OutcomeFilter(include_derived=True)
     with bundle.read_session() as session:
+        # two scans, not one per column: names that combine in few ways, then the model pairs
+        found = distinct_combinations(
+            session, CHOICE_COLUMNS, everything, pairwise=True
+        ) | distinct_combinations(session, ("model_a", "model_b"), everything, pairwise=True)
 
         def values(*columns: str) -> tuple[str, ...]:
-            found: set[str] = set()
-            for column in columns:
-                found |= {
-                    str(value)
-                    for value in distinct_values(session, column, everything, pairwise=True)
-                }
-            return tuple(sorted(found))
+            return tuple(sorted({str(value) for column in columns for value in found[column]}))
 
         campaigns, runs, annotators = values("campaign"), values("judge_run"), values("annotator")
         origins = values("origin")
@@ -328,7 +345,8 @@ def leaderboard(
         dropped = int((~found).sum())
         battles = battles[found].reset_index(drop=True)
         style_features = (features_a[found], features_b[found])
-    models = set(battles["model_a"]) | set(battles["model_b"])
+    # unique() first: iterating an Arrow-backed column walks it name by name (50 ms at 80,000)
+    models = set(battles["model_a"].unique()) | set(battles["model_b"].unique())
     anchor: Anchor | None = None
     if request.anchor is not None and (request.anchor in models or not request.default_anchor):
         anchor = Anchor(request.anchor, request.anchor_rating)

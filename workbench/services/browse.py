@@ -379,9 +379,33 @@ def _items_comparing(*models: str) -> Any:
     )
 
 
-def matching_item_ids(session: Session, query: ItemQuery) -> list[int]:
+def first_page_in_sql(query: ItemQuery) -> bool:
+    """Whether :func:`matching_item_ids` can read the first ids of ``query`` alone (``limit``)
+    for less than all of them: its order is SQL's and its filters are plain columns. Sorting by
+    a count or filtering by a flag needs every id first; a search or a model filter is an
+    ``IN`` over a subquery SQLite reads whole either way, so a first page would cost as much
+    as the list."""
+    return (
+        query.sort in _SQL_ORDERS
+        and query.flag is None
+        and not query.search.strip()
+        and query.model is None
+        and query.pair is None
+        and query.compared is None
+    )
+
+
+#: the sort keys SQL orders by (the others sort the ids by counts read afterwards)
+_SQL_ORDERS = frozenset({SortKey.ID, SortKey.SOURCE, SortKey.CATEGORY, SortKey.LANGUAGE})
+
+
+def matching_item_ids(session: Session, query: ItemQuery, limit: int | None = None) -> list[int]:
     """The ids of the items matching ``query``, in the order it asks for; items that tie keep
-    ascending id order in either direction."""
+    ascending id order in either direction. With ``limit`` (only where
+    :func:`first_page_in_sql`), the first ``limit`` of them, read without the rest: the item
+    list shows its first page from these while the whole list is read."""
+    if limit is not None and not first_page_in_sql(query):
+        raise ValueError(f"the first ids of {query} are read with every id (first_page_in_sql)")
     statement = select(Item.id).join(Source, Item.source_id == Source.id)
     if query.source:
         statement = statement.where(Source.name == query.source)
@@ -422,6 +446,8 @@ def matching_item_ids(session: Session, query: ItemQuery) -> list[int]:
             if query.sort is SortKey.ID:
                 tie_breaker = tie_breaker.desc()
         statement = statement.order_by(*columns, tie_breaker)
+        if limit is not None:
+            return list(session.scalars(statement.limit(limit)))
         ids = list(session.scalars(statement))
     else:
         ids = sorted(session.scalars(statement.order_by(Item.id)))
@@ -713,9 +739,9 @@ class BundleBrowser:
     def __init__(self, bundle: Bundle) -> None:
         self.bundle = bundle
 
-    def matching_item_ids(self, query: ItemQuery) -> list[int]:
+    def matching_item_ids(self, query: ItemQuery, limit: int | None = None) -> list[int]:
         with self.bundle.read_session() as session:
-            return matching_item_ids(session, query)
+            return matching_item_ids(session, query, limit)
 
     def item_rows(
         self, ids: Sequence[int], flags: frozenset[ItemFlag] | None = None

@@ -49,12 +49,20 @@ class PairCounts:
 
 def first_appearance_codes(names: np.ndarray) -> tuple[np.ndarray, tuple[str, ...]]:
     """Codes of ``names`` numbered in order of first appearance (``pandas.factorize``'s order,
-    which FastChat's ``preprocess_for_bt`` uses), and the names in that order."""
-    uniques, first_index, inverse = np.unique(names, return_index=True, return_inverse=True)
-    order = np.argsort(first_index, kind="stable")
-    rank = np.empty(len(order), dtype=np.int64)
-    rank[order] = np.arange(len(order))
-    return rank[inverse.reshape(-1)], tuple(str(name) for name in uniques[order])
+    which FastChat's ``preprocess_for_bt`` uses), and the names in that order.
+
+    A dictionary in insertion order, not ``np.unique``: sorting Python strings cost 0.15 s for
+    the 79,000 names of a 100-model leaderboard's counts, on the path of every vote's refresh;
+    one pass of dictionary lookups costs a tenth of that."""
+    index: dict[object, int] = {}
+    # a pandas column converts in C; np.asarray would walk an Arrow-backed one name by name
+    to_numpy = getattr(names, "to_numpy", None)
+    array = to_numpy(dtype=object) if to_numpy is not None else np.asarray(names, dtype=object)
+    values = array.reshape(-1).tolist()
+    codes = np.fromiter(
+        (index.setdefault(name, len(index)) for name in values), dtype=np.int64, count=len(values)
+    )
+    return codes, tuple(str(name) for name in index)
 
 
 def count_pairs(

@@ -336,14 +336,9 @@ class Bundle:
         try:
             with cls._connecting(where):
                 cls._bring_to_head(where, engine, migrate=migrate and not read_only)
-        except MigrationDeclinedError as error:
+        except MigrationDeclinedError:
             engine.dispose()
-            if read_only:  # say how to get past it: a read-only open never upgrades
-                raise MigrationDeclinedError(
-                    f"{error}; it is opened read-only here, so open it once in the app "
-                    "(workbench open) to upgrade it"
-                ) from None
-            raise
+            raise  # it says how to upgrade: a read-only open never does
         except BaseException:
             engine.dispose()
             raise
@@ -420,7 +415,9 @@ class Bundle:
             )
         if not migrate:
             raise MigrationDeclinedError(
-                f"{where.display} uses an older schema ({current}) and must be upgraded to {head}"
+                f"{where.display} uses an older schema ({current}) and must be upgraded to "
+                f"{head}: `workbench upgrade {where.display}` does it (a backup is written "
+                "first), as does opening it in the app"
             )
         if where.path is not None:
             make_backup(where.path, reason=current)

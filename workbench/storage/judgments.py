@@ -54,8 +54,8 @@ from sqlalchemy import (
     func,
     literal,
     literal_column,
+    not_,
     null,
-    or_,
     select,
     type_coerce,
     union_all,
@@ -494,12 +494,17 @@ def _adjudication_rows(details: bool) -> Any:
 def judgment_rows(details: bool = False) -> Subquery:
     """Every judgment of a bundle with :data:`COLUMNS` (and :data:`DETAIL_COLUMNS` with
     ``details``), as a subquery to select from."""
-    return union_all(
+    return union_all(*_wide_stores(details)).subquery("judgments")
+
+
+def _wide_stores(details: bool = False) -> list[Any]:
+    """:func:`judgment_rows`'s selects, one per store in the order of :data:`ORIGINS`."""
+    return [
         _prior_rows(details),
         _vote_rows(details),
         _verdict_rows(details),
         _adjudication_rows(details),
-    ).subquery("judgments")
+    ]
 
 
 def _narrow_stores() -> list[Any]:
@@ -675,10 +680,11 @@ def select_judgments(
     in stored order; ``pairwise`` keeps only outcomes between two named sides. Naming a
     column of :data:`DETAIL_COLUMNS` adds the provenance columns to the read. ``after`` (a
     :func:`fingerprint`) keeps only the judgments stored since it was taken."""
-    rows = judgment_rows(details=any(name in DETAIL_COLUMNS for name in columns))
-    conditions = _where(rows, filters) + (_pairwise(rows) if pairwise else [])
+    stores = _wide_stores(any(name in DETAIL_COLUMNS for name in columns))
     if after is not None:
-        conditions.append(_stored_after(rows, after))
+        stores = _stored_after(stores, after)
+    rows = union_all(*stores).subquery("judgments")
+    conditions = _where(rows, filters) + (_pairwise(rows) if pairwise else [])
     return (
         select(*(rows.c[name] for name in columns))
         .where(*conditions)
@@ -711,6 +717,29 @@ def distinct_values(
     conditions = _where(rows, filters) + (_pairwise(rows) if pairwise else [])
     statement = select(rows.c[column]).where(*conditions, rows.c[column].is_not(None)).distinct()
     return sorted(value for (value,) in session.execute(statement))
+
+
+def distinct_combinations(
+    session: Session,
+    columns: Sequence[str],
+    *filters: OutcomeFilter | None,
+    pairwise: bool = False,
+) -> dict[str, list[Any]]:
+    """Per column of ``columns``, the values it takes among the judgments the filters keep
+    (NULL left out), sorted: what :func:`distinct_values` gives for each, from one
+    ``SELECT DISTINCT`` of the columns together. One scan of the judgments instead of one per
+    column: the pickers' ten columns took 17.6 s at 1,000,000 votes as ten scans. Columns whose
+    combinations are few (names of campaigns, categories, raters...) belong together; columns
+    that multiply (the two models of a pair) make the distinct set large."""
+    rows = judgment_rows()
+    conditions = _where(rows, filters) + (_pairwise(rows) if pairwise else [])
+    statement = select(*(rows.c[column] for column in columns)).where(*conditions).distinct()
+    found: list[set[Any]] = [set() for _ in columns]
+    for combination in session.execute(statement):
+        for values, value in zip(found, combination, strict=True):
+            if value is not None:
+                values.add(value)
+    return {column: sorted(values) for column, values in zip(columns, found, strict=True)}
 
 
 def count_judgments(
@@ -763,10 +792,11 @@ def _battle_counts_statement(
     """The statement of :func:`positioned_battle_counts`; ``decisive_weight`` is an SQL
     expression (a literal, or the bound parameter of :func:`compiled_battle_counts`), or None
     to count every judgment once."""
-    rows = pairwise_judgment_rows() if _pairwise_will_do(filters) else judgment_rows()
-    conditions = _where(rows, filters) + _pairwise(rows)
+    stores = _pairwise_stores() if _pairwise_will_do(filters) else _wide_stores()
     if after is not None:
-        conditions.append(_stored_after(rows, after))
+        stores = _stored_after(stores, after)
+    rows = union_all(*stores).subquery("judgments")
+    conditions = _where(rows, filters) + _pairwise(rows)
     if decisive_weight is None:
         weight: Any = literal(1.0, Float)
     else:
@@ -822,12 +852,17 @@ def compiled_queries_source() -> str:
     )
 
 
-def _stored_after(rows: Subquery, after: Sequence[int]) -> Any:
-    """Rows with an id above the largest one of their store in fingerprint ``after``."""
-    largest = dict(zip(ORIGINS, _largest_ids(after), strict=True))
-    return or_(
-        *(and_(rows.c.origin == origin, rows.c.row_id > largest[origin]) for origin in ORIGINS)
-    )
+def _stored_after(stores: Sequence[Any], after: Sequence[int]) -> list[Any]:
+    """Each store's select (in the order of :data:`ORIGINS`) kept to the rows with an id above
+    the store's largest in fingerprint ``after``. The condition goes inside each select, where
+    it is a range of the store's primary key: put on the union as ``(origin = ... AND row_id >
+    ...) OR ...`` SQLite read every row of every store (0.3 s per vote at 1,000,000 votes)."""
+    return [
+        store.where(table.id > largest)
+        for store, (table, _left_out), largest in zip(
+            stores, _FINGERPRINT_STORES, _largest_ids(after), strict=True
+        )
+    ]
 
 
 def counts_per_item(session: Session, ids: Sequence[int] | None = None) -> dict[int, int]:
@@ -880,30 +915,49 @@ def kinds_per_item(session: Session, ids: Sequence[int] | None = None) -> dict[i
 
 
 #: the stores a fingerprint covers, in the order of :data:`ORIGINS`, with the condition under
-#: which the read model shows a row
+#: which the read model leaves a row out (each on a partial index of schema 0005)
 _FINGERPRINT_STORES: tuple[tuple[Any, Any], ...] = (
     (PriorJudgment, None),
-    (Vote, _VOTE_COUNTS),
-    (JudgeVerdict, _VERDICT_COUNTS),
+    (Vote, Vote.retracted_at.is_not(None)),
+    (JudgeVerdict, JudgeVerdict.error.is_not(None)),
     (Adjudication, None),
 )
 
 
+def fingerprint_statements() -> list[Any]:
+    """The queries :func:`fingerprint` runs, in order (for the test of their query plans).
+
+    Per store: the count of all rows, the count of the rows left out (stores with a condition
+    only), the largest id stored. Each is one query, not ``count(id), max(id) ... WHERE shown``:
+    SQLite answers a bare ``count(*)`` from its smallest index, the left-out rows from their
+    partial index and ``max(id)`` from the end of the primary key, where the combined query
+    read the whole table (0.35 s at 1,000,000 votes)."""
+    statements: list[Any] = []
+    for table, left_out in _FINGERPRINT_STORES:
+        statements.append(select(func.count()).select_from(table))
+        if left_out is not None:
+            statements.append(select(func.count()).select_from(table).where(left_out))
+        statements.append(select(func.max(table.id)))
+    statements.append(select(func.max(Adjudication.adjudicated_at)))
+    return statements
+
+
 def fingerprint(session: Session) -> tuple[int, ...]:
-    """A cheap fingerprint of the stored judgments: per store, the count and largest id of the
-    rows the read model shows (same conditions as :func:`judgment_rows`), and the latest
+    """A cheap fingerprint of the stored judgments: per store, the count of the rows the read
+    model shows (same conditions as :func:`judgment_rows`) and the largest id stored (shown or
+    not: rows stored after it are the new ones, see :func:`stored_after`), and the latest
     adjudication time (recording a task again replaces its row in place). It changes when a
-    judgment arrives, is retracted or is settled again, and costs a few index scans, not the
-    union's joins."""
+    judgment arrives, is retracted or is settled again, and costs a few index reads whatever
+    the bundle's size (see :func:`fingerprint_statements`), not the union's joins."""
+    statements = iter(fingerprint_statements())
     values: list[int] = []
-    for table, condition in _FINGERPRINT_STORES:
-        statement = select(func.count(table.id), func.max(table.id))
-        if condition is not None:
-            statement = statement.where(condition)
-        count, largest = session.execute(statement).one()
-        values += [int(count or 0), int(largest or 0)]
-    latest = session.scalar(select(func.max(Adjudication.adjudicated_at)))
-    values.append(_microseconds(latest))
+    for _table, left_out in _FINGERPRINT_STORES:
+        count = int(session.execute(next(statements)).scalar() or 0)
+        if left_out is not None:
+            count -= int(session.execute(next(statements)).scalar() or 0)
+        largest = session.execute(next(statements)).scalar()
+        values += [count, int(largest or 0)]
+    values.append(_microseconds(session.execute(next(statements)).scalar()))
     return tuple(values)
 
 
@@ -919,12 +973,21 @@ def stored_after(session: Session, after: Sequence[int]) -> tuple[int, ...]:
     """Per store (in :func:`fingerprint`'s order), how many of the rows the read model shows
     have an id above the largest one in fingerprint ``after``."""
     found: list[int] = []
-    for (table, condition), largest in zip(_FINGERPRINT_STORES, _largest_ids(after), strict=True):
-        statement = select(func.count(table.id)).where(table.id > largest)
-        if condition is not None:
-            statement = statement.where(condition)
-        found.append(int(session.execute(statement).scalar_one()))
+    for statement, largest in zip(stored_after_statements(), _largest_ids(after), strict=True):
+        found.append(int(session.execute(statement, {"largest": largest}).scalar_one()))
     return tuple(found)
+
+
+def stored_after_statements() -> list[Any]:
+    """The queries :func:`stored_after` runs, one per store, each with a ``largest`` parameter:
+    a range of the primary key, so a vote's refresh reads the new rows, not the bundle."""
+    statements: list[Any] = []
+    for table, left_out in _FINGERPRINT_STORES:
+        statement = select(func.count(table.id)).where(table.id > bindparam("largest"))
+        if left_out is not None:
+            statement = statement.where(not_(left_out))
+        statements.append(statement)
+    return statements
 
 
 def only_added(before: Sequence[int], now: Sequence[int], added: Sequence[int]) -> bool:

@@ -375,6 +375,14 @@ class Vote(Base):
         Index("ix_votes_models", "model_a_id", "model_b_id"),
         # the annotation queue asks "who has voted on this pair" for every task it hands out
         Index("ix_votes_pair_annotator", "pair_id", "annotator_id"),
+        # the retracted votes alone, so the judgment fingerprint counts the live ones without
+        # scanning the table (schema 0005)
+        Index(
+            "ix_votes_retracted",
+            "id",
+            sqlite_where=text("retracted_at IS NOT NULL"),
+            postgresql_where=text("retracted_at IS NOT NULL"),
+        ),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -440,6 +448,13 @@ class JudgeVerdict(Base):
             "criterion",
             func.coalesce(text("turn_index"), -1),
             unique=True,
+        ),
+        # the failed verdicts alone, for the judgment fingerprint (schema 0005)
+        Index(
+            "ix_judge_verdicts_failed",
+            "id",
+            sqlite_where=text("error IS NOT NULL"),
+            postgresql_where=text("error IS NOT NULL"),
         ),
     )
 

@@ -7,8 +7,10 @@ the new one is ready."""
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt, Signal
 from PySide6.QtWidgets import (
@@ -63,10 +65,20 @@ def _percent(value: float) -> str:
     return "–" if value != value else f"{100 * value:.1f}%"
 
 
+def _points_first(request: LeaderboardRequest) -> bool:
+    """Whether the point ratings can be shown before the bootstrap: Bradley-Terry's ratings are
+    the fit on all battles whatever the rounds (online Elo with a bootstrap shows the rounds'
+    median, which only the bootstrap gives)."""
+    return request.method == "bt" and request.bootstrap > 0
+
+
 class LeaderboardPanel(QWidget):
     """Shows :func:`workbench.services.analysis.leaderboard` for the chosen switches."""
 
+    #: the result with its bootstrap intervals (the whole refresh done)
     computed = Signal(object)  # LeaderboardResult
+    #: new ratings on screen: Bradley-Terry's point ratings come before their intervals
+    ratingsShown = Signal(object)  # LeaderboardResult
     failed = Signal(str)
 
     def __init__(
@@ -279,11 +291,24 @@ class LeaderboardPanel(QWidget):
         self.status.setText(
             "Computing…" + (" (showing the previous result)" if self.result else "")
         )
-        self.tasks.submit(
-            partial(panel_jobs.leaderboard, bundle_ref(bundle), request, self.keep_counts),
-            self._show_outcome,
-            self._failed,
-        )
+        job = partial(panel_jobs.leaderboard, bundle_ref(bundle), keep_counts=self.keep_counts)
+        if _points_first(request):
+            # the fit alone takes a fraction of the bootstrap's time at 100 models: the new
+            # ratings are shown first, the intervals when the rounds are done (same ratings)
+            self.tasks.submit(
+                partial(job, replace(request, bootstrap=0)),
+                lambda outcome: self._show_points(outcome, request, job),
+                self._failed,
+            )
+        else:
+            self.tasks.submit(partial(job, request), self._show_outcome, self._failed)
+
+    def _show_points(
+        self, outcome: LeaderboardOutcome, request: LeaderboardRequest, job: partial[Any]
+    ) -> None:
+        self.count_reads = (outcome.full_reads, outcome.incremental_reads)
+        self._show(outcome.result, intervals_pending=request.bootstrap)
+        self.tasks.submit(partial(job, request), self._show_outcome, self._failed)
 
     def _show_outcome(self, outcome: LeaderboardOutcome) -> None:
         self.count_reads = (outcome.full_reads, outcome.incremental_reads)
@@ -326,12 +351,28 @@ class LeaderboardPanel(QWidget):
         self.forest.clear("Cannot draw the ratings.")
         self.heatmap.clear("Cannot draw the win rates.")
 
-    def _show(self, result: LeaderboardResult) -> None:
+    def _show(self, result: LeaderboardResult, intervals_pending: int = 0) -> None:
+        """Show ``result``; ``intervals_pending`` rounds of bootstrap are still computing (the
+        intervals shown are the previous result's for the models it had, until they come)."""
+        previous = (
+            {row.model: (row.ci_lower, row.ci_upper) for row in self.result.table.itertuples()}
+            if intervals_pending and self.result is not None
+            else {}
+        )
         self.result = result
         table = result.table
+        nan = float("nan")
         self.model.set_rows(
             [
-                (row.model, row.rating, (row.ci_lower, row.ci_upper), row.win_rate_vs_anchor, row.n)
+                (
+                    row.model,
+                    row.rating,
+                    previous.get(row.model, (nan, nan))
+                    if intervals_pending
+                    else (row.ci_lower, row.ci_upper),
+                    row.win_rate_vs_anchor,
+                    row.n,
+                )
                 for row in table.itertuples(index=False)
             ]
         )
@@ -342,10 +383,18 @@ class LeaderboardPanel(QWidget):
             if result.battles_without_answers
             else ""
         )
+        rounds = (
+            f"intervals of {intervals_pending} bootstrap rounds computing…"
+            if intervals_pending
+            else f"{result.board.bootstrap} bootstrap rounds"
+        )
         self.status.setText(
             f"{METHOD_LABELS[result.board.method]}: {result.battles} battles, "
-            f"{result.board.bootstrap} bootstrap rounds{note}{dropped}"
+            f"{rounds}{note}{dropped}"
         )
+        self.ratingsShown.emit(result)
+        if intervals_pending:
+            return  # the plots wait for the intervals: drawn once, with them
         self.computed.emit(result)
         self._draw(result)
 
