@@ -211,3 +211,29 @@ def test_a_frame_first_read_empty_takes_the_types_of_the_rows_added(bundle: Bund
         session.cast(task.token, choice)
         pd.testing.assert_frame_equal(cache.pairwise(bundle, human), fresh_frame(bundle, human))
     assert (cache.full_reads, cache.incremental_reads) == (1, 2)
+
+
+def test_agreement_after_a_vote_recomputes_only_the_voted_item(bundle: Bundle) -> None:
+    cache = JudgmentCache()
+    session = AnnotationSession(bundle, CAMPAIGN, "ana", PLUGINS)
+    for _ in range(3):  # a human side to compare with the judge's
+        task = session.next_task()
+        assert task is not None
+        session.cast(task.token, "a")
+    kept = agreement(bundle, cache=cache, bootstrap=20, seed=3)
+    assert kept.to_json() == agreement(bundle, bootstrap=20, seed=3).to_json()
+    task = session.next_task()
+    assert task is not None
+    session.cast(task.token, "b")
+    before = (cache.full_reads, cache.items_computed)
+    kept = agreement(bundle, cache=cache, bootstrap=20, seed=3)
+    # the human side's tables are recomputed on the voted item alone; the judge's are kept
+    assert (cache.full_reads, cache.items_computed) == (before[0], before[1] + 1)
+    assert kept.to_json() == agreement(bundle, bootstrap=20, seed=3).to_json()
+    # overlapping sides are separated on the frames, not on kept tables: still equal
+    other = AnnotationSession(bundle, CAMPAIGN, "bob", PLUGINS)
+    while (task := other.next_task()) is not None:
+        other.cast(task.token, "b")
+    overlapping = agreement(bundle, "human", "annotator:ana", cache=cache)
+    assert overlapping.overlap > 0
+    assert overlapping.to_json() == agreement(bundle, "human", "annotator:ana").to_json()

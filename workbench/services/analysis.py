@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 
 from workbench.errors import WorkbenchError
@@ -29,21 +30,23 @@ from workbench.services.to_json import jsonable, records
 from workbench.stats.agreement import (
     AgreementSummary,
     RaterAgreement,
-    agreement_summary,
     aligned_agreement,
-    aligned_preferences,
-    rater_agreement,
+    aligned_majorities,
+    grouped_agreement,
+    rater_agreement_of,
+    rater_tables,
 )
-from workbench.stats.battles import JUDGMENTS_COLUMN
+from workbench.stats.battles import JUDGMENTS_COLUMN, checked_battles
 from workbench.stats.bradley_terry import Anchor
 from workbench.stats.elo import EloSettings
 from workbench.stats.leaderboard import Leaderboard, Method, compute_leaderboard
-from workbench.stats.preferences import PREFERENCES
+from workbench.stats.preferences import COMPARISON_COLUMNS, PREFERENCES, majority_preferences
 from workbench.stats.weighting import WILDVISION_DECISIVE_WEIGHT, weight_by_strength
 from workbench.stats.winrate import pairwise_win_fraction
 from workbench.storage.bundle import Bundle
 from workbench.storage.judgments import (
     ADJUDICATION,
+    ORIGINS,
     battle_counts,
     distinct_combinations,
     distinct_values,
@@ -814,22 +817,6 @@ class AgreementResult:
         )
 
 
-def _agreement_by(aligned: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
-    """Agreement (ties as a label) and Cohen's kappa within each group of aligned comparisons
-    sharing ``columns`` (:func:`aligned_agreement` of the group's rows, which equals
-    :func:`agreement_summary` on the group's judgments). A missing value (an item with no
-    category) is a group of its own, named None."""
-    rows = []
-    for key, group in aligned.groupby(columns, dropna=False, sort=True):
-        summary = aligned_agreement(group)
-        named = tuple(None if pd.isna(value) else value for value in key)
-        rows.append((*named, summary.comparisons, summary.agreement_with_ties, summary.cohen_kappa))
-    table = pd.DataFrame(rows, columns=[*columns, "comparisons", "agreement", "cohen_kappa"])
-    for column in columns:  # pandas reads None as NaN; keep "no value" a None
-        table[column] = table[column].astype(object).where(table[column].notna(), None)
-    return table
-
-
 def _set(selector: OutcomeFilter) -> dict[str, Any]:
     """The dimensions a selector sets, to describe it together with the other filters."""
     return {name: value for name, value in vars(selector).items() if value}
@@ -841,41 +828,55 @@ def _without_overlap(
     """The two sides with every judgment both select counted once: on the side that selects
     fewer judgments (it names them more narrowly, e.g. ``rater:h1`` within ``human``), or on
     side a when both select as many. Refuses sides that select the same judgments."""
-    key_a = list(zip(first["origin"], first["row_id"], strict=True))
-    key_b = list(zip(second["origin"], second["row_id"], strict=True))
-    shared = set(key_a) & set(key_b)
+    # a judgment both select has one evaluator: compare the keys of shared evaluators' rows only
+    shared_by = set(first["evaluator"].unique()) & set(second["evaluator"].unique())
+    maybe_a = first["evaluator"].isin(shared_by).to_numpy()
+    maybe_b = second["evaluator"].isin(shared_by).to_numpy()
+    key_a, key_b = _judgment_keys(first[maybe_a]), _judgment_keys(second[maybe_b])
+    in_b, in_a = np.zeros(len(first), dtype=bool), np.zeros(len(second), dtype=bool)
+    in_b[maybe_a] = np.isin(key_a, key_b)
+    in_a[maybe_b] = np.isin(key_b, key_a)
+    shared = int(in_b.sum())  # a judgment is one row of each side that selects it
     if not shared:
         return first, second, 0, None
-    if len(shared) == len(key_a) == len(key_b):
+    if shared == len(first) == len(second):
         raise AnalysisError(
-            f"{names[0]!r} and {names[1]!r} select the same {len(shared)} judgments: "
+            f"{names[0]!r} and {names[1]!r} select the same {shared} judgments: "
             "agreement needs two different evaluators"
         )
-    keep_on = "b" if len(key_b) < len(key_a) else "a"
+    keep_on = "b" if len(second) < len(first) else "a"
     if keep_on == "a":
-        second = second[[key not in shared for key in key_b]].reset_index(drop=True)
+        second = second[~in_a].reset_index(drop=True)
     else:
-        first = first[[key not in shared for key in key_a]].reset_index(drop=True)
+        first = first[~in_b].reset_index(drop=True)
     for name, side in zip(names, (first, second), strict=True):
         if side.empty:
             raise AnalysisError(
                 f"every judgment {name!r} selects is also selected by the other side "
-                f"({len(shared)} judgments): choose sides that do not contain each other"
+                f"({shared} judgments): choose sides that do not contain each other"
             )
-    return first, second, len(shared), keep_on
+    return first, second, shared, keep_on
+
+
+def _judgment_keys(judgments: pd.DataFrame) -> np.ndarray:
+    """One integer per judgment, unique across the stores: its origin's rank and its row id."""
+    origin = pd.Categorical(judgments["origin"], categories=list(ORIGINS)).codes.astype(np.int64)
+    return origin * (1 << 48) + judgments["row_id"].to_numpy(dtype=np.int64)
 
 
 def _rank_agreement(
-    side_a: pd.DataFrame, side_b: pd.DataFrame, rounds: int, seed: int
+    battles_a: pd.DataFrame, battles_b: pd.DataFrame, rounds: int, seed: int
 ) -> tuple[pd.DataFrame, dict[str, Any] | None]:
+    """The two sides' Bradley-Terry leaderboards compared, each from its battle counts
+    (:func:`_battle_counts` rows, of one or more items each)."""
     from workbench.stats.rank_agreement import (
         ci_order_agreement,
         kendall_tau,
         spearman_correlation,
     )
 
-    board_a = compute_leaderboard(side_a, "bt", bootstrap=rounds, seed=seed).table
-    board_b = compute_leaderboard(side_b, "bt", bootstrap=rounds, seed=seed).table
+    board_a = compute_leaderboard(_pooled(battles_a), "bt", bootstrap=rounds, seed=seed).table
+    board_b = compute_leaderboard(_pooled(battles_b), "bt", bootstrap=rounds, seed=seed).table
     ratings_a = board_a.set_index("model")["rating"]
     ratings_b = board_b.set_index("model")["rating"]
     shared = sorted(set(ratings_a.index) & set(ratings_b.index))
@@ -930,8 +931,13 @@ def agreement(
     again on them."""
     filters = filters or OutcomeFilter()
     select_a, select_b = parse_selector(side_a), parse_selector(side_b)
-    first_side = _pairwise(bundle, filters, select_a, cache=cache)
-    second_side = _pairwise(bundle, filters, select_b, cache=cache)
+    kept: list[SideTables | None] = [None, None]
+    if cache is None:
+        first_side = _pairwise(bundle, filters, select_a)
+        second_side = _pairwise(bundle, filters, select_b)
+    else:  # each side's judgments and its kept tables, from one snapshot
+        first_side, kept[0] = _kept_side(bundle, cache, (filters, select_a))
+        second_side, kept[1] = _kept_side(bundle, cache, (filters, select_b))
     for label, name, side, selector in (
         ("a", side_a, first_side, select_a),
         ("b", side_b, second_side, select_b),
@@ -945,6 +951,9 @@ def agreement(
     first_side, second_side, overlap, kept_on = _without_overlap(
         first_side, second_side, (side_a, side_b)
     )
+    tables = None
+    if kept[0] is not None and kept[1] is not None and not overlap:
+        tables = (kept[0], kept[1])  # of the kept frames, which the overlap left unchanged
     return agreement_of_sides(
         first_side,
         second_side,
@@ -954,6 +963,76 @@ def agreement(
         seed=seed,
         overlap=overlap,
         overlap_kept_on=kept_on,
+        tables=tables,
+    )
+
+
+def _comparison_keys(judgments: pd.DataFrame) -> list[str]:
+    """The columns that identify a comparison among these judgments (as
+    :func:`~workbench.stats.agreement.aligned_preferences` finds them)."""
+    return [column for column in COMPARISON_COLUMNS if column in judgments.columns] + [
+        "first",
+        "second",
+    ]
+
+
+#: the per-item tables one side of an agreement is reduced to (:func:`_side_tables`)
+SideTables = dict[str, pd.DataFrame]
+
+
+def _side_tables(judgments: pd.DataFrame, keys: list[str]) -> SideTables:
+    """Everything :func:`agreement_of_sides` needs of one side's judgments, as tables of rows
+    that each depend on one item's judgments only: the majority per comparison, the raters'
+    label counts per comparison and the raters, the position tallies and the swapped-order
+    verdicts per evaluator and item, the battle counts per item, and the items' categories.
+    The statistics are computed from these, whether kept by the panels' cache (which
+    recomputes only the items new judgments touch) or made now from all the judgments."""
+    from workbench.stats.position_bias import position_tallies, swap_pairs, swap_verdicts
+
+    rater_counts, raters = rater_tables(judgments)
+    swaps = swap_verdicts(judgments)
+    return {
+        "majorities": majority_preferences(judgments, keys),
+        "rater_counts": rater_counts,
+        "raters": raters,
+        "positions": position_tallies(judgments),
+        "swaps": swaps,
+        "swap_pairs": swap_pairs(swaps),
+        "battles": _battle_counts(judgments),
+        "categories": judgments.drop_duplicates("item")[["item", "category"]],
+    }
+
+
+def _battle_counts(judgments: pd.DataFrame) -> pd.DataFrame:
+    """Battle weights and judgments per item, model pair as shown and outcome."""
+    return (
+        checked_battles(judgments)
+        .groupby(["item", "model_a", "model_b", "outcome"], dropna=False, sort=True)
+        .agg(weight=("weight", "sum"), **{JUDGMENTS_COLUMN: ("weight", "size")})
+        .reset_index()
+    )
+
+
+def _pooled(battles: pd.DataFrame) -> pd.DataFrame:
+    """Per-item battle counts pooled per model pair and outcome, in name order (so the fit does
+    not depend on the order the rows were kept in)."""
+    return (
+        battles.groupby(["model_a", "model_b", "outcome"], sort=True)[["weight", JUDGMENTS_COLUMN]]
+        .sum()
+        .reset_index()
+    )
+
+
+def _kept_side(
+    bundle: Bundle, cache: JudgmentCache, filters: tuple[OutcomeFilter, ...]
+) -> tuple[pd.DataFrame, SideTables | None]:
+    """One side's pairwise judgments and their :func:`_side_tables`, kept by ``cache``, which
+    recomputes the tables only on the items new judgments touch."""
+    return cache.pairwise_with_tables(
+        bundle,
+        filters,
+        "agreement-side",
+        lambda frame: _side_tables(frame, _comparison_keys(frame)),
     )
 
 
@@ -966,18 +1045,27 @@ def agreement_of_sides(
     seed: int = 0,
     overlap: int = 0,
     overlap_kept_on: str | None = None,
+    tables: tuple[SideTables, SideTables] | None = None,
 ) -> AgreementResult:
     """The whole of :func:`agreement` on two sides' pairwise judgments already read and
     separated (no judgment on both sides), named ``names`` and selected by the filters
     ``filters`` describes. The report calls it on judgments it has read once, so its human vs
-    judge section is this result, not a second computation of it."""
-    from workbench.stats.position_bias import first_position_wins, swap_consistency
+    judge section is this result, not a second computation of it. ``tables``: the two sides'
+    :func:`_side_tables` when kept (the panels' cache), instead of making them now; every
+    statistic is computed from these tables either way, so the two give the same result."""
+    from workbench.stats.position_bias import first_position_wins_of, swap_consistency_of_sides
 
     side_a, side_b = names
-    aligned = aligned_preferences(first_side, second_side)
+    if tables is None:
+        keys = _comparison_keys(first_side)
+        tables = (_side_tables(first_side, keys), _side_tables(second_side, keys))
+    else:
+        keys = _comparison_keys(first_side)
+    kept_a, kept_b = tables
+    aligned = aligned_majorities(kept_a["majorities"], kept_b["majorities"], keys)
     if aligned.empty:
         raise AnalysisError(f"{side_a!r} and {side_b!r} judged no comparison in common")
-    summary = agreement_summary(first_side, second_side)
+    summary = aligned_agreement(aligned)
     labels = list(PREFERENCES)
     confusion = (
         pd.crosstab(aligned["preference_a"], aligned["preference_b"])
@@ -998,12 +1086,20 @@ def agreement_of_sides(
         .sort_values("majority", ascending=False, kind="stable")
         .reset_index(drop=True)
     )
-    both = pd.concat([first_side, second_side], ignore_index=True)
-    categories = both.drop_duplicates("item").set_index("item")["category"]
+    # an item's category is the same on both sides: the first side's, or the second's
+    categories = (
+        pd.concat([kept_a["categories"], kept_b["categories"]], ignore_index=True)
+        .drop_duplicates("item")
+        .set_index("item")["category"]
+    )
     with_category = aligned.assign(category=aligned["item"].map(categories))
-    by_category = _agreement_by(with_category, ["category"])
-    by_model_pair = _agreement_by(aligned, ["first", "second"])
-    ratings, ranks = _rank_agreement(first_side, second_side, bootstrap, seed)
+    by_category = grouped_agreement(with_category, ["category"])
+    by_model_pair = grouped_agreement(aligned, ["first", "second"])
+    ratings, ranks = _rank_agreement(kept_a["battles"], kept_b["battles"], bootstrap, seed)
+    positions = pd.concat([kept_a["positions"], kept_b["positions"]], ignore_index=True)
+    swap_table = swap_consistency_of_sides(
+        (kept_a["swaps"], kept_b["swaps"]), (kept_a["swap_pairs"], kept_b["swap_pairs"])
+    )
     nan = float("nan")
     return AgreementResult(
         side_a=side_a,
@@ -1012,14 +1108,14 @@ def agreement_of_sides(
         overlap=overlap,
         overlap_kept_on=overlap_kept_on,
         summary=summary,
-        raters_a=rater_agreement(first_side),
-        raters_b=rater_agreement(second_side),
+        raters_a=rater_agreement_of(kept_a["rater_counts"], kept_a["raters"]),
+        raters_b=rater_agreement_of(kept_b["rater_counts"], kept_b["raters"]),
         confusion=confusion,
         by_majority=by_majority,
         by_category=by_category,
         by_model_pair=by_model_pair,
-        position_bias=first_position_wins(both),
-        swap_consistency=swap_consistency(both),
+        position_bias=first_position_wins_of(positions),
+        swap_consistency=swap_table,
         ratings=ratings,
         ranks=ranks,
         spearman=ranks["spearman"] if ranks else nan,

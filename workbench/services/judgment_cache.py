@@ -22,6 +22,9 @@ from workbench.storage.judgments import ORIGINS, fingerprint, only_added, stored
 FilterKey = tuple[OutcomeFilter, ...]
 #: a per-item analysis: the values of the items a frame holds (items without one left out)
 PerItem = Callable[[pd.DataFrame], Mapping[int, Any]]
+#: per-item tables: named tables of rows (with an ``item`` column) that depend on their item's
+#: judgments only
+PerItemTables = Callable[[pd.DataFrame], Mapping[str, pd.DataFrame]]
 
 #: how many filter sets the cache keeps frames for, least recently used dropped first. The
 #: panels ask for a few at a time (the agreement panel's two sides, the graph panel's source
@@ -40,6 +43,8 @@ class _Kept:
         self.per_origin = [0] * len(ORIGINS)
         #: analysis name -> item -> value, and the items whose value is out of date
         self.per_item: dict[str, dict[int, Any]] = {}
+        #: analysis name -> its tables of rows for every item (pairwise_with_tables)
+        self.tables: dict[str, dict[str, pd.DataFrame]] = {}
         self.stale: dict[str, set[int]] = {}
 
 
@@ -93,6 +98,40 @@ class JudgmentCache:
             kept.stale[name] = set()
             return values
 
+    def pairwise_with_tables(
+        self,
+        bundle: Bundle,
+        filters: tuple[OutcomeFilter | None, ...],
+        name: str,
+        compute: PerItemTables,
+    ) -> tuple[pd.DataFrame, dict[str, pd.DataFrame] | None]:
+        """The filters' pairwise judgments (as :meth:`pairwise`) and, from the same snapshot,
+        the tables ``name`` (``compute``) of them, up to date (None when no judgment matches):
+        ``compute`` of the whole frame after a full read; after an incremental one, each
+        table's rows of the items the new judgments touch are dropped and ``compute`` of those
+        items' judgments put in their place (at the end: callers must not rely on the row
+        order). ``compute`` must give each item the rows it gives on all that item's
+        judgments, whatever other items the frame holds (as a per-comparison majority does),
+        in tables with an ``item`` column. Neither is to be modified."""
+        with self._lock:
+            kept = self._update(bundle, _key(filters))
+            if kept.frame.empty:
+                return kept.frame, None
+            tables = kept.tables.get(name)
+            if tables is None:
+                tables = dict(compute(kept.frame))
+                self.items_computed += _items(kept.frame)
+            elif kept.stale.get(name):
+                touched = kept.stale[name]
+                fresh = compute(kept.frame[kept.frame["item"].isin(touched)])
+                tables = {
+                    key: _replaced(table, touched, fresh[key]) for key, table in tables.items()
+                }
+                self.items_computed += len(touched)
+            kept.tables[name] = tables
+            kept.stale[name] = set()
+            return kept.frame, tables
+
     def clear(self) -> None:
         with self._lock:
             self._kept.clear()
@@ -111,6 +150,7 @@ class JudgmentCache:
                 kept.frame, kept.fingerprint = frame, now
                 kept.per_origin = [int((frame["origin"] == name).sum()) for name in ORIGINS]
                 kept.per_item.clear()
+                kept.tables.clear()
                 kept.stale.clear()
                 return kept
             if now == before:
@@ -132,6 +172,14 @@ def _items(frame: pd.DataFrame) -> int:
     return int(frame["item"].nunique()) if "item" in frame.columns else 0
 
 
+def _replaced(table: pd.DataFrame, touched: set[int], fresh: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with the rows of the ``touched`` items replaced by ``fresh``."""
+    rest = table[~table["item"].isin(touched)]
+    # an empty piece adds no rows, and its column types (of an empty frame) do not count
+    pieces = [piece for piece in (rest, fresh) if not piece.empty]
+    return pd.concat(pieces, ignore_index=True) if pieces else fresh
+
+
 def _insert(kept: _Kept, added: pd.DataFrame) -> None:
     """Put the rows ``added`` into the kept frame where a single read would have them: stored
     order is by origin, then by id within it, and a new row's id is above every kept row's of
@@ -150,5 +198,5 @@ def _insert(kept: _Kept, added: pd.DataFrame) -> None:
     # an empty kept frame adds no piece: its columns' types (of an empty read) do not count
     kept.frame = pd.concat(pieces, ignore_index=True)
     touched = {int(item) for item in added["item"].dropna()}
-    for name in kept.per_item:
+    for name in [*kept.per_item, *kept.tables]:
         kept.stale.setdefault(name, set()).update(touched)

@@ -11,7 +11,13 @@ import numpy as np
 import pandas as pd
 
 from workbench.stats.errors import StatsInputError
-from workbench.stats.kappa import chirp_kappa, cohen_kappa, fleiss_kappa, krippendorff_alpha
+from workbench.stats.kappa import (
+    chance_corrected,
+    chirp_kappa,
+    cohen_kappa,
+    fleiss_kappa,
+    krippendorff_alpha_of_counts,
+)
 from workbench.stats.preferences import (
     PREFERENCES,
     TIE,
@@ -24,16 +30,32 @@ from workbench.stats.preferences import (
 def aligned_preferences(judgments_a: pd.DataFrame, judgments_b: pd.DataFrame) -> pd.DataFrame:
     """Comparisons judged by both sides, each side reduced to its majority preference: columns
     of the comparison key, ``preference_a``/``preference_b``, ``votes_a``/``votes_b`` and
-    ``support_a``/``support_b``. Both sides must identify comparisons by the same columns."""
+    ``support_a``/``support_b``, in the order of the key. Both sides must identify comparisons
+    by the same columns."""
     keys_a = comparison_keys(oriented(judgments_a))
     keys_b = comparison_keys(oriented(judgments_b))
     keys = [key for key in keys_a if key in keys_b]
-    side_a = majority_preferences(judgments_a, keys)
-    side_b = majority_preferences(judgments_b, keys)
-    columns = ["preference", "votes", "support"]
-    return side_a[[*keys, *columns]].merge(
-        side_b[[*keys, *columns]], on=keys, suffixes=("_a", "_b"), how="inner"
+    return aligned_majorities(
+        majority_preferences(judgments_a, keys), majority_preferences(judgments_b, keys), keys
     )
+
+
+def aligned_majorities(
+    majority_a: pd.DataFrame, majority_b: pd.DataFrame, keys: list[str]
+) -> pd.DataFrame:
+    """:func:`aligned_preferences` of the two sides' per-comparison majorities
+    (:func:`~workbench.stats.preferences.majority_preferences` with ``keys``), in any row order:
+    a majority depends on its comparison's judgments only, so the panels' worker keeps each
+    side's table and recomputes only the comparisons new judgments touch. The result is sorted
+    by the key, so it does not depend on the order the tables were kept in."""
+    columns = ["preference", "votes", "support"]
+    if "item" in keys:  # only comparisons of items both judged can align: narrow first, cheaply
+        majority_a = majority_a[majority_a["item"].isin(majority_b["item"])]
+        majority_b = majority_b[majority_b["item"].isin(majority_a["item"])]
+    aligned = majority_a[[*keys, *columns]].merge(
+        majority_b[[*keys, *columns]], on=keys, suffixes=("_a", "_b"), how="inner"
+    )
+    return aligned.sort_values(keys, kind="stable", na_position="last").reset_index(drop=True)
 
 
 def disagreeing_comparisons(judgments_a: pd.DataFrame, judgments_b: pd.DataFrame) -> pd.DataFrame:
@@ -121,6 +143,39 @@ def aligned_agreement(aligned: pd.DataFrame) -> AgreementSummary:
     )
 
 
+def grouped_agreement(aligned: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """Per group of aligned comparisons sharing ``columns``: ``comparisons``, ``agreement``
+    (ties as a label) and ``cohen_kappa``, as :func:`aligned_agreement` gives them on the
+    group's rows alone (up to rounding), from one 3x3 count table per group instead of a
+    pandas pass per group. A missing value (an item with no category) is a group of its own,
+    named None; groups in sorted order, None last."""
+    if aligned.empty:
+        raise StatsInputError("the two evaluators judged no comparison in common")
+    grouped = aligned.groupby(columns, dropna=False, sort=True)
+    group = grouped.ngroup().to_numpy()
+    keys = grouped.size().index
+    labels = list(PREFERENCES)
+    code_a = pd.Categorical(aligned["preference_a"], categories=labels).codes.astype(np.intp)
+    code_b = pd.Categorical(aligned["preference_b"], categories=labels).codes.astype(np.intp)
+    counts = np.zeros((len(keys), len(labels), len(labels)))
+    np.add.at(counts, (group, code_a, code_b), 1.0)
+    n = counts.sum(axis=(1, 2))
+    observed = np.trace(counts, axis1=1, axis2=2) / n
+    expected = np.einsum(
+        "gi,gi->g", counts.sum(axis=2) / n[:, None], counts.sum(axis=1) / n[:, None]
+    )
+    kappa = [chance_corrected(o, e) for o, e in zip(observed, expected, strict=True)]
+    frame = (
+        keys.to_frame(index=False)
+        if isinstance(keys, pd.MultiIndex)
+        else pd.DataFrame({columns[0]: keys})
+    )
+    table = frame.assign(comparisons=n.astype(int), agreement=observed, cohen_kappa=kappa)
+    for column in columns:  # pandas reads None as NaN; keep "no value" a None
+        table[column] = table[column].astype(object).where(table[column].notna(), None)
+    return table.reset_index(drop=True)
+
+
 @dataclass(frozen=True)
 class RaterAgreement:
     """Agreement among the many raters of one side: Fleiss' kappa over the comparisons that got
@@ -144,33 +199,66 @@ def rater_agreement(judgments: pd.DataFrame, rater_column: str = "evaluator") ->
     """Fleiss' kappa and Krippendorff's alpha of the raters in ``rater_column`` on the
     comparisons they judged (labels first/second/tie after orienting by model name; a rater's
     repeated judgment of one comparison counts once, the first)."""
+    counts, raters = rater_tables(judgments, rater_column)
+    return rater_agreement_of(counts, raters, rater_column)
+
+
+#: the columns of :func:`rater_tables`' counts: raters per label, in the order of PREFERENCES
+LABEL_COUNTS = ("first_raters", "second_raters", "tie_raters")
+
+
+def rater_tables(
+    judgments: pd.DataFrame, rater_column: str = "evaluator"
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """What :func:`rater_agreement` needs of the judgments: per comparison, its key and how many
+    raters chose each of first/second/tie; and the distinct (comparison key columns..., rater)
+    present. Both are per comparison, so per item: the panels' worker keeps them and
+    recomputes only the items new judgments touch."""
     frame = oriented(judgments)
     if rater_column not in frame.columns:
         raise StatsInputError(f"the judgments have no column '{rater_column}'")
     keys = comparison_keys(frame)
     frame = frame.drop_duplicates([*keys, rater_column])
-    comparison = frame.groupby(keys, dropna=False, sort=False).ngroup().to_numpy()
-    raters, rater_index = np.unique(frame[rater_column].astype(str), return_inverse=True)
-    label = pd.Categorical(frame["preference"], categories=list(PREFERENCES)).codes
-    n_comparisons = int(comparison.max()) + 1 if len(frame) else 0
-    counts = np.zeros((n_comparisons, len(PREFERENCES)))
-    np.add.at(counts, (comparison, label), 1.0)
-    per_comparison = counts.sum(axis=1)
+    tallies = frame.assign(
+        **{
+            column: (frame["preference"] == label).astype(np.int64)
+            for column, label in zip(LABEL_COUNTS, PREFERENCES, strict=True)
+        }
+    )
+    counts = tallies.groupby(keys, dropna=False)[list(LABEL_COUNTS)].sum().reset_index()
+    rated_by = [column for column in ("item",) if column in frame.columns]
+    raters = (
+        frame[[*rated_by, rater_column]]
+        .assign(**{rater_column: frame[rater_column].astype(str)})
+        .drop_duplicates()
+    )
+    return counts, raters
+
+
+def rater_agreement_of(
+    counts: pd.DataFrame, raters: pd.DataFrame, rater_column: str = "evaluator"
+) -> RaterAgreement:
+    """:func:`rater_agreement` from :func:`rater_tables` (rows in any order: the comparisons are
+    put in key order first)."""
+    keys = [column for column in counts.columns if column not in LABEL_COUNTS]
+    ordered = counts.sort_values(keys, kind="stable", na_position="last")
+    table = ordered[list(LABEL_COUNTS)].to_numpy(dtype=np.float64)
+    per_comparison = table.sum(axis=1)
     rated_twice = per_comparison >= 2
     fleiss = float("nan")
     fleiss_items = 0
+    alpha = float("nan")
     if rated_twice.any():
         sizes, frequency = np.unique(per_comparison[rated_twice], return_counts=True)
         usual = sizes[np.argmax(frequency)]
-        table = counts[per_comparison == usual]
-        fleiss, fleiss_items = fleiss_kappa(table), len(table)
-    alpha = float("nan")
-    if rated_twice.any():
-        reliability = np.full((len(raters), n_comparisons), np.nan)
-        reliability[rater_index, comparison] = label
-        alpha = krippendorff_alpha(reliability[:, rated_twice], "nominal")
+        usual_table = table[per_comparison == usual]
+        fleiss, fleiss_items = fleiss_kappa(usual_table), len(usual_table)
+        pairable = table[rated_twice]
+        present = pairable.sum(axis=0) > 0  # values that occur, as the ratings table has them
+        values = np.flatnonzero(present).astype(np.float64)
+        alpha = krippendorff_alpha_of_counts(pairable[:, present], values, "nominal")
     return RaterAgreement(
-        raters=len(raters),
+        raters=int(raters[rater_column].nunique()),
         comparisons=int(rated_twice.sum()),
         fleiss_kappa=fleiss,
         fleiss_comparisons=fleiss_items,

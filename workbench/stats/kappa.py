@@ -13,7 +13,7 @@ from workbench.stats.errors import StatsInputError
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
 
 
-def _chance_corrected(observed: float, expected: float) -> float:
+def chance_corrected(observed: float, expected: float) -> float:
     if np.isclose(expected, 1.0):
         return float("nan")  # both sides constant: agreement carries no information
     return float((observed - expected) / (1.0 - expected))
@@ -33,7 +33,7 @@ def cohen_kappa(labels_a: np.ndarray | pd.Series, labels_b: np.ndarray | pd.Seri
     size = int(codes.max()) + 1
     share_a = np.bincount(code_a, minlength=size) / len(a)
     share_b = np.bincount(code_b, minlength=size) / len(b)
-    return _chance_corrected(float(np.mean(code_a == code_b)), float(share_a @ share_b))
+    return chance_corrected(float(np.mean(code_a == code_b)), float(share_a @ share_b))
 
 
 def chirp_kappa(
@@ -65,7 +65,7 @@ def chirp_kappa(
     )
     expected = float(np.average(chance, weights=per_matchup["n"]))
     observed = float(np.mean(frame["a"] == frame["b"]))
-    return _chance_corrected(observed, expected)
+    return chance_corrected(observed, expected)
 
 
 def fleiss_kappa(counts: np.ndarray) -> float:
@@ -81,7 +81,7 @@ def fleiss_kappa(counts: np.ndarray) -> float:
     n = raters[0]
     category_share = table.sum(axis=0) / table.sum()
     item_agreement = ((table * table).sum(axis=1) - n) / (n * (n - 1))
-    return _chance_corrected(float(item_agreement.mean()), float(category_share @ category_share))
+    return chance_corrected(float(item_agreement.mean()), float(category_share @ category_share))
 
 
 def _squared_differences(values: np.ndarray, totals: np.ndarray, level: Level) -> np.ndarray:
@@ -128,6 +128,15 @@ def krippendorff_alpha(reliability_data: np.ndarray, level: Level = "nominal") -
     unit_counts = np.zeros((data.shape[1], values.size))
     units = np.broadcast_to(np.arange(data.shape[1]), data.shape)
     np.add.at(unit_counts, (units[present], codes[present]), 1.0)
+    return krippendorff_alpha_of_counts(unit_counts, values, level)
+
+
+def krippendorff_alpha_of_counts(
+    unit_counts: np.ndarray, values: np.ndarray, level: Level = "nominal"
+) -> float:
+    """:func:`krippendorff_alpha` from how many ratings each pairable unit got of each value:
+    ``unit_counts[u, v]`` for units rated at least twice and the values (sorted) that occur.
+    Alpha depends on the ratings only through these counts, not on who gave which."""
     per_unit = unit_counts.sum(axis=1, keepdims=True)
     scaled = unit_counts / (per_unit - 1.0)
     coincidence = scaled.T @ unit_counts - np.diag(scaled.sum(axis=0))
