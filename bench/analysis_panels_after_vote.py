@@ -34,7 +34,6 @@ from typing import Any
 
 from sqlalchemy import select
 
-from workbench.paths import cache_dir
 from workbench.services.analysis import (
     CYCLES,
     LOSES_TO_ALL,
@@ -52,7 +51,7 @@ from workbench.storage.bundle import copy_bundle
 from workbench.storage.models import Vote
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from make_synthetic_bundle import make_synthetic_bundle
+from make_synthetic_bundle import cached_synthetic_bundle
 
 CAMPAIGN = "bench-analysis-after-vote"
 ANNOTATOR = "bench-voter"
@@ -112,14 +111,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
 
-    source = args.bundle
-    if source is None:
-        name = f"synthetic-{args.items}x{args.models}-votes{args.votes}.wbb"
-        source = cache_dir() / "bench" / name
-        if not source.exists():
-            source.parent.mkdir(parents=True, exist_ok=True)
-            print(f"generating {source} …", flush=True)
-            make_synthetic_bundle(source, args.items, args.models, votes=args.votes)
+    source = args.bundle or cached_synthetic_bundle(args.items, args.models, args.votes)
 
     incremental: dict[str, list[float]] = {name: [] for name in PANELS}
     full: dict[str, list[float]] = {name: [] for name in PANELS}

@@ -33,10 +33,9 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from workbench.gui.app import install_qt_message_logging  # noqa: E402
 from workbench.gui.main_window import MainWindow  # noqa: E402
-from workbench.paths import cache_dir  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from make_synthetic_bundle import make_synthetic_bundle  # noqa: E402
+from make_synthetic_bundle import cached_synthetic_bundle  # noqa: E402
 
 OPEN_GOAL_S = 1.0
 NEXT_P95_GOAL_MS = 30.0
@@ -64,13 +63,7 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=300)
     args = parser.parse_args()
 
-    bundle = args.bundle
-    if bundle is None:
-        bundle = cache_dir() / "bench" / f"synthetic-{args.items}x{args.models}.wbb"
-        if not bundle.exists():
-            bundle.parent.mkdir(parents=True, exist_ok=True)
-            print(f"generating {bundle} …", flush=True)
-            make_synthetic_bundle(bundle, args.items, args.models)
+    bundle = args.bundle or cached_synthetic_bundle(args.items, args.models)
 
     install_qt_message_logging()
     app = QApplication.instance() or QApplication(sys.argv[:1])

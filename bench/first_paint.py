@@ -108,16 +108,10 @@ def main() -> int:
 
     bundle = args.bundle
     if bundle is None:
-        from workbench.paths import cache_dir
+        sys.path.insert(0, str(BENCH))
+        from make_synthetic_bundle import cached_synthetic_bundle
 
-        bundle = cache_dir() / "bench" / f"synthetic-{args.items}x{args.models}.wbb"
-        if not bundle.exists():
-            sys.path.insert(0, str(BENCH))
-            from make_synthetic_bundle import make_synthetic_bundle
-
-            bundle.parent.mkdir(parents=True, exist_ok=True)
-            print(f"generating {bundle} …", flush=True)
-            make_synthetic_bundle(bundle, args.items, args.models)
+        bundle = cached_synthetic_bundle(args.items, args.models)
 
     _compile_package(BENCH.parent / "workbench")
     if args.baseline is not None:

@@ -289,6 +289,20 @@ def make_synthetic_bundle(
     return counts
 
 
+def cached_synthetic_bundle(items: int, models: int, votes: int = 0) -> Path:
+    """The synthetic bundle of these sizes in the cache folder, generated on first use and
+    reused by every bench that asks for the same sizes (seed 0)."""
+    from workbench.paths import cache_dir
+
+    name = f"synthetic-{items}x{models}" + (f"-votes{votes}" if votes else "") + ".wbb"
+    path = cache_dir() / "bench" / name
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        print(f"generating {path} …", flush=True)
+        make_synthetic_bundle(path, items, models, votes=votes)
+    return path
+
+
 def _battle_choice(rng: random.Random, strength_left: float, strength_right: float) -> str:
     draw = rng.random()
     if draw < BOTH_BAD_SHARE:

@@ -41,7 +41,6 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6.QtWidgets import QApplication
 
 from workbench.gui.main_window import MainWindow
-from workbench.paths import cache_dir
 from workbench.services.analysis import DEFAULT_BOOTSTRAP_ROUNDS, leaderboard
 from workbench.services.battle_tally import BattleTally
 from workbench.services.campaign_items import ItemSpec
@@ -56,7 +55,7 @@ from workbench.storage import Bundle
 from workbench.storage.bundle import copy_bundle
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from make_synthetic_bundle import make_synthetic_bundle
+from make_synthetic_bundle import cached_synthetic_bundle
 
 GOAL_MS = 200.0
 OPEN_TIMEOUT_S = 600.0
@@ -172,14 +171,7 @@ def main() -> int:
     args = parser.parse_args()
 
     load_before = _load()
-    source = args.bundle
-    if source is None:
-        name = f"synthetic-{args.items}x{args.models}-votes{args.votes}.wbb"
-        source = cache_dir() / "bench" / name
-        if not source.exists():
-            source.parent.mkdir(parents=True, exist_ok=True)
-            print(f"generating {source} …", flush=True)
-            make_synthetic_bundle(source, args.items, args.models, votes=args.votes)
+    source = args.bundle or cached_synthetic_bundle(args.items, args.models, args.votes)
 
     with tempfile.TemporaryDirectory(prefix="panel-after-vote-") as work:
         # the app's own folders (settings, logs, recent files) stay out of the user's
