@@ -320,9 +320,9 @@ def test_opening_the_wildvision_bundle_does_not_stall_the_event_loop(  # type: i
     def recorded(cls, method: str, name: str) -> None:  # type: ignore[no-untyped-def]
         real = getattr(cls, method)
 
-        def record(panel, outcome):  # type: ignore[no-untyped-def]
+        def record(panel, outcome, **options):  # type: ignore[no-untyped-def]
             shown.setdefault(name, time.perf_counter() - opened)
-            return real(panel, outcome)
+            return real(panel, outcome, **options)
 
         monkeypatch.setattr(cls, method, record)
 

@@ -105,7 +105,9 @@ def test_the_migration_keeps_the_first_of_duplicate_verdicts(tmp_path: Path) -> 
         connection.execute("DROP INDEX ux_judge_verdicts_request")
         connection.execute("ALTER TABLE judge_runs DROP COLUMN claimed_by")
         connection.execute("ALTER TABLE judge_runs DROP COLUMN claim_expires_at")
-        # later schemas' tables go too, so the upgrade from 0002 can create them again
+        # later schemas' tables and indexes go too, so the upgrade from 0002 can create them
+        for index in ("ix_votes_retracted", "ix_judge_verdicts_failed"):  # 0005
+            connection.execute(f"DROP INDEX {index}")
         for table in (
             "adjudications",
             "campaign_annotator_counts",
