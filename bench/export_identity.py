@@ -5,6 +5,10 @@ the export code can be shown to write the same bytes.
     python bench/export_identity.py --out /tmp/before.txt BUNDLE...
     python bench/export_identity.py --out /tmp/after.txt BUNDLE...
     diff /tmp/before.txt /tmp/after.txt    # nothing: byte-identical
+    python bench/export_identity.py --sort-run 7 --out /tmp/spilled.txt BUNDLE...
+
+``--sort-run N`` sorts at most N records in memory, so every sorted format goes through the
+runs on disk and their merge (the default, 100,000, keeps small bundles in memory).
 
 Run it with the ``workbench`` package of the version to check first on ``sys.path``
 (``PYTHONPATH=WORKTREE:WORKTREE/plugins``). Bundles are only read. A combination the exporter
@@ -66,11 +70,27 @@ def combinations(campaigns: list[str]) -> list[tuple[str, ExportOptions]]:
     return found
 
 
+def _set_sort_run(size: int) -> None:
+    # where the run size lives depends on the version of the export code being checked
+    import importlib
+
+    for name in ("workbench.export.external_sort", "workbench.export.pairwise"):
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        if hasattr(module, "SORT_RUN"):
+            module.SORT_RUN = size  # type: ignore[attr-defined]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("bundles", nargs="+", type=Path)
     parser.add_argument("--out", type=Path, required=True, help="the list of digests")
+    parser.add_argument("--sort-run", type=int, help="records sorted in memory at once")
     args = parser.parse_args()
+    if args.sort_run is not None:
+        _set_sort_run(args.sort_run)
     lines: list[str] = []
     for bundle in args.bundles:
         with Bundle.open(bundle, migrate=False) as opened, opened.read_session() as session:

@@ -16,9 +16,10 @@ from workbench.export.canonical_json import dumps
 
 #: records sorted in memory at once; more are sorted in runs on disk and merged
 SORT_RUN = 100_000
-#: characters of records held before a run is spilled, whatever their number (items with
-#: embedded images are large)
-SORT_RUN_CHARS = 64_000_000
+#: characters of records held before a run is spilled, whatever their number: what bounds the
+#: memory of a sort (a pairwise record with its answers is a few kilobytes, an item with
+#: embedded images far more)
+SORT_RUN_CHARS = 32_000_000
 
 
 def sorted_texts(texts: Iterable[str]) -> Iterator[str]:
