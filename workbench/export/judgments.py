@@ -212,12 +212,6 @@ def count_judged_items(session: Session, options: ExportOptions) -> int:
     return int(session.scalar(select(func.count(distinct(named.c.item)))) or 0)
 
 
-def collect_judgments(session: Session, options: ExportOptions) -> list[Judgment]:
-    """Every judgment :func:`iter_judgments` yields, as a list (for small bundles and tests;
-    the exports stream instead)."""
-    return list(iter_judgments(session, options))
-
-
 def _hide_imported_rater(judgment: Judgment, key: bytes) -> Judgment:
     # imported human raters are people too (VisIT-Bench's crowd workers); judges are not
     if judgment.origin != IMPORTED or judgment.kind != "human" or judgment.rater is None:
