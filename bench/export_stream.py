@@ -26,14 +26,20 @@ CLI = "import sys; from workbench.cli import main; sys.exit(main(sys.argv[1:]))"
 
 
 def run(tree: Path, bundle: Path, out: Path, export_format: str, campaign: str | None) -> dict:
-    command = [sys.executable, "-c", CLI, "export", str(bundle), "--out", str(out)]
+    command = [sys.executable, "-c", CLI, "export", str(bundle.resolve()), "--out", str(out)]
     command += ["--format", export_format]
     if campaign:
         command += ["--campaign", campaign]
     env = dict(os.environ, PYTHONPATH=f"{tree}{os.pathsep}{tree / 'plugins'}")
     start = time.perf_counter()
+    # run outside any tree: ``python -c`` puts the working folder first on sys.path
     process = subprocess.Popen(
-        command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        command,
+        env=env,
+        cwd=out.parent,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     _, status, usage = os.wait4(process.pid, 0)
     seconds = time.perf_counter() - start
