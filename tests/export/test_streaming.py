@@ -215,3 +215,21 @@ def test_memory_does_not_grow_with_the_judgments(
     # held per extra judgment: a list of them (or of their records) costs more than a record
     per_judgment = (large - small) / (6_000 - 1_500)
     assert per_judgment < record / 4, (small, large, record)
+
+
+def test_progress_counts_the_judged_items_while_streaming(
+    voted_bundle: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pairwise, "_ITEM_CHUNK", 2)
+    reader = CountingReader(monkeypatch)
+    seen: list[tuple[str, int, int]] = []
+    export_bundle(
+        voted_bundle,
+        tmp_path / "pairs.jsonl",
+        ExportOptions(),
+        progress=lambda phase, done, total: seen.append((phase, done, total)),
+    )
+    judged = len({judgment.item_id for judgment in reader.pulled} - {None})
+    items_steps = [(done, total) for phase, done, total in seen if phase == "items"]
+    # one step before each chunk of two items, with the total known before the first
+    assert items_steps == [(done, judged) for done in range(0, judged, 2)]
