@@ -72,8 +72,8 @@ def test_cancelling_an_export_in_the_list_writes_no_file(  # type: ignore[no-unt
 ) -> None:
     from workbench.export import service
 
-    pause = Pause(service.collect_judgments)
-    monkeypatch.setattr(service, "collect_judgments", pause)
+    pause = Pause(service.check_judgment_options)
+    monkeypatch.setattr(service, "check_judgment_options", pause)
     dialog = ExportDialog(sample_bundle)
     qtbot.addWidget(dialog)
     dialog.show()

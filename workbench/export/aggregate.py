@@ -9,6 +9,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from workbench.export.canonical_json import dumps
+from workbench.export.external_sort import sorted_by_key
 
 AGGREGATE_TAG = "vlm-workbench/pairwise-aggregate"
 AGGREGATE_VERSION = 1
@@ -50,10 +51,7 @@ def _majority(record: dict[str, Any]) -> str | None:
     return leaders[0] if len(leaders) == 1 else None
 
 
-def aggregate_pairs(records: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-    """Pairwise records (``pairwise.pairwise_records``) with an outcome between two named
-    sides, summed per pair; ``majority`` is the side (or ``tie``/``both_bad``) with most votes,
-    null when that is itself tied."""
+def _pairs(records: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     pairs: dict[str, dict[str, Any]] = {}
     for record in records:
         if record["outcome"] is None or record["model_b"] is None:
@@ -103,7 +101,28 @@ def aggregate_pairs(records: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any
         pair[field] += 1
         if record["kind"] not in pair["kinds"]:
             pair["kinds"] = sorted([*pair["kinds"], record["kind"]])
-    for key in sorted(pairs):
-        pair = pairs[key]
+    for pair in pairs.values():
         pair["majority"] = _majority(pair)
-        yield pair
+    return pairs
+
+
+def aggregate_pairs(records: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """Pairwise records (``pairwise.pairwise_records``) with an outcome between two named
+    sides, summed per pair; ``majority`` is the side (or ``tie``/``both_bad``) with most votes,
+    null when that is itself tied."""
+    pairs = _pairs(records)
+    for key in sorted(pairs):
+        yield pairs[key]
+
+
+def aggregated_texts(groups: Iterable[list[dict[str, Any]]]) -> Iterator[str]:
+    """What :func:`aggregate_pairs` gives, as canonical JSON text, from the records grouped by
+    item (``pairwise.records_by_item``): a pair's key names its item, so each group is summed
+    alone and only the sums are sorted (externally, beyond a run), never every record.
+
+    The fields a pair takes from its first record (instruction, images, outputs) are the same
+    in every record of the pair (they depend only on the item, turn, context and sides, all in
+    the key), so summing in stored rather than content order changes no byte."""
+    yield from sorted_by_key(
+        (key, dumps(pair)) for records in groups for key, pair in _pairs(records).items()
+    )

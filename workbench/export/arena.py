@@ -12,7 +12,8 @@ file is then the bundle's own (``workbench leaderboard --method elo``, default w
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -78,18 +79,23 @@ def _anonymous(judgment: Judgment) -> bool:
     return stored if isinstance(stored, bool) else True
 
 
-def battles(session: Session, judgments: list[Judgment]) -> Iterator[dict[str, Any]]:
+def battles(
+    session: Session, judgments: Iterable[Judgment], left_out: Counter[str] | None = None
+) -> Iterator[dict[str, Any]]:
     """The battles, in the judgments' stored order, each with a ``tstamp`` greater than the one
     before it: the stored time where it is later, else the previous one plus
     :data:`TSTAMP_STEP` (a synthetic time, starting from 0 when the first is unknown).
     Judgments that are not an outcome between two named sides (grades, verifications, skips)
-    have no battle form and are left out."""
+    have no battle form and are left out, counted in ``left_out["judgments_not_pairwise"]``.
+    ``judgments`` is read once, as the battles are written."""
     external = {
         row.id: row.external_id for row in session.execute(select(Item.id, Item.external_id))
     }
     previous = 0.0
     for judgment in judgments:
         if not is_battle(judgment):
+            if left_out is not None:
+                left_out["judgments_not_pairwise"] += 1
             continue
         assert judgment.outcome is not None
         meta = judgment.metadata

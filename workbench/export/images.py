@@ -30,8 +30,12 @@ class ImageWriter:
     created: list[Path] = field(default_factory=list)
 
     def entry(self, slot: ItemImage) -> dict[str, Any]:
+        # the slot's own column first: loading the image (its bytes) only to leave it out
+        # costs a query per slot
+        if self.mode is ImageMode.NONE or slot.image_id is None:
+            return {"missing": slot.original_ref}
         image = slot.image
-        if image is None or self.mode is ImageMode.NONE:
+        if image is None:
             return {"missing": slot.original_ref}
         if self.mode is ImageMode.EMBED:
             return {

@@ -6,14 +6,15 @@ their content, so exporting a bundle made by importing an export gives the same 
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Iterator
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
 from workbench.export.canonical_json import dumps
+from workbench.export.external_sort import sorted_by_key
 from workbench.export.images import ImageWriter
 from workbench.export.judgments import Judgment
 from workbench.importers.canonical import FORMAT_TAG, FORMAT_VERSION
@@ -76,24 +77,48 @@ def _turn(turn: Turn) -> dict[str, Any]:
     }
 
 
-def item_lines(
+def item_texts(
     session: Session,
-    judgments: list[Judgment],
+    judgments: Iterable[Judgment],
     images: ImageWriter,
     progress: Progress = no_progress,
-) -> Iterator[dict[str, Any]]:
-    """The canonical lines of every item, in (source, id) order; ``progress("items", done,
-    total)`` before each chunk of items is read (a cancel callback may raise there)."""
+    left_out: Counter[str] | None = None,
+) -> Iterator[str]:
+    """The canonical lines of every item as JSON text, in (source, id) order, from
+    ``judgments`` ordered by item row id (``iter_judgments(..., by_item=True)``), which are
+    consumed as the items they belong to are read; judgments without an item are counted in
+    ``left_out["judgments_without_item"]``. ``progress("items", done, total)`` runs before
+    each chunk of items is read (a cancel callback may raise there).
+
+    Items are built in row-id order, :data:`ITEMS_PER_QUERY` at a time, with one item's
+    judgments in hand, and sorted by (source, id) as text beyond a run on disk
+    (:mod:`~workbench.export.external_sort`): the database cannot be asked for that order,
+    since its collation of text need not be Python's."""
+    missing = left_out if left_out is not None else Counter()
+    yield from sorted_by_key(_keyed_lines(session, iter(judgments), images, progress, missing))
+
+
+def _keyed_lines(
+    session: Session,
+    judgments: Iterator[Judgment],
+    images: ImageWriter,
+    progress: Progress,
+    left_out: Counter[str],
+) -> Iterator[tuple[list[str], str]]:
     models = _models(session)
-    by_item: dict[int, list[dict[str, Any]]] = defaultdict(list)
-    for judgment in judgments:
-        if judgment.item_id is not None:
-            by_item[judgment.item_id].append(judgment.canonical())
     item_ids = sorted(session.scalars(select(Item.id)))
-    lines: list[dict[str, Any]] = []
+    head = next(judgments, None)
     for start in range(0, len(item_ids), ITEMS_PER_QUERY):
         progress("items", start, len(item_ids))
         chunk = item_ids[start : start + ITEMS_PER_QUERY]
+        by_item: dict[int, list[dict[str, Any]]] = defaultdict(list)
+        # NULL sorts first in SQLite and last in PostgreSQL: skip it wherever it is
+        while head is not None and (head.item_id is None or head.item_id <= chunk[-1]):
+            if head.item_id is None:
+                left_out["judgments_without_item"] += 1
+            else:
+                by_item[head.item_id].append(head.canonical())
+            head = next(judgments, None)
         outputs = _outputs(session, chunk)
         statement = (
             select(Item)
@@ -106,40 +131,53 @@ def item_lines(
             )
         )
         for item in session.scalars(statement):
-            item_judgments = sorted(by_item.get(item.id, []), key=dumps)
-            named = {entry["model"] for entry in outputs.get(item.id, [])}
-            for entry in item_judgments:
-                named.update(name for name in (entry["model_a"], entry["model_b"]) if name)
-            lines.append(
-                {
-                    "format": FORMAT_TAG,
-                    "format_version": FORMAT_VERSION,
-                    "source": item.source.name,
-                    "id": item.external_id,
-                    "family": item.family,
-                    "category": item.category,
-                    "language": item.language,
-                    "metadata": item.metadata_ or {},
-                    "images": [images.entry(slot) for slot in item.images],
-                    "captions": [
-                        {
-                            "text": caption.text,
-                            "kind": caption.kind,
-                            "source": caption.source,
-                            "image": caption.image_position,
-                        }
-                        for caption in item.captions
-                    ],
-                    "turns": [_turn(turn) for turn in item.turns],
-                    "outputs": outputs.get(item.id, []),
-                    "judgments": item_judgments,
-                    # a model named here but not in the bundle (the reference side) gets the
-                    # description an import would give it, so a round trip changes nothing
-                    "models": [
-                        models.get(name, {"name": name, "display_name": None, "metadata": {}})
-                        for name in sorted(named)
-                    ],
-                }
-            )
-    lines.sort(key=lambda line: (line["source"], line["id"]))
-    yield from lines
+            line = _line(item, by_item.get(item.id, []), outputs.get(item.id, []), models, images)
+            yield [line["source"], line["id"]], dumps(line)
+    while head is not None:
+        # judgments the items above did not take: only those without an item remain
+        if head.item_id is not None:
+            raise RuntimeError(f"judgment of item {head.item_id} read out of item order")
+        left_out["judgments_without_item"] += 1
+        head = next(judgments, None)
+
+
+def _line(
+    item: Item,
+    judgments: list[dict[str, Any]],
+    outputs: list[dict[str, Any]],
+    models: dict[str, dict[str, Any]],
+    images: ImageWriter,
+) -> dict[str, Any]:
+    item_judgments = sorted(judgments, key=dumps)
+    named = {entry["model"] for entry in outputs}
+    for entry in item_judgments:
+        named.update(name for name in (entry["model_a"], entry["model_b"]) if name)
+    return {
+        "format": FORMAT_TAG,
+        "format_version": FORMAT_VERSION,
+        "source": item.source.name,
+        "id": item.external_id,
+        "family": item.family,
+        "category": item.category,
+        "language": item.language,
+        "metadata": item.metadata_ or {},
+        "images": [images.entry(slot) for slot in item.images],
+        "captions": [
+            {
+                "text": caption.text,
+                "kind": caption.kind,
+                "source": caption.source,
+                "image": caption.image_position,
+            }
+            for caption in item.captions
+        ],
+        "turns": [_turn(turn) for turn in item.turns],
+        "outputs": outputs,
+        "judgments": item_judgments,
+        # a model named here but not in the bundle (the reference side) gets the description
+        # an import would give it, so a round trip changes nothing
+        "models": [
+            models.get(name, {"name": name, "display_name": None, "metadata": {}})
+            for name in sorted(named)
+        ],
+    }

@@ -8,11 +8,12 @@ rather than a model's output is named ``reference``, as the statistics name it.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import distinct, func, select
 from sqlalchemy.orm import Session
 
 from workbench.domain import REFERENCE_SIDE, STANDARD_CONTEXT, JudgmentOrigin
@@ -158,9 +159,9 @@ def _judgment(row: Any, key: bytes | None) -> Judgment:
     )
 
 
-def collect_judgments(session: Session, options: ExportOptions) -> list[Judgment]:
-    """The judgments the options select, read through the judgment read model (derived ones
-    included: an export carries everything stored), in stored order."""
+def _statement(
+    session: Session, options: ExportOptions, columns: tuple[str, ...] = (*COLUMNS, *DETAIL_COLUMNS)
+) -> Any:
     filters = OutcomeFilter(include_derived=True)
     if options.campaign is not None:
         exists = session.scalar(select(Campaign.id).where(Campaign.name == options.campaign))
@@ -173,13 +174,42 @@ def collect_judgments(session: Session, options: ExportOptions) -> list[Judgment
         filters = replace(filters, campaigns=(options.campaign,))
     if options.source is not JudgmentSource.ALL:
         filters = replace(filters, kinds=(options.source.value,))
-    statement = select_judgments(filters, columns=(*COLUMNS, *DETAIL_COLUMNS))
-    # in batches, so a million votes are never all held at once as rows of the driver
+    return select_judgments(filters, columns=columns)
+
+
+def check_judgment_options(session: Session, options: ExportOptions) -> None:
+    """Raise :class:`ExportError` for options no export can be made of (an unknown campaign),
+    before any file is opened."""
+    _statement(session, options)
+
+
+def iter_judgments(
+    session: Session, options: ExportOptions, *, by_item: bool = False
+) -> Iterator[Judgment]:
+    """The judgments the options select, read through the judgment read model (derived ones
+    included: an export carries everything stored), one at a time: in stored order, or with
+    ``by_item`` grouped by item (ascending item row id; judgments without an item come first
+    or last as the database sorts NULL), so a writer can work one item at a time.
+
+    Rows come from the database in batches of :data:`_BATCH` and each is turned into a
+    :class:`Judgment` only when asked for: a million votes are never held at once."""
+    statement = _statement(session, options)
+    if by_item:
+        # the writers that group by item sort their records by content afterwards, so the order
+        # within an item does not matter; the database sorts (on disk when it must), not Python
+        statement = statement.order_by(None).order_by(statement.selected_columns.item)
+    key = options.pseudonym_key
     rows = session.execute(statement.execution_options(yield_per=_BATCH))
-    found = [_judgment(row, options.pseudonym_key) for row in rows]
-    if options.pseudonym_key is not None:
-        found = [_hide_imported_rater(judgment, options.pseudonym_key) for judgment in found]
-    return found
+    for row in rows:
+        judgment = _judgment(row, key)
+        yield _hide_imported_rater(judgment, key) if key is not None else judgment
+
+
+def count_judged_items(session: Session, options: ExportOptions) -> int:
+    """How many items the selected judgments name (for the progress of a writer that goes one
+    item at a time); read on the narrow columns, not the provenance."""
+    named = _statement(session, options, columns=("item",)).order_by(None).subquery()
+    return int(session.scalar(select(func.count(distinct(named.c.item)))) or 0)
 
 
 def _hide_imported_rater(judgment: Judgment, key: bytes) -> Judgment:

@@ -5,20 +5,18 @@ where, the choice, and who made it when), as JSONL or as a flat, pandas-friendly
 from __future__ import annotations
 
 import csv
-import heapq
 import json
-import tempfile
-from collections import defaultdict
 from collections.abc import Iterable, Iterator
-from contextlib import ExitStack
 from dataclasses import dataclass
-from pathlib import Path
+from itertools import groupby, islice
+from operator import attrgetter
 from typing import IO, Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
 from workbench.export.canonical_json import dumps
+from workbench.export.external_sort import sorted_texts
 from workbench.export.images import ImageWriter
 from workbench.export.judgments import CAMPAIGN, JUDGE_RUN, Judgment
 from workbench.export.spreadsheet import spreadsheet_safe
@@ -29,8 +27,6 @@ PAIRWISE_TAG = "vlm-workbench/pairwise"
 PAIRWISE_VERSION = 1
 STANDARD_CONTEXT = "standard"
 _WINNER_OF_TIE = {"tie": "tie", "both_bad": "both_bad"}
-#: records sorted in memory at once; more are sorted in runs on disk and merged
-SORT_RUN = 100_000
 #: items whose texts are read at once
 _ITEM_CHUNK = 500
 
@@ -182,57 +178,58 @@ def _record(judgment: Judgment, view: _ItemView | None) -> dict[str, Any]:
     }
 
 
-def pairwise_records(
+def _item_groups(judgments: Iterable[Judgment]) -> Iterator[tuple[int | None, list[Judgment]]]:
+    # the stream is ordered by item, so one item's judgments are consecutive
+    for item_id, group in groupby(judgments, key=attrgetter("item_id")):
+        yield item_id, list(group)
+
+
+def records_by_item(
     session: Session,
-    judgments: list[Judgment],
+    judgments: Iterable[Judgment],
     images: ImageWriter,
     progress: Progress = no_progress,
+    total: int = 0,
+) -> Iterator[list[dict[str, Any]]]:
+    """The records of one item's judgments at a time (those without an item together), from
+    ``judgments`` grouped by item (``iter_judgments(..., by_item=True)``); the items' texts are
+    read :data:`_ITEM_CHUNK` items at a time, after ``progress("items", done, total)``."""
+    groups = _item_groups(judgments)
+    done = 0
+    while chunk := list(islice(groups, _ITEM_CHUNK)):
+        items = {item_id for item_id, _ in chunk if item_id is not None}
+        views: dict[int, _ItemView] = {}
+        if items:
+            progress("items", done, total)
+            views = _item_views(session, items, images)
+            done += len(items)
+        for item_id, group in chunk:
+            view = views.get(item_id) if item_id is not None else None
+            yield [_record(judgment, view) for judgment in group]
+
+
+def pairwise_texts(groups: Iterable[list[dict[str, Any]]]) -> Iterator[str]:
+    """One record per judgment as canonical JSON text, ordered by content (so the order never
+    depends on row ids), from the records grouped by item (:func:`records_by_item`).
+
+    Records are kept only as their JSON text; beyond a run of them
+    (:mod:`~workbench.export.external_sort`), sorted runs go to a temporary folder and are
+    merged, so an export of millions of votes holds one run in memory rather than every
+    judgment, record and answer (a cancel raised while the groups are read takes the runs
+    with their folder)."""
+    yield from sorted_texts(dumps(record) for records in groups for record in records)
+
+
+def pairwise_records(
+    session: Session,
+    judgments: Iterable[Judgment],
+    images: ImageWriter,
+    progress: Progress = no_progress,
+    total: int = 0,
 ) -> Iterator[dict[str, Any]]:
-    """One record per judgment, ordered by content (so the order never depends on row ids).
-
-    Records are built a few hundred items at a time and kept only as their JSON text; beyond
-    :data:`SORT_RUN` of them, sorted runs go to a temporary folder and are merged, so an export
-    of millions of votes holds one run in memory rather than every record and every answer.
-    ``progress("items", done, total)`` runs before each chunk of items is read (a cancel
-    callback may raise there; the temporary runs go with the folder)."""
-    without_item: list[Judgment] = []
-    by_item: dict[int, list[Judgment]] = defaultdict(list)
-    for judgment in judgments:
-        if judgment.item_id is None:
-            without_item.append(judgment)
-        else:
-            by_item[judgment.item_id].append(judgment)
-    with tempfile.TemporaryDirectory(prefix="workbench-export-") as folder:
-        runs: list[Path] = []
-        pending = [dumps(_record(judgment, None)) for judgment in without_item]
-
-        def spill() -> None:
-            pending.sort()
-            run = Path(folder) / f"run-{len(runs)}.jsonl"
-            # JSON text escapes every control character, so a newline ends a record and
-            # sorting the lines sorts the records
-            run.write_text("".join(line + "\n" for line in pending), encoding="utf-8")
-            runs.append(run)
-            pending.clear()
-
-        items = sorted(by_item)
-        for start in range(0, len(items), _ITEM_CHUNK):
-            progress("items", start, len(items))
-            chunk = items[start : start + _ITEM_CHUNK]
-            views = _item_views(session, set(chunk), images)
-            for item_id in chunk:
-                pending.extend(dumps(_record(j, views.get(item_id))) for j in by_item[item_id])
-            if len(pending) >= SORT_RUN:
-                spill()
-        if not runs:
-            pending.sort()
-            yield from (json.loads(line) for line in pending)
-            return
-        if pending:
-            spill()
-        with ExitStack() as stack:
-            files = [stack.enter_context(run.open(encoding="utf-8", newline="\n")) for run in runs]
-            yield from (json.loads(line) for line in heapq.merge(*files))
+    """The records of :func:`pairwise_texts` as dicts, from judgments grouped by item."""
+    groups = records_by_item(session, judgments, images, progress, total)
+    yield from map(json.loads, pairwise_texts(groups))
 
 
 def _csv_value(value: Any) -> Any:

@@ -3,21 +3,23 @@ cancelled export leaves no file and no temporary file behind, and an existing fi
 
 from __future__ import annotations
 
+import json
 import logging
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 from sqlalchemy.orm import Session
 
 from workbench.export.aggregate import CSV_COLUMNS as AGGREGATE_COLUMNS
-from workbench.export.aggregate import aggregate_pairs
-from workbench.export.arena import battles, is_battle
+from workbench.export.aggregate import aggregated_texts
+from workbench.export.arena import battles
 from workbench.export.atomic import atomic_text_file
-from workbench.export.canonical_json import dumps, json_line
+from workbench.export.canonical_json import dumps
 from workbench.export.images import ImageWriter
-from workbench.export.items import item_lines
-from workbench.export.judgments import Judgment, collect_judgments
+from workbench.export.items import item_texts
+from workbench.export.judgments import check_judgment_options, count_judged_items, iter_judgments
 from workbench.export.options import (
     FORMAT_DESCRIPTIONS,
     ExportError,
@@ -25,7 +27,7 @@ from workbench.export.options import (
     ExportSummary,
     ImageMode,
 )
-from workbench.export.pairwise import pairwise_records, write_csv
+from workbench.export.pairwise import pairwise_texts, records_by_item, write_csv
 from workbench.export.target import check_export_target
 from workbench.progress import CancelRequested, Progress, Steps, never_cancelled, no_progress
 from workbench.storage.bundle import Bundle
@@ -33,23 +35,27 @@ from workbench.storage.dialects import parse_location
 
 log = logging.getLogger(__name__)
 
-Writer = Callable[[IO[str], Session, list[Judgment], ImageWriter, ExportOptions, Steps], int]
+#: a writer writes the judgments of ``iter_judgments`` to the handle as it reads them, counting
+#: what its format leaves out in the counter, and returns the number of records written
+Writer = Callable[[IO[str], Session, ImageWriter, ExportOptions, Steps, Counter[str]], int]
 
 #: records written between two progress reports (and chances to cancel)
 RECORDS_PER_STEP = 1000
 
+_T = TypeVar("_T")
 
-def _stepped(records: Iterable[dict[str, Any]], steps: Steps) -> Iterator[dict[str, Any]]:
+
+def _stepped(records: Iterable[_T], steps: Steps) -> Iterator[_T]:
     for count, record in enumerate(records):
         if count % RECORDS_PER_STEP == 0:
             steps("writing", count, 0)
         yield record
 
 
-def _write_lines(handle: IO[str], lines: Iterator[dict[str, Any]]) -> int:
+def _write_lines(handle: IO[str], texts: Iterable[str]) -> int:
     count = 0
-    for line in lines:
-        handle.write(json_line(line))
+    for text in texts:
+        handle.write(text + "\n")
         count += 1
     return count
 
@@ -57,53 +63,70 @@ def _write_lines(handle: IO[str], lines: Iterator[dict[str, Any]]) -> int:
 def _items(
     handle: IO[str],
     session: Session,
-    found: list[Judgment],
     images: ImageWriter,
     options: ExportOptions,
     steps: Steps,
+    left_out: Counter[str],
 ) -> int:
-    return _write_lines(handle, _stepped(item_lines(session, found, images, steps), steps))
+    judgments = iter_judgments(session, options, by_item=True)
+    return _write_lines(
+        handle, _stepped(item_texts(session, judgments, images, steps, left_out), steps)
+    )
+
+
+def _groups(
+    session: Session, images: ImageWriter, options: ExportOptions, steps: Steps
+) -> Iterator[list[dict[str, Any]]]:
+    total = count_judged_items(session, options)
+    judgments = iter_judgments(session, options, by_item=True)
+    return records_by_item(session, judgments, images, steps, total)
 
 
 def _pairwise(
     handle: IO[str],
     session: Session,
-    found: list[Judgment],
     images: ImageWriter,
     options: ExportOptions,
     steps: Steps,
+    left_out: Counter[str],
 ) -> int:
-    records = pairwise_records(session, found, images, steps)
-    lines = aggregate_pairs(records) if options.aggregate else records
-    return _write_lines(handle, _stepped(lines, steps))
+    groups = _groups(session, images, options, steps)
+    texts = aggregated_texts(groups) if options.aggregate else pairwise_texts(groups)
+    return _write_lines(handle, _stepped(texts, steps))
 
 
 def _csv(
     handle: IO[str],
     session: Session,
-    found: list[Judgment],
     images: ImageWriter,
     options: ExportOptions,
     steps: Steps,
+    left_out: Counter[str],
 ) -> int:
-    records = pairwise_records(session, found, images, steps)
+    groups = _groups(session, images, options, steps)
     if options.aggregate:
-        return write_csv(handle, _stepped(aggregate_pairs(records), steps), AGGREGATE_COLUMNS)
-    return write_csv(handle, _stepped(records, steps))
+        records = map(json.loads, aggregated_texts(groups))
+        return write_csv(handle, _stepped(records, steps), AGGREGATE_COLUMNS)
+    return write_csv(handle, _stepped(map(json.loads, pairwise_texts(groups)), steps))
 
 
 def _arena(
     handle: IO[str],
     session: Session,
-    found: list[Judgment],
     images: ImageWriter,
     options: ExportOptions,
     steps: Steps,
+    left_out: Counter[str],
 ) -> int:
-    # a JSON list, one battle per line, as FastChat's tools and pandas.read_json read it
-    rows = [dumps(battle) for battle in _stepped(battles(session, found), steps)]
-    handle.write("[\n" + ",\n".join(rows) + ("\n" if rows else "") + "]\n")
-    return len(rows)
+    # a JSON list, one battle per line, as FastChat's tools and pandas.read_json read it;
+    # written as the battles come, in stored order
+    handle.write("[\n")
+    count = 0
+    for battle in _stepped(battles(session, iter_judgments(session, options), left_out), steps):
+        handle.write((",\n" if count else "") + dumps(battle))
+        count += 1
+    handle.write(("\n" if count else "") + "]\n")
+    return count
 
 
 #: format name -> (writer, what it is)
@@ -111,16 +134,6 @@ _WRITERS: dict[str, Writer] = {"items": _items, "jsonl": _pairwise, "csv": _csv,
 FORMATS: dict[str, tuple[Writer, str]] = {
     name: (_WRITERS[name], description) for name, description in FORMAT_DESCRIPTIONS.items()
 }
-
-
-def _left_out(found: list[Judgment], export_format: str) -> dict[str, int]:
-    if export_format == "items":
-        without_item = sum(1 for judgment in found if judgment.item_id is None)
-        return {"judgments_without_item": without_item} if without_item else {}
-    if export_format == "arena":
-        not_battles = sum(1 for judgment in found if not is_battle(judgment))
-        return {"judgments_not_pairwise": not_battles} if not_battles else {}
-    return {}
 
 
 def export_bundle(
@@ -158,10 +171,12 @@ def export_bundle(
     steps = Steps(progress, cancel_requested, "export cancelled; no file was written")
     with Bundle.open(bundle_path, migrate=False) as bundle, bundle.read_session() as session:
         steps("judgments", 0, 0)
-        found = collect_judgments(session, options)
+        # an unknown campaign is refused before a file is opened
+        check_judgment_options(session, options)
+        left_out: Counter[str] = Counter()
         try:
             with atomic_text_file(target) as handle:
-                records = writer(handle, session, found, images, options, steps)
+                records = writer(handle, session, images, options, steps, left_out)
                 # the last chance: once renamed into place, the export is whole and stays
                 steps.check()
         except OSError as error:  # a full disk, a read-only folder, a place like /proc
@@ -175,7 +190,7 @@ def export_bundle(
         format=options.format,
         records=records,
         images_written=len(images.written),
-        left_out=_left_out(found, options.format),
+        left_out={name: count for name, count in left_out.items() if count},
     )
     log.info("exported %d %s record(s) to %s", records, options.format, target)
     return summary
