@@ -114,7 +114,7 @@ def test_a_long_response_scrolls_inside_its_own_area(qtbot, images_bundle: Path,
     window.close()
 
 
-def test_a_long_campaign_title_wraps_instead_of_widening_the_window(
+def test_a_long_campaign_title_is_elided_instead_of_widening_the_window(
     qtbot, images_bundle: Path, tmp_path: Path
 ) -> None:
     """In the main window the annotation page sits beside the item list: a title that only
@@ -123,7 +123,14 @@ def test_a_long_campaign_title_wraps_instead_of_widening_the_window(
     path.write_bytes(images_bundle.read_bytes())
     window = open_window(qtbot, path, "arena-battle", (1024, 700))
     view = window.view
-    view.title.setText("spring-pilot-for-the-reading-group · VisIT-Bench reference verification")
+    title = "spring-pilot-for-the-reading-group · VisIT-Bench reference verification"
+    view.title.setText(title)
     assert view.title.minimumSizeHint().width() < 300
     assert view.minimumSizeHint().width() <= 1024 - 340  # room for the item list beside it
+    # shortened with an ellipsis where narrow, whole where it fits, whole in its tooltip
+    view.title.resize(200, view.title.height())
+    assert view.title.text().endswith("…") and len(view.title.text()) < len(title)
+    assert view.title.toolTip() == view.title.full_text() == title
+    view.title.resize(view.title.sizeHint().width() + 10, view.title.height())
+    assert view.title.text() == title
     window.close()

@@ -35,6 +35,7 @@ from workbench.gui.annotation.help_overlay import HelpOverlay
 from workbench.gui.annotation.skip_dialog import SkipDialog
 from workbench.gui.annotation.task_display import PreparedImage, TaskDisplay, prepare_images
 from workbench.gui.background import BackgroundRunner
+from workbench.gui.elided_label import ElidedLabel
 from workbench.gui.image_loader import DecodedImage
 from workbench.gui.image_viewer import ImageViewerDialog
 from workbench.services.blind_tasks import BlindTask, Progress
@@ -116,10 +117,10 @@ class AnnotationView(QWidget):
         #: the feedback on the practice answer just given (Enter then moves on)
         self.practice_feedback: PracticeFeedback | None = None
 
-        self.title = QLabel(self)
-        self.title.setTextFormat(Qt.TextFormat.PlainText)
+        # elided, not wrapped: a long campaign name never widens the window, and a wrapped
+        # label's height-for-width cost about a millisecond of every task's layout
+        self.title = ElidedLabel(self)
         self.title.setStyleSheet("font-size: 14pt; font-weight: bold;")
-        self.title.setWordWrap(True)  # a long campaign name wraps, never widens the window
         self.progress_label = QLabel(self)
         self.progress_label.setTextFormat(Qt.TextFormat.PlainText)
         self.progress_label.setStyleSheet("font-size: 12pt;")
