@@ -131,6 +131,8 @@ def prepare(data: Path, work: Path, env: dict[str, str]) -> tuple[Path, Path]:
         source = str(data / "wildvision-bench")
         run([*cli, "import", source, "--format", "wildvision-bench", "--into", str(partial)], env)
         partial.replace(bundle)
+    else:  # kept from an older app: the read-only export below would refuse it
+        run([*cli, "upgrade", str(bundle)], env)
     exported = work / "arena-all.json"
     run([*cli, "export", str(bundle), "--format", "arena", "--out", str(exported)], env)
     records = json.loads(exported.read_text())

@@ -84,6 +84,12 @@ def main() -> None:
     parser.add_argument("--votes", type=int, default=1_000_000)
     args = parser.parse_args()
     build_once(args)
+    # a bundle cached by an older app: the read-only leaderboard would refuse it
+    subprocess.run(
+        [sys.executable, "-m", "workbench.cli", "upgrade", str(args.bundle)],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
     base = [sys.executable, "-m", "workbench.cli", "leaderboard", str(args.bundle)]
     base += ["--bootstrap", str(args.rounds), "--json"]
     commands = {
