@@ -8,10 +8,8 @@ from __future__ import annotations
 from workbench.storage import Bundle
 from workbench.storage.judgments import (
     OutcomeFilter,
-    fingerprint,
-    only_added,
+    catch_up,
     positioned_battle_counts,
-    stored_after,
 )
 
 #: a battle count as :func:`workbench.storage.judgments.battle_counts` returns it
@@ -50,17 +48,17 @@ class BattleTally:
         """Bring the counts up to date with ``bundle`` and return them, in the order of
         :func:`~workbench.storage.judgments.battle_counts` (each triple's first appearance)."""
         with bundle.read_session() as session:  # one snapshot: fingerprint and rows agree
-            now = fingerprint(session)
-            before = self.fingerprint
-            if before is None or not only_added(before, now, stored_after(session, before)):
+            step = catch_up(session, self.fingerprint)
+            now = step.now
+            if step.full:
                 rows = positioned_battle_counts(
                     session, self.filters, decisive_weight=self.decisive_weight
                 )
                 cells: dict[tuple[str, str, str], list[float | int]] = {}
                 self.full_reads += 1
-            elif now != before:
+            elif step.after is not None:
                 rows = positioned_battle_counts(
-                    session, self.filters, decisive_weight=self.decisive_weight, after=before
+                    session, self.filters, decisive_weight=self.decisive_weight, after=step.after
                 )
                 cells = self._cells
                 self.incremental_reads += 1

@@ -2,8 +2,8 @@
 for the analysis panels' worker: a vote adds its rows to the frames without re-reading the
 judgments already read, and per-item analyses (cycles, a model that loses to all) recompute only
 the items the new judgments touch. The leaderboard's counterpart is
-:class:`~workbench.services.battle_tally.BattleTally`; both decide what to read the same way
-(:func:`~workbench.storage.judgments.fingerprint`, :func:`~workbench.storage.judgments.only_added`).
+:class:`~workbench.services.battle_tally.BattleTally`; both decide what to read by one rule
+(:func:`~workbench.storage.judgments.catch_up`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import pandas as pd
 
 from workbench.services.outcomes import OutcomeFilter, judgments_frame
 from workbench.storage.bundle import Bundle
-from workbench.storage.judgments import ORIGINS, fingerprint, only_added, stored_after
+from workbench.storage.judgments import ORIGINS, catch_up
 
 FilterKey = tuple[OutcomeFilter, ...]
 #: a per-item analysis: the values of the items a frame holds (items without one left out)
@@ -142,9 +142,9 @@ class JudgmentCache:
         while len(self._kept) > self.max_kept:
             self._kept.popitem(last=False)
         with bundle.read_session() as session:  # one snapshot: fingerprint and rows agree
-            now = fingerprint(session)
-            before = kept.fingerprint
-            if before is None or not only_added(before, now, stored_after(session, before)):
+            step = catch_up(session, kept.fingerprint)
+            now = step.now
+            if step.full:
                 frame = judgments_frame(session, *key, pairwise=True)
                 self.full_reads += 1
                 kept.frame, kept.fingerprint = frame, now
@@ -153,9 +153,9 @@ class JudgmentCache:
                 kept.tables.clear()
                 kept.stale.clear()
                 return kept
-            if now == before:
+            if step.after is None:
                 return kept
-            added = judgments_frame(session, *key, pairwise=True, after=before)
+            added = judgments_frame(session, *key, pairwise=True, after=step.after)
             self.incremental_reads += 1
         kept.fingerprint = now
         if not added.empty:

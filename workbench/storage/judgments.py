@@ -1004,6 +1004,26 @@ def only_added(before: Sequence[int], now: Sequence[int], added: Sequence[int]) 
     )
 
 
+@dataclass(frozen=True)
+class CatchUp:
+    """How a reader that kept what it read as of fingerprint ``before`` comes up to ``now``:
+    read everything again (``full``: a first read, a retraction, an adjudication), only the
+    rows stored after ``after``, or nothing (``after`` None and not ``full``)."""
+
+    now: tuple[int, ...]
+    full: bool
+    after: Sequence[int] | None
+
+
+def catch_up(session: Session, before: Sequence[int] | None) -> CatchUp:
+    """The one rule the kept readers (the leaderboard's battle counts, the other panels'
+    judgments) use to decide what to read, in the caller's snapshot."""
+    now = fingerprint(session)
+    if before is None or not only_added(before, now, stored_after(session, before)):
+        return CatchUp(now, full=True, after=None)
+    return CatchUp(now, full=False, after=before if tuple(now) != tuple(before) else None)
+
+
 def _largest_ids(after: Sequence[int]) -> Sequence[int]:
     """The largest id per store in fingerprint ``after``, in the order of :data:`ORIGINS`."""
     return after[1 : 2 * len(_FINGERPRINT_STORES) : 2]
