@@ -40,9 +40,7 @@ def test_the_judge_run_is_stored_as_a_labelled_completed_run(bundle: Bundle) -> 
 
 def test_leaderboard_compares_humans_and_the_judge(bundle: Bundle) -> None:
     boards = {
-        source: analysis.leaderboard(
-            bundle, analysis.LeaderboardRequest(source=source, bootstrap=0)
-        )
+        source: analysis.leaderboard(bundle, analysis.LeaderboardRequest(kind=source, bootstrap=0))
         for source in ("human", "judge")
     }
     for result in boards.values():

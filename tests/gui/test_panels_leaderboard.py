@@ -13,7 +13,7 @@ import pytest
 from tests.gui.panel_bundle import add_late_votes
 from tests.gui.panel_window import opened_panel_window, wait_for_file
 from workbench.gui.panel_process import ProcessRunner
-from workbench.services.outcomes import judgments_frame, pairwise_outcomes
+from workbench.services.outcomes import OutcomeFilter, judgments_frame, pairwise_outcomes
 from workbench.stats.bradley_terry import Anchor
 from workbench.stats.leaderboard import compute_leaderboard
 from workbench.storage import Bundle
@@ -28,8 +28,9 @@ def panel_window(qtbot, tmp_path: Path) -> Iterator:  # type: ignore[no-untyped-
 
 
 def engine_table(path: Path, anchor: str, method: str = "bt"):  # type: ignore[no-untyped-def]
+    """The engine's board of the human judgments (the panel's default: there are some)."""
     with Bundle.open(path) as bundle, bundle.read_session() as session:
-        battles = pairwise_outcomes(judgments_frame(session))
+        battles = pairwise_outcomes(judgments_frame(session, OutcomeFilter(kinds=("human",))))
     board = compute_leaderboard(battles, method, Anchor(anchor, 1000.0), bootstrap=100, seed=0)
     return board.table
 
@@ -122,7 +123,10 @@ def test_exports_write_plots_and_csv(panel_window, tmp_path: Path) -> None:  # t
         panel.export(kind, path)
     assert targets["forest"].read_bytes().startswith(b"\x89PNG")
     assert b"<svg" in targets["heatmap"].read_bytes()[:500]
-    written = pd.read_csv(targets["csv"])
+    # the first line names the request and the command that prints the table
+    first = targets["csv"].read_text(encoding="utf-8").splitlines()[0]
+    assert first.startswith("# request: judgments: human") and panel.command() in first
+    written = pd.read_csv(targets["csv"], skiprows=1)
     assert list(written["model"]) == list(panel.result.table["model"])
     assert written["rating"].to_numpy() == pytest.approx(panel.result.table["rating"].to_numpy())
     panel.export("forest", tmp_path / "forest.pdf")
@@ -133,13 +137,16 @@ def test_an_empty_selection_is_explained_and_clears_the_table(qtbot, panel_windo
     panel = panel_window.analysis.leaderboard
     errors: list[str] = []
     panel.failed.connect(errors.append)
+    panel.min_battles.setValue(0)  # the cycle item's few battles are rated anyway
     panel.category.setCurrentIndex(panel.category.findData("cyclic"))
     qtbot.waitUntil(lambda: not panel.busy, timeout=10_000)
     # only the cycle item: its three models, rated alike
     assert not errors and sorted(row[0] for row in shown_rows(panel)) == ["m-a", "m-b", "m-c"]
     panel.source.setCurrentIndex(panel.source.findData("judge"))
     qtbot.waitUntil(lambda: bool(errors), timeout=10_000)
-    assert "no pairwise judgments match" in errors[0]
+    assert "--kind judge: this selection has no judge judgments" in errors[0]
+    assert panel.request_line.text() == "Request: none yet"
+    assert not panel.copy_command_button.isEnabled()
     assert panel.model.rowCount() == 0 and panel.forest.figure is None
     assert panel.status.text().startswith("Cannot compute")
 
@@ -152,10 +159,12 @@ def test_language_and_campaign_switches_filter_the_leaderboard(qtbot, panel_wind
     assert [panel.language.itemData(i) for i in range(1, panel.language.count())] == languages
     assert panel.campaign.count() == 1 + frame["campaign"].dropna().nunique()
     before = panel.result
+    panel.min_battles.setValue(0)
     panel.language.setCurrentIndex(panel.language.findData(languages[0]))
     qtbot.waitUntil(lambda: panel.result is not before and not panel.busy, timeout=10_000)
-    assert panel.request().language == languages[0]
-    in_language = pairwise_outcomes(frame[frame["language"] == languages[0]])
+    assert panel.request().languages == (languages[0],)
+    human = frame[frame["kind"] == "human"]
+    in_language = pairwise_outcomes(human[human["language"] == languages[0]])
     assert panel.result.battles == len(in_language)
 
 
@@ -169,18 +178,19 @@ def test_rater_and_origin_pickers_offer_the_cli_choices(qtbot, panel_window) -> 
         assert offered == list(choices.origins)
         raters = [panel.rater.itemData(index) for index in range(1, panel.rater.count())]
         assert raters == list(choices.raters) and raters
+        panel.min_battles.setValue(0)  # the judge judged once
         panel.rater.setCurrentIndex(panel.rater.findData("gpt-judge"))
         qtbot.waitUntil(
             lambda: (
                 panel.result is not None
-                and panel.result.request.rater == "gpt-judge"
+                and panel.result.request.raters == ("gpt-judge",)
                 and not panel.busy
             ),  # the intervals come after the ratings
             timeout=10_000,
         )
-        expected = leaderboard(
-            bundle, LeaderboardRequest(rater="gpt-judge", anchor=panel.result.request.anchor)
-        )
+        # the judge's rows only: the default rule counts the judge, as there is no human here
+        assert panel.result.request.kind == "judge"
+        expected = leaderboard(bundle, LeaderboardRequest(raters=("gpt-judge",), min_battles=0))
     assert panel.result.battles == expected.battles
     pd.testing.assert_frame_equal(panel.result.table, expected.table)
 
@@ -266,3 +276,38 @@ def test_online_elo_with_a_bootstrap_waits_for_its_rounds(qtbot, panel_window) -
     panel.refresh()
     qtbot.waitUntil(lambda: bool(points) and not panel.busy, timeout=15_000)
     assert len(points) == 1 and points[0].board.bootstrap == panel.rounds.value()
+
+
+def test_the_request_line_names_the_request_and_copies_the_command_that_prints_it(
+    qtbot, panel_window, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    import json
+    import shlex
+
+    from PySide6.QtWidgets import QApplication
+
+    from workbench.cli import main
+    from workbench.services.analysis_request import POOLED_LABEL
+
+    panel = panel_window.analysis.leaderboard
+    request = panel.result.request
+    assert panel.request_line.text() == f"Request: {request.describe()}"
+    assert "judgments: human" in panel.request_line.text()
+    panel.copy_command_button.click()
+    command = QApplication.clipboard().text()
+    assert command == request.to_command() and "--kind human" in command
+    # the copied command prints the panel's numbers
+    words = shlex.split(command)
+    assert main([*words[1:2], str(panel_window.bundle.path), *words[3:], "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert [row["model"] for row in printed["models"]] == list(panel.result.table["model"])
+    assert [row["rating"] for row in printed["models"]] == pytest.approx(
+        list(panel.result.table["rating"]), abs=1e-6
+    )
+    # pooling both kinds is a choice of its own, labelled as pooled
+    before = panel.result
+    panel.source.setCurrentIndex(panel.source.findData("pooled"))
+    qtbot.waitUntil(lambda: panel.result is not before and not panel.busy, timeout=15_000)
+    assert f"judgments: {POOLED_LABEL}" in panel.request_line.text()
+    assert POOLED_LABEL in panel.status.text()
+    assert "--kind all --pool-kinds" in panel.command()

@@ -351,7 +351,9 @@ def test_opening_the_wildvision_bundle_does_not_stall_the_event_loop(  # type: i
             qtbot.waitUntil(lambda: len(shown) == 4 and not window.is_busy(), timeout=300_000)
 
         board = analysis.leaderboard.result
-        assert board is not None and len(board.table) == 22  # WildVision-Bench's models
+        # the default board counts human judgments, as the shared data has some (VisIT-Bench's
+        # raters): WildVision-Bench's GPT-4o verdicts are not pooled with them
+        assert board is not None and board.request.kind == "human" and len(board.table) >= 2
         assert analysis.failures.status.text().endswith("item(s)")
         print(
             "\nresults shown (s after the open): "

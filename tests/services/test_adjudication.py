@@ -194,14 +194,22 @@ def test_leaderboard_by_the_adjudication_origin_counts_settled_answers(
     with Bundle.open(path) as bundle:
         settled = len(_settle_every_dispute(bundle))
     printed = cli_json(
-        capsys, "leaderboard", str(path), "--origin", "adjudication", "--bootstrap", "5"
+        capsys,
+        "leaderboard",
+        str(path),
+        "--origin",
+        "adjudication",
+        "--bootstrap",
+        "5",
+        "--min-battles",
+        "0",
     )
-    request = analysis.LeaderboardRequest(
-        bootstrap=5, default_anchor=False, where=OutcomeFilter(origins=(ADJUDICATION,))
-    )
+    request = analysis.LeaderboardRequest(origins=(ADJUDICATION,), bootstrap=5, min_battles=0)
     with Bundle.open(path) as bundle:
         result = analysis.leaderboard(bundle, request)
-        votes = analysis.leaderboard(bundle, analysis.LeaderboardRequest(bootstrap=0))
+        votes = analysis.leaderboard(
+            bundle, analysis.LeaderboardRequest(bootstrap=0, min_battles=0)
+        )
     assert printed == json.loads(json.dumps(result.to_json()))
     assert printed["battles"] == settled
     assert votes.battles == sum(1 for _ in _cast_votes(path))

@@ -102,7 +102,9 @@ def test_missing_attributes_never_break_an_analysis(items: list) -> None:
                 for _, a, b, _ in judgments_
             )
             if rated:
-                analysis.leaderboard(bundle, analysis.LeaderboardRequest(bootstrap=0))
+                analysis.leaderboard(
+                    bundle, analysis.LeaderboardRequest(bootstrap=0, min_battles=0)
+                )
             analysis.contradictions(bundle)
             analysis.failure_cases(bundle, analysis.DISAGREEMENT)
             analysis.analysis_choices(bundle)

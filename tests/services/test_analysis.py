@@ -15,6 +15,7 @@ from tests.gui.panel_bundle import (
     build_panel_bundle,
 )
 from workbench.services import analysis
+from workbench.services.analysis_request import RequestError
 from workbench.services.outcomes import OutcomeFilter, judgments_frame, pairwise_outcomes
 from workbench.stats.agreement import agreement_summary, aligned_preferences
 from workbench.stats.bradley_terry import Anchor
@@ -38,11 +39,13 @@ def engine_battles(bundle: Bundle, filters: OutcomeFilter | None = None) -> pd.D
         return pairwise_outcomes(judgments_frame(session, filters))
 
 
-@pytest.mark.parametrize("source", ["all", "human"])
-def test_leaderboard_matches_the_engine(bundle: Bundle, source: str) -> None:
-    request = analysis.LeaderboardRequest(source=source, anchor="m-b", bootstrap=50, seed=3)
+@pytest.mark.parametrize("kind", ["pooled", "human"])
+def test_leaderboard_matches_the_engine(bundle: Bundle, kind: str) -> None:
+    request = analysis.LeaderboardRequest(
+        kind=kind, anchor="m-b", bootstrap=50, seed=3, min_battles=0
+    )
     result = analysis.leaderboard(bundle, request)
-    battles = engine_battles(bundle, analysis.SOURCE_FILTERS[source])
+    battles = engine_battles(bundle, OutcomeFilter(kinds=() if kind == "pooled" else (kind,)))
     expected = compute_leaderboard(battles, "bt", Anchor("m-b", 1000.0), bootstrap=50, seed=3)
     pd.testing.assert_frame_equal(result.table, expected.table)
     assert result.battles == len(battles)
@@ -51,17 +54,18 @@ def test_leaderboard_matches_the_engine(bundle: Bundle, source: str) -> None:
 
 def test_default_anchor_is_the_most_compared_model(bundle: Bundle) -> None:
     result = analysis.leaderboard(bundle, analysis.LeaderboardRequest(bootstrap=0))
-    battles = engine_battles(bundle)
+    assert result.request.kind == "human"  # the default: human judgments, as there are some
+    battles = engine_battles(bundle, OutcomeFilter(kinds=("human",)))
     counts = pd.concat([battles["model_a"], battles["model_b"]]).value_counts()
     most = sorted(counts.index, key=lambda model: (-counts[model], model))[0]
     assert result.board.anchor is not None and result.board.anchor.model == most
 
 
-def test_unknown_source_and_empty_selection_are_explained(bundle: Bundle) -> None:
-    with pytest.raises(analysis.AnalysisError, match="unknown source"):
-        analysis.leaderboard(bundle, analysis.LeaderboardRequest(source="robots"))
+def test_unknown_kind_and_empty_selection_are_explained(bundle: Bundle) -> None:
+    with pytest.raises(RequestError, match="--kind: unknown kind"):
+        analysis.LeaderboardRequest(kind="robots")
     with pytest.raises(analysis.AnalysisError, match="no pairwise judgments match"):
-        analysis.leaderboard(bundle, analysis.LeaderboardRequest(category="no-such-category"))
+        analysis.leaderboard(bundle, analysis.LeaderboardRequest(categories=("no-such-category",)))
 
 
 def test_cycles_and_item_graph(bundle: Bundle) -> None:
@@ -181,15 +185,18 @@ def test_leaderboard_campaign_and_language_switches_filter_the_judgments(bundle:
     assert choices.languages == tuple(sorted(battles["language"].dropna().unique()))
     assert choices.campaigns == tuple(sorted(battles["campaign"].dropna().unique()))
     language = choices.languages[0]
-    request = analysis.LeaderboardRequest(language=language, anchor="m-b", bootstrap=20)
+    request = analysis.LeaderboardRequest(
+        languages=(language,), anchor="m-b", bootstrap=20, min_battles=0
+    )
     result = analysis.leaderboard(bundle, request)
-    expected = engine_battles(bundle, OutcomeFilter(languages=(language,)))
-    assert result.battles == len(expected) == (battles["language"] == language).sum()
-    # the sample's votes are imported, none from a campaign
+    expected = engine_battles(bundle, OutcomeFilter(languages=(language,), kinds=("human",)))
+    human = battles[battles["kind"] == "human"]
+    assert result.battles == len(expected) == (human["language"] == language).sum()
+    # the sample's votes are imported, none from a campaign: the side named has no judgments
+    with pytest.raises(RequestError, match="--campaign 'pilot': no pairwise judgments"):
+        analysis.leaderboard(bundle, analysis.LeaderboardRequest(campaigns=("pilot",)))
     with pytest.raises(analysis.AnalysisError, match="no pairwise judgments match"):
-        analysis.leaderboard(bundle, analysis.LeaderboardRequest(campaign="pilot", bootstrap=0))
-    with pytest.raises(analysis.AnalysisError, match="no pairwise judgments match"):
-        analysis.leaderboard(bundle, analysis.LeaderboardRequest(language="Klingon", bootstrap=0))
+        analysis.leaderboard(bundle, analysis.LeaderboardRequest(languages=("Klingon",)))
 
 
 def _convbench_lines() -> list[dict]:

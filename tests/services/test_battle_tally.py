@@ -18,12 +18,13 @@ from tests.stats.bundle_helpers import (
     item_line,
 )
 from workbench.services.adjudication import disagreements, record_adjudication
-from workbench.services.analysis import AnalysisError, LeaderboardRequest, leaderboard
+from workbench.services.analysis import LeaderboardRequest, leaderboard
+from workbench.services.analysis_request import RequestError
 from workbench.services.battle_tally import BattleTally
 from workbench.services.campaigns import CampaignSpec, add_annotator, create_campaign
 from workbench.services.voting import AnnotationSession
 from workbench.storage import Bundle
-from workbench.storage.judgments import ADJUDICATION, OutcomeFilter, battle_counts
+from workbench.storage.judgments import ADJUDICATION, battle_counts
 
 CAMPAIGN = "arena"
 
@@ -43,7 +44,8 @@ def fresh(bundle: Bundle, request: LeaderboardRequest) -> list[tuple[str, str, s
 
 
 def test_counts_after_each_vote_equal_a_fresh_read(bundle: Bundle) -> None:
-    request = LeaderboardRequest(bootstrap=20)
+    # the kind named, so the tally's filters are those the leaderboard resolves to
+    request = LeaderboardRequest(kind="human", bootstrap=20, min_battles=0)
     tally = BattleTally(request.filters(), request.decisive_weight)
     assert tally.update(bundle) == fresh(bundle, request) == []
     session = AnnotationSession(bundle, CAMPAIGN, "ana")
@@ -74,10 +76,10 @@ def test_a_tally_for_other_switches_is_not_used(bundle: Bundle) -> None:
     task = session.next_task()
     assert task is not None
     session.cast(task.token, "a")
-    judge_only = LeaderboardRequest(source="judge", bootstrap=0)
-    tally = BattleTally(LeaderboardRequest().filters(), judge_only.decisive_weight)
+    judge_only = LeaderboardRequest(kind="judge", bootstrap=0)
+    tally = BattleTally(LeaderboardRequest(kind="human").filters(), judge_only.decisive_weight)
     assert not tally.matches(judge_only.filters(), judge_only.decisive_weight)
-    with pytest.raises(AnalysisError):
+    with pytest.raises(RequestError, match="--kind judge"):
         leaderboard(bundle, judge_only, tally)  # read afresh: no judge verdicts here
     assert tally.fingerprint is None
 
@@ -96,7 +98,8 @@ def test_counts_merged_across_stores_keep_the_stored_order(tmp_path: Path) -> No
     ]
     path = build_bundle(tmp_path / "stores", lines)
     add_judge_verdicts(path, "run-1", [("q2", "x", "y", "b"), ("q2", "y", "x", "a")])
-    request = LeaderboardRequest(bootstrap=10, decisive_weight=None)
+    # votes and verdicts pooled: the counts merge across the stores
+    request = LeaderboardRequest(kind="pooled", bootstrap=10, decisive_weight=1.0, min_battles=0)
     tally = BattleTally(request.filters(), request.decisive_weight)
     with Bundle.open(path) as bundle:
         assert tally.update(bundle) == fresh(bundle, request)
@@ -116,9 +119,7 @@ def test_a_settled_answer_replaced_in_place_is_read_again(tmp_path: Path) -> Non
     """Adjudications are replaced in place when a task is settled again: no new id, so only a
     full read (on the changed adjudication time) gives the right counts."""
     path, _ = build_ops_bundle(tmp_path)
-    request = LeaderboardRequest(
-        bootstrap=0, default_anchor=False, where=OutcomeFilter(origins=(ADJUDICATION,))
-    )
+    request = LeaderboardRequest(kind="human", origins=(ADJUDICATION,), bootstrap=0, min_battles=0)
     tally = BattleTally(request.filters(), request.decisive_weight)
     with Bundle.open(path) as bundle:
         tasks = [row["task"] for row in disagreements(bundle, OPS_CAMPAIGN)]

@@ -39,9 +39,7 @@ def test_leaderboard(bundle_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     printed = cli_json(
         capsys, "leaderboard", str(bundle_path), "--bootstrap", "20", "--kind", "human"
     )
-    request = analysis.LeaderboardRequest(
-        bootstrap=20, default_anchor=False, where=OutcomeFilter(kinds=("human",))
-    )
+    request = analysis.LeaderboardRequest(kind="human", bootstrap=20)
     assert request.decisive_weight == 3  # the CLI's default, as the panel's
     with Bundle.open(bundle_path) as bundle:
         assert printed == same(analysis.leaderboard(bundle, request))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -17,9 +18,8 @@ from tests.services.campaign_ops_bundle import build_ops_bundle
 from workbench.cli import main
 from workbench.demo import generate_demo_bundle
 from workbench.services import analysis
+from workbench.services.analysis_request import AnalysisRequest, RequestError
 from workbench.services.quick_leaderboard import NO_FILTERS, ONE_CAMPAIGN, quick_leaderboard
-from workbench.stats.bradley_terry import Anchor
-from workbench.stats.errors import StatsInputError
 from workbench.storage import Bundle
 from workbench.storage.judgments import OutcomeFilter
 
@@ -34,48 +34,64 @@ def bundle_path(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
     return build_panel_bundle(folder)
 
 
-def service_json(bundle_path: Path, **switches: Any) -> Any:
-    request = analysis.LeaderboardRequest(default_anchor=False, **switches)
+def service_json(bundle_path: Path, request: AnalysisRequest) -> Any:
     with Bundle.open(bundle_path) as bundle:
         return json.loads(json.dumps(analysis.leaderboard(bundle, request).to_json()))
 
 
-@pytest.mark.parametrize(
-    ("anchor", "bootstrap", "seed", "weight"),
-    [(None, 0, 0, 3.0), (None, 40, 7, 3.0), ("m-b", 25, 0, 1.0)],
-)
-def test_the_quick_document_is_the_services(
-    bundle_path: Path, anchor: str | None, bootstrap: int, seed: int, weight: float
-) -> None:
+def models_of(bundle_path: Path) -> list[str]:
     with Bundle.open(bundle_path) as bundle, bundle.read_session() as session:
-        models = analysis.distinct_values(session, "model_a", OutcomeFilter())
-    anchor = anchor if anchor in models else (models[0] if anchor else None)
-    quick = quick_leaderboard(
-        bundle_path,
-        anchor=Anchor(anchor, 1000.0) if anchor else None,
-        bootstrap=bootstrap,
-        seed=seed,
-        decisive_weight=weight,
-    )
-    expected = service_json(
-        bundle_path, anchor=anchor, bootstrap=bootstrap, seed=seed, decisive_weight=weight
-    )
+        return analysis.distinct_values(session, "model_a", OutcomeFilter())
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"bootstrap": 0},
+        {"bootstrap": 40, "seed": 7},
+        {"anchor": "m-b", "bootstrap": 25, "decisive_weight": 1.0},
+        {"kind": "judge", "bootstrap": 10, "min_battles": 0},
+        {"ties": "drop", "bootstrap": 10, "min_battles": 5},
+        {"min_battles": 10_000_000, "bootstrap": 0},
+    ],
+)
+def test_the_quick_document_is_the_services(bundle_path: Path, settings: dict[str, Any]) -> None:
+    models = models_of(bundle_path)
+    if "anchor" in settings:
+        settings = {**settings, "anchor": models[0]}
+    request = AnalysisRequest(**settings)
+    quick = quick_leaderboard(bundle_path, request)
+    try:
+        expected = service_json(bundle_path, request)
+    except (RequestError, analysis.AnalysisError):
+        assert quick is None  # the full path answers with its explanation
+        return
     assert quick == expected
+    # the request block names what was counted and the command that prints it
+    assert quick["request"]["judgments"]["kind"] in ("human", "judge")
+    assert quick["request"]["anchor"]["model"] == quick["anchor"]["model"]
 
 
-def test_an_unknown_anchor_is_refused_alike(bundle_path: Path) -> None:
-    with pytest.raises(StatsInputError) as quick:
-        quick_leaderboard(
-            bundle_path, anchor=Anchor("nobody", 1.0), bootstrap=0, seed=0, decisive_weight=3.0
-        )
-    with pytest.raises(StatsInputError) as full:
-        service_json(bundle_path, anchor="nobody", anchor_rating=1.0, bootstrap=0)
-    assert str(quick.value) == str(full.value)
+def test_an_unknown_anchor_is_left_to_the_full_path(
+    bundle_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    request = AnalysisRequest(anchor="nobody", anchor_rating=1.0, bootstrap=0)
+    assert quick_leaderboard(bundle_path, request) is None
+    with pytest.raises(RequestError, match="--anchor nobody: not a model"):
+        service_json(bundle_path, request)
+    assert main(["leaderboard", str(bundle_path), "--anchor", "nobody=1", "--json"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.count("\n") == 1 and "--anchor" in captured.err
 
 
 def test_no_filters_reads_as_the_filter_says() -> None:
     assert OutcomeFilter().describe() == NO_FILTERS
     assert OutcomeFilter(campaigns=("arena 1",)).describe() == ONE_CAMPAIGN.format("arena 1")
+    assert AnalysisRequest().selection_text() == NO_FILTERS
+    assert AnalysisRequest(campaigns=("arena 1",)).selection_text() == ONE_CAMPAIGN.format(
+        "arena 1"
+    )
 
 
 def test_one_campaigns_document_is_the_services(
@@ -85,18 +101,19 @@ def test_one_campaigns_document_is_the_services(
         campaigns = analysis.distinct_values(session, "campaign", OutcomeFilter())
     if not campaigns:
         pytest.skip("this bundle has no campaign")
-    expected = service_json(bundle_path, campaign=campaigns[0], bootstrap=15)
+    request = AnalysisRequest(campaigns=(campaigns[0],), bootstrap=15, min_battles=0)
+    expected = service_json(bundle_path, request)
     monkeypatch.setattr(analysis, "leaderboard", None)  # the full path is not taken
     capsys.readouterr()
     argv = ["leaderboard", str(bundle_path), "--campaign", campaigns[0], "--bootstrap", "15"]
-    assert main([*argv, "--json"]) == 0
+    assert main([*argv, "--min-battles", "0", "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == expected
 
 
 def test_the_command_takes_the_quick_path_only_without_filters(
     bundle_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    expected = service_json(bundle_path, bootstrap=20)
+    expected = service_json(bundle_path, AnalysisRequest(bootstrap=20, min_battles=0))
     full_calls: list[Any] = []
     full = analysis.leaderboard
 
@@ -106,11 +123,27 @@ def test_the_command_takes_the_quick_path_only_without_filters(
 
     monkeypatch.setattr(analysis, "leaderboard", counted)
     capsys.readouterr()
-    assert main(["leaderboard", str(bundle_path), "--bootstrap", "20", "--json"]) == 0
+    argv = ["leaderboard", str(bundle_path), "--min-battles", "0"]
+    assert main([*argv, "--bootstrap", "20", "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == expected
     assert full_calls == []
-    assert main(["leaderboard", str(bundle_path), "--kind", "human", "--json"]) == 0
+    assert main([*argv, "--category", "none-such", "--json"]) == 1
     assert len(full_calls) == 1
+
+
+def test_the_printed_command_prints_the_same_document(
+    bundle_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The request block's command, run, gives the same numbers (quick path and full)."""
+    capsys.readouterr()
+    assert main(["leaderboard", str(bundle_path), "--min-battles", "0", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    argv = shlex.split(document["request"]["command"])[1:]
+    argv[1] = str(bundle_path)
+    assert main([*argv, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == document
+    assert main([*argv, "--json", "--csv", str(bundle_path.with_suffix(".csv"))]) == 0
+    assert json.loads(capsys.readouterr().out) == document
 
 
 def test_the_command_loads_no_pandas_scipy_or_sqlalchemy(bundle_path: Path) -> None:

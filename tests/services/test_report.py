@@ -8,6 +8,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import shlex
+from html import escape as html_escape
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -22,6 +24,7 @@ from tests.stats.bundle_helpers import (
     item_line,
 )
 from workbench.cli import main
+from workbench.services.analysis_request import AnalysisRequest
 from workbench.services.report import ReportRequest, build_report, upper_bound_ranks
 from workbench.storage import Bundle
 
@@ -171,25 +174,24 @@ def test_report_category_boards_equal_the_leaderboard_command(
     capsys.readouterr()
     html = (tmp_path / "report.html").read_text(encoding="utf-8")
     data = json.loads(report.data_json)["categories"]
-    command = "workbench leaderboard BUNDLE --category chart --anchor charlie=1000 --json"
-    assert command in html
-    expected = run_json(
-        capsys, "leaderboard", str(report_bundle), "--category", "chart", "--anchor", "charlie=1000"
-    )
+    # the overall request with the category: its command spells every setting out
+    command = data["chart"]["request"]["command"]
+    assert command.startswith("workbench leaderboard BUNDLE --kind human --category chart ")
+    assert "--anchor charlie=1000 --bootstrap 0 " in command
+    assert html_escape(command + " --json") in html
+    expected = run_json(capsys, "leaderboard", str(report_bundle), *shlex.split(command)[3:])
     assert data["chart"]["models"] == expected["models"]
-    assert "No filter selects the items without a category" in html
+    assert "they count on the overall board only (no filter selects them)" in html
 
 
 def test_report_covers_items_without_a_category_and_overlapping_annotators(
     report_bundle: Path,
 ) -> None:
     with Bundle.open(report_bundle) as bundle:
-        content = build_report(bundle, ReportRequest(bootstrap=0))
-    assert {entry.category for entry in content.category_boards} == {
-        "ocr",
-        "chart",
-        "(no category)",
-    }
+        content = build_report(bundle, ReportRequest(AnalysisRequest(bootstrap=0)))
+    # items without a category count on the overall board; no filter makes a board of them
+    assert {entry.category for entry in content.category_boards} == {"ocr", "chart"}
+    assert content.uncategorised_battles > 0
     assert [row["group"] for row in content.inter_annotator] == ["campaign pilot"]
     assert content.inter_annotator[0]["raters"] == 2
     assert content.cycles is None or set(content.cycles.columns) >= {"item", "cycle"}
@@ -232,8 +234,9 @@ def test_an_empty_selection_is_one_error_line_and_writes_nothing(
     assert len(error.strip().splitlines()) == 1
     assert "no pairwise judgments match category=nowhere" in error
     assert not out.exists()
-    assert main(["report", str(report_bundle), "--out", str(out), "--anchor", "zulu"]) == 1
-    assert "anchor model 'zulu'" in capsys.readouterr().err
+    # a bad request is bad usage, named by its option
+    assert main(["report", str(report_bundle), "--out", str(out), "--anchor", "zulu"]) == 2
+    assert "--anchor zulu: not a model of this selection" in capsys.readouterr().err
     assert not out.exists()
 
 
@@ -252,7 +255,9 @@ def test_sections_without_data_say_why(tmp_path: Path) -> None:
         lines.append(line)
     bundle = build_bundle(tmp_path / "plain", lines)
     report = tmp_path / "plain.html"
-    assert main(["report", str(bundle), "--out", str(report), "--bootstrap", "0"]) == 0
+    # every model here is in fewer battles than the default minimum: rate them anyway
+    argv = ["report", str(bundle), "--out", str(report), "--bootstrap", "0", "--min-battles", "0"]
+    assert main(argv) == 0
     text = report.read_text(encoding="utf-8")
     data = json.loads(parse_report(report).data_json)
     assert set(data["missing"]) >= {"style", "categories", "agreement", "inter_annotator"}
@@ -286,7 +291,7 @@ def test_cycles_are_listed_with_links_to_their_failure_case(tmp_path: Path) -> N
     assert report.tables["cycles"][0][2] == "m1 < m3 < m2"  # m3 beat m1, m2 beat m3, m1 beat m2
     html = out.read_text(encoding="utf-8")
     with Bundle.open(bundle) as opened:
-        content = build_report(opened, ReportRequest(bootstrap=0))
+        content = build_report(opened, ReportRequest(AnalysisRequest(bootstrap=0)))
     (case,) = content.gallery
     assert (case.label, case.reason) == ("tests/c0", "preference cycle")
     assert f'href="#item-{case.item}"' in html and f'id="item-{case.item}"' in html
@@ -301,7 +306,25 @@ def test_position_bias_only_for_evaluators_with_randomized_positions(tmp_path: P
         [(f"q{index}", "alpha", other, "a") for index in range(6) for other in MODELS[1:]],
     )
     with Bundle.open(bundle) as opened:
-        content = build_report(opened, ReportRequest(bootstrap=0))
+        content = build_report(opened, ReportRequest(AnalysisRequest(bootstrap=0)))
     assert content.agreement is not None
     assert content.agreement.not_randomized == ["fixed-judge"]
     assert set(content.agreement.position_bias["evaluator"]) == {"ann1", "ann2", "judge-1"}
+
+
+def test_a_board_of_too_few_battles_is_a_section_that_says_so(tmp_path: Path) -> None:
+    """Every model in fewer battles than the minimum: the report is made, its leaderboard
+    section says why there is no board and names the option."""
+    lines = [
+        item_line(
+            f"x{index}", [{"kind": "human", "model_a": "m1", "model_b": "m2", "outcome": "a"}]
+        )
+        for index in range(3)
+    ]
+    bundle = build_bundle(tmp_path / "few", lines)
+    out = tmp_path / "few.html"
+    assert main(["report", str(bundle), "--out", str(out), "--bootstrap", "0"]) == 0
+    data = json.loads(parse_report(out).data_json)
+    assert data["leaderboard"] is None and data["reproduce"] == []
+    assert "--min-battles" in data["missing"]["leaderboard"]
+    assert "m1 3, m2 3" in data["missing"]["leaderboard"]

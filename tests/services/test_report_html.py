@@ -14,6 +14,7 @@ import pytest
 from tests.services.chromium import CHROMIUM, inspect_page
 from tests.services.report_bundle import build_report_bundle
 from workbench.cli import main
+from workbench.services.analysis_request import AnalysisRequest
 from workbench.services.report import ReportRequest, build_report
 from workbench.services.report_html import MAX_IMAGE_BYTES, MAX_TOTAL_IMAGE_BYTES, render_report
 from workbench.storage import Bundle
@@ -67,7 +68,9 @@ def test_figures_are_images_and_nothing_can_be_loaded(hostile_report: Path) -> N
 def test_a_500_item_report_stays_under_20_mb(tmp_path: Path) -> None:
     bundle = build_report_bundle(tmp_path, models=("alpha", "bravo"), items=500, one_image=True)
     with Bundle.open(bundle) as opened:
-        content = build_report(opened, ReportRequest(bootstrap=0, gallery_items=500))
+        content = build_report(
+            opened, ReportRequest(AnalysisRequest(bootstrap=0), gallery_items=500)
+        )
     assert len(content.gallery) >= 40  # enough failure cases with images to test the caps
     html = render_report(content)
     assert len(html.encode("utf-8")) < 20_000_000

@@ -84,7 +84,8 @@ def test_leaderboard_text_plots_and_style_control(
     assert "rating_without_style_control" in first
     assert styled["battles_without_answers"] == 0
 
-    elo = run_json(capsys, *argv, "--method", "elo", "--language", "English")
+    # the default is 100 bootstrap rounds; none asked here, so no intervals
+    elo = run_json(capsys, *argv, "--method", "elo", "--language", "English", "--bootstrap", "0")
     assert elo["method"] == "elo"
     assert elo["models"][0]["ci_lower"] is None
 
@@ -98,10 +99,16 @@ def test_leaderboard_reports_empty_selections_and_bad_anchors(
     )
     assert main(["leaderboard", str(bundle), "--source", "nowhere"]) == 1
     assert "no pairwise judgments match source=nowhere" in capsys.readouterr().err
-    assert main(["leaderboard", str(bundle), "--anchor", "x"]) == 1
+    # a bad request is bad usage (exit 2), one line naming the option
+    assert main(["leaderboard", str(bundle), "--anchor", "=5"]) == 2
     assert "MODEL=VALUE" in capsys.readouterr().err
-    assert main(["leaderboard", str(bundle), "--anchor", "w=1000"]) == 1
-    assert "anchor model 'w'" in capsys.readouterr().err
+    assert main(["leaderboard", str(bundle), "--anchor", "x"]) == 2  # one battle each
+    assert "--min-battles" in capsys.readouterr().err
+    rated = ["leaderboard", str(bundle), "--min-battles", "0"]
+    assert main([*rated, "--anchor", "x"]) == 0
+    assert "anchor: x = 1000" in capsys.readouterr().out
+    assert main([*rated, "--anchor", "w=1000"]) == 2
+    assert "--anchor w: not a model of this selection (models: x, y)" in capsys.readouterr().err
 
 
 @pytest.fixture
@@ -253,6 +260,11 @@ def test_default_view_counts_evidence_once_and_gives_the_published_ratings(
     csv = tmp_path / "board.csv"
     document = run_json(capsys, "leaderboard", str(wildvision_bundle), "--csv", str(csv))
     assert document["battles"] == result.battles
-    assert pd.read_csv(csv)["model"].tolist() == result.table["model"].tolist()
+    # the CSV's first line is the request, with the command that prints the table
+    first = csv.read_text(encoding="utf-8").splitlines()[0]
+    assert (
+        first.startswith("# request: judgments: judge") and document["request"]["command"] in first
+    )
+    assert pd.read_csv(csv, skiprows=1)["model"].tolist() == result.table["model"].tolist()
     doubled = run_json(capsys, "leaderboard", str(wildvision_bundle), "--include-derived")
     assert doubled["battles"] == result.battles + 19644

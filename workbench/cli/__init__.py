@@ -78,7 +78,8 @@ def _run(argv: Sequence[str] | None) -> int:
         return int(handler(args) or EXIT_OK)
     except WorkbenchError as error:
         print(f"workbench: {error}", file=sys.stderr)
-        return EXIT_FAILED
+        # a request that cannot be answered as asked is bad usage (RequestError says so)
+        return int(getattr(error, "exit_code", EXIT_FAILED))
     except KeyboardInterrupt:
         print("workbench: interrupted", file=sys.stderr)
         return 130

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from workbench.cli.stats_commands import _add_filters, _filters
+from workbench.cli.stats_commands import add_request_flags
 
 
 def register(commands: Any) -> None:
@@ -21,32 +21,17 @@ def register(commands: Any) -> None:
     )
     report.add_argument("bundle", metavar="BUNDLE")
     report.add_argument("--out", type=Path, required=True, metavar="FILE", help="HTML to write")
-    report.add_argument(
-        "--bootstrap",
-        type=int,
-        default=100,
-        metavar="N",
-        help="bootstrap rounds for the 95%% CIs (default 100)",
-    )
-    report.add_argument("--seed", type=int, default=0, metavar="S", help="bootstrap seed")
-    report.add_argument(
-        "--anchor",
-        metavar="MODEL",
-        help="model pinned at 1000, whose win rate the boards show (default: most battles)",
-    )
-    _add_filters(report)
+    add_request_flags(report, fitting=False)
     report.set_defaults(handler=run_report)
 
 
 def run_report(args: argparse.Namespace) -> int:
-    from workbench.services.report import ReportError, ReportRequest
+    from workbench.services.analysis_request import AnalysisRequest
+    from workbench.services.report import ReportRequest
     from workbench.services.report_html import write_report
 
-    if args.bootstrap < 0:
-        raise ReportError("--bootstrap cannot be negative")
-    request = ReportRequest(
-        filters=_filters(args), bootstrap=args.bootstrap, seed=args.seed, anchor=args.anchor
-    )
+    # the leaderboard's parser: the report's boards answer the request its flags make
+    request = ReportRequest(AnalysisRequest.from_args(args))
     interactive = sys.stderr.isatty()
 
     def progress(step: str, done: int, total: int) -> None:

@@ -40,7 +40,9 @@ class StatsCommandError(WorkbenchError):
     pass
 
 
-def _add_filters(parser: argparse.ArgumentParser) -> None:
+def _add_filters(parser: argparse.ArgumentParser, pooling: bool = False) -> None:
+    """The selection flags; with ``pooling`` (the leaderboard and the report) ``--kind`` may be
+    ``all``, which needs ``--pool-kinds``."""
     group = parser.add_argument_group("filters (repeat a flag to allow several values)")
     for flag, dest, kind, text in FILTER_FLAGS:
         group.add_argument(
@@ -55,11 +57,24 @@ def _add_filters(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--kind",
         dest="kinds",
-        choices=("human", "judge"),
+        choices=("human", "judge", "all") if pooling else ("human", "judge"),
         action="append",
         default=[],
-        help="only human or only judge judgments",
+        help="only human or only judge judgments"
+        + (
+            " (default: human when the selection has any, else judge; all pools both and "
+            "needs --pool-kinds)"
+            if pooling
+            else ""
+        ),
     )
+    if pooling:
+        group.add_argument(
+            "--pool-kinds",
+            action="store_true",
+            help="count human judgments and judge verdicts together in one board (labelled "
+            "'pooled: human + judge')",
+        )
     group.add_argument(
         "--origin",
         dest="origins",
@@ -77,44 +92,87 @@ def _add_filters(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_request_flags(parser: argparse.ArgumentParser, fitting: bool = True) -> None:
+    """The flags of an analysis request (``workbench leaderboard``, ``workbench report``),
+    parsed by :meth:`AnalysisRequest.from_args`; their defaults are the request's. Without
+    ``fitting`` (the report, which fits Bradley-Terry with and without style control) the
+    method, style control and Elo's K are not offered."""
+    from workbench.services import analysis_request as defaults
+
+    if fitting:
+        parser.add_argument(
+            "--method",
+            choices=("bt", "elo"),
+            default=defaults.DEFAULT_METHOD,
+            help="bt: Bradley-Terry maximum likelihood (default); elo: online Elo in stored order",
+        )
+    parser.add_argument(
+        "--bootstrap",
+        type=int,
+        default=defaults.DEFAULT_BOOTSTRAP_ROUNDS,
+        metavar="N",
+        help=f"bootstrap rounds for 95%% CIs (default {defaults.DEFAULT_BOOTSTRAP_ROUNDS})",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=defaults.DEFAULT_SEED,
+        metavar="S",
+        help=f"bootstrap seed (default {defaults.DEFAULT_SEED})",
+    )
+    parser.add_argument(
+        "--anchor",
+        metavar="MODEL[=VALUE]",
+        help="pin a model's rating, e.g. gpt-4o=1000 (default: the model with the most battles "
+        f"at {defaults.DEFAULT_ANCHOR_RATING:g})",
+    )
+    if fitting:
+        parser.add_argument(
+            "--style-control",
+            action="store_true",
+            help="control for answer length and markdown (bt only); plain ratings are shown too",
+        )
+    parser.add_argument(
+        "--decisive-weight",
+        type=float,
+        default=defaults.DEFAULT_DECISIVE_WEIGHT,
+        metavar="W",
+        help=f"count a 'much better' verdict as W battles (default "
+        f"{defaults.DEFAULT_DECISIVE_WEIGHT:g}, the rule of WildVision-Bench and "
+        "Arena-Hard-Auto; 1 counts every verdict once)",
+    )
+    parser.add_argument(
+        "--ties",
+        choices=tuple(defaults.TIE_POLICIES),
+        default=defaults.DEFAULT_TIES,
+        help="half: a tie (or both bad) counts half a win to each side (default); drop: ties "
+        "are left out",
+    )
+    parser.add_argument(
+        "--min-battles",
+        type=int,
+        default=defaults.DEFAULT_MIN_BATTLES,
+        metavar="N",
+        help="leave out, with the reason, models in fewer than N battles (default "
+        f"{defaults.DEFAULT_MIN_BATTLES}; 0 keeps every model)",
+    )
+    if fitting:
+        parser.add_argument(
+            "--k-factor",
+            type=float,
+            default=defaults.DEFAULT_K_FACTOR,
+            metavar="K",
+            help=f"Elo K factor (default {defaults.DEFAULT_K_FACTOR:g})",
+        )
+    _add_filters(parser, pooling=True)
+
+
 def register(commands: Any) -> None:
     leaderboard = commands.add_parser(
         "leaderboard", help="rate the models from the pairwise outcomes in a bundle"
     )
     leaderboard.add_argument("bundle", metavar="BUNDLE")
-    leaderboard.add_argument(
-        "--method",
-        choices=("bt", "elo"),
-        default="bt",
-        help="bt: Bradley-Terry maximum likelihood (default); elo: online Elo in stored order",
-    )
-    leaderboard.add_argument(
-        "--bootstrap", type=int, default=0, metavar="N", help="bootstrap rounds for 95%% CIs"
-    )
-    leaderboard.add_argument(
-        "--seed", type=int, default=0, metavar="S", help="bootstrap seed (default 0)"
-    )
-    leaderboard.add_argument(
-        "--anchor", metavar="MODEL=VALUE", help="pin a model's rating, e.g. gpt-4o=1000"
-    )
-    leaderboard.add_argument(
-        "--style-control",
-        action="store_true",
-        help="control for answer length and markdown (bt only); plain ratings are shown too",
-    )
-    leaderboard.add_argument(
-        "--decisive-weight",
-        type=float,
-        # workbench.stats.weighting.WILDVISION_DECISIVE_WEIGHT, the panel's default too
-        default=3.0,
-        metavar="W",
-        help="count a 'much better' verdict as W battles (default 3, the rule of "
-        "WildVision-Bench and Arena-Hard-Auto; 1 counts every verdict once)",
-    )
-    leaderboard.add_argument(
-        "--k-factor", type=float, default=4.0, metavar="K", help="Elo K factor (default 4)"
-    )
-    _add_filters(leaderboard)
+    add_request_flags(leaderboard)
     leaderboard.add_argument("--json", action="store_true", help="print as JSON")
     leaderboard.add_argument(
         "--plot", type=Path, metavar="FILE", help="save a ratings plot (png, svg or pdf)"
@@ -223,59 +281,28 @@ def _number(value: Any, digits: int = 1) -> str:
 # --- leaderboard -------------------------------------------------------------------------------
 
 
-def _quick_selection(args: argparse.Namespace) -> tuple[bool, str | None]:
-    """Whether the filters are none, or one campaign (the quick path's two statements), and
-    that campaign."""
-    others = any(getattr(args, dest) for _, dest, _, _ in FILTER_FLAGS if dest != "campaigns")
-    if others or args.kinds or args.origins or args.include_derived or len(args.campaigns) > 1:
-        return False, None
-    return True, (args.campaigns[0] if args.campaigns else None)
-
-
-def _quick_leaderboard(args: argparse.Namespace, anchor: Any) -> dict[str, Any] | None:
+def _quick_leaderboard(args: argparse.Namespace, request: Any) -> dict[str, Any] | None:
     """The document of a plain ``--method bt --json`` leaderboard of every judgment or of one
     campaign's, read without pandas or SQLAlchemy (services.quick_leaderboard), or None for
     the full path."""
-    quick, campaign = _quick_selection(args)
-    if args.method != "bt" or args.style_control or not args.json or not quick:
-        return None
-    if args.plot or args.heatmap or args.csv:
+    if not args.json or args.plot or args.heatmap or args.csv:
         return None
     from workbench.services.quick_leaderboard import quick_leaderboard
 
-    return quick_leaderboard(
-        args.bundle,
-        anchor=anchor,
-        bootstrap=args.bootstrap,
-        seed=args.seed,
-        decisive_weight=args.decisive_weight,
-        campaign=campaign,
-    )
+    return quick_leaderboard(args.bundle, request)
 
 
 def run_leaderboard(args: argparse.Namespace) -> int:
-    from workbench.stats.bradley_terry import Anchor
+    from workbench.services.analysis_request import AnalysisRequest
 
-    anchor = Anchor.parse(args.anchor) if args.anchor else None
-    document = _quick_leaderboard(args, anchor)
+    request = AnalysisRequest.from_args(args)
+    document = _quick_leaderboard(args, request)
     if document is not None:
         print(json.dumps(document, indent=2))
         return 0
-    from workbench.services.analysis import AnalysisError, LeaderboardRequest, leaderboard
+    from workbench.services.analysis import AnalysisError, leaderboard
     from workbench.storage import Bundle
 
-    request = LeaderboardRequest(
-        method=args.method,
-        style_control=args.style_control,
-        anchor=anchor.model if anchor else None,
-        anchor_rating=anchor.rating if anchor else 1000.0,
-        default_anchor=False,
-        bootstrap=args.bootstrap,
-        seed=args.seed,
-        decisive_weight=args.decisive_weight,
-        k_factor=args.k_factor,
-        where=_filters(args),
-    )
     with Bundle.open(args.bundle, read_only=True) as bundle:
         try:
             result = leaderboard(bundle, request)
@@ -294,23 +321,34 @@ def run_leaderboard(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(result.to_json())
         return 0
-    _print_leaderboard(
-        result.board, request.filters().describe(), result.battles, result.battles_without_answers
-    )
+    _print_leaderboard(result)
     for line in written:
         print(line)
     return 0
 
 
-def _print_leaderboard(board: Any, filters: str, battles: int, dropped: int) -> None:
+def _print_leaderboard(result: Any) -> None:
+    board, request = result.board, result.request
     method = "Bradley-Terry" if board.method == "bt" else "online Elo"
-    print(f"{method} ratings from {battles} battles ({filters})")
+    print(
+        f"{method} ratings from {result.battles} battles of {request.kind_label} judgments "
+        f"({request.selection_text()})"
+    )
+    print(f"request: {request.describe()}")
+    print(f"command: {request.to_command()}")
     if board.anchor is not None:
         print(f"anchor: {board.anchor.model} = {board.anchor.rating:g}")
     if board.bootstrap:
         print(f"95% CI from {board.bootstrap} bootstrap rounds (seed {board.seed})")
-    if dropped:
-        print(f"style control left out {dropped} battles whose answers are not in the bundle")
+    if result.battles_without_answers:
+        print(
+            f"style control left out {result.battles_without_answers} battles whose answers "
+            "are not in the bundle"
+        )
+    for model, battles in sorted(result.left_out.items(), key=lambda item: (item[1], item[0])):
+        print(
+            f"left out: {model} ({battles} battles, fewer than --min-battles {request.min_battles})"
+        )
     table = board.table
     width = max(5, *(len(str(model)) for model in table["model"]))
     styled = "rating_without_style_control" in table.columns

@@ -287,12 +287,14 @@ def leaderboard(ref: BundleRef, request: LeaderboardRequest, keep_counts: bool) 
 
     def compute() -> LeaderboardOutcome:
         from workbench.services.analysis import leaderboard as compute_leaderboard
+        from workbench.services.analysis import resolved_request
         from workbench.services.battle_tally import BattleTally
 
         bundle = _opened.get(ref)
         tally = None
         if keep_counts and request.method == "bt" and not request.style_control:
-            filters = request.filters()
+            # the counts kept are those of the kind the request resolves to now
+            filters = resolved_request(bundle, request).filters()
             tally = _opened.tally
             if tally is None or not tally.matches(filters, request.decisive_weight):
                 tally = _opened.tally = BattleTally(filters, request.decisive_weight)

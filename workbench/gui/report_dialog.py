@@ -98,7 +98,7 @@ class ReportDialog(QDialog, Ui_ReportDialog):
             self.out_edit.setText(name)
 
     def request(self) -> ReportRequest:
-        from workbench.services.outcomes import OutcomeFilter
+        from workbench.services.analysis_request import AnalysisRequest
         from workbench.services.report import ReportRequest
 
         def chosen(name: str) -> tuple[str, ...]:
@@ -106,13 +106,13 @@ class ReportDialog(QDialog, Ui_ReportDialog):
             return () if text in ("", ALL) else (text,)
 
         return ReportRequest(
-            filters=OutcomeFilter(
+            AnalysisRequest(
                 categories=chosen("categories"),
                 campaigns=chosen("campaigns"),
                 judge_runs=chosen("judge_runs"),
-            ),
-            bootstrap=self.bootstrap_spin.value(),
-            seed=self.seed_spin.value(),
+                bootstrap=self.bootstrap_spin.value(),
+                seed=self.seed_spin.value(),
+            )
         )
 
     @property

@@ -14,6 +14,25 @@ import pandas as pd
 
 from workbench.errors import WorkbenchError
 from workbench.plugins import registry
+from workbench.services.analysis_request import (
+    AUTO,
+    HUMAN,
+    JUDGE,
+    POOLED,
+    SIDE_FLAGS,
+    TIE_OUTCOMES,
+    AnalysisRequest,
+    RequestError,
+    TooFewBattles,
+    csv_request_line,
+    most_battles,
+    resolve_kind,
+    result_document,
+    too_few_battles,
+)
+from workbench.services.analysis_request import (
+    DEFAULT_BOOTSTRAP_ROUNDS as DEFAULT_BOOTSTRAP_ROUNDS,
+)
 from workbench.services.battle_tally import BattleTally, CountRow
 from workbench.services.browse import ItemFlag, item_flags
 from workbench.services.judgment_activity import judgment_activity  # noqa: F401 - re-exported
@@ -38,10 +57,9 @@ from workbench.stats.agreement import (
 )
 from workbench.stats.battles import JUDGMENTS_COLUMN, checked_battles
 from workbench.stats.bradley_terry import Anchor
-from workbench.stats.elo import EloSettings
-from workbench.stats.leaderboard import Leaderboard, Method, compute_leaderboard
+from workbench.stats.leaderboard import Leaderboard, compute_leaderboard
 from workbench.stats.preferences import COMPARISON_COLUMNS, PREFERENCES, majority_preferences
-from workbench.stats.weighting import WILDVISION_DECISIVE_WEIGHT, weight_by_strength
+from workbench.stats.weighting import weight_by_strength
 from workbench.stats.winrate import pairwise_win_fraction
 from workbench.storage.bundle import Bundle
 from workbench.storage.judgments import (
@@ -50,6 +68,7 @@ from workbench.storage.judgments import (
     battle_counts,
     distinct_combinations,
     distinct_values,
+    select_judgments,
 )
 
 if TYPE_CHECKING:
@@ -176,97 +195,54 @@ def analysis_choices(bundle: Bundle) -> AnalysisChoices:
 
 # --- leaderboard --------------------------------------------------------------------------------
 
-
-#: bootstrap rounds of the panel's 95% intervals unless the user asks for more (CHIRP: 500)
-DEFAULT_BOOTSTRAP_ROUNDS = 100
-
-
-@dataclass(frozen=True)
-class LeaderboardRequest:
-    """The leaderboard's switches (the panel's pickers and ``workbench leaderboard``'s flags).
-
-    ``anchor`` names the model pinned at ``anchor_rating`` whose predicted win rate the table
-    shows (None: the model with the most battles, or no anchor when ``default_anchor`` is off).
-    ``where`` holds further filters (the CLI's repeatable flags); a switch that is set replaces
-    its dimension there. Derived judgments count only with ``include_derived`` (or when a rater
-    is named), so the default never counts the same evidence twice."""
-
-    method: Method = "bt"
-    style_control: bool = False
-    source: str = ALL_SOURCES
-    category: str | None = None
-    criterion: str | None = None
-    campaign: str | None = None
-    language: str | None = None
-    rater: str | None = None
-    origin: str | None = None
-    include_derived: bool = False
-    anchor: str | None = None
-    anchor_rating: float = 1000.0
-    default_anchor: bool = True
-    bootstrap: int = DEFAULT_BOOTSTRAP_ROUNDS
-    seed: int = 0
-    #: battles a "much better" verdict (strength 2) counts as: 3, the rule of WildVision-Bench
-    #: and Arena-Hard-Auto, whose five-level verdicts are the only ones with that strength
-    decisive_weight: float | None = WILDVISION_DECISIVE_WEIGHT
-    k_factor: float = EloSettings.k
-    where: OutcomeFilter = field(default_factory=OutcomeFilter)
-
-    def filters(self) -> OutcomeFilter:
-        switches = _filter_for(self.source, self.category, self.criterion)
-        changes: dict[str, Any] = {
-            name: value
-            for name, value in (
-                ("kinds", switches.kinds),
-                ("origins", (self.origin,) if self.origin else switches.origins),
-                ("categories", switches.categories),
-                ("criteria", switches.criteria),
-                ("campaigns", (self.campaign,) if self.campaign else ()),
-                ("languages", (self.language,) if self.language else ()),
-                ("raters", (self.rater,) if self.rater else ()),
-            )
-            if value
-        }
-        return replace(
-            self.where,
-            **changes,
-            include_derived=self.include_derived or self.where.include_derived,
-        )
+#: the leaderboard's request is the one analysis request every door builds
+LeaderboardRequest = AnalysisRequest
 
 
 @dataclass(frozen=True)
 class LeaderboardResult:
-    request: LeaderboardRequest
+    """A board and the request it answers, resolved: its kind and anchor named, so that
+    ``request.to_command()`` prints these numbers whatever the defaults become."""
+
+    request: AnalysisRequest
     board: Leaderboard
     win_fraction: pd.DataFrame  # observed win rate, row beats column, in the table's order
     battles: int
     battles_without_answers: int = 0
+    #: models left out for fewer than ``request.min_battles`` battles, with their battles
+    left_out: dict[str, int] = field(default_factory=dict)
 
     @property
     def table(self) -> pd.DataFrame:
         return self.board.table
 
     def to_json(self) -> dict[str, Any]:
-        """What ``workbench leaderboard --json`` prints."""
-        document = self.board.to_json()
-        document["filters"] = self.request.filters().describe()
-        document["battles"] = self.battles
-        if self.request.style_control:
-            document["battles_without_answers"] = self.battles_without_answers
-        return jsonable(document)
+        """What ``workbench leaderboard --json`` prints (the quick path prints the same)."""
+        return jsonable(
+            result_document(
+                self.board.to_json(),
+                self.request,
+                self.battles,
+                self.left_out,
+                self.battles_without_answers if self.request.style_control else None,
+            )
+        )
 
     def write_csv(self, path: Path) -> None:
-        """The table as CSV (``workbench leaderboard --csv``, the panel's export), with cells a
-        spreadsheet would run as formulas neutralised."""
+        """The table as CSV (``workbench leaderboard --csv``, the panel's export) under a first
+        line naming the request and its command, with cells a spreadsheet would run as
+        formulas neutralised."""
         from workbench.export.spreadsheet import spreadsheet_safe
 
-        self.table.map(spreadsheet_safe).to_csv(path, index=False)
+        with path.open("w", encoding="utf-8", newline="") as stream:
+            stream.write(csv_request_line(self.request) + "\n")
+            self.table.map(spreadsheet_safe).to_csv(stream, index=False)
 
     def forest_figure(self) -> Figure:
         from workbench.stats.plots import ratings_forest_plot
 
         method = "Bradley-Terry" if self.board.method == "bt" else "Online Elo"
-        title = f"{method} ratings ({self.battles} battles)"
+        title = f"{method} ratings ({self.battles} battles, {self.request.kind_label})"
         if self.board.anchor is not None:
             title += f"\nanchor {self.board.anchor.model} = {self.board.anchor.rating:g}"
         return ratings_forest_plot(self.table, title)
@@ -278,18 +254,20 @@ class LeaderboardResult:
 
 
 def default_anchor(battles: pd.DataFrame) -> str:
-    """The model in the most battles (ties by name): the anchor when none is chosen, in the
-    panel, the CLI and the report alike."""
-    rows = battles[JUDGMENTS_COLUMN] if JUDGMENTS_COLUMN in battles.columns else 1
-    sides = pd.DataFrame(
-        {
-            "model": pd.concat([battles["model_a"], battles["model_b"]], ignore_index=True),
-            "rows": pd.concat([pd.Series(rows, index=battles.index)] * 2, ignore_index=True),
-        }
+    """The model in the most battles (ties by name): the anchor when none is chosen, at every
+    door (:func:`workbench.services.analysis_request.most_battles`)."""
+    return most_battles(_triples(battles))
+
+
+def _triples(battles: pd.DataFrame) -> list[tuple[str, str, int]]:
+    """(model_a, model_b, judgments) of battle rows, aggregated per model pair."""
+    rows = (
+        battles[JUDGMENTS_COLUMN]
+        if JUDGMENTS_COLUMN in battles.columns
+        else pd.Series(1, index=battles.index)
     )
-    counts = sides.groupby("model")["rows"].sum()
-    # most battles first, then by name so the choice does not depend on row order
-    return str(sorted(counts.index, key=lambda model: (-counts[model], model))[0])
+    summed = rows.groupby([battles["model_a"], battles["model_b"]], sort=False).sum()
+    return [(str(a), str(b), int(n)) for (a, b), n in summed.items()]
 
 
 def _counted_battles(
@@ -312,13 +290,78 @@ def _available_sources(bundle: Bundle) -> list[str]:
         return distinct_values(session, "source", OutcomeFilter(include_derived=True))
 
 
+def _has_judgments(bundle: Bundle, selection: OutcomeFilter) -> bool:
+    """Whether ``selection`` keeps a pairwise judgment: the first one found, not a count."""
+    with bundle.read_session() as session:
+        statement = select_judgments(selection, columns=("kind",), pairwise=True).limit(1)
+        return session.execute(statement).first() is not None
+
+
+def resolved_request(bundle: Bundle, request: AnalysisRequest) -> AnalysisRequest:
+    """``request`` with its kind resolved (see :func:`resolve_kind`), after checking that
+    every side it names has pairwise judgments in the bundle and that the kind it names is in
+    its selection. Each check looks for one judgment, so it costs little at any size."""
+    everything = OutcomeFilter(include_derived=True)
+    for name, (flag, column) in SIDE_FLAGS.items():
+        for value in getattr(request, name):
+            named: dict[str, Any] = {name: (value,)}
+            if _has_judgments(bundle, replace(everything, **named)):
+                continue
+            with bundle.read_session() as session:
+                present = distinct_values(session, column, everything, pairwise=True)
+            raise RequestError(
+                f"{flag} {value!r}: no pairwise judgments of it in this bundle "
+                f"({flag.lstrip('-')} values with judgments: "
+                f"{', '.join(map(str, present)) or 'none'})"
+            )
+    selection = replace(request, kind=POOLED).filters()
+    if request.kind == POOLED:
+        kind = POOLED
+    else:
+        kinds = [
+            wanted
+            for wanted in ((HUMAN, JUDGE) if request.kind == AUTO else (request.kind,))
+            if _has_judgments(bundle, replace(selection, kinds=(wanted,)))
+        ][:1]
+        kind = resolve_kind(request, kinds)
+        if not kinds and request.kind != AUTO and _has_judgments(bundle, selection):
+            raise RequestError(
+                f"--kind {request.kind}: this selection has no {request.kind} judgments "
+                "(choose the other kind)"
+            )
+    if not _has_judgments(bundle, replace(request, kind=kind).filters()):
+        raise AnalysisError(describe_empty(selection, _available_sources(bundle)))
+    return replace(request, kind=kind)
+
+
+def _anchor_for(request: AnalysisRequest, battles: pd.DataFrame, left_out: dict[str, int]) -> str:
+    """The request's anchor, checked against the models of the board, or the default rule's."""
+    if request.anchor is None:
+        return default_anchor(battles)
+    if request.anchor in left_out:
+        raise RequestError(
+            f"--anchor {request.anchor}: the model is in {left_out[request.anchor]} battles, "
+            f"fewer than --min-battles {request.min_battles}, so it is not on this board"
+        )
+    models = set(battles["model_a"].unique()) | set(battles["model_b"].unique())
+    if request.anchor not in models:
+        raise RequestError(
+            f"--anchor {request.anchor}: not a model of this selection (models: "
+            f"{', '.join(sorted(map(str, models)))})"
+        )
+    return request.anchor
+
+
 def leaderboard(
-    bundle: Bundle, request: LeaderboardRequest, tally: BattleTally | None = None
+    bundle: Bundle, request: AnalysisRequest, tally: BattleTally | None = None
 ) -> LeaderboardResult:
-    """The leaderboard of the judgments the request selects (as ``workbench leaderboard``).
+    """The leaderboard of the judgments the request selects (as ``workbench leaderboard``),
+    carrying the request resolved (its kind and anchor named).
 
     ``tally`` (the request's filters and weight) keeps the battle counts between calls, so a
     Bradley-Terry refresh after a vote reads only the new judgments (the leaderboard panel)."""
+    request = resolved_request(bundle, request)
+    kind = request.kind
     filters = request.filters()
     if request.method == "bt" and not request.style_control:
         if tally is not None and tally.matches(filters, request.decisive_weight):
@@ -331,8 +374,10 @@ def leaderboard(
             battles = judgments_frame(
                 session, filters, pairwise=True, columns=RATING_COLUMNS[request.style_control]
             )
-        if request.decisive_weight is not None and not battles.empty:
+        if not battles.empty:
             battles = weight_by_strength(battles, request.decisive_weight)
+    if request.ties == "drop" and not battles.empty:
+        battles = battles[~battles["outcome"].isin(TIE_OUTCOMES)].reset_index(drop=True)
     if battles.empty:
         raise AnalysisError(describe_empty(filters, _available_sources(bundle)))
     style_features = None
@@ -345,17 +390,25 @@ def leaderboard(
         dropped = int((~found).sum())
         battles = battles[found].reset_index(drop=True)
         style_features = (features_a[found], features_b[found])
-    # unique() first: iterating an Arrow-backed column walks it name by name (50 ms at 80,000)
-    models = set(battles["model_a"].unique()) | set(battles["model_b"].unique())
-    anchor: Anchor | None = None
-    if request.anchor is not None and (request.anchor in models or not request.default_anchor):
-        anchor = Anchor(request.anchor, request.anchor_rating)
-    elif request.default_anchor:
-        anchor = Anchor(default_anchor(battles), request.anchor_rating)
+    left_out = too_few_battles(_triples(battles), request.min_battles)
+    if left_out:
+        kept = ~(battles["model_a"].isin(left_out) | battles["model_b"].isin(left_out))
+        battles = battles[kept.to_numpy()].reset_index(drop=True)
+        if style_features is not None:
+            mask = kept.to_numpy()
+            style_features = (style_features[0][mask], style_features[1][mask])
+    if battles.empty:
+        raise TooFewBattles(
+            f"no model of this selection is in {request.min_battles} battles or more "
+            f"(--min-battles; "
+            f"{', '.join(f'{model} {count}' for model, count in sorted(left_out.items()))}): "
+            "lower --min-battles to rate them anyway"
+        )
+    anchor = _anchor_for(request, battles, left_out)
     board = compute_leaderboard(
         battles,
-        method=request.method,
-        anchor=anchor,
+        method=request.method,  # type: ignore[arg-type]
+        anchor=Anchor(anchor, request.anchor_rating),
         bootstrap=request.bootstrap,
         seed=request.seed,
         k_factor=request.k_factor,
@@ -368,7 +421,9 @@ def leaderboard(
         if JUDGMENTS_COLUMN in battles.columns
         else len(battles)
     )
-    return LeaderboardResult(request, board, fraction, judged, dropped)
+    return LeaderboardResult(
+        request.resolved(kind, anchor), board, fraction, judged, dropped, left_out
+    )
 
 
 # --- preference graphs and cycles ---------------------------------------------------------------

@@ -1,10 +1,11 @@
 """``workbench leaderboard --method bt --json`` over every judgment of a bundle file (or one
-campaign's), without
-pandas, SQLAlchemy or Alembic: the battle counts come from one aggregate query
-(:mod:`workbench.storage.fast_read`) and the ratings from the same numpy code the full service
-uses (:func:`workbench.stats.counted_board.counted_board`), so the document is the one
-:func:`workbench.services.analysis.leaderboard` gives (a test compares them). Start-up is most
-of a command's time; this path imports a tenth of what the full one does."""
+campaign's), without pandas, SQLAlchemy or Alembic: the battle counts come from one aggregate
+query (:mod:`workbench.storage.fast_read`), the request's rules (its kind, ties, minimum of
+battles, default anchor) from :mod:`workbench.services.analysis_request`, and the ratings from
+the same numpy code the full service uses (:func:`workbench.stats.counted_board.counted_board`),
+so the document is the one :func:`workbench.services.analysis.leaderboard` gives (a test
+compares them). Start-up is most of a command's time; this path imports a tenth of what the
+full one does."""
 
 from __future__ import annotations
 
@@ -12,6 +13,18 @@ import math
 from pathlib import Path
 from typing import Any
 
+from workbench.services.analysis_request import (
+    AUTO,
+    HUMAN,
+    JUDGE,
+    SELECTION_FLAGS,
+    AnalysisRequest,
+    most_battles,
+    resolve_kind,
+    result_document,
+    too_few_battles,
+    without_ties,
+)
 from workbench.stats.bradley_terry import Anchor
 from workbench.stats.counted_board import CountedRows, counted_board
 from workbench.storage import fast_read
@@ -26,25 +39,52 @@ def _number(value: float) -> float | None:
     return None if math.isnan(value) else float(value)
 
 
-def quick_leaderboard(
-    location: str | Path,
-    *,
-    anchor: Anchor | None,
-    bootstrap: int,
-    seed: int | None,
-    decisive_weight: float,
-    campaign: str | None = None,
-) -> dict[str, Any] | None:
-    """The JSON document of the Bradley-Terry leaderboard of every judgment in the bundle file
-    at ``location``, or of one campaign's (derived judgments and adjudications left out, as
-    with no other filter), or None when the quick reader does not handle the bundle or it
-    holds no such battles: the full service then answers, with its own upgrade, refusal or
-    explanation."""
-    rows = fast_read.battle_counts(location, decisive_weight, campaign)
+def quick_campaign(request: AnalysisRequest) -> tuple[bool, str | None]:
+    """Whether the quick path answers ``request`` (Bradley-Terry without style control, one
+    kind, no selection but at most one campaign), and that campaign."""
+    if request.method != "bt" or request.style_control or request.include_derived:
+        return False, None
+    if request.kind not in (AUTO, HUMAN, JUDGE):
+        return False, None
+    others = any(getattr(request, name) for name, _flag in SELECTION_FLAGS if name != "campaigns")
+    if others or len(request.campaigns) > 1:
+        return False, None
+    return True, (request.campaigns[0] if request.campaigns else None)
+
+
+def quick_leaderboard(location: str | Path, request: AnalysisRequest) -> dict[str, Any] | None:
+    """The JSON document of the Bradley-Terry leaderboard ``request`` asks of the bundle file
+    at ``location`` (derived judgments and adjudications left out, as with no other filter),
+    or None when the quick reader does not handle the request or the bundle, or the request
+    cannot be answered as asked: the full service then answers, with its own upgrade, refusal
+    or explanation."""
+    quick, campaign = quick_campaign(request)
+    if not quick:
+        return None
+    found = fast_read.battle_counts(location, request.decisive_weight, campaign)
+    if not found:
+        return None
+    kinds = {kind for kind, _row in found}
+    if request.kind != AUTO and request.kind not in kinds:
+        return None
+    kind = resolve_kind(request, kinds)
+    rows = without_ties((row for row_kind, row in found if row_kind == kind), request.ties)
+    triples = [(a, b, judgments) for a, b, _outcome, _weight, judgments in rows]
+    left_out = too_few_battles(triples, request.min_battles)
+    rows = [row for row in rows if row[0] not in left_out and row[1] not in left_out]
     if not rows:
         return None
-    board = counted_board(CountedRows.from_rows(rows), anchor, bootstrap, seed)
-    models = [
+    models = {name for row in rows for name in row[:2]}
+    if request.anchor is not None and request.anchor not in models:
+        return None
+    anchor = request.anchor or most_battles((a, b, n) for a, b, _o, _w, n in rows)
+    board = counted_board(
+        CountedRows.from_rows(rows),
+        Anchor(anchor, request.anchor_rating),
+        request.bootstrap,
+        request.seed,
+    )
+    entries = [
         {
             "model": model,
             "rating": _number(board.rating[index]),
@@ -55,13 +95,17 @@ def quick_leaderboard(
         }
         for index, model in enumerate(board.models)
     ]
-    return {
+    document = {
         "method": "bt",
-        "anchor": None if anchor is None else {"model": anchor.model, "rating": anchor.rating},
-        "bootstrap": bootstrap,
-        "seed": seed,
+        "anchor": {"model": anchor, "rating": request.anchor_rating},
+        "bootstrap": request.bootstrap,
+        "seed": request.seed,
         "style_control": False,
-        "models": models,
-        "filters": NO_FILTERS if campaign is None else ONE_CAMPAIGN.format(campaign),
-        "battles": sum(judgments for *_, judgments in rows),
+        "models": entries,
     }
+    return result_document(
+        document,
+        request.resolved(kind, anchor),
+        sum(judgments for *_, judgments in rows),
+        left_out,
+    )

@@ -10,7 +10,7 @@ outcomes read model, then :mod:`workbench.stats`), so a test can check the repor
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -22,28 +22,34 @@ from workbench import __version__
 from workbench.errors import WorkbenchError
 from workbench.progress import Progress
 from workbench.services.analysis import (
-    DEFAULT_BOOTSTRAP_ROUNDS,
     DISAGREEMENT,
     MAX_CYCLE_LENGTH,
     AnalysisError,
+    LeaderboardResult,
     agreement_of_sides,
-    default_anchor,
     failure_cases,
+    leaderboard,
+)
+from workbench.services.analysis_request import (
+    AUTO,
+    POOLED,
+    AnalysisRequest,
+    RequestError,
+    TooFewBattles,
+)
+from workbench.services.analysis_request import (
+    DEFAULT_BOOTSTRAP_ROUNDS as DEFAULT_BOOTSTRAP_ROUNDS,
 )
 from workbench.services.browse import ItemDetail, image_bytes, item_detail
 from workbench.services.outcomes import (
     OutcomeFilter,
-    answer_style_features,
     judgments_frame,
     pairwise_outcomes,
 )
 from workbench.stats.agreement import rater_agreement
-from workbench.stats.bradley_terry import Anchor
 from workbench.stats.contradictions import contradiction_counts, find_contradictions
 from workbench.stats.errors import StatsInputError
-from workbench.stats.leaderboard import Leaderboard, compute_leaderboard
 from workbench.stats.position_bias import RANDOMIZED
-from workbench.stats.winrate import pairwise_win_fraction
 from workbench.storage.bundle import Bundle
 from workbench.storage.models import (
     Annotator,
@@ -73,30 +79,55 @@ class ReportError(WorkbenchError):
 
 @dataclass(frozen=True)
 class ReportRequest:
-    filters: OutcomeFilter = field(default_factory=OutcomeFilter)
-    bootstrap: int = DEFAULT_BOOTSTRAP_ROUNDS
-    seed: int = 0
-    #: the model pinned at 1000 whose predicted win rate the boards show (None: most battles)
-    anchor: str | None = None
+    """The report's options: the analysis request of its leaderboards (the other sections
+    read the same selection, both kinds unless one is named) and the gallery's size."""
+
+    analysis: AnalysisRequest = field(default_factory=AnalysisRequest)
     gallery_items: int = MAX_GALLERY_ITEMS
+
+    @property
+    def filters(self) -> OutcomeFilter:
+        """The selection every section reads: the request's, with both kinds of evaluator
+        unless it names one (human vs judge needs both)."""
+        named = self.analysis.kind not in (AUTO, POOLED)
+        return replace(self.analysis, kind=self.analysis.kind if named else POOLED).filters()
+
+    @property
+    def bootstrap(self) -> int:
+        return self.analysis.bootstrap
+
+    @property
+    def seed(self) -> int:
+        return self.analysis.seed
+
+    @property
+    def anchor(self) -> str | None:
+        return self.analysis.anchor
 
 
 @dataclass(frozen=True)
 class Board:
-    """A leaderboard as ``workbench leaderboard --json`` prints it, with upper-bound ranks."""
+    """A leaderboard as ``workbench leaderboard --json`` prints it, with upper-bound ranks, the
+    request it answers and the command that prints it."""
 
     document: dict[str, Any]
     table: pd.DataFrame  # model, rating, ci_lower, ci_upper, win_rate_vs_anchor, n, rank_ub
     battles: int
+    request: AnalysisRequest
+
+    @property
+    def command(self) -> str:
+        return self.request.to_command(output="--json")
 
 
 @dataclass(frozen=True)
 class CategoryBoard:
     category: str
     board: Board
-    #: the ``workbench leaderboard`` command that prints this board (None for the items without
-    #: a category, which no filter selects)
-    command: str | None = None
+
+    @property
+    def command(self) -> str:
+        return self.board.command
 
 
 @dataclass(frozen=True)
@@ -138,6 +169,10 @@ class ReportContent:
     win_fraction: pd.DataFrame | None = None
     category_boards: list[CategoryBoard] = field(default_factory=list)
     categories_omitted: int = 0
+    #: categories with no board: the reason for each (too few battles for every model...)
+    categories_unrated: dict[str, str] = field(default_factory=dict)
+    #: battles of items without a category (no filter selects them: on the overall board only)
+    uncategorised_battles: int = 0
     agreement: AgreementSection | None = None
     inter_annotator: list[dict[str, Any]] = field(default_factory=list)
     cycles: pd.DataFrame | None = None
@@ -160,13 +195,10 @@ def upper_bound_ranks(table: pd.DataFrame) -> list[int]:
     return [int(1 + np.sum(lower > bound)) for bound in upper]
 
 
-def _board(board: Leaderboard, battles: int, filters: OutcomeFilter) -> Board:
-    document = board.to_json()
-    document["filters"] = filters.describe()
-    document["battles"] = battles
-    table = board.table.copy()
+def _board(result: LeaderboardResult) -> Board:
+    table = result.table.copy()
     table["rank_ub"] = upper_bound_ranks(table)
-    return Board(document, table, battles)
+    return Board(result.to_json(), table, result.battles, result.request)
 
 
 def _jsonable(value: Any) -> Any:
@@ -254,49 +286,50 @@ def _summary(bundle: Bundle, judgments: pd.DataFrame, battles: pd.DataFrame) -> 
     }
 
 
-def _leaderboards(
-    content: ReportContent, bundle: Bundle, battles: pd.DataFrame, anchor: str
-) -> None:
-    request = content.request
-    board = compute_leaderboard(
-        battles, "bt", Anchor(anchor, 1000.0), request.bootstrap, request.seed
-    )
-    content.leaderboard = _board(board, len(battles), request.filters)
-    order = list(board.table["model"])
-    content.win_fraction = pairwise_win_fraction(battles).reindex(index=order, columns=order)
-    with bundle.read_session() as session:
-        features_a, features_b, found = answer_style_features(session, battles)
-    if not found.any():
-        content.missing["style"] = (
-            "Style control needs the answers' texts and none of the judged answers are in the "
-            "bundle; import the models' outputs to fill this section."
-        )
-        return
-    kept = battles[found].reset_index(drop=True)
-    if anchor not in set(kept["model_a"]) | set(kept["model_b"]):
-        content.missing["style"] = f"The anchor {anchor} has no battle whose answers are stored."
-        return
+def _leaderboards(content: ReportContent, bundle: Bundle) -> AnalysisRequest | None:
+    """The overall board and the style-controlled one, each the leaderboard service's answer
+    to a request (so ``workbench leaderboard`` with the printed command gives the same
+    numbers); returns the overall board's request, resolved (its kind and anchor named), or
+    None when no model has the request's minimum of battles (the section says so)."""
     try:
-        styled = compute_leaderboard(
-            kept,
-            "bt",
-            Anchor(anchor, 1000.0),
-            request.bootstrap,
-            request.seed,
-            style_features=(features_a[found], features_b[found]),
+        result = leaderboard(bundle, content.request.analysis)
+    except TooFewBattles as error:
+        for key in ("leaderboard", "style", "win_matrix", "categories"):
+            content.missing[key] = f"No board: {error}."
+        return None
+    except AnalysisError as error:
+        raise ReportError(str(error)) from error
+    content.leaderboard = _board(result)
+    content.win_fraction = result.win_fraction
+    resolved = result.request
+    try:
+        styled = leaderboard(bundle, replace(resolved, style_control=True))
+    except RequestError as error:
+        content.missing["style"] = f"Style control cannot rate this selection: {error}."
+    except AnalysisError as error:
+        content.missing["style"] = (
+            f"Style control needs the answers' texts ({error}); import the models' outputs to "
+            "fill this section."
         )
     except StatsInputError as error:
         content.missing["style"] = f"Style control could not be fitted: {error}."
-        return
-    content.style_board = _board(styled, len(kept), request.filters)
-    content.style_dropped = int((~found).sum())
+    else:
+        content.style_board = _board(styled)
+        content.style_dropped = styled.battles_without_answers
+    return resolved
 
 
-def _category_boards(content: ReportContent, battles: pd.DataFrame, anchor: str) -> None:
-    named = battles.assign(category=battles["category"].fillna(NO_CATEGORY))
-    sizes = named["category"].value_counts()
+def _category_boards(
+    content: ReportContent, bundle: Bundle, battles: pd.DataFrame, resolved: AnalysisRequest
+) -> None:
+    """One board per category: the overall request with ``--category NAME`` (its anchor where
+    the anchor has a board in the category, else the category's own default anchor)."""
+    kind = resolved.kind
+    counted = battles if kind == POOLED else battles[battles["kind"] == kind]
+    content.uncategorised_battles = int(counted["category"].isna().sum())
+    sizes = counted["category"].dropna().value_counts()
     categories = sorted(sizes.index, key=lambda name: (-sizes[name], str(name)))
-    if len(categories) < 2 and NO_CATEGORY in categories:
+    if not categories:
         content.missing["categories"] = (
             "No judged item has a category; categories come from the importer (ConvBench, "
             "VisIT-Bench) or the canonical JSONL's category field."
@@ -304,30 +337,21 @@ def _category_boards(content: ReportContent, battles: pd.DataFrame, anchor: str)
         return
     shown = 0
     for category in categories:
-        subset = named[named["category"] == category]
-        if len(set(subset["model_a"]) | set(subset["model_b"])) < 2:
-            continue
         if shown == MAX_CATEGORY_BOARDS:
             content.categories_omitted += 1
             continue
-        local_anchor = anchor if anchor in set(subset["model_a"]) | set(subset["model_b"]) else None
-        local_anchor = local_anchor or default_anchor(subset)
+        request = replace(resolved, categories=(str(category),))
         try:
-            board = compute_leaderboard(subset, "bt", Anchor(local_anchor, 1000.0))
-        except StatsInputError:
+            try:
+                result = leaderboard(bundle, request)
+            except RequestError as error:
+                if not str(error).startswith("--anchor"):
+                    raise
+                result = leaderboard(bundle, replace(request, anchor=None))
+        except (AnalysisError, RequestError, StatsInputError) as error:
+            content.categories_unrated[str(category)] = str(error)
             continue
-        command = None
-        if category != NO_CATEGORY:
-            flags = filter_flags(content.request.filters)
-            command = (
-                f"workbench leaderboard BUNDLE --category {_quoted(str(category))} "
-                f"--anchor {_quoted(local_anchor + '=1000')}{' ' + flags if flags else ''} --json"
-            )
-        content.category_boards.append(
-            CategoryBoard(
-                str(category), _board(board, len(subset), content.request.filters), command
-            )
-        )
+        content.category_boards.append(CategoryBoard(str(category), _board(result)))
         shown += 1
 
 
@@ -544,21 +568,45 @@ def _provenance(bundle: Bundle, judgments: pd.DataFrame) -> dict[str, Any]:
     return {"imports": imports, "campaigns": campaigns, "judge_runs": runs, "bundle": info}
 
 
-def _commands(request: ReportRequest, anchor: str) -> dict[str, str]:
+def _commands(content: ReportContent) -> dict[str, str]:
+    """The commands that reproduce the report's sections; the leaderboards' are their
+    requests' canonical commands."""
+    request = content.request
     flags = filter_flags(request.filters)
     tail = f" {flags}" if flags else ""
     rounds = f"--bootstrap {request.bootstrap} --seed {request.seed}"
-    anchor_flag = f"--anchor {_quoted(anchor + '=1000')}"
-    return {
-        "leaderboard": f"workbench leaderboard BUNDLE {rounds} {anchor_flag}{tail} --json",
-        "style": f"workbench leaderboard BUNDLE {rounds} {anchor_flag} --style-control{tail} "
-        "--json",
-        "heatmap": f"workbench leaderboard BUNDLE{tail} --heatmap winrate.svg",
-        "agreement": f"workbench agreement BUNDLE --a human --b judge {rounds}{tail} --json",
-        "cycles": f"workbench contradictions BUNDLE --max-length {MAX_CYCLE_LENGTH}{tail} --json",
-        "report": f"workbench report BUNDLE {rounds} --anchor {_quoted(anchor)}{tail} "
-        "--out report.html",
-    }
+    commands: dict[str, str] = {}
+    if content.leaderboard is not None:
+        commands["leaderboard"] = content.leaderboard.command
+        commands["heatmap"] = content.leaderboard.request.to_command(output="--heatmap winrate.svg")
+    if content.style_board is not None:
+        commands["style"] = content.style_board.command
+    commands["agreement"] = f"workbench agreement BUNDLE --a human --b judge {rounds}{tail} --json"
+    commands["cycles"] = (
+        f"workbench contradictions BUNDLE --max-length {MAX_CYCLE_LENGTH}{tail} --json"
+    )
+    commands["report"] = request.analysis.to_command(command="report", output="--out report.html")
+    return commands
+
+
+def reproducible_sections(content: ReportContent) -> list[dict[str, Any]]:
+    """Each section whose numbers a printed command reproduces: its name, kind (what the
+    command prints), command and the document it shows, for the report's data block and the
+    test that runs every command."""
+    sections = []
+    boards = [("leaderboard", content.leaderboard), ("style", content.style_board)]
+    boards += [(f"category {entry.category}", entry.board) for entry in content.category_boards]
+    for name, board in boards:
+        if board is not None:
+            sections.append(
+                {
+                    "section": name,
+                    "kind": "leaderboard",
+                    "command": board.command,
+                    "document": board.document,
+                }
+            )
+    return sections
 
 
 # --- the report --------------------------------------------------------------------------------
@@ -583,10 +631,6 @@ def build_report(
     battles = pairwise_outcomes(judgments)
     if battles.empty:
         raise ReportError(f"no pairwise judgments match {request.filters.describe()}")
-    models = set(battles["model_a"]) | set(battles["model_b"])
-    if request.anchor is not None and request.anchor not in models:
-        raise ReportError(f"the anchor model '{request.anchor}' has no battle in the selection")
-    anchor = request.anchor or default_anchor(battles)
     content = ReportContent(
         request=request,
         bundle_location=str(bundle.location),
@@ -594,11 +638,14 @@ def build_report(
         app_version=__version__,
         summary=_summary(bundle, judgments, battles),
     )
-    content.summary["anchor"] = anchor
     step("leaderboard")
-    _leaderboards(content, bundle, battles, anchor)
+    resolved = _leaderboards(content, bundle)
     step("categories")
-    _category_boards(content, battles, anchor)
+    if resolved is not None and content.leaderboard is not None:
+        content.summary["anchor"] = resolved.anchor
+        content.summary["judgments_rated"] = resolved.kind_label
+        content.summary["left_out"] = content.leaderboard.document["left_out"]
+        _category_boards(content, bundle, battles, resolved)
     step("agreement")
     outcomes = pairwise_outcomes(judgments)
     _agreement_section(content, outcomes)
@@ -614,7 +661,7 @@ def build_report(
     _gallery(content, bundle, outcomes)
     step("methods")
     content.provenance = _provenance(bundle, judgments)
-    content.commands = _commands(request, anchor)
+    content.commands = _commands(content)
     if progress is not None:
         progress("done", len(STEPS), len(STEPS))
     return content

@@ -30,6 +30,7 @@ from workbench.services.report import (
     build_report,
     filter_flags,
     records,
+    reproducible_sections,
 )
 from workbench.stats.agreement_plots import rating_scatter
 from workbench.stats.plots import ratings_forest_plot, win_rate_heatmap
@@ -98,6 +99,26 @@ def _missing(content: ReportContent, key: str) -> str:
 
 def _command(text: str) -> str:
     return f"<p>Reproduce: <code>{_text(text)}</code></p>"
+
+
+def _request(board: Board) -> str:
+    """A board's request in one line and the command that prints its numbers."""
+    return (
+        f"<p class='request'>Request: {_text(board.request.describe())}</p>"
+        + _left_out(board)
+        + _command(board.command)
+    )
+
+
+def _left_out(board: Board) -> str:
+    rows = board.document.get("left_out") or []
+    if not rows:
+        return ""
+    listed = "; ".join(f"{row['model']} ({row['battles']} battles)" for row in rows)
+    return (
+        f"<p class='note'>Left out, fewer than {board.request.min_battles} battles each: "
+        f"{_text(listed)}.</p>"
+    )
 
 
 def _plot_safe(names: pd.Series) -> pd.Series:
@@ -240,20 +261,26 @@ def _forest(board: Board, title: str, figure_id: str) -> str:
 
 def _leaderboard(content: ReportContent) -> str:
     board = content.leaderboard
-    assert board is not None
+    if board is None:
+        return _missing(content, "leaderboard")
     document = board.document
     anchor = document["anchor"]["model"]
+    request = board.request
     parts = [
         f"<p>Bradley-Terry ratings (maximum likelihood, Elo scale 400, base 10) from "
-        f"{board.battles} battles; {_text(anchor)} is pinned at 1000 and the win rate is the "
-        f"predicted win rate against it. 95% intervals from {document['bootstrap']} bootstrap "
-        f"rounds (seed {document['seed']}). Rank (UB) is Chatbot Arena's upper-bound rank: 1 + "
+        f"{board.battles} battles of {_text(request.kind_label)} judgments (the default counts "
+        "human judgments when the selection has any, else judge verdicts; pooling both is an "
+        "explicit request); a 'much better' verdict counts "
+        f"{request.decisive_weight:g} battles; {_text(anchor)} is pinned at "
+        f"{request.anchor_rating:g} and the win rate is the predicted win rate against it. 95% "
+        f"intervals from {document['bootstrap']} bootstrap rounds (seed {document['seed']}). "
+        "Rank (UB) is Chatbot Arena's upper-bound rank: 1 + "
         "the number of models whose lower bound is above this model's upper bound, so models "
         "whose intervals overlap share a rank. Every bootstrap round is pinned at the anchor, so "
         "its interval is a point and its rank can sit below a lower-rated model's.</p>",
         _board_table(board, "leaderboard-table"),
         _forest(board, f"Bradley-Terry ratings ({board.battles} battles)", "figure-forest"),
-        _command(content.commands["leaderboard"]),
+        _request(board),
         "<h3>Style-controlled</h3>",
     ]
     style = content.style_board
@@ -271,7 +298,7 @@ def _leaderboard(content: ReportContent) -> str:
         )
         parts.append(_board_table(style, "style-table", styled=True))
         parts.append(_forest(style, "Style-controlled ratings", "figure-style-forest"))
-        parts.append(_command(content.commands["style"]))
+        parts.append(_request(style))
     return "".join(parts)
 
 
@@ -298,12 +325,13 @@ def _win_matrix(content: ReportContent) -> str:
 
 
 def _categories(content: ReportContent) -> str:
-    if not content.category_boards:
+    if not content.category_boards and not content.categories_unrated:
         return _missing(content, "categories")
     parts = [
-        "<p>One Bradley-Terry fit per item category (no bootstrap; anchor as above where the "
-        "anchor model was judged in the category, else the model with the most battles). "
-        "Items without a category form their own board.</p>"
+        "<p>One board per item category: the leaderboard's request with that category "
+        "(its anchor where the anchor has a board in the category, else the model with the "
+        "most battles there). A model in fewer battles than the request's minimum is left out "
+        "and listed; a category where no two models have that many is not rated.</p>"
     ]
     for index, entry in enumerate(content.category_boards):
         board = entry.board
@@ -312,10 +340,18 @@ def _categories(content: ReportContent) -> str:
             f"{_text(board.document['anchor']['model'])}.</p>"
         )
         parts.append(_board_table(board, f"category-{index}"))
+        parts.append(_request(board))
+    if content.categories_unrated:
+        rows = [
+            [_cell(_text(category)), _cell(_text(reason))]
+            for category, reason in content.categories_unrated.items()
+        ]
+        parts.append("<h3>Categories not rated</h3>")
+        parts.append(_table(["category", "why"], rows, "categories-unrated"))
+    if content.uncategorised_battles:
         parts.append(
-            _command(entry.command)
-            if entry.command
-            else "<p class='note'>No filter selects the items without a category.</p>"
+            f"<p class='note'>{content.uncategorised_battles} battles are of items without a "
+            "category: they count on the overall board only (no filter selects them).</p>"
         )
     if content.categories_omitted:
         parts.append(
@@ -566,6 +602,11 @@ def _methods(content: ReportContent) -> str:
         for name, text in content.commands.items()
     )
     flags = filter_flags(request.filters) or "none"
+    board_request = (
+        content.leaderboard.request.describe()
+        if content.leaderboard is not None
+        else request.analysis.describe()
+    )
     return (
         "<h3>Data</h3><ul>" + ("".join(imports) or "<li>no import recorded</li>") + "</ul>"
         "<h3>Human evaluation</h3><ul>"
@@ -575,7 +616,9 @@ def _methods(content: ReportContent) -> str:
         + "</ul><h3>Statistics</h3>"
         f"<p>Bradley-Terry by logistic regression (FastChat's compute_elo_mle_with_tie), "
         f"{request.bootstrap} bootstrap rounds with seed {request.seed} for the 95% intervals, "
-        f"anchor {_text(content.summary['anchor'])} = 1000. Filters: {_text(flags)}. "
+        f"anchor {_text(content.summary.get('anchor') or 'none (no board)')} = "
+        f"{request.analysis.anchor_rating:g}. "
+        f"Leaderboard request: {_text(board_request)}. Filters: {_text(flags)}. "
         f"VLM Workbench {_text(content.app_version)}; report made {_text(content.created_at)} "
         f"from <code>{_text(content.bundle_location)}</code>.</p>"
         "<h3>Commands that reproduce each number</h3><table><tbody>" + commands + "</tbody></table>"
@@ -590,6 +633,8 @@ def _data_block(content: ReportContent) -> str:
         "style_leaderboard": content.style_board.document if content.style_board else None,
         "agreement": content.agreement.document if content.agreement else None,
         "categories": {entry.category: entry.board.document for entry in content.category_boards},
+        "categories_unrated": content.categories_unrated,
+        "reproduce": reproducible_sections(content),
         "inter_annotator": content.inter_annotator,
         "cycles": records(content.cycles) if content.cycles is not None else [],
         "provenance": content.provenance,

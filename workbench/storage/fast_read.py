@@ -29,6 +29,8 @@ T = TypeVar("T")
 
 #: a battle count: model_a, model_b, outcome, battles (weighted), judgments
 CountRow = tuple[str, str, str, float, int]
+#: a battle count of one kind of evaluator: (kind, count)
+KindCountRow = tuple[str, CountRow]
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -91,20 +93,21 @@ def info_value(location: str | Path, key: str) -> InfoValue | None:
 
 def battle_counts(
     location: str | Path, decisive_weight: float, campaign: str | None = None
-) -> list[CountRow] | None:
+) -> list[KindCountRow] | None:
     """:func:`workbench.storage.judgments.battle_counts` of every judgment (no filter), or of
-    one campaign's, in the bundle file at ``location``, read in one snapshot; None when this
-    reader does not handle the location (see :func:`_snapshot_read`)."""
+    one campaign's, per kind of evaluator (``human`` or ``judge``, the first field), in the
+    bundle file at ``location``, read in one snapshot; None when this reader does not handle
+    the location (see :func:`_snapshot_read`)."""
     parameters: dict[str, float | str] = {"decisive_weight": float(decisive_weight)}
     statement = BATTLE_COUNTS_SQL
     if campaign is not None:
         statement, parameters["campaign"] = CAMPAIGN_BATTLE_COUNTS_SQL, campaign
 
-    def read(connection: sqlite3.Connection) -> list[CountRow]:
+    def read(connection: sqlite3.Connection) -> list[KindCountRow]:
         found = connection.execute(statement, parameters).fetchall()
         return [
-            (a, b, outcome, float(total), int(judgments))
-            for a, b, outcome, total, judgments, _first in found
+            (str(kind), (a, b, outcome, float(total), int(judgments)))
+            for a, b, outcome, total, judgments, _first, kind in found
         ]
 
     return _snapshot_read(location, read)

@@ -787,7 +787,10 @@ def positioned_battle_counts(
 
 
 def _battle_counts_statement(
-    filters: Sequence[OutcomeFilter | None], decisive_weight: Any, after: Sequence[int] | None
+    filters: Sequence[OutcomeFilter | None],
+    decisive_weight: Any,
+    after: Sequence[int] | None,
+    by_kind: bool = False,
 ) -> Any:
     """The statement of :func:`positioned_battle_counts`; ``decisive_weight`` is an SQL
     expression (a literal, or the bound parameter of :func:`compiled_battle_counts`), or None
@@ -806,6 +809,8 @@ def _battle_counts_statement(
         )
     # a position in stored order: origin first, then the row's id within its store
     position = _origin_order(rows) * literal(1 << 40, BigInteger) + rows.c.row_id
+    # by kind: the quick path picks the human or the judge rows (the request's kind) itself
+    kind = [rows.c.kind] if by_kind else []
     return (
         select(
             rows.c.model_a,
@@ -814,9 +819,10 @@ def _battle_counts_statement(
             func.sum(weight),
             func.count(),
             func.min(position),
+            *kind,
         )
         .where(*conditions)
-        .group_by(rows.c.model_a, rows.c.model_b, rows.c.outcome)
+        .group_by(rows.c.model_a, rows.c.model_b, rows.c.outcome, *kind)
         .order_by(func.min(position))
     )
 
@@ -827,17 +833,18 @@ COMPILED_QUERIES_MODULE = Path(__file__).with_name("compiled_queries.py")
 
 def compiled_battle_counts(campaign: bool = False) -> str:
     """:func:`battle_counts` of every judgment (no filter), or with ``campaign`` of one
-    campaign's, as SQLite text: its values written in, the decisive weight and the campaign
-    left as the parameters ``:decisive_weight`` and ``:campaign``. The command line's
-    leaderboard runs it through :mod:`workbench.storage.fast_read` without importing
-    SQLAlchemy; :data:`COMPILED_QUERIES_MODULE` holds it and a test keeps it current."""
+    campaign's, per kind of evaluator (a last column), as SQLite text: its values written
+    in, the decisive weight and the campaign left as the parameters ``:decisive_weight`` and
+    ``:campaign``. The command line's leaderboard runs it through
+    :mod:`workbench.storage.fast_read` without importing SQLAlchemy;
+    :data:`COMPILED_QUERIES_MODULE` holds it and a test keeps it current."""
     from sqlalchemy.dialects import sqlite
 
     # bare parameter markers, so that every other value can be rendered as a literal
     weight = literal_column(":decisive_weight", Float)
     marker: Any = literal_column(":campaign")
     filters = OutcomeFilter(campaigns=(marker,)) if campaign else None
-    statement = _battle_counts_statement((filters,), weight, None)
+    statement = _battle_counts_statement((filters,), weight, None, by_kind=True)
     return str(statement.compile(dialect=sqlite.dialect(), compile_kwargs={"literal_binds": True}))
 
 

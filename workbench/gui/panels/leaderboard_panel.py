@@ -14,6 +14,7 @@ from typing import Any
 
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt, Signal
 from PySide6.QtWidgets import (
+    QApplication,
     QCheckBox,
     QComboBox,
     QFileDialog,
@@ -38,12 +39,13 @@ from workbench.gui.panels.empty_hint import LEADERBOARD_HINT, install_empty_hint
 from workbench.gui.panels.figure_view import FigureView
 from workbench.gui.panels.latest_only import LatestOnly, Runner
 from workbench.gui.panels.rows_model import RowsTableModel
-from workbench.services.analysis import (
+from workbench.services.analysis import AnalysisChoices, LeaderboardResult
+from workbench.services.analysis_request import (
     DEFAULT_BOOTSTRAP_ROUNDS,
-    SOURCE_FILTERS,
-    AnalysisChoices,
-    LeaderboardRequest,
-    LeaderboardResult,
+    DEFAULT_MIN_BATTLES,
+    KIND_LABELS,
+    AnalysisRequest,
+    RequestError,
 )
 from workbench.storage import Bundle
 
@@ -65,7 +67,7 @@ def _percent(value: float) -> str:
     return "–" if value != value else f"{100 * value:.1f}%"
 
 
-def _points_first(request: LeaderboardRequest) -> bool:
+def _points_first(request: AnalysisRequest) -> bool:
     """Whether the point ratings can be shown before the bootstrap: Bradley-Terry's ratings are
     the fit on all battles whatever the rounds (online Elo with a bootstrap shows the rounds'
     median, which only the bootstrap gives)."""
@@ -113,9 +115,20 @@ class LeaderboardPanel(QWidget):
         self.rounds.setToolTip(
             "Bootstrap rounds for the 95% intervals (CHIRP used 500; 0 for none)"
         )
+        self.min_battles = QSpinBox(self)
+        self.min_battles.setRange(0, 1_000_000)
+        self.min_battles.setValue(DEFAULT_MIN_BATTLES)
+        self.min_battles.setToolTip(
+            "Leave out, with the reason, models in fewer battles than this (0 keeps every model)"
+        )
+        #: which kind of judgments count: the default rule, one kind, or both pooled
         self.source = QComboBox(self)
-        for key in SOURCE_FILTERS:
-            self.source.addItem(key, key)
+        for key, label in KIND_LABELS.items():
+            self.source.addItem(label, key)
+        self.source.setToolTip(
+            "Human judgments when the selection has any, else judge verdicts; or one kind; "
+            "or both pooled in one board (labelled as pooled)"
+        )
         self.category = QComboBox(self)
         self.criterion = QComboBox(self)
         self.campaign = QComboBox(self)
@@ -157,7 +170,7 @@ class LeaderboardPanel(QWidget):
             (first_row, "Method", self.method),
             (first_row, None, self.style_control),
             (first_row, "Rounds", self.rounds),
-            (first_row, "Source", self.source),
+            (first_row, "Judgments", self.source),
             (first_row, "Campaign", self.campaign),
             (second_row, "Category", self.category),
             (second_row, "Language", self.language),
@@ -165,6 +178,7 @@ class LeaderboardPanel(QWidget):
             (third_row, "Rater", self.rater),
             (third_row, "Origin", self.origin),
             (third_row, None, self.include_derived),
+            (third_row, "Min battles", self.min_battles),
         )
         for row, caption, widget in placed:
             if caption:
@@ -176,6 +190,19 @@ class LeaderboardPanel(QWidget):
         second_row.addWidget(self.export_button)
         third_row.addStretch(1)
 
+        #: the request of the board shown (or about to be), in one line, and its command
+        self.request_line = QLabel(self)
+        self.request_line.setWordWrap(True)
+        self.request_line.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.copy_command_button = QPushButton("Copy command", self)
+        self.copy_command_button.setToolTip(
+            "Copy the workbench leaderboard command that prints these numbers"
+        )
+        self.copy_command_button.clicked.connect(self.copy_command)
+        request_row = QHBoxLayout()
+        request_row.addWidget(self.request_line, 1)
+        request_row.addWidget(self.copy_command_button)
+        self._request_shown: AnalysisRequest | None = None
         self.status = QLabel("No bundle open.", self)
         self.model = RowsTableModel(HEADERS, self)
         self.model.formats = {2: _interval, 3: _percent}
@@ -195,6 +222,7 @@ class LeaderboardPanel(QWidget):
         splitter.setSizes([480, 520])
 
         layout = QVBoxLayout(self)
+        layout.addLayout(request_row)
         layout.addLayout(first_row)
         layout.addLayout(second_row)
         layout.addLayout(third_row)
@@ -215,6 +243,7 @@ class LeaderboardPanel(QWidget):
         self.style_control.toggled.connect(self.refresh)
         self.include_derived.toggled.connect(self.refresh)
         self.rounds.editingFinished.connect(self.refresh)
+        self.min_battles.editingFinished.connect(self.refresh)
         self.refresh_button.clicked.connect(self.refresh)
         #: set while the table and the linked selection bring each other up to date
         self._syncing = False
@@ -224,6 +253,7 @@ class LeaderboardPanel(QWidget):
         selection.modelChanged.connect(lambda _model: self._show_chosen())
         self.model.modelReset.connect(self._show_chosen)
         self._set_choices(None)
+        self._show_request(None)
 
     # --- state ----------------------------------------------------------------------------------
 
@@ -236,6 +266,7 @@ class LeaderboardPanel(QWidget):
         self.drawings.forget()
         self.bundle = bundle
         self.result = None
+        self._show_request(None)
         self.model.set_rows([])
         self._set_choices(choices)
         self.status.setText("No bundle open." if bundle is None else "")
@@ -256,24 +287,47 @@ class LeaderboardPanel(QWidget):
                 combo.addItem(value, value)
             combo.blockSignals(False)
 
-    def request(self) -> LeaderboardRequest:
+    def request(self) -> AnalysisRequest:
+        """The request of the pickers (:meth:`AnalysisRequest.from_pickers`): every other
+        setting is the default of every door."""
         method = self.method.currentData()
-        return LeaderboardRequest(
-            method=method,
-            style_control=self.style_control.isChecked() and method == "bt",
-            source=self.source.currentData(),
-            category=self.category.currentData(),
-            criterion=self.criterion.currentData(),
-            campaign=self.campaign.currentData(),
-            language=self.language.currentData(),
-            rater=self.rater.currentData(),
-            origin=self.origin.currentData(),
-            include_derived=self.include_derived.isChecked(),
-            bootstrap=self.rounds.value(),
-            anchor=self.result.board.anchor.model
-            if self.result is not None and self.result.board.anchor is not None
-            else None,
+        return AnalysisRequest.from_pickers(
+            {
+                "method": method,
+                "style_control": self.style_control.isChecked() and method == "bt",
+                "kind": self.source.currentData(),
+                "category": self.category.currentData(),
+                "criterion": self.criterion.currentData(),
+                "campaign": self.campaign.currentData(),
+                "language": self.language.currentData(),
+                "rater": self.rater.currentData(),
+                "origin": self.origin.currentData(),
+                "include_derived": self.include_derived.isChecked(),
+                "bootstrap": self.rounds.value(),
+                "min_battles": self.min_battles.value(),
+            }
         )
+
+    def shown_request(self) -> AnalysisRequest | None:
+        """The request of the board on screen, resolved (its kind and anchor named)."""
+        return self._request_shown
+
+    def command(self) -> str | None:
+        """The command that prints the board on screen."""
+        request = self.shown_request()
+        return None if request is None else request.to_command()
+
+    def copy_command(self) -> None:
+        command = self.command()
+        if command is not None:
+            QApplication.clipboard().setText(command)
+
+    def _show_request(self, request: AnalysisRequest | None) -> None:
+        self._request_shown = request
+        self.request_line.setText(
+            "Request: " + (request.describe() if request is not None else "none yet")
+        )
+        self.copy_command_button.setEnabled(request is not None)
 
     # --- computing ------------------------------------------------------------------------------
 
@@ -287,7 +341,11 @@ class LeaderboardPanel(QWidget):
         bundle = self.bundle
         if bundle is None:
             return
-        request = self.request()
+        try:
+            request = self.request()
+        except RequestError as error:
+            self._failed(error)
+            return
         self.status.setText(
             "Computing…" + (" (showing the previous result)" if self.result else "")
         )
@@ -304,7 +362,7 @@ class LeaderboardPanel(QWidget):
             self.tasks.submit(partial(job, request), self._show_outcome, self._failed)
 
     def _show_points(
-        self, outcome: LeaderboardOutcome, request: LeaderboardRequest, job: partial[Any]
+        self, outcome: LeaderboardOutcome, request: AnalysisRequest, job: partial[Any]
     ) -> None:
         self.count_reads = (outcome.full_reads, outcome.incremental_reads)
         self._show(outcome.result, intervals_pending=request.bootstrap)
@@ -388,9 +446,21 @@ class LeaderboardPanel(QWidget):
             if intervals_pending
             else f"{result.board.bootstrap} bootstrap rounds"
         )
+        left_out = (
+            ", left out (too few battles): "
+            + ", ".join(f"{model} ({count})" for model, count in sorted(result.left_out.items()))
+            if result.left_out
+            else ""
+        )
         self.status.setText(
-            f"{METHOD_LABELS[result.board.method]}: {result.battles} battles, "
-            f"{rounds}{note}{dropped}"
+            f"{METHOD_LABELS[result.board.method]}: {result.battles} battles of "
+            f"{result.request.kind_label} judgments, {rounds}{note}{dropped}{left_out}"
+        )
+        # the points come first: the request named is the one whose intervals are coming
+        self._show_request(
+            replace(result.request, bootstrap=intervals_pending)
+            if intervals_pending
+            else result.request
         )
         self.ratingsShown.emit(result)
         if intervals_pending:
@@ -405,6 +475,7 @@ class LeaderboardPanel(QWidget):
         # a stale table under an error would read as the answer to the new switches
         self.drawings.forget()
         self.result = None
+        self._show_request(None)
         self.model.set_rows([])
         self.forest.clear("No ratings for this selection.")
         self.heatmap.clear("No win rates for this selection.")

@@ -1,0 +1,222 @@
+"""Every command the report prints reproduces its section: the report is made through
+``workbench report``, each section's printed command is run through the CLI's entry point, and
+its output must show the section's numbers (to 1e-6), on the demo bundle, the shared
+WildVision-Bench import, a bundle with a finished campaign, and the report bundle with both
+kinds of evaluator pooled on request.
+
+The harness is general: :data:`COMPARISONS` holds, per kind of section (what its command
+prints), how a section's document is checked against the command's output. A section the
+report lists under ``reproduce`` in its data block is run; a kind without a comparison fails
+the test, so a new section cannot slip past it."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import shlex
+from collections.abc import Callable
+from html import unescape
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.services.campaign_helpers import build_campaign_bundle
+from tests.services.report_bundle import build_report_bundle
+from workbench.cli import main
+from workbench.demo import generate_demo_bundle
+from workbench.services.analysis_request import POOLED_LABEL
+from workbench.services.campaigns import CampaignSpec, add_annotator, create_campaign
+from workbench.services.voting import AnnotationSession
+from workbench.storage import Bundle
+
+TOLERANCE = 1e-6
+#: the demo's categories where some models have ten human battles or more
+DEMO_RATED_BY_DEFAULT = {"bar chart reading", "shape counting", "clock reading"}
+#: how many battles a "much better" verdict counted as before every door used the one request:
+#: the report's WildVision-Bench board then gave gpt-4o 1263.4
+WILDVISION_GPT4O = 1365.8
+
+
+def _close(shown: Any, printed: Any) -> bool:
+    if shown is None or printed is None:
+        return shown is printed
+    return math.isclose(float(shown), float(printed), rel_tol=0.0, abs_tol=TOLERANCE)
+
+
+def same_board(shown: dict[str, Any], printed: dict[str, Any]) -> None:
+    """A leaderboard section against ``workbench leaderboard --json``: the same request, models
+    in the same order, the same numbers, battles and models left out."""
+    assert printed["request"] == shown["request"]
+    assert printed["judgments"] == shown["judgments"]
+    assert printed["anchor"] == shown["anchor"]
+    assert printed["battles"] == shown["battles"]
+    assert printed["left_out"] == shown["left_out"]
+    assert [row["model"] for row in printed["models"]] == [row["model"] for row in shown["models"]]
+    for mine, theirs in zip(shown["models"], printed["models"], strict=True):
+        assert mine["n"] == theirs["n"], mine["model"]
+        for key in mine.keys() - {"model", "n"}:
+            assert _close(mine[key], theirs[key]), (mine["model"], key, mine[key], theirs[key])
+    for name, value in (shown.get("style_coefficients") or {}).items():
+        assert _close(value, printed["style_coefficients"][name]), name
+
+
+#: per kind of section: how its document is checked against its command's output. Sections
+#: of other kinds (agreement, cycles, failures, campaign status) add theirs here.
+COMPARISONS: dict[str, Callable[[dict[str, Any], dict[str, Any]], None]] = {
+    "leaderboard": same_board,
+}
+
+
+def run_printed(command: str, bundle: Path, capsys: pytest.CaptureFixture[str]) -> Any:
+    """Run a command as the report prints it (``workbench ... BUNDLE ...``) through the CLI's
+    entry point, on ``bundle``, and read its JSON."""
+    words = shlex.split(command)
+    assert words[0] == "workbench" and "BUNDLE" in words
+    capsys.readouterr()
+    code = main([str(bundle) if word == "BUNDLE" else word for word in words[1:]])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    return json.loads(captured.out)
+
+
+def report_data(bundle: Path, out: Path, *options: str) -> tuple[dict[str, Any], str]:
+    assert main(["report", str(bundle), "--out", str(out), *options]) == 0
+    html = out.read_text(encoding="utf-8")
+    found = re.search(
+        r'<script type="application/json" id="report-data">(.*?)</script>', html, re.S
+    )
+    assert found is not None
+    return json.loads(found.group(1)), unescape(re.sub(r"<[^>]+>", "", html))
+
+
+def check_printed_commands(
+    bundle: Path, out: Path, capsys: pytest.CaptureFixture[str], *options: str
+) -> dict[str, Any]:
+    """Make the report, run every command it prints for a section, compare; returns the data."""
+    data, html = report_data(bundle, out, *options)
+    sections = data["reproduce"]
+    assert sections and sections[0]["section"] == "leaderboard"
+    for section in sections:
+        # the command is on the page, under its section, not only in the data block
+        assert f"Reproduce: {section['command']}" in html, section["section"]
+        assert section["kind"] in COMPARISONS, f"no comparison for {section['kind']!r}"
+        printed = run_printed(section["command"], bundle, capsys)
+        COMPARISONS[section["kind"]](section["document"], printed)
+    # the board's own request block names the command printed beside it
+    assert data["leaderboard"]["request"]["command"] + " --json" == sections[0]["command"]
+    return data
+
+
+# --- bundles ------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def demo_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return generate_demo_bundle(tmp_path_factory.mktemp("demo") / "demo.wbb")
+
+
+@pytest.fixture(scope="module")
+def wildvision_bundle(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Path:
+    from workbench.plugins import UnknownFormatError, registry
+    from workbench.services.importing import import_files
+
+    try:
+        registry().importer("wildvision-bench")
+    except UnknownFormatError:
+        pytest.skip("the wildvision-bench importer (plugin arena) is not installed")
+    path = tmp_path_factory.mktemp("wildvision") / "wildvision.wbb"
+    import_files(path, [shared_data / "wildvision-bench"], "wildvision-bench")
+    return path
+
+
+@pytest.fixture(scope="module")
+def campaign_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Four models on eight one-turn items, every pair voted twice: a finished campaign."""
+    path = Path(build_campaign_bundle(tmp_path_factory.mktemp("campaign"), items=8, turns=1))
+    choices = ("a", "a", "b", "tie", "a", "b", "both_bad")
+    cast = 0
+    with Bundle.open(path) as bundle:
+        for handle in ("ann1", "ann2"):
+            add_annotator(bundle, handle)
+        create_campaign(bundle, CampaignSpec("study", "arena-battle", seed=5, votes_per_pair=2))
+        for handle in ("ann1", "ann2"):
+            session = AnnotationSession(bundle, "study", handle)
+            while (task := session.next_task()) is not None:
+                session.cast(task.token, choices[cast % len(choices)])
+                cast += 1
+    assert cast == 8 * 6 * 2  # every task voted by both annotators: nothing left to do
+    return path
+
+
+@pytest.fixture(scope="module")
+def report_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_report_bundle(tmp_path_factory.mktemp("report"))
+
+
+# --- the tests ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "options",
+    [("--bootstrap", "20", "--seed", "3"), ("--bootstrap", "0", "--min-battles", "3")],
+    ids=["default-minimum", "categories-rated"],
+)
+def test_the_demos_printed_commands_reproduce_the_report(
+    demo_bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], options: tuple[str, ...]
+) -> None:
+    data = check_printed_commands(demo_bundle, tmp_path / "demo.html", capsys, *options)
+    # the demo has imported human judgments and judge verdicts: the board counts the humans
+    assert data["leaderboard"]["judgments"] == "human"
+    rated, unrated = data["categories"], data["categories_unrated"]
+    if "--min-battles" in options:
+        assert len(rated) > len(DEMO_RATED_BY_DEFAULT)
+    else:
+        # the small categories are shown as small: models under ten battles are left out and
+        # listed, a category with no such model is not rated, with the reason
+        assert set(rated) == DEMO_RATED_BY_DEFAULT
+        assert any(board["left_out"] for board in rated.values())
+        assert unrated and all("--min-battles" in reason for reason in unrated.values())
+
+
+@pytest.mark.shared_data
+def test_the_wildvision_reports_commands_reproduce_it(
+    wildvision_bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = check_printed_commands(
+        wildvision_bundle, tmp_path / "wv.html", capsys, "--bootstrap", "20"
+    )
+    # GPT-4o's verdicts, "much better" counted three times at every door: the published scale
+    board = {row["model"]: row for row in data["leaderboard"]["models"]}
+    assert data["leaderboard"]["judgments"] == "judge"
+    assert data["leaderboard"]["anchor"]["model"] == "claude-3-sonnet-20240229"
+    assert board["gpt-4o"]["rating"] == pytest.approx(WILDVISION_GPT4O, abs=0.05)
+    # the default command (no flags at all) gives the report's number
+    plain = run_printed("workbench leaderboard BUNDLE --json", wildvision_bundle, capsys)
+    assert {row["model"]: row["rating"] for row in plain["models"]}["gpt-4o"] == pytest.approx(
+        board["gpt-4o"]["rating"], abs=TOLERANCE
+    )
+
+
+def test_a_finished_campaigns_printed_commands_reproduce_the_report(
+    campaign_bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = check_printed_commands(
+        campaign_bundle, tmp_path / "campaign.html", capsys, "--bootstrap", "30", "--seed", "1"
+    )
+    assert data["leaderboard"]["judgments"] == "human"
+    assert data["leaderboard"]["battles"] == 96
+
+
+def test_a_pooled_reports_commands_are_labelled_and_reproduce_it(
+    report_bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    options = ("--kind", "all", "--pool-kinds", "--bootstrap", "10", "--min-battles", "5")
+    data = check_printed_commands(report_bundle, tmp_path / "pooled.html", capsys, *options)
+    assert data["leaderboard"]["judgments"] == POOLED_LABEL
+    for section in data["reproduce"]:
+        assert "--kind all --pool-kinds" in section["command"]
+        assert section["document"]["request"]["judgments"]["label"] == POOLED_LABEL
+    html = (tmp_path / "pooled.html").read_text(encoding="utf-8")
+    assert f"judgments: {POOLED_LABEL}" in unescape(html)
