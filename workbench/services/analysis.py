@@ -50,6 +50,7 @@ from workbench.storage.judgments import (
     battle_counts,
     distinct_combinations,
     distinct_values,
+    tagged_categories,
 )
 
 if TYPE_CHECKING:
@@ -163,7 +164,7 @@ def analysis_choices(bundle: Bundle) -> AnalysisChoices:
             *(f"annotator:{name}" for name in annotators),
         )
         return AnalysisChoices(
-            categories=values("category"),
+            categories=tuple(sorted({*values("category"), *tagged_categories(session)})),
             criteria=values("criterion"),
             models=values("model_a", "model_b"),
             campaigns=campaigns,

@@ -56,6 +56,7 @@ from sqlalchemy import (
     literal_column,
     not_,
     null,
+    or_,
     select,
     type_coerce,
     union_all,
@@ -78,6 +79,7 @@ from workbench.storage.models import (
     Campaign,
     Import,
     Item,
+    ItemCategory,
     JudgeRun,
     JudgeVerdict,
     Model,
@@ -137,9 +139,11 @@ class OutcomeFilter:
 
     Derived judgments (an importer's battles computed from verdicts it also stored) are left
     out unless ``include_derived`` is set or the filter names raters or evaluators, which
-    selects them by name: counting both would count the same evidence twice. Adjudications
-    (a settled answer to a task whose votes are counted already) are left out the same way,
-    and also kept when the filter names the ``adjudication`` origin."""
+    selects them by name: counting both would count the same evidence twice. ``categories``
+    keeps an item whose category is one of them or that is tagged with one of them (an item
+    of a multi-label source has several, :class:`~workbench.storage.models.ItemCategory`).
+    Adjudications (a settled answer to a task whose votes are counted already) are left out the
+    same way, and also kept when the filter names the ``adjudication`` origin."""
 
     sources: tuple[str, ...] = ()
     campaigns: tuple[str, ...] = ()
@@ -192,7 +196,10 @@ class OutcomeFilter:
         """The filter as SQL conditions on the columns of :func:`judgment_rows`, adjudications
         aside (:func:`_where` leaves them out unless one of the filters it combines asks)."""
         found: list[ColumnElement[bool]] = [
-            rows.c[column].in_(list(values)) for column, values in self._dimensions()
+            _category_clause(rows, values)
+            if column == "category"
+            else rows.c[column].in_(list(values))
+            for column, values in self._dimensions()
         ]
         if not self.keeps_derived():
             found.append(rows.c.derived == false())
@@ -204,6 +211,19 @@ class OutcomeFilter:
         if self.include_derived:
             parts.append("derived included")
         return ", ".join(parts) or "no filters"
+
+
+def tagged_categories(session: Session) -> list[str]:
+    """The categories multi-label items are tagged with (besides each item's first, which is
+    its ``category``), for the pickers."""
+    return list(session.scalars(select(ItemCategory.category).distinct()))
+
+
+def _category_clause(rows: Subquery, values: Sequence[Any]) -> ColumnElement[bool]:
+    """An item is in a category when it is its one category or one of several it has
+    (:class:`~workbench.storage.models.ItemCategory`, a multi-label source's tags)."""
+    tagged = select(ItemCategory.item_id).where(ItemCategory.category.in_(list(values)))
+    return or_(rows.c.category.in_(list(values)), rows.c.item.in_(tagged))
 
 
 def _metadata_text(column: Any, key: str) -> Any:

@@ -1,0 +1,141 @@
+"""VisionArena's categories are multi-label: a battle counts on the board of every category its
+conversation is tagged with, not only the first flag set (a fixture in the published
+VisionArena-Battle schema, written with pyarrow)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from alembic import command
+from sqlalchemy import select
+
+from workbench.cli import main
+from workbench.services.analysis import analysis_choices
+from workbench.services.importing import import_files
+from workbench.storage import Bundle, head_revision
+from workbench.storage.bundle import _alembic_config
+from workbench.storage.dialects import make_engine, parse_location
+from workbench.storage.models import Item, ItemCategory
+
+from .hf_tables import VISION_ARENA_BATTLE, flags, messages, png_bytes, write_parquet
+
+MODELS = ("vlm-a", "vlm-b", "vlm-c")
+WINNERS = ("model_a", "model_b", "tie", "tie (bothbad)", "model_a")
+#: each conversation's category flags: OCR alone, OCR after an earlier flag (which was the
+#: item's one category before), and conversations without OCR
+TAGS = (
+    ("ocr",),
+    ("captioning", "ocr"),
+    ("entity_recognition", "ocr"),
+    ("diagram", "homework", "ocr"),
+    ("captioning",),
+    ("code",),
+)
+
+
+def battle_rows(votes_per_conversation: int = 5) -> list[dict[str, Any]]:
+    rows = []
+    image = {"bytes": png_bytes("red"), "path": "shared.png"}
+    for conversation, tags in enumerate(TAGS):
+        for vote in range(votes_per_conversation):
+            model_a = MODELS[(conversation + vote) % 3]
+            model_b = MODELS[(conversation + vote + 1) % 3]
+            rows.append(
+                {
+                    "question_id": f"q{conversation}",
+                    "tstamp": 1718000000.0 + 10 * len(rows),
+                    "model_a": model_a,
+                    "model_b": model_b,
+                    "winner": WINNERS[(conversation + vote) % len(WINNERS)],
+                    "judge_hash": f"voter-{vote}",
+                    "conversation_a": messages((f"Read sign {conversation}", f"{model_a} says")),
+                    "conversation_b": messages((f"Read sign {conversation}", f"{model_b} says")),
+                    "turn": 1,
+                    "anony": True,
+                    "language": "English",
+                    "images": [image],
+                    "categories": flags(*tags),
+                }
+            )
+    return rows
+
+
+@pytest.fixture(scope="module")
+def arena_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("vision-arena")
+    shard = write_parquet(
+        folder / "data" / "train-00000-of-00001.parquet", battle_rows(), VISION_ARENA_BATTLE
+    )
+    bundle = folder / "arena.wbb"
+    import_files(bundle, [shard], "arena-battles")
+    return bundle
+
+
+def board_battles(capsys: pytest.CaptureFixture[str], bundle: Path, category: str) -> int:
+    capsys.readouterr()
+    assert main(["leaderboard", str(bundle), "--category", category, "--json"]) == 0
+    return int(json.loads(capsys.readouterr().out)["battles"])
+
+
+def expected_battles() -> Counter[str]:
+    counted: Counter[str] = Counter()
+    for row in battle_rows():
+        counted.update(name for name, flag in row["categories"].items() if flag)
+    return counted
+
+
+def test_every_flagged_category_keeps_the_item_and_its_first_is_shown(arena_bundle: Path) -> None:
+    with Bundle.open(arena_bundle) as bundle, bundle.read_session() as session:
+        shown = {row.external_id: row.category for row in session.scalars(select(Item))}
+        tagged = sorted(
+            (row.external_id, row.category)
+            for row in session.execute(
+                select(Item.external_id, ItemCategory.category).join(
+                    Item, Item.id == ItemCategory.item_id
+                )
+            )
+        )
+    assert shown == {f"q{index}": tags[0] for index, tags in enumerate(TAGS)}
+    assert tagged == sorted((f"q{index}", name) for index, tags in enumerate(TAGS) for name in tags)
+
+
+def test_a_category_board_counts_every_battle_tagged_with_it(
+    arena_bundle: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    expected = expected_battles()
+    assert expected["ocr"] == 20  # 5 votes on each of 4 OCR conversations
+    assert board_battles(capsys, arena_bundle, "ocr") == expected["ocr"]
+    for category in ("captioning", "homework", "entity_recognition"):
+        assert board_battles(capsys, arena_bundle, category) == expected[category], category
+
+
+def test_the_pickers_offer_categories_that_are_never_first(arena_bundle: Path) -> None:
+    with Bundle.open(arena_bundle) as bundle:
+        choices = analysis_choices(bundle)
+    assert set(choices.categories) == {name for tags in TAGS for name in tags}
+    assert "ocr" in choices.categories and "homework" in choices.categories
+
+
+def test_an_older_bundle_gets_its_categories_from_the_kept_flags(
+    arena_bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old = tmp_path / "old.wbb"
+    old.write_bytes(arena_bundle.read_bytes())
+    engine = make_engine(parse_location(str(old)))
+    try:
+        with engine.begin() as connection:
+            command.downgrade(_alembic_config(connection), "0005")
+    finally:
+        engine.dispose()
+    connection = sqlite3.connect(old)
+    tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
+    connection.close()
+    assert "item_categories" not in tables
+    with Bundle.open(old, migrate=True) as bundle:
+        assert bundle.revision() == head_revision()
+    assert board_battles(capsys, old, "ocr") == expected_battles()["ocr"]
