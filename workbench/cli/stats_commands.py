@@ -75,6 +75,25 @@ def _add_filters(parser: argparse.ArgumentParser) -> None:
         help="also count judgments an importer derived from others it stored (WildVision-Bench's "
         "battles, derived from GPT-4o's verdicts); left out by default so nothing counts twice",
     )
+    group.add_argument(
+        "--multi-turn",
+        action="store_true",
+        help="only conversations of more than one user turn (VisionArena's Multi-Turn board)",
+    )
+    group.add_argument(
+        "--exclude-ties",
+        action="store_true",
+        help="leave out tie and both-bad outcomes (VisionArena's Exclude Ties board)",
+    )
+    group.add_argument(
+        "--exclude-category",
+        dest="exclude_categories",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="leave out items in this category (repeatable); --exclude-category refusal is "
+        "VisionArena's Exclude Refusal board where the source tags refusals",
+    )
 
 
 def register(commands: Any) -> None:
@@ -205,6 +224,9 @@ def _filters(args: argparse.Namespace) -> Any:
         kinds=tuple(args.kinds),
         origins=tuple(args.origins),
         include_derived=args.include_derived,
+        multi_turn=args.multi_turn,
+        exclude_ties=args.exclude_ties,
+        exclude_categories=tuple(args.exclude_categories),
     )
 
 
@@ -227,7 +249,11 @@ def _quick_selection(args: argparse.Namespace) -> tuple[bool, str | None]:
     """Whether the filters are none, or one campaign (the quick path's two statements), and
     that campaign."""
     others = any(getattr(args, dest) for _, dest, _, _ in FILTER_FLAGS if dest != "campaigns")
-    if others or args.kinds or args.origins or args.include_derived or len(args.campaigns) > 1:
+    # VisionArena's boards filter on items and outcomes, which the quick statements do not read
+    boards = args.multi_turn or args.exclude_ties or args.exclude_categories
+    if others or boards or args.kinds or args.origins or args.include_derived:
+        return False, None
+    if len(args.campaigns) > 1:
         return False, None
     return True, (args.campaigns[0] if args.campaigns else None)
 
@@ -318,7 +344,7 @@ def _print_leaderboard(board: Any, filters: str, battles: int, dropped: int) -> 
         f"{'#':>3}  {'model':<{width}}  {'rating':>8}  {'95% CI':>17}  {'vs anchor':>9}  {'n':>6}"
     )
     if styled:
-        header += f"  {'no style':>8}"
+        header += f"  {'no style':>8}  {'rank change':>11}"
     print(header)
     for rank, row in enumerate(table.itertuples(index=False), start=1):
         interval = (
@@ -332,7 +358,7 @@ def _print_leaderboard(board: Any, filters: str, battles: int, dropped: int) -> 
             f"{row.n:>6}"
         )
         if styled:
-            line += f"  {row.rating_without_style_control:>8.1f}"
+            line += f"  {row.rating_without_style_control:>8.1f}  {row.rank_change:>+11d}"
         print(line)
     if board.style_coefficients is not None:
         print(

@@ -161,6 +161,12 @@ class OutcomeFilter:
     contexts: tuple[str, ...] = ()
     items: tuple[int, ...] = ()
     include_derived: bool = False
+    #: VisionArena's boards: only conversations of more than one user turn ("Multi-Turn"),
+    #: no tie or both-bad outcome ("Exclude Ties"), no item in these categories ("Exclude
+    #: Refusal" where the source tags refusals as a category)
+    multi_turn: bool = False
+    exclude_ties: bool = False
+    exclude_categories: tuple[str, ...] = ()
 
     # filter field -> read-model column
     _COLUMN_OF = {  # noqa: RUF012 - a class-level constant, not a dataclass field
@@ -203,13 +209,30 @@ class OutcomeFilter:
         ]
         if not self.keeps_derived():
             found.append(rows.c.derived == false())
+        if self.multi_turn:
+            found.append(rows.c.item.in_(select(Turn.item_id).where(Turn.index >= 2)))
+        if self.exclude_ties:
+            # a grade (no outcome) is not a tie
+            found.append(or_(rows.c.outcome.is_(None), rows.c.outcome.in_(["a", "b"])))
+        if self.exclude_categories:
+            found.append(not_(_category_clause(rows, self.exclude_categories, null_safe=True)))
         return found
+
+    def reads_items(self) -> bool:
+        """Whether the filter needs each judgment's item (not in the narrow battle rows)."""
+        return self.multi_turn or bool(self.exclude_categories)
 
     def describe(self) -> str:
         """The filters set, as ``source=a|b, turn=1``, or ``no filters``."""
         parts = [f"{column}={'|'.join(map(str, values))}" for column, values in self._dimensions()]
         if self.include_derived:
             parts.append("derived included")
+        if self.multi_turn:
+            parts.append("multi-turn")
+        if self.exclude_ties:
+            parts.append("ties excluded")
+        if self.exclude_categories:
+            parts.append(f"category not {'|'.join(self.exclude_categories)}")
         return ", ".join(parts) or "no filters"
 
 
@@ -219,10 +242,19 @@ def tagged_categories(session: Session) -> list[str]:
     return list(session.scalars(select(ItemCategory.category).distinct()))
 
 
-def _category_clause(rows: Subquery, values: Sequence[Any]) -> ColumnElement[bool]:
+def _category_clause(
+    rows: Subquery, values: Sequence[Any], null_safe: bool = False
+) -> ColumnElement[bool]:
     """An item is in a category when it is its one category or one of several it has
-    (:class:`~workbench.storage.models.ItemCategory`, a multi-label source's tags)."""
+    (:class:`~workbench.storage.models.ItemCategory`, a multi-label source's tags).
+    ``null_safe`` makes a judgment without item or category test false, not NULL (so that
+    its negation keeps it)."""
     tagged = select(ItemCategory.item_id).where(ItemCategory.category.in_(list(values)))
+    if null_safe:
+        return or_(
+            func.coalesce(rows.c.category, "").in_(list(values)),
+            func.coalesce(rows.c.item, -1).in_(tagged),
+        )
     return or_(rows.c.category.in_(list(values)), rows.c.item.in_(tagged))
 
 
@@ -662,7 +694,7 @@ def _pairwise_will_do(filters: Sequence[OutcomeFilter | None]) -> bool:
         for one in filters
         if one is not None
         for column, _ in one._dimensions()
-    )
+    ) and not any(one.reads_items() for one in filters if one is not None)
 
 
 def narrow_judgment_rows() -> Subquery:

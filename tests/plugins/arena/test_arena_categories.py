@@ -38,6 +38,17 @@ TAGS = (
 )
 
 
+#: the one conversation of two user turns
+MULTI_TURN = 3
+
+
+def turns(conversation: int, model: str) -> list[tuple[str, str]]:
+    first = (f"Read sign {conversation}", f"{model} says")
+    if conversation == MULTI_TURN:
+        return [first, ("And the small print?", f"{model} reads it")]
+    return [first]
+
+
 def battle_rows(votes_per_conversation: int = 5) -> list[dict[str, Any]]:
     rows = []
     image = {"bytes": png_bytes("red"), "path": "shared.png"}
@@ -53,9 +64,9 @@ def battle_rows(votes_per_conversation: int = 5) -> list[dict[str, Any]]:
                     "model_b": model_b,
                     "winner": WINNERS[(conversation + vote) % len(WINNERS)],
                     "judge_hash": f"voter-{vote}",
-                    "conversation_a": messages((f"Read sign {conversation}", f"{model_a} says")),
-                    "conversation_b": messages((f"Read sign {conversation}", f"{model_b} says")),
-                    "turn": 1,
+                    "conversation_a": messages(*turns(conversation, model_a)),
+                    "conversation_b": messages(*turns(conversation, model_b)),
+                    "turn": len(turns(conversation, model_a)),
                     "anony": True,
                     "language": "English",
                     "images": [image],
@@ -76,9 +87,12 @@ def arena_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return bundle
 
 
-def board_battles(capsys: pytest.CaptureFixture[str], bundle: Path, category: str) -> int:
+def board_battles(
+    capsys: pytest.CaptureFixture[str], bundle: Path, category: str | None, *flags: str
+) -> int:
     capsys.readouterr()
-    assert main(["leaderboard", str(bundle), "--category", category, "--json"]) == 0
+    chosen = ("--category", category) if category else ()
+    assert main(["leaderboard", str(bundle), *chosen, *flags, "--json"]) == 0
     return int(json.loads(capsys.readouterr().out)["battles"])
 
 
@@ -139,3 +153,26 @@ def test_an_older_bundle_gets_its_categories_from_the_kept_flags(
     with Bundle.open(old, migrate=True) as bundle:
         assert bundle.revision() == head_revision()
     assert board_battles(capsys, old, "ocr") == expected_battles()["ocr"]
+
+
+def test_vision_arenas_boards_are_filters_of_the_leaderboard(
+    arena_bundle: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = battle_rows()
+    assert board_battles(capsys, arena_bundle, None) == len(rows) == 30
+    multi_turn = [row for row in rows if row["turn"] > 1]
+    assert board_battles(capsys, arena_bundle, None, "--multi-turn") == len(multi_turn) == 5
+    decisive = [row for row in rows if row["winner"] in ("model_a", "model_b")]
+    assert 0 < len(decisive) < len(rows)
+    assert board_battles(capsys, arena_bundle, None, "--exclude-ties") == len(decisive)
+    uncaptioned = [row for row in rows if not row["categories"]["captioning"]]
+    assert board_battles(capsys, arena_bundle, None, "--exclude-category", "captioning") == len(
+        uncaptioned
+    )
+    ocr_uncaptioned = [row for row in uncaptioned if row["categories"]["ocr"]]
+    assert board_battles(
+        capsys, arena_bundle, "ocr", "--exclude-category", "captioning", "--exclude-ties"
+    ) == len([row for row in ocr_uncaptioned if row in decisive])
+    capsys.readouterr()
+    assert main(["leaderboard", str(arena_bundle), "--multi-turn", "--exclude-ties", "--json"]) == 0
+    assert "multi-turn, ties excluded" in json.loads(capsys.readouterr().out)["filters"]
