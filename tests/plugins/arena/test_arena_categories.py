@@ -176,3 +176,30 @@ def test_vision_arenas_boards_are_filters_of_the_leaderboard(
     capsys.readouterr()
     assert main(["leaderboard", str(arena_bundle), "--multi-turn", "--exclude-ties", "--json"]) == 0
     assert "multi-turn, ties excluded" in json.loads(capsys.readouterr().out)["filters"]
+
+
+def test_outcomes_per_category_count_every_tagged_battle(
+    arena_bundle: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    assert main(["categories", str(arena_bundle), "--json"]) == 0
+    found = {row["category"]: row for row in json.loads(capsys.readouterr().out)["categories"]}
+    expected: dict[str, Counter[str]] = {}
+    for row in battle_rows():
+        for name, flag in row["categories"].items():
+            if flag:
+                expected.setdefault(name, Counter())[row["winner"]] += 1
+    assert set(found) == set(expected)
+    for name, winners in expected.items():
+        battles = sum(winners.values())
+        row = found[name]
+        assert row["battles"] == battles, name
+        assert row["decisive"] == winners["model_a"] + winners["model_b"]
+        assert row["ties"] == winners["tie"]
+        assert row["both_bad"] == winners["tie (bothbad)"]
+        assert row["both_bad_share"] == pytest.approx(winners["tie (bothbad)"] / battles)
+    assert found["ocr"]["battles"] == 20 and found["ocr"]["both_bad"] > 0
+    capsys.readouterr()
+    assert main(["categories", str(arena_bundle), "--multi-turn"]) == 0
+    printed = capsys.readouterr().out
+    assert "(multi-turn)" in printed and "homework" in printed and "captioning" not in printed
