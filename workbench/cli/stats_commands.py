@@ -122,6 +122,11 @@ def register(commands: Any) -> None:
         help="control for answer length and markdown (bt only); plain ratings are shown too",
     )
     leaderboard.add_argument(
+        "--answer-tokens",
+        action="store_true",
+        help="add each model's mean answer length in tokens (WildVision-Bench's Avg Tokens)",
+    )
+    leaderboard.add_argument(
         "--decisive-weight",
         type=float,
         # workbench.stats.weighting.WILDVISION_DECISIVE_WEIGHT, the panel's default too
@@ -265,7 +270,7 @@ def _quick_leaderboard(args: argparse.Namespace, anchor: Any) -> dict[str, Any] 
     quick, campaign = _quick_selection(args)
     if args.method != "bt" or args.style_control or not args.json or not quick:
         return None
-    if args.plot or args.heatmap or args.csv:
+    if args.plot or args.heatmap or args.csv or args.answer_tokens:
         return None
     from workbench.services.quick_leaderboard import quick_leaderboard
 
@@ -301,6 +306,7 @@ def run_leaderboard(args: argparse.Namespace) -> int:
         decisive_weight=args.decisive_weight,
         k_factor=args.k_factor,
         where=_filters(args),
+        answer_tokens=args.answer_tokens,
     )
     with Bundle.open(args.bundle, read_only=True) as bundle:
         try:
@@ -340,11 +346,14 @@ def _print_leaderboard(board: Any, filters: str, battles: int, dropped: int) -> 
     table = board.table
     width = max(5, *(len(str(model)) for model in table["model"]))
     styled = "rating_without_style_control" in table.columns
+    tokens = "mean_answer_tokens" in table.columns
     header = (
         f"{'#':>3}  {'model':<{width}}  {'rating':>8}  {'95% CI':>17}  {'vs anchor':>9}  {'n':>6}"
     )
     if styled:
         header += f"  {'no style':>8}  {'rank change':>11}"
+    if tokens:
+        header += f"  {'tokens':>6}"
     print(header)
     for rank, row in enumerate(table.itertuples(index=False), start=1):
         interval = (
@@ -359,6 +368,8 @@ def _print_leaderboard(board: Any, filters: str, battles: int, dropped: int) -> 
         )
         if styled:
             line += f"  {row.rating_without_style_control:>8.1f}  {row.rank_change:>+11d}"
+        if tokens:
+            line += f"  {_number(row.mean_answer_tokens, 0):>6}"
         print(line)
     if board.style_coefficients is not None:
         print(

@@ -24,6 +24,7 @@ from workbench.services.outcomes import (
     answer_style_features,
     describe_empty,
     judgments_frame,
+    mean_answer_tokens,
     parse_selector,
 )
 from workbench.services.to_json import jsonable, records
@@ -212,6 +213,8 @@ class LeaderboardRequest:
     decisive_weight: float | None = WILDVISION_DECISIVE_WEIGHT
     k_factor: float = EloSettings.k
     where: OutcomeFilter = field(default_factory=OutcomeFilter)
+    #: add each model's mean answer length in tokens (WildVision-Bench's "Avg Tokens")
+    answer_tokens: bool = False
 
     def filters(self) -> OutcomeFilter:
         switches = _filter_for(self.source, self.category, self.criterion)
@@ -363,6 +366,12 @@ def leaderboard(
         style_features=style_features,
     )
     order = list(board.table["model"])
+    if request.answer_tokens:
+        with bundle.read_session() as session:
+            tokens = mean_answer_tokens(session, order)
+        board = replace(
+            board, table=board.table.assign(mean_answer_tokens=board.table["model"].map(tokens))
+        )
     fraction = pairwise_win_fraction(battles).reindex(index=order, columns=order)
     judged = (
         int(battles[JUDGMENTS_COLUMN].sum())

@@ -38,7 +38,7 @@ class Leaderboard:
     and with style control on: rating_without_style_control, rank_without_style_control and
     rank_change (ranks 1 = best, ties sharing the best rank; rank_change = the rank without
     style control less the rank with it, positive for a model style control moves up, as
-    LMArena's style-control view shows it)."""
+    LMArena's style-control view shows it); mean_answer_tokens when the caller adds it."""
 
     method: str
     anchor: Anchor | None
@@ -68,6 +68,8 @@ class Leaderboard:
                 entry["rating_without_style_control"] = number(row.rating_without_style_control)
                 entry["rank_without_style_control"] = int(row.rank_without_style_control)
                 entry["rank_change"] = int(row.rank_change)
+            if "mean_answer_tokens" in self.table.columns:
+                entry["mean_answer_tokens"] = number(row.mean_answer_tokens)
             models.append(entry)
         result: dict[str, Any] = {
             "method": self.method,
