@@ -155,6 +155,10 @@ class Item(Base):
     captions: Mapped[list[Caption]] = relationship(
         back_populates="item", cascade="all, delete-orphan", order_by="Caption.id"
     )
+    #: the categories of an item a multi-label source tags with several (see ItemCategory)
+    tagged_categories: Mapped[list[ItemCategory]] = relationship(
+        cascade="all, delete-orphan", order_by="ItemCategory.category"
+    )
 
 
 class ItemCategory(Base):

@@ -203,3 +203,21 @@ def test_outcomes_per_category_count_every_tagged_battle(
     assert main(["categories", str(arena_bundle), "--multi-turn"]) == 0
     printed = capsys.readouterr().out
     assert "(multi-turn)" in printed and "homework" in printed and "captioning" not in printed
+
+
+def test_an_items_export_carries_the_categories_and_reimports_them(
+    arena_bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from workbench.export import ExportOptions, export_bundle
+
+    first = tmp_path / "items.jsonl"
+    export_bundle(arena_bundle, first, ExportOptions(format="items"))
+    lines = {line["id"]: line for line in map(json.loads, first.read_text("utf-8").splitlines())}
+    assert lines["q2"]["categories"] == ["entity_recognition", "ocr"]
+    assert lines["q4"]["categories"] == ["captioning"]
+    copy = tmp_path / "copy.wbb"
+    import_files(copy, [first], "jsonl")
+    assert board_battles(capsys, copy, "ocr") == expected_battles()["ocr"]
+    again = tmp_path / "again.jsonl"
+    export_bundle(copy, again, ExportOptions(format="items"))
+    assert again.read_bytes() == first.read_bytes()
