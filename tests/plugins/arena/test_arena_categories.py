@@ -221,3 +221,14 @@ def test_an_items_export_carries_the_categories_and_reimports_them(
     again = tmp_path / "again.jsonl"
     export_bundle(copy, again, ExportOptions(format="items"))
     assert again.read_bytes() == first.read_bytes()
+
+
+def test_the_item_list_finds_an_item_by_any_of_its_categories(arena_bundle: Path) -> None:
+    from workbench.services.browse import ItemQuery, filter_choices, matching_item_ids
+
+    with Bundle.open(arena_bundle) as bundle, bundle.read_session() as session:
+        external = {item.id: item.external_id for item in session.scalars(select(Item))}
+        found = matching_item_ids(session, ItemQuery(category="ocr"))
+        choices = filter_choices(session)
+    assert sorted(external[item] for item in found) == ["q0", "q1", "q2", "q3"]
+    assert "homework" in choices.categories
