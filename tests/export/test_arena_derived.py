@@ -68,6 +68,15 @@ def test_the_default_export_leaves_derived_battles_out_and_says_so(
     assert len(json.loads(both.read_text("utf-8"))) == 20_368 + 19_644
     assert "included on request: 19644 derived judgments" in printed
     assert "derived judgments: included" in printed
+    summary = json.loads(
+        run(
+            capsys,
+            *("export", str(wildvision_import), "--format", "arena", "--out", str(out)),
+            "--json",
+        )
+    )
+    assert summary["derived_judgments"] == "left out"
+    assert summary["left_out"]["derived_judgments"] == 19_644
 
 
 @pytest.mark.shared_data

@@ -85,22 +85,7 @@ def run_export(args: argparse.Namespace) -> int:
         print(f"  left out: {count} {reason.replace('_', ' ')}")
     for reason, count in sorted(summary.included.items()):
         print(f"  included on request: {count} {reason.replace('_', ' ')}")
-    if summary.format == "arena":
-        print(f"  {_derived_statement(summary)}")
+    statement = summary.derived_statement()
+    if statement is not None:
+        print(f"  {statement}")
     return 0
-
-
-def _derived_statement(summary: Any) -> str:
-    """Whether the battles count derived judgments: the file answers the leaderboard's
-    question only without them."""
-    if summary.included.get("derived_judgments"):
-        return (
-            "derived judgments: included (--include-derived); they restate judgments also "
-            "written, so FastChat's tools count that evidence twice"
-        )
-    if summary.left_out.get("derived_judgments"):
-        return (
-            "derived judgments: left out, as the leaderboard counts them "
-            "(--include-derived writes them too)"
-        )
-    return "derived judgments: none stored"

@@ -68,7 +68,33 @@ class ExportSummary:
         }
         if self.included:
             document["included"] = dict(sorted(self.included.items()))
+        if self.format == "arena":
+            document["derived_judgments"] = (
+                "included"
+                if self.included.get("derived_judgments")
+                else "left out"
+                if self.left_out.get("derived_judgments")
+                else "none stored"
+            )
         return document
+
+    def derived_statement(self) -> str | None:
+        """For Arena battles, whether they count derived judgments (the file answers the
+        leaderboard's question only without them); None for the other formats, which carry
+        every stored judgment."""
+        if self.format != "arena":
+            return None
+        if self.included.get("derived_judgments"):
+            return (
+                "derived judgments: included (--include-derived); they restate judgments also "
+                "written, so FastChat's tools count that evidence twice"
+            )
+        if self.left_out.get("derived_judgments"):
+            return (
+                "derived judgments: left out, as the leaderboard counts them "
+                "(--include-derived writes them too)"
+            )
+        return "derived judgments: none stored"
 
 
 #: export format name -> what it is (the writers are in :mod:`workbench.export.service`; the
