@@ -409,6 +409,7 @@ class ArenaBattlesImporter(Importer):
                     for index, turn in enumerate(draft.turns, start=1)
                 ),
                 category=draft.facts.get("domain") or _first_category(draft.facts),
+                categories=_flagged_categories(draft.facts),
                 language=draft.facts.get("language"),
                 images=tuple(images),
                 metadata=metadata,
@@ -457,11 +458,17 @@ def _image_record(position: int, ref: str, folder: Path) -> ImageRecord:
     return ImageRecord(position, ref, path=resolve_inside(folder, ref))
 
 
-def _first_category(facts: dict[str, Any]) -> str | None:
-    """VisionArena's ``categories`` is a struct of flags; the item's one category is the first
-    flag set (all of them stay in the item's metadata)."""
+def _flagged_categories(facts: dict[str, Any]) -> tuple[str, ...]:
+    """VisionArena's ``categories`` is a struct of flags, any number of them set: the item
+    belongs to every category flagged (a category's board counts it), in the struct's order."""
     flags = facts.get("categories")
     if not isinstance(flags, dict):
-        return None
-    chosen = [name for name, flag in flags.items() if flag is True]
+        return ()
+    return tuple(str(name) for name, flag in flags.items() if flag is True)
+
+
+def _first_category(facts: dict[str, Any]) -> str | None:
+    """The category shown where one is shown: the first flag set (all of them are the item's
+    categories, and stay in its metadata)."""
+    chosen = _flagged_categories(facts)
     return chosen[0] if chosen else None

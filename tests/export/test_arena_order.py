@@ -6,45 +6,18 @@ stored times, unknown times and "much better" verdicts."""
 from __future__ import annotations
 
 import json
-from collections import defaultdict
 from datetime import UTC, datetime
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
 import pytest
 
+from tests.export.fastchat_rules import fastchat_online_elo, read_as_fastchat
 from tests.export.helpers import wildvision_lines
 from workbench.cli import main
 from workbench.export import ExportOptions, export_bundle
 from workbench.services.importing import import_files
-
-
-def fastchat_online_elo(battles: pd.DataFrame) -> dict[str, float]:
-    """FastChat's published online Elo rule (``compute_elo``: K=4, scale 400, base 10, initial
-    rating 1000, a tie or both-bad scores one half), written here from the rule."""
-    rating: dict[str, float] = defaultdict(lambda: 1000.0)
-    for model_a, model_b, winner in battles[["model_a", "model_b", "winner"]].itertuples(
-        index=False
-    ):
-        expected_a = 1 / (1 + 10 ** ((rating[model_b] - rating[model_a]) / 400))
-        expected_b = 1 / (1 + 10 ** ((rating[model_a] - rating[model_b]) / 400))
-        score_a = {"model_a": 1.0, "model_b": 0.0, "tie": 0.5, "tie (bothbad)": 0.5}[winner]
-        rating[model_a] += 4 * (score_a - expected_a)
-        rating[model_b] += 4 * (1 - score_a - expected_b)
-    return dict(rating)
-
-
-def read_as_fastchat(path: Path) -> pd.DataFrame:
-    """The file as ``elo_analysis.py --clean-battle-file`` prepares it before rating: read by
-    pandas, sorted by ``tstamp`` (an unstable sort), anonymous battles only, and the latest
-    ``tstamp`` turned into a date for the report."""
-    battles = pd.read_json(path)
-    battles = battles.sort_values(ascending=True, by=["tstamp"])
-    battles = battles[battles["anony"]].reset_index(drop=True)
-    datetime.fromtimestamp(battles["tstamp"].max(), tz=UTC)
-    return battles
 
 
 def bundle_elo(capsys: pytest.CaptureFixture[str], bundle: Path) -> dict[str, float]:

@@ -142,3 +142,16 @@ def test_file_export_opens_the_dialog_on_the_open_bundle(open_window) -> None:  
     assert dialog is not None and dialog.isVisible()
     assert dialog.bundle == open_window.bundle.path
     dialog.close()
+
+
+def test_the_summary_says_whether_arena_battles_count_derived_judgments(tmp_path: Path) -> None:
+    from workbench.export.options import ExportSummary
+
+    left_out = ExportSummary(tmp_path / "b.json", "arena", 3, left_out={"derived_judgments": 2})
+    assert "Derived judgments: left out, as the leaderboard counts them" in (
+        export_module.describe_summary(left_out)
+    )
+    included = ExportSummary(tmp_path / "b.json", "arena", 5, included={"derived_judgments": 2})
+    assert "Derived judgments: included" in export_module.describe_summary(included)
+    items = ExportSummary(tmp_path / "i.jsonl", "items", 5)
+    assert "erived" not in export_module.describe_summary(items)

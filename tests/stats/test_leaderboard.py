@@ -84,3 +84,31 @@ def test_leaderboard_rejects_bad_requests() -> None:
         compute_leaderboard(battles, bootstrap=-1)
     with pytest.raises(StatsInputError, match="anchor model"):
         compute_leaderboard(battles, "elo", Anchor("nobody", 1000))
+
+
+@pytest.mark.shared_data
+def test_rank_change_under_style_control_on_wildvision(
+    wildvision_battles: pd.DataFrame,
+) -> None:
+    # answer lengths drawn per model so that style control moves some ranks
+    rng = np.random.default_rng(7)
+    models = sorted(set(wildvision_battles["model_a"]) | set(wildvision_battles["model_b"]))
+    verbosity = dict(zip(models, rng.integers(0, 600, len(models)), strict=True))
+    sides = [wildvision_battles[side].map(verbosity).to_numpy() for side in ("model_a", "model_b")]
+    features = tuple(
+        np.column_stack([lengths + rng.integers(0, 50, len(lengths)), np.zeros((len(lengths), 3))])
+        for lengths in sides
+    )
+    board = compute_leaderboard(wildvision_battles, "bt", style_features=features)  # type: ignore[arg-type]
+    table = board.table.set_index("model")
+    plain_order = list(table["rating_without_style_control"].sort_values(ascending=False).index)
+    styled_order = list(table["rating"].sort_values(ascending=False).index)
+    for model in models:
+        expected = plain_order.index(model) - styled_order.index(model)
+        assert table.loc[model, "rank_without_style_control"] == plain_order.index(model) + 1
+        assert table.loc[model, "rank_change"] == expected, model
+    assert (table["rank_change"] != 0).any()
+    document = {row["model"]: row for row in board.to_json()["models"]}
+    assert all(
+        document[model]["rank_change"] == table.loc[model, "rank_change"] for model in models
+    )

@@ -20,6 +20,8 @@ from workbench import __version__
 from workbench.cli import (
     bundle_commands,
     campaign_commands,
+    category_commands,
+    compare_commands,
     export_commands,
     gui_commands,
     import_command,
@@ -42,6 +44,8 @@ COMMAND_MODULES = (
     bundle_commands,
     campaign_commands,
     stats_commands,
+    category_commands,
+    compare_commands,
     judge_commands,
     export_commands,
     report_command,

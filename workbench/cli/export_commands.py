@@ -50,6 +50,13 @@ def register(commands: Any) -> None:
         action="store_true",
         help="jsonl/csv: one record per judged pair (votes per side) instead of per judgment",
     )
+    export.add_argument(
+        "--include-derived",
+        action="store_true",
+        help="arena: also write the judgments an importer derived from others it stored "
+        "(WildVision-Bench's battles, derived from GPT-4o's verdicts); left out by default, as "
+        "the leaderboard leaves them out, so nothing counts twice",
+    )
     export.add_argument("--json", action="store_true", help="print the summary as JSON")
     export.set_defaults(handler=run_export)
 
@@ -65,6 +72,7 @@ def run_export(args: argparse.Namespace) -> int:
         images=ImageMode(args.with_images),
         pseudonym_key=pseudonym_key() if args.pseudonymize else None,
         aggregate=args.aggregate,
+        include_derived=args.include_derived,
     )
     summary = export_bundle(args.bundle, args.out, options)
     if args.json:
@@ -75,4 +83,9 @@ def run_export(args: argparse.Namespace) -> int:
         print(f"  {summary.images_written} image file(s) under {summary.path.parent / 'images'}")
     for reason, count in sorted(summary.left_out.items()):
         print(f"  left out: {count} {reason.replace('_', ' ')}")
+    for reason, count in sorted(summary.included.items()):
+        print(f"  included on request: {count} {reason.replace('_', ' ')}")
+    statement = summary.derived_statement()
+    if statement is not None:
+        print(f"  {statement}")
     return 0

@@ -90,6 +90,25 @@ def _add_filters(parser: argparse.ArgumentParser, pooling: bool = False) -> None
         help="also count judgments an importer derived from others it stored (WildVision-Bench's "
         "battles, derived from GPT-4o's verdicts); left out by default so nothing counts twice",
     )
+    group.add_argument(
+        "--multi-turn",
+        action="store_true",
+        help="only conversations of more than one user turn (VisionArena's Multi-Turn board)",
+    )
+    group.add_argument(
+        "--exclude-ties",
+        action="store_true",
+        help="leave out tie and both-bad outcomes (VisionArena's Exclude Ties board)",
+    )
+    group.add_argument(
+        "--exclude-category",
+        dest="exclude_categories",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="leave out items in this category (repeatable); --exclude-category refusal is "
+        "VisionArena's Exclude Refusal board where the source tags refusals",
+    )
 
 
 def add_request_flags(parser: argparse.ArgumentParser, fitting: bool = True) -> None:
@@ -173,6 +192,11 @@ def register(commands: Any) -> None:
     )
     leaderboard.add_argument("bundle", metavar="BUNDLE")
     add_request_flags(leaderboard)
+    leaderboard.add_argument(
+        "--answer-tokens",
+        action="store_true",
+        help="add each model's mean answer length in tokens (WildVision-Bench's Avg Tokens)",
+    )
     leaderboard.add_argument("--json", action="store_true", help="print as JSON")
     leaderboard.add_argument(
         "--plot", type=Path, metavar="FILE", help="save a ratings plot (png, svg or pdf)"
@@ -263,6 +287,9 @@ def _filters(args: argparse.Namespace) -> Any:
         kinds=tuple(args.kinds),
         origins=tuple(args.origins),
         include_derived=args.include_derived,
+        multi_turn=args.multi_turn,
+        exclude_ties=args.exclude_ties,
+        exclude_categories=tuple(args.exclude_categories),
     )
 
 
@@ -352,11 +379,14 @@ def _print_leaderboard(result: Any) -> None:
     table = board.table
     width = max(5, *(len(str(model)) for model in table["model"]))
     styled = "rating_without_style_control" in table.columns
+    tokens = "mean_answer_tokens" in table.columns
     header = (
         f"{'#':>3}  {'model':<{width}}  {'rating':>8}  {'95% CI':>17}  {'vs anchor':>9}  {'n':>6}"
     )
     if styled:
-        header += f"  {'no style':>8}"
+        header += f"  {'no style':>8}  {'rank change':>11}"
+    if tokens:
+        header += f"  {'tokens':>6}"
     print(header)
     for rank, row in enumerate(table.itertuples(index=False), start=1):
         interval = (
@@ -370,7 +400,9 @@ def _print_leaderboard(result: Any) -> None:
             f"{row.n:>6}"
         )
         if styled:
-            line += f"  {row.rating_without_style_control:>8.1f}"
+            line += f"  {row.rating_without_style_control:>8.1f}  {row.rank_change:>+11d}"
+        if tokens:
+            line += f"  {_number(row.mean_answer_tokens, 0):>6}"
         print(line)
     if board.style_coefficients is not None:
         print(

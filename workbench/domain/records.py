@@ -100,6 +100,9 @@ class ItemRecord:
     captions: tuple[CaptionRecord, ...] = ()
     metadata: dict[str, Any] = field(default_factory=dict)
     origin: Origin | None = None
+    #: every category of an item a multi-label source tags with several (VisionArena's
+    #: flags); ``category`` is the first, the one shown where one is shown
+    categories: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

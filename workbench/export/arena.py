@@ -8,6 +8,11 @@ online Elo depends on the order and FastChat sorts by ``tstamp`` (with an unstab
 rating. A "much better" verdict is written as several identical consecutive battles, as
 WildVision-Bench does, since FastChat's tools read no weight field: FastChat's online Elo on the
 file is then the bundle's own (``workbench leaderboard --method elo``, default weight 3).
+
+The file answers what the leaderboard counts: judgments an importer derived from others it also
+stored (WildVision-Bench's battles, derived from GPT-4o's verdicts) are left out unless asked
+for, since FastChat's tools would count the same evidence twice (online Elo moved by up to 175
+points, bootstrap intervals narrowed by a factor of about the square root of two).
 """
 
 from __future__ import annotations
@@ -20,7 +25,8 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from workbench.export.judgments import Judgment
+from workbench.domain import DERIVED_KEY
+from workbench.export.judgments import IMPORTED, Judgment
 from workbench.stats.weighting import WILDVISION_DECISIVE_WEIGHT
 from workbench.storage.models import Item
 
@@ -79,14 +85,31 @@ def _anonymous(judgment: Judgment) -> bool:
     return stored if isinstance(stored, bool) else True
 
 
+#: the ``left_out`` / ``included`` key counting derived judgments
+DERIVED_JUDGMENTS = "derived_judgments"
+
+
+def is_derived(judgment: Judgment) -> bool:
+    """Whether an importer derived the judgment from other judgments it stored (the read
+    model's ``derived`` mark)."""
+    return judgment.origin == IMPORTED and judgment.metadata.get(DERIVED_KEY) is not None
+
+
 def battles(
-    session: Session, judgments: Iterable[Judgment], left_out: Counter[str] | None = None
+    session: Session,
+    judgments: Iterable[Judgment],
+    left_out: Counter[str] | None = None,
+    *,
+    include_derived: bool = False,
+    included: Counter[str] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """The battles, in the judgments' stored order, each with a ``tstamp`` greater than the one
     before it: the stored time where it is later, else the previous one plus
     :data:`TSTAMP_STEP` (a synthetic time, starting from 0 when the first is unknown).
     Judgments that are not an outcome between two named sides (grades, verifications, skips)
     have no battle form and are left out, counted in ``left_out["judgments_not_pairwise"]``.
+    Derived judgments are left out (counted in ``left_out["derived_judgments"]``) unless
+    ``include_derived``, when they are written and counted in ``included``.
     ``judgments`` is read once, as the battles are written."""
     external = {
         row.id: row.external_id for row in session.execute(select(Item.id, Item.external_id))
@@ -97,6 +120,12 @@ def battles(
             if left_out is not None:
                 left_out["judgments_not_pairwise"] += 1
             continue
+        if is_derived(judgment):
+            counted = included if include_derived else left_out
+            if counted is not None:
+                counted[DERIVED_JUDGMENTS] += 1
+            if not include_derived:
+                continue
         assert judgment.outcome is not None
         meta = judgment.metadata
         battle: dict[str, Any] = {

@@ -128,6 +128,7 @@ def _keyed_lines(
                 selectinload(Item.turns).selectinload(Turn.references),
                 selectinload(Item.images),
                 selectinload(Item.captions),
+                selectinload(Item.tagged_categories),
             )
         )
         for item in session.scalars(statement):
@@ -152,7 +153,7 @@ def _line(
     named = {entry["model"] for entry in outputs}
     for entry in item_judgments:
         named.update(name for name in (entry["model_a"], entry["model_b"]) if name)
-    return {
+    line: dict[str, Any] = {
         "format": FORMAT_TAG,
         "format_version": FORMAT_VERSION,
         "source": item.source.name,
@@ -181,3 +182,6 @@ def _line(
             for name in sorted(named)
         ],
     }
+    if item.tagged_categories:  # only items of a multi-label source have them
+        line["categories"] = [tagged.category for tagged in item.tagged_categories]
+    return line

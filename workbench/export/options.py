@@ -33,7 +33,9 @@ class JudgmentSource(StrEnum):
 class ExportOptions:
     """``campaign`` keeps only the votes of that campaign (and drops imported judgments and
     judge verdicts); ``pseudonym_key`` set replaces annotator handles by a keyed hash;
-    ``aggregate`` writes one record per judged pair instead of one per judgment."""
+    ``aggregate`` writes one record per judged pair instead of one per judgment;
+    ``include_derived`` (Arena battles only) also writes the judgments an importer derived from
+    others it stored, which the leaderboard leaves out by default."""
 
     format: str = "jsonl"
     campaign: str | None = None
@@ -41,24 +43,58 @@ class ExportOptions:
     images: ImageMode = ImageMode.NONE
     pseudonym_key: bytes | None = None
     aggregate: bool = False
+    include_derived: bool = False
 
 
 @dataclass
 class ExportSummary:
+    """What an export wrote; ``included`` counts what was written only because it was asked
+    for (derived judgments with ``include_derived``)."""
+
     path: Path
     format: str
     records: int
     images_written: int = 0
     left_out: dict[str, int] = field(default_factory=dict)
+    included: dict[str, int] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, object]:
-        return {
+        document: dict[str, object] = {
             "path": str(self.path),
             "format": self.format,
             "records": self.records,
             "images_written": self.images_written,
             "left_out": dict(sorted(self.left_out.items())),
         }
+        if self.included:
+            document["included"] = dict(sorted(self.included.items()))
+        if self.format == "arena":
+            document["derived_judgments"] = (
+                "included"
+                if self.included.get("derived_judgments")
+                else "left out"
+                if self.left_out.get("derived_judgments")
+                else "none stored"
+            )
+        return document
+
+    def derived_statement(self) -> str | None:
+        """For Arena battles, whether they count derived judgments (the file answers the
+        leaderboard's question only without them); None for the other formats, which carry
+        every stored judgment."""
+        if self.format != "arena":
+            return None
+        if self.included.get("derived_judgments"):
+            return (
+                "derived judgments: included (--include-derived); they restate judgments also "
+                "written, so FastChat's tools count that evidence twice"
+            )
+        if self.left_out.get("derived_judgments"):
+            return (
+                "derived judgments: left out, as the leaderboard counts them "
+                "(--include-derived writes them too)"
+            )
+        return "derived judgments: none stored"
 
 
 #: export format name -> what it is (the writers are in :mod:`workbench.export.service`; the

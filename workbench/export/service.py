@@ -36,8 +36,11 @@ from workbench.storage.dialects import parse_location
 log = logging.getLogger(__name__)
 
 #: a writer writes the judgments of ``iter_judgments`` to the handle as it reads them, counting
-#: what its format leaves out in the counter, and returns the number of records written
-Writer = Callable[[IO[str], Session, ImageWriter, ExportOptions, Steps, Counter[str]], int]
+#: what its format leaves out in the first counter and what it wrote only because the options
+#: asked for it in the second, and returns the number of records written
+Writer = Callable[
+    [IO[str], Session, ImageWriter, ExportOptions, Steps, Counter[str], Counter[str]], int
+]
 
 #: records written between two progress reports (and chances to cancel)
 RECORDS_PER_STEP = 1000
@@ -67,6 +70,7 @@ def _items(
     options: ExportOptions,
     steps: Steps,
     left_out: Counter[str],
+    included: Counter[str],
 ) -> int:
     judgments = iter_judgments(session, options, by_item=True)
     return _write_lines(
@@ -89,6 +93,7 @@ def _pairwise(
     options: ExportOptions,
     steps: Steps,
     left_out: Counter[str],
+    included: Counter[str],
 ) -> int:
     groups = _groups(session, images, options, steps)
     texts = aggregated_texts(groups) if options.aggregate else pairwise_texts(groups)
@@ -102,6 +107,7 @@ def _csv(
     options: ExportOptions,
     steps: Steps,
     left_out: Counter[str],
+    included: Counter[str],
 ) -> int:
     groups = _groups(session, images, options, steps)
     if options.aggregate:
@@ -117,12 +123,20 @@ def _arena(
     options: ExportOptions,
     steps: Steps,
     left_out: Counter[str],
+    included: Counter[str],
 ) -> int:
     # a JSON list, one battle per line, as FastChat's tools and pandas.read_json read it;
     # written as the battles come, in stored order
     handle.write("[\n")
     count = 0
-    for battle in _stepped(battles(session, iter_judgments(session, options), left_out), steps):
+    written = battles(
+        session,
+        iter_judgments(session, options),
+        left_out,
+        include_derived=options.include_derived,
+        included=included,
+    )
+    for battle in _stepped(written, steps):
         handle.write((",\n" if count else "") + dumps(battle))
         count += 1
     handle.write(("\n" if count else "") + "]\n")
@@ -160,6 +174,12 @@ def export_bundle(
         raise ExportError("a CSV cannot embed images: use --with-images paths or none")
     if options.format == "arena" and options.images is not ImageMode.NONE:
         raise ExportError("Arena battles carry no images: leave out --with-images")
+    if options.include_derived and options.format != "arena":
+        raise ExportError(
+            "only the arena format leaves derived judgments out, so only it can include them: "
+            "leave out --include-derived (the other formats carry every stored judgment, "
+            "derived ones marked in their metadata)"
+        )
     if options.aggregate and options.format not in ("jsonl", "csv"):
         raise ExportError("only the jsonl and csv formats can aggregate judgments per pair")
     source = parse_location(bundle_path)
@@ -174,9 +194,10 @@ def export_bundle(
         # an unknown campaign is refused before a file is opened
         check_judgment_options(session, options)
         left_out: Counter[str] = Counter()
+        included: Counter[str] = Counter()
         try:
             with atomic_text_file(target) as handle:
-                records = writer(handle, session, images, options, steps, left_out)
+                records = writer(handle, session, images, options, steps, left_out, included)
                 # the last chance: once renamed into place, the export is whole and stays
                 steps.check()
         except OSError as error:  # a full disk, a read-only folder, a place like /proc
@@ -191,6 +212,7 @@ def export_bundle(
         records=records,
         images_written=len(images.written),
         left_out={name: count for name, count in left_out.items() if count},
+        included={name: count for name, count in included.items() if count},
     )
     log.info("exported %d %s record(s) to %s", records, options.format, target)
     return summary

@@ -58,6 +58,9 @@ def describe_summary(summary: ExportSummary) -> str:
         text += f" {summary.images_written:,} image file(s) under {summary.path.parent / 'images'}."
     for reason, count in sorted(summary.left_out.items()):
         text += f" Left out: {count:,} {reason.replace('_', ' ')}."
+    statement = summary.derived_statement()
+    if statement is not None:
+        text += f" {statement[0].upper()}{statement[1:]}."
     return text
 
 

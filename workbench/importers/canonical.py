@@ -86,6 +86,15 @@ def _objects(obj: dict[str, Any], key: str, where: str) -> list[dict[str, Any]]:
     return values
 
 
+def _categories(data: dict[str, Any]) -> tuple[str, ...]:
+    """Every category of an item that has several (a multi-label source's tags)."""
+    values = _get(data, "categories", list, "", default=[])
+    for index, value in enumerate(values):
+        if not isinstance(value, str) or not value:
+            raise RowError(f"categories[{index}]", "must be a non-empty string")
+    return tuple(values)
+
+
 def _image(entry: dict[str, Any], position: int, folder: Path, where: str) -> ImageRecord:
     if "path" in entry:
         name = _text(entry, "path", where, required=True)
@@ -180,6 +189,7 @@ def parse_item_line(data: Any, folder: Path, origin: Origin) -> list[Record]:
             captions=captions,
             metadata=_get(data, "metadata", dict, "", default={}),
             origin=origin,
+            categories=_categories(data),
         )
     ]
     for i, entry in enumerate(_objects(data, "outputs", "")):

@@ -43,6 +43,7 @@ from workbench.services.outcomes import (
     answer_style_features,
     describe_empty,
     judgments_frame,
+    mean_answer_tokens,
     parse_selector,
 )
 from workbench.services.to_json import jsonable, records
@@ -69,6 +70,7 @@ from workbench.storage.judgments import (
     distinct_combinations,
     distinct_values,
     select_judgments,
+    tagged_categories,
 )
 
 if TYPE_CHECKING:
@@ -182,7 +184,7 @@ def analysis_choices(bundle: Bundle) -> AnalysisChoices:
             *(f"annotator:{name}" for name in annotators),
         )
         return AnalysisChoices(
-            categories=values("category"),
+            categories=tuple(sorted({*values("category"), *tagged_categories(session)})),
             criteria=values("criterion"),
             models=values("model_a", "model_b"),
             campaigns=campaigns,
@@ -415,6 +417,12 @@ def leaderboard(
         style_features=style_features,
     )
     order = list(board.table["model"])
+    if request.answer_tokens:
+        with bundle.read_session() as session:
+            tokens = mean_answer_tokens(session, order)
+        board = replace(
+            board, table=board.table.assign(mean_answer_tokens=board.table["model"].map(tokens))
+        )
     fraction = pairwise_win_fraction(battles).reindex(index=order, columns=order)
     judged = (
         int(battles[JUDGMENTS_COLUMN].sum())

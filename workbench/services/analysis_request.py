@@ -147,6 +147,14 @@ class AnalysisRequest:
     seed: int = DEFAULT_SEED
     min_battles: int = DEFAULT_MIN_BATTLES
     k_factor: float = DEFAULT_K_FACTOR
+    #: VisionArena's boards: only conversations of more than one user turn ("Multi-Turn"),
+    #: no tie or both-bad outcome ("Exclude Ties"), no item in these categories ("Exclude
+    #: Refusal" where the source tags refusals as a category)
+    multi_turn: bool = False
+    exclude_ties: bool = False
+    exclude_categories: tuple[str, ...] = ()
+    #: add each model's mean answer length in tokens (WildVision-Bench's "Avg Tokens")
+    answer_tokens: bool = False
 
     def __post_init__(self) -> None:
         self.check()
@@ -192,7 +200,15 @@ class AnalysisRequest:
             **{name: getattr(self, name) for name, _flag in SELECTION_FLAGS},
             kinds=kinds,
             include_derived=self.include_derived,
+            multi_turn=self.multi_turn,
+            exclude_ties=self.exclude_ties,
+            exclude_categories=self.exclude_categories,
         )
+
+    @property
+    def boards(self) -> bool:
+        """Whether one of VisionArena's board filters is set."""
+        return self.multi_turn or self.exclude_ties or bool(self.exclude_categories)
 
     def selection_text(self) -> str:
         """The selection beside the kind, as ``campaign=pilot, category=ocr`` or ``no filters``
@@ -203,6 +219,12 @@ class AnalysisRequest:
         ]
         if self.include_derived:
             parts.append("derived included")
+        if self.multi_turn:
+            parts.append("multi-turn")
+        if self.exclude_ties:
+            parts.append("ties excluded")
+        if self.exclude_categories:
+            parts.append(f"category not {'|'.join(self.exclude_categories)}")
         return ", ".join(parts) or "no filters"
 
     def _selection(self) -> Iterable[tuple[str, tuple[Any, ...]]]:
@@ -244,6 +266,12 @@ class AnalysisRequest:
                 name: list(getattr(self, name))
                 for name in ("sources", "categories", "families", "languages", "turns", "criteria")
             },
+            "boards": {
+                "multi_turn": self.multi_turn,
+                "exclude_ties": self.exclude_ties,
+                "exclude_categories": list(self.exclude_categories),
+            },
+            "answer_tokens": self.answer_tokens,
             "method": self.method,
             "style_control": self.style_control,
             "ties": self.ties,
@@ -277,6 +305,14 @@ class AnalysisRequest:
                 words += [flag, str(value)]
         if self.include_derived:
             words.append("--include-derived")
+        if self.multi_turn:
+            words.append("--multi-turn")
+        if self.exclude_ties:
+            words.append("--exclude-ties")
+        for category in self.exclude_categories:
+            words += ["--exclude-category", category]
+        if fitting and self.answer_tokens:
+            words.append("--answer-tokens")
         if fitting:
             words += ["--method", self.method]
             if self.style_control:
@@ -336,6 +372,10 @@ class AnalysisRequest:
         return cls(
             kind=kind,
             include_derived=bool(getattr(args, "include_derived", False)),
+            multi_turn=bool(getattr(args, "multi_turn", False)),
+            exclude_ties=bool(getattr(args, "exclude_ties", False)),
+            exclude_categories=tuple(getattr(args, "exclude_categories", ()) or ()),
+            answer_tokens=bool(getattr(args, "answer_tokens", False)),
             anchor=anchor,
             anchor_rating=rating,
             **values,
@@ -385,6 +425,9 @@ class AnalysisRequest:
         return cls(
             kind=settings.pop("kind", kind),
             include_derived=filters.include_derived,
+            multi_turn=filters.multi_turn,
+            exclude_ties=filters.exclude_ties,
+            exclude_categories=tuple(filters.exclude_categories),
             **selection,
             **settings,
         )

@@ -41,6 +41,7 @@ from workbench.storage.models import (
     Caption,
     Image,
     Item,
+    ItemCategory,
     ItemImage,
     Model,
     Output,
@@ -75,7 +76,8 @@ class ItemQuery:
     """A search over the items. Empty fields do not filter.
 
     ``search`` matches (case-insensitively for ASCII letters) anywhere in an item's instructions,
-    references, captions and outputs. ``category`` matches an item's family or its category.
+    references, captions and outputs. ``category`` matches an item's family, its category, or any
+    category of an item that has several.
     ``pair`` keeps the items where the two models were compared (a pairwise judgment between
     them, either way round, as the leaderboard counts it): the linked selection's model pair.
     ``compared`` keeps the items where that model was compared with any other (``model``, by
@@ -410,8 +412,13 @@ def matching_item_ids(session: Session, query: ItemQuery, limit: int | None = No
     if query.source:
         statement = statement.where(Source.name == query.source)
     if query.category:
+        tagged = select(ItemCategory.item_id).where(ItemCategory.category == query.category)
         statement = statement.where(
-            or_(Item.family == query.category, Item.category == query.category)
+            or_(
+                Item.family == query.category,
+                Item.category == query.category,
+                Item.id.in_(tagged),
+            )
         )
     if query.model:
         with_model = (
@@ -528,7 +535,7 @@ def filter_choices(session: Session) -> FilterChoices:
     categories = sorted(
         {
             value
-            for column in (Item.family, Item.category)
+            for column in (Item.family, Item.category, ItemCategory.category)
             for value in session.scalars(select(column).where(column.is_not(None)).distinct())
             if value
         }

@@ -200,3 +200,25 @@ def answer_style_features(
         if side_a is not None and side_b is not None:
             features_a[index], features_b[index], found[index] = side_a, side_b, True
     return features_a, features_b, found
+
+
+def mean_answer_tokens(session: Session, models: Iterable[str]) -> dict[str, float]:
+    """Each model's mean answer length in tokens over all its stored answers (one per turn, in
+    the standard context): the output's ``token_len`` metadata where the source gave one, as
+    WildVision-Bench's "Avg Tokens" column, else words and punctuation marks (the length of
+    style control). Models without answers are left out."""
+    from workbench.stats.style import count_tokens
+
+    totals: dict[str, list[float]] = {}
+    statement = (
+        select(Model.name, Output.text, Output.metadata_)
+        .join(Model, Output.model_id == Model.id)
+        .where(Model.name.in_(list(models)), Output.context == STANDARD_CONTEXT)
+    )
+    for model, text, metadata in session.execute(statement):
+        length = (metadata or {}).get("token_len")
+        counted = length if isinstance(length, int) else count_tokens(text)
+        total = totals.setdefault(model, [0.0, 0.0])
+        total[0] += counted
+        total[1] += 1
+    return {model: total / answers for model, (total, answers) in totals.items()}

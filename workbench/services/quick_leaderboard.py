@@ -44,6 +44,10 @@ def quick_campaign(request: AnalysisRequest) -> tuple[bool, str | None]:
     kind, no selection but at most one campaign), and that campaign."""
     if request.method != "bt" or request.style_control or request.include_derived:
         return False, None
+    # VisionArena's boards filter on items and outcomes, which the quick statements do not
+    # read; the mean answer tokens need the answers
+    if request.boards or request.answer_tokens:
+        return False, None
     if request.kind not in (AUTO, HUMAN, JUDGE):
         return False, None
     others = any(getattr(request, name) for name, _flag in SELECTION_FLAGS if name != "campaigns")

@@ -35,7 +35,10 @@ METHODS: tuple[str, ...] = ("bt", "elo")
 class Leaderboard:
     """Columns of ``table``: model, rating, ci_lower, ci_upper (absolute ratings, NaN without a
     bootstrap), win_rate_vs_anchor (NaN without an anchor), n (battles against other models),
-    and rating_without_style_control when style control is on."""
+    and with style control on: rating_without_style_control, rank_without_style_control and
+    rank_change (ranks 1 = best, ties sharing the best rank; rank_change = the rank without
+    style control less the rank with it, positive for a model style control moves up, as
+    LMArena's style-control view shows it); mean_answer_tokens when the caller adds it."""
 
     method: str
     anchor: Anchor | None
@@ -63,6 +66,10 @@ class Leaderboard:
             }
             if "rating_without_style_control" in self.table.columns:
                 entry["rating_without_style_control"] = number(row.rating_without_style_control)
+                entry["rank_without_style_control"] = int(row.rank_without_style_control)
+                entry["rank_change"] = int(row.rank_change)
+            if "mean_answer_tokens" in self.table.columns:
+                entry["mean_answer_tokens"] = number(row.mean_answer_tokens)
             models.append(entry)
         result: dict[str, Any] = {
             "method": self.method,
@@ -202,6 +209,11 @@ def compute_leaderboard(
     if coefficients is not None and plain is not None:
         table["rating_without_style_control"] = plain.reindex(table["model"]).to_numpy()
     table = table.sort_values("rating", ascending=False, kind="stable").reset_index(drop=True)
+    if "rating_without_style_control" in table.columns:
+        ranked = table["rating"].rank(ascending=False, method="min")
+        plain_rank = table["rating_without_style_control"].rank(ascending=False, method="min")
+        table["rank_without_style_control"] = plain_rank.astype(int)
+        table["rank_change"] = (plain_rank - ranked).astype(int)
     return Leaderboard(
         method=method,
         anchor=anchor,

@@ -1,5 +1,6 @@
-"""Agreement of two leaderboards: rank correlations and the share of model pairs whose confidence
-intervals order them the same way in both."""
+"""Agreement of two leaderboards: rank correlations (Spearman, Kendall) and the linear
+correlation of their ratings (Pearson), and the share of model pairs whose confidence intervals
+order them the same way in both."""
 
 from __future__ import annotations
 
@@ -41,6 +42,16 @@ def kendall_tau(ratings_a: pd.Series, ratings_b: pd.Series) -> float:
     return float(stats.kendalltau(ratings_a[models], ratings_b[models]).statistic)
 
 
+def pearson_correlation(ratings_a: pd.Series, ratings_b: pd.Series) -> float:
+    """Pearson's correlation of two rating series over the models they share
+    (``scipy.stats.pearsonr``); unchanged by each board's anchor and scale. NaN if either is
+    constant."""
+    models = _shared(ratings_a, ratings_b)
+    if _constant(ratings_a[models]) or _constant(ratings_b[models]):
+        return float("nan")
+    return float(stats.pearsonr(ratings_a[models], ratings_b[models]).statistic)
+
+
 @dataclass(frozen=True)
 class CIOrderAgreement:
     """Model pairs of the shared models: ``agree`` both leaderboards separate the pair (disjoint
@@ -79,4 +90,41 @@ def ci_order_agreement(intervals_a: pd.DataFrame, intervals_b: pd.DataFrame) -> 
             contradict += order_a != order_b
     return CIOrderAgreement(
         pairs=len(models) * (len(models) - 1) // 2, agree=agree, contradict=contradict
+    )
+
+
+@dataclass(frozen=True)
+class RankComparison:
+    """Two leaderboards compared over the models they share (``only_a``/``only_b`` are the
+    others); ``ci_order`` is None when either board has no intervals."""
+
+    models: tuple[str, ...]
+    only_a: tuple[str, ...]
+    only_b: tuple[str, ...]
+    spearman: float
+    kendall_tau: float
+    pearson: float
+    ci_order: CIOrderAgreement | None
+
+
+def compare_boards(board_a: pd.DataFrame, board_b: pd.DataFrame) -> RankComparison:
+    """Compare two leaderboards, each indexed by model with a ``rating`` column and optional
+    ``lower``/``upper`` bounds, whatever items or battles each was computed from (VisionArena's
+    benchmark-vs-arena comparison, Chou et al. 2024, Table 4)."""
+    models = _shared(board_a["rating"], board_b["rating"])
+    with_intervals = all(
+        column in board.columns and board[column].notna().all()
+        for board in (board_a.loc[models], board_b.loc[models])
+        for column in ("lower", "upper")
+    )
+    return RankComparison(
+        models=tuple(models),
+        only_a=tuple(sorted(set(board_a.index) - set(models))),
+        only_b=tuple(sorted(set(board_b.index) - set(models))),
+        spearman=spearman_correlation(board_a["rating"], board_b["rating"]),
+        kendall_tau=kendall_tau(board_a["rating"], board_b["rating"]),
+        pearson=pearson_correlation(board_a["rating"], board_b["rating"]),
+        ci_order=ci_order_agreement(board_a.loc[models], board_b.loc[models])
+        if with_intervals
+        else None,
     )

@@ -156,6 +156,7 @@ SYNC_POLICY = CopyPolicy(
         "turns": TableRule(("item_id", "index")),
         "images": TableRule(("sha256",)),
         "item_images": TableRule(("item_id", "position")),
+        "item_categories": TableRule(("item_id", "category")),
         "captions": TableRule(None),
         "references": TableRule(None),
         "models": TableRule(("name",)),

@@ -30,6 +30,7 @@ from workbench.storage.models import (
     Import,
     ImportFile,
     Item,
+    ItemCategory,
     ItemImage,
     Model,
     Output,
@@ -215,9 +216,13 @@ class ImportWriter:
         references: list[tuple[int, int, Any]] = []  # (item id, turn index, ReferenceRecord)
         slots: list[dict[str, Any]] = []
         captions: list[dict[str, Any]] = []
+        categories: list[dict[str, Any]] = []
         new_items = self._insert_item_rows(items, import_id)
         for record in new_items:
             item_id = self._item_ids[(record.source, record.external_id)]
+            categories.extend(
+                {"item_id": item_id, "category": name} for name in dict.fromkeys(record.categories)
+            )
             for turn in record.turns:
                 turn_rows.append(
                     {
@@ -255,6 +260,8 @@ class ImportWriter:
         self._executemany(Turn, turn_rows, "turns_added")
         self._executemany(ItemImage, slots, "image_slots_added")
         self._executemany(Caption, captions, "captions_added")
+        if categories:  # multi-label sources only
+            self._executemany(ItemCategory, categories, "item_categories_added")
         if references:
             turn_ids = self._turn_ids({item_id for item_id, _, _ in references})
             self._executemany(

@@ -56,6 +56,7 @@ from sqlalchemy import (
     literal_column,
     not_,
     null,
+    or_,
     select,
     type_coerce,
     union_all,
@@ -78,6 +79,7 @@ from workbench.storage.models import (
     Campaign,
     Import,
     Item,
+    ItemCategory,
     JudgeRun,
     JudgeVerdict,
     Model,
@@ -137,9 +139,11 @@ class OutcomeFilter:
 
     Derived judgments (an importer's battles computed from verdicts it also stored) are left
     out unless ``include_derived`` is set or the filter names raters or evaluators, which
-    selects them by name: counting both would count the same evidence twice. Adjudications
-    (a settled answer to a task whose votes are counted already) are left out the same way,
-    and also kept when the filter names the ``adjudication`` origin."""
+    selects them by name: counting both would count the same evidence twice. ``categories``
+    keeps an item whose category is one of them or that is tagged with one of them (an item
+    of a multi-label source has several, :class:`~workbench.storage.models.ItemCategory`).
+    Adjudications (a settled answer to a task whose votes are counted already) are left out the
+    same way, and also kept when the filter names the ``adjudication`` origin."""
 
     sources: tuple[str, ...] = ()
     campaigns: tuple[str, ...] = ()
@@ -157,6 +161,12 @@ class OutcomeFilter:
     contexts: tuple[str, ...] = ()
     items: tuple[int, ...] = ()
     include_derived: bool = False
+    #: VisionArena's boards: only conversations of more than one user turn ("Multi-Turn"),
+    #: no tie or both-bad outcome ("Exclude Ties"), no item in these categories ("Exclude
+    #: Refusal" where the source tags refusals as a category)
+    multi_turn: bool = False
+    exclude_ties: bool = False
+    exclude_categories: tuple[str, ...] = ()
 
     # filter field -> read-model column
     _COLUMN_OF = {  # noqa: RUF012 - a class-level constant, not a dataclass field
@@ -192,18 +202,60 @@ class OutcomeFilter:
         """The filter as SQL conditions on the columns of :func:`judgment_rows`, adjudications
         aside (:func:`_where` leaves them out unless one of the filters it combines asks)."""
         found: list[ColumnElement[bool]] = [
-            rows.c[column].in_(list(values)) for column, values in self._dimensions()
+            _category_clause(rows, values)
+            if column == "category"
+            else rows.c[column].in_(list(values))
+            for column, values in self._dimensions()
         ]
         if not self.keeps_derived():
             found.append(rows.c.derived == false())
+        if self.multi_turn:
+            found.append(rows.c.item.in_(select(Turn.item_id).where(Turn.index >= 2)))
+        if self.exclude_ties:
+            # a grade (no outcome) is not a tie
+            found.append(or_(rows.c.outcome.is_(None), rows.c.outcome.in_(["a", "b"])))
+        if self.exclude_categories:
+            found.append(not_(_category_clause(rows, self.exclude_categories, null_safe=True)))
         return found
+
+    def reads_items(self) -> bool:
+        """Whether the filter needs each judgment's item (not in the narrow battle rows)."""
+        return self.multi_turn or bool(self.exclude_categories)
 
     def describe(self) -> str:
         """The filters set, as ``source=a|b, turn=1``, or ``no filters``."""
         parts = [f"{column}={'|'.join(map(str, values))}" for column, values in self._dimensions()]
         if self.include_derived:
             parts.append("derived included")
+        if self.multi_turn:
+            parts.append("multi-turn")
+        if self.exclude_ties:
+            parts.append("ties excluded")
+        if self.exclude_categories:
+            parts.append(f"category not {'|'.join(self.exclude_categories)}")
         return ", ".join(parts) or "no filters"
+
+
+def tagged_categories(session: Session) -> list[str]:
+    """The categories multi-label items are tagged with (besides each item's first, which is
+    its ``category``), for the pickers."""
+    return list(session.scalars(select(ItemCategory.category).distinct()))
+
+
+def _category_clause(
+    rows: Subquery, values: Sequence[Any], null_safe: bool = False
+) -> ColumnElement[bool]:
+    """An item is in a category when it is its one category or one of several it has
+    (:class:`~workbench.storage.models.ItemCategory`, a multi-label source's tags).
+    ``null_safe`` makes a judgment without item or category test false, not NULL (so that
+    its negation keeps it)."""
+    tagged = select(ItemCategory.item_id).where(ItemCategory.category.in_(list(values)))
+    if null_safe:
+        return or_(
+            func.coalesce(rows.c.category, "").in_(list(values)),
+            func.coalesce(rows.c.item, -1).in_(tagged),
+        )
+    return or_(rows.c.category.in_(list(values)), rows.c.item.in_(tagged))
 
 
 def _metadata_text(column: Any, key: str) -> Any:
@@ -642,7 +694,7 @@ def _pairwise_will_do(filters: Sequence[OutcomeFilter | None]) -> bool:
         for one in filters
         if one is not None
         for column, _ in one._dimensions()
-    )
+    ) and not any(one.reads_items() for one in filters if one is not None)
 
 
 def narrow_judgment_rows() -> Subquery:

@@ -155,6 +155,23 @@ class Item(Base):
     captions: Mapped[list[Caption]] = relationship(
         back_populates="item", cascade="all, delete-orphan", order_by="Caption.id"
     )
+    #: the categories of an item a multi-label source tags with several (see ItemCategory)
+    tagged_categories: Mapped[list[ItemCategory]] = relationship(
+        cascade="all, delete-orphan", order_by="ItemCategory.category"
+    )
+
+
+class ItemCategory(Base):
+    """One of the categories of an item that has several (a multi-label source, such as
+    VisionArena's category flags). ``Item.category`` keeps the first, shown where one is shown;
+    the judgment read model's category filter matches an item by either."""
+
+    __tablename__ = "item_categories"
+
+    item_id: Mapped[int] = mapped_column(
+        ForeignKey("items.id", ondelete="CASCADE"), primary_key=True
+    )
+    category: Mapped[str] = mapped_column(String(256), primary_key=True, index=True)
 
 
 class Turn(Base):

@@ -1,0 +1,48 @@
+"""``workbench categories``: how battles ended in each category, both-bad and tie shares
+(VisionArena's per-category view; docs/statistics.md)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from workbench.cli.stats_commands import _add_filters, _filters
+
+
+def register(commands: Any) -> None:
+    categories = commands.add_parser(
+        "categories",
+        help="battles, ties and both-bad share per category (every category of an item counts)",
+    )
+    categories.add_argument("bundle", metavar="BUNDLE")
+    _add_filters(categories)
+    categories.add_argument("--json", action="store_true", help="print the table as JSON")
+    categories.set_defaults(handler=run_categories)
+
+
+def run_categories(args: argparse.Namespace) -> int:
+    from workbench.services.category_outcomes import category_outcomes
+    from workbench.storage import Bundle
+
+    with Bundle.open(args.bundle, read_only=True) as bundle:
+        result = category_outcomes(bundle, _filters(args))
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2))
+        return 0
+    table = result.table
+    print(f"outcomes per category ({result.filters}); an item of several categories counts in each")
+    if table.empty:
+        print("no judged item has a category")
+        return 0
+    width = max(8, *(len(str(name)) for name in table["category"]))
+    print(
+        f"{'category':<{width}}  {'battles':>7}  {'decisive':>8}  {'ties':>6}  "
+        f"{'both bad':>8}  {'tie %':>6}  {'both bad %':>10}"
+    )
+    for row in table.itertuples(index=False):
+        print(
+            f"{row.category:<{width}}  {row.battles:>7}  {row.decisive:>8}  {row.ties:>6}  "
+            f"{row.both_bad:>8}  {100 * row.tie_share:>6.1f}  {100 * row.both_bad_share:>10.1f}"
+        )
+    return 0

@@ -1,0 +1,61 @@
+"""How battles ended in each category (``workbench categories``): VisionArena's both-bad and tie
+shares per category, every category of a multi-label item counted, read as battle counts in
+SQL through the judgment read model."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+import pandas as pd
+
+from workbench.services.to_json import jsonable, records
+from workbench.storage.bundle import Bundle
+from workbench.storage.judgments import (
+    OutcomeFilter,
+    battle_counts,
+    distinct_values,
+    tagged_categories,
+)
+
+COLUMNS = ("category", "battles", "decisive", "ties", "both_bad", "tie_share", "both_bad_share")
+
+
+@dataclass(frozen=True)
+class CategoryOutcomes:
+    """One row per category with battles (most first): battles, decisive outcomes, ties,
+    both-bad votes and the two shares. A battle on an item of several categories counts in
+    each, so the rows do not add up to the battles of the whole board."""
+
+    table: pd.DataFrame
+    filters: str
+
+    def to_json(self) -> dict[str, Any]:
+        """What ``workbench categories --json`` prints."""
+        return jsonable({"filters": self.filters, "categories": records(self.table)})
+
+
+def category_outcomes(bundle: Bundle, where: OutcomeFilter | None = None) -> CategoryOutcomes:
+    """Per category of the pairwise judgments ``where`` keeps, how the battles ended (each
+    judgment counted once, whatever its strength)."""
+    where = where or OutcomeFilter()
+    rows = []
+    with bundle.read_session() as session:
+        shown = distinct_values(session, "category", where, pairwise=True)
+        for category in sorted({*shown, *tagged_categories(session)}):
+            outcomes: dict[str, int] = {}
+            for _a, _b, outcome, _weight, judgments in battle_counts(
+                session, replace(where, categories=(category,))
+            ):
+                outcomes[outcome] = outcomes.get(outcome, 0) + judgments
+            battles = sum(outcomes.values())
+            if not battles:
+                continue
+            decisive = outcomes.get("a", 0) + outcomes.get("b", 0)
+            ties, both_bad = outcomes.get("tie", 0), outcomes.get("both_bad", 0)
+            rows.append(
+                (category, battles, decisive, ties, both_bad, ties / battles, both_bad / battles)
+            )
+    table = pd.DataFrame(rows, columns=list(COLUMNS))
+    table = table.sort_values(["battles", "category"], ascending=[False, True], kind="stable")
+    return CategoryOutcomes(table.reset_index(drop=True), where.describe())
