@@ -17,8 +17,11 @@ none), ``turn`` (NULL for the whole conversation), ``turn_category``, ``criterio
 or a non-pairwise answer), ``strength``, ``label``, ``score``, ``position_flip``, ``group_key``,
 ``time`` (when it was cast or given; NULL for imported ones), ``derived`` (true for an imported
 judgment derived from another stored one, see :data:`~workbench.domain.DERIVED_KEY`),
-``row_id`` (its id in its own table). Rows come in stored order: imported, then votes, then
-verdicts, then adjudications, each by id (online Elo and the bootstrap depend on a stable order).
+``unparsed`` (true for a judge verdict the judge gave no readable answer for, counted as its
+template says, a tie; a request that failed, or an unreadable answer a template counts as no
+outcome, is no judgment and is not here), ``row_id`` (its id in its own table). Rows come in
+stored order: imported, then votes, then verdicts, then adjudications, each by id (online Elo
+and the bootstrap depend on a stable order).
 
 An adjudication is a human judgment of origin ``adjudication`` whose evaluator is
 :data:`ADJUDICATED` (one evaluator for every settled answer) and whose ``rater`` is the
@@ -68,6 +71,7 @@ from workbench.domain import (
     DERIVED_KEY,
     REFERENCE_SIDE,
     STANDARD_CONTEXT,
+    UNPARSED_KEY,
     JudgmentKind,
     JudgmentOrigin,
     Outcome,
@@ -118,6 +122,7 @@ COLUMNS = (
     "group_key",
     "time",
     "derived",
+    "unparsed",
     "row_id",
 )
 
@@ -228,6 +233,10 @@ def _prior_derived() -> Any:
     return _metadata_text(PriorJudgment.metadata_, DERIVED_KEY).is_not(None)
 
 
+def _verdict_unparsed() -> Any:
+    return _metadata_text(JudgeVerdict.metadata_, UNPARSED_KEY).is_not(None)
+
+
 #: provenance an export carries besides :data:`COLUMNS`; NULL where a store has none
 DETAIL_COLUMNS: dict[str, TypeEngine[Any]] = {
     "raw_text": String(),
@@ -295,6 +304,7 @@ def _prior_rows(details: bool) -> Any:
             PriorJudgment.group_key.label("group_key"),
             type_coerce(null(), UtcDateTime()).label("time"),
             _prior_derived().label("derived"),
+            false().label("unparsed"),
             PriorJudgment.id.label("row_id"),
             *_details(
                 details,
@@ -350,6 +360,7 @@ def _vote_rows(details: bool) -> Any:
             ).label("group_key"),
             Vote.cast_at.label("time"),
             false().label("derived"),
+            false().label("unparsed"),
             Vote.id.label("row_id"),
             *_details(
                 details,
@@ -412,6 +423,7 @@ def _verdict_rows(details: bool) -> Any:
             _text().label("group_key"),
             JudgeVerdict.created_at.label("time"),
             false().label("derived"),
+            _verdict_unparsed().label("unparsed"),
             JudgeVerdict.id.label("row_id"),
             *_details(
                 details,
@@ -468,6 +480,7 @@ def _adjudication_rows(details: bool) -> Any:
             ("pair:" + cast(Adjudication.pair_id, String)).label("group_key"),
             Adjudication.adjudicated_at.label("time"),
             false().label("derived"),
+            false().label("unparsed"),
             Adjudication.id.label("row_id"),
             *_details(
                 details,

@@ -841,6 +841,9 @@ class JudgeJob:
         parameters = {
             **_parameters(settings, plan.template),
             "selection": settings.selection.as_dict(),
+            # the coordinate every judgment carries (the read model reads it here): which
+            # outputs were judged, the standard ones or an ablation's
+            "context": settings.selection.context,
             "limit": settings.selection.limit,
             "concurrency": settings.concurrency,
             "use_cache": settings.use_cache,
