@@ -141,12 +141,30 @@ def item_turn_scores(judgments: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
+#: the read model's provenance columns that name a judge across its runs
+JUDGE_COLUMNS = ("template_name", "judge_model")
+
+
+def by_judge(judgments: pd.DataFrame) -> pd.DataFrame:
+    """The judgments with each judge run's ``evaluator`` replaced by its judge (template and
+    judge model), so the runs of one judge on the standard conversations and on an ablation's
+    (``judge --context``, one run per context) meet in the ablation deltas. Other evaluators,
+    and frames without the provenance columns, are left as they are."""
+    if not set(JUDGE_COLUMNS) <= set(judgments.columns):
+        return judgments
+    named = judgments["kind"].eq("judge") & judgments["judge_model"].notna()
+    judge = judgments["template_name"].astype(str) + " " + judgments["judge_model"].astype(str)
+    return judgments.assign(evaluator=judge.where(named, judgments["evaluator"]))
+
+
 def score_tables(judgments: pd.DataFrame) -> ScoreTables:
-    """The tables ``workbench scores --benchmark convbench`` prints."""
+    """The tables ``workbench scores --benchmark convbench`` prints. Scores are per evaluator
+    (a judge run, a rater); the ablation deltas pair the contexts of one judge across its runs
+    (:func:`by_judge`)."""
     overall = convbench_scores(judgments)
     return {
         "scores": overall,
         "by_instruction_category": convbench_scores(judgments, ["instruction_category"]),
         "by_turn_category": turn_category_scores(judgments),
-        "ablation_deltas": ablation_deltas(overall),
+        "ablation_deltas": ablation_deltas(convbench_scores(by_judge(judgments))),
     }

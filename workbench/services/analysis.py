@@ -51,6 +51,9 @@ from workbench.storage.judgments import (
     distinct_combinations,
     distinct_values,
 )
+from workbench.storage.judgments import (
+    COLUMNS as READ_MODEL_COLUMNS,
+)
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -594,7 +597,12 @@ def scores(bundle: Bundle, provider: Any, filters: OutcomeFilter | None = None) 
     judgments within ``filters``."""
     filters = filters or OutcomeFilter()
     with bundle.read_session() as session:
-        judgments = judgments_frame(session, filters, OutcomeFilter(sources=(provider.source,)))
+        judgments = judgments_frame(
+            session,
+            filters,
+            OutcomeFilter(sources=(provider.source,)),
+            columns=(*READ_MODEL_COLUMNS, *provider.detail_columns),
+        )
     if judgments.empty:
         raise AnalysisError(
             f"no judgments of source '{provider.source}' match {filters.describe()} "

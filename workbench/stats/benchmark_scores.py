@@ -42,3 +42,6 @@ class BenchmarkScores:
     #: value as a share of its scale, 0 worst .. 1 best, so scores of different scales rank
     #: together)
     turn_scores: Callable[[pd.DataFrame], pd.DataFrame] | None = None
+    #: provenance columns of the read model (``judge_model``, ``template_name``...) that
+    #: ``compute`` reads besides the usual ones; NULL on rows whose store has none
+    detail_columns: tuple[str, ...] = ()

@@ -233,6 +233,13 @@ def _prior_derived() -> Any:
     return _metadata_text(PriorJudgment.metadata_, DERIVED_KEY).is_not(None)
 
 
+def _campaign_context() -> Any:
+    # the outputs a campaign showed (an ablation's, or the standard ones), as a judge run's
+    return func.coalesce(
+        _metadata_text(Campaign.settings, "output_context"), literal(STANDARD_CONTEXT, String)
+    )
+
+
 def _verdict_unparsed() -> Any:
     return _metadata_text(JudgeVerdict.metadata_, UNPARSED_KEY).is_not(None)
 
@@ -346,7 +353,7 @@ def _vote_rows(details: bool) -> Any:
             Vote.turn_index.label("turn"),
             Turn.category.label("turn_category"),
             Vote.criterion.label("criterion"),
-            literal(STANDARD_CONTEXT, String).label("context"),
+            _campaign_context().label("context"),
             _side(model_a.name, model_b.name, outcome).label("model_a"),
             _side(model_b.name, model_a.name, outcome).label("model_b"),
             outcome.label("outcome"),
@@ -468,7 +475,7 @@ def _adjudication_rows(details: bool) -> Any:
             ScheduledPair.turn_index.label("turn"),
             Turn.category.label("turn_category"),
             Adjudication.criterion.label("criterion"),
-            literal(STANDARD_CONTEXT, String).label("context"),
+            _campaign_context().label("context"),
             # the sides as the task showed them, as the votes it settles have them
             _side(model_a.name, model_b.name, outcome).label("model_a"),
             _side(model_b.name, model_a.name, outcome).label("model_b"),
