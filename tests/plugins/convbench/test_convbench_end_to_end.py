@@ -152,3 +152,6 @@ def test_ablation_deltas_and_one_pairwise_query_per_conversation(
     pairwise_scores = scores[scores["grading"] == "pairwise"].set_index("model")
     # the judge always picks Assistant B overall: the model wins where pairwise.npy put it at B
     assert pairwise_scores.loc[MODEL, "S0"] == pytest.approx(100 * float(np.mean(sides == 1)))
+    # the official scorer's convention: the same wins over all 577 conversations
+    official = pd.DataFrame(tables["pairwise_official"]).set_index("model")
+    assert official.loc[MODEL, "S0"] == pytest.approx(100 * int(np.sum(sides == 1)) / 577)
