@@ -192,3 +192,14 @@ def test_agreement_by_majority_from_the_files_and_a_judge_run(
         assert table.loc[level, "agreement"] == pytest.approx(share)
     assert table.loc["all", "comparisons"] == model_pairs
     print(table.to_string())
+
+    # the report shows the same table, with the command that prints it
+    report = tmp_path / "report.html"
+    assert main(["report", bundle, "--out", str(report), "--bootstrap", "10"]) == 0
+    html = report.read_text()
+    section = html[html.index('<section id="scores">') :]
+    section = section[: section.index("</section>")]
+    assert "judge_human_agreement" in section and "5/5" in section
+    assert "workbench scores BUNDLE --benchmark visit-bench" in section
+    shown = f"{table.loc['5/5', 'agreement']:.2f}"
+    assert shown in section
