@@ -12,4 +12,6 @@ CHIRP_SCORES = BenchmarkScores(
     description="CHIRP: kappa of each judge with the pooled human survey (Landis & Koch "
     "bands), preference cycles per evaluator",
     compute=loaded_on_call("workbench_chirp.scores", "score_tables"),
+    # with --model-attributes FILE (a 'size' column): how often each prefers the larger model
+    with_attributes=loaded_on_call("workbench_chirp.scores", "attribute_tables"),
 )

@@ -111,6 +111,51 @@ def cycles_per_evaluator(judgments: pd.DataFrame) -> pd.DataFrame:
     return table[columns]
 
 
+#: the model attribute that says which model of a pair is the larger
+SIZE = "size"
+
+
+def larger_model_preference(judgments: pd.DataFrame, attributes: pd.DataFrame) -> pd.DataFrame:
+    """Per evaluator (the human survey pooled) and criterion (and over all): how often its
+    decided comparisons of two models of different sizes prefer the larger (CHIRP's "prefers
+    the larger model"), from ``attributes`` (a ``model`` and a ``size`` column). Ties, and
+    pairs of equal or unknown size, are left out; ``comparisons`` says how many count."""
+    columns = ["evaluator", "criterion", "comparisons", "prefers_larger"]
+    if SIZE not in attributes.columns:
+        raise StatsInputError(
+            f"the model attributes have no '{SIZE}' column (columns: "
+            f"{', '.join(map(str, attributes.columns))})"
+        )
+    sizes = dict(zip(attributes["model"], attributes[SIZE], strict=True))
+    pooled = pooled_evaluators(judgments)
+    if pooled.empty:
+        return pd.DataFrame(columns=columns)
+    keys = ["evaluator", "item", "criterion", "first", "second"]
+    answers = majority_preferences(pooled, keys)
+    first_size = answers["first"].map(sizes)
+    second_size = answers["second"].map(sizes)
+    usable = (
+        (answers["preference"] != TIE)
+        & first_size.notna()
+        & second_size.notna()
+        & (first_size != second_size)
+    )
+    answers = answers[usable]
+    larger_first = (first_size > second_size)[usable]
+    answers = answers.assign(prefers_larger=(answers["preference"] == FIRST) == larger_first)
+    rows = []
+    for (evaluator, criterion), group in answers.groupby(["evaluator", "criterion"]):
+        rows.append([evaluator, criterion, len(group), float(group["prefers_larger"].mean())])
+    for evaluator, group in answers.groupby("evaluator"):
+        rows.append([evaluator, "all", len(group), float(group["prefers_larger"].mean())])
+    return pd.DataFrame(rows, columns=columns)
+
+
+def attribute_tables(judgments: pd.DataFrame, attributes: pd.DataFrame) -> ScoreTables:
+    """The tables ``workbench scores --benchmark chirp --model-attributes FILE`` adds."""
+    return {"prefers_larger_model": larger_model_preference(judgments, attributes)}
+
+
 def score_tables(judgments: pd.DataFrame) -> ScoreTables:
     """The tables ``workbench scores --benchmark chirp`` prints."""
     return {

@@ -3,11 +3,18 @@ Landis & Koch's bands, cycles per evaluator."""
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 from workbench_chirp.score_manifest import CHIRP_SCORES
-from workbench_chirp.scores import HUMAN_SURVEY, cycles_per_evaluator, landis_koch_band
+from workbench_chirp.scores import (
+    HUMAN_SURVEY,
+    cycles_per_evaluator,
+    landis_koch_band,
+    larger_model_preference,
+)
 
 from tests.stats.frames import judgments_frame
+from workbench.stats.errors import StatsInputError
 
 
 def judgment(kind: str, evaluator: str, item: int, winner: str, loser: str) -> dict:
@@ -68,3 +75,26 @@ def test_kappa_with_chance_per_matchup_and_its_band() -> None:
     assert row["agreement"] == pytest.approx(0.75)
     assert row["kappa"] == pytest.approx(0.5)
     assert row["band"] == "moderate"
+
+
+def test_how_often_each_evaluator_prefers_the_larger_model() -> None:
+    rows = [
+        judgment("human", "p1", 1, "big", "small"),
+        judgment("human", "p2", 2, "small", "mid"),
+        judgment("human", "p3", 3, "big", "mid"),
+        judgment("judge", "run", 1, "big", "small"),
+        judgment("judge", "run", 2, "mid", "small"),
+        judgment("judge", "run", 3, "unsized", "big"),  # no size known: left out
+    ]
+    attributes = pd.DataFrame({"model": ["small", "mid", "big"], "size": [7.0, 13.0, 34.0]})
+    tables = CHIRP_SCORES.with_attributes(judgments_frame(rows), attributes)
+    table = tables["prefers_larger_model"].set_index(["evaluator", "criterion"])
+    assert table.loc[(HUMAN_SURVEY, "all"), "comparisons"] == 3
+    assert table.loc[(HUMAN_SURVEY, "all"), "prefers_larger"] == pytest.approx(2 / 3)
+    assert table.loc[("run", "all"), "comparisons"] == 2
+    assert table.loc[("run", "all"), "prefers_larger"] == pytest.approx(1.0)
+
+
+def test_model_attributes_without_a_size_are_refused_by_name() -> None:
+    with pytest.raises(StatsInputError, match="no 'size' column"):
+        larger_model_preference(judgments_frame([]), pd.DataFrame({"model": ["m"], "params": [1]}))

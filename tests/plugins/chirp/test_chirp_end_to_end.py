@@ -190,3 +190,21 @@ def test_kappa_bands_and_pooled_cycles_from_the_files_and_a_judge_run(
     assert overall["comparisons"] == 9
     assert overall["agreement"] == pytest.approx(8 / 9)
     assert overall["band"] in ("slight", "fair", "moderate", "substantial", "almost perfect")
+
+    # sizes from a model attribute file: the judge always prefers the larger model, the survey
+    # on 8 of its 9 matchups
+    sizes = tmp_path / "sizes.csv"
+    rows = "".join(f"{m},{s}\n" for m, s in zip(MODELS, (7, 13, 34), strict=True))
+    sizes.write_text("model,size\n" + rows)
+    with_sizes = ["scores", bundle, "--benchmark", "chirp", "--model-attributes", str(sizes)]
+    assert main([*with_sizes, "--json"]) == 0
+    larger = pd.DataFrame(json.loads(capsys.readouterr().out)["tables"]["prefers_larger_model"])
+    larger = larger[larger["criterion"] == "overall"].set_index("evaluator")
+    assert larger.loc["human survey", "prefers_larger"] == pytest.approx(8 / 9)
+    judge_run = next(name for name in larger.index if name != "human survey")
+    assert larger.loc[judge_run, "prefers_larger"] == pytest.approx(1.0)
+
+    sizes.write_text(f"model,size\n{MODELS[0]},seven\n")
+    assert main(with_sizes) == 1
+    error = capsys.readouterr().err
+    assert "--model-attributes" in error and "row 2, column 'size'" in error
