@@ -34,11 +34,30 @@ GRADES = {STANDARD: (4, 4, 4, 4), PERCEPTION: (9, 6, 5, 6), REASONING: (9, 9, 7,
 ORDINALS = ("first", "second", "third")
 
 
-def fake_judge(messages: list[dict]) -> str:
-    user = message_text(messages, "user")
-    system = message_text(messages, "system")
-    if "compare two assistants" in system:
-        return "Turn 1: [[B]]\nTurn 2: [[B]]\nTurn 3: [[A]]\nOverall: [[B]]"
+PAIRWISE_VERDICT = "Turn 1: [[B]]\nTurn 2: [[B]]\nTurn 3: [[A]]\nOverall: [[B]]"
+
+
+class FakeJudge:
+    """Grades by the context it reads in the answers; prefers Assistant B in pairwise
+    requests, and answers the one showing ``malformed`` (a conversation's text) without its
+    verdict lines, which the extraction step's follow-up then restates."""
+
+    def __init__(self) -> None:
+        self.malformed: str | None = None
+
+    def __call__(self, messages: list[dict]) -> str:
+        user = message_text(messages, "user")
+        system = message_text(messages, "system")
+        if "report the decisions" in system:
+            return PAIRWISE_VERDICT
+        if "compare two assistants" in system:
+            if self.malformed is not None and self.malformed in user:
+                return "B is better throughout, and overall too."
+            return PAIRWISE_VERDICT
+        return graded(user)
+
+
+def graded(user: str) -> str:
     found = re.findall(rf"{MODEL} \(([a-z_]+)\)", user)
     context = max(found, key=len) if found else STANDARD
     one, two, three, overall = GRADES[context]
@@ -49,8 +68,13 @@ def fake_judge(messages: list[dict]) -> str:
 
 
 @pytest.fixture
-def server() -> Iterator[FakeOpenAIServer]:
-    with FakeOpenAIServer(responder=fake_judge, keep_bodies=True) as running:
+def judge() -> FakeJudge:
+    return FakeJudge()
+
+
+@pytest.fixture
+def server(judge: FakeJudge) -> Iterator[FakeOpenAIServer]:
+    with FakeOpenAIServer(responder=judge, keep_bodies=True) as running:
         yield running
 
 
@@ -102,6 +126,7 @@ def test_ablation_deltas_and_one_pairwise_query_per_conversation(
     shared_data: Path,
     tmp_path: Path,
     server: FakeOpenAIServer,
+    judge: FakeJudge,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     folder = shared_data / "convbench"
@@ -117,13 +142,15 @@ def test_ablation_deltas_and_one_pairwise_query_per_conversation(
         assert main([*direct, "--models", MODEL]) == 0, capsys.readouterr().err
     assert server.stats.requests == len(GRADES) * CONVERSATIONS
 
+    first_answers = [str(text) for text in sheet.head(CONVERSATIONS)["first_turn_answer"]]
+    judge.malformed = first_answers[0].strip()
     pairwise = [*judged, "--template", "convbench-pairwise", "--models", f"{MODEL},reference"]
     assert main(pairwise) == 0, capsys.readouterr().err
     capsys.readouterr()
-    # one query per conversation, the model on the side pairwise.npy gives it
-    assert server.stats.requests == (len(GRADES) + 1) * CONVERSATIONS
+    # one query per conversation, the model on the side pairwise.npy gives it, and one
+    # follow-up for the answer without verdict lines
+    assert server.stats.requests == (len(GRADES) + 1) * CONVERSATIONS + 1
     sides = np.load(folder / "pairwise.npy")[:CONVERSATIONS]
-    first_answers = [str(text) for text in sheet.head(CONVERSATIONS)["first_turn_answer"]]
     model_first = {}
     for body in server.stats.bodies:
         messages = json.loads(body)["messages"]
