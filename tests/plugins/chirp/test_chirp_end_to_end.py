@@ -64,22 +64,35 @@ def robin_files(folder: Path) -> Path:
     return folder
 
 
+LABELS = (
+    "Overall",
+    "Relevance and completeness",
+    "Understanding and reasoning",
+    "Hallucination",
+    "Detail",
+)
+IN_WORDS = re.compile(r"My choice on every criterion: (?P<winner>[AB])\b")
+
+
+def lines(winner: str) -> str:
+    return "\n".join(f"{label}: [[{winner}]]" for label in LABELS)
+
+
 def fake_judge(messages: list[dict]) -> str:
-    shown = ANSWER.search(message_text(messages, "user"))
+    """Prefers the larger model on every criterion; on the third question it says so in words
+    without the five lines, and the final-choice follow-up restates them."""
+    user = message_text(messages, "user")
+    if "report the final choices" in message_text(messages, "system"):
+        said = IN_WORDS.search(user)
+        return lines(said["winner"]) if said else "[[unknown]]"
+    shown = ANSWER.search(user)
     assert shown is not None
     a = next(model for model in MODELS if shown["a"].startswith(model))
     b = next(model for model in MODELS if shown["b"].startswith(model))
     winner = "A" if RANK[a] > RANK[b] else "B"
-    return "\n".join(
-        f"{label}: [[{winner}]]"
-        for label in (
-            "Overall",
-            "Relevance and completeness",
-            "Understanding and reasoning",
-            "Hallucination",
-            "Detail",
-        )
-    )
+    if "picture 2" in user:
+        return f"My choice on every criterion: {winner} ({a} against {b})."
+    return lines(winner)
 
 
 def survey(cyclic_question: str) -> list[dict]:
@@ -175,6 +188,8 @@ def test_kappa_bands_and_pooled_cycles_from_the_files_and_a_judge_run(
     ]
     assert main(judged) == 0, capsys.readouterr().err
     capsys.readouterr()
+    # nine requests, and a final-choice follow-up for each of the third question's three
+    assert server.stats.requests == 9 + 3
     assert main(["scores", bundle, "--benchmark", "chirp", "--json"]) == 0
     tables = json.loads(capsys.readouterr().out)["tables"]
 
@@ -208,3 +223,13 @@ def test_kappa_bands_and_pooled_cycles_from_the_files_and_a_judge_run(
     assert main(with_sizes) == 1
     error = capsys.readouterr().err
     assert "--model-attributes" in error and "row 2, column 'size'" in error
+
+
+def test_the_simple_variant_asks_for_the_choices_alone() -> None:
+    from workbench_chirp.judge_templates import FIVE_CRITERIA, FIVE_CRITERIA_SIMPLE
+
+    assert "Explain" in FIVE_CRITERIA.system and "Explain" not in FIVE_CRITERIA_SIMPLE.system
+    assert "Give no\nexplanation" in FIVE_CRITERIA_SIMPLE.system
+    assert FIVE_CRITERIA_SIMPLE.parse is FIVE_CRITERIA.parse
+    assert FIVE_CRITERIA_SIMPLE.extraction is FIVE_CRITERIA.extraction is not None
+    assert workbench.plugins.registry().judge_template("chirp-five-criteria-simple")
