@@ -60,6 +60,12 @@ def register(commands: Any) -> None:
     )
     judge.add_argument("--limit", type=int, metavar="N", help="judge at most N comparisons")
     judge.add_argument(
+        "--matchups-of",
+        metavar="SELECTOR",
+        help="judge only the model pairs these judgments compared on each item, e.g. human "
+        "(CHIRP's judges on the human survey's matchups); selectors as in 'workbench agreement'",
+    )
+    judge.add_argument(
         "--concurrency",
         type=int,
         metavar="N",
@@ -192,6 +198,7 @@ def _settings(args: argparse.Namespace, prices: Any) -> Any:
             context=args.context,
             swap=args.swap if args.swap is not None else _swaps_by_default(args.template),
             limit=args.limit,
+            matchups_of=args.matchups_of,
         ),
         concurrency=args.concurrency or remembered(base_url).concurrency or DEFAULT_CONCURRENCY,
         budget=run_budget(

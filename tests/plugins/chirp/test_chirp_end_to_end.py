@@ -233,3 +233,46 @@ def test_the_simple_variant_asks_for_the_choices_alone() -> None:
     assert FIVE_CRITERIA_SIMPLE.parse is FIVE_CRITERIA.parse
     assert FIVE_CRITERIA_SIMPLE.extraction is FIVE_CRITERIA.extraction is not None
     assert workbench.plugins.registry().judge_template("chirp-five-criteria-simple")
+
+
+def test_a_judge_run_limited_to_the_matchups_the_humans_saw(
+    tmp_path: Path, server: FakeOpenAIServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bundle = str(tmp_path / "chirp.wbb")
+    assert (
+        main(
+            [
+                "import",
+                str(robin_files(tmp_path / "robin")),
+                "--format",
+                "chirp-robin",
+                "--into",
+                bundle,
+            ]
+        )
+        == 0
+    )
+    lines = survey(cyclic_question="none")
+    for line in lines:  # the survey sampled one matchup of each question
+        line["judgments"] = line["judgments"][:1]
+    humans = write_jsonl(tmp_path / "survey", lines)
+    assert main(["import", str(humans), "--format", "jsonl", "--into", bundle]) == 0
+    judged = [
+        "judge",
+        bundle,
+        "--base-url",
+        server.base_url,
+        "--model",
+        "gpt-4o-mini",
+        "--template",
+        "chirp-five-criteria",
+        "--no-swap",
+        "--yes",
+        "--matchups-of",
+        "human",
+    ]
+    assert main(judged) == 0, capsys.readouterr().err
+    assert server.stats.requests == len(QUESTIONS) + 1  # one each, a follow-up on the third
+    capsys.readouterr()
+    assert main([*judged[:-1], "nobody:x"]) == 1
+    assert "--matchups-of" in capsys.readouterr().err
