@@ -311,7 +311,8 @@ def _prior_rows(details: bool) -> Any:
             PriorJudgment.group_key.label("group_key"),
             type_coerce(null(), UtcDateTime()).label("time"),
             _prior_derived().label("derived"),
-            false().label("unparsed"),
+            # an exported judge verdict counted as a tie for want of a readable one, imported
+            _metadata_text(PriorJudgment.metadata_, UNPARSED_KEY).is_not(None).label("unparsed"),
             PriorJudgment.id.label("row_id"),
             *_details(
                 details,
