@@ -1,6 +1,9 @@
 """CHIRP's AI judge (2024): a vision judge compares two long-form answers to an open-ended
 question about an image on five criteria (overall; relevance and completeness; understanding and
-reasoning; hallucination; detail), each A, B or a tie; with or without a reference answer.
+reasoning; hallucination; detail), each A, B or a tie; with or without a reference answer. The
+"reasoning" variant explains its choices before the five lines; the "simple" one gives the
+lines alone. When lines are missing, a short follow-up shows the judge its answer and asks for
+the final choices alone (final-choice extraction).
 
 The prompts are written for this project following the protocol; the criteria are those of the
 CHIRP annotation protocol, so judge verdicts and human votes line up criterion by criterion.
@@ -11,10 +14,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 from workbench.judge.parsing import FieldParser, LabelledField
-from workbench.judge.templates import JudgeMode, JudgeTemplate
+from workbench.judge.templates import ExtractionStep, JudgeMode, JudgeTemplate
 from workbench_chirp.protocols import CRITERIA
 
-VERSION = "1"
+#: 2: final-choice extraction for answers whose lines are missing
+VERSION = "2"
 
 _CRITERIA_TEXT = """\
 - Overall: which answer is better as a whole.
@@ -88,6 +92,28 @@ FIVE_CRITERIA_CHOICES = FieldParser(
 )
 
 
+_LINES = """\
+Overall: [[ ]]
+Relevance and completeness: [[ ]]
+Understanding and reasoning: [[ ]]
+Hallucination: [[ ]]
+Detail: [[ ]]"""
+
+FINAL_CHOICE_EXTRACTION = ExtractionStep(
+    system="You read an evaluation that compares two answers and report the final choices it "
+    "made, nothing else.",
+    user="""\
+---
+{judgment}
+---
+Report the final choices of the evaluation above in exactly this form, with A, B or tie in
+each pair of brackets, and [[unknown]] where it made no choice:
+"""
+    + _LINES,
+    parse=FIVE_CRITERIA_CHOICES,
+    max_tokens=64,
+)
+
 FIVE_CRITERIA = JudgeTemplate(
     name="chirp-five-criteria",
     title="CHIRP five criteria",
@@ -100,6 +126,7 @@ FIVE_CRITERIA = JudgeTemplate(
     criteria=tuple(criterion.name for criterion in CRITERIA),
     send_images=True,
     max_image_side=1024,
+    extraction=FINAL_CHOICE_EXTRACTION,
     unparsed="missing",
     max_tokens=1536,
     expected_completion_tokens=500,
@@ -115,4 +142,25 @@ FIVE_CRITERIA_REFERENCE = replace(
     needs_reference=True,
 )
 
-JUDGE_TEMPLATES = (FIVE_CRITERIA, FIVE_CRITERIA_REFERENCE)
+_SIMPLE_SYSTEM = f"""\
+You compare two answers to an open-ended question about an image, on five criteria:
+{_CRITERIA_TEXT}
+
+For each criterion choose A, B, or tie when neither answer is better on it. Look at the image
+closely. The order of the answers and their length say nothing about quality. Give no
+explanation: answer with exactly these five lines, putting A, B or tie in each pair of
+brackets:
+{_LINES}"""
+
+FIVE_CRITERIA_SIMPLE = replace(
+    FIVE_CRITERIA,
+    name="chirp-five-criteria-simple",
+    title="CHIRP five criteria (simple)",
+    description="As the five-criteria judge, answering with the five choices alone, without "
+    "reasoning first",
+    system=_SIMPLE_SYSTEM,
+    max_tokens=96,
+    expected_completion_tokens=40,
+)
+
+JUDGE_TEMPLATES = (FIVE_CRITERIA, FIVE_CRITERIA_REFERENCE, FIVE_CRITERIA_SIMPLE)

@@ -12,10 +12,11 @@ The prompts are written for this project following the protocol's structure.
 from __future__ import annotations
 
 from workbench.judge.parsing import FieldParser, LabelledField
-from workbench.judge.templates import JudgeMode, JudgeTemplate
+from workbench.judge.templates import ExtractionStep, JudgeMode, JudgeTemplate
 from workbench_convbench.pairwise import PAIRWISE_SIDE_KEY
 
-VERSION = "1"
+#: 2: an extraction step asks the judge to restate the verdict lines it did not write
+VERSION = "2"
 CAPTION_KIND = "instruction-conditioned"
 
 _CONTEXT = """\
@@ -99,6 +100,43 @@ DIRECT_SCORES = FieldParser(
     turn_fields=True,
 )
 
+_EXTRACTION_SYSTEM = (
+    "You read an evaluation of an assistant's answers to a three-turn conversation and report "
+    "the decisions it reached, nothing else."
+)
+
+PAIRWISE_EXTRACTION = ExtractionStep(
+    system=_EXTRACTION_SYSTEM,
+    user="""\
+---
+{judgment}
+---
+Report the decisions of the evaluation above in exactly this form, with A or B in each pair of
+brackets, and [[unknown]] where it reached no decision:
+Turn 1: [[ ]]
+Turn 2: [[ ]]
+Turn 3: [[ ]]
+Overall: [[ ]]""",
+    parse=PAIRWISE_CHOICES,
+    max_tokens=48,
+)
+
+DIRECT_EXTRACTION = ExtractionStep(
+    system=_EXTRACTION_SYSTEM,
+    user="""\
+---
+{judgment}
+---
+Report the grades of the evaluation above in exactly this form, a whole number from 0 to 10
+in each pair of brackets, and [[unknown]] where it gave none:
+Turn 1 score: [[ ]]
+Turn 2 score: [[ ]]
+Turn 3 score: [[ ]]
+Overall score: [[ ]]""",
+    parse=DIRECT_SCORES,
+    max_tokens=64,
+)
+
 PAIRWISE = JudgeTemplate(
     name="convbench-pairwise",
     version=VERSION,
@@ -113,6 +151,7 @@ PAIRWISE = JudgeTemplate(
     reference_as_response=True,
     fixed_side_key=PAIRWISE_SIDE_KEY,
     caption_kinds=(CAPTION_KIND,),
+    extraction=PAIRWISE_EXTRACTION,
     unparsed="missing",
     max_tokens=1024,
     expected_completion_tokens=400,
@@ -130,6 +169,7 @@ DIRECT = JudgeTemplate(
     turn_verdicts=True,
     caption_kinds=(CAPTION_KIND,),
     needs_reference=True,
+    extraction=DIRECT_EXTRACTION,
     unparsed="missing",
     max_tokens=1024,
     expected_completion_tokens=400,

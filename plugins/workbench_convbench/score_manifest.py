@@ -10,4 +10,6 @@ CONVBENCH_SCORES = BenchmarkScores(
     description="ConvBench: S1, S2, S3, S0, R2, R1 per model and category, ablation deltas",
     compute=loaded_on_call("workbench_convbench.scores", "score_tables"),
     turn_scores=loaded_on_call("workbench_convbench.scores", "item_turn_scores"),
+    # a judge's runs on the standard conversations and on an ablation pair up by these
+    detail_columns=("template_name", "judge_model"),
 )

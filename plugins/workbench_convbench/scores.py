@@ -141,12 +141,64 @@ def item_turn_scores(judgments: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
+#: the conversations ConvBench's paper counts; its official scorer divides wins by this
+OFFICIAL_CONVERSATIONS = 577
+
+
+def official_pairwise_scores(
+    judgments: pd.DataFrame, conversations: int = OFFICIAL_CONVERSATIONS
+) -> pd.DataFrame:
+    """Pairwise scores by the convention of ConvBench's official scorer: per turn (S1..S3) and
+    overall (S0), the model's wins against the reference as a percentage of a fixed number of
+    conversations (577), so a conversation the judge did not answer, or answered unreadably, or
+    called a tie, counts as a loss. :func:`convbench_scores` instead averages over the judged
+    conversations with a tie as half a win; both are shown, named."""
+    scored = scored_judgments(judgments)
+    pairwise = scored[scored["grading"] == "pairwise"]
+    columns = ["evaluator", "model", "context", "S1", "S2", "S3", "S0", "conversations"]
+    if pairwise.empty:
+        return pd.DataFrame(columns=["convention", *columns])
+    keys = ["evaluator", "model", "context"]
+    # one result per conversation and score: several verdicts on it (both orders) are averaged
+    per_conversation = pairwise.groupby([*keys, "item", "score_name"])["value"].mean()
+    wins = (per_conversation == 100.0).groupby([*keys, "score_name"]).sum()
+    table = (
+        (100.0 * wins / conversations)
+        .unstack("score_name")
+        .reindex(columns=["S1", "S2", "S3", "S0"])
+    )
+    table = table.fillna(0.0)
+    table.columns.name = None
+    judged = pairwise.groupby(keys)["item"].nunique().rename("conversations")
+    table = table.join(judged).reset_index()
+    return table.assign(convention=f"official: wins / {conversations}")[["convention", *columns]]
+
+
+#: the read model's provenance columns that name a judge across its runs
+JUDGE_COLUMNS = ("template_name", "judge_model")
+
+
+def by_judge(judgments: pd.DataFrame) -> pd.DataFrame:
+    """The judgments with each judge run's ``evaluator`` replaced by its judge (template and
+    judge model), so the runs of one judge on the standard conversations and on an ablation's
+    (``judge --context``, one run per context) meet in the ablation deltas. Other evaluators,
+    and frames without the provenance columns, are left as they are."""
+    if not set(JUDGE_COLUMNS) <= set(judgments.columns):
+        return judgments
+    named = judgments["kind"].eq("judge") & judgments["judge_model"].notna()
+    judge = judgments["template_name"].astype(str) + " " + judgments["judge_model"].astype(str)
+    return judgments.assign(evaluator=judge.where(named, judgments["evaluator"]))
+
+
 def score_tables(judgments: pd.DataFrame) -> ScoreTables:
-    """The tables ``workbench scores --benchmark convbench`` prints."""
+    """The tables ``workbench scores --benchmark convbench`` prints. Scores are per evaluator
+    (a judge run, a rater); the ablation deltas pair the contexts of one judge across its runs
+    (:func:`by_judge`)."""
     overall = convbench_scores(judgments)
     return {
         "scores": overall,
         "by_instruction_category": convbench_scores(judgments, ["instruction_category"]),
         "by_turn_category": turn_category_scores(judgments),
-        "ablation_deltas": ablation_deltas(overall),
+        "ablation_deltas": ablation_deltas(convbench_scores(by_judge(judgments))),
+        "pairwise_official": official_pairwise_scores(judgments),
     }

@@ -1,11 +1,19 @@
 """VisIT-Bench's judge-human agreement split by how unanimous the five annotators were (Bitton
-et al. 2023, sec. 5, "agreement with the 5/5, 4/5 and 3/5 majority"), and its win rate against
-the reference per instruction family.
+et al. 2023, sec. 5 and Figure 9, "agreement with the 5/5, 4/5 and 3/5 majority"), and its win
+rate against the reference per instruction family.
 
-Human judgments of one comparison (same item, turn, criterion and model pair, shown in either
-order) form a panel; its majority and support say 5/5, 4/5 or 3/5. Each judge verdict on that
-comparison (each display order separately, so a judge run in both orders is averaged over
-them) agrees when it picks the panel's majority; a tie or unknown verdict never agrees.
+The paper's method, which :func:`agreement_by_majority` follows:
+
+- only comparisons of two models count; a comparison with the reference answer on one side is
+  left out (the human-verified reference is what win rates are measured against, not a
+  contestant whose judgments the figure checks);
+- the human panel of one comparison (same item, turn, criterion and model pair, shown in either
+  order) gives its majority and support: 5/5, 4/5 or 3/5;
+- a judge gives one answer per comparison from its verdicts in both display orders: the side
+  both orders pick, or a tie when they differ, when a verdict is a tie, or when the judge's
+  answer could not be read (VisIT-Bench counts "Unknown" as a tie);
+- the judge's answer agrees when it is the panel's majority; a tie earns half
+  (:data:`TIE_CREDIT`), as a tie is half a win in VisIT-Bench's Elo and win rates.
 """
 
 from __future__ import annotations
@@ -17,19 +25,40 @@ from workbench.stats.preferences import TIE, comparison_keys, majority_preferenc
 from workbench.stats.winrate import win_rate_against_reference
 
 REFERENCE = "reference"
+#: what a judge's tie on a comparison earns against the human majority
+TIE_CREDIT = 0.5
+COLUMNS = ["evaluator", "majority", "comparisons", "judge_ties", "agreement"]
+
+
+def model_pairs(judgments: pd.DataFrame) -> pd.DataFrame:
+    """The pairwise judgments between two models (neither side the reference answer)."""
+    pairwise = judgments[judgments["outcome"].notna() & judgments["model_b"].notna()]
+    return pairwise[(pairwise["model_a"] != REFERENCE) & (pairwise["model_b"] != REFERENCE)]
+
+
+def judge_answers(judges: pd.DataFrame) -> pd.DataFrame:
+    """One answer per judge (``evaluator``) and comparison from its verdicts in every display
+    order: the preference they share, or a tie when they differ or one is a tie."""
+    verdicts = oriented(judges)
+    keys = ["evaluator", *comparison_keys(verdicts)]
+    answers = (
+        verdicts.groupby(keys, dropna=False)["preference"]
+        .agg(lambda found: found.iloc[0] if found.nunique() == 1 else TIE)
+        .reset_index()
+    )
+    return answers
 
 
 def agreement_by_majority(judgments: pd.DataFrame) -> pd.DataFrame:
     """Per judge (``evaluator`` of the judge judgments) and human majority level ("5/5", "4/5",
-    "3/5", ... and "all"): the comparisons, the judge verdicts on them, and the share of verdicts
-    that pick the human majority. Human panels whose top choices are even (no majority) are left
-    out."""
-    pairwise = judgments[judgments["outcome"].notna() & judgments["model_b"].notna()]
-    humans = pairwise[pairwise["kind"] == "human"]
-    judges = pairwise[pairwise["kind"] == "judge"]
-    columns = ["evaluator", "majority", "comparisons", "verdicts", "agreement"]
+    "3/5", ... and "all"): the model-vs-model comparisons both judged, how many the judge called
+    a tie, and the judge's agreement with the human majority by the paper's rule (module
+    docstring). Human panels whose top choices are even (no majority) are left out."""
+    pairs = model_pairs(judgments)
+    humans = pairs[pairs["kind"] == "human"]
+    judges = pairs[pairs["kind"] == "judge"]
     if humans.empty or judges.empty:
-        return pd.DataFrame(columns=columns)
+        return pd.DataFrame(columns=COLUMNS)
     panels = majority_preferences(humans)
     panels = panels[panels["preference"] != TIE]
     panels = panels.assign(
@@ -37,22 +66,24 @@ def agreement_by_majority(judgments: pd.DataFrame) -> pd.DataFrame:
         + "/"
         + panels["votes"].astype(int).astype(str)
     )
-    verdicts = oriented(judges)
-    keys = [key for key in comparison_keys(verdicts) if key in panels.columns]
-    matched = verdicts.merge(
+    answers = judge_answers(judges)
+    keys = [key for key in comparison_keys(answers) if key in panels.columns]
+    matched = answers.merge(
         panels[[*keys, "preference", "majority"]], on=keys, suffixes=("", "_humans")
     )
-    matched = matched.assign(agrees=matched["preference"] == matched["preference_humans"])
-    comparison = matched[keys].astype(str).agg("|".join, axis=1)
-    matched = matched.assign(comparison=comparison)
+    if matched.empty:
+        return pd.DataFrame(columns=COLUMNS)
+    tie = matched["preference"] == TIE
+    credit = (matched["preference"] == matched["preference_humans"]).astype(float)
+    matched = matched.assign(credit=credit.where(~tie, TIE_CREDIT), tie=tie)
 
     def summary(frame: pd.DataFrame, by: list[str]) -> pd.DataFrame:
         return (
             frame.groupby(by)
             .agg(
-                comparisons=("comparison", "nunique"),
-                verdicts=("agrees", "size"),
-                agreement=("agrees", "mean"),
+                comparisons=("credit", "size"),
+                judge_ties=("tie", "sum"),
+                agreement=("credit", "mean"),
             )
             .reset_index()
         )
@@ -63,7 +94,8 @@ def agreement_by_majority(judgments: pd.DataFrame) -> pd.DataFrame:
     # 5/5 before 4/5 before 3/5, then the total
     table["order"] = table["majority"].map(_unanimity)
     table = table.sort_values(["evaluator", "order"], ascending=[True, False])
-    return table[columns].reset_index(drop=True)
+    table["judge_ties"] = table["judge_ties"].astype(int)
+    return table[COLUMNS].reset_index(drop=True)
 
 
 def _unanimity(level: str) -> float:

@@ -245,7 +245,9 @@ class VisitBenchPreferencesImporter(Importer):
                 model_a=models["A"],
                 model_b=models["B"],
                 outcome=outcome,
-                turn_index=1,
+                # a preference judges the whole tuple: no turn, as campaign votes and judge
+                # runs on a whole item store it
+                turn_index=None,
                 label=label,
                 rater=rater,
                 group_key=group_key,

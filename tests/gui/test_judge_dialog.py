@@ -140,6 +140,13 @@ def test_the_dialog_offers_every_template_with_its_text(dialog: JudgeDialog) -> 
     assert dialog.run_template() is template
 
 
+def test_the_swap_box_follows_the_template_default(dialog: JudgeDialog) -> None:
+    dialog.set_template("convbench-pairwise")
+    assert not dialog.swap_check.isChecked()  # ConvBench fixes the side: one query each
+    dialog.set_template(TEMPLATE)
+    assert dialog.swap_check.isChecked()
+
+
 def test_a_run_shows_progress_stores_verdicts_and_keeps_the_loop_free(
     qtbot,  # type: ignore[no-untyped-def]
     dialog: JudgeDialog,

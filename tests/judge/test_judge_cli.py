@@ -139,7 +139,7 @@ def test_judge_templates(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["judge-templates", "--show", "arena-five-level"]) == 0
     assert main(["judge-templates", "--show", "visit-bench-pairwise", "--json"]) == 0
     out = capsys.readouterr().out
-    assert "convbench-direct@1" in out and "chirp-five-criteria@1" in out
+    assert "convbench-direct@2" in out and "chirp-five-criteria@2" in out
     assert "[[A>>B]]" in out and "images sent: yes" in out
     record = json.loads(out[out.index('{\n  "name"') :])
     assert record["extraction"]["parser"]["name"] == "visit-bench-extracted-choice"

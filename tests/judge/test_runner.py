@@ -18,6 +18,8 @@ from tests.judge.helpers import build_bundle
 from tests.judge.judging import QUICK_RETRY, judge, settings_for
 from workbench.judge.client import Budget, EndpointError
 from workbench.services.judging.worklist import JudgeScope
+from workbench.services.outcomes import OutcomeFilter, judgments_frame
+from workbench.storage import Bundle
 
 
 def rows(bundle: Path, sql: str) -> list[tuple]:
@@ -79,7 +81,7 @@ def test_two_hundred_pairs_in_both_orders_through_faults(
     stored = rows(
         bundle_copy,
         "SELECT request_hash, model_a_id, model_b_id, outcome, label, "
-        "error, raw_text FROM judge_verdicts",
+        "error, raw_text, json_extract(metadata, '$.unparsed') FROM judge_verdicts",
     )
     assert len(stored) == 400
     assert len({(h, a, b) for h, a, b, *_ in stored}) == 400
@@ -95,8 +97,14 @@ def test_two_hundred_pairs_in_both_orders_through_faults(
     assert progress.extracted == len(extracted) > 0
     assert progress.unresolved == len(flagged) > 0
     assert len(extracted) + len(flagged) == len(unreadable)
-    assert all(r[3] == "tie" and r[5].startswith("unparsed:") for r in flagged)
-    assert all(r[3] in ("a", "b") and r[5] is None for r in extracted)
+    # an unreadable answer is a tie, as VisIT-Bench counts "Unknown", flagged with its reason
+    assert all(r[3] == "tie" and r[5] is None and r[7] for r in flagged)
+    assert all(r[3] in ("a", "b") and r[5] is None and r[7] is None for r in extracted)
+    # every verdict is a judgment of the read model, the flagged ties with them
+    with Bundle.open(bundle_copy) as bundle, bundle.read_session() as session:
+        read = judgments_frame(session, OutcomeFilter(kinds=("judge",)), pairwise=True)
+    assert len(read) == 400
+    assert int(read["unparsed"].sum()) == len(flagged)
     # provenance on the run
     ((template_name, version, model, status, parameters),) = rows(
         bundle_copy,

@@ -9,6 +9,7 @@ from workbench_convbench.score_manifest import CONVBENCH_SCORES
 from workbench_convbench.scores import (
     ablation_deltas,
     convbench_scores,
+    official_pairwise_scores,
     turn_category_scores,
 )
 
@@ -129,8 +130,16 @@ def test_pairwise_grading_is_the_win_rate_against_the_reference() -> None:
     assert table.loc["m1", "S2"] == pytest.approx(25.0)
     assert table.loc["m1", "S3"] == pytest.approx(87.5)
     assert table.loc["m1", "S0"] == pytest.approx(100.0)
+    official = official_pairwise_scores(judgments_frame(rows), conversations=10).set_index("model")
+    # wins over a fixed count: a tie, and the six conversations never judged, are losses
+    assert official.loc["m1", "S1"] == pytest.approx(30.0)
+    assert official.loc["m1", "S3"] == pytest.approx(30.0)
+    assert official.loc["m1", "S0"] == pytest.approx(10.0)
+    assert official.loc["m1", "convention"] == "official: wins / 10"
     tables = CONVBENCH_SCORES.compute(judgments_frame(rows))
+    assert not tables["pairwise_official"].empty
     assert set(tables) == {
+        "pairwise_official",
         "scores",
         "by_instruction_category",
         "by_turn_category",

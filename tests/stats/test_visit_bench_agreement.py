@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from workbench_visit_bench.agreement import agreement_by_majority
+from workbench_visit_bench.agreement import TIE_CREDIT, agreement_by_majority
 from workbench_visit_bench.score_manifest import VISIT_BENCH_SCORES
 
 from tests.stats.frames import judgments_frame
@@ -44,27 +44,52 @@ def verdict(item: int, judge: str, winner: str, x_first: bool = True) -> dict:
     }
 
 
-def test_agreement_is_split_by_majority_level() -> None:
+def test_agreement_is_split_by_majority_level_with_one_answer_per_comparison() -> None:
     rows = [
         *panel(1, 5),  # 5/5 for x
         *panel(2, 4),  # 4/5 for x
         *panel(3, 3),  # 3/5 for x
         *panel(4, 0),  # 5/5 for y
         verdict(1, "judge", "x"),
-        verdict(1, "judge", "x", x_first=False),
+        verdict(1, "judge", "x", x_first=False),  # both orders agree: x, as the humans
         verdict(2, "judge", "y"),
-        verdict(2, "judge", "x", x_first=False),
-        verdict(3, "judge", "tie"),
-        verdict(4, "judge", "y", x_first=False),
+        verdict(2, "judge", "x", x_first=False),  # the orders differ: a tie, half agreement
+        verdict(3, "judge", "tie"),  # a tie (or an unreadable answer): half agreement
+        verdict(4, "judge", "y", x_first=False),  # one order only: its answer
     ]
     table = agreement_by_majority(judgments_frame(rows)).set_index("majority")
     assert list(table.index) == ["5/5", "4/5", "3/5", "all"]
     assert table.loc["5/5", "comparisons"] == 2
-    assert table.loc["5/5", "verdicts"] == 3
     assert table.loc["5/5", "agreement"] == pytest.approx(1.0)
-    assert table.loc["4/5", "agreement"] == pytest.approx(0.5)
-    assert table.loc["3/5", "agreement"] == pytest.approx(0.0)  # a tie never agrees
-    assert table.loc["all", "agreement"] == pytest.approx(4 / 6)
+    assert table.loc["4/5", "judge_ties"] == 1
+    assert table.loc["4/5", "agreement"] == pytest.approx(TIE_CREDIT)
+    assert table.loc["3/5", "agreement"] == pytest.approx(TIE_CREDIT)
+    assert table.loc["all", "comparisons"] == 4
+    assert table.loc["all", "agreement"] == pytest.approx((2 + 2 * TIE_CREDIT) / 4)
+
+
+def test_a_wrong_answer_earns_nothing_and_reference_pairs_are_left_out() -> None:
+    against_reference = [
+        {**row, **{side: "reference" for side in ("model_a", "model_b") if row[side] == "y"}}
+        for row in panel(2, 5)
+    ]
+    rows = [
+        *panel(1, 5),
+        verdict(1, "judge", "y"),
+        verdict(1, "judge", "y", x_first=False),
+        *against_reference,
+        {**verdict(2, "judge", "x"), "model_b": "reference"},
+    ]
+    table = agreement_by_majority(judgments_frame(rows)).set_index("majority")
+    assert table.loc["5/5", "comparisons"] == 1  # item 1; item 2 is against the reference
+    assert table.loc["5/5", "agreement"] == pytest.approx(0.0)
+
+
+def test_judgments_of_the_whole_item_without_a_turn_line_up() -> None:
+    """Imported panels, campaign votes and judge runs on a whole item carry no turn (NULL)."""
+    rows = [{**row, "turn": None} for row in [*panel(1, 4), verdict(1, "judge", "x")]]
+    table = agreement_by_majority(judgments_frame(rows)).set_index("majority")
+    assert table.loc["4/5", "agreement"] == pytest.approx(1.0)
 
 
 def test_score_tables_include_win_rate_against_the_reference() -> None:

@@ -60,6 +60,12 @@ def register(commands: Any) -> None:
     )
     judge.add_argument("--limit", type=int, metavar="N", help="judge at most N comparisons")
     judge.add_argument(
+        "--matchups-of",
+        metavar="SELECTOR",
+        help="judge only the model pairs these judgments compared on each item, e.g. human "
+        "(CHIRP's judges on the human survey's matchups); selectors as in 'workbench agreement'",
+    )
+    judge.add_argument(
         "--concurrency",
         type=int,
         metavar="N",
@@ -68,8 +74,9 @@ def register(commands: Any) -> None:
     judge.add_argument(
         "--swap",
         action=argparse.BooleanOptionalAction,
-        default=True,
-        help="judge every pair in both orders (default: on)",
+        default=None,
+        help="judge every pair in both orders (default: on, except for a template whose "
+        "benchmark fixes the side, such as convbench-pairwise: one query per conversation)",
     )
     judge.add_argument(
         "--max-cost",
@@ -189,8 +196,9 @@ def _settings(args: argparse.Namespace, prices: Any) -> Any:
             items=args.items,
             anchor=args.anchor,
             context=args.context,
-            swap=args.swap,
+            swap=args.swap if args.swap is not None else _swaps_by_default(args.template),
             limit=args.limit,
+            matchups_of=args.matchups_of,
         ),
         concurrency=args.concurrency or remembered(base_url).concurrency or DEFAULT_CONCURRENCY,
         budget=run_budget(
@@ -203,6 +211,15 @@ def _settings(args: argparse.Namespace, prices: Any) -> Any:
         use_cache=not args.no_cache,
         text_only=args.text_only,
     )
+
+
+def _swaps_by_default(template_name: str) -> bool:
+    from workbench.plugins import UnknownJudgeTemplateError, registry
+
+    try:
+        return registry().judge_template(template_name).swaps_by_default
+    except UnknownJudgeTemplateError:
+        return True  # the run's planning names the unknown template
 
 
 def _prices(args: argparse.Namespace) -> Any:

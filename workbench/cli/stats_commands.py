@@ -271,6 +271,14 @@ def register(commands: Any) -> None:
     scores.add_argument(
         "--benchmark", required=True, help="whose scores, e.g. convbench or visit-bench"
     )
+    scores.add_argument(
+        "--model-attributes",
+        type=Path,
+        metavar="CSV",
+        help="a CSV with a 'model' column and numeric ones such as 'size' (billions of "
+        "parameters), for the tables that need them (CHIRP: how often each evaluator prefers "
+        "the larger model)",
+    )
     _add_filters(scores)
     scores.add_argument("--json", action="store_true", help="print as JSON")
     scores.set_defaults(handler=run_scores)
@@ -565,14 +573,22 @@ def benchmark_scores(name: str) -> Any:
 
 
 def run_scores(args: argparse.Namespace) -> int:
-    from workbench.services.analysis import AnalysisError, scores
+    from workbench.services.analysis import AnalysisError, read_model_attributes, scores
     from workbench.storage import Bundle
 
     provider = benchmark_scores(args.benchmark)
     filters = _filters(args)
+    try:
+        attributes = (
+            read_model_attributes(args.model_attributes)
+            if args.model_attributes is not None
+            else None
+        )
+    except AnalysisError as error:
+        raise StatsCommandError(f"--model-attributes: {error}") from error
     with Bundle.open(args.bundle, read_only=True) as bundle:
         try:
-            result = scores(bundle, provider, filters)
+            result = scores(bundle, provider, filters, attributes)
         except AnalysisError as error:
             raise StatsCommandError(str(error)) from error
     tables = result.tables

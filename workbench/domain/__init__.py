@@ -8,6 +8,7 @@ from workbench.domain.judgments import (
     DERIVED_KEY,
     REFERENCE_SIDE,
     STANDARD_CONTEXT,
+    UNPARSED_KEY,
     JudgmentOrigin,
 )
 from workbench.domain.outcomes import JudgmentKind, Outcome
@@ -35,6 +36,7 @@ __all__ = [
     "DERIVED_KEY",
     "REFERENCE_SIDE",
     "STANDARD_CONTEXT",
+    "UNPARSED_KEY",
     "AnnotationProtocol",
     "CaptionRecord",
     "Choice",

@@ -24,3 +24,6 @@ STANDARD_CONTEXT = "standard"
 #: WildVision-Bench's battles, derived from GPT-4o's verdicts; its value says what it is):
 #: analyses leave such judgments out by default so the same evidence is not counted twice
 DERIVED_KEY = "derived"
+#: the metadata key of a judge verdict whose answer held no readable verdict, counted as its
+#: template says (a tie); its value says why it could not be read
+UNPARSED_KEY = "unparsed"

@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import distinct, func, select
 from sqlalchemy.orm import Session
 
-from workbench.domain import REFERENCE_SIDE, STANDARD_CONTEXT, JudgmentOrigin
+from workbench.domain import REFERENCE_SIDE, STANDARD_CONTEXT, UNPARSED_KEY, JudgmentOrigin
 from workbench.export.options import ExportError, ExportOptions, JudgmentSource
 from workbench.export.pseudonyms import pseudonym
 from workbench.storage.judgments import COLUMNS, DETAIL_COLUMNS, OutcomeFilter, select_judgments
@@ -155,6 +155,8 @@ def _judgment(row: Any, key: bytes | None) -> Judgment:
             "position_flip": row.position_flip,
             "request_hash": row.request_hash,
             "created_at": _time(row.time),
+            # a tie counted for want of a readable verdict; the key only on those
+            **({UNPARSED_KEY: True} if row.unparsed else {}),
         },
     )
 

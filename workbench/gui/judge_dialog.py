@@ -261,6 +261,8 @@ class JudgeDialog(QDialog, Ui_JudgeDialog):
             self._show_prompt("", "")
         else:
             self.template_description.setText(template.description)
+            # both orders, unless the benchmark fixes the side (one query per conversation)
+            self.swap_check.setChecked(template.swaps_by_default)
             self._show_prompt(template.system, template.user)
             self._plugin_text = self.prompt_text()
             if template.name in self._drafts:

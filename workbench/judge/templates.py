@@ -111,6 +111,13 @@ class JudgeTemplate:
     max_tokens: int = 1024
     expected_completion_tokens: int = 400
 
+    @property
+    def swaps_by_default(self) -> bool:
+        """Whether a run judges each pair in both orders unless told otherwise: yes, except
+        when the benchmark fixed the side (ConvBench's pairwise.npy: one query per
+        conversation, the model where the file puts it)."""
+        return self.fixed_side_key is None
+
     def __post_init__(self) -> None:
         problems = []
         if not self.name or not self.version:

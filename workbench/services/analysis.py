@@ -58,6 +58,7 @@ from workbench.stats.agreement import (
 )
 from workbench.stats.battles import JUDGMENTS_COLUMN, checked_battles
 from workbench.stats.bradley_terry import Anchor
+from workbench.stats.errors import StatsInputError
 from workbench.stats.leaderboard import Leaderboard, compute_leaderboard
 from workbench.stats.preferences import COMPARISON_COLUMNS, PREFERENCES, majority_preferences
 from workbench.stats.weighting import weight_by_strength
@@ -71,6 +72,9 @@ from workbench.storage.judgments import (
     distinct_values,
     select_judgments,
     tagged_categories,
+)
+from workbench.storage.judgments import (
+    COLUMNS as READ_MODEL_COLUMNS,
 )
 
 if TYPE_CHECKING:
@@ -652,18 +656,65 @@ class ScoresResult:
         )
 
 
-def scores(bundle: Bundle, provider: Any, filters: OutcomeFilter | None = None) -> ScoresResult:
+def read_model_attributes(path: Path) -> pd.DataFrame:
+    """A model attribute file: a CSV with a ``model`` column (names as in the bundle) and
+    numeric columns (``size``: billions of parameters, ...). Raises :class:`AnalysisError`
+    naming the file and what is wrong."""
+    shown = f"model attributes {path}"
+    try:
+        table = pd.read_csv(path, dtype={"model": str})
+    except FileNotFoundError:
+        raise AnalysisError(f"{shown}: no such file") from None
+    except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as error:
+        raise AnalysisError(f"{shown}: not a readable CSV ({error})") from None
+    if "model" not in table.columns:
+        raise AnalysisError(f"{shown}: no 'model' column (columns: {', '.join(table.columns)})")
+    for column in table.columns.drop("model"):
+        values = pd.to_numeric(table[column], errors="coerce")
+        bad = table.index[values.isna() & table[column].notna()]
+        if len(bad):
+            raise AnalysisError(
+                f"{shown}, row {int(bad[0]) + 2}, column '{column}': "
+                f"{table.at[bad[0], column]!r} is not a number"
+            )
+        table[column] = values
+    repeated = table["model"][table["model"].duplicated()]
+    if len(repeated):
+        raise AnalysisError(f"{shown}: model '{repeated.iloc[0]}' is listed twice")
+    return table
+
+
+def scores(
+    bundle: Bundle,
+    provider: Any,
+    filters: OutcomeFilter | None = None,
+    model_attributes: pd.DataFrame | None = None,
+) -> ScoresResult:
     """The tables a plugin's score provider (``BenchmarkScores``) computes from its source's
-    judgments within ``filters``."""
+    judgments within ``filters``; with ``model_attributes`` (``model`` and numeric columns),
+    also the provider's tables that need them."""
     filters = filters or OutcomeFilter()
     with bundle.read_session() as session:
-        judgments = judgments_frame(session, filters, OutcomeFilter(sources=(provider.source,)))
+        judgments = judgments_frame(
+            session,
+            filters,
+            OutcomeFilter(sources=(provider.source,)),
+            columns=(*READ_MODEL_COLUMNS, *provider.detail_columns),
+        )
     if judgments.empty:
         raise AnalysisError(
             f"no judgments of source '{provider.source}' match {filters.describe()} "
             f"(sources with judgments: {', '.join(_available_sources(bundle)) or 'none'})"
         )
-    return ScoresResult(provider.name, filters.describe(), provider.compute(judgments))
+    tables = provider.compute(judgments)
+    if model_attributes is not None:
+        if provider.with_attributes is None:
+            raise AnalysisError(f"the {provider.name} scores use no model attributes")
+        try:
+            tables = {**tables, **provider.with_attributes(judgments, model_attributes)}
+        except StatsInputError as error:
+            raise AnalysisError(f"model attributes: {error}") from error
+    return ScoresResult(provider.name, filters.describe(), tables)
 
 
 # --- failure cases ------------------------------------------------------------------------------

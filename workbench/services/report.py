@@ -29,6 +29,7 @@ from workbench.services.analysis import (
     agreement_of_sides,
     failure_cases,
     leaderboard,
+    scores,
 )
 from workbench.services.analysis_request import (
     AUTO,
@@ -178,6 +179,8 @@ class ReportContent:
     cycles: pd.DataFrame | None = None
     cycle_count: int = 0
     gallery: list[GalleryCase] = field(default_factory=list)
+    #: each benchmark's own tables (``workbench scores``), by benchmark, then table name
+    benchmark_scores: dict[str, dict[str, pd.DataFrame]] = field(default_factory=dict)
     provenance: dict[str, Any] = field(default_factory=dict)
     commands: dict[str, str] = field(default_factory=dict)
     missing: dict[str, str] = field(default_factory=dict)
@@ -609,6 +612,38 @@ def reproducible_sections(content: ReportContent) -> list[dict[str, Any]]:
     return sections
 
 
+def _benchmark_scores(content: ReportContent, bundle: Bundle, judgments: pd.DataFrame) -> None:
+    """The tables of each benchmark whose source the selection holds (VisIT-Bench's agreement
+    by majority, ConvBench's S and R scores, CHIRP's kappa...): what ``workbench scores
+    --benchmark NAME`` prints, from the same service function."""
+    from workbench.plugins import registry
+
+    sources = set(judgments["source"].dropna())
+    for plugin in registry().plugins:
+        for provider in plugin.scores:
+            if provider.source not in sources:
+                continue
+            try:
+                result = scores(bundle, provider, content.request.filters)
+            except (AnalysisError, StatsInputError) as error:
+                content.missing[f"scores:{provider.name}"] = str(error)
+                continue
+            tables = {name: table for name, table in result.tables.items() if not table.empty}
+            if tables:
+                content.benchmark_scores[provider.name] = tables
+                flags = filter_flags(content.request.filters)
+                content.commands[f"scores:{provider.name}"] = (
+                    f"workbench scores BUNDLE --benchmark {provider.name}"
+                    + (f" {flags}" if flags else "")
+                    + " --json"
+                )
+    if not content.benchmark_scores:
+        content.missing["scores"] = (
+            "No benchmark with scores of its own (VisIT-Bench, ConvBench, CHIRP) has judgments "
+            "in the selection."
+        )
+
+
 # --- the report --------------------------------------------------------------------------------
 
 #: the steps :func:`build_report` reports progress for
@@ -662,6 +697,7 @@ def build_report(
     step("methods")
     content.provenance = _provenance(bundle, judgments)
     content.commands = _commands(content)
+    _benchmark_scores(content, bundle, judgments)
     if progress is not None:
         progress("done", len(STEPS), len(STEPS))
     return content

@@ -16,6 +16,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from matplotlib import rc_context
 from matplotlib.figure import Figure
@@ -570,6 +571,33 @@ def _gallery(content: ReportContent, budget: _Budget) -> str:
     return "".join(parts)
 
 
+def _score_cell(value: Any) -> str:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        return _cell(_text(value))
+    if isinstance(value, (int, np.integer)):
+        return _cell(str(int(value)), True)
+    return _cell(_number(value, 2), True)
+
+
+def _benchmark_scores(content: ReportContent) -> str:
+    """Each benchmark's own tables, as ``workbench scores --benchmark NAME`` prints them."""
+    if not content.benchmark_scores:
+        return _missing(content, "scores")
+    parts = []
+    for benchmark, tables in content.benchmark_scores.items():
+        parts.append(f"<h3>{_text(benchmark)}</h3>")
+        for name, table in tables.items():
+            parts.append(f"<h4>{_text(name)}</h4>")
+            rows = [[_score_cell(value) for value in row] for row in table.itertuples(index=False)]
+            parts.append(
+                _table(
+                    [str(column) for column in table.columns], rows, f"scores-{benchmark}-{name}"
+                )
+            )
+        parts.append(_command(content.commands[f"scores:{benchmark}"]))
+    return "".join(parts)
+
+
 def _methods(content: ReportContent) -> str:
     provenance = content.provenance
     request = content.request
@@ -673,6 +701,7 @@ SECTIONS = (
     ("inter-annotator", "Inter-annotator agreement"),
     ("cycles", "Preference cycles"),
     ("gallery", "Failure cases"),
+    ("scores", "Benchmark scores"),
     ("methods", "Methods"),
 )
 
@@ -690,6 +719,7 @@ def render_report(content: ReportContent, max_image_bytes: int = MAX_TOTAL_IMAGE
         "inter-annotator": _inter_annotator(content),
         "cycles": _cycles(content, gallery_ids),
         "gallery": _gallery(content, budget),
+        "scores": _benchmark_scores(content),
         "methods": _methods(content),
     }
     navigation = "".join(f'<li><a href="#{key}">{title}</a></li>' for key, title in SECTIONS)

@@ -42,3 +42,10 @@ class BenchmarkScores:
     #: value as a share of its scale, 0 worst .. 1 best, so scores of different scales rank
     #: together)
     turn_scores: Callable[[pd.DataFrame], pd.DataFrame] | None = None
+    #: provenance columns of the read model (``judge_model``, ``template_name``...) that
+    #: ``compute`` reads besides the usual ones; NULL on rows whose store has none
+    detail_columns: tuple[str, ...] = ()
+    #: optional: tables that need the models' attributes (a frame with ``model`` and numeric
+    #: columns such as ``size``, from ``workbench scores --model-attributes FILE``), computed
+    #: besides ``compute``'s when the attributes are given
+    with_attributes: Callable[[pd.DataFrame, pd.DataFrame], ScoreTables] | None = None

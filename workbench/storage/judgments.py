@@ -17,8 +17,11 @@ none), ``turn`` (NULL for the whole conversation), ``turn_category``, ``criterio
 or a non-pairwise answer), ``strength``, ``label``, ``score``, ``position_flip``, ``group_key``,
 ``time`` (when it was cast or given; NULL for imported ones), ``derived`` (true for an imported
 judgment derived from another stored one, see :data:`~workbench.domain.DERIVED_KEY`),
-``row_id`` (its id in its own table). Rows come in stored order: imported, then votes, then
-verdicts, then adjudications, each by id (online Elo and the bootstrap depend on a stable order).
+``unparsed`` (true for a judge verdict the judge gave no readable answer for, counted as its
+template says, a tie; a request that failed, or an unreadable answer a template counts as no
+outcome, is no judgment and is not here), ``row_id`` (its id in its own table). Rows come in
+stored order: imported, then votes, then verdicts, then adjudications, each by id (online Elo
+and the bootstrap depend on a stable order).
 
 An adjudication is a human judgment of origin ``adjudication`` whose evaluator is
 :data:`ADJUDICATED` (one evaluator for every settled answer) and whose ``rater`` is the
@@ -69,6 +72,7 @@ from workbench.domain import (
     DERIVED_KEY,
     REFERENCE_SIDE,
     STANDARD_CONTEXT,
+    UNPARSED_KEY,
     JudgmentKind,
     JudgmentOrigin,
     Outcome,
@@ -120,6 +124,7 @@ COLUMNS = (
     "group_key",
     "time",
     "derived",
+    "unparsed",
     "row_id",
 )
 
@@ -280,6 +285,17 @@ def _prior_derived() -> Any:
     return _metadata_text(PriorJudgment.metadata_, DERIVED_KEY).is_not(None)
 
 
+def _campaign_context() -> Any:
+    # the outputs a campaign showed (an ablation's, or the standard ones), as a judge run's
+    return func.coalesce(
+        _metadata_text(Campaign.settings, "output_context"), literal(STANDARD_CONTEXT, String)
+    )
+
+
+def _verdict_unparsed() -> Any:
+    return _metadata_text(JudgeVerdict.metadata_, UNPARSED_KEY).is_not(None)
+
+
 #: provenance an export carries besides :data:`COLUMNS`; NULL where a store has none
 DETAIL_COLUMNS: dict[str, TypeEngine[Any]] = {
     "raw_text": String(),
@@ -347,6 +363,8 @@ def _prior_rows(details: bool) -> Any:
             PriorJudgment.group_key.label("group_key"),
             type_coerce(null(), UtcDateTime()).label("time"),
             _prior_derived().label("derived"),
+            # an exported judge verdict counted as a tie for want of a readable one, imported
+            _metadata_text(PriorJudgment.metadata_, UNPARSED_KEY).is_not(None).label("unparsed"),
             PriorJudgment.id.label("row_id"),
             *_details(
                 details,
@@ -388,7 +406,7 @@ def _vote_rows(details: bool) -> Any:
             Vote.turn_index.label("turn"),
             Turn.category.label("turn_category"),
             Vote.criterion.label("criterion"),
-            literal(STANDARD_CONTEXT, String).label("context"),
+            _campaign_context().label("context"),
             _side(model_a.name, model_b.name, outcome).label("model_a"),
             _side(model_b.name, model_a.name, outcome).label("model_b"),
             outcome.label("outcome"),
@@ -402,6 +420,7 @@ def _vote_rows(details: bool) -> Any:
             ).label("group_key"),
             Vote.cast_at.label("time"),
             false().label("derived"),
+            false().label("unparsed"),
             Vote.id.label("row_id"),
             *_details(
                 details,
@@ -464,6 +483,7 @@ def _verdict_rows(details: bool) -> Any:
             _text().label("group_key"),
             JudgeVerdict.created_at.label("time"),
             false().label("derived"),
+            _verdict_unparsed().label("unparsed"),
             JudgeVerdict.id.label("row_id"),
             *_details(
                 details,
@@ -508,7 +528,7 @@ def _adjudication_rows(details: bool) -> Any:
             ScheduledPair.turn_index.label("turn"),
             Turn.category.label("turn_category"),
             Adjudication.criterion.label("criterion"),
-            literal(STANDARD_CONTEXT, String).label("context"),
+            _campaign_context().label("context"),
             # the sides as the task showed them, as the votes it settles have them
             _side(model_a.name, model_b.name, outcome).label("model_a"),
             _side(model_b.name, model_a.name, outcome).label("model_b"),
@@ -520,6 +540,7 @@ def _adjudication_rows(details: bool) -> Any:
             ("pair:" + cast(Adjudication.pair_id, String)).label("group_key"),
             Adjudication.adjudicated_at.label("time"),
             false().label("derived"),
+            false().label("unparsed"),
             Adjudication.id.label("row_id"),
             *_details(
                 details,

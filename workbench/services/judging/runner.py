@@ -841,6 +841,9 @@ class JudgeJob:
         parameters = {
             **_parameters(settings, plan.template),
             "selection": settings.selection.as_dict(),
+            # the coordinate every judgment carries (the read model reads it here): which
+            # outputs were judged, the standard ones or an ablation's
+            "context": settings.selection.context,
             "limit": settings.selection.limit,
             "concurrency": settings.concurrency,
             "use_cache": settings.use_cache,
@@ -1006,11 +1009,14 @@ def prepare_runtime() -> None:
 
 
 def _fill(missing: list[Slot], verdicts: tuple[ParsedVerdict, ...]) -> list[ParsedVerdict]:
-    """The follow-up's verdicts moved to the slots that were missing: it answers about "the"
-    verdict, so its slot is matched by criterion."""
+    """The follow-up's verdicts moved to the slots that were missing: a verdict of the same
+    slot (a follow-up that restates one line per turn), else one of the same criterion given
+    without a turn (a follow-up that answers about "the" verdict)."""
     filled = []
     for slot in missing:
-        match = next((v for v in verdicts if v.criterion == slot[0]), None)
+        match = next((v for v in verdicts if v.slot == slot), None) or next(
+            (v for v in verdicts if v.criterion == slot[0] and v.turn_index is None), None
+        )
         if match is not None:
             filled.append(
                 ParsedVerdict(

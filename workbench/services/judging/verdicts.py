@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from workbench.domain import Outcome
+from workbench.domain import UNPARSED_KEY, Outcome
 from workbench.judge.parsing import ParsedVerdict, Slot
 from workbench.judge.templates import JudgeTemplate
 from workbench.services.judging.worklist import REFERENCE, WorkUnit
@@ -134,10 +134,15 @@ def verdict_rows(
         if label is not None and sides.reference_side is not None:
             label += _REFERENCE_MARK.format(side=sides.reference_side)
         error = None
+        metadata: dict[str, Any] = {}
         if verdict.slot in resolution.unresolved:
             reasons = "; ".join(resolution.problems) or "no verdict found"
-            fallback = "counted as a tie" if template.unparsed == "tie" else "no outcome stored"
-            error = f"unparsed: {reasons}; {fallback}"
+            if template.unparsed == "tie":
+                # a judgment the protocol counts (a tie), flagged so it can be told apart
+                metadata[UNPARSED_KEY] = f"{reasons}; counted as a tie"
+            else:
+                # no judgment at all: kept out of the read model, like a failed request
+                error = f"unparsed: {reasons}; no outcome stored"
         first = position == 0
         rows.append(
             {
@@ -161,6 +166,7 @@ def verdict_rows(
                 "cost_usd": call.cost_usd if first else 0.0,
                 "latency_ms": call.latency_ms if first else 0,
                 "error": error,
+                "metadata_": metadata,
             }
         )
     return rows
@@ -185,6 +191,7 @@ def mark_position_flips(session: Session, run_id: int) -> tuple[int, int]:
             JudgeVerdict.run_id == run_id,
             JudgeVerdict.outcome.is_not(None),
             JudgeVerdict.error.is_(None),
+            JudgeVerdict.metadata_[UNPARSED_KEY].as_string().is_(None),
         )
     ).all()
     groups: dict[tuple[Any, ...], list[tuple[int, str, str]]] = defaultdict(list)

@@ -74,9 +74,12 @@ class JudgeScope:
     context: str = "standard"
     swap: bool = True
     limit: int | None = None
+    #: an evaluator selector (``human``, ``campaign:pilot``...): only the model pairs its
+    #: judgments compared on each item (CHIRP's judges on the human survey's matchups)
+    matchups_of: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {
+        found = {
             "campaign": self.campaign,
             "models": list(self.models) if self.models is not None else None,
             "items": self.items,
@@ -84,6 +87,8 @@ class JudgeScope:
             "context": self.context,
             "swap": self.swap,
         }
+        # named only when set, so the runs of earlier versions keep their names
+        return found if self.matchups_of is None else {**found, "matchups_of": self.matchups_of}
 
 
 @dataclass(frozen=True)
@@ -364,6 +369,33 @@ def _selected_comparisons(
     return comparisons
 
 
+def _judged_matchups(
+    session: Session, selector: str, comparisons: list[_Comparison]
+) -> list[_Comparison]:
+    """The comparisons whose item and model pair (in either order) the judgments ``selector``
+    names compared."""
+    from workbench.services.outcomes import UnknownSelectorError, parse_selector
+    from workbench.storage.judgments import read_judgments
+
+    try:
+        chosen = parse_selector(selector)
+    except UnknownSelectorError as error:
+        raise WorkListError(f"--matchups-of: {error}") from error
+    _, rows = read_judgments(session, chosen, columns=("item", "model_a", "model_b"), pairwise=True)
+    judged = {(item, frozenset((a, b))) for item, a, b in rows}
+    if not judged:
+        raise WorkListError(f"--matchups-of {selector}: no pairwise judgments match it")
+    return [
+        comparison
+        for comparison in comparisons
+        if (
+            comparison.item_id,
+            frozenset((side_name(comparison.first), side_name(comparison.second))),
+        )
+        in judged
+    ]
+
+
 def _ordered(
     comparison: _Comparison, template: JudgeTemplate, metadata: dict[str, Any]
 ) -> tuple[Side, Side | None]:
@@ -410,6 +442,8 @@ def build_work_list(
         }
         answering = {model for (_turn_id, model) in content.outputs}
         comparisons = _selected_comparisons(selection, template, known, item_turns, answering)
+        if selection.matchups_of is not None:
+            comparisons = _judged_matchups(session, selection.matchups_of, comparisons)
     builder = _CaseBuilder(content, template)
     skipped: Counter[str] = Counter()
     ready: list[tuple[tuple[Any, ...], _Comparison]] = []

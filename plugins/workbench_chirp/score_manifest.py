@@ -1,0 +1,17 @@
+"""CHIRP's scores as the plugin lists them; the pandas code runs only when they are computed
+(:mod:`workbench_chirp.scores`)."""
+
+from workbench.stats.benchmark_scores import BenchmarkScores, loaded_on_call
+
+#: the source name of CHIRP's questions in a bundle
+SOURCE = "chirp"
+
+CHIRP_SCORES = BenchmarkScores(
+    name="chirp",
+    source=SOURCE,
+    description="CHIRP: kappa of each judge with the pooled human survey (Landis & Koch "
+    "bands), preference cycles per evaluator",
+    compute=loaded_on_call("workbench_chirp.scores", "score_tables"),
+    # with --model-attributes FILE (a 'size' column): how often each prefers the larger model
+    with_attributes=loaded_on_call("workbench_chirp.scores", "attribute_tables"),
+)

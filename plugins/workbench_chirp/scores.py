@@ -1,0 +1,164 @@
+"""CHIRP's agreement and consistency tables (CHIRP, 2024): each AI judge's Cohen's kappa with
+the human survey, chance agreement computed per matchup, read with Landis & Koch's bands; and
+the preference cycles (contradictions) of each evaluator.
+
+The human survey is one evaluator: CHIRP samples each question's matchups and gives each to
+one participant, so a participant's own judgments of one question never form a cycle, and the
+paper's "human survey" pools every participant. Here every human judgment (imported or voted)
+counts for :data:`HUMAN_SURVEY`; each judge run (or imported judge) is its own evaluator.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from workbench.stats.benchmark_scores import ScoreTables
+from workbench.stats.contradictions import find_contradictions
+from workbench.stats.errors import StatsInputError
+from workbench.stats.kappa import chirp_kappa
+from workbench.stats.preferences import FIRST, TIE, majority_preferences
+
+HUMAN_SURVEY = "human survey"
+REFERENCE = "reference"
+
+#: Landis & Koch (1977): the upper bound of each band and its name; below 0 is "poor"
+LANDIS_KOCH_BANDS = (
+    (0.20, "slight"),
+    (0.40, "fair"),
+    (0.60, "moderate"),
+    (0.80, "substantial"),
+    (1.00, "almost perfect"),
+)
+
+
+def landis_koch_band(kappa: float) -> str:
+    """The name Landis & Koch (1977) give a kappa: poor (< 0), slight (0-0.20), fair
+    (0.21-0.40), moderate (0.41-0.60), substantial (0.61-0.80), almost perfect (0.81-1)."""
+    if pd.isna(kappa):
+        return "n/a"
+    if kappa < 0:
+        return "poor"
+    for upper, name in LANDIS_KOCH_BANDS:
+        if kappa <= upper:
+            return name
+    return LANDIS_KOCH_BANDS[-1][1]
+
+
+def pooled_evaluators(judgments: pd.DataFrame) -> pd.DataFrame:
+    """The pairwise judgments between two models, every human one under :data:`HUMAN_SURVEY`."""
+    pairwise = judgments[
+        judgments["outcome"].notna()
+        & judgments["model_b"].notna()
+        & (judgments["model_a"] != REFERENCE)
+        & (judgments["model_b"] != REFERENCE)
+    ]
+    human = pairwise["kind"] == "human"
+    return pairwise.assign(evaluator=pairwise["evaluator"].where(~human, HUMAN_SURVEY))
+
+
+def kappa_with_humans(judgments: pd.DataFrame) -> pd.DataFrame:
+    """Per judge and criterion (and over all criteria): the matchups both the human survey and
+    the judge decided (a tie on either side is left out, as CHIRP's kappa is binary), the
+    observed agreement, CHIRP's kappa and its Landis & Koch band."""
+    columns = ["evaluator", "criterion", "comparisons", "agreement", "kappa", "band"]
+    pooled = pooled_evaluators(judgments)
+    keys = ["item", "criterion", "first", "second"]
+    humans = pooled[pooled["evaluator"] == HUMAN_SURVEY]
+    if humans.empty:
+        return pd.DataFrame(columns=columns)
+    survey = majority_preferences(humans, keys)
+    rows = []
+    for judge, verdicts in pooled[pooled["kind"] == "judge"].groupby("evaluator"):
+        answers = majority_preferences(verdicts, keys)
+        both = survey.merge(answers, on=keys, suffixes=("_human", "_judge"))
+        both = both[(both["preference_human"] != TIE) & (both["preference_judge"] != TIE)]
+        by_criterion = [(name, group) for name, group in both.groupby("criterion")]
+        for criterion, group in [*by_criterion, ("all", both)]:
+            if group.empty:
+                continue
+            matchup = group["first"] + " vs " + group["second"]
+            human_first = group["preference_human"] == FIRST
+            judge_first = group["preference_judge"] == FIRST
+            try:
+                kappa = chirp_kappa(matchup, human_first, judge_first)
+            except StatsInputError:
+                kappa = float("nan")
+            rows.append(
+                {
+                    "evaluator": judge,
+                    "criterion": criterion,
+                    "comparisons": len(group),
+                    "agreement": float((human_first == judge_first).mean()),
+                    "kappa": kappa,
+                    "band": landis_koch_band(kappa),
+                }
+            )
+    return pd.DataFrame(rows, columns=columns)
+
+
+def cycles_per_evaluator(judgments: pd.DataFrame) -> pd.DataFrame:
+    """Per evaluator (the human survey pooled) and criterion: the preference cycles over the
+    questions, and the questions judged."""
+    columns = ["evaluator", "criterion", "cycles", "questions"]
+    pooled = pooled_evaluators(judgments)
+    if pooled.empty:
+        return pd.DataFrame(columns=columns)
+    cycles = find_contradictions(pooled, group_by=("evaluator", "criterion", "item"))
+    questions = pooled.groupby(["evaluator", "criterion"])["item"].nunique().rename("questions")
+    counts = cycles.groupby(["evaluator", "criterion"]).size().rename("cycles")
+    table = pd.concat([counts, questions], axis=1).fillna({"cycles": 0}).reset_index()
+    table["cycles"] = table["cycles"].astype(int)
+    return table[columns]
+
+
+#: the model attribute that says which model of a pair is the larger
+SIZE = "size"
+
+
+def larger_model_preference(judgments: pd.DataFrame, attributes: pd.DataFrame) -> pd.DataFrame:
+    """Per evaluator (the human survey pooled) and criterion (and over all): how often its
+    decided comparisons of two models of different sizes prefer the larger (CHIRP's "prefers
+    the larger model"), from ``attributes`` (a ``model`` and a ``size`` column). Ties, and
+    pairs of equal or unknown size, are left out; ``comparisons`` says how many count."""
+    columns = ["evaluator", "criterion", "comparisons", "prefers_larger"]
+    if SIZE not in attributes.columns:
+        raise StatsInputError(
+            f"the model attributes have no '{SIZE}' column (columns: "
+            f"{', '.join(map(str, attributes.columns))})"
+        )
+    sizes = dict(zip(attributes["model"], attributes[SIZE], strict=True))
+    pooled = pooled_evaluators(judgments)
+    if pooled.empty:
+        return pd.DataFrame(columns=columns)
+    keys = ["evaluator", "item", "criterion", "first", "second"]
+    answers = majority_preferences(pooled, keys)
+    first_size = answers["first"].map(sizes)
+    second_size = answers["second"].map(sizes)
+    usable = (
+        (answers["preference"] != TIE)
+        & first_size.notna()
+        & second_size.notna()
+        & (first_size != second_size)
+    )
+    answers = answers[usable]
+    larger_first = (first_size > second_size)[usable]
+    answers = answers.assign(prefers_larger=(answers["preference"] == FIRST) == larger_first)
+    rows = []
+    for (evaluator, criterion), group in answers.groupby(["evaluator", "criterion"]):
+        rows.append([evaluator, criterion, len(group), float(group["prefers_larger"].mean())])
+    for evaluator, group in answers.groupby("evaluator"):
+        rows.append([evaluator, "all", len(group), float(group["prefers_larger"].mean())])
+    return pd.DataFrame(rows, columns=columns)
+
+
+def attribute_tables(judgments: pd.DataFrame, attributes: pd.DataFrame) -> ScoreTables:
+    """The tables ``workbench scores --benchmark chirp --model-attributes FILE`` adds."""
+    return {"prefers_larger_model": larger_model_preference(judgments, attributes)}
+
+
+def score_tables(judgments: pd.DataFrame) -> ScoreTables:
+    """The tables ``workbench scores --benchmark chirp`` prints."""
+    return {
+        "kappa_with_human_survey": kappa_with_humans(judgments),
+        "cycles": cycles_per_evaluator(judgments),
+    }

@@ -1,0 +1,184 @@
+"""ConvBench end to end through the command line: the published folder imported, a model's
+answers in the standard conversation and in both ablations (perfect perception: the reference
+in place of its turn-1 answer; perfect perception and reasoning: references for turns 1 and 2),
+judge runs against a local fake endpoint, then ``workbench scores --benchmark convbench``.
+
+ConvBench publishes no model answers here, so the model's answers are written by the test
+(canonical JSONL onto the imported conversations). The fake judge grades by the context it
+reads in the answers, so the ablation deltas are known in advance."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import workbench.plugins
+from tests.importers.canonical_helpers import write_jsonl
+from tests.judge.fake_openai_server import FakeOpenAIServer, message_text
+from tests.judge.helpers import FAKE_KEY, registry_with_all_templates
+from workbench.cli import main
+
+pytestmark = pytest.mark.shared_data
+
+MODEL = "llava-test"
+CONVERSATIONS = 6
+STANDARD, PERCEPTION, REASONING = "standard", "perfect_perception", "perfect_perception_reasoning"
+#: the fake judge's grades (turn 1, 2, 3, overall) per context it reads in the answers
+GRADES = {STANDARD: (4, 4, 4, 4), PERCEPTION: (9, 6, 5, 6), REASONING: (9, 9, 7, 8)}
+ORDINALS = ("first", "second", "third")
+
+
+PAIRWISE_VERDICT = "Turn 1: [[B]]\nTurn 2: [[B]]\nTurn 3: [[A]]\nOverall: [[B]]"
+
+
+class FakeJudge:
+    """Grades by the context it reads in the answers; prefers Assistant B in pairwise
+    requests, and answers the one showing ``malformed`` (a conversation's text) without its
+    verdict lines, which the extraction step's follow-up then restates."""
+
+    def __init__(self) -> None:
+        self.malformed: str | None = None
+
+    def __call__(self, messages: list[dict]) -> str:
+        user = message_text(messages, "user")
+        system = message_text(messages, "system")
+        if "report the decisions" in system:
+            return PAIRWISE_VERDICT
+        if "compare two assistants" in system:
+            if self.malformed is not None and self.malformed in user:
+                return "B is better throughout, and overall too."
+            return PAIRWISE_VERDICT
+        return graded(user)
+
+
+def graded(user: str) -> str:
+    found = re.findall(rf"{MODEL} \(([a-z_]+)\)", user)
+    context = max(found, key=len) if found else STANDARD
+    one, two, three, overall = GRADES[context]
+    return (
+        f"Turn 1 score: [[{one}]]\nTurn 2 score: [[{two}]]\nTurn 3 score: [[{three}]]\n"
+        f"Overall score: [[{overall}]]"
+    )
+
+
+@pytest.fixture
+def judge() -> FakeJudge:
+    return FakeJudge()
+
+
+@pytest.fixture
+def server(judge: FakeJudge) -> Iterator[FakeOpenAIServer]:
+    with FakeOpenAIServer(responder=judge, keep_bodies=True) as running:
+        yield running
+
+
+@pytest.fixture(autouse=True)
+def templates_and_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    registry = registry_with_all_templates()
+    monkeypatch.setattr(workbench.plugins, "registry", lambda: registry)
+    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
+
+
+def answers(sheet: pd.DataFrame) -> list[dict]:
+    """The model's answers to the first conversations: its own in the standard context; in
+    each ablation the references in place of the turns it fixes, and new answers after them."""
+    lines = []
+    for _, row in sheet.head(CONVERSATIONS).iterrows():
+        references = [str(row[f"{ordinal}_turn_answer"]) for ordinal in ORDINALS]
+        own = {
+            context: [f"{MODEL} ({context}) answers turn {turn}." for turn in (1, 2, 3)]
+            for context in GRADES
+        }
+        given = {
+            STANDARD: own[STANDARD],
+            PERCEPTION: [references[0], *own[PERCEPTION][1:]],
+            REASONING: [*references[:2], own[REASONING][2]],
+        }
+        lines.append(
+            {
+                "format": "vlm-workbench/item",
+                "format_version": 1,
+                "source": "convbench",
+                "id": str(row["ID"]),
+                "turns": [{"prompt": "as published"} for _ in ORDINALS],
+                "outputs": [
+                    {"model": MODEL, "turn": turn, "text": text, "context": context}
+                    for context, texts in given.items()
+                    for turn, text in enumerate(texts, start=1)
+                ],
+            }
+        )
+    return lines
+
+
+def _json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
+    assert main([*argv, "--json"]) == 0, capsys.readouterr().err
+    return json.loads(capsys.readouterr().out)
+
+
+def test_ablation_deltas_and_one_pairwise_query_per_conversation(
+    shared_data: Path,
+    tmp_path: Path,
+    server: FakeOpenAIServer,
+    judge: FakeJudge,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    folder = shared_data / "convbench"
+    bundle = str(tmp_path / "convbench.wbb")
+    assert main(["import", str(folder), "--format", "convbench", "--into", bundle]) == 0
+    sheet = pd.read_excel(folder / "ConvBench.xlsx", sheet_name="multi_turn_benchmark")
+    source = write_jsonl(tmp_path / "answers", answers(sheet))
+    assert main(["import", str(source), "--format", "jsonl", "--into", bundle]) == 0
+    capsys.readouterr()
+    judged = ["judge", bundle, "--base-url", server.base_url, "--model", "gpt-4o-mini", "--yes"]
+    for context in GRADES:
+        direct = [*judged, "--template", "convbench-direct", "--context", context]
+        assert main([*direct, "--models", MODEL]) == 0, capsys.readouterr().err
+    assert server.stats.requests == len(GRADES) * CONVERSATIONS
+
+    first_answers = [str(text) for text in sheet.head(CONVERSATIONS)["first_turn_answer"]]
+    judge.malformed = first_answers[0].strip()
+    pairwise = [*judged, "--template", "convbench-pairwise", "--models", f"{MODEL},reference"]
+    assert main(pairwise) == 0, capsys.readouterr().err
+    capsys.readouterr()
+    # one query per conversation, the model on the side pairwise.npy gives it, and one
+    # follow-up for the answer without verdict lines
+    assert server.stats.requests == (len(GRADES) + 1) * CONVERSATIONS + 1
+    sides = np.load(folder / "pairwise.npy")[:CONVERSATIONS]
+    model_first = {}
+    for body in server.stats.bodies:
+        messages = json.loads(body)["messages"]
+        if "compare two assistants" not in message_text(messages, "system"):
+            continue
+        user = message_text(messages, "user")
+        (conversation,) = [n for n, text in enumerate(first_answers) if text.strip() in user]
+        model_first[conversation] = MODEL in user.split("=== Assistant B ===")[0]
+    assert model_first == {n: bool(side == 0) for n, side in enumerate(sides)}
+
+    tables = _json(capsys, "scores", bundle, "--benchmark", "convbench")["tables"]
+    deltas = pd.DataFrame(tables["ablation_deltas"])
+    direct = deltas[deltas["grading"] == "direct"].set_index("model")
+    assert len(direct) == 1
+    expected = {
+        "S2_perception_gain": 6 - 4,
+        "S3_perception_gain": 5 - 4,
+        "S0_perception_gain": 6 - 4,
+        "S3_reasoning_gain": 7 - 5,
+        "S0_reasoning_gain": 8 - 6,
+    }
+    for column, value in expected.items():
+        assert direct.loc[MODEL, column] == pytest.approx(value)
+    scores = pd.DataFrame(tables["scores"])
+    assert set(scores["context"]) == set(GRADES)
+    pairwise_scores = scores[scores["grading"] == "pairwise"].set_index("model")
+    # the judge always picks Assistant B overall: the model wins where pairwise.npy put it at B
+    assert pairwise_scores.loc[MODEL, "S0"] == pytest.approx(100 * float(np.mean(sides == 1)))
+    # the official scorer's convention: the same wins over all 577 conversations
+    official = pd.DataFrame(tables["pairwise_official"]).set_index("model")
+    assert official.loc[MODEL, "S0"] == pytest.approx(100 * int(np.sum(sides == 1)) / 577)
