@@ -21,7 +21,7 @@ from typing import Any, cast
 
 from workbench.errors import WorkbenchError
 from workbench.judge.cost import Price
-from workbench.judge.secrets import Secret, scrub
+from workbench.judge.secrets import Secret, public_base_url, scrub
 from workbench.logging_setup import redact
 
 log = logging.getLogger(__name__)
@@ -285,10 +285,22 @@ def storable_text(text: str) -> str:
     return _UNSTORABLE.sub("\ufffd", text)
 
 
-def _describe(error: Exception, key: Secret | None = None) -> str:
+def _describe(error: Exception, key: Secret | None = None, endpoint: str | None = None) -> str:
+    """One line on what went wrong; a connection that could not be made names the endpoint
+    (the library's own words, "Connection error.", do not say where it tried)."""
+    import openai
+
     if isinstance(error, TimeoutError) and not str(error):
         return "TimeoutError: the attempt took longer than its timeout"
     text = redact(f"{type(error).__name__}: {error}")
+    if (
+        endpoint is not None
+        and isinstance(error, openai.APIConnectionError)
+        and not isinstance(error, openai.APITimeoutError)
+    ):
+        cause = error.__cause__
+        why = redact(str(cause)) if cause is not None and str(cause) else str(error)
+        text = f"cannot connect to {endpoint}: {why}"
     return text if key is None else scrub(text, key)
 
 
@@ -313,6 +325,8 @@ class JudgeClient:
         if concurrency < 1:
             raise WorkbenchError("concurrency must be at least 1")
         self.model = model
+        #: where requests go, as it may be shown (no user info, query or fragment)
+        self.endpoint = public_base_url(base_url)
         self._key = api_key
         self.retry = retry or RetryPolicy()
         self.meter = BudgetMeter(budget or Budget(), price)
@@ -407,7 +421,7 @@ class JudgeClient:
                     ) from None
                 if verdict == "fail" or attempt >= self.retry.max_attempts:
                     raise RequestFailed(
-                        _describe(error, self._key), failure_reason(error)
+                        _describe(error, self._key, self.endpoint), failure_reason(error)
                     ) from None
                 if wait is not None and wait > MAX_RETRY_AFTER:
                     raise RequestFailed(
