@@ -20,7 +20,7 @@ import threading
 import time
 import urllib.parse
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -79,6 +79,10 @@ class Faults:
     #: a 200 answer of request number n given as (content type, body) instead of a completion
     #: (a gateway's HTML page, ``{}``, an SSE stream); None answers normally
     raw_reply: Callable[[int], tuple[str, bytes] | None] | None = None
+    #: a 200 answer of request number n given as (extra headers, body chunks), sent with
+    #: chunked transfer encoding for as long as the chunks last (an endless iterator: an
+    #: endless body); None answers normally
+    stream_reply: Callable[[int], tuple[dict[str, str], AsyncIterator[bytes]] | None] | None = None
     #: the body is sent one byte every this many seconds (0: at once), after the headers
     trickle_seconds: float = 0.0
     #: put the request's Authorization header in the answer text (an echoing endpoint)
@@ -178,6 +182,9 @@ class FakeOpenAIServer:
                 if request is None:
                     break
                 status, headers, body = await self._respond(*request)
+                if not isinstance(body, bytes):
+                    await _write_chunked(writer, status, headers, body)
+                    break  # the client stopped reading: the connection is spent
                 trickle = self.faults.trickle_seconds if status == 200 else 0.0
                 if trickle:  # the headers now, the body byte by byte below
                     _write_response(
@@ -198,7 +205,7 @@ class FakeOpenAIServer:
 
     async def _respond(
         self, method: str, path: str, headers: dict[str, str], body: bytes
-    ) -> tuple[int, dict[str, str], bytes]:
+    ) -> tuple[int, dict[str, str], bytes | AsyncIterator[bytes]]:
         if method != "POST" or not path.endswith("/chat/completions"):
             return 404, {}, _error("no such endpoint", "not_found")
         stats = self.stats
@@ -221,7 +228,7 @@ class FakeOpenAIServer:
 
     async def _answer(
         self, number: int, payload: dict[str, Any], messages: Messages, headers: dict[str, str]
-    ) -> tuple[int, dict[str, str], bytes]:
+    ) -> tuple[int, dict[str, str], bytes | AsyncIterator[bytes]]:
         faults = self.faults
         if faults.refuse_key:
             key = headers.get("authorization", "").removeprefix("Bearer ")
@@ -240,6 +247,9 @@ class FakeOpenAIServer:
         if faults.latency:
             spread = self._random.uniform(-faults.latency_jitter, faults.latency_jitter)
             await asyncio.sleep(faults.latency * (1 + spread))
+        streamed = faults.stream_reply(number) if faults.stream_reply is not None else None
+        if streamed is not None:
+            return 200, streamed[0], streamed[1]
         raw = faults.raw_reply(number) if faults.raw_reply is not None else None
         if raw is not None:
             content_type, raw_body = raw
@@ -341,6 +351,30 @@ def _write_response(
         *(f"{name}: {value}" for name, value in headers.items()),
     ]
     writer.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body)
+
+
+async def _write_chunked(
+    writer: asyncio.StreamWriter,
+    status: int,
+    headers: dict[str, str],
+    chunks: AsyncIterator[bytes],
+) -> None:
+    """An answer in chunked transfer encoding, chunk by chunk until ``chunks`` ends or the
+    client goes away."""
+    headers = dict(headers)
+    content_type = headers.pop("content-type", "application/json")
+    lines = [
+        f"HTTP/1.1 {status} {_REASONS.get(status, 'Status')}",
+        f"content-type: {content_type}",
+        "transfer-encoding: chunked",
+        *(f"{name}: {value}" for name, value in headers.items()),
+    ]
+    writer.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
+    async for chunk in chunks:
+        writer.write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
+        await writer.drain()
+    writer.write(b"0\r\n\r\n")
+    await writer.drain()
 
 
 def main() -> int:

@@ -33,7 +33,9 @@ def test_an_incomplete_run_prints_its_failure_reasons(
         assert main([*judge_args(bundle, server), "--attempts", "2", "--json"]) == 1
     out = capsys.readouterr().out
     text, _, json_text = out.partition("{")
-    assert "incomplete" in text and "failed          4" in text
+    # every request failed: the run failed, and says where it sent them
+    assert "': failed in" in text and "failed          4" in text
+    assert f"every request to {server.base_url} failed" in text
     assert "why           4 HTTP 500; the first: InternalServerError" in text
     record = json.loads("{" + json_text)
     assert record["failure_reasons"] == {"HTTP 500": 4}

@@ -158,7 +158,8 @@ def test_other_answer_shapes_give_a_verdict_or_a_failure(
         (text,) = {row[0] for row in rows(bundle, "SELECT raw_text FROM judge_verdicts")}
         assert text.startswith("Overall, Response A is better.") and "\x00" not in text
     else:
-        assert summary.status == "incomplete" and summary.progress.failed == 2
+        # every request failed: the run failed
+        assert summary.status == "failed" and summary.progress.failed == 2
         assert summary.progress.failure_reasons == {"no usable completion": 2}
         assert rows(bundle, "SELECT count(*) FROM response_cache") == [(0,)]
     assert rows(bundle, "SELECT status FROM judge_runs") == [(summary.status,)]

@@ -90,14 +90,14 @@ def test_eps_stored_by_an_older_version_is_not_shown_or_sent(gs_watch, tmp_path:
     payload.write_bytes(eps_bytes())
     code = f"""
 from pathlib import Path
-from PIL import UnidentifiedImageError
 from workbench.gui.image_loader import decode_image
+from workbench.importers.images import ImageProblemError
 from workbench.judge.images import data_url
 data = Path({str(payload)!r}).read_bytes()
 print(decode_image(data).error)
 try:
     data_url(data, 512)
-except UnidentifiedImageError:
+except ImageProblemError:
     print("judge refused")
 """
     done = run_python(code, env)

@@ -389,7 +389,9 @@ def run_judge(args: argparse.Namespace) -> int:
         _print_summary(summary)
     if summary.status == "cancelled":
         return 130
-    return 0 if summary.status in ("completed", "budget_exhausted") else 1
+    # a request that failed is work not done, whatever else stopped the run (run again)
+    ok = summary.status in ("completed", "budget_exhausted") and not summary.progress.failed
+    return 0 if ok else 1
 
 
 def run_templates(args: argparse.Namespace) -> int:

@@ -58,6 +58,8 @@ def run_check(args: argparse.Namespace) -> int:
 
     result = check(args.bundle, full=args.full)
     path, problems, backup = result.bundle, result.problems, result.latest_backup
+    if result.wal_set_aside is not None and not args.json:
+        print(f"{path}: {result.wal_set_aside.describe()}")
     if args.json:
         print(json.dumps(result.to_json(), indent=2))
     elif not problems:
@@ -76,8 +78,11 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def run_backup(args: argparse.Namespace) -> int:
-    from workbench.services.maintenance import back_up
+    from workbench.services.maintenance import back_up, set_aside_stale_wal
 
+    aside = set_aside_stale_wal(args.bundle)
+    if aside is not None:
+        print(f"{args.bundle}: {aside.describe()}")
     print(f"backed up to {back_up(args.bundle)}")
     return 0
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from workbench.export.atomic import write_bytes_atomically
 from workbench.export.options import ImageMode
+from workbench.importers.images import ImageProblemError, check_image_row
 from workbench.storage.models import ItemImage
 
 IMAGE_FOLDER = "images"
@@ -25,6 +26,8 @@ class ImageWriter:
     mode: ImageMode
     folder: Path
     written: set[str] = field(default_factory=set)
+    #: images whose row was checked (:func:`check_image_row`), by database id
+    checked: set[int] = field(default_factory=set)
     #: files (and folders) this export made that were not there before: what
     #: :meth:`remove_created` takes back when the export fails or is cancelled
     created: list[Path] = field(default_factory=list)
@@ -37,6 +40,17 @@ class ImageWriter:
         image = slot.image
         if image is None:
             return {"missing": slot.original_ref}
+        if image.id not in self.checked:
+            # A bundle is anyone's file: its row names the file written below, and its bytes
+            # go out as an image, so both must be what the app itself would have stored.
+            try:
+                check_image_row(image.sha256, image.format, image.data)
+            except ImageProblemError as refused:
+                raise ImageProblemError(
+                    f"cannot export image {image.id} (slot {slot.position} of item "
+                    f"{slot.item_id}): {refused}; nothing was written"
+                ) from None
+            self.checked.add(image.id)
         if self.mode is ImageMode.EMBED:
             return {
                 "base64": base64.b64encode(image.data).decode("ascii"),

@@ -329,6 +329,8 @@ def run_app(
             window.campaign_ops.show_monitor(campaign)
         elif page == "adjudicate":
             shown = window.campaign_ops.show_adjudication(campaign)
+        if page == "items" and window.item_list.judgment_total:
+            page = "leaderboard"  # judgments without items: the page that shows them
         if page == "analysis":
             window.analysis.show_all()
         elif page in PANEL_PAGES:

@@ -32,8 +32,13 @@ class _FirstItemPaint(QObject):
         view.viewport().installEventFilter(self)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        # The event's type first: a filter still installed when the window is torn down (a
+        # bundle without items never paints a row) sees the view's Destroy event after the view
+        # is gone, and touching the view then raises at interpreter exit, which crashed it.
+        if event.type() != QEvent.Type.Paint:
+            return False
         model = self.view.model()
-        if event.type() == QEvent.Type.Paint and model is not None and model.rowCount() > 0:
+        if model is not None and model.rowCount() > 0:
             painted_at = time.time()
             self.view.viewport().removeEventFilter(self)
             # after this paint has drawn its rows

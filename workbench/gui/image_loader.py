@@ -14,11 +14,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from PIL import Image as PILImage
-from PIL import ImageOps, UnidentifiedImageError
+from PIL import ImageOps
 from PySide6.QtCore import QObject, QSize, QThreadPool, Signal
 from PySide6.QtGui import QImage
 
-from workbench.importers.images import not_raster_reason, open_raster
+from workbench.importers.images import ImageProblemError, open_stored_image
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +56,7 @@ def decode_image(data: bytes) -> DecodedImage:
     loading plugins on a worker thread while the GUI thread lays out a window can deadlock.
     """
     try:
-        with open_raster(data) as opened:
+        with open_stored_image(data) as opened:
             opened.load()
             image = ImageOps.exif_transpose(opened)
             thumbnail = image.copy()
@@ -64,8 +64,8 @@ def decode_image(data: bytes) -> DecodedImage:
                 (THUMBNAIL_SIZE.width(), THUMBNAIL_SIZE.height()), PILImage.Resampling.LANCZOS
             )
             return DecodedImage(_to_qimage(image), _to_qimage(thumbnail))
-    except UnidentifiedImageError:
-        return DecodedImage(QImage(), QImage(), f"cannot show image: {not_raster_reason(data)}")
+    except ImageProblemError as refused:
+        return DecodedImage(QImage(), QImage(), f"cannot show image: {refused}")
     except (OSError, ValueError, PILImage.DecompressionBombError) as error:
         return DecodedImage(QImage(), QImage(), f"cannot decode image: {error}")
 

@@ -15,6 +15,7 @@ from workbench.gui.background import BackgroundRunner
 from workbench.gui.forms.ui_item_list_panel import Ui_ItemListPanel
 from workbench.gui.item_table_model import PAGE_SIZE, ItemTableModel
 from workbench.gui.linked_selection import LinkedSelection
+from workbench.gui.panels.empty_hint import install_empty_hint
 from workbench.services.browse import (
     SQL_FLAGS,
     BundleBrowser,
@@ -79,6 +80,9 @@ class ItemListPanel(QWidget):
         self._painted = False
         self._after_first_paint: list[Callable[[], None]] = []
         self.ui.itemTable.viewport().installEventFilter(self)
+        #: what a bundle without items holds instead (shown only when it has none)
+        self.empty_hint = install_empty_hint(self.ui.itemTable, "")
+        self.judgment_total = 0
 
         self._search_timer = QTimer(self)
         self._search_timer.setSingleShot(True)
@@ -105,6 +109,11 @@ class ItemListPanel(QWidget):
         """Show the items of another bundle (or none), with the filters it offers."""
         self.browser = browser
         self._total_items = browser.item_count() if browser else 0
+        # a bundle of judgments alone (a battle log without conversations) has nothing to
+        # list: say what it holds and where it shows
+        self.judgment_total = browser.judgment_total() if browser and not self._total_items else 0
+        empty = browser is not None and not self._total_items
+        self.empty_hint.setText(no_items_text(self.judgment_total) if empty else "")
         for combo in self.filter_combos():
             combo.blockSignals(True)
             combo.setCurrentIndex(0)
@@ -153,8 +162,8 @@ class ItemListPanel(QWidget):
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if (
-            watched is self.ui.itemTable.viewport()
-            and event.type() == QEvent.Type.Paint
+            event.type() == QEvent.Type.Paint
+            and watched is self.ui.itemTable.viewport()
             and self.model.rowCount() > 0
         ):
             self._painted = True
@@ -298,3 +307,10 @@ class ItemListPanel(QWidget):
     def focus_search(self) -> None:
         self.ui.searchEdit.setFocus(Qt.FocusReason.ShortcutFocusReason)
         self.ui.searchEdit.selectAll()
+
+
+def no_items_text(judgments: int) -> str:
+    """The items page's note for a bundle without items."""
+    if judgments:
+        return f"No items; {judgments:,} judgments — see the Leaderboard (View > Leaderboard)."
+    return "No items yet: import some with File > Import… or `workbench import`."

@@ -376,7 +376,7 @@ class ItemView(QWidget):
         self.show_item(None)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self.scroll_area.viewport() and event.type() == QEvent.Type.Resize:
+        if event.type() == QEvent.Type.Resize and watched is self.scroll_area.viewport():
             margins = self._page_layout.contentsMargins()
             self._available_width = (
                 self.scroll_area.viewport().width() - margins.left() - margins.right()

@@ -279,6 +279,8 @@ class MainWindow(QMainWindow):
         self.item_view.set_available_models(choices.models)
         self.item_list.set_browser(browser, choices)
         self.analysis.set_bundle(bundle)
+        if self.item_list.judgment_total:  # judgments without items: the leaderboard shows them
+            self.analysis.show_panel("leaderboard")
         self._update_title()
         if bundle.path is not None and self.auto_backup:
             self.back_up_in_background(bundle.path)

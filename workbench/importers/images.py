@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import re
 import tempfile
 from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -40,12 +41,107 @@ _REFUSED_SIGNATURES = (
 )
 
 
+#: the leading bytes of each allowed format (WebP: ``RIFF`` then ``WEBP`` at offset 8)
+_RASTER_SIGNATURES = (
+    (b"\x89PNG\r\n\x1a\n", "PNG"),
+    (b"\xff\xd8\xff", "JPEG"),
+    (b"GIF87a", "GIF"),
+    (b"GIF89a", "GIF"),
+    (b"BM", "BMP"),
+    (b"II*\x00", "TIFF"),
+    (b"MM\x00*", "TIFF"),
+    (b"II+\x00", "TIFF"),
+    (b"MM\x00+", "TIFF"),
+)
+
+#: the values of the ``images.format`` column the app writes (Pillow's format names, lower
+#: case; a JPEG holding several pictures is Pillow's ``mpo``): what export may put in a file name
+STORED_FORMATS = frozenset({"png", "jpeg", "mpo", "webp", "gif", "bmp", "tiff"})
+
+#: the largest image the app decodes from a bundle (the importers' per-image file limit)
+MAX_STORED_IMAGE_BYTES = 100 * 1024 * 1024
+
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+def raster_signature(data: bytes) -> str | None:
+    """The allowed format ``data`` starts like (``"PNG"``...), or None."""
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "WEBP"
+    for signature, name in _RASTER_SIGNATURES:
+        if data.startswith(signature):
+            return name
+    return None
+
+
 def open_raster(data: bytes) -> Image.Image:
     """Open ``data`` with the allowed raster decoders only (use as a context manager).
 
     Raises ``PIL.UnidentifiedImageError`` for anything else; no external program is started.
     """
     return Image.open(io.BytesIO(data), formats=RASTER_FORMATS)
+
+
+def open_stored_image(
+    data: bytes,
+    *,
+    max_bytes: int = MAX_STORED_IMAGE_BYTES,
+    max_pixels: int = MAX_IMAGE_PIXELS,
+) -> Image.Image:
+    """The one gate for decoding image bytes read from a bundle (viewer, annotator, judge,
+    report): the bytes must start with the signature of an allowed raster format, be at most
+    ``max_bytes`` long, and declare at most ``max_pixels`` pixels, which is checked from the
+    header before any pixel is decoded; only that format's decoder is tried. Use as a context
+    manager; raises :class:`ImageProblemError` saying why an image is refused. A bundle is
+    data from anyone (a colleague's file, a pull, a pack): its bytes were checked at import
+    only if this app imported them."""
+    if len(data) > max_bytes:
+        raise ImageProblemError(f"image of {len(data):,} bytes is over the limit of {max_bytes:,}")
+    kind = raster_signature(data)
+    if kind is None:
+        raise ImageProblemError(not_raster_reason(data))
+    try:
+        image = Image.open(io.BytesIO(data), formats=(kind,))
+    except Image.DecompressionBombError as error:
+        raise ImageProblemError(f"image refused as a decompression bomb: {error}") from error
+    except UnidentifiedImageError as error:
+        raise ImageProblemError(not_raster_reason(data)) from error
+    except Exception as error:  # a damaged header, in whatever words the decoder has
+        raise ImageProblemError(f"image is damaged: {_first_line(error)}") from error
+    width, height = image.size
+    if width * height > max_pixels:
+        image.close()
+        raise ImageProblemError(
+            f"image of {width}x{height} pixels is over the limit of {max_pixels:,}"
+        )
+    return image
+
+
+def _first_line(error: BaseException) -> str:
+    return str(error).splitlines()[0] if str(error) else type(error).__name__
+
+
+def check_image_row(sha256: object, image_format: object, data: bytes | None = None) -> None:
+    """Refuse an ``images`` row whose values cannot safely name a file or be decoded: the hash
+    must be 64 lowercase hex digits (and the hash of ``data`` when given), the format one of
+    :data:`STORED_FORMATS`, and ``data`` must start like an allowed raster format. Raises
+    :class:`ImageProblemError` saying which value is wrong. Used by export (which names files
+    after the row) and by every copy between bundles (push, pull, pack merge and export)."""
+    shown = repr(sha256)[:80]
+    if not isinstance(sha256, str) or not _SHA256.fullmatch(sha256):
+        raise ImageProblemError(f"image row has an invalid sha256 {shown}: not 64 hex digits")
+    # any case: bundles of the first schema stored Pillow's own names ("PNG")
+    if not isinstance(image_format, str) or image_format.lower() not in STORED_FORMATS:
+        raise ImageProblemError(
+            f"image {sha256[:12]}… has format {repr(image_format)[:40]}, not one of "
+            f"{', '.join(sorted(STORED_FORMATS))}"
+        )
+    if data is None:
+        return
+    if hashlib.sha256(data).hexdigest() != sha256:
+        raise ImageProblemError(f"image {sha256[:12]}…'s bytes do not have its sha256")
+    if raster_signature(data) is None:
+        raise ImageProblemError(f"image {sha256[:12]}…: {not_raster_reason(data)}")
 
 
 def not_raster_reason(data: bytes) -> str:

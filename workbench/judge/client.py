@@ -20,8 +20,9 @@ from datetime import UTC, datetime
 from typing import Any, cast
 
 from workbench.errors import WorkbenchError
+from workbench.judge.answer_limits import MAX_ANSWER_BYTES, AnswerTooLarge, AnswerUnreadable
 from workbench.judge.cost import Price
-from workbench.judge.secrets import Secret, scrub
+from workbench.judge.secrets import Secret, public_base_url, scrub
 from workbench.logging_setup import redact
 
 log = logging.getLogger(__name__)
@@ -57,6 +58,10 @@ def failure_reason(error: BaseException) -> str:
         return "connection failed"
     if isinstance(error, openai.APIStatusError):
         return f"HTTP {error.status_code}"
+    if isinstance(error, AnswerTooLarge):
+        return "answer too large"
+    if isinstance(error, AnswerUnreadable):
+        return "unreadable answer"
     if isinstance(error, UnusableAnswer):
         return "no usable completion"
     if isinstance(error, ValueError):
@@ -206,6 +211,8 @@ def _classify(error: Exception) -> tuple[str, float | None]:
     library."""
     import openai
 
+    if isinstance(error, AnswerTooLarge | AnswerUnreadable):
+        return "fail", None  # asking again would read the same flood
     if isinstance(error, openai.APIStatusError):
         headers = error.response.headers if error.response is not None else None
         wait = retry_after_seconds(headers)
@@ -285,10 +292,22 @@ def storable_text(text: str) -> str:
     return _UNSTORABLE.sub("\ufffd", text)
 
 
-def _describe(error: Exception, key: Secret | None = None) -> str:
+def _describe(error: Exception, key: Secret | None = None, endpoint: str | None = None) -> str:
+    """One line on what went wrong; a connection that could not be made names the endpoint
+    (the library's own words, "Connection error.", do not say where it tried)."""
+    import openai
+
     if isinstance(error, TimeoutError) and not str(error):
         return "TimeoutError: the attempt took longer than its timeout"
     text = redact(f"{type(error).__name__}: {error}")
+    if (
+        endpoint is not None
+        and isinstance(error, openai.APIConnectionError)
+        and not isinstance(error, openai.APITimeoutError)
+    ):
+        cause = error.__cause__
+        why = redact(str(cause)) if cause is not None and str(cause) else str(error)
+        text = f"cannot connect to {endpoint}: {why}"
     return text if key is None else scrub(text, key)
 
 
@@ -307,12 +326,17 @@ class JudgeClient:
         price: Price | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         rng: random.Random | None = None,
+        max_answer_bytes: int = MAX_ANSWER_BYTES,
     ) -> None:
         import openai
+
+        from workbench.judge.answer_limits import capped_answers
 
         if concurrency < 1:
             raise WorkbenchError("concurrency must be at least 1")
         self.model = model
+        #: where requests go, as it may be shown (no user info, query or fragment)
+        self.endpoint = public_base_url(base_url)
         self._key = api_key
         self.retry = retry or RetryPolicy()
         self.meter = BudgetMeter(budget or Budget(), price)
@@ -327,11 +351,16 @@ class JudgeClient:
         # the budget and to the run's retry counts; and its sleeps cannot be replaced in
         # tests. Building the client loads the TLS certificates: construct a JudgeClient in a
         # worker thread when an event loop must stay responsive.
+        # Every answer is read through a byte cap, as sent and inflated: the library would
+        # otherwise read a gzip bomb or an endless body into memory, inside the app.
         self._openai = openai.AsyncOpenAI(
             base_url=base_url,
             api_key=api_key.reveal(),
             max_retries=0,
             timeout=self.retry.timeout,
+            http_client=openai.DefaultAsyncHttpxClient(
+                event_hooks=capped_answers(max_answer_bytes, self.endpoint)
+            ),
         )
 
     @property
@@ -407,7 +436,7 @@ class JudgeClient:
                     ) from None
                 if verdict == "fail" or attempt >= self.retry.max_attempts:
                     raise RequestFailed(
-                        _describe(error, self._key), failure_reason(error)
+                        _describe(error, self._key, self.endpoint), failure_reason(error)
                     ) from None
                 if wait is not None and wait > MAX_RETRY_AFTER:
                     raise RequestFailed(

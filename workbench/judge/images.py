@@ -8,7 +8,7 @@ import io
 
 from PIL import Image
 
-from workbench.importers.images import open_raster
+from workbench.importers.images import open_stored_image
 
 #: formats sent as they are when no resize is needed; anything else is re-encoded
 _SENDABLE = {"PNG": "image/png", "JPEG": "image/jpeg", "WEBP": "image/webp", "GIF": "image/gif"}
@@ -30,7 +30,7 @@ def data_url(data: bytes, max_side: int) -> str:
     for byte; otherwise it is re-encoded (PNG when it has transparency, JPEG at quality 90
     otherwise), which is deterministic for a given Pillow version.
     """
-    with open_raster(data) as image:  # no decoder that could start an external program
+    with open_stored_image(data) as image:  # the one gate: no program runs, bounded pixels
         fitted = fitted_size(image.width, image.height, max_side)
         if fitted == image.size and image.format in _SENDABLE:
             return _encode(data, _SENDABLE[image.format])

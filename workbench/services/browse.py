@@ -33,6 +33,7 @@ from workbench.storage.bundle import Bundle
 from workbench.storage.judgments import (
     OutcomeFilter,
     counts_per_item,
+    judgment_total,
     judgments_of_item,
     kinds_per_item,
     select_judgments,
@@ -785,3 +786,8 @@ class BundleBrowser:
     def item_count(self) -> int:
         with self.bundle.read_session() as session:
             return item_count(session)
+
+    def judgment_total(self) -> int:
+        """How many judgments the bundle holds (imported, voted, judged), counted cheaply."""
+        with self.bundle.read_session() as session:
+            return judgment_total(session)

@@ -32,7 +32,7 @@ from workbench.storage.credentials import (
     store_password,
 )
 from workbench.storage.errors import BackupError
-from workbench.storage.integrity import integrity_check
+from workbench.storage.integrity import ForeignWal, integrity_check, set_aside_foreign_wal
 
 __all__ = [
     "PASSWORD_ENV_VAR",
@@ -53,6 +53,7 @@ __all__ = [
     "password_source",
     "restore",
     "save_backup_settings",
+    "set_aside_stale_wal",
     "store_server_password",
 ]
 
@@ -77,26 +78,40 @@ class CheckResult:
     full: bool
     problems: list[str]
     latest_backup: Path | None
+    #: a -wal file beside the bundle that was not its own, moved aside before the check
+    wal_set_aside: ForeignWal | None = None
 
     @property
     def ok(self) -> bool:
         return not self.problems
 
     def to_json(self) -> dict[str, Any]:
+        aside = self.wal_set_aside
         return {
             "bundle": str(self.bundle),
             "ok": self.ok,
             "full": self.full,
             "problems": self.problems,
             "latest_backup": str(self.latest_backup) if self.latest_backup else None,
+            "wal_set_aside": None
+            if aside is None
+            else {"kept_at": str(aside.kept_at), "problem": aside.problem},
         }
 
 
 def check(location: str | Path, *, full: bool = False) -> CheckResult:
-    """SQLite's quick (or full) check of a bundle file; with problems, the backup to restore."""
+    """SQLite's quick (or full) check of a bundle file; with problems, the backup to restore.
+    A -wal file that does not belong to the file is set aside first, never replayed into it."""
     path = bundle_file(location)
+    aside = set_aside_foreign_wal(path)
     problems = integrity_check(path, full=full)
-    return CheckResult(path, full, problems, latest_backup(path) if problems else None)
+    return CheckResult(path, full, problems, latest_backup(path) if problems else None, aside)
+
+
+def set_aside_stale_wal(location: str | Path) -> ForeignWal | None:
+    """Move a -wal file that does not belong to the bundle file out of the way (see
+    :func:`~workbench.storage.integrity.set_aside_foreign_wal`); what was set aside, or None."""
+    return set_aside_foreign_wal(bundle_file(location))
 
 
 def back_up(

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import random
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ from typing import Any
 from sqlalchemy import and_, func, select
 from sqlalchemy.orm import Session
 
+from workbench.importers.images import ImageProblemError, check_image_row
 from workbench.services.campaign_errors import PackError
 from workbench.services.campaign_items import REFERENCE_NAME
 from workbench.services.campaigns import (
@@ -251,12 +253,21 @@ def _pack_practice(settings: Mapping[str, Any], salt: str, handle: str) -> dict[
     }
 
 
+def pack_order(salt: str, handle: str, exported_at: str) -> random.Random:
+    """The order in which a pack's anonymous models (and each turn's outputs) get their ids:
+    random, and fresh for every pack, seeded from the campaign's secret salt (which stays in
+    the main bundle) with the annotator and the moment of export. Ids given in the order of
+    the real names (as they once were) let anyone sort the ids and read off the names."""
+    seed = hashlib.sha256(f"{salt}:pack-order:{handle}:{exported_at}".encode()).digest()
+    return random.Random(seed)
+
+
 def _copy_content(
-    source: Session, target: Session, piece: _Slice
+    source: Session, target: Session, piece: _Slice, order: random.Random
 ) -> tuple[dict[int, int], dict[int, int]]:
     """Copy the slice's items (turns, references, captions, images) and the outputs its tasks
     and the campaign's practice round show; return the model and item id maps. Only what the
-    annotation needs crosses over."""
+    annotation needs crosses over, and no id follows the order of a model's name or id."""
     models_of_item: dict[int, set[int]] = defaultdict(set)
     for pair in piece.pairs:
         models_of_item[pair.item_id].update(
@@ -271,7 +282,9 @@ def _copy_content(
         )
     ).all()
     model_map: dict[int, int] = {}
-    for model_id, name in sorted(model_rows, key=lambda row: row.name):
+    shuffled = sorted(model_rows, key=lambda row: row.name)  # a fixed start for the seed
+    order.shuffle(shuffled)
+    for model_id, name in shuffled:
         anonymous = Model(name=anonymous_model_name(piece.salt, name), metadata_={})
         target.add(anonymous)
         target.flush()
@@ -299,6 +312,12 @@ def _copy_content(
             if slot.image is not None:
                 if slot.image_id not in images:
                     original = slot.image
+                    try:  # the pack goes to another machine: only what an import stores
+                        check_image_row(original.sha256, original.format, original.data)
+                    except ImageProblemError as refused:
+                        raise PackError(
+                            f"item {item.external_id} cannot go into a pack: {refused}"
+                        ) from None
                     images[original.id] = Image(
                         sha256=original.sha256,
                         format=original.format,
@@ -329,13 +348,19 @@ def _copy_content(
             )
             copy.turns.append(turn_copy)
             target.flush()
-            outputs = source.execute(
-                select(Output.model_id, Output.text).where(
-                    Output.turn_id == turn.id,
-                    Output.context == context,
-                    Output.model_id.in_(models_of_item[item.id]),
+            outputs = list(
+                source.execute(
+                    select(Output.model_id, Output.text)
+                    .where(
+                        Output.turn_id == turn.id,
+                        Output.context == context,
+                        Output.model_id.in_(models_of_item[item.id]),
+                    )
+                    .order_by(Output.model_id)
                 )
-            ).all()
+            )
+            # the outputs' ids would otherwise follow the main bundle's model ids
+            order.shuffle(outputs)
             target.add_all(
                 Output(
                     turn_id=turn_copy.id,
@@ -376,7 +401,8 @@ def export_pack(
         )
         try:
             with Bundle.create(out) as pack, pack.session() as target:
-                model_map, item_map = _copy_content(session, target, piece)
+                order = pack_order(piece.salt, piece.annotator.handle, info.exported_at)
+                model_map, item_map = _copy_content(session, target, piece, order)
                 target.add(BundleInfo(key=PACK_INFO_KEY, value=json.dumps(info.as_dict())))
                 target.add(
                     Annotator(

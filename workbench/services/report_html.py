@@ -10,6 +10,7 @@ import base64
 import hashlib
 import io
 import json
+import logging
 import math
 from dataclasses import dataclass, field
 from html import escape
@@ -20,8 +21,9 @@ import numpy as np
 import pandas as pd
 from matplotlib import rc_context
 from matplotlib.figure import Figure
-from PIL import Image, UnidentifiedImageError
+from PIL import Image
 
+from workbench.importers.images import ImageProblemError, open_stored_image
 from workbench.services.report import (
     Board,
     GalleryCase,
@@ -35,6 +37,8 @@ from workbench.services.report import (
 )
 from workbench.stats.agreement_plots import rating_scatter
 from workbench.stats.plots import ratings_forest_plot, win_rate_heatmap
+
+log = logging.getLogger(__name__)
 
 #: a thumbnail's longest side, and its largest encoded size (quality drops until it fits)
 THUMBNAIL_SIDE = 320
@@ -160,12 +164,17 @@ def _thumbnail(data: bytes | None, budget: _Budget) -> bytes | None:
 
 
 def _scaled(data: bytes) -> bytes | None:
+    # the gate every decode of stored bytes goes through: an EPS or PDF in a bundle never
+    # reaches a decoder that starts a program, and an oversized image is refused unread
     try:
-        with Image.open(io.BytesIO(data)) as image:
+        with open_stored_image(data) as image:
             image.thumbnail((THUMBNAIL_SIDE, THUMBNAIL_SIDE))
             picture = image.convert("RGB")
-    except (UnidentifiedImageError, OSError, ValueError):
+    except ImageProblemError as refused:
+        log.warning("a gallery image is left out of the report: %s", refused)
         return None
+    except (OSError, ValueError, SyntaxError, EOFError, Image.DecompressionBombError):
+        return None  # damaged pixels: the case is shown without its picture
     encoded = b""
     for quality in (75, 60, 45, 30):
         buffer = io.BytesIO()

@@ -33,7 +33,12 @@ from workbench.storage.backup_names import (
 from workbench.storage.backup_settings import load_backup_settings
 from workbench.storage.errors import BackupError
 from workbench.storage.files import sidecar_paths
-from workbench.storage.integrity import check_file_header, damage_from, integrity_check
+from workbench.storage.integrity import (
+    check_file_header,
+    damage_from,
+    integrity_check,
+    set_aside_foreign_wal,
+)
 from workbench.storage.leftovers import remove_abandoned, writer_tag
 
 __all__ = [
@@ -128,6 +133,7 @@ def make_backup(
     if not path.is_file():
         raise BackupError(f"no bundle at {path} to back up")
     check_file_header(path)
+    set_aside_foreign_wal(path)  # a backup of what a stale WAL would make of it is no backup
     folder = folder or load_backup_settings().folder
     if folder is not None:
         try:
@@ -322,6 +328,7 @@ def restore_backup(
     if backup.resolve() == path.resolve():
         raise BackupError(f"{backup} is the bundle itself, not a backup of it")
     steps("checking", 0, 0)
+    set_aside_foreign_wal(backup)  # checking it must not replay a WAL that is not its own
     try:
         problems = integrity_check(backup, cancel_requested=cancel_requested)
     except WorkCancelledError:

@@ -4,22 +4,29 @@ the latest backup."""
 
 from __future__ import annotations
 
+import logging
+import os
 import sqlite3
 import struct
 from contextlib import closing
+from dataclasses import dataclass
 from pathlib import Path
 
 from workbench.progress import CancelRequested, WorkCancelledError, never_cancelled
-from workbench.storage.backup_names import latest_backup
+from workbench.storage.backup_names import latest_backup, stamp_now
 from workbench.storage.errors import BundleDamagedError, NotABundleError
 from workbench.storage.files import sidecar_paths
 
 __all__ = [
     "BundleDamagedError",
+    "ForeignWal",
     "check_file_header",
     "damage_from",
     "integrity_check",
+    "set_aside_foreign_wal",
 ]
+
+log = logging.getLogger(__name__)
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 HEADER_SIZE = 100
@@ -80,6 +87,80 @@ def check_file_header(path: str | Path) -> None:
             f"it is cut short: {size} bytes where its header promises {page_count} pages "
             f"of {page_size} bytes ({page_count * page_size} bytes)",
         )
+
+
+@dataclass(frozen=True)
+class ForeignWal:
+    """A ``-wal`` file that did not belong to its bundle file, and where it was put."""
+
+    bundle: Path
+    kept_at: Path
+    problem: str
+
+    def describe(self) -> str:
+        return (
+            f"set aside {self.bundle.name}-wal, which does not belong to this file (applied, it "
+            f"would damage it: {self.problem}); it is kept at {self.kept_at}"
+        )
+
+
+def _read_only_uri(path: Path, *, with_wal: bool) -> str:
+    # immutable: the file alone, its -wal and -shm not even looked at; mode=ro: the file as
+    # its WAL makes it, read without writing to the file (a read-only connection never
+    # checkpoints)
+    return f"{path.resolve().as_uri()}?{'mode=ro' if with_wal else 'immutable=1'}"
+
+
+def _problems_and_id(uri: str, *, check: bool = True) -> tuple[list[str], str | None]:
+    """SQLite's quick check of the database at ``uri`` (opened read-only; skipped unless
+    ``check``) and the bundle id it records; a database that cannot be read is one problem."""
+    try:
+        with closing(sqlite3.connect(uri, uri=True)) as connection:
+            pragma = "PRAGMA quick_check" if check else "SELECT 'ok'"
+            problems = [row[0] for row in connection.execute(pragma)]
+            try:
+                row = connection.execute(
+                    "SELECT value FROM bundle_info WHERE key = 'bundle_id'"
+                ).fetchone()
+            except sqlite3.DatabaseError:
+                row = None
+    except sqlite3.DatabaseError as error:
+        return [str(error)], None
+    return ([] if problems == ["ok"] else problems), (str(row[0]) if row else None)
+
+
+def set_aside_foreign_wal(path: str | Path) -> ForeignWal | None:
+    """Move a ``-wal`` file that does not belong to the bundle file at ``path`` out of SQLite's
+    way (with its ``-shm``), before anything opens the file the usual way and replays it.
+
+    SQLite applies whatever WAL lies beside a database: one left by a crash beside a file the
+    user then copied over (another copy, a backup) writes the old file's pages into the new
+    one, and a byte-intact copy becomes permanently corrupt. A WAL's header says nothing about
+    which database it was written for, so this asks the file itself, read-only both times: the
+    WAL is foreign when the file read through it fails SQLite's quick check (or records another
+    bundle id) while the file alone passes. A WAL the file needs, or one that leaves it sound,
+    stays where it is; so does everything when the file alone is damaged too (then ``check``
+    reports the damage and nothing is changed). Costs nothing without a WAL, and two read-only
+    quick checks with one."""
+    path = Path(path)
+    wal, shm = sidecar_paths(path)
+    if not wal.is_file() or wal.stat().st_size == 0:
+        return None
+    merged, merged_id = _problems_and_id(_read_only_uri(path, with_wal=True))
+    # the file alone is checked only when the WAL looks wrong (a sound one costs one check)
+    alone, alone_id = _problems_and_id(_read_only_uri(path, with_wal=False), check=bool(merged))
+    other_bundle = merged_id is not None and alone_id is not None and merged_id != alone_id
+    if alone or (not merged and not other_bundle):
+        return None
+    problem = merged[0] if merged else f"it records bundle id {merged_id}, the file {alone_id}"
+    stamp = stamp_now()
+    kept_at = wal.with_name(f"{wal.name}.stale-{stamp}")
+    os.replace(wal, kept_at)
+    if shm.exists():
+        os.replace(shm, shm.with_name(f"{shm.name}.stale-{stamp}"))
+    found = ForeignWal(path, kept_at, problem)
+    log.warning("%s: %s", path, found.describe())
+    return found
 
 
 #: SQLite virtual-machine instructions between two looks at ``cancel_requested``

@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import Connection, Table, and_, delete, func, insert, select, text, update
 from sqlalchemy.exc import DBAPIError
 
+from workbench.importers.images import ImageProblemError, check_image_row
 from workbench.storage.batching import chunked
 from workbench.storage.copier import (
     SYNC_POLICY,
@@ -355,6 +356,15 @@ class _Copier:
         for row in batch:
             row[blob] = data[row["id"]]
             self.report.image_bytes += len(row[blob])
+            # rows from another bundle are anyone's data: an export names files after them
+            # and every viewer decodes them, so what is copied must be what an import stores
+            try:
+                check_image_row(row["sha256"], row["format"], row[blob])
+            except ImageProblemError as refused:
+                raise TransferError(
+                    f"{table.name} row {row['id']} of the source cannot be copied: {refused}; "
+                    "nothing was copied"
+                ) from None
         self._insert(table, batch, counts)
 
     def advance_sequences(self) -> None:

@@ -126,6 +126,7 @@ class JudgePlan:
     """What a run will do; shown to the user (the estimate) before anything is sent."""
 
     run_name: str
+    #: whether an earlier run of this name stored verdicts (this one resumes it)
     run_exists: bool
     template: JudgeTemplate
     settings: JudgeSettings
@@ -333,6 +334,8 @@ def plan_run(
             call = _call(unit, template, settings.judge_model, parameters)
             calls.append((unit, call))
             keys.append(_stored_key(unit, call, work.model_ids))
+        # an earlier run that stored nothing (every request failed) is nothing to resume
+        judged_before = bool(done)
         # Without the cache, everything is asked again: a verdict judged before is replaced
         # by the new answer (an endpoint's bad answers must not stick to a run for good).
         replaced = sum(key in done for key in keys)
@@ -390,7 +393,7 @@ def plan_run(
     )
     return JudgePlan(
         run_name=run_name,
-        run_exists=run is not None,
+        run_exists=judged_before,
         template=template,
         settings=settings,
         pending=pending,
@@ -602,10 +605,19 @@ class JudgeJob:
             error = error or failures[0]
         elif self._cancel_requested:
             self._status, self._stop_reason = "cancelled", "cancelled"
+        progress = self._progress
+        if self._status == "running" and progress.failed and not progress.done:
+            # Nothing was answered: the run failed, whatever stopped it (a budget counts
+            # failed requests too), and it says where it tried.
+            self._status = "failed"
+            self._stop_reason = (
+                f"every request to {public_base_url(self.plan.settings.base_url)} failed: "
+                f"{progress.describe_failures()}"
+            )
         if self._status == "running":
             if self._stop_reason is not None:
                 self._status = "budget_exhausted"
-            elif self._progress.failed:
+            elif progress.failed:
                 self._status = "incomplete"
             else:
                 self._status = "completed"
