@@ -37,6 +37,10 @@ class ReadLimits:
     #: what the rows of one parquet or Arrow file may decode to, each value counted as often as
     #: a row holds it (a dictionary-encoded value repeated over rows counts once per row)
     max_table_bytes: int = 2048 * MB
+    #: turns of one item (published conversations have a few; 20,000 froze the inspector)
+    max_turns_per_item: int = 1_000
+    #: images of one item (a multi-image task shows a handful)
+    max_images_per_item: int = 1_000
 
 
 DEFAULT_LIMITS = ReadLimits()

@@ -298,8 +298,33 @@ def _reference_problems(record: Record) -> Iterator[tuple[str, str]]:
         yield "turn", f"turn {turn} does not exist: turns are numbered from 1"
 
 
-def _record_problems(record: Record) -> Iterator[tuple[str, str]]:
+def _size_problems(record: Record, limits: ReadLimits) -> Iterator[tuple[str, str]]:
+    """(field, reason) for an item larger than one item may be, whatever format it came in."""
+    if not isinstance(record, ItemRecord):
+        return
+    if len(record.turns) > limits.max_turns_per_item:
+        yield (
+            "turns",
+            (
+                f"has {len(record.turns):,} turns; an item may have at most "
+                f"{limits.max_turns_per_item:,}"
+            ),
+        )
+    if len(record.images) > limits.max_images_per_item:
+        yield (
+            "images",
+            (
+                f"has {len(record.images):,} images; an item may have at most "
+                f"{limits.max_images_per_item:,}"
+            ),
+        )
+
+
+def _record_problems(
+    record: Record, limits: ReadLimits = DEFAULT_LIMITS
+) -> Iterator[tuple[str, str]]:
     """(field, reason) for everything in ``record`` the bundle cannot store as given."""
+    yield from _size_problems(record, limits)
     for name, text, column in _text_fields(record):
         problem = None if text is None else _text_problem(text, column)
         if problem:
@@ -321,7 +346,12 @@ def _record_problems(record: Record) -> Iterator[tuple[str, str]]:
             yield "metadata", f"cannot be stored as JSON: {error}"
 
 
-def _storable(records: Sequence[Record], report: ImportReport, fallback: Origin) -> list[Record]:
+def _storable(
+    records: Sequence[Record],
+    report: ImportReport,
+    fallback: Origin,
+    limits: ReadLimits = DEFAULT_LIMITS,
+) -> list[Record]:
     """The records the bundle can store as given; each of the others is rejected with why.
 
     A model description has no row of its own, so its problems are reported at the first row
@@ -334,7 +364,7 @@ def _storable(records: Sequence[Record], report: ImportReport, fallback: Origin)
             model_origins.setdefault(record.model_a, record.origin)
     kept: list[Record] = []
     for record in records:
-        problems = list(_record_problems(record))
+        problems = list(_record_problems(record, limits))
         if not problems:
             kept.append(record)
             continue
@@ -409,7 +439,7 @@ def import_files(
             progress("reading", len(records), 0)
             if report.cancel_requested():
                 raise ImportCancelledError("import cancelled; the bundle was not changed")
-    records = _storable(records, report, Origin(file_infos[0].name))
+    records = _storable(records, report, Origin(file_infos[0].name), importer.limits)
     images = _prepare_images(records, report, progress, importer.limits)
     _stop_if_rejected(report, skip_rejected)
     if not records and report.rejections:
