@@ -50,6 +50,11 @@ def register(commands: Any) -> None:
         action="store_true",
         help="jsonl/csv: one record per judged pair (votes per side) instead of per judgment",
     )
+    export.add_argument(
+        "--force",
+        action="store_true",
+        help="replace FILE even if it is not an earlier export (never a bundle or a link)",
+    )
     export.add_argument("--json", action="store_true", help="print the summary as JSON")
     export.set_defaults(handler=run_export)
 
@@ -66,7 +71,7 @@ def run_export(args: argparse.Namespace) -> int:
         pseudonym_key=pseudonym_key() if args.pseudonymize else None,
         aggregate=args.aggregate,
     )
-    summary = export_bundle(args.bundle, args.out, options)
+    summary = export_bundle(args.bundle, args.out, options, replace_any_file=args.force)
     if args.json:
         print(json.dumps(summary.as_dict(), indent=2))
         return 0

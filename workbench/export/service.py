@@ -143,8 +143,12 @@ def export_bundle(
     *,
     progress: Progress = no_progress,
     cancel_requested: CancelRequested = never_cancelled,
+    replace_any_file: bool = False,
 ) -> ExportSummary:
     """Write the export ``options`` describe of the bundle at ``bundle_path`` to ``out``.
+
+    An existing ``out`` is replaced only if it is an earlier export, or with
+    ``replace_any_file`` (the command's ``--force``, or a save dialog that asked the user).
 
     ``progress(phase, done, total)`` is called as the judgments are read ("judgments"), items
     are gathered ("items") and records written ("writing"); when ``cancel_requested()`` turns
@@ -163,7 +167,7 @@ def export_bundle(
     if options.aggregate and options.format not in ("jsonl", "csv"):
         raise ExportError("only the jsonl and csv formats can aggregate judgments per pair")
     source = parse_location(bundle_path)
-    check_export_target(target, source.path)
+    check_export_target(target, source.path, only_exports=not replace_any_file)
     if source.path is not None and not source.path.exists():
         raise ExportError(f"no bundle at {source.path}")
     writer = FORMATS[options.format][0]
