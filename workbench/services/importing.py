@@ -14,9 +14,10 @@ import logging
 import math
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from workbench.domain import (
     ImageRecord,
@@ -47,6 +48,11 @@ from workbench.importers.limits import (
     LimitExceededError,
     ReadLimits,
     check_file_size,
+)
+from workbench.importers.model_names import (
+    differing_characters,
+    look_alikes,
+    normalize_model_name,
 )
 from workbench.plugins import Registry, registry
 from workbench.progress import Progress, WorkCancelledError, no_progress
@@ -346,6 +352,59 @@ def _record_problems(
             yield "metadata", f"cannot be stored as JSON: {error}"
 
 
+def _normalized_model_names(
+    records: Sequence[Record], report: ImportReport, fallback: Origin
+) -> list[Record]:
+    """``records`` with every model name in one spelling (:mod:`workbench.importers.
+    model_names`): each name changed is warned about once, a name left empty is rejected, and
+    different names that still look alike are reported."""
+    changed: dict[str, str] = {}
+    kept: list[Record] = []
+    for record in records:
+        fields = _MODEL_FIELDS.get(type(record), ())
+        renamed: dict[str, Any] = {}
+        for name in fields:
+            value = getattr(record, name)
+            if value is None:
+                continue
+            normal = normalize_model_name(value)
+            if normal != value:
+                if not normal:
+                    origin = getattr(record, "origin", None) or fallback
+                    report.reject(origin, name, "is empty once spaces and invisible characters go")
+                    break
+                if value not in changed:
+                    changed[value] = normal
+                    origin = getattr(record, "origin", None) or fallback
+                    report.warn(
+                        origin,
+                        name,
+                        f"model name {value!r} is stored as {normal!r} (NFC, without zero-width "
+                        "characters or surrounding spaces), so one model is not split in two",
+                    )
+                renamed[name] = normal
+        else:
+            kept.append(replace(record, **renamed) if renamed else record)
+    names = {getattr(r, f) for r in kept for f in _MODEL_FIELDS.get(type(r), ())} - {None}
+    for group in look_alikes(names):
+        report.warn(
+            fallback,
+            "model",
+            f"model names {', '.join(map(repr, group))} look alike but are different names "
+            f"({'; '.join(differing_characters(group)) or 'compatibility forms'}); they are "
+            "kept as different models",
+        )
+    return kept
+
+
+#: the fields of each record that name a model
+_MODEL_FIELDS: dict[type, tuple[str, ...]] = {
+    ModelRecord: ("name",),
+    OutputRecord: ("model",),
+    JudgmentRecord: ("model_a", "model_b"),
+}
+
+
 def _storable(
     records: Sequence[Record],
     report: ImportReport,
@@ -439,6 +498,7 @@ def import_files(
             progress("reading", len(records), 0)
             if report.cancel_requested():
                 raise ImportCancelledError("import cancelled; the bundle was not changed")
+    records = _normalized_model_names(records, report, Origin(file_infos[0].name))
     records = _storable(records, report, Origin(file_infos[0].name), importer.limits)
     images = _prepare_images(records, report, progress, importer.limits)
     _stop_if_rejected(report, skip_rejected)
