@@ -112,6 +112,14 @@ def _hash_file(path: Path, name: str) -> ImportFileInfo:
     return ImportFileInfo(name=name, sha256=digest.hexdigest(), size_bytes=path.stat().st_size)
 
 
+def _utf8_name(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def fingerprint_of(importer: str, files: Sequence[ImportFileInfo]) -> str:
     digest = hashlib.sha256(importer.encode())
     for info in sorted(files, key=lambda f: (f.name, f.sha256)):
@@ -473,6 +481,14 @@ def import_files(
     if not files:
         given = ", ".join(str(path) for path in source_paths)
         raise WorkbenchError(f"no files for format '{format_name}' in {given}")
+    undecodable = [path for path in files if not _utf8_name(relative_name(path, source_paths))]
+    if undecodable:
+        # The name is stored with the import (and PostgreSQL, like the fingerprint, needs
+        # UTF-8); Python holds such a name with surrogate escapes that cannot be encoded.
+        shown_names = ", ".join(ascii(str(path))[1:-1] for path in undecodable[:5])
+        raise WorkbenchError(
+            f"file names that are not valid UTF-8: {shown_names}; rename them and import again"
+        )
     progress("hashing", 0, len(files))
     file_infos = [_hash_file(path, relative_name(path, source_paths)) for path in files]
     fingerprint = fingerprint_of(importer.name, file_infos)
