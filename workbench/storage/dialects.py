@@ -94,6 +94,7 @@ def parse_location(location: str | Path) -> BundleLocation:
     if scheme in _POSTGRES_SCHEMES:
         if not url.database:
             raise BundleError(f"{masked(url)} names no database (add /DATABASE to the URL)")
+        _refuse_control_characters(url)
         return BundleLocation(
             POSTGRESQL, url=url.set(drivername="postgresql+psycopg"), shown_url=masked(url)
         )
@@ -102,6 +103,29 @@ def parse_location(location: str | Path) -> BundleLocation:
     raise BundleError(
         f"'{scheme}://' is not a bundle location: give a file path or a postgresql:// URL"
     )
+
+
+def _refuse_control_characters(url: URL) -> None:
+    """A ``%00`` decodes to NUL, which ends the C string libpq is given: the rest of the URL
+    was dropped and the connection went to port 5432 as the operating-system user. Any
+    control character in a part of the URL is refused before anything connects."""
+    parts: list[tuple[str, object]] = [
+        ("user name", url.username),
+        ("password", url.password),
+        ("host", url.host),
+        ("database", url.database),
+    ]
+    for key, value in url.query.items():
+        parts.extend(
+            (f"parameter '{key}'", item) for item in ((value,) if isinstance(value, str) else value)
+        )
+        parts.append(("parameter name", key))
+    for part, value in parts:
+        if isinstance(value, str) and any(ord(char) < 32 or ord(char) == 127 for char in value):
+            raise BundleError(
+                f"{masked(url)}: the {part} holds a control character (such as %00); refused "
+                "before connecting"
+            )
 
 
 def _sqlite_engine(path: Path, read_only: bool = False) -> Engine:
