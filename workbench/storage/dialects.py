@@ -115,13 +115,12 @@ def _refuse_control_characters(url: URL) -> None:
         ("host", url.host),
         ("database", url.database),
     ]
-    for key, value in url.query.items():
-        parts.extend(
-            (f"parameter '{key}'", item) for item in ((value,) if isinstance(value, str) else value)
-        )
+    for key, given in url.query.items():
+        values = (given,) if isinstance(given, str) else given
+        parts.extend((f"parameter '{key}'", item) for item in values)
         parts.append(("parameter name", key))
-    for part, value in parts:
-        if isinstance(value, str) and any(ord(char) < 32 or ord(char) == 127 for char in value):
+    for part, text in parts:
+        if isinstance(text, str) and any(ord(char) < 32 or ord(char) == 127 for char in text):
             raise BundleError(
                 f"{masked(url)}: the {part} holds a control character (such as %00); refused "
                 "before connecting"
