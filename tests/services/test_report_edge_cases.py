@@ -60,3 +60,22 @@ def test_the_scatter_shows_an_undefined_correlation_as_a_dash() -> None:
     )
     figure = rating_scatter(ratings, "humans", "judges", None, None)
     assert "Spearman –, Kendall's tau –" in figure.axes[0].get_title()
+
+
+def test_a_right_to_left_override_in_a_model_name_is_isolated_in_the_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """U+202E in a name reversed the rest of its paragraph; isolated, it ends with the name."""
+    hostile = "model-\u202eowt"
+    line = item_line(
+        "q1",
+        outputs=[{"model": hostile, "text": "x"}, {"model": "model-y", "text": "y"}],
+        judgments=[{"kind": "human", "model_a": hostile, "model_b": "model-y", "outcome": "a"}],
+    )
+    bundle = tmp_path / "b.wbb"
+    import_files(bundle, [write_jsonl(tmp_path / "in", [line])], "jsonl")
+    out = tmp_path / "report.html"
+    assert main(["report", str(bundle), "--out", str(out)]) == 0, capsys.readouterr().err
+    shown = out.read_text(encoding="utf-8").split("<script")[0]  # the data block is not shown
+    assert hostile in shown
+    assert shown.count(hostile) == shown.count(f"\u2068{hostile}")  # every one isolated
