@@ -173,7 +173,10 @@ def export_bundle(
     writer = FORMATS[options.format][0]
     images = ImageWriter(options.images, target.parent)
     steps = Steps(progress, cancel_requested, "export cancelled; no file was written")
-    with Bundle.open(bundle_path, migrate=False) as bundle, bundle.read_session() as session:
+    with (
+        Bundle.open(bundle_path, migrate=False, read_only=True) as bundle,
+        bundle.read_session() as session,
+    ):
         steps("judgments", 0, 0)
         # an unknown campaign is refused before a file is opened
         check_judgment_options(session, options)

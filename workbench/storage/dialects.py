@@ -31,6 +31,7 @@ from workbench.storage.errors import (
     BundleError,
     ServerSupportMissingError,
 )
+from workbench.storage.read_only import read_only_uri
 
 SQLITE = "sqlite"
 POSTGRESQL = "postgresql"
@@ -130,7 +131,7 @@ def _refuse_control_characters(url: URL) -> None:
 def _sqlite_engine(path: Path, read_only: bool = False) -> Engine:
     if read_only:
         # SQLite itself refuses every write on this connection (mode=ro), whatever code runs
-        engine = create_engine(f"sqlite:///file:{path.absolute()}?mode=ro&uri=true")
+        engine = create_engine(f"sqlite:///{read_only_uri(path)}&uri=true")
     else:
         engine = create_engine(f"sqlite:///{path}")
 
