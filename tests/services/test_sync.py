@@ -401,3 +401,19 @@ def test_one_annotator_answering_a_task_on_both_sides_is_reported_as_a_pack_merg
     # pulling back reports the same task, and a push with nothing new still says so
     assert [c.uuids for c in pull(remote, local).conflicts] == [conflict.uuids]
     assert push(local, remote).transfer.copied == 0
+
+
+def test_the_loser_of_two_pulls_into_one_new_file_merges_into_the_winner(
+    local: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The second pull saw no file, then found one published by the first: it exited 1
+    instead of merging, as docs/team.md says a pull into an existing copy does."""
+    from workbench.services import sync
+
+    target = tmp_path / "copy.wbb"
+    pull(local, target)  # the winner
+    monkeypatch.setattr(sync.Bundle, "exists", classmethod(lambda cls, location: False))
+    loser = pull(local, target)
+    assert not loser.created
+    assert loser.transfer.copied == 0  # everything was there already
+    assert vote_facts(target) == vote_facts(local)

@@ -16,6 +16,7 @@ from workbench.progress import Progress
 from workbench.services.packs import MergeConflict
 from workbench.storage.bundle import Bundle
 from workbench.storage.dialects import parse_location
+from workbench.storage.errors import BundleExistsError
 from workbench.storage.models import Annotator, ScheduledPair, Vote
 from workbench.storage.transfer import TransferRefusedError, TransferReport, copy_rows
 
@@ -64,9 +65,15 @@ def copy_bundle_rows(
         created = not Bundle.exists(target_location)
         if created:
             # Built aside and published whole: a failure removes only this private file.
-            with Bundle.building(target_location) as target:
-                report, conflicts = _copy_into(source, target, progress)
-        else:
+            try:
+                with Bundle.building(target_location) as target:
+                    report, conflicts = _copy_into(source, target, progress)
+            except BundleExistsError:
+                # Another pull created it first: merge into it, as into any copy of the
+                # bundle (the rows it already holds are skipped).
+                log.info("%s was created meanwhile; merging into it", target_location)
+                created = False
+        if not created:
             with Bundle.open(target_location) as target:
                 report, conflicts = _copy_into(source, target, progress)
     sync = SyncReport(
