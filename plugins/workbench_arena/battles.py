@@ -118,6 +118,24 @@ def read_judge(value: Any) -> _Judge:
     raise RowError("judge", "must be a person's id (string) or [judge model, prompt template]")
 
 
+def row_fingerprint(row: Any) -> bytes:
+    """A digest of a whole row (embedded bytes by their hash), to find a row stored twice."""
+
+    def plain(value: Any) -> Any:
+        if isinstance(value, (bytes, bytearray)):
+            return {"sha256": hashlib.sha256(value).hexdigest()}
+        if isinstance(value, dict):
+            return {str(key): plain(item) for key, item in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [plain(item) for item in value]
+        if isinstance(value, (str, int, float, bool)) or value is None:
+            return value
+        return repr(value)
+
+    text = json.dumps(plain(row), sort_keys=True, ensure_ascii=False, allow_nan=True)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+
+
 def conversation_id(turns: Sequence[ConversationTurn]) -> str:
     """A stable id for a conversation without a question id: a hash of its user turns."""
     payload = json.dumps([[turn.prompt, list(turn.images)] for turn in turns], ensure_ascii=False)
@@ -144,18 +162,39 @@ class ArenaBattlesImporter(Importer):
     def read(self, sources: Sequence[Path], report: ImportReport) -> Iterator[Record]:
         battles = _Battles()
         spool = report.image_spool(self.limits)
-        for path in self.files(sources):
+        files = self.files(sources)
+        # A dataset folder may hold one split twice (parquet shards and a save_to_disk copy):
+        # a table row met again in another table file is the same battle, imported once.
+        # Repeats inside one file stay (published battle files repeat rows on purpose).
+        seen_rows: dict[bytes, str] | None = (
+            {} if sum(is_table_file(path) for path in files) > 1 else None
+        )
+        for path in files:
             name = relative_name(path, sources)
             rows = (
-                read_table_rows(path, name, report)
+                read_table_rows(path, name, report, limits=self.limits)
                 if is_table_file(path)
                 else read_rows(path, name, report, self.limits)
             )
+            repeated: Counter[str] = Counter()
             for origin, value in rows:
+                if seen_rows is not None and is_table_file(path):
+                    key = row_fingerprint(value)
+                    first = seen_rows.setdefault(key, name)
+                    if first != name:
+                        repeated[first] += 1
+                        continue
                 try:
                     self._row(value, origin, path.parent, battles, spool, report)
                 except RowError as error:
                     report.reject(origin, error.field, error.reason)
+            for first, count in repeated.items():
+                report.warn(
+                    Origin(name),
+                    None,
+                    f"{count} rows repeat rows of {first} exactly (the same dataset stored "
+                    "twice?); each was imported once",
+                )
         yield from self._items(battles, report)
         for (item_id, model, turn), (text, origin) in battles.answers.items():
             yield OutputRecord(
@@ -346,6 +385,19 @@ class ArenaBattlesImporter(Importer):
                     "conversation_a" if "conversation_a" in row else "conversation",
                     f"question '{item_id}' has a different conversation at {draft.origin}",
                 )
+            # The vote was cast on the picture its row carries; kept under the first row's
+            # picture, it would be counted for an image the voter never saw.
+            if images and draft.embedded and _hashes(images) != _hashes(draft.embedded):
+                raise RowError(
+                    "images" if row.get("images") is not None else "image",
+                    f"question '{item_id}' has different images at {draft.origin}",
+                )
+            refs = [list(t.images) for t in turns[:shared]]
+            if refs != [list(t.images) for t in draft.turns[:shared]]:
+                raise RowError(
+                    "conversation_a" if "conversation_a" in row else "conversation",
+                    f"question '{item_id}' names different images at {draft.origin}",
+                )
         for image in (ref for turn in turns for ref in turn.images):
             _check_image_ref(image, folder)
         if draft is None:
@@ -423,6 +475,10 @@ class ArenaBattlesImporter(Importer):
                     f"{count} images named in the conversations are not available (not beside "
                     "the battle file, or given by URL or hash); they are recorded as missing",
                 )
+
+
+def _hashes(images: Sequence[EmbeddedImage]) -> list[str]:
+    return [image.sha256 for image in images]
 
 
 def _check_image_ref(ref: str, folder: Path) -> None:

@@ -32,9 +32,17 @@ from typing import Any
 from urllib.parse import quote
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
 from PIL import Image
 from workbench_visit_bench.benchmark import MULTI_IMAGE
 
+from tests.plugins.arena.hf_tables import (
+    VISION_ARENA_BATTLE,
+    vision_arena_battles,
+    write_parquet,
+    write_save_to_disk,
+)
 from tests.plugins.convbench.synthetic import CONVBENCH_COLUMNS
 from workbench.errors import WorkbenchError
 from workbench.importers.base import ImportRejectedError
@@ -1431,6 +1439,270 @@ def hostile_cases(spec: FormatSpec) -> Iterator[Case]:
         )
 
 
+# --- table files: parquet footers, Arrow buffers, dataset-folder shapes --------------------------
+
+
+def _table_rows() -> tuple[JsonRows, Any]:
+    return vision_arena_battles(), VISION_ARENA_BATTLE
+
+
+def _write_table_parquet(root: Path, name: str = "battles.parquet", **options: Any) -> Path:
+    rows, schema = _table_rows()
+    return write_parquet(root / name, rows, schema, **options)
+
+
+def _write_table_arrow(root: Path) -> Path:
+    rows, schema = _table_rows()
+    return write_save_to_disk(root, rows, schema)
+
+
+ARROW_SHARD = "data-00000-of-00001.arrow"
+
+
+def _damaged_table(
+    write: Callable[[Path], Path], relative: str, damage: Callable[[bytes], bytes]
+) -> Build:
+    def build(root: Path) -> list[Path]:
+        source = write(root)
+        path = root / relative
+        path.write_bytes(damage(path.read_bytes()))
+        return [source]
+
+    return build
+
+
+def _put_int32(position: int, value: int) -> Callable[[bytes], bytes]:
+    def damage(data: bytes) -> bytes:
+        out = bytearray(data)
+        out[position : position + 4] = struct.pack("<i", value)
+        return bytes(out)
+
+    return damage
+
+
+def _imported_battles(count: int) -> ImportCheck:
+    def check(result: ImportResult, bundle: Path) -> str | None:
+        with sqlite3.connect(f"file:{bundle}?mode=ro", uri=True) as connection:
+            found = connection.execute(
+                "SELECT count(*) FROM prior_judgments WHERE import_id = ?", (result.import_id,)
+            ).fetchone()[0]
+        return None if found == count else f"{found} battles imported, expected {count}"
+
+    return check
+
+
+def _dictionary_bomb(root: Path, value_chars: int, rows: int) -> Path:
+    """One long answer stored once in a parquet dictionary and referred to by every row: a few
+    KB on disk, ``value_chars * rows`` once decoded row by row."""
+    content = pa.DictionaryArray.from_arrays(
+        pa.array([0, 1] * rows, pa.int32()), pa.array(["What is shown?", "x" * value_chars])
+    )
+    role = pa.array(["user", "assistant"] * rows)
+    turns = pa.StructArray.from_arrays([role, content], names=["role", "content"])
+    conversation = pa.ListArray.from_arrays(pa.array(range(0, 2 * rows + 1, 2), pa.int32()), turns)
+    table = pa.table(
+        {
+            "question_id": [f"q{n}" for n in range(rows)],
+            "model_a": ["vlm-a"] * rows,
+            "model_b": ["vlm-b"] * rows,
+            "winner": ["tie"] * rows,
+            "conversation_a": conversation,
+            "conversation_b": conversation,
+        }
+    )
+    path = root / "bomb.parquet"
+    pq.write_table(table, path, compression="zstd", row_group_size=rows)
+    return path
+
+
+def table_cases(scratch: Path, positions: int = 40) -> Iterator[Case]:
+    """Parquet and Arrow files as Hugging Face datasets leave them, damaged where a reader trusts
+    them: the parquet footer (row counts, sizes, offsets), the Arrow buffers (offsets, lengths,
+    indices), what they declare against lowered limits, and the shapes a dataset folder takes."""
+    fmt = "arena-battles"
+    sample_folder = scratch / "table-sample"
+    sample_folder.mkdir(parents=True, exist_ok=True)
+    parquet = _write_table_parquet(sample_folder).read_bytes()
+    arrow = (_write_table_arrow(sample_folder / "arrow") / ARROW_SHARD).read_bytes()
+
+    # the footer: its length is the 4 bytes before the closing magic
+    footer_length = struct.unpack("<i", parquet[-8:-4])[0]
+    footer_start = len(parquet) - 8 - footer_length
+    for position in sorted(set(np.linspace(footer_start, len(parquet) - 9, positions, dtype=int))):
+        for label, value in (("huge", 0x7FFFFFF0), ("negative", -100_000)):
+            yield Case(
+                fmt,
+                "parquet-footer",
+                f"int32-{label}-at-{position}",
+                _damaged_table(
+                    _write_table_parquet, "battles.parquet", _put_int32(int(position), value)
+                ),
+                must_refuse=False,
+            )
+    for cut in (
+        len(parquet) - 4,
+        len(parquet) - 8,
+        footer_start + footer_length // 2,
+        footer_start,
+    ):
+        yield Case(
+            fmt,
+            "parquet-footer",
+            f"cut-at-{cut}",
+            _damaged_table(_write_table_parquet, "battles.parquet", lambda d, c=cut: d[:c]),
+        )
+
+    def arrow_folder(root: Path) -> Path:
+        return _write_table_arrow(root / "dataset")
+
+    shard = f"dataset/{ARROW_SHARD}"
+    for position in sorted(set(np.linspace(8, len(arrow) - 4, positions, dtype=int) // 4 * 4)):
+        for label, value in (("huge", 0x7FFFFFF0), ("negative", -100_000)):
+            yield Case(
+                fmt,
+                "arrow-buffer",
+                f"int32-{label}-at-{position}",
+                _damaged_table(arrow_folder, shard, _put_int32(int(position), value)),
+                must_refuse=False,
+            )
+    for cut in np.linspace(1, len(arrow) - 1, 8, dtype=int):
+        yield Case(
+            fmt,
+            "arrow-buffer",
+            f"cut-at-{cut}",
+            _damaged_table(arrow_folder, shard, lambda d, c=int(cut): d[:c]),
+            must_refuse=False,
+        )
+
+    # what the file declares, against lowered limits (the real limits' bombs, built small)
+    def parquet_only(root: Path) -> list[Path]:
+        return [_write_table_parquet(root)]
+
+    def arrow_only(root: Path) -> list[Path]:
+        return [arrow_folder(root)]
+
+    yield Case(
+        fmt, "table-limits", "parquet-rows-over-limit", parquet_only, limits=ReadLimits(max_rows=2)
+    )
+    yield Case(
+        fmt, "table-limits", "arrow-rows-over-limit", arrow_only, limits=ReadLimits(max_rows=2)
+    )
+    yield Case(
+        fmt,
+        "table-limits",
+        "parquet-column-inflates-over-limit",
+        parquet_only,
+        limits=ReadLimits(max_decompressed_bytes=100),
+    )
+    yield Case(
+        fmt,
+        "table-limits",
+        "dictionary-value-repeated-over-rows",
+        lambda root: [_dictionary_bomb(root, 20_000, 400)],
+        limits=ReadLimits(max_table_bytes=1_000_000),
+    )
+    yield Case(
+        fmt,
+        "table-limits",
+        "row-decodes-over-limit",
+        lambda root: [_dictionary_bomb(root, 20_000, 4)],
+        limits=ReadLimits(max_line_bytes=10_000),
+    )
+
+    # dataset folders
+    def parquet_and_arrow_copy(root: Path) -> list[Path]:
+        folder = root / "dataset"
+        _write_table_parquet(folder, "data/test-00000-of-00001.parquet")
+        _write_table_arrow(folder / "saved")
+        return [folder]
+
+    yield Case(
+        fmt,
+        "dataset-folder",
+        "same-battles-as-parquet-and-arrow",
+        parquet_and_arrow_copy,
+        must_refuse=False,
+        check_import=_imported_battles(3),
+    )
+
+    def empty_shard(kind: str) -> Build:
+        def build(root: Path) -> list[Path]:
+            folder = root / "dataset"
+            _write_table_parquet(folder, "data/test-00000-of-00002.parquet")
+            (folder / "data" / f"test-00001-of-00002.{kind}").write_bytes(b"")
+            return [folder]
+
+        return build
+
+    yield Case(fmt, "dataset-folder", "empty-parquet-shard", empty_shard("parquet"))
+    yield Case(fmt, "dataset-folder", "empty-arrow-shard", empty_shard("arrow"))
+
+    def dangling_shard(root: Path) -> list[Path]:
+        folder = root / "dataset"
+        _write_table_parquet(folder, "data/test-00000-of-00002.parquet")
+        (folder / "data" / "test-00001-of-00002.parquet").symlink_to(root / "gone.parquet")
+        return [folder]
+
+    yield Case(
+        fmt,
+        "dataset-folder",
+        "dangling-shard-link",
+        dangling_shard,
+        must_refuse=False,
+        check_import=_imported_battles(3),
+    )
+
+    def folder_named_like_a_shard(root: Path) -> list[Path]:
+        folder = root / "dataset"
+        (folder / "data" / "test-00000-of-00001.parquet").mkdir(parents=True)
+        return [folder]
+
+    yield Case(fmt, "dataset-folder", "folder-named-parquet", folder_named_like_a_shard)
+
+    def text_named_arrow(root: Path) -> list[Path]:
+        folder = arrow_folder(root)
+        (folder / ARROW_SHARD).write_text("not arrow", encoding="utf-8")
+        return [folder]
+
+    yield Case(fmt, "dataset-folder", "text-named-arrow", text_named_arrow)
+
+    def garbage_state(root: Path) -> list[Path]:
+        folder = arrow_folder(root)
+        (folder / "state.json").write_text("{", encoding="utf-8")
+        (folder / "dataset_info.json").write_bytes(b"\xff\xfe")
+        return [folder]
+
+    yield Case(
+        fmt,
+        "dataset-folder",
+        "damaged-state-json",
+        garbage_state,
+        must_refuse=False,
+        check_import=_imported_battles(3),
+    )
+
+    def arrow_file_format(root: Path) -> list[Path]:
+        rows, schema = _table_rows()
+        folder = root / "dataset"
+        folder.mkdir()
+        table = pa.Table.from_pylist(rows, schema=schema)
+        with (
+            pa.OSFile(str(folder / "battles.arrow"), "wb") as sink,
+            pa.ipc.new_file(sink, schema) as writer,
+        ):
+            writer.write_table(table, max_chunksize=1)
+        return [folder]
+
+    yield Case(
+        fmt,
+        "dataset-folder",
+        "arrow-file-format",
+        arrow_file_format,
+        must_refuse=False,
+        check_import=_imported_battles(3),
+    )
+
+
 def all_cases(scratch: Path, truncation_offsets_per_file: int = 40) -> list[Case]:
     """The whole corpus. ``scratch`` is a folder for the valid files the offsets are taken from."""
     cases: list[Case] = []
@@ -1448,6 +1720,7 @@ def all_cases(scratch: Path, truncation_offsets_per_file: int = 40) -> list[Case
         cases.extend(missing_file_cases(spec))
         cases.extend(too_long_cases(spec))
         cases.extend(hostile_cases(spec))
+    cases.extend(table_cases(scratch))
     for file_name in ("battles.json", "battles.jsonl.gz", "battles.json.gz"):
         variant = FormatSpec(
             "arena-battles", lambda f=file_name: battles_inputs(f), file_name, "json"

@@ -94,3 +94,41 @@ def test_a_new_path_and_an_earlier_export_are_written(
     assert first
     assert export(bundle, out, capsys)[0] == 0  # replacing an earlier export is fine
     assert out.read_text() == first
+
+
+def test_an_ordinary_file_that_is_not_an_export_is_replaced_only_with_force(
+    bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes, not an export\n")
+    code, err = export(bundle, notes, capsys)
+    assert code == 1
+    assert "notes.txt exists and is not an earlier export" in err and "--force" in err
+    assert notes.read_text() == "my notes, not an export\n"
+    code = main(["export", str(bundle), "--out", str(notes), "--format", "jsonl", "--force"])
+    assert code == 0
+    assert '"format":"vlm-workbench/pairwise"' in notes.read_text()
+
+
+@pytest.mark.parametrize("export_format", ["items", "jsonl", "csv", "arena"])
+def test_an_earlier_export_of_every_format_is_recognised_and_replaced(
+    bundle: Path, tmp_path: Path, export_format: str
+) -> None:
+    out = tmp_path / f"out.{export_format}"
+    assert main(["export", str(bundle), "--out", str(out), "--format", export_format]) == 0
+    assert main(["export", str(bundle), "--out", str(out), "--format", export_format]) == 0
+    out.write_text("")  # an empty file holds nothing to lose
+    assert main(["export", str(bundle), "--out", str(out), "--format", export_format]) == 0
+
+
+def test_out_dash_is_refused_rather_than_creating_a_file_named_dash(
+    bundle: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, err = export(bundle, "-", capsys)
+    assert code == 1
+    assert "--out -: exports are written to a file, not to standard output" in err
+    assert not (tmp_path / "-").exists()

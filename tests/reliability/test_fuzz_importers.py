@@ -330,3 +330,17 @@ def test_a_refused_import_leaves_an_older_schema_bundle_unmigrated(tmp_path: Pat
     import_files(bundle, built(spec)(tmp_path / "valid"), "jsonl")
     with Bundle.open(bundle, migrate=False) as opened:
         assert opened.revision() == head_revision()
+
+
+def test_every_table_file_case_is_refused_cleanly(
+    corpus: list[Case],
+    base_bundle: Path,
+    tmp_path: Path,
+    record_property: Callable[[str, Any], None],
+) -> None:
+    """All of them, not a sample: a damaged Arrow offset killed the process (SIGBUS), so one
+    case left out is one crash unseen."""
+    damages = ("parquet-footer", "arrow-buffer", "table-limits", "dataset-folder")
+    cases = [case for case in corpus if case.damage in damages]
+    assert {case.damage for case in cases} == set(damages)
+    _assert_no_failures(_run_all(cases, base_bundle, tmp_path), record_property)

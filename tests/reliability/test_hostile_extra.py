@@ -69,3 +69,19 @@ def test_an_xlsx_whose_parts_inflate_past_the_limit_is_refused_before_parsing(
     assert book.stat().st_size < 100_000
     with pytest.raises(LimitExceededError, match=r"zipbomb\.xlsx: inflates to 5,0"):
         read_sheet(book, SHEET_NAME, ReadLimits(max_decompressed_bytes=1_000_000))
+
+
+def test_a_data_file_whose_name_is_not_utf8_is_refused_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It ended in an internal UnicodeEncodeError while the import's fingerprint was taken."""
+    folder = tmp_path / "in"
+    written = write_jsonl(folder, [item_line("q1")])
+    os.rename(written, os.fsencode(folder) + b"/items-\xff.jsonl")
+    bundle = tmp_path / "b.wbb"
+    code = main(["import", str(folder), "--format", "jsonl", "--into", str(bundle)])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "file names that are not valid UTF-8: " in err and "items-\\udcff.jsonl; rename" in err
+    assert "internal error" not in err
+    assert not bundle.exists()

@@ -206,6 +206,34 @@ def test_a_read_only_mount_gives_one_line_per_command_and_keeps_the_bundle(
         assert sorted(p.name for p in mounted.iterdir()) == ["b.wbb"]
 
 
+def test_read_only_commands_and_check_work_on_a_read_only_mount(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """They refused ("its folder must be writable"), and check called the healthy bundle
+    damaged ("unable to open database file")."""
+    from workbench.services.importing import import_files
+
+    bundle = tmp_path / "b.wbb"
+    import_files(bundle, [write_jsonl(tmp_path / "s1", [item_line("q1")])], "jsonl")
+    with tmpfs(tmp_path / "ro", "4m") as mounted:
+        shutil.copyfile(bundle, mounted / "b.wbb")
+        subprocess.run(["mount", "-o", "remount,ro", str(mounted)], check=True)
+        before = digest(mounted / "b.wbb")
+        for argv in (
+            ["info", str(mounted / "b.wbb")],
+            ["leaderboard", str(mounted / "b.wbb")],
+            ["leaderboard", str(mounted / "b.wbb"), "--json"],
+            ["export", str(mounted / "b.wbb"), "--out", str(tmp_path / "out.jsonl")],
+            ["check", str(mounted / "b.wbb")],
+            ["check", "--full", str(mounted / "b.wbb")],
+        ):
+            code, err = run(argv, capsys)
+            assert code == 0, (argv, err)
+            assert "damaged" not in err
+        assert digest(mounted / "b.wbb") == before
+        assert sorted(p.name for p in mounted.iterdir()) == ["b.wbb"]
+
+
 def test_a_full_disk_gives_one_line_and_leaves_no_partial_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -233,10 +261,12 @@ def test_exports_to_proc_and_dev_full_give_one_line(
 
     bundle = tmp_path / "b.wbb"
     import_files(bundle, [write_jsonl(tmp_path / "s1", [item_line("q1")])], "jsonl")
-    for target, words in (
-        ("/proc/workbench-export.jsonl", "cannot write"),
-        ("/proc/self/comm", "cannot write"),
-        ("/dev/full", "not a regular file"),
+    for target, words, extra in (
+        ("/proc/workbench-export.jsonl", "cannot write", []),
+        ("/proc/self/comm", "is not an earlier export", []),
+        # told to replace it, the write itself fails
+        ("/proc/self/comm", "cannot write", ["--force"]),
+        ("/dev/full", "not a regular file", []),
     ):
-        code, err = run(["export", str(bundle), "--out", target], capsys)
+        code, err = run(["export", str(bundle), "--out", target, *extra], capsys)
         assert code == 1 and one_line(err) and words in err, (target, err)

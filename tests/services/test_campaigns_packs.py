@@ -412,3 +412,22 @@ def test_a_pack_vote_under_another_vote_s_uuid_is_refused_and_changes_nothing(
     with pytest.raises(PackError, match="cannot be merged"):
         merge(main, ann_pack)
     assert votes(main) == before
+
+
+def test_a_pack_is_neither_merged_into_nor_exported_from_another_pack(
+    main: Location, tmp_path: Path
+) -> None:
+    """A pack keeps no campaign salt: merging into one ended in KeyError 'pack_salt'."""
+    first = export(main, "ann", tmp_path / "first.wbb", limit=1)
+    second = export(main, "ann", tmp_path / "second.wbb", limit=1)
+    annotate(second, "ann", 1)
+    before = first.read_bytes()
+    with Bundle.open(first) as pack:
+        with pytest.raises(
+            PackError, match="is itself an offline pack; merge a pack into the main"
+        ):
+            merge_pack(pack, second)
+        with pytest.raises(PackError, match="is itself an offline pack; export a pack from"):
+            export_pack(pack, "c", "ann", tmp_path / "third.wbb")
+    assert not (tmp_path / "third.wbb").exists()
+    assert first.read_bytes() == before

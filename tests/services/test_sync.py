@@ -380,3 +380,40 @@ def test_an_older_bundle_is_upgraded_before_it_is_pushed(remote: str, tmp_path: 
         assert bundle.revision() == head_revision()
     assert table_rows(remote) == table_rows(older)
     assert list(tmp_path.glob("older.backup-*.wbb")), "the file is backed up before its upgrade"
+
+
+def test_one_annotator_answering_a_task_on_both_sides_is_reported_as_a_pack_merge_does(
+    local: Path, remote: str
+) -> None:
+    """A pulled copy and the server, the same annotator, the same task: push kept both votes,
+    both counted, with no word; a pack merge reports the same case as answered_twice."""
+    push(local, remote)
+    with Bundle.open(remote) as bundle:
+        on_server = _cast(bundle, "bob", 1)
+    with Bundle.open(local) as bundle:
+        on_copy = _cast(bundle, "bob", 1)
+
+    pushed = push(local, remote)
+    (conflict,) = pushed.conflicts
+    assert conflict.kind == "answered_twice" and conflict.annotator == "bob"
+    assert sorted(conflict.uuids) == sorted(on_server + on_copy)
+    assert pushed.as_dict()["conflicts"][0]["kind"] == "answered_twice"
+    # pulling back reports the same task, and a push with nothing new still says so
+    assert [c.uuids for c in pull(remote, local).conflicts] == [conflict.uuids]
+    assert push(local, remote).transfer.copied == 0
+
+
+def test_the_loser_of_two_pulls_into_one_new_file_merges_into_the_winner(
+    local: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The second pull saw no file, then found one published by the first: it exited 1
+    instead of merging, as docs/team.md says a pull into an existing copy does."""
+    from workbench.services import sync
+
+    target = tmp_path / "copy.wbb"
+    pull(local, target)  # the winner
+    monkeypatch.setattr(sync.Bundle, "exists", classmethod(lambda cls, location: False))
+    loser = pull(local, target)
+    assert not loser.created
+    assert loser.transfer.copied == 0  # everything was there already
+    assert vote_facts(target) == vote_facts(local)

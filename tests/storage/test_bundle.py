@@ -238,3 +238,22 @@ def test_a_bundle_with_two_schema_revisions_is_refused(tmp_path: Path) -> None:
         connection.execute("INSERT INTO alembic_version VALUES ('0003')")
     with pytest.raises(BundleError, match="2 schema revisions"):
         Bundle.open(path, migrate=False)
+
+
+def test_a_refused_import_leaves_a_newer_bundle_s_journal_mode_alone(tmp_path: Path) -> None:
+    """The newer app's file was switched to WAL by the open that then refused it."""
+    from tests.importers.canonical_helpers import item_line, write_jsonl
+    from workbench.services.importing import import_files
+
+    path = tmp_path / "b.wbb"
+    Bundle.create(path).close()
+    connection = sqlite3.connect(path)
+    connection.execute("UPDATE alembic_version SET version_num = 'f00dfeed'")
+    connection.commit()
+    assert connection.execute("PRAGMA journal_mode = DELETE").fetchone() == ("delete",)
+    connection.close()
+    before = path.read_bytes()
+    with pytest.raises(BundleTooNewError, match="newer VLM Workbench"):
+        import_files(path, [write_jsonl(tmp_path / "in", [item_line("q1")])], "jsonl")
+    assert path.read_bytes() == before  # bytes 18-19 say rollback journal, not WAL
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b.wbb", "in"]

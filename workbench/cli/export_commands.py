@@ -57,6 +57,11 @@ def register(commands: Any) -> None:
         "(WildVision-Bench's battles, derived from GPT-4o's verdicts); left out by default, as "
         "the leaderboard leaves them out, so nothing counts twice",
     )
+    export.add_argument(
+        "--force",
+        action="store_true",
+        help="replace FILE even if it is not an earlier export (never a bundle or a link)",
+    )
     export.add_argument("--json", action="store_true", help="print the summary as JSON")
     export.set_defaults(handler=run_export)
 
@@ -74,7 +79,7 @@ def run_export(args: argparse.Namespace) -> int:
         aggregate=args.aggregate,
         include_derived=args.include_derived,
     )
-    summary = export_bundle(args.bundle, args.out, options)
+    summary = export_bundle(args.bundle, args.out, options, replace_any_file=args.force)
     if args.json:
         print(json.dumps(summary.as_dict(), indent=2))
         return 0

@@ -99,6 +99,11 @@ def _copy(source: str, target: str, as_json: bool) -> int:
                 f"  {name:<18}{counts.copied:>9} copied{counts.updated:>7} updated"
                 f"{counts.unchanged:>9} already there"
             )
+    for conflict in report.conflicts:
+        print(
+            f"  answered twice: task {conflict.task} by {conflict.annotator} "
+            f"({', '.join(conflict.uuids)}); {conflict.detail}"
+        )
     return 0
 
 

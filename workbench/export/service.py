@@ -157,8 +157,12 @@ def export_bundle(
     *,
     progress: Progress = no_progress,
     cancel_requested: CancelRequested = never_cancelled,
+    replace_any_file: bool = False,
 ) -> ExportSummary:
     """Write the export ``options`` describe of the bundle at ``bundle_path`` to ``out``.
+
+    An existing ``out`` is replaced only if it is an earlier export, or with
+    ``replace_any_file`` (the command's ``--force``, or a save dialog that asked the user).
 
     ``progress(phase, done, total)`` is called as the judgments are read ("judgments"), items
     are gathered ("items") and records written ("writing"); when ``cancel_requested()`` turns
@@ -183,13 +187,16 @@ def export_bundle(
     if options.aggregate and options.format not in ("jsonl", "csv"):
         raise ExportError("only the jsonl and csv formats can aggregate judgments per pair")
     source = parse_location(bundle_path)
-    check_export_target(target, source.path)
+    check_export_target(target, source.path, only_exports=not replace_any_file)
     if source.path is not None and not source.path.exists():
         raise ExportError(f"no bundle at {source.path}")
     writer = FORMATS[options.format][0]
     images = ImageWriter(options.images, target.parent)
     steps = Steps(progress, cancel_requested, "export cancelled; no file was written")
-    with Bundle.open(bundle_path, migrate=False) as bundle, bundle.read_session() as session:
+    with (
+        Bundle.open(bundle_path, migrate=False, read_only=True) as bundle,
+        bundle.read_session() as session,
+    ):
         steps("judgments", 0, 0)
         # an unknown campaign is refused before a file is opened
         check_judgment_options(session, options)

@@ -7,11 +7,16 @@ file (a bundle, or part of one). Symlinks are refused rather than followed: the 
 replace the link itself, and following it could reach a bundle by another name. The check runs
 before anything is written; the short window between check and rename is accepted (an export
 is started by the user who owns the folder).
+
+``workbench export`` is stricter still: it replaces only an earlier export (a file that starts
+as one of its formats does, or is empty), unless told to replace any file (``--force``), so a
+mistyped ``--out notes.txt`` cannot wipe the user's notes.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -21,12 +26,28 @@ from workbench.export.options import ExportError
 _DATABASE_MAGICS = (b"SQLite format 3\x00", b"\x37\x7f\x06\x82", b"\x37\x7f\x06\x83")
 
 
-def check_export_target(target: Path, source: Path | None = None) -> None:
+#: how every export format begins: JSON Lines records tagged ``vlm-workbench/...``, the CSV
+#: header, or the Arena JSON list (empty, or battles carrying their format version)
+_JSON_LINES_EXPORT = re.compile(rb'\A\s*\{[^\n]*"format"\s*:\s*"vlm-workbench/')
+_CSV_EXPORT = re.compile(rb"\A(?:\xef\xbb\xbf)?format,format_version,")
+_ARENA_EXPORT = re.compile(rb'\A\s*\[\s*(?:\]|\{[^\n]*"format_version"\s*:)')
+#: how much of a file is read to tell (the first record may hold base64 images)
+_SNIFF_BYTES = 1 << 20
+
+
+def check_export_target(
+    target: Path, source: Path | None = None, *, only_exports: bool = False
+) -> None:
     """Raise :class:`ExportError` unless an export may replace or create ``target``.
 
     ``source`` is the bundle file being exported, when there is one: the target may be
-    neither it nor one of its sidecar files, whatever their content.
+    neither it nor one of its sidecar files, whatever their content. With ``only_exports``
+    an existing file must also look like an earlier export (see :func:`is_earlier_export`).
     """
+    if str(target) == "-":
+        # a command-line habit for standard output; an export is written whole or not at all,
+        # which a stream cannot promise, and a file named "-" is not what was meant
+        raise ExportError("--out -: exports are written to a file, not to standard output")
     try:
         info = os.lstat(target)
     except FileNotFoundError:
@@ -47,6 +68,22 @@ def check_export_target(target: Path, source: Path | None = None) -> None:
         raise ExportError(
             f"{target} is a database (a bundle, or part of one); exports never replace one"
         )
+    if only_exports and not is_earlier_export(target):
+        raise ExportError(
+            f"{target} exists and is not an earlier export; choose another file, or give "
+            "--force to replace it"
+        )
+
+
+def is_earlier_export(path: Path) -> bool:
+    """Whether ``path`` starts as an export of ours does (or is empty, so nothing is lost)."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(_SNIFF_BYTES)
+    except OSError:
+        return False
+    patterns = (_JSON_LINES_EXPORT, _CSV_EXPORT, _ARENA_EXPORT)
+    return not head or any(pattern.match(head) for pattern in patterns)
 
 
 def _names_source(target: Path, source: Path) -> bool:

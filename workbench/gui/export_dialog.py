@@ -198,6 +198,8 @@ class ExportDialog(QDialog, Ui_ExportDialog):
                 options,
                 progress=control.reporter(EXPORT_STEPS),
                 cancel_requested=control.cancelled,
+                # the save dialog has already asked before replacing a file
+                replace_any_file=True,
             )
 
         self.job = jobs_for(self).submit(f"Export ({options.format}) to {out.name}", "Export", work)

@@ -4,7 +4,9 @@ of equal width, aligned turn by turn.
 
 Model names are shown here on purpose: this is the inspection view, not the blind one. The
 widgets of a turn are kept and refilled when the next item is shown, so moving through items
-does not rebuild the page.
+does not rebuild the page. An item of many turns or images is shown a page at a time (the
+first turns and images, then more on request): laying out 2,000 turns at once blocked the window
+for a minute, and 5,000 image tiles for two and a half.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QMenu,
+    QPushButton,
     QScrollArea,
     QSizePolicy,
     QToolButton,
@@ -45,6 +48,10 @@ from workbench.services.browse import (
 
 #: columns shown when the user has not chosen models (more stay one click away)
 DEFAULT_COLUMNS = 5
+#: turns laid out when an item is shown, and how many more each "Show more" adds
+TURNS_PER_PAGE = 20
+#: image tiles laid out when an item is shown, and how many more each "Show more" adds
+IMAGES_PER_PAGE = 24
 PROBLEM_COLOUR = "#b00020"
 OK_COLOUR = "#1b7f3b"
 
@@ -352,6 +359,13 @@ class ItemView(QWidget):
         self.header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.images = ImageGrid(loader, self.page)
         self.images.imageClicked.connect(self.open_image)
+        self.more_images_button = QPushButton(self.page)
+        self.more_images_button.clicked.connect(self.show_more_images)
+        self.more_turns_button = QPushButton(self.page)
+        self.more_turns_button.clicked.connect(self.show_more_turns)
+        #: how many turns and images of the current item are laid out
+        self.turn_limit = TURNS_PER_PAGE
+        self.image_limit = IMAGES_PER_PAGE
         self._captions_layout = QVBoxLayout()
         self._captions_layout.setSpacing(4)
         self.captions: list[_TitledText] = []
@@ -359,8 +373,10 @@ class ItemView(QWidget):
         self._turns_layout.setSpacing(0)
         page_layout.addWidget(self.header)
         page_layout.addWidget(self.images)
+        page_layout.addWidget(self.more_images_button, 0, Qt.AlignmentFlag.AlignLeft)
         page_layout.addLayout(self._captions_layout)
         page_layout.addLayout(self._turns_layout)
+        page_layout.addWidget(self.more_turns_button, 0, Qt.AlignmentFlag.AlignLeft)
         page_layout.addStretch(1)
         self.turn_sections: list[TurnSection] = []
         #: the page's usable width, once its viewport has a size (images and answers fit it)
@@ -421,6 +437,8 @@ class ItemView(QWidget):
 
     def show_item(self, detail: ItemDetail | None) -> None:
         self.detail = detail
+        self.turn_limit = TURNS_PER_PAGE
+        self.image_limit = IMAGES_PER_PAGE
         self._refresh()
         self.scroll_area.verticalScrollBar().setValue(0)
 
@@ -436,8 +454,26 @@ class ItemView(QWidget):
     def visible_turns(self) -> list[TurnSection]:
         return [section for section in self.turn_sections if section.isVisibleTo(self)]
 
+    def show_more_turns(self) -> None:
+        self.turn_limit += TURNS_PER_PAGE
+        self._refresh()
+
+    def show_more_images(self) -> None:
+        self.image_limit += IMAGES_PER_PAGE
+        self._refresh()
+
+    @staticmethod
+    def _more_text(noun: str, step: int, hidden: int) -> str:
+        return f"Show {min(step, hidden):,} more {noun} ({hidden:,} not shown)"
+
     def _refresh(self) -> None:
         detail = self.detail
+        hidden_images = 0 if detail is None else max(0, len(detail.images) - self.image_limit)
+        hidden_turns = 0 if detail is None else max(0, len(detail.turns) - self.turn_limit)
+        self.more_images_button.setVisible(hidden_images > 0)
+        self.more_images_button.setText(self._more_text("images", IMAGES_PER_PAGE, hidden_images))
+        self.more_turns_button.setVisible(hidden_turns > 0)
+        self.more_turns_button.setText(self._more_text("turns", TURNS_PER_PAGE, hidden_turns))
         if detail is None:
             self.header.setText('<span style="color:#666">No item selected.</span>')
             self.images.show_images(())
@@ -448,7 +484,7 @@ class ItemView(QWidget):
             self.shown_models = []
             return
         self.header.setText(self._header_html(detail))
-        self.images.show_images(detail.images)
+        self.images.show_images(detail.images[: self.image_limit])
         shown = _fill_blocks(self.captions, len(detail.captions), self._captions_layout, self.page)
         for block, caption in zip(shown, detail.captions, strict=True):
             block.show_caption(caption, self.raw, self.highlight)
@@ -457,7 +493,8 @@ class ItemView(QWidget):
         models = columns_for(item_models, self.chosen_models, self.selection.model_pair)
         self.shown_models = models
         self._note_models(item_models, models)
-        while len(self.turn_sections) < len(detail.turns):
+        turns = detail.turns[: self.turn_limit]
+        while len(self.turn_sections) < len(turns):
             section = TurnSection(self.page)
             if self._available_width is not None:
                 section.set_available_width(self._available_width)
@@ -465,10 +502,10 @@ class ItemView(QWidget):
             self.turn_sections.append(section)
         multi_turn = len(detail.turns) > 1
         for index, section in enumerate(self.turn_sections):
-            if index >= len(detail.turns):
+            if index >= len(turns):
                 section.hide()
                 continue
-            turn = detail.turns[index]
+            turn = turns[index]
             title = f"Turn {turn.index}" if multi_turn else "Instruction"
             if turn.category:
                 title += f" · {turn.category}"

@@ -34,6 +34,13 @@ class ReadLimits:
     max_line_bytes: int = 128 * MB
     #: one image file
     max_image_bytes: int = 100 * MB
+    #: what the rows of one parquet or Arrow file may decode to, each value counted as often as
+    #: a row holds it (a dictionary-encoded value repeated over rows counts once per row)
+    max_table_bytes: int = 2048 * MB
+    #: turns of one item (published conversations have a few; 20,000 froze the inspector)
+    max_turns_per_item: int = 1_000
+    #: images of one item (a multi-image task shows a handful)
+    max_images_per_item: int = 1_000
 
 
 DEFAULT_LIMITS = ReadLimits()
@@ -61,6 +68,11 @@ def check_file_size(path: Path, limit: int, what: str = "file") -> int:
 def check_rows(name: str, rows: int, limits: ReadLimits = DEFAULT_LIMITS) -> None:
     if rows > limits.max_rows:
         raise LimitExceededError(f"{name}: more than {limits.max_rows:,} rows; refused")
+
+
+def size_text(count: int) -> str:
+    """``count`` bytes as the limits' messages write them (``512.0 MB``, ``200 bytes``)."""
+    return _size(count)
 
 
 def inflate_gzip(data: bytes, name: str, limits: ReadLimits = DEFAULT_LIMITS) -> bytes:

@@ -14,9 +14,10 @@ import logging
 import math
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from workbench.domain import (
     ImageRecord,
@@ -47,6 +48,11 @@ from workbench.importers.limits import (
     LimitExceededError,
     ReadLimits,
     check_file_size,
+)
+from workbench.importers.model_names import (
+    differing_characters,
+    look_alikes,
+    normalize_model_name,
 )
 from workbench.plugins import Registry, registry
 from workbench.progress import Progress, WorkCancelledError, no_progress
@@ -104,6 +110,14 @@ def _hash_file(path: Path, name: str) -> ImportFileInfo:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return ImportFileInfo(name=name, sha256=digest.hexdigest(), size_bytes=path.stat().st_size)
+
+
+def _utf8_name(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def fingerprint_of(importer: str, files: Sequence[ImportFileInfo]) -> str:
@@ -298,8 +312,33 @@ def _reference_problems(record: Record) -> Iterator[tuple[str, str]]:
         yield "turn", f"turn {turn} does not exist: turns are numbered from 1"
 
 
-def _record_problems(record: Record) -> Iterator[tuple[str, str]]:
+def _size_problems(record: Record, limits: ReadLimits) -> Iterator[tuple[str, str]]:
+    """(field, reason) for an item larger than one item may be, whatever format it came in."""
+    if not isinstance(record, ItemRecord):
+        return
+    if len(record.turns) > limits.max_turns_per_item:
+        yield (
+            "turns",
+            (
+                f"has {len(record.turns):,} turns; an item may have at most "
+                f"{limits.max_turns_per_item:,}"
+            ),
+        )
+    if len(record.images) > limits.max_images_per_item:
+        yield (
+            "images",
+            (
+                f"has {len(record.images):,} images; an item may have at most "
+                f"{limits.max_images_per_item:,}"
+            ),
+        )
+
+
+def _record_problems(
+    record: Record, limits: ReadLimits = DEFAULT_LIMITS
+) -> Iterator[tuple[str, str]]:
     """(field, reason) for everything in ``record`` the bundle cannot store as given."""
+    yield from _size_problems(record, limits)
     for name, text, column in _text_fields(record):
         problem = None if text is None else _text_problem(text, column)
         if problem:
@@ -321,7 +360,65 @@ def _record_problems(record: Record) -> Iterator[tuple[str, str]]:
             yield "metadata", f"cannot be stored as JSON: {error}"
 
 
-def _storable(records: Sequence[Record], report: ImportReport, fallback: Origin) -> list[Record]:
+def _normalized_model_names(
+    records: Sequence[Record], report: ImportReport, fallback: Origin
+) -> list[Record]:
+    """``records`` with every model name in one spelling (:mod:`workbench.importers.
+    model_names`): each name changed is warned about once, a name left empty is rejected, and
+    different names that still look alike are reported."""
+    changed: dict[str, str] = {}
+    kept: list[Record] = []
+    for record in records:
+        fields = _MODEL_FIELDS.get(type(record), ())
+        renamed: dict[str, Any] = {}
+        for name in fields:
+            value = getattr(record, name)
+            if value is None:
+                continue
+            normal = normalize_model_name(value)
+            if normal != value:
+                if not normal:
+                    origin = getattr(record, "origin", None) or fallback
+                    report.reject(origin, name, "is empty once spaces and invisible characters go")
+                    break
+                if value not in changed:
+                    changed[value] = normal
+                    origin = getattr(record, "origin", None) or fallback
+                    report.warn(
+                        origin,
+                        name,
+                        f"model name {value!r} is stored as {normal!r} (NFC, without zero-width "
+                        "characters or surrounding spaces), so one model is not split in two",
+                    )
+                renamed[name] = normal
+        else:
+            kept.append(replace(record, **renamed) if renamed else record)
+    names = {getattr(r, f) for r in kept for f in _MODEL_FIELDS.get(type(r), ())} - {None}
+    for group in look_alikes(names):
+        report.warn(
+            fallback,
+            "model",
+            f"model names {', '.join(map(repr, group))} look alike but are different names "
+            f"({'; '.join(differing_characters(group)) or 'compatibility forms'}); they are "
+            "kept as different models",
+        )
+    return kept
+
+
+#: the fields of each record that name a model
+_MODEL_FIELDS: dict[type, tuple[str, ...]] = {
+    ModelRecord: ("name",),
+    OutputRecord: ("model",),
+    JudgmentRecord: ("model_a", "model_b"),
+}
+
+
+def _storable(
+    records: Sequence[Record],
+    report: ImportReport,
+    fallback: Origin,
+    limits: ReadLimits = DEFAULT_LIMITS,
+) -> list[Record]:
     """The records the bundle can store as given; each of the others is rejected with why.
 
     A model description has no row of its own, so its problems are reported at the first row
@@ -334,7 +431,7 @@ def _storable(records: Sequence[Record], report: ImportReport, fallback: Origin)
             model_origins.setdefault(record.model_a, record.origin)
     kept: list[Record] = []
     for record in records:
-        problems = list(_record_problems(record))
+        problems = list(_record_problems(record, limits))
         if not problems:
             kept.append(record)
             continue
@@ -384,6 +481,14 @@ def import_files(
     if not files:
         given = ", ".join(str(path) for path in source_paths)
         raise WorkbenchError(f"no files for format '{format_name}' in {given}")
+    undecodable = [path for path in files if not _utf8_name(relative_name(path, source_paths))]
+    if undecodable:
+        # The name is stored with the import (and PostgreSQL, like the fingerprint, needs
+        # UTF-8); Python holds such a name with surrogate escapes that cannot be encoded.
+        shown_names = ", ".join(ascii(str(path))[1:-1] for path in undecodable[:5])
+        raise WorkbenchError(
+            f"file names that are not valid UTF-8: {shown_names}; rename them and import again"
+        )
     progress("hashing", 0, len(files))
     file_infos = [_hash_file(path, relative_name(path, source_paths)) for path in files]
     fingerprint = fingerprint_of(importer.name, file_infos)
@@ -409,7 +514,8 @@ def import_files(
             progress("reading", len(records), 0)
             if report.cancel_requested():
                 raise ImportCancelledError("import cancelled; the bundle was not changed")
-    records = _storable(records, report, Origin(file_infos[0].name))
+    records = _normalized_model_names(records, report, Origin(file_infos[0].name))
+    records = _storable(records, report, Origin(file_infos[0].name), importer.limits)
     images = _prepare_images(records, report, progress, importer.limits)
     _stop_if_rejected(report, skip_rejected)
     if not records and report.rejections:

@@ -161,6 +161,16 @@ def pack_info(bundle: Bundle) -> PackInfo | None:
     )
 
 
+def _refuse_a_pack(bundle: Bundle, doing: str) -> None:
+    """A pack holds one annotator's tasks under hashed names, without the campaign's secret
+    salt: packs are exported from and merged into the main bundle only."""
+    if pack_info(bundle) is not None:
+        raise PackError(
+            f"{bundle.path or 'this bundle'} is itself an offline pack; {doing} the main "
+            "bundle the campaign lives in"
+        )
+
+
 # --- export ------------------------------------------------------------------------------------
 
 
@@ -382,6 +392,7 @@ def export_pack(
     """Write the annotator's open tasks of ``campaign`` (the first ``limit`` of them) to a new
     pack bundle at ``out``. A failed export leaves no file behind."""
     out = Path(out)
+    _refuse_a_pack(bundle, "export a pack from")
     if out.exists():
         raise PackError(f"{out} already exists; choose another file name")
     if limit is not None and limit < 1:
@@ -592,6 +603,7 @@ def merge_pack(bundle: Bundle, pack_path: str | Path) -> MergeReport:
     push/pull, scoped to the pack's annotator; only the matching of the pack's anonymised
     tasks, items and contestants to the bundle's is the pack's own."""
     pack_path = Path(pack_path)
+    _refuse_a_pack(bundle, "merge a pack into")
     with Bundle.open(pack_path) as pack:
         content = _read_pack(pack)
         info = content.info

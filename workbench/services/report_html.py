@@ -12,6 +12,7 @@ import io
 import json
 import logging
 import math
+import re
 from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
@@ -82,8 +83,19 @@ class _Budget:
 # --- small pieces ------------------------------------------------------------------------------
 
 
+#: characters that change the direction of the text after them (embeddings, overrides,
+#: isolates, marks)
+_BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
+
+
 def _text(value: Any) -> str:
-    return escape("" if value is None else str(value))
+    text = "" if value is None else str(value)
+    if _BIDI_CONTROLS.search(text):
+        # A right-to-left override in a model name reversed the rest of its paragraph. Put
+        # between FIRST STRONG ISOLATE and POP DIRECTIONAL ISOLATE, whatever the text opens
+        # ends with it (Unicode's bidi algorithm, rule X6a), in element text and attributes.
+        text = f"\u2068{text}\u2069"
+    return escape(text)
 
 
 def _number(value: Any, digits: int = 1) -> str:
@@ -235,7 +247,7 @@ def _summary(content: ReportContent) -> str:
         f"<p>Judgments selected: {_text(content.request.filters.describe())}. The bundle holds "
         f"{totals['votes']} votes, {totals['judge_verdicts']} judge verdicts and "
         f"{totals['imported_judgments']} imported judgments in all.</p>{table}"
-        f"<p>Models: {_text(', '.join(summary['model_names']))}.</p>"
+        f"<p>Models: {', '.join(_text(name) for name in summary['model_names'])}.</p>"
     )
 
 

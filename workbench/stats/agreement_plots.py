@@ -45,8 +45,8 @@ def rating_scatter(
     ratings: pd.DataFrame,
     label_a: str,
     label_b: str,
-    spearman: float,
-    kendall: float,
+    spearman: float | None,
+    kendall: float | None,
 ) -> Figure:
     """One point per model rated by both sides (``ratings``: columns ``model``, ``rating_a``,
     ``rating_b``), named beside it, with the two sides' rank correlations in the title."""
@@ -61,8 +61,10 @@ def rating_scatter(
     axes.set_ylabel(f"rating by {label_b}")
     axes.grid(alpha=0.3)
 
-    def shown(value: float) -> str:
-        return "–" if np.isnan(value) else f"{value:.3f}"
+    def shown(value: float | None) -> str:
+        # undefined (None or NaN) when one side rates every model the same: humans who
+        # voted only ties
+        return "–" if value is None or np.isnan(value) else f"{value:.3f}"
 
     axes.set_title(
         f"Spearman {shown(spearman)}, Kendall's tau {shown(kendall)} ({len(ratings)} models)",

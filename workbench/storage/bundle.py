@@ -180,12 +180,29 @@ def _refuse_foreign_database(path: Path) -> None:
         found = connection.execute(
             "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'alembic_version'"
         ).fetchone()
+        # A bundle from a newer app is refused here too, before opening it switched its
+        # journal mode (a refused import left the newer app's file in WAL mode).
+        revision = (
+            connection.execute("SELECT version_num FROM alembic_version").fetchone()
+            if found is not None
+            else None
+        )
     except sqlite3.Error:
         return
     finally:
         connection.close()
     if found is None:
         raise NotABundleError(f"{path} is an SQLite file but not a VLM Workbench bundle")
+    current = revision[0] if revision else None
+    if current is not None and current != HEAD_REVISION and current not in _known_revisions():
+        raise BundleTooNewError(_too_new(str(path), current))
+
+
+def _too_new(display: str, current: str) -> str:
+    return (
+        f"{display} was written by a newer VLM Workbench (schema {current}); "
+        f"this version ({__version__}) reads schemas up to {head_revision()}. Update the app."
+    )
 
 
 def _upgrade(connection: Connection) -> None:
@@ -409,10 +426,7 @@ class Bundle:
             what = "a database" if where.is_server else "an SQLite file"
             raise NotABundleError(f"{where.display} is {what} but not a VLM Workbench bundle")
         if current not in _known_revisions():
-            raise BundleTooNewError(
-                f"{where.display} was written by a newer VLM Workbench (schema {current}); "
-                f"this version ({__version__}) reads schemas up to {head}. Update the app."
-            )
+            raise BundleTooNewError(_too_new(where.display, current))
         if not migrate:
             raise MigrationDeclinedError(
                 f"{where.display} uses an older schema ({current}) and must be upgraded to "

@@ -31,6 +31,7 @@ from workbench.storage.errors import (
     BundleError,
     ServerSupportMissingError,
 )
+from workbench.storage.read_only import read_only_uri
 
 SQLITE = "sqlite"
 POSTGRESQL = "postgresql"
@@ -94,6 +95,7 @@ def parse_location(location: str | Path) -> BundleLocation:
     if scheme in _POSTGRES_SCHEMES:
         if not url.database:
             raise BundleError(f"{masked(url)} names no database (add /DATABASE to the URL)")
+        _refuse_control_characters(url)
         return BundleLocation(
             POSTGRESQL, url=url.set(drivername="postgresql+psycopg"), shown_url=masked(url)
         )
@@ -104,10 +106,32 @@ def parse_location(location: str | Path) -> BundleLocation:
     )
 
 
+def _refuse_control_characters(url: URL) -> None:
+    """A ``%00`` decodes to NUL, which ends the C string libpq is given: the rest of the URL
+    was dropped and the connection went to port 5432 as the operating-system user. Any
+    control character in a part of the URL is refused before anything connects."""
+    parts: list[tuple[str, object]] = [
+        ("user name", url.username),
+        ("password", url.password),
+        ("host", url.host),
+        ("database", url.database),
+    ]
+    for key, given in url.query.items():
+        values = (given,) if isinstance(given, str) else given
+        parts.extend((f"parameter '{key}'", item) for item in values)
+        parts.append(("parameter name", key))
+    for part, text in parts:
+        if isinstance(text, str) and any(ord(char) < 32 or ord(char) == 127 for char in text):
+            raise BundleError(
+                f"{masked(url)}: the {part} holds a control character (such as %00); refused "
+                "before connecting"
+            )
+
+
 def _sqlite_engine(path: Path, read_only: bool = False) -> Engine:
     if read_only:
         # SQLite itself refuses every write on this connection (mode=ro), whatever code runs
-        engine = create_engine(f"sqlite:///file:{path.absolute()}?mode=ro&uri=true")
+        engine = create_engine(f"sqlite:///{read_only_uri(path)}&uri=true")
     else:
         engine = create_engine(f"sqlite:///{path}")
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from workbench.storage.compiled_queries import BATTLE_COUNTS_SQL, CAMPAIGN_BATTLE_COUNTS_SQL
+from workbench.storage.read_only import read_only_uri
 from workbench.storage.revision import HEAD_REVISION
 
 #: as long as a bundle opened the usual way waits for a writer (storage.dialects)
@@ -34,7 +35,7 @@ KindCountRow = tuple[str, CountRow]
 
 
 def _connect(path: Path) -> sqlite3.Connection:
-    connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    connection = sqlite3.connect(read_only_uri(path.resolve()), uri=True)
     connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     connection.execute("PRAGMA query_only = ON")
     return connection

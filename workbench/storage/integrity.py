@@ -16,6 +16,7 @@ from workbench.progress import CancelRequested, WorkCancelledError, never_cancel
 from workbench.storage.backup_names import latest_backup, stamp_now
 from workbench.storage.errors import BundleDamagedError, NotABundleError
 from workbench.storage.files import sidecar_paths
+from workbench.storage.read_only import read_only_uri
 
 __all__ = [
     "BundleDamagedError",
@@ -185,7 +186,14 @@ def integrity_check(
     except NotABundleError as error:
         return [str(error)]
     try:
-        with closing(sqlite3.connect(path)) as connection:
+        # In a read-only folder or mount the usual connection cannot even open (SQLite wants a
+        # -shm file beside the bundle), and "unable to open database file" read as damage.
+        connect = (
+            sqlite3.connect(read_only_uri(path), uri=True)
+            if not os.access(path.absolute().parent, os.W_OK)
+            else sqlite3.connect(path)
+        )
+        with closing(connect) as connection:
             connection.set_progress_handler(lambda: 1 if cancel_requested() else 0, _VM_STEPS)
             pragma = "integrity_check" if full else "quick_check"
             problems = [row[0] for row in connection.execute(f"PRAGMA {pragma}")]
