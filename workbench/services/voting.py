@@ -335,7 +335,7 @@ class AnnotationSession:
         the annotator's even if others have given it all its votes meanwhile), read from the
         campaign counters rather than recounted from the schedule."""
         counted = annotator_progress(session, self._campaign_id, self._annotator_id, holding)
-        return Progress(counted.done, counted.remaining)
+        return Progress(counted.done, counted.remaining, counted.skipped, counted.campaign_tasks)
 
     def _is_answered(self, session: Session, pair_id: int) -> bool:
         return bool(session.connection().scalar(self._answered, {"pair": pair_id}))
@@ -496,8 +496,7 @@ class AnnotationSession:
         # Counting the open tasks again costs a scan of the campaign per vote (most of a vote's
         # time on a large campaign); the next task shown recounts anyway.
         before = shown.task.progress
-        progress = Progress(before.done + 1, max(before.remaining - 1, 0))
-        return VoteReceipt(tuple(uuids), progress), claimed
+        return VoteReceipt(tuple(uuids), before.after_answer()), claimed
 
     def cast(self, token: str, answers: Answers, comment: str | None = None) -> VoteReceipt:
         """Store the answer to the task ``token`` names; returns once it is committed.
@@ -576,7 +575,7 @@ class AnnotationSession:
         rows = answer_rows(self.protocol, answers, comment)
         before = ahead.task.progress
         # counted before this answer: one more done, one fewer left (as VoteReceipt counts)
-        task = replace(ahead.task, progress=Progress(before.done + 1, max(before.remaining - 1, 0)))
+        task = replace(ahead.task, progress=before.after_answer())
         following = _Shown(task, ahead.pair_id, _now(), time.monotonic())
         self._shown, self._ahead = following, None
         return PendingAnswer(shown, tuple(rows), comment, following, ahead), task

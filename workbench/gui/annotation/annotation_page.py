@@ -17,7 +17,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDialog, QDockWidget, QMenu, QMessageBox
 
 from workbench.errors import WorkbenchError
-from workbench.gui.annotation.annotation_view import AnnotationView
+from workbench.gui.annotation.annotation_view import AnnotationView, keep_mnemonics_off_keys
 from workbench.gui.annotation.annotator_window import MAIN_WINDOW, remember_session
 from workbench.gui.annotation.new_campaign_dialog import NewCampaignDialog
 from workbench.gui.annotation.start_dialog import StartAnnotatingDialog
@@ -77,6 +77,7 @@ class AnnotationPage(QObject):
             raise WorkbenchError("open a bundle first")
         session = AnnotationSession(bundle, campaign, annotator, preview=bundle.read_only)
         self.view.start(session)
+        keep_mnemonics_off_keys(self.window.menuBar(), self.view.answer_keys())
         if self.window.location is not None:
             remember_session(self.window.location, session, MAIN_WINDOW)
         self.show_page(ANNOTATE_PAGE)

@@ -26,8 +26,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, Qt, Signal
-from PySide6.QtGui import QAction, QKeyEvent, QKeySequence, QResizeEvent
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtGui import QAction, QKeyEvent, QKeySequence
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenuBar, QVBoxLayout, QWidget
 
 from workbench.errors import WorkbenchError
 from workbench.gui.annotation.answer_panel import AnswerPanel
@@ -76,9 +76,41 @@ def feedback_text(feedback: PracticeFeedback) -> str:
 
 
 def progress_text(progress: Progress) -> str:
-    if progress.remaining == 0:
-        return f"{progress.done} of {progress.total} answered: all done"
-    return f"Task {progress.done + 1} of {progress.total}  ·  {progress.done} answered"
+    """Answered and skipped apart, what is left for this annotator, and the campaign's task
+    count (the same for everyone, as ``workbench campaign status`` prints it)."""
+    if progress.campaign_tasks is None:  # the practice round: its own tasks
+        return f"Task {min(progress.done + 1, progress.total)} of {progress.total}"
+    counts = f"{progress.answered} answered  ·  {progress.skipped} skipped"
+    left = "all done" if progress.remaining == 0 else f"{progress.remaining} left for you"
+    return f"{counts}  ·  {left}  ·  {progress.campaign_tasks} tasks in the campaign"
+
+
+#: keys the page itself answers besides the protocol's choices (Z zooms)
+VIEW_LETTER_KEYS = frozenset("Z")
+
+
+def title_off_keys(title: str, keys: frozenset[str]) -> str:
+    """``title`` with its menu mnemonic (``&``) on its first letter that is none of ``keys``
+    (upper case), or with none: a mnemonic on a vote key takes the key (Alt+A, Esc, then A
+    reopens the menu instead of voting, and Enter there runs its first action)."""
+    plain = title.replace("&&", "\0").replace("&", "").replace("\0", "&&")
+    for index, char in enumerate(plain):
+        if char.isalnum() and char.upper() not in keys and plain[max(index - 1, 0)] != "&":
+            return plain[:index] + "&" + plain[index:]
+    return plain
+
+
+def keep_mnemonics_off_keys(menu_bar: QMenuBar, keys: frozenset[str]) -> None:
+    """Move every menu bar title's mnemonic off ``keys`` (the session's answer keys); the title
+    as designed is kept on the action, so another protocol's session starts from it again."""
+    for action in menu_bar.actions():
+        designed = action.property("designedTitle")
+        if not isinstance(designed, str):
+            designed = action.text()
+            action.setProperty("designedTitle", designed)
+        wanted = title_off_keys(designed, keys | VIEW_LETTER_KEYS)
+        if action.text() != wanted:
+            action.setText(wanted)
 
 
 class AnnotationView(QWidget):
@@ -239,6 +271,12 @@ class AnnotationView(QWidget):
     @property
     def active(self) -> bool:
         return self.session is not None
+
+    def answer_keys(self) -> frozenset[str]:
+        """The letters and digits that answer in this session (upper case)."""
+        if self.session is None:
+            return frozenset()
+        return frozenset(choice.key.upper() for choice in self.session.protocol.choices)
 
     # --- showing ----------------------------------------------------------------------------
 
@@ -813,8 +851,3 @@ class AnnotationView(QWidget):
             return False
         self.choose(choice.value)
         return True
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        if self.help_overlay is not None and self.help_overlay.isVisible():
-            self.help_overlay.setGeometry(self.rect())

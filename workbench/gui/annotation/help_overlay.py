@@ -3,7 +3,7 @@ the view's own keys, beside the campaign's guidelines (also shown when a session
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QKeyEvent, QMouseEvent
 from PySide6.QtWidgets import (
     QFrame,
@@ -81,12 +81,13 @@ class HelpOverlay(QFrame):
         wrapper.addStretch(1)
         wrapper.addLayout(grid)
         self.guidelines: SafeTextView | None = None
+        self.guidelines_area: QScrollArea | None = None
         if guidelines is not None:
             self.guidelines = SafeTextView()
             self.guidelines.setAccessibleName("Guidelines")
             self.guidelines.setStyleSheet("background: white; color: black; padding: 8px;")
             self.guidelines.show_text(guidelines)
-            scroll = QScrollArea(self)
+            scroll = self.guidelines_area = QScrollArea(self)
             scroll.setWidgetResizable(True)
             scroll.setWidget(self.guidelines)
             scroll.setMinimumWidth(420)
@@ -105,23 +106,45 @@ class HelpOverlay(QFrame):
         outer.addWidget(close_hint)
         outer.addStretch(2)
         self.hide()
+        # The overlay covers its parent whenever the parent is resized or shown: shown at the
+        # start of a session, it is opened before the page is laid out (the parent then still
+        # has a hidden widget's 100x30), and it must follow every later resize too.
+        parent.installEventFilter(self)
+
+    @property
+    def is_open(self) -> bool:
+        """Whether the overlay is up (shown over its parent, even while the parent is hidden:
+        ``isVisible`` is False then)."""
+        return not self.isHidden()
+
+    def _cover_parent(self) -> None:
+        parent = self.parentWidget()
+        if parent is not None and self.geometry() != parent.rect():
+            self.setGeometry(parent.rect())
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if (
+            watched is self.parentWidget()
+            and event.type() in (QEvent.Type.Resize, QEvent.Type.Show)
+            and self.is_open
+        ):
+            self._cover_parent()
+        return False
 
     def toggle(self) -> None:
-        if self.isVisible():
+        if self.is_open:
             self.hide()
             return
-        parent = self.parentWidget()
-        assert parent is not None  # made with a parent, which it covers
-        self.setGeometry(parent.rect())
+        self._cover_parent()
         self.raise_()
         self.show()
         self.setFocus()
 
     def hide(self) -> None:
-        was_visible = self.isVisible()
+        was_open = self.is_open
         super().hide()
         parent = self.parentWidget()
-        if was_visible and parent is not None:
+        if was_open and parent is not None:
             parent.setFocus()
 
     def keyPressEvent(self, event: QKeyEvent) -> None:

@@ -1,0 +1,183 @@
+"""The annotator's seat at 1366x768 and 1024x700: honest counts (answered and skipped apart,
+one campaign-wide denominator, the numbers ``workbench campaign status`` gives), no menu
+mnemonic on a vote key, and the guidelines overlay covering the page when a session starts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QMenu
+
+from tests.gui.annotation_bundle import build_annotation_bundle
+from tests.gui.conftest import wait_idle
+from workbench.cli import main
+from workbench.gui.annotation.annotator_window import AnnotatorWindow
+from workbench.gui.main_window import MainWindow
+from workbench.services.monitor import campaign_status
+from workbench.services.voting import AnnotationSession
+from workbench.storage import Bundle
+from workbench.storage.bundle import copy_bundle
+
+pytestmark = pytest.mark.gui
+
+SIZES = [(1366, 768), (1024, 700)]
+SIZE_IDS = [f"{w}x{h}" for w, h in SIZES]
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_annotation_bundle(tmp_path_factory.mktemp("seats"))
+
+
+@pytest.fixture
+def bundle_path(template: Path, tmp_path: Path) -> Path:
+    copy_bundle(template, tmp_path / "b.wbb")
+    return tmp_path / "b.wbb"
+
+
+def open_window(  # type: ignore[no-untyped-def]
+    qtbot, bundle: Bundle, campaign: str, size: tuple[int, int], annotator: str = "ana"
+) -> AnnotatorWindow:
+    window = AnnotatorWindow(bundle, AnnotationSession(bundle, campaign, annotator))
+    qtbot.addWidget(window)
+    window.resize(*size)
+    window.show()
+    qtbot.waitExposed(window)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    return window
+
+
+def settle(qtbot, window: AnnotatorWindow) -> None:  # type: ignore[no-untyped-def]
+    qtbot.waitUntil(lambda: not window.view.busy, timeout=15_000)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+def test_a_skip_is_not_counted_as_answered_and_the_counts_match_campaign_status(
+    qtbot, bundle_path: Path, size: tuple[int, int]
+) -> None:
+    bundle = Bundle.open(bundle_path)
+    window = open_window(qtbot, bundle, "arena-battle", size)
+    view = window.view
+    for _ in range(2):
+        view.choose("a")
+        settle(qtbot, window)
+    view.skip("image does not load")
+    settle(qtbot, window)
+    status = campaign_status(bundle, "arena-battle")
+    row = next(r for r in status["annotators"] if r["annotator"] == "ana")
+    assert (row["answered"], row["skipped"]) == (2, 1)
+    text = view.progress_label.text()
+    assert "2 answered" in text and "1 skipped" in text, text
+    assert f"{status['tasks']} tasks" in text, text
+    assert view.progress_label.isVisible()
+    assert window.rect().contains(view.progress_label.geometry().translated(view.pos()))
+    while view.task is not None:  # the end of the queue: the skip is still not an answer
+        view.choose("a")
+        settle(qtbot, window)
+    status = campaign_status(bundle, "arena-battle")
+    row = next(r for r in status["annotators"] if r["annotator"] == "ana")
+    final = view.progress_label.text()
+    assert f"{row['answered']} answered" in final and f"{row['skipped']} skipped" in final
+    assert "all done" in final
+    window.close()
+
+
+def test_every_annotator_of_a_campaign_sees_the_same_denominator(qtbot, bundle_path: Path) -> None:
+    bundle = Bundle.open(bundle_path)
+    other = AnnotationSession(bundle, "arena-battle", "bob")
+    for _ in range(3):  # bob's votes fill tasks that ana then never gets
+        task = other.next_task()
+        assert task is not None
+        other.cast(task.token, "b")
+    window = open_window(qtbot, bundle, "arena-battle", (1366, 768))
+    tasks = campaign_status(bundle, "arena-battle")["tasks"]
+    ana = window.view.progress_label.text()
+    bob = other.next_task()
+    assert bob is not None
+    assert bob.progress.campaign_tasks == tasks
+    assert window.view.task is not None
+    assert window.view.task.progress.campaign_tasks == tasks
+    assert f"{tasks} tasks in the campaign" in ana, ana
+    window.close()
+
+
+# --- mnemonics --------------------------------------------------------------------------------
+
+
+def open_menus() -> list[QMenu]:
+    return [w for w in QApplication.topLevelWidgets() if isinstance(w, QMenu) and w.isVisible()]
+
+
+def test_no_menu_mnemonic_takes_a_vote_key(qtbot, bundle_path: Path) -> None:  # type: ignore[no-untyped-def]
+    bundle = Bundle.open(bundle_path)
+    window = open_window(qtbot, bundle, "arena-battle", (1366, 768))
+    keys = {choice.key.upper() for choice in window.view.session.protocol.choices}
+    for action in window.menuBar().actions():
+        title = action.text()
+        marked = title[title.index("&") + 1].upper() if "&" in title.replace("&&", "") else ""
+        assert marked not in keys, title
+    # Alt+A, Esc, then A (where the keyboard focus is): the key votes, no menu opens
+    first = window.view.task
+    qtbot.keyClick(window, Qt.Key.Key_A, Qt.KeyboardModifier.AltModifier)
+    for menu in open_menus():
+        qtbot.keyClick(menu, Qt.Key.Key_Escape)
+    target = QApplication.focusWidget()
+    qtbot.keyClick(target if target is not None else window.view, Qt.Key.Key_A)
+    settle(qtbot, window)
+    assert not open_menus()
+    assert window.view.task is not first
+    status = campaign_status(bundle, "arena-battle")
+    assert next(r for r in status["annotators"] if r["annotator"] == "ana")["answered"] == 1
+    window.close()
+
+
+# --- the guidelines at session start -----------------------------------------------------------
+
+GUIDELINES = "# How to judge\n\nPrefer the response that **answers the question** asked.\n"
+
+
+def guided_campaign(bundle_path: Path, tmp_path: Path) -> str:
+    guide = tmp_path / "guide.md"
+    guide.write_text(GUIDELINES, encoding="utf-8")
+    command = ["campaign", "create", str(bundle_path), "--name", "guided"]
+    assert main([*command, "--protocol", "arena-battle", "--guidelines", str(guide)]) == 0
+    return "guided"
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+def test_the_guidelines_shown_at_the_start_cover_the_page(
+    qtbot, bundle_path: Path, tmp_path: Path, size: tuple[int, int]
+) -> None:
+    campaign = guided_campaign(bundle_path, tmp_path)
+    bundle = Bundle.open(bundle_path)
+    window = open_window(qtbot, bundle, campaign, size)
+    overlay = window.view.help_overlay
+    assert overlay is not None and overlay.isVisible()
+    qtbot.waitUntil(lambda: overlay.geometry() == window.view.rect())
+    assert overlay.guidelines is not None and overlay.guidelines.isVisible()
+    assert overlay.guidelines_area is not None and overlay.guidelines_area.height() >= 150
+    window.resize(size[0] - 100, size[1] - 50)  # and it follows a resize
+    qtbot.waitUntil(lambda: overlay.geometry() == window.view.rect())
+    window.close()
+
+
+def test_the_guidelines_cover_the_main_windows_annotation_page(
+    qtbot, bundle_path: Path, tmp_path: Path
+) -> None:
+    campaign = guided_campaign(bundle_path, tmp_path)
+    window = MainWindow(persist_layout=False)
+    qtbot.addWidget(window)
+    window.open_bundle(bundle_path)
+    window.resize(1366, 768)
+    window.show()
+    wait_idle(qtbot, window)
+    window.annotation.start(campaign, "ana")  # the page is hidden until the session starts
+    view = window.annotation.view
+    overlay = view.help_overlay
+    assert overlay is not None
+    qtbot.waitUntil(lambda: overlay.isVisible() and overlay.geometry() == view.rect())
+    assert view.width() > 600 and view.height() > 400
+    window.close()
