@@ -8,13 +8,14 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QMenu
+from PySide6.QtWidgets import QApplication, QDialog, QDialogButtonBox, QMenu
 
-from tests.gui.annotation_bundle import build_annotation_bundle
+from tests.gui.annotation_bundle import build_annotation_bundle, build_image_bundle
 from tests.gui.conftest import wait_idle
 from workbench.cli import main
 from workbench.gui.annotation.annotator_window import AnnotatorWindow
 from workbench.gui.main_window import MainWindow
+from workbench.gui.settings import GuiSettings
 from workbench.services.monitor import campaign_status
 from workbench.services.voting import AnnotationSession
 from workbench.storage import Bundle
@@ -181,3 +182,134 @@ def test_the_guidelines_cover_the_main_windows_annotation_page(
     qtbot.waitUntil(lambda: overlay.isVisible() and overlay.geometry() == view.rect())
     assert view.width() > 600 and view.height() > 400
     window.close()
+
+
+# --- images ------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def images_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_image_bundle(tmp_path_factory.mktemp("seats-images"))
+
+
+def to_ten_images(qtbot, window: AnnotatorWindow) -> None:  # type: ignore[no-untyped-def]
+    """Vote until the task with ten images is shown (the bundle's third item)."""
+    view = window.view
+    while view.task is not None and len(view.task.images) != 10:
+        view.choose("a")
+        settle(qtbot, window)
+    assert view.task is not None
+
+
+def inside(widget, window) -> bool:  # type: ignore[no-untyped-def]
+    """Whether ``widget`` is drawn whole inside its scroll area's viewport and the window."""
+    strip = window.view.display.strip
+    top_left = widget.mapTo(strip.viewport(), widget.rect().topLeft())
+    rect = widget.rect().translated(top_left)
+    return strip.viewport().rect().contains(rect)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
+def test_every_image_of_a_ten_image_task_is_reached_and_zoomed_by_keyboard(
+    qtbot, images_template: Path, tmp_path: Path, size: tuple[int, int]
+) -> None:
+    copy_bundle(images_template, tmp_path / "i.wbb")
+    bundle = Bundle.open(tmp_path / "i.wbb")
+    window = open_window(qtbot, bundle, "arena-battle", size)
+    to_ten_images(qtbot, window)
+    view = window.view
+    tiles = view.display.tiles
+    assert len(tiles) == 10
+    qtbot.keyClick(view, Qt.Key.Key_Tab)  # the rationale first, as before
+    assert view.answer_panel is not None and view.answer_panel.comment_field.hasFocus()
+    for tile in tiles:  # then each image in turn, scrolled into sight
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
+        assert tile.hasFocus(), tile.position
+        assert inside(tile, window), tile.position
+    assert tiles[9].hasFocus()
+    qtbot.keyClick(tiles[9], Qt.Key.Key_Z)  # Z zooms the image with the focus, not image 1
+    zoom = view.zoom
+    assert zoom is not None and zoom.isVisible()
+    assert zoom.windowTitle() == "Image 10"
+    assert "image 10 of 10" in zoom.ui.infoLabel.text()
+    assert not zoom.ui.nextButton.isEnabled() and zoom.ui.previousButton.isEnabled()
+    zoom.activateWindow()  # as a window shown on a desktop is
+    qtbot.waitUntil(zoom.isActiveWindow)
+    qtbot.keyClick(zoom.ui.imageView, Qt.Key.Key_PageUp)  # previous; the strip follows
+    assert zoom.windowTitle() == "Image 9" and view.zoomed_tile() is tiles[8]
+    assert inside(tiles[8], window)
+    for _ in range(8):
+        zoom.ui.previousButton.click()
+    assert zoom.windowTitle() == "Image 1" and not zoom.ui.previousButton.isEnabled()
+    assert inside(tiles[0], window)
+    qtbot.keyClick(zoom.ui.imageView, Qt.Key.Key_PageDown)
+    assert zoom.windowTitle() == "Image 2"
+    qtbot.keyClick(tiles[4], Qt.Key.Key_Return)  # Enter on a tile zooms that one
+    assert zoom.windowTitle() == "Image 5"
+    # a vote key with the focus on a tile still votes
+    tiles[4].setFocus()
+    first = view.task
+    qtbot.keyClick(tiles[4], Qt.Key.Key_B)
+    settle(qtbot, window)
+    assert view.task is not first
+    window.close()
+
+
+# --- who is voting -----------------------------------------------------------------------------
+
+
+def test_resuming_asks_who_annotates(monkeypatch: pytest.MonkeyPatch, bundle_path: Path) -> None:
+    import workbench.gui.app as app
+
+    calls: list[tuple[tuple, dict]] = []
+    monkeypatch.setattr(app, "run_app", lambda *a, **k: calls.append((a, k)) or 0)
+    monkeypatch.setattr(app, "run_annotator", lambda *a, **k: calls.append((a, k)) or 0)
+    for window in ("main", "annotator"):
+        GuiSettings().remember_annotation_session(
+            str(bundle_path.resolve()), "arena-battle", "bob", window
+        )
+        assert app.resume_annotation() == 0
+        _args, options = calls.pop()
+        assert options.get("ask_annotator") is True, window
+
+
+def test_the_start_dialog_offers_the_last_annotator_as_a_default_only(  # type: ignore[no-untyped-def]
+    qtbot, bundle_path: Path
+) -> None:
+    window = MainWindow(persist_layout=False)
+    qtbot.addWidget(window)
+    window.open_bundle(bundle_path)
+    window.resize(1366, 768)
+    window.show()
+    wait_idle(qtbot, window)
+    dialog = window.annotation.show_start_dialog("arena-battle", "bob")
+    assert dialog is not None and dialog.isVisible()
+    assert (dialog.campaign, dialog.annotator) == ("arena-battle", "bob")
+    assert "bob" in dialog.message.text() and "keyboard" in dialog.message.text()
+    assert window.annotation.view.session is None  # nothing starts without the answer
+    dialog.annotator_box.setCurrentIndex(dialog.annotator_box.findData("ana"))
+    dialog.buttons.button(QDialogButtonBox.StandardButton.Ok).click()
+    session = window.annotation.view.session
+    assert session is not None and session.annotator_handle == "ana"
+    window.close()
+
+
+def test_the_annotator_window_asks_before_it_opens(  # type: ignore[no-untyped-def]
+    qtbot, monkeypatch: pytest.MonkeyPatch, bundle_path: Path
+) -> None:
+    from workbench.gui.annotation.start_dialog import StartAnnotatingDialog
+    from workbench.gui.app import ask_who_annotates
+
+    seen: list[tuple[str | None, str | None]] = []
+
+    def answer(dialog: StartAnnotatingDialog) -> int:
+        seen.append((dialog.campaign, dialog.annotator))
+        dialog.annotator_box.setCurrentIndex(dialog.annotator_box.findData("ana"))
+        return QDialog.DialogCode.Accepted.value
+
+    monkeypatch.setattr(StartAnnotatingDialog, "exec", answer)
+    with Bundle.open(bundle_path) as bundle:
+        assert ask_who_annotates(bundle, "arena-battle", "bob") == ("arena-battle", "ana")
+        assert seen == [("arena-battle", "bob")]
+        monkeypatch.setattr(StartAnnotatingDialog, "exec", lambda _d: 0)  # closed: nothing
+        assert ask_who_annotates(bundle, "arena-battle", "bob") is None

@@ -94,12 +94,16 @@ class AnnotationPage(QObject):
             self._dialog.deleteLater()
         self._dialog = dialog
 
-    def show_start_dialog(self) -> StartAnnotatingDialog | None:
+    def show_start_dialog(
+        self, campaign: str | None = None, annotator: str | None = None
+    ) -> StartAnnotatingDialog | None:
+        """Ask for the campaign and the annotator (``campaign`` and ``annotator`` chosen at
+        first, as the defaults to confirm); the session starts once it is accepted."""
         bundle = self.window.bundle
         if bundle is None:
             self.window.statusBar().showMessage("Open a bundle first.", 5000)
             return None
-        dialog = StartAnnotatingDialog(bundle, self.window)
+        dialog = StartAnnotatingDialog(bundle, self.window, campaign, annotator)
         self._replace_dialog(dialog)
         dialog.accepted.connect(self._start_accepted)
         dialog.open()

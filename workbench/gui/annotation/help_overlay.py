@@ -23,9 +23,10 @@ VIEW_KEYS = (
     ("Ctrl+Z", "Take back your last answer (its task shows again)"),
     ("Ctrl+S", "Skip this task, giving a reason"),
     ("Enter", "Save the answer (grade, or after typing a rationale)"),
-    ("Tab", "Go to the rationale field; Esc comes back"),
-    ("Page Up / Page Down", "Scroll the task"),
-    ("Z", "Zoom into the task's image (the zoom window follows the task)"),
+    ("Tab", "Go to the rationale field, then to each image; Esc comes back"),
+    ("Page Up / Page Down", "Scroll the task (in the zoom window: previous / next image)"),
+    ("Z", "Zoom into the image with the focus, else the first (the zoom follows the task)"),
+    ("Enter or Space on an image", "Zoom into that image"),
     ("F1 or ?", "Show or hide this help"),
 )
 
