@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QTableView
+from PySide6.QtWidgets import QPushButton, QTableView
 
 from tests.gui.conftest import wait_idle
 from tests.services.campaign_ops_bundle import CAMPAIGN, SKIP_REASON, build_ops_bundle
@@ -93,4 +93,24 @@ def test_the_docked_monitor_is_readable_with_kappa_as_the_cli_prints_it(  # type
     [row] = cells(monitor.stuck)
     assert row[2] == "2/3" and SKIP_REASON in row[3]
     assert monitor.width() >= 340  # a new dock's 250 px cut the columns
+    window.close()
+
+
+def test_adjudication_names_answers_as_the_annotators_buttons_do(qtbot, ops_bundle: Path) -> None:  # type: ignore[no-untyped-def]
+    from workbench.gui.main_window import MainWindow
+
+    window = MainWindow(persist_layout=False)
+    qtbot.addWidget(window)
+    window.resize(1366, 768)
+    window.open_bundle(ops_bundle)
+    window.show()
+    wait_idle(qtbot, window)
+    dialog = window.campaign_ops.show_adjudication(CAMPAIGN)
+    qtbot.waitUntil(lambda: bool(dialog.votes.text()), timeout=10_000)
+    votes = dialog.votes.text().splitlines()[1:]
+    answers = [line.split(": ", 1)[1] for line in votes if line.startswith("ann-")]
+    assert answers and set(answers) <= {"Response 1", "Response 2"}, votes
+    buttons = {button.text() for button in dialog.findChildren(QPushButton)}
+    assert {"Record: Response 1", "Record: Response 2"} <= buttons
+    dialog.close()
     window.close()
