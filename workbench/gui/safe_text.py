@@ -264,7 +264,8 @@ class SafeTextView(QTextBrowser):
                 note,
             )
         self.show_all_action.setEnabled(bool(self._left_out))
-        _wrap_code_blocks(document)
+        if not self._raw and ("```" in shown or "~~~" in shown or "    " in shown or "\t" in shown):
+            _wrap_code_blocks(document)  # only markdown with a code block has unbreakable lines
         self._apply_highlight()
         self.horizontalScrollBar().setValue(0)
 

@@ -398,6 +398,9 @@ class TaskDisplay(QWidget):
         self.reuse_widgets = True
         #: the thumbnails' greatest height: a share of the page's (see :data:`TILE_SHARE`)
         self.max_tile_height = UNLIMITED
+        self._strip_box = QSize()
+        #: a tile's size hint by thumbnail box (see _tile_size)
+        self._tile_sizes: dict[tuple[int, int], QSize] = {}
         self.tiles: list[TaskImageTile] = []
         #: the strip's tiles, the hidden ones included (see _show_images)
         self._strip_tiles: list[TaskImageTile] = []
@@ -502,14 +505,24 @@ class TaskDisplay(QWidget):
             if not tile.isHidden():
                 tile.hide()
             tile.forget()
-        self._fit_strip()
+        self._strip_box = box  # the strip's height follows in _fit, which show_task calls next
+
+    def _tile_size(self) -> QSize:
+        """A tile's size for the current box, computed once per box: a tile's size hint lays
+        its picture and caption out, and asking it at every task cost more than the rest of
+        the strip."""
+        box = self._strip_box
+        size = self._tile_sizes.get((box.width(), box.height()))
+        if size is None:
+            size = self._tile_sizes[(box.width(), box.height())] = self.tiles[0].sizeHint()
+        return size
 
     def _fit_strip(self) -> None:
         """The strip as tall as a tile, and its scroll bar's height more when the tiles do not
         fit its width (the bar then shows, and must not cover the tiles' captions)."""
         height = 0
         if self.tiles:
-            hint = self.tiles[0].sizeHint()
+            hint = self._tile_size()
             height = hint.height()
             # from the tiles (all of one box), not the strip's own hint: a tile just added is
             # shown only once the event loop runs, and its width would be left out
@@ -601,7 +614,7 @@ class TaskDisplay(QWidget):
         if limit != self.max_tile_height:
             self.max_tile_height = limit
             if self.tiles:
-                box = image_box(len(self.tiles), limit)
+                box = self._strip_box = image_box(len(self.tiles), limit)
                 for tile in self.tiles:
                     tile.refit(box)
         self._fit_strip()
