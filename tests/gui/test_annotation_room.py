@@ -5,11 +5,15 @@ five criteria take fewer rows."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QRect
 
+from tests.conftest import PROJECT_ROOT
 from tests.services.campaign_helpers import build_campaign_bundle
 from workbench.gui.annotation.annotator_window import AnnotatorWindow
 from workbench.plugins import registry
@@ -76,3 +80,53 @@ def test_the_responses_get_the_room(  # type: ignore[no-untyped-def]
     ]
     assert min(shown) >= share * height, (shown, share * height)
     window.close()
+
+
+SCALED_PROBE = """
+import sys
+from pathlib import Path
+from PySide6.QtCore import QRect
+from PySide6.QtWidgets import QApplication
+from workbench.gui.annotation.annotator_window import AnnotatorWindow
+from workbench.services.voting import AnnotationSession
+from workbench.storage import Bundle
+
+app = QApplication([])
+bundle = Bundle.open(Path(sys.argv[1]))
+window = AnnotatorWindow(bundle, AnnotationSession(bundle, "chirp-five-criteria", "ana"))
+window.resize(910, 512)  # 1366x768 at 1.5x, in device-independent pixels
+window.show()
+display = window.view.display
+for view in display.turn_panels[-1].responses:
+    view.show_text(sys.argv[2])
+for _ in range(50):
+    app.processEvents()
+clip = display.page.viewport()
+clip_rect = QRect(clip.mapTo(window, clip.rect().topLeft()), clip.size())
+heights = []
+for scroll in display.turn_panels[-1].response_scrolls:
+    viewport = scroll.viewport()
+    rect = QRect(viewport.mapTo(window, viewport.rect().topLeft()), viewport.size())
+    heights.append((rect & clip_rect & window.rect()).height())
+print(app.devicePixelRatio(), min(heights))
+window.close()
+"""
+
+
+def test_the_responses_keep_their_room_at_real_1_5x_scaling(template: Path, tmp_path: Path) -> None:
+    """The same page in a process scaled by QT_SCALE_FACTOR=1.5 (the 910x512 case above, as
+    Qt scales it): five criteria and both responses, each a few lines tall."""
+    copy_bundle(template, tmp_path / "b.wbb")
+    environment = {**os.environ, "QT_SCALE_FACTOR": "1.5", "QT_QPA_PLATFORM": "offscreen"}
+    environment["PYTHONPATH"] = os.pathsep.join([str(PROJECT_ROOT), str(PROJECT_ROOT / "plugins")])
+    done = subprocess.run(
+        [sys.executable, "-c", SCALED_PROBE, str(tmp_path / "b.wbb"), LONG],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    ratio, height = done.stdout.split()
+    assert float(ratio) == 1.5
+    assert int(height) >= 0.17 * 512, done.stdout
