@@ -107,10 +107,6 @@ class HelpOverlay(QFrame):
         outer.addWidget(close_hint)
         outer.addStretch(2)
         self.hide()
-        # The overlay covers its parent whenever the parent is resized or shown: shown at the
-        # start of a session, it is opened before the page is laid out (the parent then still
-        # has a hidden widget's 100x30), and it must follow every later resize too.
-        parent.installEventFilter(self)
 
     @property
     def is_open(self) -> bool:
@@ -137,6 +133,13 @@ class HelpOverlay(QFrame):
             self.hide()
             return
         self._cover_parent()
+        parent = self.parentWidget()
+        if parent is not None:
+            # While open, the overlay covers its parent whenever the parent is resized or shown:
+            # shown at the start of a session, it opens before the page is laid out (the parent
+            # then still has a hidden widget's 100x30). Watched only while open, so the page's
+            # events between votes pass no Python filter.
+            parent.installEventFilter(self)
         self.raise_()
         self.show()
         self.setFocus()
@@ -145,6 +148,8 @@ class HelpOverlay(QFrame):
         was_open = self.is_open
         super().hide()
         parent = self.parentWidget()
+        if parent is not None:
+            parent.removeEventFilter(self)
         if was_open and parent is not None:
             parent.setFocus()
 
