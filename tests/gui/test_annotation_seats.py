@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QDialog, QDialogButtonBox, QMenu
+from sqlalchemy import select
 
 from tests.gui.annotation_bundle import build_annotation_bundle, build_image_bundle
 from tests.gui.conftest import wait_idle
@@ -20,6 +21,7 @@ from workbench.services.monitor import campaign_status
 from workbench.services.voting import AnnotationSession
 from workbench.storage import Bundle
 from workbench.storage.bundle import copy_bundle
+from workbench.storage.models import Vote
 
 pytestmark = pytest.mark.gui
 
@@ -313,3 +315,41 @@ def test_the_annotator_window_asks_before_it_opens(  # type: ignore[no-untyped-d
         assert seen == [("arena-battle", "bob")]
         monkeypatch.setattr(StartAnnotatingDialog, "exec", lambda _d: 0)  # closed: nothing
         assert ask_who_annotates(bundle, "arena-battle", "bob") is None
+
+
+# --- undo ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("campaign", ["arena-battle", "chirp-five-criteria"])
+def test_an_undone_answer_comes_back_selected_and_enter_saves_it(  # type: ignore[no-untyped-def]
+    qtbot, bundle_path: Path, campaign: str
+) -> None:
+    bundle = Bundle.open(bundle_path)
+    window = open_window(qtbot, bundle, campaign, (1366, 768))
+    view = window.view
+    assert view.answer_panel is not None and view.session is not None
+    criteria = len(view.session.protocol.criteria)
+    second = view.session.protocol.choices[1]
+    view.answer_panel.comment_field.setText("clearer")
+    first = view.task
+    for _ in range(criteria):
+        qtbot.keyClick(view, second.key)
+    settle(qtbot, window)
+    assert view.task is not first
+    view.undo()
+    settle(qtbot, window)
+    assert view.answer_panel.checked_values() == [second.value] * criteria
+    assert view.answer_panel.comment_field.text() == "clearer"
+    assert "selected" in view.answer_panel.message.text()
+    qtbot.keyClick(view, Qt.Key.Key_Return)  # saved again as it was
+    settle(qtbot, window)
+    status = campaign_status(bundle, campaign)
+    row = next(r for r in status["annotators"] if r["annotator"] == "ana")
+    assert row["answered"] == 1
+    with bundle.read_session() as session:
+        standing = session.execute(
+            select(Vote.choice, Vote.comment).where(Vote.retracted_at.is_(None))
+        ).all()
+    assert [choice for choice, _ in standing] == [second.value] * criteria
+    assert "clearer" in [comment for _, comment in standing]  # with the answer, as before
+    window.close()

@@ -293,6 +293,10 @@ class AnnotationSession:
         self._shown: _Shown | None = None
         #: the task after the one on screen, leased and built beforehand (see read_ahead)
         self._ahead: _Ahead | None = None
+        #: the answer the last undo took back, by criterion (empty for a skip), and its
+        #: comment: the page shows them selected, to change or save again
+        self.taken_back: dict[str, Answer] = {}
+        self.taken_back_comment: str | None = None
         # Built once: a statement object keeps its compiled form's cache key, so each claim
         # only binds values (building the query anew cost more CPU than running it).
         queue = open_pairs(self._campaign_id, self._annotator_id, now=bindparam("now"))
@@ -654,6 +658,20 @@ class AnnotationSession:
             pair_id = last.pair_id
             assert pair_id is not None
             self._lock(session, pair_id)
+            standing = session.execute(
+                select(Vote.criterion, Vote.choice, Vote.grade, Vote.comment).where(
+                    Vote.pair_id == pair_id,
+                    Vote.annotator_id == self._annotator_id,
+                    Vote.retracted_at.is_(None),
+                    Vote.skip_reason.is_(None),
+                )
+            ).all()
+            self.taken_back = {
+                criterion: choice if choice is not None else grade
+                for criterion, choice, grade, _comment in standing
+                if criterion is not None and (choice is not None or grade is not None)
+            }
+            self.taken_back_comment = next((c for *_rest, c in standing if c), None)
             with counting(session, [pair_id]):
                 session.execute(
                     update(Vote)

@@ -656,7 +656,25 @@ class AnnotationView(QWidget):
             if self.answer_panel is not None:
                 self.answer_panel.show_message("Nothing to take back.", error=True)
             return
+        session, panel = self.session, self.answer_panel
+        assert session is not None and panel is not None
         self._show_after_write(task, None, "Took back your last answer: answer this task again.")
+        taken = session.taken_back
+        if not taken:  # a skip was taken back: the task shows as new
+            return
+        # the answer taken back is selected again: change it, or Enter saves it as it was
+        protocol = session.protocol
+        if protocol.grade_scale is not None and panel.grade_field is not None:
+            grade = next(iter(taken.values()))
+            panel.grade_field.setText(f"{float(grade):g}")
+        else:
+            self.answers = {name: str(value) for name, value in taken.items()}
+            self.current_criterion = len(protocol.criteria) - 1
+            self._refresh_answers()
+        panel.comment_field.setText(session.taken_back_comment or "")
+        panel.show_message(
+            "Took back your last answer; it is selected: change it, or press Enter to save it."
+        )
 
     # --- writing off the GUI thread ---------------------------------------------------------
 
