@@ -666,11 +666,12 @@ class AnnotationSession:
                     Vote.skip_reason.is_(None),
                 )
             ).all()
-            self.taken_back = {
-                criterion: choice if choice is not None else grade
-                for criterion, choice, grade, _comment in standing
-                if criterion is not None and (choice is not None or grade is not None)
-            }
+            taken: dict[str, Answer] = {}
+            for criterion, choice, grade, _comment in standing:
+                answer = choice if choice is not None else grade
+                if criterion is not None and answer is not None:
+                    taken[criterion] = answer
+            self.taken_back = taken
             self.taken_back_comment = next((c for *_rest, c in standing if c), None)
             with counting(session, [pair_id]):
                 session.execute(
