@@ -85,6 +85,10 @@ def test_a_skip_is_not_counted_as_answered_and_the_counts_match_campaign_status(
     final = view.progress_label.text()
     assert f"{row['answered']} answered" in final and f"{row['skipped']} skipped" in final
     assert "all done" in final
+    summary = view.done_label.text()  # the end of the session says what was done
+    assert view.done_label.isVisible()
+    assert f"You answered {row['answered']} and skipped {row['skipped']}" in summary
+    assert f"{status['tasks']} tasks" in summary
     window.close()
 
 

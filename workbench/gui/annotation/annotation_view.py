@@ -118,6 +118,20 @@ def keep_mnemonics_off_keys(menu_bar: QMenuBar, keys: frozenset[str]) -> None:
             action.setText(wanted)
 
 
+def done_text(progress: Progress) -> str:
+    """The end of the queue: what this annotator did, in the campaign's terms."""
+    summary = ""
+    if progress.campaign_tasks is not None:
+        summary = (
+            f"You answered {progress.answered} and skipped {progress.skipped} of the "
+            f"campaign's {progress.campaign_tasks} tasks.\n"
+        )
+    return (
+        "All done: there is no task left for you in this campaign.\n"
+        f"{summary}Ctrl+Z takes back your last answer."
+    )
+
+
 class AnnotationView(QWidget):
     """Shows the session's current task and turns keys and clicks into votes."""
 
@@ -314,10 +328,7 @@ class AnnotationView(QWidget):
         if self.progress_label.text() != text:
             self.progress_label.setText(text)
         if task is None:
-            self.done_label.setText(
-                "All done: there is no task left for you in this campaign.\n"
-                "Ctrl+Z takes back your last answer."
-            )
+            self.done_label.setText(done_text(progress))
         else:
             self._refresh_answers()
             self.display.scroll_to_judged_turn(task)
