@@ -12,7 +12,7 @@ from PIL import Image
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
-from workbench.gui.annotation.task_display import IMAGE_BOX, TaskDisplay, prepare_images
+from workbench.gui.annotation.task_display import TaskDisplay, image_box, prepare_images
 from workbench.gui.safe_text import SafeTextView
 from workbench.services.blind_tasks import (
     BlindTask,
@@ -247,13 +247,15 @@ def test_tiles_are_kept_across_tasks_with_fewer_and_more_images(qtbot) -> None:
     one = task("b", images=(png("green"),))
     display.show_task(one, prepare_images(one))
     assert display.tiles == [first] and second.isHidden()
-    assert first.picture.maximumSize() == IMAGE_BOX[1] == first.picture.minimumSize()
+    one_box = image_box(1, display.max_tile_height)  # a share of the page's height at most
+    assert first.picture.maximumSize() == one_box == first.picture.minimumSize()
     assert second.decoded is None and second.picture.pixmap().isNull()
     assert page_state(display) == page_state(shown(qtbot, one))
     again = task("c", images=(None, png("red")))
     display.show_task(again, prepare_images(again))
     assert display.tiles == [first, second] and not second.isHidden()
-    assert first.picture.maximumSize() == IMAGE_BOX[2] == second.picture.maximumSize()
+    two_box = image_box(2, display.max_tile_height)
+    assert first.picture.maximumSize() == two_box == second.picture.maximumSize()
     assert page_state(display) == page_state(shown(qtbot, again))
     display.show_task(task("d"))
     assert display.tiles == [] and not display.strip.isVisibleTo(display)

@@ -86,7 +86,7 @@ def test_adjudication_hides_models_until_revealed_and_records(qtbot, window) -> 
     dialog.note.setText("left miscounts")
     dialog.adjudicator.setText("lead")
     dialog.findChild(QPushButton, "record_b").click()
-    qtbot.waitUntil(lambda: "recorded b" in dialog.status.text(), timeout=10_000)
+    qtbot.waitUntil(lambda: "recorded Response 2" in dialog.status.text(), timeout=10_000)
     wait_idle(qtbot, window)
     with Bundle.open(window.bundle.path) as reopened:
         row = next(r for r in disagreements(reopened, CAMPAIGN) if r["task"] == task)

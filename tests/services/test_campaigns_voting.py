@@ -70,6 +70,8 @@ BLIND_FIELDS = {
     "responses",
     "done",
     "remaining",
+    "skipped",
+    "campaign_tasks",
 }
 
 

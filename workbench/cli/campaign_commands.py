@@ -381,6 +381,10 @@ def run_status(args: argparse.Namespace) -> int:
         print(line)
         for reason, count in row["skip_reasons"].items():
             print(f"      skipped {count}x: {reason}")
+    if status["stuck_tasks"]:
+        print(f"  {len(status['stuck_tasks'])} task(s) cannot finish:")
+    for stuck in status["stuck_tasks"]:
+        print(f"      task {stuck['task']} ({stuck['source']}:{stuck['item']}): {stuck['reason']}")
     sections = [("overall", status["agreement"]["overall"])]
     sections += list(status["agreement"]["by_category"].items())
     for label, figures in sections:

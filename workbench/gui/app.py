@@ -196,10 +196,12 @@ def run_annotator(
     annotator: str | None = None,
     screenshot: str | Path | None = None,
     size: tuple[int, int] | None = None,
+    ask_annotator: bool = False,
 ) -> int:
     """Open the annotator's window (the annotation page alone) on ``campaign`` as
-    ``annotator``; in an offline pack both default to the pack's. With ``screenshot``, render
-    it at ``size`` and exit."""
+    ``annotator``; in an offline pack both default to the pack's. With ``ask_annotator`` the
+    start dialog asks first, ``campaign`` and ``annotator`` chosen in it (closing it opens
+    nothing). With ``screenshot``, render it at ``size`` and exit."""
     from workbench.services.packs import pack_info
     from workbench.services.voting import AnnotationSession
     from workbench.storage import Bundle
@@ -207,6 +209,12 @@ def run_annotator(
     _choose_platform(screenshot is not None, bundle_path)
     preview = screenshot is not None  # a screenshot writes nothing: no profile, no lease
     bundle = Bundle.open(bundle_path, read_only=preview)
+    if ask_annotator and not preview:
+        chosen = ask_who_annotates(bundle, campaign, annotator)
+        if chosen is None:
+            bundle.close()
+            return 0
+        campaign, annotator = chosen
     try:
         pack = pack_info(bundle)
         campaign = campaign or (pack.campaign if pack is not None else None)
@@ -233,6 +241,24 @@ def run_annotator(
         return _take_screenshot(window, screenshot, size or WINDOW_SIZE)
     window.show()
     return run_shared_loop(app)
+
+
+def ask_who_annotates(
+    bundle: Bundle, campaign: str | None, annotator: str | None
+) -> tuple[str, str] | None:
+    """The start dialog, on its own before the annotator's window opens: (campaign,
+    annotator) as accepted, or None when it was closed."""
+    _application()
+    from PySide6.QtWidgets import QDialog
+
+    from workbench.gui.annotation.start_dialog import StartAnnotatingDialog
+
+    dialog = StartAnnotatingDialog(bundle, None, campaign, annotator)
+    if dialog.exec() != QDialog.DialogCode.Accepted:
+        return None
+    if dialog.campaign is None or dialog.annotator is None:
+        return None
+    return dialog.campaign, dialog.annotator
 
 
 def resumable_session() -> tuple[str, str, str, str] | None:
@@ -263,16 +289,20 @@ def resumable_session() -> tuple[str, str, str, str] | None:
 
 def resume_annotation() -> int | None:
     """Reopen the annotation session the app was closed in (plain ``workbench``), in the
-    window it was in; None when there is none to resume."""
+    window it was in, asking who annotates (that session's annotator chosen at first); None
+    when there is none to resume."""
     from workbench.gui.annotation.annotator_window import ANNOTATOR_WINDOW
 
     remembered = resumable_session()
     if remembered is None:
         return None
     location, campaign, annotator, window = remembered
+    # the remembered annotator is a default to confirm: whoever sits down now is asked
     if window == ANNOTATOR_WINDOW:
-        return run_annotator(location, campaign, annotator)
-    return run_app(location, page="annotate", campaign=campaign, annotator=annotator)
+        return run_annotator(location, campaign, annotator, ask_annotator=True)
+    return run_app(
+        location, page="annotate", campaign=campaign, annotator=annotator, ask_annotator=True
+    )
 
 
 def run_app(
@@ -283,20 +313,22 @@ def run_app(
     campaign: str | None = None,
     annotator: str | None = None,
     size: tuple[int, int] | None = None,
+    ask_annotator: bool = False,
 ) -> int:
     """Open the main window on ``bundle_path`` (a file path or a server URL); with
     ``screenshot``, render it to that file instead of running interactively. Returns the
     process exit status.
 
     ``page="annotate"`` starts annotating ``campaign`` as ``annotator`` (see
-    :func:`screenshot_annotator` for the profile used when none is named). An offline pack
-    opens in the annotator's window (:func:`run_annotator`)."""
+    :func:`screenshot_annotator` for the profile used when none is named), or with
+    ``ask_annotator`` opens the start dialog with both chosen. An offline pack opens in the
+    annotator's window (:func:`run_annotator`)."""
     if page not in PAGES:
         raise WorkbenchError(f"unknown page {page!r} (pages: {', '.join(PAGES)})")
     if page == "annotate" and campaign is None:
         raise WorkbenchError("--page annotate needs --campaign NAME")
     if page in ("items", "annotate") and item is None and _is_pack(bundle_path):
-        return run_annotator(bundle_path, campaign, annotator, screenshot, size)
+        return run_annotator(bundle_path, campaign, annotator, screenshot, size, ask_annotator)
     _choose_platform(screenshot is not None, bundle_path)
     app = _application()
 
@@ -324,7 +356,13 @@ def run_app(
         if page == "annotate" and campaign is not None:
             assert window.bundle is not None
             handle = annotator or (screenshot_annotator(window.bundle) if screenshot else None)
-            window.annotation.start(campaign, handle)
+            if ask_annotator and screenshot is None:  # over the window, once it is shown
+                from PySide6.QtCore import QTimer
+
+                annotation = window.annotation
+                QTimer.singleShot(0, lambda: annotation.show_start_dialog(campaign, handle))
+            else:
+                window.annotation.start(campaign, handle)
         if page == "monitor":
             window.campaign_ops.show_monitor(campaign)
         elif page == "adjudicate":

@@ -28,6 +28,7 @@ from PySide6.QtGui import (
     QTextCharFormat,
     QTextCursor,
     QTextDocument,
+    QTextOption,
 )
 from PySide6.QtWidgets import (
     QApplication,
@@ -97,6 +98,18 @@ def _blank_image() -> QImage:
     return image
 
 
+def _wrap_code_blocks(document: QTextDocument) -> None:
+    """Let markdown code blocks wrap like the rest of the text: the markdown reader marks their
+    lines unbreakable, and a line wider than the column then ran off its edge."""
+    block = document.begin()
+    while block.isValid():
+        block_format = block.blockFormat()
+        if block_format.nonBreakableLines():
+            block_format.setNonBreakableLines(False)
+            QTextCursor(block).setBlockFormat(block_format)
+        block = block.next()
+
+
 class InertDocument(QTextDocument):
     """A document that loads no resource at all.
 
@@ -138,6 +151,10 @@ class SafeTextView(QTextBrowser):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.setLineWrapMode(QTextEdit.LineWrapMode.WidgetWidth)
+        # An unbroken run (a long JSON line, a URL) breaks anywhere: with no horizontal scroll
+        # bar, the part past the column's edge could not be read, and the view could open
+        # scrolled sideways to that part, looking empty.
+        self.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
         self.document().setDocumentMargin(2)
         self.document().documentLayout().documentSizeChanged.connect(self._fit_height)
         self._text = ""
@@ -247,7 +264,10 @@ class SafeTextView(QTextBrowser):
                 note,
             )
         self.show_all_action.setEnabled(bool(self._left_out))
+        if not self._raw and ("```" in shown or "~~~" in shown or "    " in shown or "\t" in shown):
+            _wrap_code_blocks(document)  # only markdown with a code block has unbreakable lines
         self._apply_highlight()
+        self.horizontalScrollBar().setValue(0)
 
     # --- the whole text ---------------------------------------------------------------------
 

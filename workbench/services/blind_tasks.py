@@ -6,7 +6,7 @@ and the task is named by a random token that only the annotation session can res
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
@@ -29,14 +29,27 @@ INSTRUCTION_CAPTION_KIND = "instruction-conditioned"
 
 @dataclass(frozen=True, slots=True)
 class Progress:
-    """How far the annotator has come: tasks answered (or skipped), and tasks left for them."""
+    """How far the annotator has come: tasks answered or skipped (``done``, of which
+    ``skipped`` were skipped), tasks left for them, and the campaign's task count (``None``
+    outside a campaign, as in the practice round): one denominator for every annotator, the
+    one ``workbench campaign status`` prints."""
 
     done: int
     remaining: int
+    skipped: int = 0
+    campaign_tasks: int | None = None
 
     @property
     def total(self) -> int:
         return self.done + self.remaining
+
+    @property
+    def answered(self) -> int:
+        return self.done - self.skipped
+
+    def after_answer(self) -> Progress:
+        """The progress once one more task is answered (not recounted: see ``services.voting``)."""
+        return replace(self, done=self.done + 1, remaining=max(self.remaining - 1, 0))
 
 
 @dataclass(frozen=True, slots=True)

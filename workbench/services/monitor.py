@@ -4,7 +4,8 @@ Per annotator: tasks answered and skipped (from the campaign counters), the medi
 answered task (``votes.duration_ms``, measured from the task shown to the answer stored), the
 reasons given for skips, and attention-check accuracy. Across annotators: agreement on the tasks
 at least two of them answered, as Fleiss' kappa and Krippendorff's alpha (nominal; interval for
-grading protocols), overall and per item category (items without one are category "none").
+grading protocols), overall and per item category (items without one are category "none"). And
+the tasks that cannot finish: short of votes, with no annotator left who has not skipped them.
 ``workbench campaign status`` prints this, and the Campaign monitor window shows it.
 """
 
@@ -18,6 +19,7 @@ from typing import Any, Literal
 
 import numpy as np
 from sqlalchemy import func, select
+from sqlalchemy.orm import Session
 
 from workbench.services.campaigns import find_campaign, gold_report
 from workbench.stats.errors import StatsInputError
@@ -27,9 +29,11 @@ from workbench.storage.models import (
     Annotator,
     CampaignAnnotatorCount,
     CampaignCount,
+    CampaignPairCount,
     Item,
     PairLease,
     ScheduledPair,
+    Source,
     Vote,
 )
 
@@ -90,6 +94,69 @@ def agreement(labels: dict[int, dict[int, Label]], graded: bool = False) -> dict
     return result
 
 
+def stuck_tasks(session: Session, campaign_id: int) -> list[dict[str, Any]]:
+    """The tasks that can never get the votes they need, each with the reason: an open task
+    (not an attention check) short of votes whose annotators not yet at it are too few,
+    since everyone else has skipped it (or the bundle has fewer annotators than votes asked).
+    Read from the campaign counters: only the skips of the stuck tasks are looked up."""
+    annotators = session.scalar(select(func.count()).select_from(Annotator)) or 0
+    skips = func.coalesce(CampaignPairCount.skips, 0)
+    votes = func.coalesce(CampaignPairCount.votes, 0)
+    rows = session.execute(
+        select(
+            ScheduledPair.id,
+            ScheduledPair.sequence,
+            ScheduledPair.votes_target,
+            votes,
+            Source.name,
+            Item.external_id,
+        )
+        .join(Item, Item.id == ScheduledPair.item_id)
+        .join(Source, Source.id == Item.source_id)
+        .outerjoin(CampaignPairCount, CampaignPairCount.pair_id == ScheduledPair.id)
+        .where(
+            ScheduledPair.campaign_id == campaign_id,
+            ScheduledPair.gold_choice.is_(None),
+            votes < ScheduledPair.votes_target,
+            annotators - skips < ScheduledPair.votes_target,
+        )
+        .order_by(ScheduledPair.sequence)
+    ).all()
+    skipped: dict[int, dict[str, str]] = defaultdict(dict)
+    if rows:
+        for pair_id, handle, reason in session.execute(
+            select(Vote.pair_id, Annotator.handle, Vote.skip_reason)
+            .join(Annotator, Annotator.id == Vote.annotator_id)
+            .where(
+                Vote.pair_id.in_([row[0] for row in rows]),
+                Vote.retracted_at.is_(None),
+                Vote.skip_reason.is_not(None),
+            )
+        ):
+            if pair_id is not None and reason is not None:  # as the query selects
+                skipped[pair_id][handle] = reason
+    stuck = []
+    for pair_id, sequence, target, answers, source, external_id in rows:
+        by = skipped.get(pair_id, {})
+        if by:
+            who = ", ".join(f"{handle} ({reason})" for handle, reason in sorted(by.items()))
+            reason = f"skipped by {who}; no other annotator is left to give it"
+        else:
+            reason = f"the bundle has {annotators} annotator(s) for {target} votes"
+        stuck.append(
+            {
+                "task": sequence,
+                "source": source,
+                "item": external_id,
+                "votes": answers,
+                "votes_target": target,
+                "skipped_by": dict(sorted(by.items())),
+                "reason": f"{answers} of {target} votes: {reason}",
+            }
+        )
+    return stuck
+
+
 def campaign_status(bundle: Bundle, name: str) -> dict[str, Any]:
     """Everything the monitor shows for the campaign ``name``, as plain JSON-ready data."""
     now = datetime.now(UTC)
@@ -133,6 +200,7 @@ def campaign_status(bundle: Bundle, name: str) -> dict[str, Any]:
             )
         ).all()
         gold = gold_report(session, campaign)
+        stuck = stuck_tasks(session, campaign.id)
     durations: dict[int, list[int]] = defaultdict(list)
     reasons: dict[int, Counter[str]] = defaultdict(Counter)
     labels: dict[int, dict[int, Label]] = defaultdict(dict)
@@ -193,6 +261,7 @@ def campaign_status(bundle: Bundle, name: str) -> dict[str, Any]:
         "skipped": counts.skipped if counts else 0,
         "active_leases": active_leases or 0,
         "annotators": annotators,
+        "stuck_tasks": stuck,
         "agreement": {
             "overall": agreement(labels, graded),
             "by_category": {

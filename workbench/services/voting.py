@@ -293,6 +293,10 @@ class AnnotationSession:
         self._shown: _Shown | None = None
         #: the task after the one on screen, leased and built beforehand (see read_ahead)
         self._ahead: _Ahead | None = None
+        #: the answer the last undo took back, by criterion (empty for a skip), and its
+        #: comment: the page shows them selected, to change or save again
+        self.taken_back: dict[str, Answer] = {}
+        self.taken_back_comment: str | None = None
         # Built once: a statement object keeps its compiled form's cache key, so each claim
         # only binds values (building the query anew cost more CPU than running it).
         queue = open_pairs(self._campaign_id, self._annotator_id, now=bindparam("now"))
@@ -335,7 +339,7 @@ class AnnotationSession:
         the annotator's even if others have given it all its votes meanwhile), read from the
         campaign counters rather than recounted from the schedule."""
         counted = annotator_progress(session, self._campaign_id, self._annotator_id, holding)
-        return Progress(counted.done, counted.remaining)
+        return Progress(counted.done, counted.remaining, counted.skipped, counted.campaign_tasks)
 
     def _is_answered(self, session: Session, pair_id: int) -> bool:
         return bool(session.connection().scalar(self._answered, {"pair": pair_id}))
@@ -496,8 +500,7 @@ class AnnotationSession:
         # Counting the open tasks again costs a scan of the campaign per vote (most of a vote's
         # time on a large campaign); the next task shown recounts anyway.
         before = shown.task.progress
-        progress = Progress(before.done + 1, max(before.remaining - 1, 0))
-        return VoteReceipt(tuple(uuids), progress), claimed
+        return VoteReceipt(tuple(uuids), before.after_answer()), claimed
 
     def cast(self, token: str, answers: Answers, comment: str | None = None) -> VoteReceipt:
         """Store the answer to the task ``token`` names; returns once it is committed.
@@ -576,7 +579,7 @@ class AnnotationSession:
         rows = answer_rows(self.protocol, answers, comment)
         before = ahead.task.progress
         # counted before this answer: one more done, one fewer left (as VoteReceipt counts)
-        task = replace(ahead.task, progress=Progress(before.done + 1, max(before.remaining - 1, 0)))
+        task = replace(ahead.task, progress=before.after_answer())
         following = _Shown(task, ahead.pair_id, _now(), time.monotonic())
         self._shown, self._ahead = following, None
         return PendingAnswer(shown, tuple(rows), comment, following, ahead), task
@@ -655,6 +658,21 @@ class AnnotationSession:
             pair_id = last.pair_id
             assert pair_id is not None
             self._lock(session, pair_id)
+            standing = session.execute(
+                select(Vote.criterion, Vote.choice, Vote.grade, Vote.comment).where(
+                    Vote.pair_id == pair_id,
+                    Vote.annotator_id == self._annotator_id,
+                    Vote.retracted_at.is_(None),
+                    Vote.skip_reason.is_(None),
+                )
+            ).all()
+            taken: dict[str, Answer] = {}
+            for criterion, choice, grade, _comment in standing:
+                answer = choice if choice is not None else grade
+                if criterion is not None and answer is not None:
+                    taken[criterion] = answer
+            self.taken_back = taken
+            self.taken_back_comment = next((c for *_rest, c in standing if c), None)
             with counting(session, [pair_id]):
                 session.execute(
                     update(Vote)

@@ -323,18 +323,22 @@ def rebuild_counters(executor: Executor, campaign_ids: Iterable[int] | None = No
 
 @dataclass(frozen=True, slots=True)
 class AnnotatorProgress:
-    """Tasks an annotator answered or skipped, and open tasks left for them."""
+    """Tasks an annotator answered or skipped (``done``; ``skipped`` of them skipped), open
+    tasks left for them, and the campaign's tasks (the same for every annotator)."""
 
     done: int
     remaining: int
+    skipped: int = 0
+    campaign_tasks: int = 0
 
 
-_CAMPAIGN_OPEN = select(CampaignCount.tasks - CampaignCount.complete_tasks).where(
-    CampaignCount.campaign_id == bindparam("campaign")
-)
+_CAMPAIGN_OPEN = select(
+    CampaignCount.tasks - CampaignCount.complete_tasks, CampaignCount.tasks
+).where(CampaignCount.campaign_id == bindparam("campaign"))
 _ANNOTATOR_COUNTS = select(
     CampaignAnnotatorCount.answered + CampaignAnnotatorCount.skipped,
     CampaignAnnotatorCount.answered_open,
+    CampaignAnnotatorCount.skipped,
 ).where(
     CampaignAnnotatorCount.campaign_id == bindparam("campaign"),
     CampaignAnnotatorCount.annotator_id == bindparam("annotator"),
@@ -393,9 +397,10 @@ def annotator_progress(
     now = now or datetime.now(UTC)
     who = {"campaign": campaign_id, "annotator": annotator_id}
     connection = session.connection()  # Core statements: see _upsert
-    open_tasks = connection.scalar(_CAMPAIGN_OPEN, who) or 0
+    campaign = connection.execute(_CAMPAIGN_OPEN, who).first()
+    open_tasks, tasks = (campaign[0], campaign[1]) if campaign is not None else (0, 0)
     mine = connection.execute(_ANNOTATOR_COUNTS, who).first()
-    done, answered_open = (mine[0], mine[1]) if mine is not None else (0, 0)
+    done, answered_open, skipped = (mine[0], mine[1], mine[2]) if mine is not None else (0, 0, 0)
     open_for_me = open_tasks - answered_open
     leased = dict(connection.execute(_LEASED_TO_OTHERS, {**who, "now": now}).all())
     filled: set[int] = set()
@@ -409,4 +414,4 @@ def annotator_progress(
         or connection.scalar(_OPEN_FOR, {"pair": holding, "annotator": annotator_id}) is None
     ):
         remaining += 1
-    return AnnotatorProgress(done, max(remaining, 0))
+    return AnnotatorProgress(done, max(remaining, 0), skipped, tasks)

@@ -17,7 +17,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDialog, QDockWidget, QMenu, QMessageBox
 
 from workbench.errors import WorkbenchError
-from workbench.gui.annotation.annotation_view import AnnotationView
+from workbench.gui.annotation.annotation_view import AnnotationView, keep_mnemonics_off_keys
 from workbench.gui.annotation.annotator_window import MAIN_WINDOW, remember_session
 from workbench.gui.annotation.new_campaign_dialog import NewCampaignDialog
 from workbench.gui.annotation.start_dialog import StartAnnotatingDialog
@@ -77,6 +77,7 @@ class AnnotationPage(QObject):
             raise WorkbenchError("open a bundle first")
         session = AnnotationSession(bundle, campaign, annotator, preview=bundle.read_only)
         self.view.start(session)
+        keep_mnemonics_off_keys(self.window.menuBar(), self.view.answer_keys())
         if self.window.location is not None:
             remember_session(self.window.location, session, MAIN_WINDOW)
         self.show_page(ANNOTATE_PAGE)
@@ -93,12 +94,16 @@ class AnnotationPage(QObject):
             self._dialog.deleteLater()
         self._dialog = dialog
 
-    def show_start_dialog(self) -> StartAnnotatingDialog | None:
+    def show_start_dialog(
+        self, campaign: str | None = None, annotator: str | None = None
+    ) -> StartAnnotatingDialog | None:
+        """Ask for the campaign and the annotator (``campaign`` and ``annotator`` chosen at
+        first, as the defaults to confirm); the session starts once it is accepted."""
         bundle = self.window.bundle
         if bundle is None:
             self.window.statusBar().showMessage("Open a bundle first.", 5000)
             return None
-        dialog = StartAnnotatingDialog(bundle, self.window)
+        dialog = StartAnnotatingDialog(bundle, self.window, campaign, annotator)
         self._replace_dialog(dialog)
         dialog.accepted.connect(self._start_accepted)
         dialog.open()

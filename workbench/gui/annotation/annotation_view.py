@@ -26,14 +26,19 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, Qt, Signal
-from PySide6.QtGui import QAction, QKeyEvent, QKeySequence, QResizeEvent
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtGui import QAction, QKeyEvent, QKeySequence
+from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QMenuBar, QVBoxLayout, QWidget
 
 from workbench.errors import WorkbenchError
 from workbench.gui.annotation.answer_panel import AnswerPanel
 from workbench.gui.annotation.help_overlay import HelpOverlay
 from workbench.gui.annotation.skip_dialog import SkipDialog
-from workbench.gui.annotation.task_display import PreparedImage, TaskDisplay, prepare_images
+from workbench.gui.annotation.task_display import (
+    PreparedImage,
+    TaskDisplay,
+    TaskImageTile,
+    prepare_images,
+)
 from workbench.gui.background import BackgroundRunner
 from workbench.gui.elided_label import ElidedLabel
 from workbench.gui.image_loader import DecodedImage
@@ -76,9 +81,55 @@ def feedback_text(feedback: PracticeFeedback) -> str:
 
 
 def progress_text(progress: Progress) -> str:
-    if progress.remaining == 0:
-        return f"{progress.done} of {progress.total} answered: all done"
-    return f"Task {progress.done + 1} of {progress.total}  ·  {progress.done} answered"
+    """Answered and skipped apart, what is left for this annotator, and the campaign's task
+    count (the same for everyone, as ``workbench campaign status`` prints it)."""
+    if progress.campaign_tasks is None:  # the practice round: its own tasks
+        return f"Task {min(progress.done + 1, progress.total)} of {progress.total}"
+    counts = f"{progress.answered} answered  ·  {progress.skipped} skipped"
+    left = "all done" if progress.remaining == 0 else f"{progress.remaining} left for you"
+    return f"{counts}  ·  {left}  ·  {progress.campaign_tasks} tasks in the campaign"
+
+
+#: keys the page itself answers besides the protocol's choices (Z zooms)
+VIEW_LETTER_KEYS = frozenset("Z")
+
+
+def title_off_keys(title: str, keys: frozenset[str]) -> str:
+    """``title`` with its menu mnemonic (``&``) on its first letter that is none of ``keys``
+    (upper case), or with none: a mnemonic on a vote key takes the key (Alt+A, Esc, then A
+    reopens the menu instead of voting, and Enter there runs its first action)."""
+    plain = title.replace("&&", "\0").replace("&", "").replace("\0", "&&")
+    for index, char in enumerate(plain):
+        if char.isalnum() and char.upper() not in keys and plain[max(index - 1, 0)] != "&":
+            return plain[:index] + "&" + plain[index:]
+    return plain
+
+
+def keep_mnemonics_off_keys(menu_bar: QMenuBar, keys: frozenset[str]) -> None:
+    """Move every menu bar title's mnemonic off ``keys`` (the session's answer keys); the title
+    as designed is kept on the action, so another protocol's session starts from it again."""
+    for action in menu_bar.actions():
+        designed = action.property("designedTitle")
+        if not isinstance(designed, str):
+            designed = action.text()
+            action.setProperty("designedTitle", designed)
+        wanted = title_off_keys(designed, keys | VIEW_LETTER_KEYS)
+        if action.text() != wanted:
+            action.setText(wanted)
+
+
+def done_text(progress: Progress) -> str:
+    """The end of the queue: what this annotator did, in the campaign's terms."""
+    summary = ""
+    if progress.campaign_tasks is not None:
+        summary = (
+            f"You answered {progress.answered} and skipped {progress.skipped} of the "
+            f"campaign's {progress.campaign_tasks} tasks.\n"
+        )
+    return (
+        "All done: there is no task left for you in this campaign.\n"
+        f"{summary}Ctrl+Z takes back your last answer."
+    )
 
 
 class AnnotationView(QWidget):
@@ -112,6 +163,8 @@ class AnnotationView(QWidget):
         #: the decoded images of the task on screen (kept to go back to it if its vote fails)
         self._shown_images: Mapping[int, PreparedImage] | None = None
         self._skip_token: str | None = None
+        #: the image tiles last put in the tab order (see _chain_tiles)
+        self._chained_tiles: tuple[QWidget, ...] = ()
         #: the practice task on screen (from 0); -1 before the round starts; None: not practicing
         self.practice_index: int | None = None
         #: the feedback on the practice answer just given (Enter then moves on)
@@ -149,6 +202,8 @@ class AnnotationView(QWidget):
         self.feedback_label.setStyleSheet("font-size: 12pt; font-weight: bold;")
         self.feedback_label.hide()
         self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(6, 4, 6, 4)
+        self._layout.setSpacing(4)
         self._layout.addLayout(header)
         self._layout.addWidget(self.question)
         self._layout.addWidget(self.display, 1)
@@ -228,6 +283,7 @@ class AnnotationView(QWidget):
                 widget.setParent(None)
                 widget.deleteLater()
         self.answer_panel = self.help_overlay = None
+        self._chained_tiles = ()
         self.display.show_task(None)
         self._close_zoom()
         self.title.clear()
@@ -239,6 +295,12 @@ class AnnotationView(QWidget):
     @property
     def active(self) -> bool:
         return self.session is not None
+
+    def answer_keys(self) -> frozenset[str]:
+        """The letters and digits that answer in this session (upper case)."""
+        if self.session is None:
+            return frozenset()
+        return frozenset(choice.key.upper() for choice in self.session.protocol.choices)
 
     # --- showing ----------------------------------------------------------------------------
 
@@ -254,6 +316,7 @@ class AnnotationView(QWidget):
         self.feedback_label.hide()
         self.answer_panel.clear()
         self.display.show_task(task, prepared)
+        self._chain_tiles()
         self._shown_images = prepared
         finished = task is None
         self.display.setVisible(not finished)
@@ -265,10 +328,7 @@ class AnnotationView(QWidget):
         if self.progress_label.text() != text:
             self.progress_label.setText(text)
         if task is None:
-            self.done_label.setText(
-                "All done: there is no task left for you in this campaign.\n"
-                "Ctrl+Z takes back your last answer."
-            )
+            self.done_label.setText(done_text(progress))
         else:
             self._refresh_answers()
             self.display.scroll_to_judged_turn(task)
@@ -285,13 +345,14 @@ class AnnotationView(QWidget):
         if session is None or not self._read_ahead or self._reading or self.practicing:
             return
         self._reading = True
+        max_height = self.display.max_tile_height  # read here: the worker touches no widget
 
         def read() -> tuple[BlindTask | None, Mapping[int, PreparedImage]]:
             following = session.read_ahead()
             known = self._ahead_images  # kept when a failed vote brought its task back
             if following is not None and known is not None and known[0] == following.token:
                 return following, known[1]
-            return following, prepare_images(following)
+            return following, prepare_images(following, max_height)
 
         def done(result: tuple[BlindTask | None, Mapping[int, PreparedImage]]) -> None:
             self._reading = False
@@ -492,11 +553,13 @@ class AnnotationView(QWidget):
                 self._commit_ahead(*ahead)
                 return
 
+        max_height = self.display.max_tile_height
+
         def cast_and_fetch_next() -> tuple[BlindTask | None, dict[int, PreparedImage]]:
             receipt, following = session.cast_and_next(token, answers, comment=comment)
             log.debug("vote confirmed: %s", ", ".join(receipt.uuids))
             # decoded here, so that the GUI thread only lays the page out
-            return following, prepare_images(following)
+            return following, prepare_images(following, max_height)
 
         self._write(
             cast_and_fetch_next,
@@ -534,10 +597,12 @@ class AnnotationView(QWidget):
         self._saving_ahead = True
         panel.show_message("Saving…")
 
+        max_height = self.display.max_tile_height
+
         def commit() -> tuple[BlindTask | None, dict[int, PreparedImage]]:
             receipt, after = session.commit(pending)
             log.debug("vote confirmed: %s", ", ".join(receipt.uuids))
-            return after, prepare_images(after)
+            return after, prepare_images(after, max_height)
 
         def done(result: tuple[BlindTask | None, dict[int, PreparedImage]]) -> None:
             self._saving = self._saving_ahead = False
@@ -602,7 +667,25 @@ class AnnotationView(QWidget):
             if self.answer_panel is not None:
                 self.answer_panel.show_message("Nothing to take back.", error=True)
             return
+        session, panel = self.session, self.answer_panel
+        assert session is not None and panel is not None
         self._show_after_write(task, None, "Took back your last answer: answer this task again.")
+        taken = session.taken_back
+        if not taken:  # a skip was taken back: the task shows as new
+            return
+        # the answer taken back is selected again: change it, or Enter saves it as it was
+        protocol = session.protocol
+        if protocol.grade_scale is not None and panel.grade_field is not None:
+            grade = next(iter(taken.values()))
+            panel.grade_field.setText(f"{float(grade):g}")
+        else:
+            self.answers = {name: str(value) for name, value in taken.items()}
+            self.current_criterion = len(protocol.criteria) - 1
+            self._refresh_answers()
+        panel.comment_field.setText(session.taken_back_comment or "")
+        panel.show_message(
+            "Took back your last answer; it is selected: change it, or press Enter to save it."
+        )
 
     # --- writing off the GUI thread ---------------------------------------------------------
 
@@ -711,31 +794,69 @@ class AnnotationView(QWidget):
             self.help_overlay.toggle()
 
     def _open_image(self, shown: tuple[DecodedImage, int]) -> None:
-        decoded, position = shown
-        title = f"Image {position + 1}"
+        """Zoom into the image at ``shown``'s position (a click, or Enter on its tile)."""
+        _decoded, position = shown
+        tile = next((t for t in self.display.viewable_tiles() if t.position == position), None)
+        if tile is not None:
+            self._zoom_into(tile)
+
+    def _zoom_into(self, tile: TaskImageTile) -> None:
+        """Show ``tile``'s image in the zoom window (opened if need be), with its place among
+        the task's images for Previous / Next, and mark it in the strip."""
+        viewable = self.display.viewable_tiles()
+        if tile not in viewable or tile.decoded is None:
+            return
+        title = f"Image {tile.position + 1}"
+        place = viewable.index(tile)
         if self.zoom is None:
-            self.zoom = ImageViewerDialog(decoded.full, title, self)
+            self.zoom = ImageViewerDialog(tile.decoded.full, title, self)
             self.zoom.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
             self.zoom.destroyed.connect(self._zoom_closed)
-        else:
-            self.zoom.show_image(decoded.full, title)
+            self.zoom.finished.connect(self._zoom_finished)
+            self.zoom.stepped.connect(self._zoom_step)
+        self.zoom.show_image(tile.decoded.full, title, place, len(viewable))
+        self.display.mark_zoomed(tile)
         self.zoom.show()
         self.zoom.raise_()
 
+    def _zoom_step(self, delta: int) -> None:
+        """The zoom window's Previous (-1) or Next (+1): the task's image before or after."""
+        if self.zoom is None:
+            return
+        viewable = self.display.viewable_tiles()
+        place = self.zoom.position + delta
+        if 0 <= place < len(viewable):
+            self._zoom_into(viewable[place])
+
     def _zoom_closed(self) -> None:
         self.zoom = None
+
+    def _zoom_finished(self, _result: int) -> None:
+        """The zoom window was closed: no tile is marked as shown in it any more (a bound
+        method, not a lambda: a lambda holding the page crashed the interpreter at exit)."""
+        self.display.mark_zoomed(None)
 
     def _close_zoom(self) -> None:
         if self.zoom is not None:
             self.zoom.close()
             self.zoom = None
+        self.display.mark_zoomed(None)
+
+    def zoomed_tile(self) -> TaskImageTile | None:
+        """The tile whose image the zoom window shows, if it is open."""
+        if self.zoom is None:
+            return None
+        viewable = self.display.viewable_tiles()
+        return viewable[self.zoom.position] if self.zoom.position < len(viewable) else None
 
     def open_zoom(self) -> bool:
-        """Zoom into the task's first image that can be shown (the Z key); False if none."""
-        shown = self.display.first_image()
-        if shown is None:
+        """Zoom into the image whose tile has the keyboard focus, else the task's first image
+        that can be shown (the Z key); False if none."""
+        viewable = self.display.viewable_tiles()
+        if not viewable:
             return False
-        self._open_image(shown)
+        focused = next((t for t in viewable if t is QApplication.focusWidget()), viewable[0])
+        self._zoom_into(focused)
         return True
 
     def _zoom_follows(self) -> None:
@@ -743,12 +864,23 @@ class AnnotationView(QWidget):
         it never keeps showing an image of an earlier task."""
         if self.zoom is None:
             return
-        shown = self.display.first_image() if self.task is not None else None
-        if shown is None:
+        viewable = self.display.viewable_tiles() if self.task is not None else []
+        if not viewable:
             self._close_zoom()
         else:
-            decoded, position = shown
-            self.zoom.show_image(decoded.full, f"Image {position + 1}")
+            self._zoom_into(viewable[0])
+
+    def _chain_tiles(self) -> None:
+        """Put the task's image tiles in the tab order after the rationale field (Tab from the
+        page still goes to the rationale first); only when the tiles changed."""
+        tiles = tuple(self.display.tiles)
+        if tiles == self._chained_tiles or self.answer_panel is None:
+            return
+        self._chained_tiles = tiles
+        previous: QWidget = self.answer_panel.comment_field
+        for tile in tiles:
+            QWidget.setTabOrder(previous, tile)
+            previous = tile
 
     # --- keys -------------------------------------------------------------------------------
 
@@ -813,8 +945,3 @@ class AnnotationView(QWidget):
             return False
         self.choose(choice.value)
         return True
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        if self.help_overlay is not None and self.help_overlay.isVisible():
-            self.help_overlay.setGeometry(self.rect())

@@ -14,7 +14,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QWidget
 
-from workbench.gui.annotation.annotation_view import AnnotationView
+from workbench.gui.annotation.annotation_view import AnnotationView, keep_mnemonics_off_keys
 from workbench.gui.resources import app_icon
 from workbench.gui.screen_fit import resize_within_screen
 from workbench.gui.settings import GuiSettings
@@ -69,6 +69,7 @@ class AnnotatorWindow(QMainWindow):
         self.addAction(self.quit_action)
         resize_within_screen(self, *WINDOW_SIZE)
         self.view.start(session)
+        keep_mnemonics_off_keys(self.menuBar(), self.view.answer_keys())
         self.setWindowTitle(f"{session.campaign_name} — annotating — VLM Workbench")
         self.statusBar().showMessage(
             f"Annotating {session.campaign_name} as {session.annotator_handle}"

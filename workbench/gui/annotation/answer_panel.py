@@ -8,7 +8,7 @@ It only displays state and reports clicks; the annotation view decides what a ke
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QIntValidator
+from PySide6.QtGui import QIntValidator, QResizeEvent
 from PySide6.QtWidgets import (
     QButtonGroup,
     QFrame,
@@ -56,25 +56,42 @@ class AnswerPanel(QFrame):
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setStyleSheet(CHOSEN_STYLE)
         layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 4, 6, 4)
+        layout.setSpacing(4)
+        #: criteria side by side (see _reflow); 0 until the panel first has a width
+        self.columns = 0
+        self._grid: QGridLayout | None = None
         self.criterion_labels: list[QLabel] = []
         self.buttons: list[dict[str, QPushButton]] = []
         self.groups: list[QButtonGroup] = []
         self.grade_field: QLineEdit | None = None
+        self.compact = False
+        self.legend = QLabel(
+            "Keys:  " + "   ".join(f"{c.key} = {c.label}" for c in protocol.choices), self
+        )
+        self.legend.setTextFormat(Qt.TextFormat.PlainText)
+        self.legend.setObjectName("choiceLegend")
+        self.legend.hide()
+        layout.addWidget(self.legend)
         if protocol.grade_scale is not None:
             layout.addLayout(self._grade_row())
         else:
             layout.addLayout(self._choice_grid())
         self.comment_field = QLineEdit(self)
         self.comment_field.setAccessibleName("Rationale")
-        layout.addWidget(self.comment_field)
         self.message = QLabel(self)
         self.message.setTextFormat(Qt.TextFormat.PlainText)
         self.message.setWordWrap(True)
-        layout.addWidget(self.message)
+        # the message beside the rationale, not under it: a line of height for the responses
+        bottom = QHBoxLayout()
+        bottom.addWidget(self.comment_field, 3)
+        bottom.addWidget(self.message, 2)
+        layout.addLayout(bottom)
         self.set_comment_required(False)
 
     def _choice_grid(self) -> QGridLayout:
-        grid = QGridLayout()
+        grid = self._grid = QGridLayout()
+        grid.setVerticalSpacing(2)
         for row, criterion in enumerate(self.protocol.criteria):
             label = QLabel(criterion.label, self)
             label.setTextFormat(Qt.TextFormat.PlainText)
@@ -99,8 +116,76 @@ class AnswerPanel(QFrame):
                 grid.addWidget(button, row, column)
             self.buttons.append(buttons)
             self.groups.append(group)
-        grid.setColumnStretch(len(self.protocol.choices) + 1, 1)
+        self._place(1)
         return grid
+
+    def _group_width(self, compact: bool) -> int:
+        """The width of one criterion's row: its label and its buttons (showing only their
+        keys when ``compact``)."""
+        assert self._grid is not None
+        spacing = max(self._grid.horizontalSpacing(), 0)
+        label = max(label.sizeHint().width() for label in self.criterion_labels)
+        buttons = 0
+        for choice, button in zip(self.protocol.choices, self.buttons[0].values(), strict=True):
+            text = choice.key if compact else choice_button_text(choice)
+            width = button.fontMetrics().horizontalAdvance(text) + 24
+            buttons += max(width, button.minimumSizeHint().width() if not compact else 0)
+            buttons += spacing
+        return label + 2 * spacing + buttons + 16 + spacing  # the gap to the next column
+
+    def _set_compact(self, compact: bool) -> None:
+        """Buttons that show only their key, under a legend naming each key once: five
+        criteria then fit in three rows even at 1.5x scaling."""
+        if compact == self.compact:
+            return
+        self.compact = compact
+        for buttons in self.buttons:
+            for choice in self.protocol.choices:
+                button = buttons[choice.value]
+                button.setText(choice.key if compact else choice_button_text(choice))
+                button.setAccessibleName(choice_button_text(choice))
+                if compact:
+                    button.setMinimumWidth(0)
+        self.legend.setVisible(compact)
+
+    def _place(self, columns: int) -> None:
+        """Lay the criteria out ``columns`` side by side: five criteria take three rows rather
+        than five at 1366x768, leaving the height to the responses."""
+        grid = self._grid
+        if grid is None or columns == self.columns:
+            return
+        self.columns = columns
+        width = len(self.protocol.choices) + 2  # the label, the buttons and a gap
+        for column in range(grid.columnCount()):
+            grid.setColumnStretch(column, 0)
+            grid.setColumnMinimumWidth(column, 0)
+        for place in range(1, columns):
+            grid.setColumnMinimumWidth(place * width - 1, 16)
+        for index, label in enumerate(self.criterion_labels):  # taken out, then put back
+            grid.removeWidget(label)
+            for button in self.buttons[index].values():
+                grid.removeWidget(button)
+        for index, label in enumerate(self.criterion_labels):
+            row, place = divmod(index, columns)
+            grid.addWidget(label, row, place * width)
+            for offset, button in enumerate(self.buttons[index].values(), start=1):
+                grid.addWidget(button, row, place * width + offset)
+        grid.setColumnStretch(columns * width, 1)
+
+    def _reflow(self) -> None:
+        """Criteria side by side as the width allows; when not even two fit, the buttons show
+        only their keys (see _set_compact)."""
+        if self._grid is None or len(self.criterion_labels) < 3:
+            return
+        available = self.contentsRect().width()
+        compact = available // max(self._group_width(False), 1) < 2
+        fits = max(1, available // max(self._group_width(compact), 1))
+        self._set_compact(compact)
+        self._place(min(fits, 3, len(self.criterion_labels)))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._reflow()
 
     def _grade_row(self) -> QHBoxLayout:
         scale = self.protocol.grade_scale

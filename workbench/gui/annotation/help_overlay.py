@@ -3,7 +3,7 @@ the view's own keys, beside the campaign's guidelines (also shown when a session
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QKeyEvent, QMouseEvent
 from PySide6.QtWidgets import (
     QFrame,
@@ -23,9 +23,10 @@ VIEW_KEYS = (
     ("Ctrl+Z", "Take back your last answer (its task shows again)"),
     ("Ctrl+S", "Skip this task, giving a reason"),
     ("Enter", "Save the answer (grade, or after typing a rationale)"),
-    ("Tab", "Go to the rationale field; Esc comes back"),
-    ("Page Up / Page Down", "Scroll the task"),
-    ("Z", "Zoom into the task's image (the zoom window follows the task)"),
+    ("Tab", "Go to the rationale field, then to each image; Esc comes back"),
+    ("Page Up / Page Down", "Scroll the task (in the zoom window: previous / next image)"),
+    ("Z", "Zoom into the image with the focus, else the first (the zoom follows the task)"),
+    ("Enter or Space on an image", "Zoom into that image"),
     ("F1 or ?", "Show or hide this help"),
 )
 
@@ -81,12 +82,13 @@ class HelpOverlay(QFrame):
         wrapper.addStretch(1)
         wrapper.addLayout(grid)
         self.guidelines: SafeTextView | None = None
+        self.guidelines_area: QScrollArea | None = None
         if guidelines is not None:
             self.guidelines = SafeTextView()
             self.guidelines.setAccessibleName("Guidelines")
             self.guidelines.setStyleSheet("background: white; color: black; padding: 8px;")
             self.guidelines.show_text(guidelines)
-            scroll = QScrollArea(self)
+            scroll = self.guidelines_area = QScrollArea(self)
             scroll.setWidgetResizable(True)
             scroll.setWidget(self.guidelines)
             scroll.setMinimumWidth(420)
@@ -106,22 +108,49 @@ class HelpOverlay(QFrame):
         outer.addStretch(2)
         self.hide()
 
+    @property
+    def is_open(self) -> bool:
+        """Whether the overlay is up (shown over its parent, even while the parent is hidden:
+        ``isVisible`` is False then)."""
+        return not self.isHidden()
+
+    def _cover_parent(self) -> None:
+        parent = self.parentWidget()
+        if parent is not None and self.geometry() != parent.rect():
+            self.setGeometry(parent.rect())
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if (
+            watched is self.parentWidget()
+            and event.type() in (QEvent.Type.Resize, QEvent.Type.Show)
+            and self.is_open
+        ):
+            self._cover_parent()
+        return False
+
     def toggle(self) -> None:
-        if self.isVisible():
+        if self.is_open:
             self.hide()
             return
+        self._cover_parent()
         parent = self.parentWidget()
-        assert parent is not None  # made with a parent, which it covers
-        self.setGeometry(parent.rect())
+        if parent is not None:
+            # While open, the overlay covers its parent whenever the parent is resized or shown:
+            # shown at the start of a session, it opens before the page is laid out (the parent
+            # then still has a hidden widget's 100x30). Watched only while open, so the page's
+            # events between votes pass no Python filter.
+            parent.installEventFilter(self)
         self.raise_()
         self.show()
         self.setFocus()
 
     def hide(self) -> None:
-        was_visible = self.isVisible()
+        was_open = self.is_open
         super().hide()
         parent = self.parentWidget()
-        if was_visible and parent is not None:
+        if parent is not None:
+            parent.removeEventFilter(self)
+        if was_open and parent is not None:
             parent.setFocus()
 
     def keyPressEvent(self, event: QKeyEvent) -> None:

@@ -1,4 +1,6 @@
-"""Start annotating: pick a campaign and your annotator profile (or add one).
+"""Start annotating: pick a campaign and your annotator profile (or add one). Resuming the
+last session opens this too, with that session's campaign and profile chosen: on a shared
+computer the next person must not vote under the previous one's handle.
 
 In an offline pack both are fixed by the pack. Only campaign names, protocols and task counts are
 listed: nothing here reads which models a campaign compares.
@@ -20,23 +22,31 @@ NEW_PROFILE = "New profile…"
 class StartAnnotatingDialog(QDialog, Ui_StartAnnotatingDialog):
     """Choose ``campaign`` and ``annotator``; a new profile is created when accepted."""
 
-    def __init__(self, bundle: Bundle, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        bundle: Bundle,
+        parent: QWidget | None = None,
+        campaign: str | None = None,
+        annotator: str | None = None,
+    ) -> None:
+        """``campaign`` and ``annotator`` (the last session's) are chosen at first: a default
+        to confirm or change, never a session started without asking who is at the keyboard."""
         super().__init__(parent)
         self.setupUi(self)  # ui/start_dialog.ui
         self.bundle = bundle
 
         pack = pack_info(bundle)
         campaigns = list_campaigns(bundle)
-        for campaign in campaigns:
+        for listed in campaigns:
             self.campaign_box.addItem(
-                f"{campaign['name']}  ({campaign['protocol']}, {campaign['tasks']} tasks)",
-                campaign["name"],
+                f"{listed['name']}  ({listed['protocol']}, {listed['tasks']} tasks)",
+                listed["name"],
             )
-        for annotator in list_annotators(bundle):
-            label = annotator.handle
-            if annotator.display_name:
-                label += f"  ({annotator.display_name})"
-            self.annotator_box.addItem(label, annotator.handle)
+        for profile in list_annotators(bundle):
+            label = profile.handle
+            if profile.display_name:
+                label += f"  ({profile.display_name})"
+            self.annotator_box.addItem(label, profile.handle)
         if pack is None:
             self.annotator_box.addItem(NEW_PROFILE, None)
         else:
@@ -46,12 +56,22 @@ class StartAnnotatingDialog(QDialog, Ui_StartAnnotatingDialog):
             self.campaign_box.setEnabled(False)
             self.annotator_box.setEnabled(False)
 
+        if pack is None and campaign is not None and self.campaign_box.findData(campaign) >= 0:
+            self.campaign_box.setCurrentIndex(self.campaign_box.findData(campaign))
+        if pack is None and annotator is not None and self.annotator_box.findData(annotator) >= 0:
+            self.annotator_box.setCurrentIndex(self.annotator_box.findData(annotator))
         self._profile_rows = (self.handle_field, self.name_field, self.expertise_field)
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Start")
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         if not campaigns:
             self.message.setText("This bundle has no campaign yet: Annotate > New campaign.")
+        elif annotator is not None:
+            self.message.setText(
+                f"The last session was {annotator}'s. Who is at the keyboard? "
+                "Pick your own profile before you start."
+            )
+            self.annotator_box.setFocus()
         self.annotator_box.currentIndexChanged.connect(self._profile_changed)
         self._profile_changed()
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(bool(campaigns))

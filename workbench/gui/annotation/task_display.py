@@ -1,8 +1,9 @@
 """Shows one blind task: its images, captions, the conversation (prompt, reference when the
 protocol shows it) and the responses side by side as "Response 1" / "Response 2".
 
-Laid out for reading down to 1024x700: the images are a strip of thumbnails of fixed height (Z or
-a click zooms), captions and instructions take a bounded share of the height, and each response
+Laid out for reading down to 1024x700 and at 1.5x scaling: the images are a strip of
+thumbnails no taller than a share of the page (Z, a click, or Enter on a thumbnail reached by
+Tab zooms), captions and instructions take a bounded share of the height, and each response
 has its own scroll area filling the rest, so both responses start on screen side by side.
 
 It is given a ``BlindTask`` and nothing else, so it cannot show what the task does not hold.
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from typing import cast
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QImage, QMouseEvent, QPixmap, QResizeEvent
+from PySide6.QtGui import QFocusEvent, QImage, QKeyEvent, QMouseEvent, QPixmap, QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -47,14 +48,31 @@ class PreparedImage:
     tile: QImage
 
 
-def prepare_images(task: BlindTask | None) -> dict[int, PreparedImage]:
-    """The task's images by position, decoded and scaled to their tiles. Safe to call on any
-    thread (QImage, not QPixmap): the annotation view calls it on its worker with the next
-    task, so that decoding (tens of milliseconds a picture) is not done by the GUI thread
-    between the vote and the next page."""
+#: the image strip's share of the page's height, and the least height of a thumbnail: on a
+#: short window (1366x768 at 1.5x scaling) the thumbnails shrink and the responses keep the room
+TILE_SHARE = 0.14
+MIN_TILE_HEIGHT = 48
+UNLIMITED = 10_000
+
+
+def image_box(count: int, max_height: int = UNLIMITED) -> QSize:
+    """The thumbnail box for a task of ``count`` images, no taller than ``max_height``."""
+    box = IMAGE_BOX.get(count, SMALL_IMAGE_BOX)
+    if box.height() <= max_height:
+        return box
+    height = max(max_height, 1)
+    return QSize(max(1, box.width() * height // box.height()), height)
+
+
+def prepare_images(task: BlindTask | None, max_height: int = UNLIMITED) -> dict[int, PreparedImage]:
+    """The task's images by position, decoded and scaled to their tiles (no taller than
+    ``max_height``: see :attr:`TaskDisplay.max_tile_height`). Safe to call on any thread
+    (QImage, not QPixmap): the annotation view calls it on its worker with the next task, so
+    that decoding (tens of milliseconds a picture) is not done by the GUI thread between the
+    vote and the next page."""
     if task is None:
         return {}
-    box = IMAGE_BOX.get(len(task.images), SMALL_IMAGE_BOX)
+    box = image_box(len(task.images), max_height)
     prepared = {}
     for image in task.images:
         if image.data is None:
@@ -99,9 +117,12 @@ def _text_view(text: str, name: str, parent: QWidget) -> SafeTextView:
 
 
 class TaskImageTile(QFrame):
-    """One image of the task, or a placeholder when it was missing; click to zoom."""
+    """One image of the task, or a placeholder when it was missing; click to zoom. It is in the
+    tab order (after the rationale field), so every image of the strip is reached by keyboard:
+    Enter or Space zooms it, and the page's other keys pass through to the page."""
 
     clicked = Signal(int)  # position
+    focused = Signal(object)  # the tile itself, once it has the keyboard focus
 
     def __init__(
         self,
@@ -113,6 +134,7 @@ class TaskImageTile(QFrame):
         super().__init__(parent)
         self.position = image.position
         self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setFocusPolicy(Qt.FocusPolicy.TabFocus)
         self.decoded: DecodedImage | None = None
         self.picture = QLabel(self)
         self.picture.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -150,8 +172,20 @@ class TaskImageTile(QFrame):
         if self.decoded.error:
             self._placeholder("Cannot show this image")
             return
-        self.picture.setPixmap(QPixmap.fromImage(prepared.tile))
+        tile = prepared.tile
+        if tile.width() > box.width() or tile.height() > box.height():
+            tile = _fitted(tile, box)  # prepared before the window was made smaller
+        self.picture.setPixmap(QPixmap.fromImage(tile))
         self.setCursor(Qt.CursorShape.PointingHandCursor)
+
+    def refit(self, box: QSize) -> None:
+        """Show the image shown in another box (the page was resized), from its decoded
+        thumbnail: nothing is decoded again."""
+        if self.picture.minimumSize() == box and self.picture.maximumSize() == box:
+            return
+        self.picture.setFixedSize(box)
+        if self.decoded is not None and not self.decoded.error:
+            self.picture.setPixmap(QPixmap.fromImage(_fitted(self.decoded.thumbnail, box)))
 
     def forget(self) -> None:
         """Keep nothing of the image shown (a hidden tile waits for a later task's)."""
@@ -164,10 +198,26 @@ class TaskImageTile(QFrame):
             "background: #eeeeee; color: #b00020; border: 1px dashed #999; padding: 8px;"
         )
 
+    @property
+    def viewable(self) -> bool:
+        return self.decoded is not None and not self.decoded.error
+
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
-        if event.button() == Qt.MouseButton.LeftButton and self.decoded and not self.decoded.error:
+        if event.button() == Qt.MouseButton.LeftButton and self.viewable:
             self.clicked.emit(self.position)
         super().mouseReleaseEvent(event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        zoom_keys = (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space)
+        if event.key() in zoom_keys and event.modifiers() == Qt.KeyboardModifier.NoModifier:
+            if self.viewable:
+                self.clicked.emit(self.position)
+            return
+        event.ignore()  # vote keys and the page's other keys reach the page
+
+    def focusInEvent(self, event: QFocusEvent) -> None:
+        super().focusInEvent(event)
+        self.focused.emit(self)
 
 
 class CappedScroll(QScrollArea):
@@ -249,7 +299,7 @@ class TurnPanel(QFrame):
                 column.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
                 column_layout = QVBoxLayout(column)
                 column_layout.setContentsMargins(4, 2, 4, 2)
-                column_layout.addWidget(_heading(label, column, "font-size: 13pt;"))
+                column_layout.addWidget(_heading(label, column, "font-size: 11pt;"))
                 view = _text_view(text, f"{label}, turn {turn.index}", column)
                 scroll = CappedScroll(view, column)
                 column_layout.addWidget(scroll, 1)
@@ -290,12 +340,12 @@ class TurnPanel(QFrame):
     def fit(self, height: int, last: bool) -> None:
         """Share ``height`` (the page's visible height): instruction and reference take at most
         a fifth each, so the responses start on screen; the last turn's responses fill the
-        rest, earlier turns' responses at most half."""
+        rest, earlier turns' responses at most a third."""
         for scroll in self.scrolls:
             scroll.set_cap(max(60, height // 5))
             scroll.set_expanding(False)
-        for scroll in self.response_scrolls:
-            scroll.set_cap(10_000 if last else max(100, height // 2))
+        for scroll in self.response_scrolls:  # earlier turns: the context, a third at most
+            scroll.set_cap(10_000 if last else max(80, height // 3))
             scroll.set_expanding(last)
         policy = QSizePolicy.Policy.Expanding if last else QSizePolicy.Policy.Preferred
         self.setSizePolicy(QSizePolicy.Policy.Preferred, policy)
@@ -323,6 +373,15 @@ class ImageStrip(QScrollArea):
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        # set once here, so a new tile costs no restyle: the tile with the keyboard focus, or
+        # the one the zoom window shows, is framed
+        self.setStyleSheet(
+            'TaskImageTile:focus, TaskImageTile[zoomed="true"] { border: 2px solid #2b6cb0; }'
+        )
+
+    def reveal(self, tile: QWidget) -> None:
+        """Scroll the strip to show ``tile`` whole (an image reached by Tab or in the zoom)."""
+        self.ensureWidgetVisible(tile, 8, 0)
 
 
 class TaskDisplay(QWidget):
@@ -337,6 +396,11 @@ class TaskDisplay(QWidget):
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         #: False builds every page anew (the step before reuse; bench/vote_to_paint.py times both)
         self.reuse_widgets = True
+        #: the thumbnails' greatest height: a share of the page's (see :data:`TILE_SHARE`)
+        self.max_tile_height = UNLIMITED
+        self._strip_box = QSize()
+        #: a tile's size hint by thumbnail box (see _tile_size)
+        self._tile_sizes: dict[tuple[int, int], QSize] = {}
         self.tiles: list[TaskImageTile] = []
         #: the strip's tiles, the hidden ones included (see _show_images)
         self._strip_tiles: list[TaskImageTile] = []
@@ -411,7 +475,7 @@ class TaskDisplay(QWidget):
         self, task: BlindTask | None, prepared: Mapping[int, PreparedImage], rebuild: bool
     ) -> None:
         images = () if task is None else task.images
-        box = IMAGE_BOX.get(len(images), SMALL_IMAGE_BOX)
+        box = image_box(len(images), self.max_tile_height)
         strip = self.strip.widget()
         if rebuild or strip is None:
             strip = QWidget(self.strip)
@@ -433,6 +497,7 @@ class TaskDisplay(QWidget):
             else:
                 tile = TaskImageTile(image, box, strip, prepared.get(image.position))
                 tile.clicked.connect(self._tile_clicked)
+                tile.focused.connect(self.strip.reveal)
                 self._strip_tiles.append(tile)
                 row.insertWidget(place, tile)
             self.tiles.append(tile)
@@ -440,7 +505,32 @@ class TaskDisplay(QWidget):
             if not tile.isHidden():
                 tile.hide()
             tile.forget()
-        height = box.height() + 40 if images else 0
+        self._strip_box = box  # the strip's height follows in _fit, which show_task calls next
+
+    def _tile_size(self) -> QSize:
+        """A tile's size for the current box, computed once per box: a tile's size hint lays
+        its picture and caption out, and asking it at every task cost more than the rest of
+        the strip."""
+        box = self._strip_box
+        size = self._tile_sizes.get((box.width(), box.height()))
+        if size is None:
+            size = self._tile_sizes[(box.width(), box.height())] = self.tiles[0].sizeHint()
+        return size
+
+    def _fit_strip(self) -> None:
+        """The strip as tall as a tile, and its scroll bar's height more when the tiles do not
+        fit its width (the bar then shows, and must not cover the tiles' captions)."""
+        height = 0
+        if self.tiles:
+            hint = self._tile_size()
+            height = hint.height()
+            # from the tiles (all of one box), not the strip's own hint: a tile just added is
+            # shown only once the event loop runs, and its width would be left out
+            row = self.strip.widget()
+            row_layout = row.layout() if row is not None else None
+            spacing = row_layout.spacing() if row_layout is not None else 0
+            if len(self.tiles) * (hint.width() + spacing) > self.strip.width():
+                height += self.strip.horizontalScrollBar().sizeHint().height()
         if self.strip.minimumHeight() != height or self.strip.maximumHeight() != height:
             self.strip.setFixedHeight(height)
 
@@ -520,6 +610,14 @@ class TaskDisplay(QWidget):
         """Size the parts to the visible height: captions at most a sixth, the turns' texts
         as :meth:`TurnPanel.fit` says."""
         height = max(self.height(), 200)
+        limit = max(MIN_TILE_HEIGHT, int(height * TILE_SHARE))
+        if limit != self.max_tile_height:
+            self.max_tile_height = limit
+            if self.tiles:
+                box = self._strip_box = image_box(len(self.tiles), limit)
+                for tile in self.tiles:
+                    tile.refit(box)
+        self._fit_strip()
         if self.caption_views:
             wanted = sum(view.height() for view in self.caption_views) + 30
             self.captions.setFixedHeight(min(wanted, max(50, height // 6)))
@@ -537,6 +635,21 @@ class TaskDisplay(QWidget):
             if tile.decoded is not None and not tile.decoded.error:
                 return tile.decoded, tile.position
         return None
+
+    def viewable_tiles(self) -> list[TaskImageTile]:
+        """The tiles of the task whose image can be zoomed, in display order."""
+        return [tile for tile in self.tiles if tile.viewable]
+
+    def mark_zoomed(self, zoomed: TaskImageTile | None) -> None:
+        """Frame the tile the zoom window shows (none: ``None``) and scroll the strip to it."""
+        for tile in self._strip_tiles:  # a hidden tile keeps no mark for a later task
+            wanted = tile is zoomed
+            if bool(tile.property("zoomed")) != wanted:
+                tile.setProperty("zoomed", wanted)
+                tile.style().unpolish(tile)
+                tile.style().polish(tile)
+        if zoomed is not None:
+            self.strip.reveal(zoomed)
 
     def _tile_clicked(self, position: int) -> None:
         for tile in self.tiles:

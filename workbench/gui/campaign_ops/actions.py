@@ -45,6 +45,7 @@ class CampaignOps:
     def show_monitor(self, campaign: str | None = None) -> CampaignMonitorDock:
         self.monitor.wanted = campaign
         self.monitor.show()
+        self.monitor.fit_width()
         self.monitor.raise_()
         self.monitor.refresh()
         return self.monitor

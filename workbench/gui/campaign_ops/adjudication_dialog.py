@@ -40,19 +40,30 @@ def task_text(task: BlindTask) -> str:
     return "\n\n".join(parts)
 
 
-def votes_text(row: dict[str, Any], reveal: bool) -> str:
+def answer_label(answer: Any, labels: dict[str, str]) -> str:
+    """An answer as the annotators' buttons and the record buttons name it ("Response 1"),
+    not as stored ("a"); a grade, or a value the protocol does not name, as it is."""
+    label = labels.get(str(answer))
+    return str(answer) if label is None or label == str(answer) else label
+
+
+def votes_text(row: dict[str, Any], reveal: bool, labels: dict[str, str] | None = None) -> str:
+    """The votes, judge and settled answer of a disputed task, under the labels of
+    ``labels`` (value -> label, see ``services.adjudication.answer_options``)."""
+    labels = labels or {}
     lines = [f"Task {row['task']} · {row['source']}:{row['item']} · {row['criterion']}"]
     if reveal:
         lines.append(f"Response 1 = {row['left'] or 'reference'}; Response 2 = {row['right']}")
     for vote in row["votes"]:
         comment = f" — {vote['comment']}" if vote["comment"] else ""
-        lines.append(f"{vote['annotator']}: {vote['answer']}{comment}")
+        lines.append(f"{vote['annotator']}: {answer_label(vote['answer'], labels)}{comment}")
     if row["judge"]:
-        lines.append(f"judge {row['judge']['run']}: {row['judge']['answer']}")
+        judged = answer_label(row["judge"]["answer"], labels)
+        lines.append(f"judge {row['judge']['run']}: {judged}")
     settled = row["adjudication"]
     if settled:
         lines.append(
-            f"settled: {settled['answer']} by {settled['adjudicator']} "
+            f"settled: {answer_label(settled['answer'], labels)} by {settled['adjudicator']} "
             f"({settled['adjudicated_at']}): {settled['note']}"
         )
     return "\n".join(lines)
@@ -73,6 +84,8 @@ class AdjudicationDialog(QDialog):
         self.rows: list[dict[str, Any]] = []
         self.current: dict[str, Any] | None = None
         self.campaign: str | None = None
+        #: answer value -> the label the annotators' and the record buttons show ("Response 1")
+        self.labels: dict[str, str] = {}
 
         self.campaigns = QComboBox(self)
         self.campaigns.setAccessibleName("Campaign")
@@ -176,6 +189,7 @@ class AdjudicationDialog(QDialog):
             widget = taken.widget() if taken is not None else None
             if widget is not None:
                 widget.deleteLater()
+        self.labels = dict(options)
         for value, label in options:
             button = QPushButton(f"Record: {label}", self)
             button.setObjectName(f"record_{value}")
@@ -209,7 +223,7 @@ class AdjudicationDialog(QDialog):
 
     def _show_votes(self) -> None:
         if self.current is not None:
-            self.votes.setText(votes_text(self.current, self.reveal.isChecked()))
+            self.votes.setText(votes_text(self.current, self.reveal.isChecked(), self.labels))
 
     def record(self, answer: str) -> None:
         bundle = self._bundle()
@@ -225,7 +239,10 @@ class AdjudicationDialog(QDialog):
 
         def done(record: dict[str, Any]) -> None:
             self.note.clear()
-            self.load(campaign, f"Task {record['task']}: recorded {record['answer']}")
+            self.load(
+                campaign,
+                f"Task {record['task']}: recorded {answer_label(record['answer'], self.labels)}",
+            )
 
         self.runner.run(write, done, self._failed)
 

@@ -1,6 +1,8 @@
 """The Campaign monitor dock: per-annotator progress, time per task, skips and attention checks,
-and agreement between annotators, from ``services.monitor.campaign_status``; refreshed off the
-GUI thread whenever the bundle's judgment watcher sees a vote arrive or be undone."""
+agreement between annotators (kappa and alpha to three decimals, as the CLI prints them) and the
+tasks that cannot finish, with the reason, from ``services.monitor.campaign_status``; refreshed
+off the GUI thread whenever the bundle's judgment watcher sees a vote arrive or be undone.
+Docked, it opens wide enough to read its columns at 1366x768 and 1024x700."""
 
 from __future__ import annotations
 
@@ -12,17 +14,37 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDockWidget,
     QLabel,
+    QMainWindow,
     QTableView,
     QVBoxLayout,
     QWidget,
 )
 
 from workbench.gui.background import BackgroundRunner
-from workbench.gui.panels.rows_model import RowsTableModel
+from workbench.gui.panels.rows_model import RowsTableModel, display_text
 from workbench.storage import Bundle
 
-ANNOTATOR_HEADERS = ("Annotator", "Answered", "Skipped", "Median s/task", "Checks", "Skip reasons")
-AGREEMENT_HEADERS = ("Scope", "Tasks", "Fleiss' kappa", "Krippendorff's alpha")
+ANNOTATOR_HEADERS = ("Annotator", "Answered", "Skipped", "s/task", "Checks", "Skip reasons")
+AGREEMENT_HEADERS = ("Scope", "Tasks", "Fleiss' κ", "Krippendorff's α")
+STUCK_HEADERS = ("Task", "Item", "Votes", "Why it cannot finish")
+#: decimals of kappa and alpha, as ``workbench campaign status`` prints them
+AGREEMENT_DIGITS = 3
+#: the dock's width when it opens docked: its tables' columns readable at 1024x700 too
+READABLE_WIDTH = 520
+#: the least width left to another dock when the monitor takes room from it
+MIN_OTHER_DOCK_WIDTH = 220
+
+
+def stuck_rows(status: dict[str, Any]) -> list[tuple[Any, ...]]:
+    return [
+        (
+            row["task"],
+            f"{row['source']}:{row['item']}",
+            f"{row['votes']}/{row['votes_target']}",
+            row["reason"],
+        )
+        for row in status["stuck_tasks"]
+    ]
 
 
 def annotator_rows(status: dict[str, Any]) -> list[tuple[Any, ...]]:
@@ -73,16 +95,74 @@ class CampaignMonitorDock(QDockWidget):
         self.summary.setWordWrap(True)
         self.annotators = RowsTableModel(ANNOTATOR_HEADERS, self)
         self.agreement = RowsTableModel(AGREEMENT_HEADERS, self)
+        for column in (2, 3):
+            self.agreement.formats[column] = lambda value: display_text(value, AGREEMENT_DIGITS)
+        self.stuck = RowsTableModel(STUCK_HEADERS, self)
+        self.stuck_label = QLabel("Tasks that cannot finish", body)
         layout.addWidget(self.campaigns)
         layout.addWidget(self.summary)
-        for model, name in ((self.annotators, "Annotators"), (self.agreement, "Agreement")):
+        self.views: dict[str, QTableView] = {}
+        for model, name in (
+            (self.annotators, "Annotators"),
+            (self.agreement, "Agreement"),
+            (self.stuck, "Stuck tasks"),
+        ):
+            if model is self.stuck:
+                layout.addWidget(self.stuck_label)
             view = QTableView(body)
             view.setModel(model)
             view.setAccessibleName(name)
-            view.horizontalHeader().setStretchLastSection(True)
+            view.setWordWrap(False)
+            view.verticalHeader().hide()
+            header = view.horizontalHeader()
+            header.setStretchLastSection(True)
+            # every column but the last (free text) as wide as its contents
+            model.modelReset.connect(lambda view=view: self._fit_columns(view))
+            self.views[name] = view
             layout.addWidget(view)
+        self.stuck_label.hide()
+        stuck_view = self.views["Stuck tasks"]
+        stuck_view.setWordWrap(True)  # the reason is a sentence: wrapped, not cut
+        self.stuck.modelReset.connect(stuck_view.resizeRowsToContents)
+        stuck_view.hide()
         self.setWidget(body)
-        self.visibilityChanged.connect(lambda visible: self.refresh() if visible else None)
+        self.visibilityChanged.connect(self._visibility_changed)
+        self.topLevelChanged.connect(lambda _floating: self.fit_width())
+
+    def _visibility_changed(self, visible: bool) -> None:
+        if visible:
+            self.fit_width()
+            self.refresh()
+
+    @staticmethod
+    def _fit_columns(view: QTableView) -> None:
+        model = view.model()
+        for column in range(model.columnCount() - 1):
+            view.resizeColumnToContents(column)
+
+    def fit_width(self) -> None:
+        """Docked, take the width the tables need (not the 250 px a new dock gets), leaving
+        the main window's centre at least half of it."""
+        window = self.parentWidget()
+        if self.isFloating() or not isinstance(window, QMainWindow):
+            return
+        wanted = min(READABLE_WIDTH, window.width() // 2)
+        if self.width() >= wanted:
+            return
+        window.resizeDocks([self], [wanted], Qt.Orientation.Horizontal)
+        deficit = wanted - self.width()
+        if deficit <= 0:
+            return
+        # a narrow window (1024 px): the docks beside it give up some of their width
+        others = [
+            dock
+            for dock in window.findChildren(QDockWidget)
+            if dock is not self and dock.isVisible() and not dock.isFloating()
+        ]
+        if others:
+            share = deficit // len(others) + 1
+            sizes = [max(MIN_OTHER_DOCK_WIDTH, dock.width() - share) for dock in others]
+            window.resizeDocks([*others, self], [*sizes, wanted], Qt.Orientation.Horizontal)
 
     def refresh(self) -> None:
         """Read the campaigns and the chosen one's status off the GUI thread, if shown."""
@@ -115,6 +195,7 @@ class CampaignMonitorDock(QDockWidget):
             self.summary.setText("This bundle has no campaign.")
             self.annotators.set_rows([])
             self.agreement.set_rows([])
+            self.stuck.set_rows([])
             return
         self.summary.setText(
             f"{status['protocol']} ({status['status']}): {status['tasks']} tasks, "
@@ -123,3 +204,8 @@ class CampaignMonitorDock(QDockWidget):
         )
         self.annotators.set_rows(annotator_rows(status))
         self.agreement.set_rows(agreement_rows(status))
+        stuck = stuck_rows(status)
+        self.stuck.set_rows(stuck)
+        self.stuck_label.setText(f"{len(stuck)} task(s) cannot finish")
+        self.stuck_label.setVisible(bool(stuck))
+        self.views["Stuck tasks"].setVisible(bool(stuck))

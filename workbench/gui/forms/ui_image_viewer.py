@@ -50,6 +50,16 @@ class Ui_ImageViewer(object):
 
         self.toolLayout.addWidget(self.zoomOutButton)
 
+        self.previousButton = QPushButton(ImageViewer)
+        self.previousButton.setObjectName(u"previousButton")
+
+        self.toolLayout.addWidget(self.previousButton)
+
+        self.nextButton = QPushButton(ImageViewer)
+        self.nextButton.setObjectName(u"nextButton")
+
+        self.toolLayout.addWidget(self.nextButton)
+
         self.toolSpacer = QSpacerItem(0, 0, QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Minimum)
 
         self.toolLayout.addItem(self.toolSpacer)
@@ -91,6 +101,14 @@ class Ui_ImageViewer(object):
         self.zoomOutButton.setText(QCoreApplication.translate("ImageViewer", u"Zoom &out", None))
 #if QT_CONFIG(tooltip)
         self.zoomOutButton.setToolTip(QCoreApplication.translate("ImageViewer", u"Zoom out (- or the mouse wheel)", None))
+#endif // QT_CONFIG(tooltip)
+        self.previousButton.setText(QCoreApplication.translate("ImageViewer", u"< &Previous", None))
+#if QT_CONFIG(tooltip)
+        self.previousButton.setToolTip(QCoreApplication.translate("ImageViewer", u"The task's previous image (Page Up)", None))
+#endif // QT_CONFIG(tooltip)
+        self.nextButton.setText(QCoreApplication.translate("ImageViewer", u"&Next >", None))
+#if QT_CONFIG(tooltip)
+        self.nextButton.setToolTip(QCoreApplication.translate("ImageViewer", u"The task's next image (Page Down)", None))
 #endif // QT_CONFIG(tooltip)
     # retranslateUi
 

@@ -1,0 +1,116 @@
+"""The coordinator's monitor docked at 1366x768 and 1024x700: wide enough to read every
+column, kappa and alpha to three decimals as ``workbench campaign status`` prints them, and the
+task that cannot finish (skipped by one of the three annotators it needs) listed with why."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QPushButton, QTableView
+
+from tests.gui.conftest import wait_idle
+from tests.services.campaign_ops_bundle import CAMPAIGN, SKIP_REASON, build_ops_bundle
+from workbench.cli import main
+from workbench.services.monitor import campaign_status
+
+pytestmark = pytest.mark.gui
+
+SIZES = [(1366, 768), (1024, 700)]
+
+
+@pytest.fixture(scope="module")
+def ops_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path, _ = build_ops_bundle(tmp_path_factory.mktemp("monitor-seat"))
+    return path
+
+
+def cells(model) -> list[list[str]]:  # type: ignore[no-untyped-def]
+    return [
+        [model.index(r, c).data(Qt.ItemDataRole.DisplayRole) for c in range(model.columnCount())]
+        for r in range(model.rowCount())
+    ]
+
+
+def columns_fit(view: QTableView) -> bool:
+    """Every column but the free-text last one lies whole inside the table's viewport, and is
+    as wide as its header and cells need."""
+    model = view.model()
+    width = view.viewport().width()
+    for column in range(model.columnCount() - 1):
+        right = view.columnViewportPosition(column) + view.columnWidth(column)
+        if right > width or view.columnWidth(column) < view.sizeHintForColumn(column):
+            return False
+    return True
+
+
+def test_the_status_lists_the_task_that_cannot_finish(
+    ops_bundle: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from workbench.storage import Bundle
+
+    with Bundle.open(ops_bundle, migrate=False) as bundle:
+        status = campaign_status(bundle, CAMPAIGN)
+    [stuck] = status["stuck_tasks"]
+    assert stuck["votes"] == 2 and stuck["votes_target"] == 3
+    assert stuck["skipped_by"] == {"ann-b": SKIP_REASON}
+    assert "ann-b" in stuck["reason"] and SKIP_REASON in stuck["reason"]
+    assert main(["campaign", "status", str(ops_bundle), CAMPAIGN]) == 0
+    printed = capsys.readouterr().out
+    assert "1 task(s) cannot finish" in printed and stuck["reason"] in printed
+
+
+@pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+def test_the_docked_monitor_is_readable_with_kappa_as_the_cli_prints_it(  # type: ignore[no-untyped-def]
+    qtbot, ops_bundle: Path, capsys: pytest.CaptureFixture[str], size: tuple[int, int]
+) -> None:
+    from workbench.gui.main_window import MainWindow
+
+    window = MainWindow(persist_layout=False)
+    qtbot.addWidget(window)
+    window.resize(*size)
+    window.open_bundle(ops_bundle)
+    window.show()
+    wait_idle(qtbot, window)
+    window.campaign_ops.monitor_action.trigger()
+    monitor = window.campaign_ops.monitor
+    qtbot.waitUntil(lambda: monitor.agreement.rowCount() > 0, timeout=10_000)
+    qtbot.wait(50)
+    assert not monitor.isFloating()
+    status = campaign_status(window.bundle, CAMPAIGN)
+    overall = status["agreement"]["overall"]["fleiss_kappa"]
+    assert overall is not None
+    [all_tasks, *_] = cells(monitor.agreement)
+    assert all_tasks[2] == f"{overall:.3f}"
+    assert main(["campaign", "status", str(ops_bundle), CAMPAIGN]) == 0
+    assert f"Fleiss {all_tasks[2]}" in capsys.readouterr().out  # the CLI's figure
+    for name in ("Annotators", "Agreement"):
+        view = monitor.views[name]
+        assert view.isVisible() and columns_fit(view), name
+    stuck_view = monitor.views["Stuck tasks"]
+    assert stuck_view.isVisible()
+    [row] = cells(monitor.stuck)
+    assert row[2] == "2/3" and SKIP_REASON in row[3]
+    assert monitor.width() >= 340  # a new dock's 250 px cut the columns
+    window.close()
+
+
+def test_adjudication_names_answers_as_the_annotators_buttons_do(qtbot, ops_bundle: Path) -> None:  # type: ignore[no-untyped-def]
+    from workbench.gui.main_window import MainWindow
+
+    window = MainWindow(persist_layout=False)
+    qtbot.addWidget(window)
+    window.resize(1366, 768)
+    window.open_bundle(ops_bundle)
+    window.show()
+    wait_idle(qtbot, window)
+    dialog = window.campaign_ops.show_adjudication(CAMPAIGN)
+    qtbot.waitUntil(lambda: bool(dialog.votes.text()), timeout=10_000)
+    votes = dialog.votes.text().splitlines()[1:]
+    answers = [line.split(": ", 1)[1] for line in votes if line.startswith("ann-")]
+    assert answers and set(answers) <= {"Response 1", "Response 2"}, votes
+    buttons = {button.text() for button in dialog.findChildren(QPushButton)}
+    assert {"Record: Response 1", "Record: Response 2"} <= buttons
+    dialog.close()
+    window.close()
