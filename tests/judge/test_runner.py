@@ -16,6 +16,7 @@ from workbench_visit_bench.judge_templates import REFERENCE_FREE
 from tests.judge.fake_openai_server import FakeOpenAIServer, Faults, message_text, stable_share
 from tests.judge.helpers import build_bundle
 from tests.judge.judging import QUICK_RETRY, judge, settings_for
+from tests.patience import HANG_GUARD_SECONDS
 from workbench.judge.client import Budget, EndpointError
 from workbench.services.judging.worklist import JudgeScope
 
@@ -114,18 +115,18 @@ def test_two_hundred_pairs_in_both_orders_through_faults(
 def test_concurrency_sixteen_keeps_sixteen_requests_in_flight(
     bundle_copy: Path, server: FakeOpenAIServer
 ) -> None:
-    # long enough that all sixteen overlap even on a busy machine
-    server.faults = Faults(latency=0.1)
-    # an attempt's timeout far above the latency: with the tests' 0.5 s, sixteen answers at
-    # once on a loaded CI host sometimes took longer, and the retries sent extra requests
-    patient = replace(QUICK_RETRY, timeout=10.0)
+    # the server holds the first requests until sixteen are in flight at once, then answers:
+    # a run that kept fewer going would get 503s after the hold's ceiling, and retry
+    server.faults = Faults(hold_until_in_flight=16)
+    # an attempt's timeout above the hold's ceiling, so a held request is never retried
+    patient = replace(QUICK_RETRY, timeout=HANG_GUARD_SECONDS)
     settings = settings_for(
         server, REFERENCE_FREE, concurrency=16, selection=JudgeScope(limit=50), retry=patient
     )
     _, summary = judge(bundle_copy, settings, REFERENCE_FREE)
+    assert server.stats.statuses == {200: 100}
     assert summary.progress.retries == 0 and summary.progress.verdicts == 100
-    assert server.stats.requests == 100
-    assert server.stats.max_in_flight == 16
+    assert server.stats.max_in_flight == 16  # never more than asked for
 
 
 def test_cancel_halfway_then_resume_judges_only_the_rest(
