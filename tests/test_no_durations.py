@@ -27,8 +27,10 @@ def _is_clock(node: ast.AST) -> bool:
 
 def _is_elapsed(node: ast.AST) -> bool:
     """``clock() - start`` (or ``start - clock()``): a length of time."""
-    return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub) and (
-        _is_clock(node.left) or _is_clock(node.right)
+    return (
+        isinstance(node, ast.BinOp)
+        and isinstance(node.op, ast.Sub)
+        and (_is_clock(node.left) or _is_clock(node.right))
     )
 
 
@@ -99,7 +101,7 @@ def test_no_default_test_asserts_a_duration_or_waits_seconds_for_qt() -> None:
 
 
 def test_the_check_finds_what_it_looks_for() -> None:
-    timed = '''
+    timed = """
 import time
 
 def test_fast(qtbot):
@@ -111,7 +113,7 @@ def test_fast(qtbot):
     qtbot.waitUntil(lambda: done, timeout=5_000)
     deadline = time.monotonic() + 300
     assert time.monotonic() < deadline  # a hang guard: fine
-'''
+"""
     assert timing_problems(timed, "t.py") == [
         "t.py:10: a Qt wait of 5000 ms",
         "t.py:7: asserts a duration",
