@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -116,13 +117,20 @@ def run_pytest(arguments: list[str], environment: dict[str, str], pinned: set[in
         sampler = threading.Thread(target=_sample_loads, args=(loads, stop), daemon=True)
         sampler.start()
         started = time.perf_counter()
-        process = subprocess.Popen(command, cwd=PROJECT, env=environment)
-        if hasattr(os, "sched_setaffinity"):
-            os.sched_setaffinity(process.pid, pinned)  # its children inherit the cores
-        status = process.wait()
+        # a session of its own, so that an interrupt ends pytest and every process it started
+        process = subprocess.Popen(command, cwd=PROJECT, env=environment, start_new_session=True)
+        try:
+            if hasattr(os, "sched_setaffinity"):
+                os.sched_setaffinity(process.pid, pinned)  # its children inherit the cores
+            status = process.wait()
+        except BaseException:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+            raise
+        finally:
+            stop.set()
+            sampler.join()
         seconds = time.perf_counter() - started
-        stop.set()
-        sampler.join()
         counts, failed = _failures(report)
     return Outcome(status, seconds, loads, counts, failed)
 
@@ -143,6 +151,10 @@ def _stop_postgres(folder: Path) -> None:
         capture_output=True,
         check=False,
     )
+
+
+def _interrupted(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def describe(label: str, outcome: Outcome, idle: Outcome | None) -> str:
@@ -172,6 +184,8 @@ def main() -> int:
     )
     parser.add_argument("pytest_args", nargs="*", help="after --: what pytest runs")
     args = parser.parse_args()
+    # SIGTERM ends a run as Ctrl-C does: the busy processes and pytest are stopped, not left
+    signal.signal(signal.SIGTERM, _interrupted)
     if args.per_core < 1 or args.runs < 1:
         parser.error("--per-core and --runs must be at least 1")
     pinned = cores()
@@ -210,4 +224,8 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        print("interrupted: busy processes and pytest stopped", file=sys.stderr)
+        sys.exit(130)
