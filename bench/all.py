@@ -186,6 +186,13 @@ def _figures(work: Path) -> list[Figure]:
             needs_display=True,
         ),
         Figure(
+            "budgets",
+            "budget_tests.py",
+            "the opt-in budget tests (pytest -m budget): the judge's loop and the judge dialog's "
+            "GUI thread never busy over 50 ms at a stretch, against the idle loop",
+            needs_display=True,
+        ),
+        Figure(
             "leaderboard-process",
             "leaderboard_process.py",
             "workbench leaderboard as a whole process against FastChat's 2025 script (goal 3x)",

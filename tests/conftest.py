@@ -8,6 +8,8 @@ Tests that read the published benchmark data find it in ../shared/data beside th
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +17,8 @@ import pytest
 
 from tests.backends import BACKENDS, BundleBackend, make_backend
 from tests.keyrings import memory_keyring, no_keyring
+from workbench.logging_setup import close_log_file
+from workbench.paths import HOME_OVERRIDE
 
 __all__ = ["memory_keyring", "no_keyring"]  # fixtures shared by the judge and GUI tests
 
@@ -24,15 +28,47 @@ SHARED_DATA = Path(
 )
 
 
+#: the variables that move the app's folders (and matplotlib's) out of the user's home
+_HOME_VARIABLES = (HOME_OVERRIDE, "MPLCONFIGDIR")
+_session_home: dict[str, str | None] = {}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """One home for the whole run, set before any fixture or test module runs: session and
+    module fixtures (which run before a test's own home is set) and the subprocesses they
+    start write there, never into the user's folders."""
+    home = tempfile.mkdtemp(prefix="workbench-test-home-")
+    _session_home.update({name: os.environ.get(name) for name in _HOME_VARIABLES})
+    _session_home["folder"] = home
+    os.environ[HOME_OVERRIDE] = home
+    os.environ["MPLCONFIGDIR"] = os.path.join(home, "mpl")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    folder = _session_home.pop("folder", None)
+    if folder is None:
+        return
+    close_log_file()
+    for name in _HOME_VARIABLES:
+        value = _session_home.pop(name, None)
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 @pytest.fixture(autouse=True)
 def isolated_home(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
-) -> Path:
-    """Keep every test's config, data, cache and logs out of the user's real folders."""
+) -> Iterator[Path]:
+    """Keep every test's config, data, cache and logs out of the user's real folders; the log
+    file a CLI command run in-process opened is closed when the test ends."""
     home = tmp_path_factory.mktemp("home")
-    monkeypatch.setenv("VLM_WORKBENCH_HOME", str(home))
+    monkeypatch.setenv(HOME_OVERRIDE, str(home))
     monkeypatch.setenv("MPLCONFIGDIR", str(home / "mpl"))
-    return home
+    yield home
+    close_log_file()
 
 
 @pytest.fixture(scope="session")

@@ -72,19 +72,40 @@ class SecretRedactingFilter(logging.Filter):
         return True
 
 
+#: the log file's handler that :func:`configure_logging` put on the root logger, if any
+_file_handler: logging.Handler | None = None
+
+
 def configure_logging(verbose: bool = False) -> logging.Handler:
+    """Log to the user's log folder, as it is now. Called again (``main`` run twice in one
+    process, as the tests and embedders do), it replaces its earlier handler, closing that
+    file, so one process never holds more than one log file open or writes to a folder that
+    was the log folder earlier."""
+    global _file_handler
     root = logging.getLogger()
+    close_log_file()
     handler = logging.handlers.RotatingFileHandler(
         log_dir() / LOG_FILE_NAME, maxBytes=2_000_000, backupCount=3, encoding="utf-8"
     )
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     handler.addFilter(SecretRedactingFilter())
     root.addHandler(handler)
+    _file_handler = handler
     root.setLevel(logging.DEBUG if verbose else logging.INFO)
     logging.getLogger("alembic").setLevel(logging.WARNING)
     for name in _CHATTY_LOGGERS:
         logging.getLogger(name).setLevel(logging.DEBUG if verbose else logging.WARNING)
     return handler
+
+
+def close_log_file() -> None:
+    """Take the handler :func:`configure_logging` installed off the root logger and close its
+    file (nothing if there is none)."""
+    global _file_handler
+    handler, _file_handler = _file_handler, None
+    if handler is not None:
+        logging.getLogger().removeHandler(handler)
+        handler.close()
 
 
 def log_file() -> str:

@@ -15,6 +15,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from tests.patience import HANG_GUARD_MS
+
 ACCESSIBLE_TEXTS = (
     QAccessible.Text.Name,
     QAccessible.Text.Description,
@@ -90,7 +92,7 @@ def press(qtbot, view, key: str | Qt.Key, modifier=Qt.KeyboardModifier.NoModifie
     qtbot.keyClick(target, key, modifier)
     saving = getattr(view, "busy", None)
     if isinstance(saving, bool):
-        qtbot.waitUntil(lambda: not view.busy, timeout=10_000)
+        qtbot.waitUntil(lambda: not view.busy, timeout=HANG_GUARD_MS)
 
 
 def reachable_actions(window: QWidget) -> list[QAction]:

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.patience import HANG_GUARD_MS
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from tests.gui.sample_bundle import build_sample_bundle
@@ -19,7 +21,7 @@ def sample_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def wait_idle(qtbot, window) -> None:  # type: ignore[no-untyped-def]
-    qtbot.waitUntil(lambda: not window.is_busy(), timeout=15_000)
+    qtbot.waitUntil(lambda: not window.is_busy(), timeout=HANG_GUARD_MS)
 
 
 @pytest.fixture

@@ -7,9 +7,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from tests.gui.panel_bundle import build_panel_bundle
+from tests.patience import HANG_GUARD_MS, HANG_GUARD_SECONDS
 
 
-def wait_for_file(path: str, timeout_s: float = 20.0) -> bool:
+def wait_for_file(path: str, timeout_s: float = HANG_GUARD_SECONDS) -> bool:
     """A job for the panel worker that holds it until ``path`` exists (module-level, so it
     pickles); True when the file appeared."""
     import time
@@ -32,8 +33,8 @@ def opened_panel_window(qtbot, folder: Path) -> Iterator:  # type: ignore[no-unt
     window.open_bundle(path)
     window.analysis.show_all()
     window.show()
-    qtbot.waitUntil(lambda: window.analysis.leaderboard.result is not None, timeout=15_000)
-    qtbot.waitUntil(lambda: not window.is_busy(), timeout=15_000)
+    qtbot.waitUntil(lambda: window.analysis.leaderboard.result is not None, timeout=HANG_GUARD_MS)
+    qtbot.waitUntil(lambda: not window.is_busy(), timeout=HANG_GUARD_MS)
     try:
         yield window
     finally:

@@ -21,6 +21,7 @@ from tests.gui.annotation_probe import (
     widget_strings,
 )
 from tests.gui.conftest import wait_idle
+from tests.patience import HANG_GUARD_MS
 from workbench.gui.annotation.annotation_page import ANNOTATE_PAGE, ITEMS_PAGE
 from workbench.gui.annotation.annotator_window import WINDOW_SIZE, AnnotatorWindow
 from workbench.gui.app import run_app
@@ -78,9 +79,9 @@ def main_window(qtbot, bundle_path: Path) -> Iterator[MainWindow]:  # type: igno
     qtbot.addWidget(window)
     window.open_bundle(bundle_path)
     window.show()
-    qtbot.waitExposed(window)
+    qtbot.waitExposed(window, timeout=HANG_GUARD_MS)
     window.activateWindow()
-    qtbot.waitUntil(window.isActiveWindow)
+    qtbot.waitUntil(window.isActiveWindow, timeout=HANG_GUARD_MS)
     wait_idle(qtbot, window)
     yield window
     window.close()
@@ -135,7 +136,7 @@ def test_annotator_window_offers_no_way_to_a_model_name(qtbot, bundle_path: Path
     window = AnnotatorWindow(bundle, AnnotationSession(bundle, "arena-battle", "ana"))
     qtbot.addWidget(window)
     window.show()
-    qtbot.waitExposed(window)
+    qtbot.waitExposed(window, timeout=HANG_GUARD_MS)
     forbidden = forbidden_strings(bundle_path)
     assert window.view.task is not None
     assert leaks(widget_strings(window), forbidden) == []
@@ -164,7 +165,7 @@ def test_annotating_in_the_main_window_enters_annotator_mode(
 ) -> None:
     window = main_window
     window.analysis.show_all()
-    qtbot.waitUntil(lambda: window.analysis.docks["leaderboard"].isVisible())
+    qtbot.waitUntil(lambda: window.analysis.docks["leaderboard"].isVisible(), timeout=HANG_GUARD_MS)
     forbidden = forbidden_strings(bundle_path)
     page = window.annotation
     page.start("visit-bench-preference-with-reference", "ana")

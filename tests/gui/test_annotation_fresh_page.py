@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QApplication
 from tests.gui.annotation_bundle import build_annotation_bundle, build_image_bundle
 from tests.gui.annotation_probe import press
 from tests.gui.test_annotation_view import PROTOCOL_IDS, PROTOCOLS, start_view
+from tests.patience import HANG_GUARD_MS
 from workbench.domain.protocols import AnnotationProtocol
 from workbench.storage import Bundle
 from workbench.storage.bundle import copy_bundle
@@ -42,7 +43,7 @@ def test_every_task_starts_on_a_fresh_page(
     copy_bundle(template, tmp_path / "b.wbb")
     with Bundle.open(tmp_path / "b.wbb") as bundle:
         view = start_view(qtbot, bundle, protocol.name)
-        qtbot.waitUntil(view.hasFocus)
+        qtbot.waitUntil(view.hasFocus, timeout=HANG_GUARD_MS)
         assert_fresh(view)
         for answered in (1, 2):
             panel = view.answer_panel

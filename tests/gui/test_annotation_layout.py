@@ -10,6 +10,7 @@ import pytest
 from PySide6.QtCore import QRect
 
 from tests.gui.annotation_bundle import build_annotation_bundle, build_image_bundle
+from tests.patience import HANG_GUARD_MS
 from workbench.gui.annotation.annotator_window import AnnotatorWindow
 from workbench.services.voting import AnnotationSession
 from workbench.storage import Bundle
@@ -41,7 +42,7 @@ def open_window(qtbot, path: Path, campaign: str, size: tuple[int, int]) -> Anno
     qtbot.addWidget(window)
     window.resize(*size)
     window.show()
-    qtbot.waitExposed(window)
+    qtbot.waitExposed(window, timeout=HANG_GUARD_MS)
     qtbot.wait(50)
     return window
 
@@ -76,7 +77,7 @@ def test_both_responses_and_the_images_fit_with_ten_images(
         assert window.view.task is not None
         assert_readable(window)
         window.view.choose("a")
-        qtbot.waitUntil(lambda: not window.view.busy)
+        qtbot.waitUntil(lambda: not window.view.busy, timeout=HANG_GUARD_MS)
         qtbot.wait(20)
     window.close()
 
@@ -93,7 +94,7 @@ def test_multi_turn_tasks_show_the_judged_turn_side_by_side(
     while len(view.display.turn_panels) < 2:  # the second turn's task shows both turns
         assert view.task is not None
         view.choose(view.session.protocol.choices[0].value)
-        qtbot.waitUntil(lambda: not view.busy)
+        qtbot.waitUntil(lambda: not view.busy, timeout=HANG_GUARD_MS)
     qtbot.wait(50)
     assert_readable(window)
     window.close()

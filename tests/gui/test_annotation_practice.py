@@ -15,6 +15,7 @@ from tests.gui.annotation_bundle import build_annotation_bundle, forbidden_strin
 from tests.gui.annotation_probe import leaks, press, shown_texts, widget_strings
 from tests.gui.conftest import wait_idle
 from tests.gui.test_annotation_annotator_mode import walk
+from tests.patience import HANG_GUARD_MS
 from tests.services.campaign_helpers import MODELS
 from workbench.cli import main
 from workbench.gui.annotation.annotator_window import AnnotatorWindow
@@ -70,9 +71,9 @@ def open_window(qtbot, bundle: Bundle, campaign: str, annotator: str) -> Annotat
     window = AnnotatorWindow(bundle, AnnotationSession(bundle, campaign, annotator))
     qtbot.addWidget(window)
     window.show()
-    qtbot.waitExposed(window)
+    qtbot.waitExposed(window, timeout=HANG_GUARD_MS)
     window.activateWindow()
-    qtbot.waitUntil(window.isActiveWindow)  # Ctrl+S needs an active window
+    qtbot.waitUntil(window.isActiveWindow, timeout=HANG_GUARD_MS)  # Ctrl+S needs an active window
     return window
 
 
@@ -169,7 +170,7 @@ def test_new_campaign_dialog_draws_a_practice_round(
         dialog.practice_spin.setValue(1)
         dialog.practice_optional_box.setChecked(False)
         dialog.accept()
-        qtbot.waitUntil(lambda: not dialog.creating, timeout=15_000)
+        qtbot.waitUntil(lambda: not dialog.creating, timeout=HANG_GUARD_MS)
         assert dialog.summary is not None and dialog.summary.practice_tasks == 1
         settings = campaign_details(bundle, "practised")["settings"]
         assert len(settings["practice"]) == 1 and settings["practice_optional"] is False
@@ -180,7 +181,7 @@ def test_the_main_window_offers_the_practice_round_too(qtbot, bundle_path: Path)
     qtbot.addWidget(window)
     window.open_bundle(bundle_path)
     window.show()
-    qtbot.waitExposed(window)
+    qtbot.waitExposed(window, timeout=HANG_GUARD_MS)
     wait_idle(qtbot, window)
     window.annotation.start("required", "bob")
     view = window.annotation.view

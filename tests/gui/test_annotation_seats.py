@@ -13,6 +13,7 @@ from sqlalchemy import select
 
 from tests.gui.annotation_bundle import build_annotation_bundle, build_image_bundle
 from tests.gui.conftest import wait_idle
+from tests.patience import HANG_GUARD_MS
 from workbench.cli import main
 from workbench.gui.annotation.annotator_window import AnnotatorWindow
 from workbench.gui.main_window import MainWindow
@@ -54,7 +55,7 @@ def open_window(  # type: ignore[no-untyped-def]
 
 
 def settle(qtbot, window: AnnotatorWindow) -> None:  # type: ignore[no-untyped-def]
-    qtbot.waitUntil(lambda: not window.view.busy, timeout=15_000)
+    qtbot.waitUntil(lambda: not window.view.busy, timeout=HANG_GUARD_MS)
 
 
 @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)

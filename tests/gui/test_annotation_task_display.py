@@ -12,6 +12,7 @@ from PIL import Image
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
+from tests.patience import HANG_GUARD_MS
 from workbench.gui.annotation.task_display import TaskDisplay, image_box, prepare_images
 from workbench.gui.safe_text import SafeTextView
 from workbench.services.blind_tasks import (
@@ -225,7 +226,7 @@ def test_a_reused_tile_zooms_the_new_image_and_a_missing_one_does_not_zoom(qtbot
     tile = display.tiles[0]
     display.show_task(task("b", images=(png("blue"),)))
     assert display.tiles[0] is tile
-    with qtbot.waitSignal(display.imageClicked) as blocker:
+    with qtbot.waitSignal(display.imageClicked, timeout=HANG_GUARD_MS) as blocker:
         qtbot.mouseClick(tile, Qt.MouseButton.LeftButton)
     decoded, position = blocker.args[0]
     assert position == 0 and decoded.full.pixelColor(0, 0).name() == "#0000ff"

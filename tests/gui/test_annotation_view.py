@@ -13,6 +13,7 @@ from sqlalchemy import select
 
 from tests.gui.annotation_bundle import build_annotation_bundle, forbidden_strings
 from tests.gui.annotation_probe import leaks, press, shown_texts, widget_strings
+from tests.patience import HANG_GUARD_MS
 from workbench.domain.protocols import AnnotationProtocol
 from workbench.gui.annotation.annotation_view import AnnotationView
 from workbench.gui.annotation.skip_dialog import SkipDialog
@@ -50,9 +51,11 @@ def start_view(qtbot, bundle: Bundle, campaign: str, annotator: str = "ana") -> 
     qtbot.addWidget(view)
     view.resize(1400, 900)
     view.show()
-    qtbot.waitExposed(view)
+    qtbot.waitExposed(view, timeout=HANG_GUARD_MS)
     view.activateWindow()
-    qtbot.waitUntil(view.isActiveWindow)  # shortcuts (Ctrl+Z, Ctrl+S) need an active window
+    qtbot.waitUntil(
+        view.isActiveWindow, timeout=HANG_GUARD_MS
+    )  # shortcuts (Ctrl+Z, Ctrl+S) need an active window
     view.start(AnnotationSession(bundle, campaign, annotator))
     return view
 
@@ -150,7 +153,7 @@ def test_vote_undo_skip_and_resume_with_keys(
     assert not ok.isEnabled()  # a reason is required
     dialog.reason_box.setEditText("Outside my expertise")
     ok.click()
-    qtbot.waitUntil(lambda: not view.busy)
+    qtbot.waitUntil(lambda: not view.busy, timeout=HANG_GUARD_MS)
     skipped = standing_votes(opened)
     assert [(vote.skip_reason, vote.choice) for vote in skipped] == [("Outside my expertise", None)]
     assert shown_texts(view) != first_task or total == 1
@@ -171,7 +174,7 @@ def test_vote_undo_skip_and_resume_with_keys(
 def test_ctrl_s_opens_the_skip_dialog(qtbot, opened: Bundle) -> None:  # type: ignore[no-untyped-def]
     view = start_view(qtbot, opened, "arena-battle")
     view.setFocus()
-    qtbot.waitUntil(view.hasFocus)
+    qtbot.waitUntil(view.hasFocus, timeout=HANG_GUARD_MS)
     press(qtbot, view, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
     dialog = view.findChild(SkipDialog)
     assert dialog is not None and dialog.isVisible()
@@ -271,7 +274,7 @@ def test_undo_with_nothing_to_undo_says_so(qtbot, opened: Bundle) -> None:  # ty
     view = start_view(qtbot, opened, "visit-bench-preference")
     before = shown_texts(view)
     view.undo()
-    qtbot.waitUntil(lambda: not view.busy)
+    qtbot.waitUntil(lambda: not view.busy, timeout=HANG_GUARD_MS)
     assert "Nothing to take back" in view.answer_panel.message.text()
     assert shown_texts(view) == before
 

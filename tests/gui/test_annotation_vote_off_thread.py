@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt, QTimer
 
 from tests.gui.annotation_bundle import build_annotation_bundle
 from tests.gui.test_annotation_view import start_view
+from tests.patience import HANG_GUARD_MS
 from workbench.storage import Bundle, dialects
 from workbench.storage.bundle import copy_bundle
 
@@ -49,7 +50,7 @@ def vote_count(connection: sqlite3.Connection) -> int:
 def event_loop_turns(qtbot) -> None:  # type: ignore[no-untyped-def]
     timer = QTimer()
     timer.setSingleShot(True)
-    with qtbot.waitSignal(timer.timeout, timeout=1_000):
+    with qtbot.waitSignal(timer.timeout, timeout=HANG_GUARD_MS):
         timer.start(20)
 
 
@@ -58,7 +59,7 @@ def start_idle(qtbot, bundle: Bundle, read_ahead: bool):  # type: ignore[no-unty
     step before it: the vote committed first, the next task fetched after)."""
     view = start_view(qtbot, bundle, "arena-battle")
     view.read_ahead = read_ahead
-    qtbot.waitUntil(lambda: not view.busy, timeout=20_000)
+    qtbot.waitUntil(lambda: not view.busy, timeout=HANG_GUARD_MS)
     return view
 
 
@@ -84,10 +85,12 @@ def test_a_vote_behind_another_writer_keeps_the_window_responsive(
         assert view.task is shown and vote_count(other_writer) == 0
         assert "Saving" in view.answer_panel.message.text()  # never "Saved." before the commit
         other_writer.execute("ROLLBACK")
-        qtbot.waitUntil(lambda: not view.busy and vote_count(other_writer) >= 1, timeout=20_000)
+        qtbot.waitUntil(
+            lambda: not view.busy and vote_count(other_writer) >= 1, timeout=HANG_GUARD_MS
+        )
         answered = 2 if read_ahead else 1
-        qtbot.waitUntil(lambda: vote_count(other_writer) == answered, timeout=20_000)
-        qtbot.waitUntil(lambda: not view.busy, timeout=20_000)
+        qtbot.waitUntil(lambda: vote_count(other_writer) == answered, timeout=HANG_GUARD_MS)
+        qtbot.waitUntil(lambda: not view.busy, timeout=HANG_GUARD_MS)
         assert view.task is not first and view.task is not (shown if read_ahead else None)
         assert f"{answered} answered" in view.progress_label.text()
         assert view.answer_panel.message.text() == "Saved."
@@ -113,7 +116,7 @@ def test_a_failed_vote_is_shown_and_stays_pending_until_saved(
         assert first is not None
         other_writer.execute("BEGIN IMMEDIATE")
         qtbot.keyClick(view, Qt.Key.Key_A)  # raises nothing out of keyPressEvent
-        qtbot.waitUntil(lambda: not view.busy, timeout=10_000)
+        qtbot.waitUntil(lambda: not view.busy, timeout=HANG_GUARD_MS)
         message = panel.message.text()
         assert message.startswith("Not saved: the bundle is busy"), message
         assert "press Enter" in message and "SELECT" not in message and "BEGIN" not in message
@@ -122,7 +125,7 @@ def test_a_failed_vote_is_shown_and_stays_pending_until_saved(
         assert vote_count(other_writer) == 0
         other_writer.execute("ROLLBACK")
         qtbot.keyClick(view, Qt.Key.Key_Return)
-        qtbot.waitUntil(lambda: not view.busy, timeout=10_000)
+        qtbot.waitUntil(lambda: not view.busy, timeout=HANG_GUARD_MS)
         assert vote_count(other_writer) == 1
         assert view.task is not first and panel.message.text() == "Saved."
         view.end()
@@ -176,7 +179,7 @@ def test_the_next_tasks_images_are_decoded_on_the_worker(
             first = view.task
             qtbot.keyClick(view, Qt.Key.Key_A)
             qtbot.waitUntil(
-                lambda first=first: not view.busy and view.task is not first, timeout=20_000
+                lambda first=first: not view.busy and view.task is not first, timeout=HANG_GUARD_MS
             )
             assert view.task is not None
             shown += len([tile for tile in view.display.tiles if tile.decoded is not None])

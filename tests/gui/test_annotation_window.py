@@ -16,6 +16,7 @@ from PySide6.QtGui import QColor, QImage
 from tests.gui.annotation_bundle import build_annotation_bundle, forbidden_strings
 from tests.gui.annotation_probe import leaks, press, shown_texts, widget_strings
 from tests.gui.conftest import wait_idle
+from tests.patience import HANG_GUARD_MS
 from workbench.errors import WorkbenchError
 from workbench.gui.annotation.annotation_page import ANNOTATE_PAGE, ITEMS_PAGE
 from workbench.gui.annotation.new_campaign_dialog import NewCampaignDialog
@@ -47,9 +48,9 @@ def window(qtbot, bundle_path: Path) -> Iterator[MainWindow]:  # type: ignore[no
     qtbot.addWidget(main)
     main.open_bundle(bundle_path)
     main.show()
-    qtbot.waitExposed(main)
+    qtbot.waitExposed(main, timeout=HANG_GUARD_MS)
     main.activateWindow()
-    qtbot.waitUntil(main.isActiveWindow)
+    qtbot.waitUntil(main.isActiveWindow, timeout=HANG_GUARD_MS)
     wait_idle(qtbot, main)
     yield main
     main.close()
@@ -238,14 +239,14 @@ def test_new_campaign_dialog_creates_a_campaign(
     dialog.name_field.setText("arena-battle")
     dialog.protocol_box.setCurrentIndex(dialog.protocol_box.findData("arena-battle"))
     dialog.accept()  # that name is taken
-    qtbot.waitUntil(lambda: not dialog.creating, timeout=15_000)  # a job of the window's
+    qtbot.waitUntil(lambda: not dialog.creating, timeout=HANG_GUARD_MS)  # a job of the window's
     assert dialog.isVisible() and "already exists" in dialog.message.text()
     dialog.name_field.setText("round-2")
     dialog.votes_spin.setValue(2)
     dialog.seed_spin.setValue(11)
     dialog.accept()
     assert dialog.creating and not dialog.isEnabled()
-    qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=15_000)
+    qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=HANG_GUARD_MS)
     assert dialog.summary is not None and dialog.summary.tasks > 0
     with Bundle.open(bundle_path) as bundle:
         created = {c["name"]: c for c in list_campaigns(bundle)}["round-2"]
@@ -273,7 +274,7 @@ def test_new_campaign_dialog_leaves_out_items_missing_an_image(qtbot, tmp_path: 
         dialog.protocol_box.setCurrentIndex(dialog.protocol_box.findData("arena-battle"))
         dialog.without_missing_box.setChecked(leave_out)
         dialog.accept()
-        qtbot.waitUntil(lambda dialog=dialog: not dialog.creating, timeout=15_000)
+        qtbot.waitUntil(lambda dialog=dialog: not dialog.creating, timeout=HANG_GUARD_MS)
         assert dialog.summary is not None
         message = main.statusBar().currentMessage()
         if leave_out:

@@ -11,6 +11,7 @@ import pytest
 import shiboken6
 from PySide6.QtWidgets import QLabel, QWidget
 
+from tests.patience import HANG_GUARD_MS, HANG_GUARD_SECONDS
 from workbench.gui.background import BackgroundRunner
 from workbench.gui.export_dialog import ExportDialog
 
@@ -51,7 +52,7 @@ def test_a_result_for_a_deleted_owner_is_dropped(qtbot, fails: bool) -> None:  #
         runner.run(lambda: slow_failure(started), owner.show_result, owner.show_error)
     else:
         runner.run(lambda: slow("done", started), owner.show_result, owner.show_error)
-    assert started.wait(5)
+    assert started.wait(HANG_GUARD_SECONDS)
     shiboken6.delete(owner)  # the pool waits for the task; its result is queued behind
     assert not shiboken6.isValid(runner)
     qtbot.wait(100)  # delivers the queued result: an exception here fails the test
@@ -71,5 +72,5 @@ def test_a_live_owner_still_gets_its_result(qtbot) -> None:  # type: ignore[no-u
     qtbot.addWidget(owner)
     started = threading.Event()
     owner.runner.run(lambda: slow("done", started), owner.show_result)
-    qtbot.waitUntil(lambda: not owner.runner.busy, timeout=5_000)
+    qtbot.waitUntil(lambda: not owner.runner.busy, timeout=HANG_GUARD_MS)
     assert owner.label.text() == "done"

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.importers.canonical_helpers import item_line, write_jsonl
+from tests.patience import HANG_GUARD_MS
 from workbench.services.importing import import_files
 from workbench.storage.backup_settings import BackupSettings, load_backup_settings
 from workbench.storage.backups import list_backups
@@ -53,8 +54,8 @@ def test_the_first_automatic_backup_is_announced_once(qtbot, tmp_path: Path) -> 
         window = MainWindow(persist_layout=False, auto_backup=True)
         qtbot.addWidget(window)
         window.open_bundle(bundle)
-        qtbot.waitUntil(lambda bundle=bundle: bool(list_backups(bundle)), timeout=15_000)
-        qtbot.waitUntil(lambda window=window: not window.jobs.busy, timeout=15_000)
+        qtbot.waitUntil(lambda bundle=bundle: bool(list_backups(bundle)), timeout=HANG_GUARD_MS)
+        qtbot.waitUntil(lambda window=window: not window.jobs.busy, timeout=HANG_GUARD_MS)
         [backup] = list_backups(bundle)
         assert backup.path.name in window.statusBar().currentMessage()
         notes.append(window.first_backup_note)

@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPushButton, QTableView
 
 from tests.gui.conftest import wait_idle
+from tests.patience import HANG_GUARD_MS
 from tests.services.campaign_ops_bundle import CAMPAIGN, SKIP_REASON, build_ops_bundle
 from workbench.cli import main
 from workbench.services.monitor import campaign_status
@@ -75,7 +76,7 @@ def test_the_docked_monitor_is_readable_with_kappa_as_the_cli_prints_it(  # type
     wait_idle(qtbot, window)
     window.campaign_ops.monitor_action.trigger()
     monitor = window.campaign_ops.monitor
-    qtbot.waitUntil(lambda: monitor.agreement.rowCount() > 0, timeout=10_000)
+    qtbot.waitUntil(lambda: monitor.agreement.rowCount() > 0, timeout=HANG_GUARD_MS)
     qtbot.wait(50)
     assert not monitor.isFloating()
     status = campaign_status(window.bundle, CAMPAIGN)
@@ -106,7 +107,7 @@ def test_adjudication_names_answers_as_the_annotators_buttons_do(qtbot, ops_bund
     window.show()
     wait_idle(qtbot, window)
     dialog = window.campaign_ops.show_adjudication(CAMPAIGN)
-    qtbot.waitUntil(lambda: bool(dialog.votes.text()), timeout=10_000)
+    qtbot.waitUntil(lambda: bool(dialog.votes.text()), timeout=HANG_GUARD_MS)
     votes = dialog.votes.text().splitlines()[1:]
     answers = [line.split(": ", 1)[1] for line in votes if line.startswith("ann-")]
     assert answers and set(answers) <= {"Response 1", "Response 2"}, votes

@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPushButton
 
 from tests.gui.conftest import wait_idle
+from tests.patience import HANG_GUARD_MS
 from tests.services.campaign_helpers import MODELS
 from tests.services.campaign_ops_bundle import CAMPAIGN, PLUGINS, build_ops_bundle
 from workbench.services.adjudication import disagreements
@@ -66,7 +67,7 @@ def test_the_monitor_refreshes_when_a_vote_arrives(qtbot, window) -> None:  # ty
     assert task is not None
     session.cast(task.token, "a")
     qtbot.waitUntil(
-        lambda: "ann-d" in [row[0] for row in table(monitor.annotators)], timeout=10_000
+        lambda: "ann-d" in [row[0] for row in table(monitor.annotators)], timeout=HANG_GUARD_MS
     )
     assert monitor.refreshes > before
 
@@ -76,7 +77,7 @@ def test_adjudication_hides_models_until_revealed_and_records(qtbot, window) -> 
     assert ops.adjudicate_action.shortcut().toString() == "Ctrl+Shift+J"
     dialog = ops.show_adjudication(CAMPAIGN)
     wait_idle(qtbot, window)
-    qtbot.waitUntil(lambda: bool(dialog.content.toPlainText()), timeout=10_000)
+    qtbot.waitUntil(lambda: bool(dialog.content.toPlainText()), timeout=HANG_GUARD_MS)
     shown = dialog.content.toPlainText() + dialog.votes.text()
     assert "Response 1" in shown and "ann-c" in shown
     assert not any(model in shown for model in MODELS)
@@ -86,7 +87,7 @@ def test_adjudication_hides_models_until_revealed_and_records(qtbot, window) -> 
     dialog.note.setText("left miscounts")
     dialog.adjudicator.setText("lead")
     dialog.findChild(QPushButton, "record_b").click()
-    qtbot.waitUntil(lambda: "recorded Response 2" in dialog.status.text(), timeout=10_000)
+    qtbot.waitUntil(lambda: "recorded Response 2" in dialog.status.text(), timeout=HANG_GUARD_MS)
     wait_idle(qtbot, window)
     with Bundle.open(window.bundle.path) as reopened:
         row = next(r for r in disagreements(reopened, CAMPAIGN) if r["task"] == task)

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+from tests.patience import HANG_GUARD_MS
 from workbench.gui.restore_dialog import DamagedBundleDialog
 from workbench.services import maintenance
 from workbench.storage.backup_names import list_backups
@@ -79,7 +80,7 @@ def test_opening_a_truncated_bundle_offers_and_restores_its_backup(  # type: ign
     dialog.restore_button.click()  # a job of the window's job manager
     assert not dialog.buttons.isEnabled()
     # the dialog closes (and is deleted) once the job restored the backup
-    qtbot.waitUntil(lambda: window.restored_box is not None, timeout=15_000)
+    qtbot.waitUntil(lambda: window.restored_box is not None, timeout=HANG_GUARD_MS)
     assert window.bundle is not None, window.findChildren(QMessageBox)[-1].text()
     assert window.bundle.path == bundle_copy and item_count(bundle_copy) == items
     aside = moved[0]
@@ -115,7 +116,7 @@ def test_a_damaged_backup_is_refused_and_nothing_moves(qtbot, bundle_copy: Path)
     dialog.restored.connect(lambda *args: restored.append(args))
     assert dialog.restore_button is not None
     dialog.restore_button.click()
-    qtbot.waitUntil(lambda: dialog.job is not None and not dialog.job.active, timeout=15_000)
+    qtbot.waitUntil(lambda: dialog.job is not None and not dialog.job.active, timeout=HANG_GUARD_MS)
     assert restored == [] and dialog.isVisible() and dialog.buttons.isEnabled()
     assert "damaged too" in dialog.problem_label.text()
     assert bundle_copy.read_bytes() == before
@@ -141,14 +142,14 @@ def test_opening_a_bundle_file_backs_it_up_once_on_a_worker(  # type: ignore[no-
     window = MainWindow(persist_layout=False, auto_backup=True)
     qtbot.addWidget(window)
     window.open_bundle(bundle_copy)
-    qtbot.waitUntil(lambda: not window.is_busy(), timeout=15_000)
+    qtbot.waitUntil(lambda: not window.is_busy(), timeout=HANG_GUARD_MS)
     (made,) = list_backups(bundle_copy)
     assert made.automatic and threads and threading.get_ident() not in threads
     assert str(made.path) in window.statusBar().currentMessage()
     # a job of the window's job manager, listed with where the copy went
     assert [job.text for job in window.jobs.jobs()] == [f"Backed up to {made.path}."]
     window.open_bundle(bundle_copy)  # the day's backup exists: no second one
-    qtbot.waitUntil(lambda: not window.is_busy(), timeout=15_000)
+    qtbot.waitUntil(lambda: not window.is_busy(), timeout=HANG_GUARD_MS)
     assert len(list_backups(bundle_copy)) == 1 and len(threads) == 2
     assert len(window.jobs.jobs()) == 1  # the check that found none due is not listed
     window.close()
@@ -167,7 +168,7 @@ def test_a_failed_backup_goes_to_the_status_bar(  # type: ignore[no-untyped-def]
     qtbot.addWidget(window)
     window.show()
     window.open_bundle(bundle_copy)
-    qtbot.waitUntil(lambda: not window.is_busy(), timeout=15_000)
+    qtbot.waitUntil(lambda: not window.is_busy(), timeout=HANG_GUARD_MS)
     message = window.statusBar().currentMessage()
     assert "automatic backup" in message and "no space left" in message
     (job,) = window.jobs.jobs()
@@ -183,6 +184,6 @@ def test_tests_and_screenshots_make_no_backups(qtbot, bundle_copy: Path) -> None
     window = MainWindow(persist_layout=False)  # what a screenshot uses
     qtbot.addWidget(window)
     window.open_bundle(bundle_copy)
-    qtbot.waitUntil(lambda: not window.is_busy(), timeout=15_000)
+    qtbot.waitUntil(lambda: not window.is_busy(), timeout=HANG_GUARD_MS)
     assert list_backups(bundle_copy) == []
     window.close()

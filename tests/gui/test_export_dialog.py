@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtWidgets import QMessageBox
 
+from tests.patience import HANG_GUARD_MS
 from workbench.cli import build_parser
 from workbench.export import ImageMode, JudgmentSource
 from workbench.gui import export_dialog as export_module
@@ -25,7 +26,7 @@ def dialog_export(qtbot, dialog: ExportDialog, out: Path) -> None:  # type: igno
     dialog.out_edit.setText(str(out))
     dialog.export_button.click()
     assert dialog.running and dialog.progress_bar.maximum() == 0  # busy indicator
-    qtbot.waitUntil(lambda: not dialog.running, timeout=15_000)
+    qtbot.waitUntil(lambda: not dialog.running, timeout=HANG_GUARD_MS)
 
 
 @pytest.fixture
@@ -33,7 +34,7 @@ def dialog(qtbot, sample_bundle: Path) -> ExportDialog:  # type: ignore[no-untyp
     dialog = ExportDialog(sample_bundle)
     qtbot.addWidget(dialog)
     dialog.show()
-    qtbot.waitUntil(lambda: not dialog.runner.busy, timeout=5_000)  # campaign names read
+    qtbot.waitUntil(lambda: not dialog.runner.busy, timeout=HANG_GUARD_MS)  # campaign names read
     return dialog
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from tests.patience import HANG_GUARD_MS
 from workbench.gui.panel_jobs import render_figure
 from workbench.gui.panels.figure_view import FigureView
 from workbench.stats.plots import LEGIBLE_ROW_POINTS, legible_height_inches, ratings_forest_plot
@@ -47,11 +48,14 @@ def test_the_view_scrolls_a_tall_figure_and_fits_its_width(qtbot) -> None:  # ty
     qtbot.addWidget(view)
     view.resize(420, 260)
     view.show()
-    qtbot.waitExposed(view)
+    qtbot.waitExposed(view, timeout=HANG_GUARD_MS)
     view.show_figure(lambda: forest(21))
-    qtbot.waitUntil(lambda: view.pixmap is not None, timeout=5_000)
-    qtbot.wait(400)  # the debounced re-render after the scroll bar took its width
+    qtbot.waitUntil(lambda: view.pixmap is not None, timeout=HANG_GUARD_MS)
     bar = view.scroll_area.verticalScrollBar()
-    assert bar.maximum() > 0, "a 21-row figure in a 260 px pane must scroll"
-    assert view.image.height() >= 21 * LEGIBLE_ROW_POINTS / 72 * 100 * 0.95
-    assert view.scroll_area.horizontalScrollBar().maximum() == 0
+
+    def scrolled_and_fitted() -> None:  # once the debounced re-render took the bar's width
+        assert bar.maximum() > 0, "a 21-row figure in a 260 px pane must scroll"
+        assert view.image.height() >= 21 * LEGIBLE_ROW_POINTS / 72 * 100 * 0.95
+        assert view.scroll_area.horizontalScrollBar().maximum() == 0
+
+    qtbot.waitUntil(scrolled_and_fitted, timeout=HANG_GUARD_MS)

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QMessageBox
 
 from tests.gui.conftest import wait_idle
 from tests.gui.sample_bundle import sample_lines, write_sample_jsonl
+from tests.patience import HANG_GUARD_MS, HANG_GUARD_SECONDS
 from workbench.domain import ItemRecord, Origin, TurnRecord
 from workbench.gui.import_dialog import ImportDialog
 from workbench.importers.base import Importer, ImportReport, Record
@@ -60,7 +61,7 @@ def test_import_runs_in_the_background_and_reports(qtbot, tmp_path: Path) -> Non
     dialog.set_format("jsonl")
     dialog.add_sources([source])
     texts: list[str] = []
-    with qtbot.waitSignal(dialog.imported, timeout=20_000) as landed:
+    with qtbot.waitSignal(dialog.imported, timeout=HANG_GUARD_MS) as landed:
         dialog.start_import()
         assert dialog.running and not dialog.ui.importButton.isEnabled()
         assert dialog.ui.cancelButton.isEnabled()
@@ -86,7 +87,7 @@ def test_a_rejected_import_shows_the_rows_in_the_details(qtbot, tmp_path: Path) 
     dialog.set_format("jsonl")
     dialog.add_sources([bad])
     dialog.start_import()
-    qtbot.waitUntil(lambda: dialog.message_box is not None, timeout=20_000)
+    qtbot.waitUntil(lambda: dialog.message_box is not None, timeout=HANG_GUARD_MS)
     box = dialog.message_box
     assert isinstance(box, QMessageBox)
     assert "rejected" in box.text()
@@ -106,9 +107,9 @@ def test_cancel_stops_the_import_and_changes_nothing(qtbot, tmp_path: Path) -> N
     qtbot.addWidget(dialog)
     dialog.add_sources([source])
     dialog.start_import()
-    assert slow.reading.wait(10)
+    assert slow.reading.wait(HANG_GUARD_SECONDS)
     dialog.ui.cancelButton.click()
-    qtbot.waitUntil(lambda: not dialog.running, timeout=20_000)
+    qtbot.waitUntil(lambda: not dialog.running, timeout=HANG_GUARD_MS)
     assert "cancelled" in dialog.ui.statusLabel.text()
     assert not target.exists()
 
@@ -131,7 +132,7 @@ def test_import_menu_reloads_the_open_bundle(qtbot, open_window, tmp_path: Path)
     assert dialog.ui.targetEdit.text() == str(copy)
     dialog.set_format("jsonl")
     dialog.add_sources([extra])
-    with qtbot.waitSignal(dialog.imported, timeout=20_000):
+    with qtbot.waitSignal(dialog.imported, timeout=HANG_GUARD_MS):
         dialog.start_import()
     wait_idle(qtbot, open_window)
     assert open_window.item_list.model.total() == len(sample_lines()) + 1

@@ -9,6 +9,7 @@ from PySide6.QtCore import QModelIndex, Qt
 
 from tests.gui.conftest import wait_idle
 from tests.gui.sample_bundle import sample_lines
+from tests.patience import HANG_GUARD_MS, HANG_GUARD_SECONDS
 from workbench.gui.item_table_model import COLUMNS, ItemTableModel
 from workbench.services.browse import ItemFlag, ItemRow
 
@@ -59,7 +60,7 @@ def test_the_model_fetches_pages_lazily() -> None:
 
 def set_search(qtbot, window, text: str) -> None:  # type: ignore[no-untyped-def]
     window.item_list.ui.searchEdit.setText(text)
-    qtbot.waitUntil(lambda: window.item_list.search_term == text, timeout=5_000)
+    qtbot.waitUntil(lambda: window.item_list.search_term == text, timeout=HANG_GUARD_MS)
     wait_idle(qtbot, window)
 
 
@@ -88,23 +89,25 @@ def test_search_filters_and_highlights(qtbot, open_window) -> None:  # type: ign
 def test_filters(qtbot, open_window, combo: str, value: object, expected: list[str]) -> None:  # type: ignore[no-untyped-def]
     box = getattr(open_window.item_list.ui, combo)
     box.setCurrentIndex(box.findData(value))
-    qtbot.waitUntil(lambda: shown_ids(open_window) == expected, timeout=5_000)
+    qtbot.waitUntil(lambda: shown_ids(open_window) == expected, timeout=HANG_GUARD_MS)
     box.setCurrentIndex(0)
-    qtbot.waitUntil(lambda: len(shown_ids(open_window)) == len(sample_lines()), timeout=5_000)
+    qtbot.waitUntil(
+        lambda: len(shown_ids(open_window)) == len(sample_lines()), timeout=HANG_GUARD_MS
+    )
 
 
 def test_sorting_by_a_column_header(qtbot, open_window) -> None:  # type: ignore[no-untyped-def]
     table = open_window.item_list.ui.itemTable
     outputs_column = [key for _name, key in COLUMNS].index("outputs")
     table.sortByColumn(outputs_column, Qt.SortOrder.DescendingOrder)
-    qtbot.waitUntil(lambda: shown_ids(open_window)[0] == "a2", timeout=5_000)  # six outputs
+    qtbot.waitUntil(lambda: shown_ids(open_window)[0] == "a2", timeout=HANG_GUARD_MS)  # six outputs
     counts = [
         open_window.item_list.model.data(open_window.item_list.model.index(r, outputs_column))
         for r in range(len(sample_lines()))
     ]
     assert counts == sorted(counts, reverse=True)
     table.sortByColumn(0, Qt.SortOrder.DescendingOrder)
-    qtbot.waitUntil(lambda: shown_ids(open_window)[0] == "b2", timeout=5_000)
+    qtbot.waitUntil(lambda: shown_ids(open_window)[0] == "b2", timeout=HANG_GUARD_MS)
 
 
 def test_the_list_and_the_view_follow_the_shared_selection(qtbot, open_window) -> None:  # type: ignore[no-untyped-def]
@@ -179,7 +182,9 @@ def test_the_first_page_is_painted_before_the_disagreement_flag_is_read(qtbot) -
     panel.model.set_ids([1, 2, 3])
     assert browser.asked_flags == [SQL_FLAGS] and browser.lookups == []  # not painted yet
     assert panel.model.data(panel.model.index(1, 6)) == ""
-    qtbot.waitUntil(lambda: panel.model.data(panel.model.index(1, 6)) == "disagreement")
+    qtbot.waitUntil(
+        lambda: panel.model.data(panel.model.index(1, 6)) == "disagreement", timeout=HANG_GUARD_MS
+    )
     assert browser.lookups == [[1, 2, 3]]
     assert panel.model.data(panel.model.index(0, 6)) == ""
 
@@ -189,7 +194,9 @@ def test_a_hidden_list_reads_the_disagreement_flag_at_once(qtbot) -> None:  # ty
     browser = _FlagCountingBrowser()
     panel.browser = browser  # type: ignore[assignment]
     panel.model.set_ids([1, 2, 3])  # never shown: no paint to wait for
-    qtbot.waitUntil(lambda: panel.model.data(panel.model.index(1, 6)) == "disagreement")
+    qtbot.waitUntil(
+        lambda: panel.model.data(panel.model.index(1, 6)) == "disagreement", timeout=HANG_GUARD_MS
+    )
     assert browser.lookups == [[1, 2, 3]]
 
 
@@ -209,7 +216,7 @@ class _SlowListBrowser(_FlagCountingBrowser):
         ids = list(range(1, 1_001))
         if limit is not None:
             return ids[:limit]
-        assert self.release.wait(10), "the test never released the whole list"
+        assert self.release.wait(HANG_GUARD_SECONDS), "the test never released the whole list"
         return ids
 
     def item_count(self) -> int:
@@ -227,14 +234,14 @@ def test_the_first_page_shows_before_the_whole_list_is_read(qtbot) -> None:  # t
     panel.show()
     try:
         panel.set_browser(browser, None)  # type: ignore[arg-type]
-        qtbot.waitUntil(lambda: panel.model.rowCount() == PAGE_SIZE, timeout=5_000)
+        qtbot.waitUntil(lambda: panel.model.rowCount() == PAGE_SIZE, timeout=HANG_GUARD_MS)
         # shown while the whole list is still being read, which only a page has asked for
         assert panel.querying and panel.ui.countLabel.text() == "Searching…"
         assert sorted(browser.limits, key=str) == [PAGE_SIZE, None]
         assert len(browser.asked_flags) == 1  # the page's rows, read once
     finally:
         browser.release.set()
-    qtbot.waitUntil(lambda: not panel.querying, timeout=5_000)
+    qtbot.waitUntil(lambda: not panel.querying, timeout=HANG_GUARD_MS)
     assert panel.model.total() == 1_000 and panel.ui.countLabel.text() == "1,000 items"
     assert len(browser.asked_flags) == 1  # the whole list kept the page's rows
     assert panel.model.canFetchMore(QModelIndex())

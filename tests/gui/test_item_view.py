@@ -9,6 +9,7 @@ from PySide6.QtGui import QColor
 
 from tests.gui.conftest import wait_idle
 from tests.gui.sample_bundle import EXIF_STORED_SIZE, HOSTILE_OUTPUT, sample_lines
+from tests.patience import HANG_GUARD_MS
 from workbench.gui.item_view import DEFAULT_COLUMNS, columns_for
 from workbench.gui.plain_text import plain_tooltip
 from workbench.services.browse import ItemFlag
@@ -43,7 +44,7 @@ def test_images_missing_placeholder_and_exif_orientation(qtbot, open_window) -> 
 def test_clicking_an_image_opens_a_zoomable_viewer(qtbot, open_window) -> None:  # type: ignore[no-untyped-def]
     view = show(qtbot, open_window, "a2")
     tile = view.images.visible_tiles()[0]
-    with qtbot.waitSignal(tile.clicked, timeout=2_000) as clicked:
+    with qtbot.waitSignal(tile.clicked, timeout=HANG_GUARD_MS) as clicked:
         qtbot.mouseClick(tile, Qt.MouseButton.LeftButton, pos=QPoint(20, 20))
     dialog = view.open_image(clicked.args[0])
     qtbot.addWidget(dialog)
@@ -187,7 +188,9 @@ def test_a_narrow_pane_wraps_images_and_answers_instead_of_scrolling_sideways(
     view = show(qtbot, open_window, "a1")
     for pane_width in (300, 520):
         view.setFixedWidth(pane_width)
-        qtbot.waitUntil(lambda w=pane_width: view.scroll_area.viewport().width() < w, timeout=2_000)
+        qtbot.waitUntil(
+            lambda w=pane_width: view.scroll_area.viewport().width() < w, timeout=HANG_GUARD_MS
+        )
         wait_idle(qtbot, open_window)
         viewport = view.scroll_area.viewport().width()
         assert view.scroll_area.horizontalScrollBar().maximum() == 0, (

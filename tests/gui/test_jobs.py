@@ -15,6 +15,7 @@ from tests.gui.annotation_probe import leaks, visible_top_level_strings, widget_
 from tests.gui.conftest import wait_idle
 from tests.gui.sample_bundle import write_sample_jsonl
 from tests.gui.test_import_dialog import SlowImporter, item_total
+from tests.patience import HANG_GUARD_MS, HANG_GUARD_SECONDS
 from tests.services.report_bundle import build_report_bundle
 from workbench.errors import WorkbenchError
 from workbench.gui.annotation.annotation_page import ANNOTATE_PAGE
@@ -28,7 +29,7 @@ from workbench.storage.bundle import copy_bundle
 
 pytestmark = pytest.mark.gui
 
-WAIT = 15_000
+WAIT = HANG_GUARD_MS
 
 
 class Gate:
@@ -66,7 +67,7 @@ def test_a_job_reports_progress_and_finishes(qtbot, manager: JobManager) -> None
     gate = Gate()
     job = manager.submit("Count to four", "Count", gate)
     assert job.status is JobStatus.RUNNING and manager.busy
-    assert gate.started.wait(5)
+    assert gate.started.wait(HANG_GUARD_SECONDS)
     qtbot.waitUntil(lambda: job.done == 1 and job.total == 4, timeout=WAIT)
     assert job.text == "step 2"
     dialog = JobsDialog(manager)
@@ -86,7 +87,7 @@ def test_a_job_reports_progress_and_finishes(qtbot, manager: JobManager) -> None
 def test_cancel_stops_a_running_job(qtbot, manager: JobManager) -> None:  # type: ignore[no-untyped-def]
     gate = Gate()
     job = manager.submit("Wait", "Wait", gate)
-    assert gate.started.wait(5)
+    assert gate.started.wait(HANG_GUARD_SECONDS)
     dialog = JobsDialog(manager)
     qtbot.addWidget(dialog)
     with qtbot.waitSignal(job.finished, timeout=WAIT):
@@ -100,7 +101,7 @@ def test_cancel_stops_a_running_job(qtbot, manager: JobManager) -> None:  # type
 def test_a_job_that_cannot_stop_has_no_cancel(qtbot, manager: JobManager) -> None:  # type: ignore[no-untyped-def]
     gate = Gate()
     job = manager.submit("Copy", "Backup", gate, cancellable=False)
-    assert gate.started.wait(5)
+    assert gate.started.wait(HANG_GUARD_SECONDS)
     dialog = JobsDialog(manager)
     qtbot.addWidget(dialog)
     assert not dialog.rows[0].cancel_button.isEnabled()
@@ -145,7 +146,7 @@ def test_two_jobs_queue_and_a_queued_one_can_be_cancelled(qtbot, manager: JobMan
         manager.submit(name, "Work", gate)
         for name, gate in zip("ABC", (first, second, third), strict=True)
     ]
-    assert first.started.wait(5)
+    assert first.started.wait(HANG_GUARD_SECONDS)
     assert [job.status for job in jobs] == [JobStatus.RUNNING, JobStatus.QUEUED, JobStatus.QUEUED]
     assert not second.ran
     indicator = JobsIndicator(manager, lambda: None)
@@ -194,13 +195,13 @@ def test_cancel_in_the_list_stops_an_import_and_leaves_the_bundle_unchanged(
     source.write_text("x", encoding="utf-8")
     dialog.add_sources([source])
     dialog.start_import()
-    assert slow.reading.wait(10)
+    assert slow.reading.wait(HANG_GUARD_SECONDS)
     assert window.jobs_indicator.isVisibleTo(window)
     jobs = window.show_jobs()
     row = jobs.rows[0]
     assert row.title.text() == "Import (slow) into target.wbb"
     row.cancel_button.click()
-    qtbot.waitUntil(lambda: not dialog.running, timeout=20_000)
+    qtbot.waitUntil(lambda: not dialog.running, timeout=HANG_GUARD_MS)
     assert row.job.status is JobStatus.CANCELLED
     assert "cancelled" in dialog.ui.statusLabel.text()
     assert item_total(target) == before
@@ -216,7 +217,7 @@ def test_cancelling_a_report_writes_no_file(qtbot, tmp_path: Path) -> None:  # t
     dialog.write_button.click()
     assert dialog.job is not None
     dialog.job.cancel()  # stops at the report's next step, before anything is written
-    qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
+    qtbot.waitUntil(lambda: not dialog.running, timeout=HANG_GUARD_MS)
     assert dialog.job.status is JobStatus.CANCELLED
     assert "no file was written" in dialog.status_label.text()
     assert not out.exists() and list(tmp_path.glob("cancelled*")) == []
@@ -233,7 +234,7 @@ def test_closing_the_window_with_a_running_job_asks_then_cancels(
     wait_idle(qtbot, window)
     gate = Gate()
     job = window.jobs.submit("Long work", "Work", gate)
-    assert gate.started.wait(5)
+    assert gate.started.wait(HANG_GUARD_SECONDS)
     assert not window.close()  # asks instead
     box = window.stop_jobs_box
     assert isinstance(box, QMessageBox) and box.isVisible() and "1 job(s)" in box.text()
@@ -277,7 +278,7 @@ def test_annotator_mode_shows_jobs_without_names(qtbot, tmp_path: Path) -> None:
     written.set_outcome(f"Wrote 3 records to {model}.csv.")
     gate = Gate()
     window.jobs.submit(f"Report on {model}", "Report", gate)
-    assert gate.started.wait(5)
+    assert gate.started.wait(HANG_GUARD_SECONDS)
     # the list names the model outside annotator mode, which shows models anyway
     shown = window.show_jobs()
     assert leaks(widget_strings(shown), forbidden) != []
@@ -302,7 +303,7 @@ def test_the_import_dialog_queues_behind_running_work(qtbot, tmp_path: Path) -> 
     qtbot.addWidget(window)
     gate = Gate()
     window.jobs.submit("Before", "Work", gate)
-    assert gate.started.wait(5)
+    assert gate.started.wait(HANG_GUARD_SECONDS)
     dialog = ImportDialog(tmp_path / "new.wbb", window)
     dialog.set_format("jsonl")
     dialog.add_sources([write_sample_jsonl(tmp_path / "source")])
@@ -311,7 +312,7 @@ def test_the_import_dialog_queues_behind_running_work(qtbot, tmp_path: Path) -> 
     assert dialog.running and job is not None
     assert job.status is JobStatus.QUEUED
     assert dialog.ui.statusLabel.text() == "Waiting for the job before it…"
-    with qtbot.waitSignal(dialog.imported, timeout=20_000):
+    with qtbot.waitSignal(dialog.imported, timeout=HANG_GUARD_MS):
         gate.release.set()
     assert job.status is JobStatus.SUCCEEDED
     # the list says how it ended, in the dialog's words

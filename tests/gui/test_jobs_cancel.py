@@ -15,6 +15,7 @@ import pytest
 
 from tests.gui.annotation_bundle import build_annotation_bundle
 from tests.gui.conftest import wait_idle
+from tests.patience import HANG_GUARD_MS
 from workbench.gui.export_dialog import ExportDialog
 from workbench.gui.jobs import Job, JobControl, JobManager, JobStatus, jobs_for
 from workbench.gui.jobs_view import JobsDialog
@@ -29,7 +30,7 @@ from workbench.storage.integrity import check_file_header
 
 pytestmark = pytest.mark.gui
 
-WAIT = 15_000
+WAIT = HANG_GUARD_MS
 
 
 class Pause:

@@ -1,7 +1,7 @@
 """Tools > Run LLM judge…: estimate, then a run on the asyncio loop qasync shares with Qt, against
 the fake OpenAI server: progress shown, verdicts stored, Cancel stopping cleanly, the window's
-event loop kept free, the API key nowhere to be seen afterwards, and an edited template run and
-stored as a version of its own."""
+event loop kept free (a ``budget`` test), the API key nowhere to be seen afterwards, and an
+edited template run and stored as a version of its own."""
 
 from __future__ import annotations
 
@@ -34,10 +34,11 @@ from sqlalchemy import func, select
 from tests.judge.fake_openai_server import FakeOpenAIServer, Faults
 from tests.judge.helpers import FAKE_KEY, build_bundle
 from tests.keyrings import MemoryKeyring
+from tests.patience import HANG_GUARD_MS
 from workbench.gui.api_key_dialog import ApiKeyDialog
 from workbench.gui.jobs import JobControl, JobStatus, jobs_for
 from workbench.gui.judge_dialog import JudgeDialog, describe_summary
-from workbench.logging_setup import configure_logging, log_file
+from workbench.logging_setup import close_log_file, configure_logging, log_file
 from workbench.plugins import registry
 from workbench.services.judging.runner import JudgeProgress, JudgeSummary, prepare_runtime
 from workbench.storage import Bundle
@@ -86,7 +87,7 @@ def configure(dialog: JudgeDialog, server: FakeOpenAIServer, concurrency: int = 
 def estimate(qtbot, dialog: JudgeDialog) -> None:  # type: ignore[no-untyped-def]
     assert not dialog.start_button.isEnabled()  # no run without an estimate
     dialog.estimate_button.click()
-    qtbot.waitUntil(lambda: not dialog.running, timeout=15_000)
+    qtbot.waitUntil(lambda: not dialog.running, timeout=HANG_GUARD_MS)
     assert dialog.plan is not None, dialog.message_box and dialog.message_box.text()
     assert dialog.start_button.isEnabled()
 
@@ -99,7 +100,7 @@ def stored_verdicts(bundle: Path) -> int:
 class TickWatch:
     """A 10 ms QTimer on the GUI thread: the largest gap between its ticks in wall time, and
     in the GUI thread's own CPU time (what the thread itself was busy with between two ticks,
-    whatever else the machine runs), plus the progress values seen while the run was going."""
+    whatever else the machine runs) while the run was going."""
 
     def __init__(self, dialog: JudgeDialog) -> None:
         self.dialog = dialog
@@ -107,7 +108,6 @@ class TickWatch:
         self.timer.setInterval(TICK_MS)
         self.timer.timeout.connect(self._tick)
         self.wall_gap = self.cpu_gap = 0.0
-        self.values: list[int] = []
         self._last: tuple[float, float] | None = None
 
     def start(self) -> None:
@@ -118,7 +118,6 @@ class TickWatch:
         if self._last is not None and self.dialog.job is not None:
             self.wall_gap = max(self.wall_gap, now[0] - self._last[0])
             self.cpu_gap = max(self.cpu_gap, now[1] - self._last[1])
-            self.values.append(self.dialog.progress_bar.value())
         self._last = now
 
     def stop(self) -> None:
@@ -147,7 +146,7 @@ def test_the_swap_box_follows_the_template_default(dialog: JudgeDialog) -> None:
     assert dialog.swap_check.isChecked()
 
 
-def test_a_run_shows_progress_stores_verdicts_and_keeps_the_loop_free(
+def test_a_run_shows_progress_and_stores_verdicts(
     qtbot,  # type: ignore[no-untyped-def]
     dialog: JudgeDialog,
 ) -> None:
@@ -160,12 +159,11 @@ def test_a_run_shows_progress_stores_verdicts_and_keeps_the_loop_free(
         assert "24 to send" in dialog.estimate_label.text()
         assert "$" in dialog.estimate_label.text()  # gpt-4o-mini has a price
 
-        watch = TickWatch(dialog)
-        watch.start()
+        shown: list[int] = []  # every value the bar took, as it took it
+        dialog.progress_bar.valueChanged.connect(shown.append)
         dialog.start_button.click()
         assert dialog.running and dialog.cancel_button.isEnabled()
-        qtbot.waitUntil(lambda: not dialog.running, timeout=30_000)
-        watch.stop()
+        qtbot.waitUntil(lambda: not dialog.running, timeout=HANG_GUARD_MS)
 
     summary = dialog.summary
     assert summary is not None and summary.status == "completed", dialog.status_label.text()
@@ -173,33 +171,53 @@ def test_a_run_shows_progress_stores_verdicts_and_keeps_the_loop_free(
     assert stored_verdicts(dialog.bundle) == summary.progress.verdicts == 24
     assert dialog.progress_bar.value() == dialog.progress_bar.maximum() == 24
     assert "Run completed" in dialog.status_label.text()
-    assert any(0 < value < 24 for value in watch.values)  # progress shown while running
-    print(
-        f"largest tick gap: {watch.wall_gap * 1000:.1f} ms wall, {watch.cpu_gap * 1000:.1f} ms CPU"
-    )
-    # The GUI thread's own work between two ticks: the issue's 50 ms, measured so that a busy
-    # machine (other processes, or the fake server's thread holding the interpreter lock) does
-    # not make it fail; tests/judge/test_loop_responsiveness.py measures the same way.
-    assert watch.cpu_gap < 0.05, f"the GUI thread was busy {watch.cpu_gap * 1000:.0f} ms"
+    assert any(0 < value < 24 for value in shown)  # progress shown while running
     assert not dialog.start_button.isEnabled()  # what is left changed: estimate again
+
+
+@pytest.mark.budget
+def test_a_run_keeps_the_gui_thread_free(
+    qtbot,  # type: ignore[no-untyped-def]
+    dialog: JudgeDialog,
+) -> None:
+    """The GUI thread's own work between two ticks of a 10 ms timer stays under 50 ms while a
+    run goes on: CPU time, so other processes do not count, but under load more answers are
+    handled per stretch; hence a budget test (bench/all.py), not a default one."""
+    faults = Faults(latency=0.03, latency_jitter=0.5, malformed_share=0.1)
+    with FakeOpenAIServer(faults=faults) as server:
+        configure(dialog, server)
+        estimate(qtbot, dialog)
+        watch = TickWatch(dialog)
+        watch.start()
+        dialog.start_button.click()
+        qtbot.waitUntil(lambda: not dialog.running, timeout=HANG_GUARD_MS)
+        watch.stop()
+    assert dialog.summary is not None and dialog.summary.status == "completed"
+    print(
+        f"\nlargest tick gap: {watch.wall_gap * 1000:.1f} ms wall, "
+        f"{watch.cpu_gap * 1000:.1f} ms CPU"
+    )
+    assert watch.cpu_gap < 0.05, f"the GUI thread was busy {watch.cpu_gap * 1000:.0f} ms"
 
 
 def test_cancel_stops_the_run_and_keeps_what_was_answered(
     qtbot,  # type: ignore[no-untyped-def]
     dialog: JudgeDialog,
 ) -> None:
-    with FakeOpenAIServer(faults=Faults(latency=0.2)) as server:
+    # two answers, then the run waits on its next requests until it is cancelled
+    with FakeOpenAIServer(faults=Faults(answer_then_hold=2)) as server:
         configure(dialog, server, concurrency=2)
         estimate(qtbot, dialog)
         dialog.start_button.click()
         qtbot.waitUntil(
-            lambda: dialog.job is not None and dialog.job.progress.done >= 2, timeout=15_000
+            lambda: dialog.job is not None and dialog.job.progress.done >= 2,
+            timeout=HANG_GUARD_MS,
         )
         dialog.cancel_button.click()
         assert not dialog.cancel_button.isEnabled()
         dialog.reject()  # refused while the run winds down
         assert dialog.isVisible()
-        qtbot.waitUntil(lambda: not dialog.running, timeout=15_000)
+        qtbot.waitUntil(lambda: not dialog.running, timeout=HANG_GUARD_MS)
         sent = server.stats.requests
 
     summary = dialog.summary
@@ -220,16 +238,16 @@ def test_the_run_is_a_job_that_the_jobs_list_can_cancel(
     dialog: JudgeDialog,
 ) -> None:
     manager = jobs_for(dialog)
-    with FakeOpenAIServer(faults=Faults(latency=0.2)) as server:
+    with FakeOpenAIServer(faults=Faults(answer_then_hold=2)) as server:
         configure(dialog, server, concurrency=2)
         estimate(qtbot, dialog)
         dialog.start_button.click()
         job = dialog.run_job
         assert job is not None and job in manager.active()
         assert job.title == f"LLM judge run on {dialog.bundle.name}"
-        qtbot.waitUntil(lambda: job.done >= 2 and job.total == 24, timeout=15_000)
+        qtbot.waitUntil(lambda: job.done >= 2 and job.total == 24, timeout=HANG_GUARD_MS)
         job.cancel()  # as the list's Cancel button does
-        qtbot.waitUntil(lambda: not dialog.running, timeout=15_000)
+        qtbot.waitUntil(lambda: not dialog.running, timeout=HANG_GUARD_MS)
     assert job.status is JobStatus.CANCELLED and dialog.summary is not None
     assert dialog.summary.status == "cancelled" and job.result is dialog.summary
     assert job.text == describe_summary(dialog.summary)
@@ -249,9 +267,9 @@ def test_a_coroutine_job_cancelled_while_it_waits_stops_there(qtbot, shared_loop
 
     job = manager.submit_async("Sleep", "Sleep", work)
     assert job.status is JobStatus.RUNNING
-    qtbot.waitUntil(lambda: reached == ["started"], timeout=5_000)
+    qtbot.waitUntil(lambda: reached == ["started"], timeout=HANG_GUARD_MS)
     job.cancel()  # no handler of its own: the task is cancelled where it waits
-    qtbot.waitUntil(lambda: not job.active, timeout=5_000)
+    qtbot.waitUntil(lambda: not job.active, timeout=HANG_GUARD_MS)
     assert job.status is JobStatus.CANCELLED and reached == ["started"]
 
 
@@ -269,7 +287,7 @@ def test_bad_settings_are_reported_without_running(
     assert "name the campaign" in dialog.message_box.text()
     dialog.campaign_edit.setText("no-such-campaign")
     dialog.estimate_button.click()
-    qtbot.waitUntil(lambda: not dialog.running, timeout=15_000)
+    qtbot.waitUntil(lambda: not dialog.running, timeout=HANG_GUARD_MS)
     assert dialog.plan is None and not dialog.start_button.isEnabled()
     assert "no-such-campaign" in dialog.message_box.text()
 
@@ -298,7 +316,7 @@ def test_the_key_reaches_no_bundle_log_or_widget(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    handler = configure_logging(verbose=True)
+    configure_logging(verbose=True)
     root_level = logging.getLogger().level
     try:
         with FakeOpenAIServer(faults=Faults(malformed_share=0.3)) as server:
@@ -309,14 +327,13 @@ def test_the_key_reaches_no_bundle_log_or_widget(
             configure(dialog, server)
             estimate(qtbot, dialog)
             dialog.start_button.click()
-            qtbot.waitUntil(lambda: not dialog.running, timeout=30_000)
+            qtbot.waitUntil(lambda: not dialog.running, timeout=HANG_GUARD_MS)
             assert server.stats.authorization == {f"Bearer {FAKE_KEY}"}  # it was used
         assert dialog.summary is not None and dialog.summary.status == "completed"
         shown = widget_texts()
     finally:
-        logging.getLogger().removeHandler(handler)
+        close_log_file()
         logging.getLogger().setLevel(root_level)
-        handler.close()
     with sqlite3.connect(dialog.bundle) as connection:  # fold the WAL into the file as well
         connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     logged = Path(log_file()).read_text(encoding="utf-8")
@@ -370,7 +387,7 @@ def test_an_edited_template_runs_and_is_stored_as_its_own_version(
         assert version in dialog.estimate_label.text()  # the run is named after it
         dialog.start_button.click()
         assert dialog.user_edit.isReadOnly()  # what runs is what was estimated
-        qtbot.waitUntil(lambda: not dialog.running, timeout=30_000)
+        qtbot.waitUntil(lambda: not dialog.running, timeout=HANG_GUARD_MS)
         sent = [text for _, text in server.stats.arrivals]
     assert dialog.summary is not None and dialog.summary.status == "completed"
     assert len(sent) == 24 and all(text.endswith(f" {EDIT}") for text in sent)
@@ -457,7 +474,7 @@ def test_the_dialog_starts_with_limits_and_the_last_endpoint_used(
         dialog.base_url_edit.setText(server.base_url)
         estimate(qtbot, dialog)
         dialog.start_button.click()
-        qtbot.waitUntil(lambda: not dialog.running, timeout=30_000)
+        qtbot.waitUntil(lambda: not dialog.running, timeout=HANG_GUARD_MS)
     assert dialog.summary is not None and dialog.summary.status == "completed"
     again = JudgeDialog(dialog.bundle)
     qtbot.addWidget(again)
@@ -487,7 +504,7 @@ def test_a_run_above_its_limits_starts_only_once_confirmed(
         assert dialog.confirm_box is not None
         dialog.confirm_box.button(QMessageBox.StandardButton.Yes).click()
         assert dialog.running
-        qtbot.waitUntil(lambda: not dialog.running, timeout=30_000)
+        qtbot.waitUntil(lambda: not dialog.running, timeout=HANG_GUARD_MS)
         assert server.stats.requests == 10
     assert dialog.summary is not None and dialog.summary.status == "budget_exhausted"
 

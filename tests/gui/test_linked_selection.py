@@ -12,6 +12,7 @@ from PySide6.QtCore import QItemSelection, QItemSelectionModel
 
 from tests.gui.panel_bundle import SOURCE, panel_lines
 from tests.gui.panel_window import opened_panel_window
+from tests.patience import HANG_GUARD_MS
 
 pytestmark = pytest.mark.gui
 
@@ -64,7 +65,9 @@ def test_a_pair_chosen_in_the_leaderboard_is_followed_and_cleared(qtbot, panel_w
     agreement = window.analysis.agreement
     # the agreement panel computes when first seen; it shares a tab group with the graph
     window.analysis.docks["agreement"].raise_()
-    qtbot.waitUntil(lambda: agreement.result is not None and not agreement.busy, timeout=10_000)
+    qtbot.waitUntil(
+        lambda: agreement.result is not None and not agreement.busy, timeout=HANG_GUARD_MS
+    )
     window.analysis.docks["graph"].raise_()
     everything = listed(window)
     assert items_comparing(PAIR) < everything  # the pair narrows the list
@@ -77,14 +80,14 @@ def test_a_pair_chosen_in_the_leaderboard_is_followed_and_cleared(qtbot, panel_w
 
     select_models(leaderboard, PAIR)
     assert window.selection.model_pair is not None and set(window.selection.model_pair) == set(PAIR)
-    qtbot.waitUntil(lambda: listed(window) == items_comparing(PAIR), timeout=10_000)
+    qtbot.waitUntil(lambda: listed(window) == items_comparing(PAIR), timeout=HANG_GUARD_MS)
     assert f"comparing {PAIR[0]} and {PAIR[1]}" in window.item_list.ui.countLabel.text()
     # the current item is one of them; the graph draws it and selects the pair's edge, which
     # lists the judgments behind it
     item = window.browser.item_rows([window.selection.item_id])[0].external_id
     assert item == "order-0" and item in items_comparing(PAIR)
-    qtbot.waitUntil(lambda: graph_edge() == set(PAIR), timeout=10_000)
-    qtbot.waitUntil(lambda: graph.judgments_model.rowCount() > 0, timeout=10_000)
+    qtbot.waitUntil(lambda: graph_edge() == set(PAIR), timeout=HANG_GUARD_MS)
+    qtbot.waitUntil(lambda: graph.judgments_model.rowCount() > 0, timeout=HANG_GUARD_MS)
     # the agreement panel turns to its matchups; humans and the judge never met on this pair
     assert agreement.breakdowns.currentWidget() is agreement.by_model_pair_view
     assert selected_rows(agreement.by_model_pair_view) == []
@@ -92,8 +95,8 @@ def test_a_pair_chosen_in_the_leaderboard_is_followed_and_cleared(qtbot, panel_w
     # another pair moves all of them: humans and the judge meet on m-a vs m-b (item "split");
     # order-0 has no consensus edge between them (one vote each way), so none is selected
     select_models(leaderboard, TIED_PAIR)
-    qtbot.waitUntil(lambda: listed(window) == items_comparing(TIED_PAIR), timeout=10_000)
-    qtbot.waitUntil(lambda: graph_edge() is None, timeout=10_000)
+    qtbot.waitUntil(lambda: listed(window) == items_comparing(TIED_PAIR), timeout=HANG_GUARD_MS)
+    qtbot.waitUntil(lambda: graph_edge() is None, timeout=HANG_GUARD_MS)
     rows = selected_rows(agreement.by_model_pair_view)
     assert len(rows) == 1 and set(agreement.by_model_pair.rows[rows[0]][:2]) == set(TIED_PAIR)
 
@@ -102,7 +105,7 @@ def test_a_pair_chosen_in_the_leaderboard_is_followed_and_cleared(qtbot, panel_w
     select_models(leaderboard, ("m-d",))
     assert window.selection.model_pair is None and window.selection.model == "m-d"
     assert items_comparing(("m-d",)) < everything
-    qtbot.waitUntil(lambda: listed(window) == items_comparing(("m-d",)), timeout=10_000)
+    qtbot.waitUntil(lambda: listed(window) == items_comparing(("m-d",)), timeout=HANG_GUARD_MS)
     assert "comparing m-d with another model" in window.item_list.ui.countLabel.text()
     assert selected_rows(graph.edges_view) == []
     assert agreement.breakdowns.currentIndex() == tab_before
@@ -111,7 +114,7 @@ def test_a_pair_chosen_in_the_leaderboard_is_followed_and_cleared(qtbot, panel_w
     # no row: nothing is chosen and the full list comes back
     select_models(leaderboard, ())
     assert window.selection.model_pair is None and window.selection.model is None
-    qtbot.waitUntil(lambda: listed(window) == everything, timeout=10_000)
+    qtbot.waitUntil(lambda: listed(window) == everything, timeout=HANG_GUARD_MS)
     assert "comparing" not in window.item_list.ui.countLabel.text()
 
 
@@ -129,7 +132,9 @@ def test_models_chosen_elsewhere_select_their_leaderboard_rows(qtbot, panel_wind
     # the table shows the choice again after a recompute resets its rows
     previous = leaderboard.result
     leaderboard.refresh_button.click()
-    qtbot.waitUntil(lambda: leaderboard.result is not previous and not leaderboard.busy)
+    qtbot.waitUntil(
+        lambda: leaderboard.result is not previous and not leaderboard.busy, timeout=HANG_GUARD_MS
+    )
     assert chosen() == {"m-c"} and panel_window.selection.model == "m-c"
     panel_window.selection.choose_models(())
     assert chosen() == set()

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QMessageBox
 
 from tests.gui.conftest import wait_idle
 from tests.gui.sample_bundle import sample_lines
+from tests.patience import HANG_GUARD_MS
 from workbench.gui.help_dialogs import shortcut_rows
 from workbench.gui.main_window import MainWindow
 from workbench.gui.plain_text import plain_tooltip
@@ -49,7 +50,7 @@ def test_menus(open_window) -> None:  # type: ignore[no-untyped-def]
 def test_keyboard_navigation(qtbot, open_window) -> None:  # type: ignore[no-untyped-def]
     order = [line["id"] for line in sample_lines()]
     open_window.activateWindow()
-    qtbot.waitUntil(open_window.isActiveWindow, timeout=2_000)
+    qtbot.waitUntil(open_window.isActiveWindow, timeout=HANG_GUARD_MS)
     assert open_window.item_view.detail.external_id == order[0]
     qtbot.keyClick(open_window, Qt.Key.Key_Down, Qt.KeyboardModifier.ControlModifier)
     assert open_window.item_view.detail.external_id == order[1]
@@ -75,7 +76,7 @@ def test_go_to_item(qtbot, open_window) -> None:  # type: ignore[no-untyped-def]
     # an item hidden by a filter is still shown, and the status bar says why it is not listed
     source = open_window.item_list.ui.sourceFilter
     source.setCurrentIndex(source.findData("beta"))
-    qtbot.waitUntil(lambda: open_window.item_list.model.total() == 2, timeout=5_000)
+    qtbot.waitUntil(lambda: open_window.item_list.model.total() == 2, timeout=HANG_GUARD_MS)
     wait_idle(qtbot, open_window)
     assert open_window.go_to_item("a2")
     assert open_window.item_view.detail.external_id == "a2"

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
+from tests.patience import HANG_GUARD_MS
 from tests.services.campaign_helpers import build_campaign_bundle
 from workbench.services.campaigns import CampaignSpec, add_annotator, create_campaign
 from workbench.services.outcomes import judgments_frame, pairwise_outcomes
@@ -74,7 +75,7 @@ def test_votes_from_another_process_reach_the_open_window(  # type: ignore[no-un
     window.show()
     board = window.analysis.leaderboard
     watcher = window.analysis.watcher
-    qtbot.waitUntil(lambda: not window.is_busy(), timeout=15_000)
+    qtbot.waitUntil(lambda: not window.is_busy(), timeout=HANG_GUARD_MS)
     assert board.result is None  # no votes yet: nothing to rate
 
     caplog.set_level(logging.WARNING)
@@ -113,7 +114,7 @@ def test_votes_from_another_process_reach_the_open_window(  # type: ignore[no-un
     assert expected == total
     qtbot.waitUntil(
         lambda: board.result is not None and board.result.battles == expected,
-        timeout=15_000,
+        timeout=HANG_GUARD_MS,
     )
     assert not watcher.failing
     problems = [

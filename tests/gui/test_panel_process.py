@@ -16,6 +16,7 @@ from PySide6.QtCore import QObject
 
 from tests.gui.panel_bundle import build_panel_bundle
 from tests.gui.panel_window import wait_for_file
+from tests.patience import HANG_GUARD_MS, HANG_GUARD_SECONDS
 from workbench.errors import WorkbenchError
 from workbench.gui import panel_jobs
 from workbench.gui.panel_jobs import PanelJobError, bundle_ref
@@ -37,7 +38,7 @@ def run_and_wait(qtbot, process: PanelProcess, job) -> tuple[list, list]:  # typ
     results: list = []
     errors: list = []
     process.run(job, results.append, errors.append)
-    qtbot.waitUntil(lambda: bool(results or errors), timeout=60_000)
+    qtbot.waitUntil(lambda: bool(results or errors), timeout=HANG_GUARD_MS)
     return results, errors
 
 
@@ -51,11 +52,12 @@ def failing_job(kind: str) -> None:
 def test_a_job_runs_in_another_process_and_answers_on_the_gui_thread(qtbot, process) -> None:  # type: ignore[no-untyped-def]
     answered_on: list[threading.Thread] = []
     process.run(partial(os.getpid), lambda pid: answered_on.append(threading.current_thread()))
-    qtbot.waitUntil(lambda: bool(answered_on), timeout=60_000)
+    qtbot.waitUntil(lambda: bool(answered_on), timeout=HANG_GUARD_MS)
     assert answered_on == [threading.main_thread()]
     (pid,), _ = run_and_wait(qtbot, process, partial(os.getpid))
     assert pid != os.getpid()
-    qtbot.waitUntil(lambda: process.worker_pid == pid, timeout=60_000)  # the warm-up's answer
+    # the warm-up's answer
+    qtbot.waitUntil(lambda: process.worker_pid == pid, timeout=HANG_GUARD_MS)
     assert not process.busy
 
 
@@ -112,7 +114,7 @@ def test_results_for_a_deleted_owner_are_dropped(qtbot, process, tmp_path: Path)
     runner.run(partial(wait_for_file, str(go)), delivered.append)
     assert runner.busy
     owner.deleteLater()
-    qtbot.waitUntil(lambda: not _alive(runner), timeout=5_000)
+    qtbot.waitUntil(lambda: not _alive(runner), timeout=HANG_GUARD_MS)
     go.touch()
     run_and_wait(qtbot, process, partial(os.getpid))  # runs after the first job
     qtbot.wait(50)
@@ -157,7 +159,7 @@ def test_a_killed_app_leaves_no_worker_behind(tmp_path: Path) -> None:
         os.kill(worker, 0)  # running
         app.kill()  # no shutdown, no atexit: as a crash
         app.wait()
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + HANG_GUARD_SECONDS  # the worker notices and exits
         while time.monotonic() < deadline:
             try:
                 os.kill(worker, 0)

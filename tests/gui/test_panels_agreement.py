@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from tests.gui.panel_window import opened_panel_window
+from tests.patience import HANG_GUARD_MS
 from workbench.services.outcomes import judgments_frame, pairwise_outcomes
 from workbench.stats.agreement import agreement_summary, aligned_preferences
 from workbench.storage import Bundle
@@ -25,7 +26,7 @@ def panel_window(qtbot, tmp_path: Path) -> Iterator:  # type: ignore[no-untyped-
 def test_headline_numbers_and_confusion_matrix(qtbot, panel_window) -> None:  # type: ignore[no-untyped-def]
     panel = panel_window.analysis.agreement
     panel_window.analysis.docks["agreement"].raise_()
-    qtbot.waitUntil(lambda: panel.result is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: panel.result is not None, timeout=HANG_GUARD_MS)
     with Bundle.open(panel_window.bundle.path) as bundle, bundle.read_session() as session:
         outcomes = pairwise_outcomes(judgments_frame(session))
     humans = outcomes[outcomes["kind"] == "human"]
@@ -62,7 +63,7 @@ def test_position_bias_bars_show_the_engine_shares(qtbot, panel_window) -> None:
 
     panel = panel_window.analysis.agreement
     panel_window.analysis.docks["agreement"].raise_()
-    qtbot.waitUntil(lambda: panel.position_bars.figure is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: panel.position_bars.figure is not None, timeout=HANG_GUARD_MS)
     with Bundle.open(panel_window.bundle.path) as bundle, bundle.read_session() as session:
         outcomes = pairwise_outcomes(judgments_frame(session))
     expected = first_position_wins(outcomes)
@@ -85,7 +86,7 @@ def test_chosen_sides_breakdowns_and_rating_scatter(qtbot, panel_window) -> None
 
     panel = panel_window.analysis.agreement
     panel_window.analysis.docks["agreement"].raise_()
-    qtbot.waitUntil(lambda: panel.result is not None and not panel.busy, timeout=10_000)
+    qtbot.waitUntil(lambda: panel.result is not None and not panel.busy, timeout=HANG_GUARD_MS)
     assert panel.sides() == ("human", "judge")
     assert panel.side_a.findText("judge") >= 0 and panel.side_a.findText("imported") >= 0
     with Bundle.open(panel_window.bundle.path) as bundle:
@@ -98,7 +99,7 @@ def test_chosen_sides_breakdowns_and_rating_scatter(qtbot, panel_window) -> None
         for row in expected.by_model_pair.itertuples(index=False)
     ]
     panel.breakdowns.setCurrentIndex(panel.breakdowns.count() - 1)
-    qtbot.waitUntil(lambda: panel.scatter.pixmap is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: panel.scatter.pixmap is not None, timeout=HANG_GUARD_MS)
     points = panel.scatter.figure.axes[0].collections[0].get_offsets()
     assert list(points.data.ravel()) == pytest.approx(
         list(expected.ratings[["rating_a", "rating_b"]].to_numpy().ravel())
@@ -108,7 +109,7 @@ def test_chosen_sides_breakdowns_and_rating_scatter(qtbot, panel_window) -> None
     panel.side_a.setCurrentText("rater:r1")
     panel.side_b.setCurrentText("rater:r2")
     panel.compare_button.click()
-    qtbot.waitUntil(lambda: panel.result is not before and not panel.busy, timeout=10_000)
+    qtbot.waitUntil(lambda: panel.result is not before and not panel.busy, timeout=HANG_GUARD_MS)
     assert (panel.result.side_a, panel.result.side_b) == ("rater:r1", "rater:r2")
     assert panel.values["agreement_with_ties"].text() == "100.0%"
     assert panel.numbers.title() == "rater:r1 majority vs rater:r2 majority"
@@ -119,12 +120,12 @@ def test_overlapping_sides_are_counted_once_and_said_so(qtbot, panel_window) -> 
 
     panel = panel_window.analysis.agreement
     panel_window.analysis.docks["agreement"].raise_()
-    qtbot.waitUntil(lambda: panel.result is not None and not panel.busy, timeout=10_000)
+    qtbot.waitUntil(lambda: panel.result is not None and not panel.busy, timeout=HANG_GUARD_MS)
     panel.side_b.setEditText("rater:r1")
     panel.refresh()
     qtbot.waitUntil(
         lambda: panel.result is not None and panel.result.side_b == "rater:r1" and not panel.busy,
-        timeout=10_000,
+        timeout=HANG_GUARD_MS,
     )
     with Bundle.open(panel_window.bundle.path) as bundle:
         expected = agreement(bundle, "human", "rater:r1")

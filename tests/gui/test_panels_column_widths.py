@@ -10,6 +10,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHeaderView, QTableView
 
+from tests.patience import HANG_GUARD_MS
 from workbench.gui.panels.column_widths import SAMPLE_ROWS, fit_columns_to_sample, sample_widths
 from workbench.gui.panels.rows_model import RowsTableModel
 
@@ -52,12 +53,12 @@ def test_a_shown_panel_filled_with_10000_rows_reads_a_sample(qtbot) -> None:  # 
     fit_columns_to_sample(panel.cycles_view)
     panel.resize(1000, 700)
     panel.show()
-    qtbot.waitExposed(panel)
+    qtbot.waitExposed(panel, timeout=HANG_GUARD_MS)
 
     model.calls = 0
     model.set_rows(_rows(ROWS))
-    qtbot.wait(200)  # the repaint of the visible rows
-    assert 0 < model.calls <= CALL_BUDGET, f"{model.calls} data() calls for {ROWS} rows"
+    qtbot.waitUntil(lambda: model.calls > 0, timeout=HANG_GUARD_MS)  # the visible rows painted
+    assert model.calls <= CALL_BUDGET, f"{model.calls} data() calls for {ROWS} rows"
     header = panel.cycles_view.horizontalHeader()
     assert header.sectionSize(0) > header.fontMetrics().horizontalAdvance("item")
 
@@ -70,11 +71,10 @@ def test_resize_to_contents_reads_every_row(qtbot) -> None:  # type: ignore[no-u
     view.setModel(model)
     view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
     view.show()
-    qtbot.waitExposed(view)
+    qtbot.waitExposed(view, timeout=HANG_GUARD_MS)
     model.calls = 0
     model.set_rows(_rows(2_000))
-    qtbot.wait(100)
-    assert model.calls > 2_000
+    qtbot.waitUntil(lambda: model.calls > 2_000, timeout=HANG_GUARD_MS)
 
 
 def test_widths_follow_the_sample_and_the_header(qtbot) -> None:  # type: ignore[no-untyped-def]

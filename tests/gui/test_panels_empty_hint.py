@@ -10,6 +10,7 @@ import pytest
 
 from tests.gui.panel_bundle import MODELS, SOURCE, write_jsonl
 from tests.gui.panel_window import opened_panel_window
+from tests.patience import HANG_GUARD_MS
 from workbench.services.importing import import_files
 
 pytestmark = pytest.mark.gui
@@ -39,7 +40,7 @@ def empty_window(qtbot, tmp_path: Path) -> Iterator:  # type: ignore[no-untyped-
     window.open_bundle(_unjudged_bundle(tmp_path))
     window.analysis.show_all()
     window.show()
-    qtbot.waitUntil(lambda: not window.is_busy(), timeout=15_000)
+    qtbot.waitUntil(lambda: not window.is_busy(), timeout=HANG_GUARD_MS)
     try:
         yield window
     finally:
@@ -60,7 +61,7 @@ def test_an_empty_panel_says_why_and_what_would_fill_it(  # type: ignore[no-unty
 ) -> None:
     panel = getattr(empty_window.analysis, panel_name)
     empty_window.analysis.docks[panel_name].raise_()
-    qtbot.waitUntil(lambda: why in panel.status.text() and not panel.busy, timeout=10_000)
+    qtbot.waitUntil(lambda: why in panel.status.text() and not panel.busy, timeout=HANG_GUARD_MS)
     hint = panel.empty_hint
     assert hint.showing
     assert fill in hint.text()
@@ -71,14 +72,14 @@ def test_the_hint_leaves_when_rows_arrive(qtbot, tmp_path: Path) -> None:  # typ
     with opened_panel_window(qtbot, tmp_path / "panels") as window:
         panels = window.analysis
         panels.docks["agreement"].raise_()
-        qtbot.waitUntil(lambda: panels.agreement.result is not None, timeout=10_000)
+        qtbot.waitUntil(lambda: panels.agreement.result is not None, timeout=HANG_GUARD_MS)
         panels.docks["graph"].raise_()
-        qtbot.waitUntil(lambda: panels.graph.model.rowCount() > 0, timeout=10_000)
+        qtbot.waitUntil(lambda: panels.graph.model.rowCount() > 0, timeout=HANG_GUARD_MS)
         panels.docks["failures"].raise_()
         panels.failures.choose("cycles")
-        qtbot.waitUntil(lambda: not panels.failures.busy, timeout=10_000)
+        qtbot.waitUntil(lambda: not panels.failures.busy, timeout=HANG_GUARD_MS)
         for panel in (panels.leaderboard, panels.agreement, panels.graph, panels.failures):
             assert not panel.empty_hint.showing, panel
         panels.failures.choose("lowest-turn-scores")  # no ConvBench scores in this bundle
-        qtbot.waitUntil(lambda: not panels.failures.busy, timeout=10_000)
+        qtbot.waitUntil(lambda: not panels.failures.busy, timeout=HANG_GUARD_MS)
         assert panels.failures.empty_hint.showing

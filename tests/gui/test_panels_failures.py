@@ -9,6 +9,7 @@ import pytest
 
 from tests.gui.panel_bundle import CYCLE_ITEM, SOURCE
 from tests.gui.panel_window import opened_panel_window
+from tests.patience import HANG_GUARD_MS
 
 pytestmark = pytest.mark.gui
 
@@ -36,14 +37,14 @@ def _labels(panel) -> list[str]:  # type: ignore[no-untyped-def]
 def test_each_question_lists_its_items(qtbot, panel_window, kind, model, expected) -> None:  # type: ignore[no-untyped-def]
     panel = panel_window.analysis.failures
     panel.choose(kind, model)
-    qtbot.waitUntil(lambda: not panel.busy, timeout=10_000)
+    qtbot.waitUntil(lambda: not panel.busy, timeout=HANG_GUARD_MS)
     assert _labels(panel) == [f"{SOURCE}/{name}" for name in expected]
 
 
 def test_a_row_opens_the_item_in_the_inspector(qtbot, panel_window) -> None:  # type: ignore[no-untyped-def]
     panel = panel_window.analysis.failures
     panel.choose("reference-flagged")
-    qtbot.waitUntil(lambda: not panel.busy and panel.model.rowCount() == 1, timeout=10_000)
+    qtbot.waitUntil(lambda: not panel.busy and panel.model.rowCount() == 1, timeout=HANG_GUARD_MS)
     panel.view.activated.emit(panel.model.index(0, 0))
     item = panel.failure_rows[0].item
     assert panel_window.selection.item_id == item
@@ -56,7 +57,11 @@ def test_the_graph_follows_a_failure_row(qtbot, panel_window) -> None:  # type: 
 
     failures, graph = panel_window.analysis.failures, panel_window.analysis.graph
     failures.choose("reference-flagged")
-    qtbot.waitUntil(lambda: not failures.busy and failures.model.rowCount() == 1, timeout=10_000)
+    qtbot.waitUntil(
+        lambda: not failures.busy and failures.model.rowCount() == 1, timeout=HANG_GUARD_MS
+    )
     failures.view.clicked.emit(failures.model.index(0, 0))
     # the flagged item's one vote: m-b over m-c
-    qtbot.waitUntil(lambda: graph.colours == {("m-c", "m-b"): CONSISTENT_COLOUR}, timeout=10_000)
+    qtbot.waitUntil(
+        lambda: graph.colours == {("m-c", "m-b"): CONSISTENT_COLOUR}, timeout=HANG_GUARD_MS
+    )

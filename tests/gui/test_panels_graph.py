@@ -10,6 +10,7 @@ from matplotlib.patches import FancyArrowPatch
 
 from tests.gui.panel_bundle import CYCLE_EDGES, CYCLE_ITEM, SOURCE
 from tests.gui.panel_window import opened_panel_window
+from tests.patience import HANG_GUARD_MS
 from workbench.stats.graph_plots import CONSISTENT_COLOUR, CYCLE_COLOUR, edge_colours
 
 pytestmark = pytest.mark.gui
@@ -30,8 +31,8 @@ def test_cycle_item_listed_first_and_its_edges_red(qtbot, panel_window) -> None:
     panel.cycles_view.clicked.emit(panel.model.index(0, 0))
     cycle_item = panel.cycle_rows[0].item
     assert panel_window.selection.item_id == cycle_item
-    qtbot.waitUntil(lambda: not panel.busy, timeout=10_000)
-    qtbot.waitUntil(lambda: set(panel.colours) == set(CYCLE_EDGES), timeout=10_000)
+    qtbot.waitUntil(lambda: not panel.busy, timeout=HANG_GUARD_MS)
+    qtbot.waitUntil(lambda: set(panel.colours) == set(CYCLE_EDGES), timeout=HANG_GUARD_MS)
     assert set(panel.colours.values()) == {CYCLE_COLOUR}
     # the drawn arrows carry the same colour
     arrows = [
@@ -70,12 +71,16 @@ def test_selecting_an_edge_lists_the_judgments_behind_it(qtbot, panel_window) ->
 
     panel = panel_window.analysis.graph
     panel.cycles_view.clicked.emit(panel.model.index(0, 0))  # the cycle item
-    qtbot.waitUntil(lambda: set(panel.edges) == set(CYCLE_EDGES) and not panel.busy, timeout=10_000)
+    qtbot.waitUntil(
+        lambda: set(panel.edges) == set(CYCLE_EDGES) and not panel.busy, timeout=HANG_GUARD_MS
+    )
     assert [panel.edges_model.rows[row][4] for row in range(len(panel.edges))] == ["yes"] * 3
 
     loser, winner = CYCLE_EDGES[0]
     panel.edges_view.selectRow(panel.edges.index((loser, winner)))
-    qtbot.waitUntil(lambda: panel.judgments_model.rowCount() > 0 and not panel.busy, timeout=10_000)
+    qtbot.waitUntil(
+        lambda: panel.judgments_model.rowCount() > 0 and not panel.busy, timeout=HANG_GUARD_MS
+    )
     with Bundle.open(panel_window.bundle.path) as bundle, bundle.read_session() as session:
         outcomes = pairwise_outcomes(judgments_frame(session))
     behind = outcomes[
@@ -105,7 +110,7 @@ def test_graph_pooled_over_a_category(qtbot, panel_window) -> None:  # type: ign
         outcomes = pairwise_outcomes(judgments_frame(session))
     expected = preference_graph(outcomes[outcomes["category"] == "ordered"])
     qtbot.waitUntil(
-        lambda: set(panel.edges) == set(expected.edges) and not panel.busy, timeout=10_000
+        lambda: set(panel.edges) == set(expected.edges) and not panel.busy, timeout=HANG_GUARD_MS
     )
     shown_votes = {(row[0], row[1]): row[2] for row in panel.edges_model.rows}
     assert shown_votes == {

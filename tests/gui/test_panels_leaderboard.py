@@ -12,6 +12,7 @@ import pytest
 
 from tests.gui.panel_bundle import add_late_votes
 from tests.gui.panel_window import opened_panel_window, wait_for_file
+from tests.patience import HANG_GUARD_MS
 from workbench.gui.panel_process import ProcessRunner
 from workbench.services.outcomes import OutcomeFilter, judgments_frame, pairwise_outcomes
 from workbench.stats.bradley_terry import Anchor
@@ -49,7 +50,9 @@ def test_table_shows_the_engine_ratings(qtbot, panel_window, method: str) -> Non
     if method != panel.method.currentData():
         previous = panel.result
         panel.method.setCurrentIndex(panel.method.findData(method))
-        qtbot.waitUntil(lambda: panel.result is not previous and not panel.busy, timeout=15_000)
+        qtbot.waitUntil(
+            lambda: panel.result is not previous and not panel.busy, timeout=HANG_GUARD_MS
+        )
     anchor = panel.result.board.anchor.model
     expected = engine_table(panel_window.bundle.path, anchor, method)
     rows = shown_rows(panel)
@@ -88,7 +91,9 @@ def test_recompute_runs_in_the_worker_process_and_keeps_the_old_result(
     assert panel.busy and panel.result is old_result and shown_rows(panel) == old_rows
     assert panel.forest.figure is not None
     go.touch()
-    qtbot.waitUntil(lambda: panel.result is not old_result and not panel.busy, timeout=10_000)
+    qtbot.waitUntil(
+        lambda: panel.result is not old_result and not panel.busy, timeout=HANG_GUARD_MS
+    )
     assert waited == [True] and process.worker_pid not in (None, os.getpid())
     assert shown_rows(panel) == old_rows  # the same judgments: the same numbers
 
@@ -100,14 +105,14 @@ def test_new_votes_trigger_a_refresh(qtbot, panel_window, tmp_path: Path) -> Non
     before, agreement_before = panel.result, agreement.result
     assert before.battles == engine_table(panel_window.bundle.path, "m-a")["n"].sum() // 2
     add_late_votes(panel_window.bundle.path, tmp_path / "late")
-    qtbot.waitUntil(lambda: panel.result is not before and not panel.busy, timeout=10_000)
+    qtbot.waitUntil(lambda: panel.result is not before and not panel.busy, timeout=HANG_GUARD_MS)
     assert panel.result.battles == before.battles + 6
     expected = engine_table(panel_window.bundle.path, panel.result.board.anchor.model)
     assert shown_rows(panel)[0][0] == expected["model"].iloc[0]
     # a hidden panel catches up when it is shown, not before
     assert agreement.result is agreement_before
     panel_window.analysis.docks["agreement"].raise_()
-    qtbot.waitUntil(lambda: agreement.result is not agreement_before, timeout=10_000)
+    qtbot.waitUntil(lambda: agreement.result is not agreement_before, timeout=HANG_GUARD_MS)
 
 
 def test_exports_write_plots_and_csv(panel_window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -139,11 +144,11 @@ def test_an_empty_selection_is_explained_and_clears_the_table(qtbot, panel_windo
     panel.failed.connect(errors.append)
     panel.min_battles.setValue(0)  # the cycle item's few battles are rated anyway
     panel.category.setCurrentIndex(panel.category.findData("cyclic"))
-    qtbot.waitUntil(lambda: not panel.busy, timeout=10_000)
+    qtbot.waitUntil(lambda: not panel.busy, timeout=HANG_GUARD_MS)
     # only the cycle item: its three models, rated alike
     assert not errors and sorted(row[0] for row in shown_rows(panel)) == ["m-a", "m-b", "m-c"]
     panel.source.setCurrentIndex(panel.source.findData("judge"))
-    qtbot.waitUntil(lambda: bool(errors), timeout=10_000)
+    qtbot.waitUntil(lambda: bool(errors), timeout=HANG_GUARD_MS)
     assert "--kind judge: this selection has no judge judgments" in errors[0]
     assert panel.request_line.text() == "Request: none yet"
     assert not panel.copy_command_button.isEnabled()
@@ -161,7 +166,7 @@ def test_language_and_campaign_switches_filter_the_leaderboard(qtbot, panel_wind
     before = panel.result
     panel.min_battles.setValue(0)
     panel.language.setCurrentIndex(panel.language.findData(languages[0]))
-    qtbot.waitUntil(lambda: panel.result is not before and not panel.busy, timeout=10_000)
+    qtbot.waitUntil(lambda: panel.result is not before and not panel.busy, timeout=HANG_GUARD_MS)
     assert panel.request().languages == (languages[0],)
     human = frame[frame["kind"] == "human"]
     in_language = pairwise_outcomes(human[human["language"] == languages[0]])
@@ -186,7 +191,7 @@ def test_rater_and_origin_pickers_offer_the_cli_choices(qtbot, panel_window) -> 
                 and panel.result.request.raters == ("gpt-judge",)
                 and not panel.busy
             ),  # the intervals come after the ratings
-            timeout=10_000,
+            timeout=HANG_GUARD_MS,
         )
         # the judge's rows only: the default rule counts the judge, as there is no human here
         assert panel.result.request.kind == "judge"
@@ -227,11 +232,11 @@ def test_the_leaderboard_never_waits_for_the_other_panels_worker(
     before = panel.result
     panel.refresh_button.click()
     try:
-        qtbot.waitUntil(lambda: panel.result is not before, timeout=10_000)
+        qtbot.waitUntil(lambda: panel.result is not before, timeout=HANG_GUARD_MS)
         assert others.busy and not waited  # the other worker is still held
     finally:
         go.touch()
-    qtbot.waitUntil(lambda: waited == [True], timeout=10_000)
+    qtbot.waitUntil(lambda: waited == [True], timeout=HANG_GUARD_MS)
 
 
 @pytest.mark.parametrize("style_control", [False, True])
@@ -246,7 +251,9 @@ def test_bradley_terry_ratings_come_first_and_their_intervals_after(
     if style_control:
         previous = panel.result
         panel.style_control.setChecked(True)
-        qtbot.waitUntil(lambda: panel.result is not previous and not panel.busy, timeout=15_000)
+        qtbot.waitUntil(
+            lambda: panel.result is not previous and not panel.busy, timeout=HANG_GUARD_MS
+        )
     points: list[object] = []
     finals: list[object] = []
     statuses: list[str] = []
@@ -255,7 +262,7 @@ def test_bradley_terry_ratings_come_first_and_their_intervals_after(
     )
     panel.computed.connect(finals.append)
     panel.refresh()
-    qtbot.waitUntil(lambda: bool(finals) and not panel.busy, timeout=15_000)
+    qtbot.waitUntil(lambda: bool(finals) and not panel.busy, timeout=HANG_GUARD_MS)
     assert len(points) == 2 and len(finals) == 1  # points, then the final result
     first, final = points[0], finals[0]
     assert first.board.bootstrap == 0 and final.board.bootstrap == panel.rounds.value() > 0
@@ -270,11 +277,11 @@ def test_online_elo_with_a_bootstrap_waits_for_its_rounds(qtbot, panel_window) -
     panel = panel_window.analysis.leaderboard
     previous = panel.result
     panel.method.setCurrentIndex(panel.method.findData("elo"))
-    qtbot.waitUntil(lambda: panel.result is not previous and not panel.busy, timeout=15_000)
+    qtbot.waitUntil(lambda: panel.result is not previous and not panel.busy, timeout=HANG_GUARD_MS)
     points: list[object] = []
     panel.ratingsShown.connect(points.append)
     panel.refresh()
-    qtbot.waitUntil(lambda: bool(points) and not panel.busy, timeout=15_000)
+    qtbot.waitUntil(lambda: bool(points) and not panel.busy, timeout=HANG_GUARD_MS)
     assert len(points) == 1 and points[0].board.bootstrap == panel.rounds.value()
 
 
@@ -307,7 +314,7 @@ def test_the_request_line_names_the_request_and_copies_the_command_that_prints_i
     # pooling both kinds is a choice of its own, labelled as pooled
     before = panel.result
     panel.source.setCurrentIndex(panel.source.findData("pooled"))
-    qtbot.waitUntil(lambda: panel.result is not before and not panel.busy, timeout=15_000)
+    qtbot.waitUntil(lambda: panel.result is not before and not panel.busy, timeout=HANG_GUARD_MS)
     assert f"judgments: {POOLED_LABEL}" in panel.request_line.text()
     assert POOLED_LABEL in panel.status.text()
     assert "--kind all --pool-kinds" in panel.command()

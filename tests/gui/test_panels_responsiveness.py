@@ -8,7 +8,12 @@ pixels into a pixmap.
 What is measured is the longest wall-clock gap between ticks of a 10 ms timer while the work
 runs: that is what the user feels, whether the GUI thread computed, waited for the GIL held by
 a worker, or waited for a core. (An earlier version asserted the GUI thread's CPU time only,
-which missed the 884 ms stalls issue 22 measured.)"""
+which missed the 884 ms stalls issue 22 measured.)
+
+Wall-clock gaps depend on what else the machine runs, so these are ``budget`` tests: not in the
+default run; bench/event_loop_stalls.py runs them and reports the stall against the idle loop's
+gap in the same run. That the figures are built in the worker process is checked without a
+clock by tests/gui/test_panels_leaderboard.py."""
 
 from __future__ import annotations
 
@@ -27,9 +32,10 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from PySide6.QtCore import QTimer
 
 from tests.gui.panel_bundle import write_jsonl
+from tests.patience import HANG_GUARD_MS
 from workbench.services.importing import import_files
 
-pytestmark = pytest.mark.gui
+pytestmark = [pytest.mark.gui, pytest.mark.budget]
 
 MODELS = tuple(f"model-{number:02d}" for number in range(20))
 ITEMS = 500
@@ -110,14 +116,14 @@ def _analysis_window(qtbot, rounds: int | None = BOOTSTRAP_ROUNDS):  # type: ign
         window.analysis.leaderboard.rounds.setValue(rounds)
     window.analysis.show_all()
     window.show()
-    qtbot.waitExposed(window)
+    qtbot.waitExposed(window, timeout=HANG_GUARD_MS)
     return window
 
 
 def _open_and_settle(qtbot, window, bundle: Path) -> None:  # type: ignore[no-untyped-def]
     window.open_bundle(bundle)
-    qtbot.waitUntil(lambda: window.analysis.leaderboard.result is not None, timeout=120_000)
-    qtbot.waitUntil(lambda: not window.is_busy(), timeout=120_000)
+    qtbot.waitUntil(lambda: window.analysis.leaderboard.result is not None, timeout=HANG_GUARD_MS)
+    qtbot.waitUntil(lambda: not window.is_busy(), timeout=HANG_GUARD_MS)
 
 
 @pytest.fixture
@@ -222,18 +228,18 @@ def test_recompute_and_redraw_do_not_stall_the_event_loop(qtbot, busy_window, mo
     def recompute() -> None:
         before = panel.result
         panel.refresh_button.click()
-        qtbot.waitUntil(lambda: panel.result is not before, timeout=30_000)
-        qtbot.waitUntil(lambda: not busy_window.is_busy(), timeout=30_000)
+        qtbot.waitUntil(lambda: panel.result is not before, timeout=HANG_GUARD_MS)
+        qtbot.waitUntil(lambda: not busy_window.is_busy(), timeout=HANG_GUARD_MS)
 
     idle = StallWatch.idle_reference(qtbot)
     with StallWatch() as watch:
         recompute()  # the ratings plot on screen
         panel.plots.setCurrentWidget(panel.heatmap)  # the 20 x 20 heatmap drawn when shown
-        qtbot.waitUntil(lambda: panel.heatmap.pixmap is not None, timeout=30_000)
+        qtbot.waitUntil(lambda: panel.heatmap.pixmap is not None, timeout=HANG_GUARD_MS)
         recompute()  # and redrawn with the next result
         busy_window.resize(1200, 800)  # a resize re-renders after the debounce
         qtbot.wait(400)
-        qtbot.waitUntil(lambda: not busy_window.is_busy(), timeout=30_000)
+        qtbot.waitUntil(lambda: not busy_window.is_busy(), timeout=HANG_GUARD_MS)
 
     # every figure is built and drawn in the worker process, none in this one
     assert drawn_here == []
@@ -339,7 +345,9 @@ def test_opening_the_wildvision_bundle_does_not_stall_the_event_loop(  # type: i
     analysis = window.analysis
     try:
         _four_panels_on_screen(window)
-        qtbot.waitUntil(lambda: all(dock.isVisible() for dock in analysis.docks.values()))
+        qtbot.waitUntil(
+            lambda: all(dock.isVisible() for dock in analysis.docks.values()), timeout=HANG_GUARD_MS
+        )
         panels = (analysis.leaderboard, analysis.graph, analysis.failures, analysis.agreement)
         assert all(not panel.visibleRegion().isEmpty() for panel in panels)
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from tests.patience import HANG_GUARD_MS
 from tests.services.campaign_helpers import build_campaign_bundle
 from workbench.services.analysis import leaderboard
 from workbench.services.campaigns import CampaignSpec, add_annotator, create_campaign
@@ -52,8 +53,8 @@ def window(qtbot, campaign_bundle: Path):  # type: ignore[no-untyped-def]
     # a campaign's first votes are fewer than a board's default minimum: rate them anyway
     board.min_battles.setValue(0)
     board.refresh()
-    qtbot.waitUntil(lambda: board.result is not None, timeout=15_000)
-    qtbot.waitUntil(lambda: not window.is_busy(), timeout=15_000)
+    qtbot.waitUntil(lambda: board.result is not None, timeout=HANG_GUARD_MS)
+    qtbot.waitUntil(lambda: not window.is_busy(), timeout=HANG_GUARD_MS)
     yield window
     window.close()
 
@@ -64,7 +65,7 @@ def test_a_vote_here_refreshes_the_leaderboard_incrementally(qtbot, window) -> N
     watcher.timer.stop()
     watcher.timer.setInterval(NEVER_MS)
     board.refresh()  # with the 20 rounds chosen above
-    qtbot.waitUntil(lambda: not window.is_busy(), timeout=15_000)
+    qtbot.waitUntil(lambda: not window.is_busy(), timeout=HANG_GUARD_MS)
     # the worker process keeps the counts; the panel reports how it brought them up to date
     full_reads, _ = board.count_reads
     assert full_reads >= 1
@@ -78,8 +79,8 @@ def test_a_vote_here_refreshes_the_leaderboard_incrementally(qtbot, window) -> N
         assert task is not None
         session.cast(task.token, choices[vote % len(choices)])
         window.annotation.view.judgmentsWritten.emit()
-        qtbot.waitUntil(lambda vote=vote: len(shown) == vote + 1, timeout=15_000)
-        qtbot.waitUntil(lambda: not window.is_busy(), timeout=15_000)
+        qtbot.waitUntil(lambda vote=vote: len(shown) == vote + 1, timeout=HANG_GUARD_MS)
+        qtbot.waitUntil(lambda: not window.is_busy(), timeout=HANG_GUARD_MS)
 
         with window.bundle.read_session() as read:
             # the kind the request resolved to (human: the campaign's votes) is counted
@@ -98,7 +99,7 @@ def test_a_vote_here_refreshes_the_leaderboard_incrementally(qtbot, window) -> N
     watcher.timer.setInterval(50)
     polls = watcher.polls
     watcher.timer.start()
-    qtbot.waitUntil(lambda: watcher.polls >= polls + 3, timeout=15_000)
+    qtbot.waitUntil(lambda: watcher.polls >= polls + 3, timeout=HANG_GUARD_MS)
     assert len(shown) == 5
 
 
@@ -107,7 +108,7 @@ def test_a_vote_during_a_poll_is_read_by_a_poll_after_it(qtbot, window) -> None:
     watcher = window.analysis.watcher
     watcher.timer.stop()
     watcher.timer.setInterval(NEVER_MS)
-    qtbot.waitUntil(lambda: not window.is_busy(), timeout=15_000)
+    qtbot.waitUntil(lambda: not window.is_busy(), timeout=HANG_GUARD_MS)
     before = board.result.battles
     watcher.poll()  # a poll that may read before the vote below is committed
     assert watcher.polling
@@ -117,7 +118,8 @@ def test_a_vote_during_a_poll_is_read_by_a_poll_after_it(qtbot, window) -> None:
     session.cast(task.token, "a")
     window.annotation.view.judgmentsWritten.emit()
     qtbot.waitUntil(
-        lambda: board.result is not None and board.result.battles == before + 1, timeout=15_000
+        lambda: board.result is not None and board.result.battles == before + 1,
+        timeout=HANG_GUARD_MS,
     )
 
 
@@ -133,9 +135,10 @@ def test_a_vote_from_another_connection_is_found_by_the_poll(  # type: ignore[no
         session.cast(task.token, "b")
     # no signal: the regular poll finds it
     qtbot.waitUntil(
-        lambda: board.result is not None and board.result.battles == before + 1, timeout=15_000
+        lambda: board.result is not None and board.result.battles == before + 1,
+        timeout=HANG_GUARD_MS,
     )
-    qtbot.waitUntil(lambda: not window.is_busy(), timeout=15_000)
+    qtbot.waitUntil(lambda: not window.is_busy(), timeout=HANG_GUARD_MS)
     pd.testing.assert_frame_equal(
         board.result.table, leaderboard(window.bundle, board.request()).table
     )
@@ -150,11 +153,11 @@ def test_the_annotation_view_signals_a_committed_vote(qtbot, campaign_bundle: Pa
         view.show()
         view.start(AnnotationSession(bundle, CAMPAIGN, "ana"))
         before = fingerprint_of(bundle)
-        with qtbot.waitSignal(view.judgmentsWritten, timeout=15_000):
+        with qtbot.waitSignal(view.judgmentsWritten, timeout=HANG_GUARD_MS):
             view.choose("a")  # the protocol's one criterion answered: the vote is cast
         # emitted once the vote was committed, so a read on receiving it sees the vote
         assert fingerprint_of(bundle) != before
-        qtbot.waitUntil(lambda: not view.busy, timeout=15_000)
+        qtbot.waitUntil(lambda: not view.busy, timeout=HANG_GUARD_MS)
 
 
 def fingerprint_of(bundle: Bundle) -> tuple[int, ...]:

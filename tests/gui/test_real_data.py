@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from tests.gui.conftest import wait_idle
+from tests.patience import HANG_GUARD_MS
 from workbench.gui.main_window import MainWindow
 from workbench.gui.plain_text import plain_tooltip
 from workbench.services.browse import ItemFlag
@@ -57,7 +58,10 @@ def apply_filter(qtbot, window: MainWindow, combo: str, value: object) -> int:  
     index = box.findData(value)
     assert index >= 0, f"{value!r} is not offered by the {combo} filter"
     box.setCurrentIndex(index)
-    qtbot.waitUntil(lambda: window.item_list.current_query() == window.item_list._applied_query)
+    qtbot.waitUntil(
+        lambda: window.item_list.current_query() == window.item_list._applied_query,
+        timeout=HANG_GUARD_MS,
+    )
     wait_idle(qtbot, window)
     return window.item_list.model.total()
 
@@ -133,7 +137,9 @@ def test_a_visit_bench_multi_image_item(qtbot, window, raw, shared_data) -> None
     candidates = [row for _, row in unique.iterrows() if len(image_names(row["images"])) >= 2]
     chosen = max(candidates, key=lambda row: missing_count(row) > 0)
     window.item_list.ui.searchEdit.setText(chosen["reference_output"])
-    qtbot.waitUntil(lambda: window.item_list.search_term == chosen["reference_output"])
+    qtbot.waitUntil(
+        lambda: window.item_list.search_term == chosen["reference_output"], timeout=HANG_GUARD_MS
+    )
     wait_idle(qtbot, window)
     assert window.item_list.model.total() == 1
     view = window.item_view

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtWidgets import QMessageBox
 
+from tests.patience import HANG_GUARD_MS
 from tests.services.report_bundle import build_report_bundle
 from workbench.cli import main
 from workbench.gui.report_dialog import ReportDialog
@@ -35,7 +36,7 @@ def dialog(qtbot, report_bundle: Path) -> ReportDialog:  # type: ignore[no-untyp
     dialog = ReportDialog(report_bundle)
     qtbot.addWidget(dialog)
     dialog.show()
-    qtbot.waitUntil(lambda: not dialog.runner.busy, timeout=15_000)  # choices read
+    qtbot.waitUntil(lambda: not dialog.runner.busy, timeout=HANG_GUARD_MS)  # choices read
     return dialog
 
 
@@ -56,7 +57,7 @@ def test_dialog_writes_what_the_command_writes(
     dialog.progress_bar.valueChanged.connect(seen.append)
     dialog.write_button.click()
     assert dialog.running and not dialog.write_button.isEnabled()
-    qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
+    qtbot.waitUntil(lambda: not dialog.running, timeout=HANG_GUARD_MS)
     assert dialog.progress_bar.value() == len(STEPS)
     assert len(set(seen)) > 2  # the bar followed the steps
     assert "Wrote the report" in dialog.status_label.text()
@@ -76,7 +77,7 @@ def test_dialog_reports_an_empty_selection(
     out = tmp_path / "none.html"
     dialog.out_edit.setText(str(out))
     dialog.write_button.click()
-    qtbot.waitUntil(lambda: not dialog.running, timeout=60_000)
+    qtbot.waitUntil(lambda: not dialog.running, timeout=HANG_GUARD_MS)
     assert isinstance(dialog.message_box, QMessageBox)
     assert "no pairwise judgments match campaign=no-such-campaign" in dialog.message_box.text()
     assert not out.exists()
@@ -88,4 +89,4 @@ def test_file_menu_opens_the_report_dialog(qtbot, open_window) -> None:  # type:
     entry.action.trigger()
     assert entry.dialog is not None and entry.dialog.isVisible()
     assert entry.dialog.out_edit.text().endswith("-report.html")
-    qtbot.waitUntil(lambda: not entry.dialog.runner.busy, timeout=15_000)  # choices read
+    qtbot.waitUntil(lambda: not entry.dialog.runner.busy, timeout=HANG_GUARD_MS)  # choices read

@@ -15,6 +15,7 @@ from sqlalchemy.engine import make_url
 
 from tests.backends import PostgresBackend, postgres_admin_url
 from tests.gui.panel_bundle import _item, _vote, panel_lines, write_jsonl
+from tests.patience import HANG_GUARD_MS
 from workbench.gui.panels import watcher as watcher_module
 from workbench.gui.panels.watcher import SERVER_POLL_INTERVAL_MS, JudgmentWatcher
 from workbench.gui.server_dialog import ServerDialog
@@ -108,7 +109,7 @@ def test_an_unreachable_server_is_one_message(qtbot) -> None:  # type: ignore[no
     dialog.url_edit.setText("postgresql://nobody@127.0.0.1:9/none")
     dialog.accept()
     assert window.connecting  # on a worker: the window is not blocked meanwhile
-    qtbot.waitUntil(lambda: not window.is_busy(), timeout=20_000)
+    qtbot.waitUntil(lambda: not window.is_busy(), timeout=HANG_GUARD_MS)
     (box,) = window.findChildren(QMessageBox)
     assert box.isVisible() and "127.0.0.1" in box.text()
     assert "Traceback" not in box.text() and "\n" not in box.text().strip()
@@ -152,16 +153,16 @@ def test_polls_never_overlap_and_failures_are_reported_once(  # type: ignore[no-
         watcher.set_bundle(bundle)  # the baseline is read here, on the GUI thread
         threads.clear()
         watcher.timer.setInterval(10)
-        qtbot.waitUntil(lambda: watcher.polls >= 4, timeout=10_000)
+        qtbot.waitUntil(lambda: watcher.polls >= 4, timeout=HANG_GUARD_MS)
         assert most == 1
         assert threads and gui_thread not in threads
         failing.set()
-        qtbot.waitUntil(lambda: watcher.failing, timeout=5_000)
+        qtbot.waitUntil(lambda: watcher.failing, timeout=HANG_GUARD_MS)
         polls = watcher.polls
-        qtbot.waitUntil(lambda: watcher.polls >= polls + 3, timeout=10_000)  # still retrying
+        qtbot.waitUntil(lambda: watcher.polls >= polls + 3, timeout=HANG_GUARD_MS)  # still retrying
         assert failures == ["server closed the connection unexpectedly"]  # once, first line
         failing.clear()
-        qtbot.waitUntil(lambda: not watcher.failing, timeout=5_000)
+        qtbot.waitUntil(lambda: not watcher.failing, timeout=HANG_GUARD_MS)
         assert recoveries == [True]
         watcher.set_bundle(None)
     assert most == 1
@@ -178,7 +179,7 @@ def test_a_failing_poll_shows_in_the_status_bar_without_a_dialog(  # type: ignor
     monkeypatch.setattr(watcher_module, "judgment_activity", refuse)
     watcher.timer.setInterval(10)
     polls = watcher.polls
-    qtbot.waitUntil(lambda: watcher.polls >= polls + 3, timeout=10_000)
+    qtbot.waitUntil(lambda: watcher.polls >= polls + 3, timeout=HANG_GUARD_MS)
     message = open_window.statusBar().currentMessage()
     assert "could not connect to server" in message and "retrying" in message
     dialogs = [w for w in QApplication.topLevelWidgets() if w.isVisible() and w.isModal()]
@@ -226,8 +227,8 @@ def test_window_on_a_server_bundle(  # type: ignore[no-untyped-def]
     window.open_bundle(with_secret(server_url))
     window.analysis.show_panel("leaderboard")
     window.show()
-    qtbot.waitUntil(lambda: window.analysis.leaderboard.result is not None, timeout=15_000)
-    qtbot.waitUntil(lambda: not window.is_busy(), timeout=15_000)
+    qtbot.waitUntil(lambda: window.analysis.leaderboard.result is not None, timeout=HANG_GUARD_MS)
+    qtbot.waitUntil(lambda: not window.is_busy(), timeout=HANG_GUARD_MS)
     masked = make_url(with_secret(server_url)).render_as_string(hide_password=True)
     assert window.bundle.path is None and window.bundle.location == masked
     assert window.windowTitle() == f"{masked} — VLM Workbench"
@@ -254,7 +255,7 @@ def test_window_on_a_server_bundle(  # type: ignore[no-untyped-def]
     before = board.result
     late = [_vote("m-d", other, f"late{n}") for n, other in enumerate(("m-a", "m-b", "m-c"))]
     import_files(server_url, [write_jsonl(tmp_path / "late.jsonl", [_item("late", late)])], "jsonl")
-    qtbot.waitUntil(lambda: board.result is not before and not board.busy, timeout=15_000)
+    qtbot.waitUntil(lambda: board.result is not before and not board.busy, timeout=HANG_GUARD_MS)
     assert board.result.board.table["n"].sum() > before.board.table["n"].sum()
 
     window.close()
@@ -274,7 +275,9 @@ def test_the_server_dialog_opens_the_bundle(qtbot, server_url: str, memory_keyri
     dialog.password_edit.setText(SECRET)
     dialog.remember_box.setChecked(True)
     dialog.accept()
-    qtbot.waitUntil(lambda: window.bundle is not None and not window.is_busy(), timeout=20_000)
+    qtbot.waitUntil(
+        lambda: window.bundle is not None and not window.is_busy(), timeout=HANG_GUARD_MS
+    )
     assert window.location == server_url  # the password is found in the keyring
     assert window.item_list.model.ids  # the items are listed
     assert window.windowTitle().startswith(server_url)
@@ -321,13 +324,13 @@ def test_a_server_that_goes_away_is_a_status_message_and_retries(  # type: ignor
     qtbot.addWidget(window)
     window.open_bundle(server_url)
     window.show()
-    qtbot.waitUntil(lambda: not window.is_busy(), timeout=15_000)
+    qtbot.waitUntil(lambda: not window.is_busy(), timeout=HANG_GUARD_MS)
     watcher = window.analysis.watcher
     watcher.timer.setInterval(50)  # the 2 s of a server, shortened for the test
     server_backend.discard(server_url)  # the database is dropped under the open window
-    qtbot.waitUntil(lambda: watcher.failing, timeout=15_000)
+    qtbot.waitUntil(lambda: watcher.failing, timeout=HANG_GUARD_MS)
     polls = watcher.polls
-    qtbot.waitUntil(lambda: watcher.polls >= polls + 2, timeout=15_000)  # still retrying
+    qtbot.waitUntil(lambda: watcher.polls >= polls + 2, timeout=HANG_GUARD_MS)  # still retrying
     message = window.statusBar().currentMessage()
     assert message.startswith(f"Cannot reach {window.bundle.location}") and "retrying" in message
     assert [w for w in QApplication.topLevelWidgets() if w.isVisible() and w.isModal()] == []

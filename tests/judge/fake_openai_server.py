@@ -87,6 +87,14 @@ class Faults:
     trickle_seconds: float = 0.0
     #: put the request's Authorization header in the answer text (an echoing endpoint)
     echo_authorization: bool = False
+    #: hold every chat request until this many are in flight at once, then answer them all
+    #: (0: never hold); proves a client's concurrency without timing it. A held request is
+    #: answered 503 after ``hold_ceiling`` seconds if the count never comes (a hang guard)
+    hold_until_in_flight: int = 0
+    hold_ceiling: float = 120.0
+    #: answer this many chat requests, then hold every later one until the server stops
+    #: (0: never): a run is known to be going, and stays going, until the test acts
+    answer_then_hold: int = 0
 
 
 @dataclass
@@ -124,6 +132,7 @@ class FakeOpenAIServer:
         self._ready = threading.Event()
         self._handlers: set[asyncio.Task[None]] = set()
         self._random = random.Random(0)
+        self._all_held: asyncio.Event | None = None
         self.port = 0
 
     @property
@@ -242,6 +251,10 @@ class FakeOpenAIServer:
             )
         if _hits(number, faults.server_error_every):
             return 500, {}, _error("The server had an error", "server_error")
+        if faults.answer_then_hold and number > faults.answer_then_hold:
+            await asyncio.Event().wait()  # never set: cancelled when the server stops
+        if faults.hold_until_in_flight and not await self._held_until_enough_in_flight():
+            return 503, {}, _error("fewer requests in flight than the test waits for", "held")
         if _hits(number, faults.hang_every):
             await asyncio.sleep(faults.hang_seconds)
         if faults.latency:
@@ -300,6 +313,19 @@ class FakeOpenAIServer:
             ).encode(),
         )
 
+    async def _held_until_enough_in_flight(self) -> bool:
+        """Wait until ``hold_until_in_flight`` requests are in flight (once reached, the gate
+        stays open); False if the ceiling passed first."""
+        if self._all_held is None:
+            self._all_held = asyncio.Event()
+        if self.stats.in_flight >= self.faults.hold_until_in_flight:
+            self._all_held.set()
+        try:
+            await asyncio.wait_for(self._all_held.wait(), self.faults.hold_ceiling)
+        except TimeoutError:
+            return False
+        return True
+
 
 def _hits(number: int, every: int) -> bool:
     return every > 0 and (number - 1) % every == 0
@@ -315,6 +341,7 @@ _REASONS = {
     404: "Not Found",
     429: "Too Many Requests",
     500: "Internal Server Error",
+    503: "Service Unavailable",
 }
 
 

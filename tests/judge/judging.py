@@ -8,6 +8,7 @@ from typing import Any
 
 from tests.judge.fake_openai_server import FakeOpenAIServer
 from tests.judge.helpers import FAKE_KEY
+from tests.patience import HANG_GUARD_SECONDS
 from workbench.judge.client import RetryPolicy
 from workbench.judge.secrets import Secret
 from workbench.judge.templates import JudgeTemplate
@@ -20,8 +21,12 @@ from workbench.services.judging.runner import (
 )
 from workbench.services.judging.worklist import JudgeScope
 
-#: retries fast enough for tests
-QUICK_RETRY = RetryPolicy(max_attempts=6, base_delay=0.01, max_delay=0.1, timeout=0.5)
+#: retries fast enough for tests; an attempt's timeout is only a hang guard, so that on a busy
+#: machine a slow answer is never retried (which would send requests a test does not expect).
+#: A test of timeouts gives its own, with a fault that hangs far longer
+QUICK_RETRY = RetryPolicy(
+    max_attempts=6, base_delay=0.01, max_delay=0.1, timeout=float(HANG_GUARD_SECONDS)
+)
 
 
 def settings_for(

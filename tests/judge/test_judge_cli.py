@@ -16,6 +16,7 @@ import pytest
 import workbench.plugins
 from tests.judge.fake_openai_server import FakeOpenAIServer, Faults
 from tests.judge.helpers import FAKE_KEY, build_bundle, registry_with_all_templates
+from tests.patience import HANG_GUARD_SECONDS
 from workbench.cli import main
 from workbench.judge.cost import default_prices
 
@@ -165,7 +166,8 @@ def verdict_count(bundle: Path) -> int:
 def test_a_killed_run_resumes_with_only_the_rest(tmp_path: Path) -> None:
     bundle = build_bundle(tmp_path, 40)
     env = {**os.environ, "PYTHONPATH": str(PROJECT)}
-    with FakeOpenAIServer(faults=Faults(latency=0.05)) as server:
+    # twenty answers, then the run waits on its next requests until it is killed
+    with FakeOpenAIServer(faults=Faults(answer_then_hold=20)) as server:
         args = [*judge_args(bundle, server), "--concurrency", "4"]
         process = subprocess.Popen(
             [sys.executable, "-c", SUBPROCESS_CLI, *args],
@@ -174,14 +176,15 @@ def test_a_killed_run_resumes_with_only_the_rest(tmp_path: Path) -> None:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + HANG_GUARD_SECONDS
         while verdict_count(bundle) < 20 and process.poll() is None:
             assert time.monotonic() < deadline, "the run did not get going"
-            time.sleep(0.02)
+            time.sleep(0.02)  # between looks at the bundle
         process.send_signal(signal.SIGKILL)
-        process.wait(10)
+        process.wait(HANG_GUARD_SECONDS)
         stored = verdict_count(bundle)
         assert 20 <= stored < 80
+        server.faults = Faults(latency=0.05)
         server.reset_stats()
         assert main(args) == 0
         assert server.stats.requests == 80 - stored

@@ -26,13 +26,14 @@ from pathlib import Path
 from typing import Any
 
 from tests.fixtures.make_bundle_0001 import FIXTURE, REVISION
+from tests.patience import HANG_GUARD_SECONDS
 from workbench.storage import Bundle, head_revision
 from workbench.storage.backups import list_backups
 from workbench.storage.bundle import copy_bundle
 from workbench.storage.integrity import check_file_header, integrity_check
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
-WORKER_TIMEOUT = 60.0
+WORKER_TIMEOUT = float(HANG_GUARD_SECONDS)  # a hang guard: a start or an end, never a budget
 
 
 @dataclass

@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import select
 
 from tests.importers.canonical_helpers import item_line, write_jsonl
+from tests.patience import HANG_GUARD_SECONDS
 from workbench.domain import ItemRecord, Origin, OutputRecord, TurnRecord
 from workbench.importers.base import Importer
 from workbench.plugins import Plugin, Registry
@@ -79,7 +80,7 @@ def _import_when_told(bundle: str, source: str, go: str, marker: str, results: A
         results.put((source, "error", f"{type(error).__name__}: {error}"))
 
 
-def _wait_for(path: Path, seconds: float = 60.0) -> None:
+def _wait_for(path: Path, seconds: float = HANG_GUARD_SECONDS) -> None:
     deadline = time.monotonic() + seconds
     while not path.exists():
         assert time.monotonic() < deadline, f"{path} never appeared"
@@ -116,7 +117,7 @@ def test_an_interrupted_import_keeps_the_bundle_another_import_wrote(tmp_path: P
     go_big.touch()
     _wait_for(tmp_path / "big")
     # the big import has created its bundle file (at the path, or under a private name)
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + HANG_GUARD_SECONDS
     while not (bundle.exists() or any(tmp_path.glob(".creating-*"))):
         assert time.monotonic() < deadline
         time.sleep(0.005)
@@ -125,9 +126,9 @@ def test_an_interrupted_import_keeps_the_bundle_another_import_wrote(tmp_path: P
     time.sleep(0.3)
     if slow.is_alive():
         os.kill(slow.pid, signal.SIGINT)  # Ctrl-C in the big import's terminal
-    quick.join(60)
-    slow.join(60)
-    reported = [results.get(timeout=5) for _ in range(2)]
+    quick.join(HANG_GUARD_SECONDS)
+    slow.join(HANG_GUARD_SECONDS)
+    reported = [results.get(timeout=HANG_GUARD_SECONDS) for _ in range(2)]
     outcomes = {Path(source).parent.name: (status, detail) for source, status, detail in reported}
     assert outcomes["small"][0] == "ok", outcomes["small"]
     assert bundle.exists(), "the interrupted import removed a bundle the other one wrote"
@@ -148,15 +149,15 @@ def test_a_failed_import_keeps_the_bundle_another_import_wrote(tmp_path: Path) -
     failing = _start(bundle, late, go_late, "late-marker", results)
     quick = _start(bundle, small, go_small, "small-marker", results)
     go_late.touch()
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + HANG_GUARD_SECONDS
     # the failing import has created its bundle file (at the path, or under a private name)
     while not (bundle.exists() or any(tmp_path.glob(".*creating*"))):
         assert time.monotonic() < deadline
         time.sleep(0.002)
     go_small.touch()
-    quick.join(60)
-    failing.join(60)
-    reported = [results.get(timeout=5) for _ in range(2)]
+    quick.join(HANG_GUARD_SECONDS)
+    failing.join(HANG_GUARD_SECONDS)
+    reported = [results.get(timeout=HANG_GUARD_SECONDS) for _ in range(2)]
     outcomes = {Path(source).parent.name: (status, detail) for source, status, detail in reported}
     assert outcomes["late"][0] == "error" and "no item 'nowhere'" in outcomes["late"][1]
     assert outcomes["small"][0] == "ok", outcomes["small"]
@@ -177,7 +178,7 @@ def test_two_imports_creating_one_bundle_both_land(tmp_path: Path) -> None:
         ]
         go.touch()
         for process in processes:
-            process.join(60)
-        outcomes = [results.get(timeout=5) for _ in processes]
+            process.join(HANG_GUARD_SECONDS)
+        outcomes = [results.get(timeout=HANG_GUARD_SECONDS) for _ in processes]
         assert all(status == "ok" for _source, status, _detail in outcomes), outcomes
         assert _items(bundle) == {f"{name}-{n}" for name in ("first", "second") for n in range(3)}

@@ -32,6 +32,8 @@ from typing import Any
 
 import pytest
 
+from tests.patience import HANG_GUARD_MS
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PIL import Image
@@ -317,11 +319,11 @@ def test_hostile_items_render_inert_in_the_inspector_and_the_annotation_view(
     window.resize(1400, 900)
     window.show()
     window.open_bundle(bundle_path)
-    qtbot.waitUntil(lambda: not window.is_busy(), timeout=15_000)
+    qtbot.waitUntil(lambda: not window.is_busy(), timeout=HANG_GUARD_MS)
     assert window.item_list.model.total() == items
     seen = set()
     for _ in range(items):
-        qtbot.waitUntil(lambda: window.item_view.detail is not None, timeout=5_000)
+        qtbot.waitUntil(lambda: window.item_view.detail is not None, timeout=HANG_GUARD_MS)
         seen.add(window.item_view.detail.id)
         window.repaint()
         assert rich_text_leaks(window) == []
@@ -405,10 +407,10 @@ def test_hostile_names_stay_plain_in_tooltips_titles_menus_headers_and_cells(
     window.resize(1400, 900)
     window.show()
     window.open_bundle(bundle_path)
-    qtbot.waitUntil(lambda: not window.is_busy(), timeout=15_000)
+    qtbot.waitUntil(lambda: not window.is_busy(), timeout=HANG_GUARD_MS)
     shown = 0
     for _ in range(3):
-        qtbot.waitUntil(lambda: window.item_view.detail is not None, timeout=5_000)
+        qtbot.waitUntil(lambda: window.item_view.detail is not None, timeout=HANG_GUARD_MS)
         qtbot.wait(20)
         assert rich_tooltips(window) == []
         for text in tooltips(window):

@@ -10,7 +10,6 @@ from __future__ import annotations
 import gzip
 import io
 import re
-import time
 import zipfile
 from pathlib import Path
 
@@ -79,12 +78,10 @@ def test_an_xlsx_declaring_two_billion_rows_is_refused_before_reading(
 ) -> None:
     book = workbook(tmp_path / "ConvBench.xlsx", last_row=5, declared_rows=2_000_000_000)
     assert book.stat().st_size < 10_000
-    started = time.monotonic()
     code = main(["import", str(book), "--format", "convbench", "--into", str(tmp_path / "b.wbb")])
     err = capsys.readouterr().err
     assert code == 1
     assert "ConvBench.xlsx: sheet 'multi_turn_benchmark' declares 2,000,000,000 rows" in err
-    assert time.monotonic() - started < 10
     assert not (tmp_path / "b.wbb").exists()
 
 

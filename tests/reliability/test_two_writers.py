@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.patience import HANG_GUARD_SECONDS
 from tests.reliability.kill_harness import (
     ImportWorkload,
     WorkerServer,
@@ -25,7 +26,8 @@ from workbench.services.campaigns import CampaignSpec, add_annotator, create_cam
 from workbench.storage import Bundle
 from workbench.storage.integrity import integrity_check
 
-RUN_SECONDS = 3.0
+#: confirmations each worker prints before both are stopped: they ran side by side
+EACH_CONFIRMS = 2
 
 
 @pytest.fixture(scope="module")
@@ -47,12 +49,19 @@ def bundle(tmp_path: Path) -> Path:
 def run_together(
     server: WorkerServer, commands: dict[str, list[str]], folder: Path
 ) -> dict[str, list[str]]:
-    """Start the workers, let them run side by side, stop them; what each confirmed."""
+    """Start the workers, let them run side by side until each has confirmed some work (read
+    from their output, however long that takes on a busy machine), stop them; what each
+    confirmed."""
     outs = {name: folder / f"{name}.out" for name in commands}
     pids = {name: server.start(argv, outs[name]) for name, argv in commands.items()}
     for name, pid in pids.items():
         wait_until_ready(outs[name], pid)
-    time.sleep(RUN_SECONDS)
+    deadline = time.monotonic() + HANG_GUARD_SECONDS
+    while not all(len(confirmed_words(out)) >= EACH_CONFIRMS for out in outs.values()):
+        failed = {name: worker_errors(out) for name, out in outs.items() if worker_errors(out)}
+        assert not failed, failed
+        assert time.monotonic() < deadline, "a worker confirmed nothing (a hang)"
+        time.sleep(0.01)  # between looks at the output files
     for pid in pids.values():
         os.kill(pid, signal.SIGKILL)
     codes = {name: server.wait(pid) for name, pid in pids.items()}

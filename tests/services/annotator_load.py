@@ -96,12 +96,13 @@ def build_load_bundle(
 def _annotate(
     location: str | Path,
     handle: str,
-    seconds: float,
+    limit: tuple[float | None, int | None],
     start: threading.Barrier,
     result: LoadResult,
     lock: threading.Lock,
     seed: int,
 ) -> None:
+    seconds, actions = limit
     rng = random.Random(seed)
     receipts: list[str] = []
     counts: Counter[str] = Counter()
@@ -109,8 +110,12 @@ def _annotate(
         with Bundle.open(location) as bundle:
             session = AnnotationSession(bundle, CAMPAIGN, handle, PLUGINS)
             start.wait()
-            deadline = time.monotonic() + seconds
-            while time.monotonic() < deadline:
+            deadline = None if seconds is None else time.monotonic() + seconds
+            taken = 0
+            while (deadline is None or time.monotonic() < deadline) and (
+                actions is None or taken < actions
+            ):
+                taken += 1
                 task = session.next_task()
                 if task is None:
                     counts["finished"] += 1
@@ -141,16 +146,27 @@ def _annotate(
         result.finished += counts["finished"]
 
 
-def simulate(location: str | Path, annotators: int, seconds: float, seed: int = 0) -> LoadResult:
-    """Run ``annotators`` simulated annotators on the campaign for at most ``seconds`` (they
-    all start together, once every one has connected)."""
+def simulate(
+    location: str | Path,
+    annotators: int,
+    seconds: float | None = None,
+    seed: int = 0,
+    *,
+    actions: int | None = None,
+) -> LoadResult:
+    """Run ``annotators`` simulated annotators on the campaign for at most ``seconds`` (the
+    bench's throughput), or each for at most ``actions`` tasks taken (the tests: the same work
+    however busy the machine is), until the campaign runs dry; they all start together, once
+    every one has connected."""
+    if seconds is None and actions is None:
+        raise ValueError("give seconds or actions: the simulation needs an end")
     result = LoadResult(annotators)
     lock = threading.Lock()
     start = threading.Barrier(annotators + 1)
     threads = [
         threading.Thread(
             target=_annotate,
-            args=(location, handle, seconds, start, result, lock, seed * 1000 + number),
+            args=(location, handle, (seconds, actions), start, result, lock, seed * 1000 + number),
             name=f"load-{handle}",
         )
         for number, handle in enumerate(handles(annotators))

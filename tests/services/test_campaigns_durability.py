@@ -1,6 +1,7 @@
-"""Durability: a process casting votes through the annotation service is killed with SIGKILL at
-a random moment; every vote it confirmed (printed after ``cast`` returned) is in the bundle (a
-file, which then passes SQLite's integrity check, or a server database), and annotation resumes."""
+"""Durability: a process casting votes through the annotation service is killed with SIGKILL
+after it has confirmed a random number of votes, in the middle of the next; every vote it
+confirmed (printed after ``cast`` returned) is in the bundle (a file, which then passes
+SQLite's integrity check, or a server database), and annotation resumes."""
 
 from __future__ import annotations
 
@@ -11,14 +12,15 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
 from sqlalchemy import select
 
 from tests.backends import BundleBackend, Location
+from tests.patience import HANG_GUARD_SECONDS
 from tests.services.campaign_helpers import build_campaign_bundle
 from workbench.services.campaigns import CampaignSpec, add_annotator, create_campaign
 from workbench.services.voting import AnnotationSession
@@ -65,27 +67,42 @@ def bundle_path(
 
 
 def run_and_kill(bundle_path: Location, rng: random.Random) -> list[str]:
-    worker = subprocess.Popen(
-        [sys.executable, "-c", WORKER, str(bundle_path)],
-        cwd=PROJECT_ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    try:
-        assert worker.stdout is not None
-        first = worker.stdout.readline()
-        assert first == b"ready\n", worker.stderr.read() if worker.stderr else first
-        time.sleep(rng.uniform(0.05, 0.6))
-        worker.send_signal(signal.SIGKILL)
-        out, err = worker.communicate(timeout=10)
-    finally:
-        if worker.poll() is None:
-            worker.kill()
-    assert worker.returncode == -signal.SIGKILL, err.decode()
+    """Start a worker, let it confirm a random number of votes (read from its output, not
+    waited for), then kill it: while it is casting the next one, at whatever point of that
+    transaction it has reached."""
+    # errors to a file, not a pipe: never full, so never a block
+    with tempfile.TemporaryFile() as errors:
+        worker = subprocess.Popen(
+            [sys.executable, "-c", WORKER, str(bundle_path)],
+            cwd=PROJECT_ROOT,
+            stdout=subprocess.PIPE,
+            stderr=errors,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+        lines: list[bytes] = []
+        try:
+            assert worker.stdout is not None
+            first = worker.stdout.readline()
+            if first != b"ready\n":
+                worker.wait(timeout=HANG_GUARD_SECONDS)
+                errors.seek(0)
+                raise AssertionError(errors.read().decode(errors="replace") or first)
+            for _ in range(rng.randint(1, 6)):
+                lines.append(worker.stdout.readline())
+                assert lines[-1].endswith(b"\n"), "the worker stopped before it confirmed a vote"
+            worker.send_signal(signal.SIGKILL)
+            lines += worker.stdout.read().split(b"\n")  # what it confirmed before the kill landed
+            worker.wait(timeout=HANG_GUARD_SECONDS)
+        finally:
+            if worker.poll() is None:
+                worker.kill()
+                worker.wait()
+            if worker.stdout is not None:
+                worker.stdout.close()
+    assert worker.returncode == -signal.SIGKILL
     confirmed = []
-    for line in out.decode().split("\n")[:-1]:  # the last piece may be a line cut by the kill
-        confirmed.extend(line.split())
+    for line in lines[:-1]:  # the last piece may be a line cut by the kill
+        confirmed.extend(line.decode().split())
     assert all(UUID.match(uuid) for uuid in confirmed)
     return confirmed
 
