@@ -37,7 +37,8 @@ def register(commands: Any) -> None:
         "--with-images",
         choices=("embed", "paths", "none"),
         default="none",
-        help="images as base64, as files under images/ beside FILE, or as references only",
+        help="images as base64, as files under images/ beside FILE, or as references only "
+        "(default: none)",
     )
     export.add_argument(
         "--pseudonymize",
@@ -73,6 +74,11 @@ def run_export(args: argparse.Namespace) -> int:
     print(f"wrote {summary.records} {summary.format} record(s) to {summary.path}")
     if summary.images_written:
         print(f"  {summary.images_written} image file(s) under {summary.path.parent / 'images'}")
+    if summary.images_not_exported:
+        print(
+            f"  {summary.images_not_exported} stored image(s) named but not carried "
+            "(--with-images none, the default; paths or embed carry them)"
+        )
     for reason, count in sorted(summary.left_out.items()):
         print(f"  left out: {count} {reason.replace('_', ' ')}")
     return 0
