@@ -67,7 +67,13 @@ def run_export(args: argparse.Namespace) -> int:
         pseudonym_key=pseudonym_key() if args.pseudonymize else None,
         aggregate=args.aggregate,
     )
-    summary = export_bundle(args.bundle, args.out, options)
+    from workbench.cli.progress import TerminalProgress
+
+    progress = TerminalProgress()
+    try:
+        summary = export_bundle(args.bundle, args.out, options, progress=progress)
+    finally:
+        progress.finish()
     if args.json:
         print(json.dumps(summary.as_dict(), indent=2))
         return 0

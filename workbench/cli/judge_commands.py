@@ -399,7 +399,11 @@ def _run_judge(args: argparse.Namespace, *, remember: bool) -> int:
         threading.Thread(target=prepare, name="judge-runtime", daemon=True).start()
     prices = _prices(args)
     settings = _settings(args, prices)
-    plan = plan_run(args.bundle, settings, prices=prices)
+    planning = TerminalProgress(stream=sys.stderr)
+    try:
+        plan = plan_run(args.bundle, settings, prices=prices, progress=planning)
+    finally:
+        planning.finish()
     if args.dry_run:
         if args.json:
             print(json.dumps(plan.as_dict(), indent=2))
