@@ -95,12 +95,13 @@ echo "installing VLM Workbench into .venv ($reason)"
 venv_python="$root/.venv/bin/python"
 pip=("$venv_python" -m pip install -q --disable-pip-version-check)
 # a new venv's pip may be too old for the project; an existing one is kept (no index needed)
-[ "$fresh" -eq 0 ] || "${pip[@]}" --upgrade pip
+[ "$fresh" -eq 0 ] || { echo "  updating pip in the new .venv"; "${pip[@]}" --upgrade pip; }
 # The build backend and what it needs for an editable install (PEP 517/660 hooks), into .venv:
 # then the build needs no index, only what is installed.
 # shellcheck disable=SC2207 # requirements hold no spaces
 backend=($("$venv_python" -c 'import sys, tomllib
 print(" ".join(tomllib.load(open(sys.argv[1], "rb"))["build-system"]["requires"]))' "$root/pyproject.toml"))
+echo "  build tools: ${backend[*]}"
 "${pip[@]}" "${backend[@]}"
 # shellcheck disable=SC2207
 editable=($(cd "$root" && "$venv_python" -c 'import importlib, tomllib
@@ -110,7 +111,19 @@ print(" ".join(hook() if hook else []))'))
 [ ${#editable[@]} -eq 0 ] || "${pip[@]}" "${editable[@]}"
 target="$root"
 [ -n "$extras" ] && target="$root[$extras]"
-"${pip[@]}" --no-build-isolation -e "$target"
+# the longest step (minutes on a first run: Qt alone is about 250 MB): name each package as it
+# is fetched, one line each, so a first start shows what it is doing
+echo "installing the app and its dependencies${extras:+ (extras: $extras)}; each package is named as it is fetched"
+pip_log=$(mktemp "${TMPDIR:-/tmp}/workbench-pip.XXXXXX")
+if ! "$venv_python" -m pip install --disable-pip-version-check --progress-bar off \
+    --no-build-isolation -e "$target" 2>&1 | tee "$pip_log" \
+    | sed -un -e 's/^Collecting \([^ ]*\).*/  fetching \1/p' -e 's/^Successfully installed /  installed: /p'; then
+    echo "the install failed; pip said:"
+    cat "$pip_log"
+    rm -f "$pip_log"
+    exit 1
+fi
+rm -f "$pip_log"
 
 # Record the install: the hash, then every extra installed with this pyproject.toml.
 hash=$(pyproject_hash)

@@ -10,6 +10,9 @@ block markers are the benchmark's format and are kept exact. Labels are read wit
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from workbench.domain import Outcome
 from workbench.judge.parsing import CallbackParser, ParsedVerdict, ParseResult
 from workbench.judge.templates import JudgeMode, JudgeTemplate
 from workbench_arena.verdicts import labels_in_text, verdict_from_text
@@ -68,11 +71,25 @@ def read_five_level(text: str) -> ParseResult:
     return ParseResult(problems=(problem,))
 
 
+def write_five_level(verdicts: Sequence[ParsedVerdict]) -> str | None:
+    """The closing line of an answer :func:`read_five_level` reads as the first verdict."""
+    if not verdicts or verdicts[0].outcome is None:
+        return None
+    verdict = verdicts[0]
+    if verdict.outcome is Outcome.TIE:
+        label = "A=B"
+    else:
+        winner, loser = ("A", "B") if verdict.outcome is Outcome.A else ("B", "A")
+        label = f"{winner}{'>>' if verdict.strength >= 2 else '>'}{loser}"
+    return f"My final verdict is: [[{label}]]"
+
+
 FIVE_LEVEL = CallbackParser(
     name="arena-five-level-label",
     description="the [[A>>B]] .. [[B>>A]] label in the answer; none, or two different ones, "
     "give no verdict (Arena-Hard's rule); >> is stored with strength 2",
     function=read_five_level,
+    writer=write_five_level,
 )
 
 ANCHORED_FIVE_LEVEL = JudgeTemplate(

@@ -81,11 +81,23 @@ _FIELD_LABELS = {
     "detail": r"Detail(?:s|edness)?",
 }
 
+#: each criterion's line as the prompt asks a judge to write it
+_WRITTEN = {
+    "overall": "Overall",
+    "relevance_completeness": "Relevance and completeness",
+    "understanding_reasoning": "Understanding and reasoning",
+    "hallucination": "Hallucination",
+    "detail": "Detail",
+}
+
 FIVE_CRITERIA_CHOICES = FieldParser(
     name="chirp-five-criteria-choices",
     description='one "<criterion>: [[A|B|tie]]" line per criterion',
     fields=tuple(
-        LabelledField(_FIELD_LABELS[criterion.name], criterion.name) for criterion in CRITERIA
+        LabelledField(
+            _FIELD_LABELS[criterion.name], criterion.name, written_as=_WRITTEN[criterion.name]
+        )
+        for criterion in CRITERIA
     ),
     kind="choice",
     allow_tie=True,

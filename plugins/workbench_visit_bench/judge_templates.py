@@ -69,6 +69,7 @@ VERDICT_SENTENCE = SentenceParser(
     description='the last "Overall, Response A/B is better." sentence (case and markdown '
     "emphasis ignored)",
     pattern=r"Overall\s*,?\s*Response\s*\(?(?P<choice>[AB])\)?\s*is\s*(?:the\s*)?better",
+    written_as="Overall, Response {choice} is better.",
 )
 
 EXTRACTED_CHOICE = SentenceParser(

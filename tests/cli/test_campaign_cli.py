@@ -53,7 +53,8 @@ def create(
 
 def test_create_show_and_list(bundle: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = create(capsys, bundle)
-    assert code == 0 and "12 tasks" in out and "seed 7" in out
+    assert code == 0 and "12 comparisons to judge, on 4 items, 2 vote(s) each" in out
+    assert "seed 7" in out and "slots" not in out
     code, out, _ = run(capsys, "campaign", "show", bundle, "c1", "--json")
     details = json.loads(out)
     assert code == 0 and details["protocol"] == PROTOCOL and details["votes_per_pair"] == 2

@@ -77,7 +77,9 @@ def test_rejected_import_prints_where_and_exits_1(
     bad = write_jsonl(tmp_path / "b", [item_line("q2"), '{"format": 1'])
     code, _, err = run(capsys, "import", str(bad), "--format", "jsonl", "--into", str(bundle))
     assert code == 1
-    assert err.startswith("workbench: import rejected")
+    # piped, progress is one plain line per phase; the error follows them
+    phases, _rejected = err.split("workbench: import rejected", 1)
+    assert all(line.endswith("...") for line in phases.splitlines())
     assert "items.jsonl, row 2: not valid JSON" in err
     assert "Traceback" not in err
     assert hashlib.sha256(bundle.read_bytes()).hexdigest() == before

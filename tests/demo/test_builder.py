@@ -50,7 +50,7 @@ def test_counts_match_the_declared_plan(demo_bundle: Path) -> None:
         "references": turns,
         "outputs": turns * len(BASELINE_ANSWERERS),
         "models": len(BASELINE_ANSWERERS),
-        "judgments": pairs * len(RATERS),
+        "judgments_imported": pairs * len(RATERS),
         "judgments_without_item": 0,
         "imports": 1,
     }

@@ -14,7 +14,7 @@ from tests.export.helpers import ANNOTATORS, PLUGINS, WILDVISION_SOURCE
 from workbench.export import ExportOptions, ImageMode, JudgmentSource, export_bundle
 from workbench.services.importing import import_files
 from workbench.storage import Bundle
-from workbench.storage.models import Campaign, PriorJudgment, Vote
+from workbench.storage.models import Campaign, ItemImage, PriorJudgment, Vote
 
 
 def _lines(path: Path) -> list[dict]:
@@ -36,7 +36,13 @@ def test_items_export_round_trip_is_byte_identical(
     import_files(copy, [first], "jsonl")
     second = tmp_path / "second" / "items.jsonl"
     export_bundle(copy, second, ExportOptions(format="items", images=mode))
-    assert first.read_bytes() == second.read_bytes()
+    expected = first.read_bytes()
+    if mode is ImageMode.NONE:
+        # a picture left out of the first export never reached the copy: it arrives missing,
+        # and the copy's export says so; nothing else changes
+        assert b'"not_exported"' in expected
+        expected = expected.replace(b'"not_exported"', b'"missing"')
+    assert expected == second.read_bytes()
     if mode is ImageMode.PATHS:
         pictures = sorted(p.name for p in (first.parent / "images").iterdir())
         assert pictures and pictures == sorted(p.name for p in (second.parent / "images").iterdir())
@@ -138,3 +144,20 @@ def test_filters_by_campaign_and_source(voted_bundle: Path, tmp_path: Path) -> N
     judged = _lines(judges)
     assert judged and {r["kind"] for r in judged} == {"judge"}
     assert {r["judge_model"] for r in judged} == {"gpt-4o"}
+
+
+def test_a_references_only_export_never_calls_a_stored_image_missing(
+    voted_bundle: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "items.jsonl"
+    summary = export_bundle(voted_bundle, out, ExportOptions(format="items"))
+    entries = [entry for line in _lines(out) for entry in line["images"]]
+    with Bundle.open(voted_bundle) as bundle, bundle.read_session() as session:
+        present, absent = (
+            session.scalar(select(func.count()).select_from(ItemImage).where(condition))
+            for condition in (ItemImage.image_id.is_not(None), ItemImage.image_id.is_(None))
+        )
+    assert present and absent
+    assert sum("not_exported" in entry for entry in entries) == present
+    assert sum("missing" in entry for entry in entries) == absent
+    assert summary.images == "none" and summary.images_not_exported == present

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import signal
 import threading
+import time
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
@@ -83,6 +84,24 @@ def test_shutdown_leaves_no_process_behind(qtbot, process) -> None:  # type: ign
     process.shutdown()
     assert not process.running
     with pytest.raises(ProcessLookupError):  # gone, and reaped: not even a zombie
+        os.kill(pid, 0)
+
+
+@pytest.mark.parametrize("how", ["quit", "release"])
+def test_closing_stops_a_running_job_with_its_worker(qtbot, process, how: str) -> None:  # type: ignore[no-untyped-def]
+    (pid,), _ = run_and_wait(qtbot, process, partial(os.getpid))
+    process._may_hold_bundle = True  # as after a job that opened a bundle
+    outcomes: list = []
+    # a job that would run for an hour: waiting for it would keep a closed window open
+    process.run(partial(time.sleep, 3600), outcomes.append, outcomes.append)
+    qtbot.waitUntil(lambda: process.busy, timeout=60_000)
+    # each returns without the hour (the test's timeout is the hang guard)
+    if how == "quit":
+        process.shutdown(finish_running=False)
+    else:
+        process.release_bundle()
+    assert not process.running
+    with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
 
 

@@ -165,13 +165,20 @@ def test_anchor_pairs_show_the_anchor_as_a_and_send_images(
 
 
 def test_models_lacking_answers_are_skipped_with_a_reason(tmp_path: Path) -> None:
-    lines = [judge_item("full", ("model-one", "model-two")), judge_item("half", ("model-one",))]
+    lines = [
+        judge_item("full", ("model-one", "model-two")),
+        judge_item("half", ("model-one",)),
+        judge_item("unanswered", ()),
+    ]
     bundle = tmp_path / "b.wbb"
     import_files(bundle, [write_jsonl(tmp_path / "src", lines)], "jsonl")
     settings = settings_for(FakeOpenAIServer(), REFERENCE_FREE)
     plan = plan_run(bundle, settings, template=REFERENCE_FREE)
     assert plan.comparisons == 1
-    assert plan.skipped == {"a model has no answer on a turn shown": 1}
+    assert plan.skipped == {
+        "one of the two models did not answer this item": 1,
+        "the item holds no answer from either model": 1,
+    }
 
 
 def test_campaign_pairs_in_their_scheduled_order(tmp_path: Path, server: FakeOpenAIServer) -> None:

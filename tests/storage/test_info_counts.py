@@ -1,6 +1,6 @@
-"""``workbench info`` counts imported judgments through the read model, and the numbers are
-those of the stored rows: every imported judgment (derived ones included), per source, and
-those without an item."""
+"""``workbench info`` counts judgments through the read model, as the item list counts them:
+every judgment shown (imported, voted, judged; derived ones included), per source and per
+origin, and those without an item. The imported ones are checked against the stored rows."""
 
 from __future__ import annotations
 
@@ -43,12 +43,37 @@ def stored(path: Path) -> tuple[int, int, dict[str, int]]:
     return total, without_item, per_source
 
 
+def item_list_total(path: Path) -> int:
+    """What the item list shows, summed over every item."""
+    from workbench.services.browse import BundleBrowser, ItemQuery
+    from workbench.storage import Bundle
+
+    with Bundle.open(path, read_only=True) as bundle:
+        browser = BundleBrowser(bundle)
+        return sum(
+            row.judgments for row in browser.item_rows(browser.matching_item_ids(ItemQuery()))
+        )
+
+
 def check(printed: Any, path: Path) -> None:
     total, without_item, per_source = stored(path)
-    assert printed["totals"]["judgments"] == total
-    assert printed["totals"]["judgments_without_item"] == without_item
-    for source, values in printed["sources"].items():
-        assert values["judgments"] == per_source.get(source, 0)
+    totals = printed["totals"]
+    assert totals["judgments_imported"] == total
+    assert totals["judgments_without_item"] == without_item
+    by_origin = sum(
+        totals[f"judgments_{origin}"]
+        for origin in ("imported", "campaign", "judge_run", "adjudication")
+    )
+    assert totals["judgments"] == by_origin
+    assert totals["judgments"] - totals["judgments_without_item"] == item_list_total(path)
+    assert sum(values["judgments"] for values in printed["sources"].values()) == (
+        totals["judgments"] - without_item
+    )
+    imported_per_source = {
+        source: values["judgments"] for source, values in printed["sources"].items()
+    }
+    if totals["judgments"] == totals["judgments_imported"]:
+        assert imported_per_source == {s: per_source.get(s, 0) for s in imported_per_source}
 
 
 def test_info_counts_through_the_read_model(
@@ -65,7 +90,9 @@ def test_info_counts_through_the_read_model(
     printed = info(capsys, demo_bundle)
     assert asked, "workbench info did not count through the read model"
     (filters, by), *_ = asked
-    assert filters[0].origins == ("imported",) and filters[0].include_derived and by == "source"
+    assert filters[0].origins == () and filters[0].include_derived and by == "source"
+    # the demo holds a simulated judge run beside its imported votes: both are counted
+    assert printed["totals"]["judgments_judge_run"] > 0
     check(printed, demo_bundle)
 
 
@@ -77,3 +104,28 @@ def test_info_counts_every_stored_judgment(
     printed = info(capsys, full_bundle)
     assert printed["totals"]["judgments_without_item"] > 0
     check(printed, full_bundle)
+
+
+def test_info_counts_campaign_votes_as_the_item_list_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.services.campaign_helpers import build_campaign_bundle, registry_with_all_protocols
+    from workbench.services.campaigns import CampaignSpec, add_annotator, create_campaign
+    from workbench.services.voting import AnnotationSession
+    from workbench.storage import Bundle
+
+    path = build_campaign_bundle(tmp_path, items=3)
+    assert isinstance(path, Path)
+    plugins = registry_with_all_protocols()
+    with Bundle.open(path) as bundle:
+        add_annotator(bundle, "ann")
+        create_campaign(bundle, CampaignSpec("c", "arena-battle", seed=5), plugins)
+        session = AnnotationSession(bundle, "c", "ann", plugins)
+        for _ in range(3):
+            task = session.next_task()
+            assert task is not None
+            session.cast(task.token, {"overall": "a"})
+    printed = info(capsys, path)
+    assert printed["totals"]["judgments_campaign"] == 3
+    assert printed["totals"]["judgments"] == 3
+    check(printed, path)

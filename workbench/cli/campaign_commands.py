@@ -287,7 +287,8 @@ def run_create(args: argparse.Namespace) -> int:
         return 0
     print(
         f"created campaign '{summary.name}' ({summary.protocol}, {summary.pairing} pairing, "
-        f"seed {summary.seed}): {summary.tasks} tasks over {summary.items} slots, "
+        f"seed {summary.seed}): {summary.tasks} comparisons to judge, on "
+        f"{summary.items} {'item turns' if summary.per_turn else 'items'}, "
         f"{summary.votes_per_pair} vote(s) each"
         + (f", {summary.gold_tasks} attention checks" if summary.gold_tasks else "")
         + (f", a practice round of {summary.practice_tasks}" if summary.practice_tasks else "")

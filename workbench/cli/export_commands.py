@@ -37,7 +37,8 @@ def register(commands: Any) -> None:
         "--with-images",
         choices=("embed", "paths", "none"),
         default="none",
-        help="images as base64, as files under images/ beside FILE, or as references only",
+        help="images as base64, as files under images/ beside FILE, or as references only "
+        "(default: none)",
     )
     export.add_argument(
         "--pseudonymize",
@@ -79,13 +80,26 @@ def run_export(args: argparse.Namespace) -> int:
         aggregate=args.aggregate,
         include_derived=args.include_derived,
     )
-    summary = export_bundle(args.bundle, args.out, options, replace_any_file=args.force)
+    from workbench.cli.progress import TerminalProgress
+
+    progress = TerminalProgress()
+    try:
+        summary = export_bundle(
+            args.bundle, args.out, options, progress=progress, replace_any_file=args.force
+        )
+    finally:
+        progress.finish()
     if args.json:
         print(json.dumps(summary.as_dict(), indent=2))
         return 0
     print(f"wrote {summary.records} {summary.format} record(s) to {summary.path}")
     if summary.images_written:
         print(f"  {summary.images_written} image file(s) under {summary.path.parent / 'images'}")
+    if summary.images_not_exported:
+        print(
+            f"  {summary.images_not_exported} stored image(s) named but not carried "
+            "(--with-images none, the default; paths or embed carry them)"
+        )
     for reason, count in sorted(summary.left_out.items()):
         print(f"  left out: {count} {reason.replace('_', ' ')}")
     for reason, count in sorted(summary.included.items()):

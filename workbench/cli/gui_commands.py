@@ -118,6 +118,9 @@ def launch_default(_args: argparse.Namespace) -> int:
     if recent is not None:
         return run_app(recent if is_server_location(recent) else Path(recent))
     bundle = demo_bundle_path()
-    if not bundle.exists():
-        generate_demo_bundle(bundle)
-    return run_app(bundle)
+    if bundle.exists():
+        return run_app(bundle)
+    generate_demo_bundle(bundle)
+    # a bundle this app has just written holds nothing a backup could save that the generator
+    # cannot make again, so its first launch neither backs it up nor announces a backup
+    return run_app(bundle, just_created=True)

@@ -39,6 +39,13 @@ def register(commands: Any) -> None:
         "--model", metavar="NAME", help="the judge model (default: the last one used)"
     )
     judge.add_argument(
+        "--simulated",
+        action="store_true",
+        help="try the judge without a model: a built-in simulated judge on loopback answers in "
+        "the template's format with verdicts drawn at random (its runs are named "
+        "workbench-simulated-judge; see docs/judge.md)",
+    )
+    judge.add_argument(
         "--template", required=True, metavar="NAME", help="see 'workbench judge-templates'"
     )
     what = judge.add_mutually_exclusive_group()
@@ -137,6 +144,15 @@ def register(commands: Any) -> None:
     )
     judge.add_argument("--json", action="store_true", help="print the result as JSON")
     judge.set_defaults(handler=run_judge)
+
+    serve = commands.add_parser(
+        "simulated-judge",
+        help="serve the simulated judge on loopback, for the app's judge dialog (verdicts drawn "
+        "at random, never a measurement)",
+    )
+    serve.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (default 8000)")
+    serve.add_argument("--seed", type=int, default=0, help="seed of the drawn verdicts")
+    serve.set_defaults(handler=run_simulated_judge)
 
     templates = commands.add_parser(
         "judge-templates", help="list the judge prompt templates, or show one"
@@ -325,7 +341,67 @@ async def _run_job(job: Any) -> Any:
             loop.remove_signal_handler(signal.SIGINT)
 
 
+def _simulated_server(seed: int = 0, port: int = 0) -> Any:
+    from workbench.judge.simulated import SimulatedResponder
+    from workbench.judge.simulated_endpoint import SimulatedJudgeServer
+    from workbench.plugins import registry
+
+    responder = SimulatedResponder(tuple(registry().judge_templates()), seed)
+    return SimulatedJudgeServer(responder, port)
+
+
+def run_simulated_judge(args: argparse.Namespace) -> int:
+    from workbench.judge.simulated import SIMULATED_MODEL
+
+    try:
+        server = _simulated_server(args.seed, args.port)
+    except OSError as error:
+        print(
+            f"workbench: cannot listen on 127.0.0.1:{args.port}: {error.strerror}", file=sys.stderr
+        )
+        return 1
+    print(
+        f"simulated judge at {server.base_url} (model {SIMULATED_MODEL}); its verdicts are "
+        "drawn at random and say nothing about the answers. Ctrl+C stops it.",
+        flush=True,
+    )
+    with contextlib.suppress(KeyboardInterrupt):
+        server.serve_forever()
+    server.server_close()
+    return 0
+
+
 def run_judge(args: argparse.Namespace) -> int:
+    if getattr(args, "simulated", False):
+        return _run_simulated(args)
+    return _run_judge(args, remember=True)
+
+
+def _run_simulated(args: argparse.Namespace) -> int:
+    """The run against a simulated judge served for it on loopback; the endpoint (a fresh
+    port) is not remembered as the last one used."""
+    from workbench.errors import WorkbenchError
+    from workbench.judge.simulated import SIMULATED_MODEL
+
+    if args.base_url or args.model:
+        raise WorkbenchError(
+            "--simulated runs against the built-in simulated judge: leave out --base-url and "
+            "--model"
+        )
+    with _simulated_server() as server:
+        simulated = argparse.Namespace(
+            **{**vars(args), "base_url": server.base_url, "model": SIMULATED_MODEL},
+        )
+        simulated.price = args.price or "0,0"
+        print(
+            f"workbench: judging with the simulated judge at {server.base_url}: verdicts drawn "
+            "at random, for trying the judge, never a measurement",
+            file=sys.stderr,
+        )
+        return _run_judge(simulated, remember=False)
+
+
+def _run_judge(args: argparse.Namespace, *, remember: bool) -> int:
     from workbench.cli.progress import TerminalProgress
     from workbench.judge.client import EndpointError
     from workbench.judge.last_used import remember_endpoint
@@ -340,7 +416,11 @@ def run_judge(args: argparse.Namespace) -> int:
         threading.Thread(target=prepare, name="judge-runtime", daemon=True).start()
     prices = _prices(args)
     settings = _settings(args, prices)
-    plan = plan_run(args.bundle, settings, prices=prices)
+    planning = TerminalProgress(stream=sys.stderr)
+    try:
+        plan = plan_run(args.bundle, settings, prices=prices, progress=planning)
+    finally:
+        planning.finish()
     if args.dry_run:
         if args.json:
             print(json.dumps(plan.as_dict(), indent=2))
@@ -352,12 +432,13 @@ def run_judge(args: argparse.Namespace) -> int:
         print(f"workbench: {note}", file=sys.stderr)
     _print_estimate(plan, sys.stderr)
     _confirm(plan, args)
-    remember_endpoint(
-        settings.base_url,
-        settings.judge_model,
-        _user_price(prices, settings.judge_model),
-        settings.concurrency,
-    )
+    if remember:
+        remember_endpoint(
+            settings.base_url,
+            settings.judge_model,
+            _user_price(prices, settings.judge_model),
+            settings.concurrency,
+        )
     progress = TerminalProgress(stream=sys.stderr)
     job = JudgeJob(
         args.bundle,

@@ -4,7 +4,6 @@ The bundle is only read."""
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -32,14 +31,12 @@ def run_report(args: argparse.Namespace) -> int:
 
     # the leaderboard's parser: the report's boards answer the request its flags make
     request = ReportRequest(AnalysisRequest.from_args(args))
-    interactive = sys.stderr.isatty()
+    from workbench.cli.progress import TerminalProgress
 
-    def progress(step: str, done: int, total: int) -> None:
-        if interactive:
-            print(f"\r[{done}/{total}] {step:<12}", end="", file=sys.stderr, flush=True)
-
-    size = write_report(args.bundle, args.out, request, progress)
-    if interactive:
-        print(file=sys.stderr)
+    progress = TerminalProgress()
+    try:
+        size = write_report(args.bundle, args.out, request, progress)
+    finally:
+        progress.finish()
     print(f"report written to {args.out} ({size // 1024} KiB)")
     return 0

@@ -1,6 +1,8 @@
 """How an item's image slot appears in an export: embedded as base64, as a path to a file
 written beside the export (named by its SHA-256, so each picture is written once), or only
-as the original reference, marked missing."""
+as the original reference alone. A picture the bundle holds but the export was asked to leave
+out is written as ``{"not_exported": ref}``; ``{"missing": ref}`` is kept for a picture the
+bundle never had, so a record never reports a present image as lost."""
 
 from __future__ import annotations
 
@@ -28,6 +30,8 @@ class ImageWriter:
     written: set[str] = field(default_factory=set)
     #: images whose row was checked (:func:`check_image_row`), by database id
     checked: set[int] = field(default_factory=set)
+    #: slots whose stored picture this export left out (``none``): the summary states them
+    not_exported: int = 0
     #: files (and folders) this export made that were not there before: what
     #: :meth:`remove_created` takes back when the export fails or is cancelled
     created: list[Path] = field(default_factory=list)
@@ -35,8 +39,11 @@ class ImageWriter:
     def entry(self, slot: ItemImage) -> dict[str, Any]:
         # the slot's own column first: loading the image (its bytes) only to leave it out
         # costs a query per slot
-        if self.mode is ImageMode.NONE or slot.image_id is None:
+        if slot.image_id is None:
             return {"missing": slot.original_ref}
+        if self.mode is ImageMode.NONE:
+            self.not_exported += 1
+            return {"not_exported": slot.original_ref}
         image = slot.image
         if image is None:
             return {"missing": slot.original_ref}

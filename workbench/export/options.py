@@ -18,7 +18,7 @@ class ImageMode(StrEnum):
 
     EMBED = "embed"  # base64 inside the record
     PATHS = "paths"  # files beside the export, under images/<sha256>.<ext>
-    NONE = "none"  # only the original reference, marked missing
+    NONE = "none"  # only the original reference, marked not exported
 
 
 class JudgmentSource(StrEnum):
@@ -57,13 +57,19 @@ class ExportSummary:
     images_written: int = 0
     left_out: dict[str, int] = field(default_factory=dict)
     included: dict[str, int] = field(default_factory=dict)
+    #: how images travelled (``none``, ``paths``, ``embed``) and how many stored pictures a
+    #: ``none`` export named without carrying
+    images: str = ImageMode.NONE.value
+    images_not_exported: int = 0
 
     def as_dict(self) -> dict[str, object]:
         document: dict[str, object] = {
             "path": str(self.path),
             "format": self.format,
             "records": self.records,
+            "images": self.images,
             "images_written": self.images_written,
+            "images_not_exported": self.images_not_exported,
             "left_out": dict(sorted(self.left_out.items())),
         }
         if self.included:

@@ -220,6 +220,8 @@ def export_bundle(
         images_written=len(images.written),
         left_out={name: count for name, count in left_out.items() if count},
         included={name: count for name, count in included.items() if count},
+        images=options.images.value,
+        images_not_exported=images.not_exported,
     )
     log.info("exported %d %s record(s) to %s", records, options.format, target)
     return summary

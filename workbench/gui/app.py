@@ -314,10 +314,12 @@ def run_app(
     annotator: str | None = None,
     size: tuple[int, int] | None = None,
     ask_annotator: bool = False,
+    just_created: bool = False,
 ) -> int:
     """Open the main window on ``bundle_path`` (a file path or a server URL); with
     ``screenshot``, render it to that file instead of running interactively. Returns the
-    process exit status.
+    process exit status. ``just_created``: the bundle was written by this launch (the demo on
+    first use), so it is not backed up on opening.
 
     ``page="annotate"`` starts annotating ``campaign`` as ``annotator`` (see
     :func:`screenshot_annotator` for the profile used when none is named), or with
@@ -342,7 +344,11 @@ def run_app(
     from workbench.gui.main_window import WINDOW_SIZE, MainWindow
 
     favour_the_event_loop()
-    window = MainWindow(persist_layout=screenshot is None, read_only=screenshot is not None)
+    window = MainWindow(
+        persist_layout=screenshot is None,
+        read_only=screenshot is not None,
+        auto_backup=False if just_created else None,
+    )
     shown: QWidget = window  # what a screenshot renders: the window, or a dialog of the page
 
     def start_judge_preparation() -> None:

@@ -56,6 +56,11 @@ def describe_summary(summary: ExportSummary) -> str:
     text = f"Wrote {summary.records:,} {summary.format} record(s) to {summary.path}."
     if summary.images_written:
         text += f" {summary.images_written:,} image file(s) under {summary.path.parent / 'images'}."
+    if summary.images_not_exported:
+        text += (
+            f" {summary.images_not_exported:,} stored image(s) named by reference only"
+            " (not carried)."
+        )
     for reason, count in sorted(summary.left_out.items()):
         text += f" Left out: {count:,} {reason.replace('_', ' ')}."
     statement = summary.derived_statement()

@@ -157,12 +157,18 @@ class PanelProcess(QObject):
             executor.shutdown(wait=False, cancel_futures=True)
 
     def release_bundle(self) -> None:
-        """Have the worker close the bundle it holds, waiting (up to
-        :data:`RELEASE_TIMEOUT_S`) for the job it runs: the caller closes, replaces or deletes
-        the bundle next."""
+        """Have the worker close the bundle it holds (up to :data:`RELEASE_TIMEOUT_S`), or stop
+        the worker when a job is running: the caller closes, replaces or deletes the bundle
+        next, and closing a window must not wait for a panel nobody will see."""
         with self._lock:
             executor = self._executor
         if executor is None or not self._may_hold_bundle:
+            return
+        if self.busy:
+            # a running job holds the bundle as long as it runs (a count of cycles: tens of
+            # seconds on a large bundle), and its result is for the bundle being closed: stop
+            # it with its process, which lets go of everything; the next job starts a new one
+            self.shutdown(finish_running=False)
             return
         self._may_hold_bundle = False
         try:
@@ -170,11 +176,19 @@ class PanelProcess(QObject):
         except Exception as error:  # a dead worker holds nothing
             log.warning("the panel worker did not release the bundle: %s", error)
 
-    def shutdown(self) -> None:
-        """Stop the worker: waiting jobs are dropped, the running one is waited for."""
+    def shutdown(self, *, finish_running: bool = True) -> None:
+        """Stop the worker: waiting jobs are dropped; the running one is waited for, or, with
+        ``finish_running`` off (the app quitting), stopped with its process. A panel job only
+        reads the bundle, so stopping it loses nothing, and a count of cycles on a large bundle
+        would otherwise keep a closed app alive for tens of seconds."""
         with self._lock:
             executor, self._executor = self._executor, None
         if executor is not None:
+            if not finish_running:
+                # the executor has no public way to stop a running job; its processes are
+                # plain multiprocessing processes
+                for process in list(getattr(executor, "_processes", {}).values()):
+                    process.terminate()
             executor.shutdown(wait=True, cancel_futures=True)
         self.worker_pid = None
 
@@ -247,10 +261,11 @@ def shared_panel_process(lane: str) -> PanelProcess:
 
 
 def shutdown_shared_panel_processes() -> None:
-    """Stop the shared workers (if any); a later job starts a new one."""
+    """Stop the shared workers (if any), their running jobs too: called as the app quits, which
+    should not wait for a panel nobody will see. A later job starts a new worker."""
     for process in list(_shared.values()):
         if shiboken6.isValid(process):
-            process.shutdown()
+            process.shutdown(finish_running=False)
 
 
 atexit.register(shutdown_shared_panel_processes)

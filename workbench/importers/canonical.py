@@ -111,9 +111,12 @@ def _image(entry: dict[str, Any], position: int, folder: Path, where: str) -> Im
         except (binascii.Error, ValueError) as error:
             raise RowError(f"{where}base64", f"is not valid base64: {error}") from error
         return ImageRecord(position, _text(entry, "ref", where) or f"inline:{position}", data=data)
-    if "missing" in entry:
-        return ImageRecord(position, _text(entry, "missing", where, required=True) or "")
-    raise RowError(where.rstrip("."), "needs one of 'path', 'base64' or 'missing'")
+    for key in ("missing", "not_exported"):
+        # an image the exporting bundle held but left out is not in this file either: the
+        # slot arrives without its picture, as a missing one does
+        if key in entry:
+            return ImageRecord(position, _text(entry, key, where, required=True) or "")
+    raise RowError(where.rstrip("."), "needs one of 'path', 'base64', 'missing' or 'not_exported'")
 
 
 def _flag(obj: dict[str, Any], key: str, where: str) -> bool | None:

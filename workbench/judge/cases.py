@@ -106,6 +106,11 @@ def _focus_points(turns: tuple[CaseTurn, ...]) -> str:
     return "\n".join(f"Turn {turn.index}: {turn.focus_points}" for turn in given)
 
 
+#: how a transcript heads each turn; :data:`TURN_HEADING_PATTERN` finds them again
+TURN_HEADING = "[Turn {index}]"
+TURN_HEADING_PATTERN = r"^\[Turn (\d{1,3})\]$"
+
+
 def _transcript(turns: tuple[CaseTurn, ...], side: int | None) -> str:
     blocks = []
     for turn in turns:
@@ -113,7 +118,8 @@ def _transcript(turns: tuple[CaseTurn, ...], side: int | None) -> str:
             answer = turn.reference or ""
         else:
             answer = turn.answers[side] if side < len(turn.answers) else ""
-        blocks.append(f"[Turn {turn.index}]\nInstruction: {turn.prompt}\nAnswer: {answer}")
+        heading = TURN_HEADING.format(index=turn.index)
+        blocks.append(f"{heading}\nInstruction: {turn.prompt}\nAnswer: {answer}")
     return "\n\n".join(blocks)
 
 
@@ -122,7 +128,7 @@ def _graded_transcript(turns: tuple[CaseTurn, ...]) -> str:
     for turn in turns:
         answer = turn.answers[0] if turn.answers else ""
         blocks.append(
-            f"[Turn {turn.index}]\nInstruction: {turn.prompt}\n"
+            f"{TURN_HEADING.format(index=turn.index)}\nInstruction: {turn.prompt}\n"
             f"Reference answer: {turn.reference or ''}\nAnswer to grade: {answer}"
         )
     return "\n\n".join(blocks)

@@ -8,7 +8,7 @@ Verdicts here are positional: ``Outcome.A`` means the response shown as A won.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal, Protocol
@@ -79,6 +79,11 @@ class VerdictParser(Protocol):
 
     def __call__(self, text: str) -> ParseResult: ...
 
+    def write(self, verdicts: Sequence[ParsedVerdict]) -> str | None:
+        """An answer this parser reads as ``verdicts``, or None when the parser cannot say how
+        its format is written (the simulated judge then cannot use its template)."""
+        ...
+
 
 def plain(text: str | None) -> str:
     """The text without markdown emphasis and with runs of spaces collapsed, which is how
@@ -93,6 +98,12 @@ def read_choice(token: str, *, allow_tie: bool = True) -> Outcome | None:
     if outcome is Outcome.TIE and not allow_tie:
         return None
     return outcome
+
+
+def _written_choice(verdict: ParsedVerdict) -> str:
+    if verdict.score is not None:
+        return f"{verdict.score:g}"
+    return {Outcome.A: "A", Outcome.B: "B"}.get(verdict.outcome, "tie")  # type: ignore[arg-type]
 
 
 def choice_label(outcome: Outcome) -> str:
@@ -110,10 +121,19 @@ class SentenceParser:
     flags: int = re.IGNORECASE
     allow_tie: bool = False
     criterion: str = OVERALL
+    #: the sentence as a judge writes it, ``{choice}`` standing for the winner's letter ("" when
+    #: the pattern is the only description of the format)
+    written_as: str = ""
 
     @cached_property
     def _regex(self) -> re.Pattern[str]:
         return re.compile(self.pattern, self.flags)
+
+    def write(self, verdicts: Sequence[ParsedVerdict]) -> str | None:
+        chosen = [v for v in verdicts if v.criterion == self.criterion and v.turn_index is None]
+        if not self.written_as or not chosen:
+            return None
+        return self.written_as.format(choice=_written_choice(chosen[0]))
 
     def __call__(self, text: str) -> ParseResult:
         matches = list(self._regex.finditer(plain(text)))
@@ -135,6 +155,13 @@ class LabelledField:
     label: str
     criterion: str = OVERALL
     turn_index: int | None = None
+    #: the field's name as a judge writes it; by default the label, when it is plain text
+    written_as: str = ""
+
+    def name_as_written(self) -> str | None:
+        if self.written_as:
+            return self.written_as
+        return self.label if re.escape(self.label) == self.label else None
 
 
 @dataclass(frozen=True)
@@ -158,6 +185,26 @@ class FieldParser:
     @cached_property
     def _field_regexes(self) -> tuple[tuple[LabelledField, re.Pattern[str]], ...]:
         return tuple((spec, _field_regex(spec.label)) for spec in self.fields)
+
+    def write(self, verdicts: Sequence[ParsedVerdict]) -> str | None:
+        by_slot = {verdict.slot: verdict for verdict in verdicts}
+        lines = []
+        if self.turn_fields:
+            turns = sorted(
+                (turn, verdict)
+                for (criterion, turn), verdict in by_slot.items()
+                if turn is not None and criterion == self.turn_criterion
+            )
+            lines += [f"Turn {turn}: [[{_written_choice(verdict)}]]" for turn, verdict in turns]
+        for spec in self.fields:
+            verdict = by_slot.get((spec.criterion, spec.turn_index))
+            name = spec.name_as_written()
+            if verdict is None:
+                continue
+            if name is None:
+                return None
+            lines.append(f"{name}: [[{_written_choice(verdict)}]]")
+        return "\n".join(lines) if lines else None
 
     def __call__(self, text: str) -> ParseResult:
         body = plain(text)
@@ -233,6 +280,11 @@ class CallbackParser:
     name: str
     description: str
     function: Callable[[str], ParseResult] = field(repr=False)
+    #: writes an answer in the format ``function`` reads (None: not known)
+    writer: Callable[[Sequence[ParsedVerdict]], str | None] | None = field(default=None, repr=False)
 
     def __call__(self, text: str) -> ParseResult:
         return self.function(text)
+
+    def write(self, verdicts: Sequence[ParsedVerdict]) -> str | None:
+        return None if self.writer is None else self.writer(verdicts)

@@ -142,7 +142,8 @@ def resolve_api_key(base_url: str, env_var: str | None = None) -> ResolvedKey:
     if stored:
         return ResolvedKey(Secret(stored), "keyring", tuple(notes))
     if is_local(base_url):
-        return ResolvedKey(Secret(LOCAL_PLACEHOLDER_KEY), "none", tuple(notes))
+        # a local server needs no key, so a missing keyring is nothing to warn about
+        return ResolvedKey(Secret(LOCAL_PLACEHOLDER_KEY), "none")
     raise ApiKeyError(
         f"no API key for {public_base_url(base_url)}: set {DEFAULT_ENV_VAR}, name another "
         "variable with --api-key-env, or store a key in the system keyring from the app"

@@ -181,6 +181,8 @@ class CampaignSummary:
     left_out_missing_images: int = 0
     #: tasks in the practice round (0: the campaign has none)
     practice_tasks: int = 0
+    #: each task judges one turn of an item (``items`` then counts item turns)
+    per_turn: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -197,6 +199,7 @@ class CampaignSummary:
             "items_missing_images": self.items_missing_images,
             "left_out_missing_images": self.left_out_missing_images,
             "practice_tasks": self.practice_tasks,
+            "per_turn": self.per_turn,
             "shortfalls": self.shortfalls,
         }
 
@@ -794,6 +797,7 @@ def create_campaign(
         items_missing_images=len(scheduled_missing),
         left_out_missing_images=left_out,
         practice_tasks=len(practice),
+        per_turn=any(task.slot.turn_index is not None for task in tasks),
     )
 
 

@@ -30,7 +30,10 @@ def _per_source(session: Session, statement: Any) -> dict[str, int]:
 
 
 def bundle_counts(session: Session) -> dict[str, Any]:
-    """Counts of what a bundle holds, in total and per source (``workbench info``)."""
+    """Counts of what a bundle holds, in total and per source (``workbench info``). Judgments
+    are counted as the item list counts them, with the total split by where each came from
+    (``judgments_imported``, ``judgments_campaign``, ``judgments_judge_run``,
+    ``judgments_adjudication``)."""
     item_source = select(Item.id, Source.name.label("source")).join(Source).subquery()
 
     def by_source(count_column: Any, join_from: Any, on: Any, *where: Any) -> dict[str, int]:
@@ -70,14 +73,15 @@ def bundle_counts(session: Session) -> dict[str, Any]:
             func.count(distinct(Output.model_id)), output_turns, Turn.item_id == item_source.c.id
         ),
     }
-    # imported judgments, derived ones included (info shows what is stored), through the read
-    # model like every other reader; a judgment without an item has no source (key None)
-    imported = count_judgments(
-        session,
-        OutcomeFilter(origins=(JudgmentOrigin.IMPORTED.value,), include_derived=True),
-        by="source",
-    )
-    columns["judgments"] = {name: count for name, count in imported.items() if name is not None}
+    # every judgment the read model shows (imported, voted, judged, adjudicated; derived ones
+    # included, as stored), the same count the item list gives each item; a judgment without an
+    # item has no source (key None)
+    shown = OutcomeFilter(include_derived=True)
+    per_item_source = count_judgments(session, shown, by="source")
+    by_origin = count_judgments(session, shown, by="origin")
+    columns["judgments"] = {
+        name: count for name, count in per_item_source.items() if name is not None
+    }
     for column, values in columns.items():
         for name in sources:
             per_source[name][column] = values.get(name, 0)
@@ -94,8 +98,12 @@ def bundle_counts(session: Session) -> dict[str, Any]:
         "references": session.scalar(select(func.count()).select_from(Reference)),
         "models": session.scalar(select(func.count()).select_from(Model)),
         "outputs": session.scalar(select(func.count()).select_from(Output)),
-        "judgments": sum(imported.values()),
-        "judgments_without_item": imported.get(None, 0),
+        "judgments": sum(per_item_source.values()),
+        "judgments_without_item": per_item_source.get(None, 0),
+        **{
+            f"judgments_{origin.value.replace('-', '_')}": by_origin.get(origin.value, 0)
+            for origin in JudgmentOrigin
+        },
         "imports": session.scalar(select(func.count()).select_from(Import)),
     }
     return {"totals": totals, "sources": per_source}

@@ -203,6 +203,21 @@ def _preferred(options: list[tuple[str, str]], kinds: Sequence[str]) -> str | No
     return options[0][1] if options else None
 
 
+def _unanswered_reason(gaps: list[int], turns: int, models: int) -> str:
+    """Why a comparison of ``models`` models is skipped, in the words a plan summary counts:
+    ``gaps`` holds, per model with a gap, how many of the ``turns`` shown it left unanswered."""
+    if all(gap == turns for gap in gaps) and len(gaps) == models:
+        # most often an item imported without model answers (references only)
+        return (
+            "the item holds no answer from either model"
+            if models == 2
+            else "the model did not answer this item"
+        )
+    if any(gap == turns for gap in gaps):
+        return "one of the two models did not answer this item"
+    return "a model left a turn of this item unanswered"
+
+
 class _CaseBuilder:
     def __init__(self, content: _Content, template: JudgeTemplate) -> None:
         self.content = content
@@ -225,13 +240,16 @@ class _CaseBuilder:
         shown = self.shown_turns(item_id, turn)
         if not shown or (turn is not None and shown[-1][1] != turn):
             return "the item has no such turn"
-        for side in sides:
-            if any(self.answer(turn_id, side) is None for turn_id, *_ in shown):
-                return (
-                    "the reference is missing on a turn shown"
-                    if side is REFERENCE
-                    else "a model has no answer on a turn shown"
-                )
+        unanswered = {
+            side: sum(self.answer(turn_id, side) is None for turn_id, *_ in shown) for side in sides
+        }
+        if unanswered.get(REFERENCE):
+            return "the item has no reference answer on a turn shown"
+        gaps = [count for side, count in unanswered.items() if side is not REFERENCE and count]
+        if gaps:
+            return _unanswered_reason(
+                gaps, len(shown), models=len(unanswered) - (REFERENCE in unanswered)
+            )
         if self.template.needs_reference and any(
             self.reference(turn_id) is None for turn_id, *_ in shown
         ):

@@ -1,0 +1,62 @@
+"""The first launch opens the demo it has just generated without backing it up, so no note about
+a first backup covers the bundle the app wrote a moment before; a later launch backs up as usual."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.gui
+
+
+@pytest.fixture
+def launches(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    import workbench.demo
+    import workbench.gui.app
+    import workbench.recent
+
+    calls: list[dict[str, Any]] = []
+
+    def run_app(bundle: Path, **options: Any) -> int:
+        calls.append({"bundle": bundle, **options})
+        return 0
+
+    monkeypatch.setattr(workbench.gui.app, "run_app", run_app)
+    monkeypatch.setattr(workbench.gui.app, "resume_annotation", lambda: None)
+    monkeypatch.setattr(workbench.recent, "most_recent_location", lambda: None)
+    monkeypatch.setattr(
+        workbench.demo, "generate_demo_bundle", lambda path: Path(path).write_bytes(b"demo")
+    )
+    return calls
+
+
+def test_the_demo_written_by_this_launch_is_not_backed_up(launches: list[dict[str, Any]]) -> None:
+    from workbench.cli.gui_commands import launch_default
+    from workbench.paths import demo_bundle_path
+
+    assert not demo_bundle_path().exists()
+    assert launch_default(argparse.Namespace()) == 0
+    assert launch_default(argparse.Namespace()) == 0
+    first, later = launches
+    assert first == {"bundle": demo_bundle_path(), "just_created": True}
+    assert later == {"bundle": demo_bundle_path()}
+
+
+def test_a_window_for_a_just_created_bundle_makes_no_backup(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from tests.importers.canonical_helpers import item_line, write_jsonl
+    from workbench.gui.main_window import MainWindow
+    from workbench.services.importing import import_files
+    from workbench.storage.backups import list_backups
+
+    bundle = tmp_path / "fresh.wbb"
+    import_files(bundle, [write_jsonl(tmp_path / "src", [item_line("q1")])], "jsonl")
+    window = MainWindow(persist_layout=True, auto_backup=False)
+    qtbot.addWidget(window)
+    window.open_bundle(bundle)
+    qtbot.waitUntil(lambda: window.bundle is not None, timeout=120_000)
+    qtbot.waitUntil(lambda: not window.jobs.busy, timeout=120_000)
+    assert list_backups(bundle) == [] and window.first_backup_note is None
+    window.close()
