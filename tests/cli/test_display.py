@@ -36,7 +36,8 @@ def bundle(tmp_path: Path) -> Path:
 def test_names_from_data_are_printed_escaped(
     bundle: Path, command: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main([command, str(bundle)]) == 0
+    small = ["--min-battles", "0"] if command == "leaderboard" else []  # one judgment
+    assert main([command, str(bundle), *small]) == 0
     out = capsys.readouterr().out
     for dangerous in ("\x1b", "\x07", "\u202e"):
         assert dangerous not in out

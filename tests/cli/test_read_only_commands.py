@@ -87,5 +87,5 @@ def test_upgrade_backs_up_then_migrates_and_the_commands_read_it(
     assert len(list(older_bundle.parent.glob("*.backup-*"))) == 1
     before = _digest(older_bundle)
     assert main(["info", str(older_bundle)]) == 0
-    assert main(["leaderboard", str(older_bundle), "--json"]) == 0
+    assert main(["leaderboard", str(older_bundle), "--min-battles", "0", "--json"]) == 0
     assert _digest(older_bundle) == before

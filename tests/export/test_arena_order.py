@@ -20,11 +20,15 @@ from workbench.export import ExportOptions, export_bundle
 from workbench.services.importing import import_files
 
 
-def bundle_elo(capsys: pytest.CaptureFixture[str], bundle: Path) -> dict[str, float]:
+def bundle_elo(capsys: pytest.CaptureFixture[str], bundle: Path) -> tuple[dict[str, float], str]:
+    """The bundle's online Elo of every judgment the export writes (human votes and judge
+    verdicts pooled, every model rated), and the model it pins."""
     capsys.readouterr()
-    assert main(["leaderboard", str(bundle), "--method", "elo", "--bootstrap", "0", "--json"]) == 0
+    argv = ["leaderboard", str(bundle), "--method", "elo", "--bootstrap", "0", "--json"]
+    assert main([*argv, "--kind", "all", "--pool-kinds", "--min-battles", "0"]) == 0
     printed = json.loads(capsys.readouterr().out)
-    return {row["model"]: row["rating"] for row in printed["models"]}
+    ratings = {row["model"]: row["rating"] for row in printed["models"]}
+    return ratings, printed["request"]["anchor"]["model"]
 
 
 def exported(bundle: Path, folder: Path) -> tuple[Path, list[dict[str, Any]]]:
@@ -33,11 +37,14 @@ def exported(bundle: Path, folder: Path) -> tuple[Path, list[dict[str, Any]]]:
     return path, json.loads(path.read_text("utf-8"))
 
 
-def assert_same_elo(file: Path, expected: dict[str, float]) -> None:
+def assert_same_elo(file: Path, board: tuple[dict[str, float], str]) -> None:
+    expected, anchor = board
     ratings = fastchat_online_elo(read_as_fastchat(file))
     assert sorted(ratings) == sorted(expected)
+    # FastChat starts every model at 1000 and pins none; the board pins its anchor at 1000
+    shift = expected[anchor] - ratings[anchor]
     for model, rating in expected.items():
-        assert ratings[model] == pytest.approx(rating, abs=1e-9), model
+        assert ratings[model] + shift == pytest.approx(rating, abs=1e-9), model
 
 
 def test_fastchat_elo_of_the_export_is_the_bundles_with_votes_and_verdicts(
@@ -83,4 +90,6 @@ def test_much_better_verdicts_are_repeated_battles_in_stored_order(
     import_files(copy, [file], "arena-battles")
     again, _ = exported(copy, tmp_path / "again")
     assert again.read_bytes() == file.read_bytes()
-    assert bundle_elo(capsys, copy) == pytest.approx(bundle_elo(capsys, bundle), abs=1e-9)
+    copied, copied_anchor = bundle_elo(capsys, copy)
+    original, anchor = bundle_elo(capsys, bundle)
+    assert copied_anchor == anchor and copied == pytest.approx(original, abs=1e-9)
