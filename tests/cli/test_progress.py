@@ -41,6 +41,13 @@ def test_a_terminal_line_shows_phase_counts_and_elapsed_time() -> None:
     assert stream.getvalue().endswith("\r")
 
 
+def test_a_one_step_wait_can_stay_silent_when_piped() -> None:
+    stream = io.StringIO()
+    with TerminalProgress(stream).waiting("ranking", when_piped=False):
+        pass
+    assert stream.getvalue() == ""
+
+
 def test_export_reports_its_phases(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from tests.services.campaign_helpers import build_campaign_bundle
     from workbench.cli import main

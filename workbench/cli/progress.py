@@ -59,13 +59,16 @@ class TerminalProgress:
         self.stream.flush()
 
     @contextlib.contextmanager
-    def waiting(self, phase: str) -> Iterator[None]:
+    def waiting(self, phase: str, *, when_piped: bool = True) -> Iterator[None]:
         """A step that reports no counts: its line keeps its elapsed time current (on a
-        terminal) until the step ends."""
-        self(phase, 0, 0)
+        terminal) until the step ends. ``when_piped`` off: nothing is written when the output
+        is not a terminal (a command of one step, whose log needs no phase line)."""
         if not self.interactive:
+            if when_piped:
+                self(phase, 0, 0)
             yield
             return
+        self(phase, 0, 0)
         stop = threading.Event()
 
         def tick() -> None:

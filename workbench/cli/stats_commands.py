@@ -335,14 +335,23 @@ def run_leaderboard(args: argparse.Namespace) -> int:
     if document is not None:
         print(json.dumps(document, indent=2))
         return 0
+    from workbench.cli.progress import TerminalProgress
     from workbench.services.analysis import AnalysisError, leaderboard
     from workbench.storage import Bundle
 
-    with Bundle.open(args.bundle, read_only=True) as bundle:
-        try:
-            result = leaderboard(bundle, request)
-        except AnalysisError as error:
-            raise StatsCommandError(str(error)) from error
+    progress = TerminalProgress()
+    try:
+        # a large bundle's full path takes tens of seconds: a terminal sees the time go by
+        with (
+            progress.waiting("ranking", when_piped=False),
+            Bundle.open(args.bundle, read_only=True) as bundle,
+        ):
+            try:
+                result = leaderboard(bundle, request)
+            except AnalysisError as error:
+                raise StatsCommandError(str(error)) from error
+    finally:
+        progress.finish()
     written = []
     if args.plot:
         result.forest_figure().savefig(args.plot)
