@@ -381,11 +381,12 @@ def run_status(args: argparse.Namespace) -> int:
         print(line)
         for reason, count in row["skip_reasons"].items():
             print(f"      skipped {count}x: {reason}")
+    print(f"  agreement {status['agreement']['definition']}")
     sections = [("overall", status["agreement"]["overall"])]
     sections += list(status["agreement"]["by_category"].items())
     for label, figures in sections:
         print(
-            f"  agreement {label}: {figures['tasks']} tasks, "
+            f"  agreement {label}: {figures['comparisons']} comparisons, "
             f"Fleiss {_figure(figures['fleiss_kappa'])}, "
             f"Krippendorff {_figure(figures['krippendorff_alpha'])}"
         )

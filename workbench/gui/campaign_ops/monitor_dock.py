@@ -22,7 +22,7 @@ from workbench.gui.panels.rows_model import RowsTableModel
 from workbench.storage import Bundle
 
 ANNOTATOR_HEADERS = ("Annotator", "Answered", "Skipped", "Median s/task", "Checks", "Skip reasons")
-AGREEMENT_HEADERS = ("Scope", "Tasks", "Fleiss' kappa", "Krippendorff's alpha")
+AGREEMENT_HEADERS = ("Scope", "Comparisons", "Fleiss' kappa", "Krippendorff's alpha")
 
 
 def annotator_rows(status: dict[str, Any]) -> list[tuple[Any, ...]]:
@@ -45,9 +45,11 @@ def annotator_rows(status: dict[str, Any]) -> list[tuple[Any, ...]]:
 
 
 def agreement_rows(status: dict[str, Any]) -> list[tuple[Any, ...]]:
-    scopes = [("All tasks", status["agreement"]["overall"])]
+    scopes = [("All comparisons", status["agreement"]["overall"])]
     scopes += [(f"Category: {name}", v) for name, v in status["agreement"]["by_category"].items()]
-    return [(scope, v["tasks"], v["fleiss_kappa"], v["krippendorff_alpha"]) for scope, v in scopes]
+    return [
+        (scope, v["comparisons"], v["fleiss_kappa"], v["krippendorff_alpha"]) for scope, v in scopes
+    ]
 
 
 class CampaignMonitorDock(QDockWidget):

@@ -34,11 +34,17 @@ from workbench.gui import panel_jobs
 from workbench.gui.linked_selection import LinkedSelection
 from workbench.gui.panel_jobs import FigureRecipe, LeaderboardOutcome, RenderedFigure, bundle_ref
 from workbench.gui.panels.column_widths import fit_columns_to_sample
-from workbench.gui.panels.empty_hint import LEADERBOARD_HINT, install_empty_hint
+from workbench.gui.panels.computing import ComputingStatus
+from workbench.gui.panels.empty_hint import (
+    LEADERBOARD_HINT,
+    WIDER_SOURCE_HINT,
+    install_empty_hint,
+)
 from workbench.gui.panels.figure_view import FigureView
 from workbench.gui.panels.latest_only import LatestOnly, Runner
 from workbench.gui.panels.rows_model import RowsTableModel
 from workbench.services.analysis import (
+    ALL_SOURCES,
     DEFAULT_BOOTSTRAP_ROUNDS,
     SOURCE_FILTERS,
     AnalysisChoices,
@@ -184,6 +190,7 @@ class LeaderboardPanel(QWidget):
         self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
         fit_columns_to_sample(self.table)
         self.empty_hint = install_empty_hint(self.table, LEADERBOARD_HINT)
+        self.computing = ComputingStatus((self.tasks,), (self.empty_hint,), self)
         self.forest = FigureView(runner, "Ratings appear here once computed.", self)
         self.heatmap = FigureView(runner, "Win rates appear here once computed.", self)
         self.plots = QTabWidget(self)
@@ -199,6 +206,7 @@ class LeaderboardPanel(QWidget):
         layout.addLayout(second_row)
         layout.addLayout(third_row)
         layout.addWidget(self.status)
+        layout.addWidget(self.computing)
         layout.addWidget(splitter, 1)
 
         self.method.currentIndexChanged.connect(self._method_changed)
@@ -288,8 +296,10 @@ class LeaderboardPanel(QWidget):
         if bundle is None:
             return
         request = self.request()
-        self.status.setText(
-            "Computing…" + (" (showing the previous result)" if self.result else "")
+        # the computing line says how long; this line says what the table shows meanwhile
+        self.status.setText("Showing the previous result." if self.result else "")
+        self.empty_hint.set_empty_text(
+            LEADERBOARD_HINT + (WIDER_SOURCE_HINT if request.source != ALL_SOURCES else "")
         )
         job = partial(panel_jobs.leaderboard, bundle_ref(bundle), keep_counts=self.keep_counts)
         if _points_first(request):
