@@ -85,6 +85,11 @@ def test_cycles_per_evaluator_and_pooled_per_item_are_two_named_answers(
     assert printed == json.loads(json.dumps(pooled.to_json()))
     default = cli_json(capsys, "contradictions", str(condorcet))
     assert default["request"]["scope"] == PER_EVALUATOR and default["items_with_cycles"] == 1
+    listed_pooled = cli_json(
+        capsys, "failures", str(condorcet), "--kind", "cycles", "--scope", POOLED_PER_ITEM
+    )
+    assert listed_pooled["request"]["scope"] == POOLED_PER_ITEM
+    assert [row["label"] for row in listed_pooled["items"]] == listed[POOLED_PER_ITEM]
 
 
 def test_an_unknown_scope_or_convention_is_refused_by_name(condorcet: Path) -> None:

@@ -707,14 +707,39 @@ class FailureRow:
 class FailureCases(list[FailureRow]):
     """The items :func:`failure_cases` found, in order, with the question they answer."""
 
-    def __init__(self, kind: str, model: str | None, rows: list[FailureRow]) -> None:
+    def __init__(
+        self,
+        kind: str,
+        model: str | None,
+        rows: list[FailureRow],
+        scope: str = DEFAULT_CYCLE_SCOPE,
+    ) -> None:
         super().__init__(rows)
         self.kind, self.model = kind, model
+        #: the cycles' scope (only the preference-cycles question has one)
+        self.scope = scope if kind == CYCLES else None
+
+    def command(self) -> str:
+        """The ``workbench failures`` command that prints these items."""
+        import shlex
+
+        parts = ["workbench failures BUNDLE", f"--kind {self.kind}"]
+        if self.model is not None:
+            parts.append(f"--model {shlex.quote(self.model)}")
+        if self.scope is not None:
+            parts.append(f"--scope {self.scope}")
+        return " ".join(parts) + " --json"
 
     def to_json(self) -> dict[str, Any]:
         """What ``workbench failures --json`` prints."""
         return jsonable(
             {
+                "request": {
+                    "kind": self.kind,
+                    "model": self.model,
+                    "scope": self.scope,
+                    "command": self.command(),
+                },
                 "kind": self.kind,
                 "question": FAILURE_KINDS[self.kind],
                 "model": self.model,
@@ -751,7 +776,7 @@ def failure_cases(
     ``scope`` the scope of :data:`CYCLES` (as :func:`items_by_cycles`). With ``cache`` (the
     panels' worker) cycles and losers are looked for again only on the items judged since the
     last call."""
-    return FailureCases(kind, model, _failure_rows(bundle, kind, model, cache, scope))
+    return FailureCases(kind, model, _failure_rows(bundle, kind, model, cache, scope), scope)
 
 
 def _failure_rows(
