@@ -15,6 +15,7 @@ from sqlalchemy import func, select
 from workbench.demo.judge_run import SIMULATED_JUDGE
 from workbench.demo.votes import RATERS
 from workbench.services import analysis
+from workbench.stats.cycle_scopes import POOLED_PER_ITEM
 from workbench.storage import Bundle
 from workbench.storage.models import JudgeRun, JudgeVerdict
 
@@ -75,7 +76,10 @@ def test_raters_disagree_at_realistic_rates(bundle: Bundle) -> None:
 
 
 def test_contradiction_graph_has_a_cycle_linked_to_its_item(bundle: Bundle) -> None:
-    rows = analysis.items_by_cycles(bundle)
+    # the demo's raters are each consistent: their cycles appear when the item's judgments are
+    # pooled (the Graph panel's "pooled per item" scope), not within one evaluator
+    assert analysis.items_by_cycles(bundle) == []
+    rows = analysis.items_by_cycles(bundle, scope=POOLED_PER_ITEM)
     assert rows
     for row in rows:
         graph = analysis.item_graph(bundle, row.item)
@@ -85,6 +89,6 @@ def test_contradiction_graph_has_a_cycle_linked_to_its_item(bundle: Bundle) -> N
 
 def test_failures_panel_lists_cases(bundle: Bundle) -> None:
     disagreements = analysis.failure_cases(bundle, analysis.DISAGREEMENT)
-    cycles = analysis.failure_cases(bundle, analysis.CYCLES)
+    cycles = analysis.failure_cases(bundle, analysis.CYCLES, scope=POOLED_PER_ITEM)
     losers = analysis.failure_cases(bundle, analysis.LOSES_TO_ALL, "demo/guesser")
     assert disagreements and cycles and losers

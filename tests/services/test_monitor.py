@@ -8,6 +8,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from sqlalchemy import select
+from sqlalchemy.orm import aliased
 
 from tests.services.campaign_ops_bundle import (
     ANNOTATORS,
@@ -19,7 +21,7 @@ from workbench.services.campaign_errors import UnknownCampaignError
 from workbench.services.monitor import NO_CATEGORY, agreement, campaign_status
 from workbench.stats.kappa import fleiss_kappa
 from workbench.storage import Bundle
-from workbench.storage.models import Item, ScheduledPair
+from workbench.storage.models import Item, Model, ScheduledPair
 
 
 @pytest.fixture(scope="module")
@@ -52,39 +54,51 @@ def test_agreement_overall_and_per_category_including_none(ops) -> None:
     with Bundle.open(path) as bundle:
         status = campaign_status(bundle, CAMPAIGN)
         with bundle.read_session() as read:
+            left, right = aliased(Model), aliased(Model)
             info = {
-                sequence: (gold is not None, category)
-                for sequence, gold, category in read.execute(
-                    ScheduledPair.__table__.select()
-                    .with_only_columns(
-                        ScheduledPair.sequence, ScheduledPair.gold_choice, Item.category
+                sequence: (gold is not None, category, shown_left, shown_right)
+                for sequence, gold, category, shown_left, shown_right in read.execute(
+                    select(
+                        ScheduledPair.sequence,
+                        ScheduledPair.gold_choice,
+                        Item.category,
+                        left.name,
+                        right.name,
                     )
-                    .join(Item.__table__, Item.id == ScheduledPair.item_id)
+                    .join(Item, Item.id == ScheduledPair.item_id)
+                    .join(left, left.id == ScheduledPair.left_model_id)
+                    .join(right, right.id == ScheduledPair.right_model_id)
                 )
             }
-    # the expected table, built from what was cast (attention checks and skips left out)
+    # the expected table, built from what was cast (attention checks and skips left out), each
+    # answer named by the model it preferred (first or second of the pair in name order), not
+    # by the side it was shown on
     labels: dict[int, dict[str, str]] = defaultdict(dict)
     for (sequence, handle), answer in cast.items():
-        if answer != "skip" and not info[sequence][0]:
-            labels[sequence][handle] = answer
+        gold, _category, shown_left, shown_right = info[sequence]
+        if answer != "skip" and not gold:
+            preferred = shown_left if answer == "a" else shown_right
+            labels[sequence][handle] = (
+                "first" if preferred == min(shown_left, shown_right) else "second"
+            )
     agreement_rows = status["agreement"]
     assert set(agreement_rows["by_category"]) == {"counting", NO_CATEGORY}
     sizes = Counter(len(raters) for raters in labels.values())
     usual = max(sizes, key=lambda size: (sizes[size], size))
     table = np.array(
         [
-            [list(raters.values()).count(choice) for choice in ("a", "b")]
+            [list(raters.values()).count(choice) for choice in ("first", "second")]
             for raters in labels.values()
             if len(raters) == usual
         ]
     )
     overall = agreement_rows["overall"]
-    assert overall["tasks"] == len(labels)
-    assert overall["fleiss_tasks"] == len(table)
-    assert overall["fleiss_kappa"] == pytest.approx(fleiss_kappa(table), abs=1e-4)
+    assert overall["comparisons"] == len(labels)
+    assert overall["fleiss_comparisons"] == len(table)
+    assert overall["fleiss_kappa"] == pytest.approx(fleiss_kappa(table), abs=1e-9)
     assert overall["krippendorff_alpha"] is not None
-    per_category = sum(row["tasks"] for row in agreement_rows["by_category"].values())
-    assert per_category == overall["tasks"]
+    per_category = sum(row["comparisons"] for row in agreement_rows["by_category"].values())
+    assert per_category == overall["comparisons"]
 
 
 def test_agreement_of_raters_who_always_agree_is_one_and_of_one_label_is_undefined() -> None:
@@ -94,11 +108,12 @@ def test_agreement_of_raters_who_always_agree_is_one_and_of_one_label_is_undefin
     assert result["krippendorff_alpha"] == pytest.approx(1.0)
     # a single label throughout: no variation, so neither coefficient is defined
     same = agreement({1: {1: "a", 2: "a"}, 2: {1: "a", 2: "a"}})
-    assert same["tasks"] == 2
+    assert same["comparisons"] == 2
     assert agreement({1: {1: "a"}}) == {
-        "tasks": 0,
+        "raters": 0,
+        "comparisons": 0,
         "fleiss_kappa": None,
-        "fleiss_tasks": 0,
+        "fleiss_comparisons": 0,
         "krippendorff_alpha": None,
     }
 

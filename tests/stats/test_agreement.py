@@ -89,3 +89,44 @@ def test_percent_agreement_without_anything_to_count() -> None:
     assert math.isnan(share)
     with pytest.raises(StatsInputError, match="no comparison in common"):
         agreement_summary(HUMANS[HUMANS.item == 5], JUDGE)
+
+
+def test_mt_bench_alignment_has_one_row_per_vote_of_side_a() -> None:
+    """MT-Bench's convention: side b's majority against each vote of side a, written out by
+    hand: item 1 has three human votes (2 for x, 1 for y) and a judge for x; item 2 one human
+    tie vote (twice by the same rater: counted once) and a judge for y."""
+    from workbench.stats.agreement import aligned_votes, rater_tables
+    from workbench.stats.preferences import comparison_keys, oriented
+
+    humans = pd.DataFrame(
+        {
+            "item": [1, 1, 1, 2, 2],
+            "model_a": ["x", "y", "x", "x", "x"],
+            "model_b": ["y", "x", "y", "y", "y"],
+            "outcome": ["a", "b", "b", "tie", "a"],
+            "evaluator": ["h1", "h2", "h3", "h1", "h1"],
+        }
+    )
+    judge = pd.DataFrame(
+        {
+            "item": [1, 2],
+            "model_a": ["x", "x"],
+            "model_b": ["y", "y"],
+            "outcome": ["a", "b"],
+            "evaluator": ["j", "j"],
+        }
+    )
+    keys = comparison_keys(oriented(humans))
+    majorities = aligned_preferences(humans, judge)
+    votes = aligned_votes(majorities, rater_tables(humans)[0], keys)
+    assert list(zip(votes["item"], votes["preference_a"], votes["preference_b"], strict=True)) == [
+        (1, "first", "first"),
+        (1, "first", "first"),
+        (1, "second", "first"),
+        (2, "tie", "second"),
+    ]
+    assert list(votes["votes_a"]) == [3, 3, 3, 2]  # side a's majority columns are kept
+    with_ties, counted = percent_agreement(votes["preference_a"], votes["preference_b"], True)
+    assert (with_ties, counted) == (pytest.approx(2 / 4), 4)
+    without_ties, decisive = percent_agreement(votes["preference_a"], votes["preference_b"], False)
+    assert (without_ties, decisive) == (pytest.approx(2 / 3), 3)

@@ -164,3 +164,41 @@ def test_contradictions_equal_the_graph_of_each_group(seed: int, group_by: list[
         found = list(cycles.itertuples(index=False, name=None))
         # NaN != NaN: compare keys through their text
         assert [tuple(map(str, row)) for row in found] == [tuple(map(str, row)) for row in expected]
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("scope", ["per-evaluator", "pooled-per-item"])
+def test_find_cycles_is_find_contradictions_on_its_scopes_groups(seed: int, scope: str) -> None:
+    """find_cycles searches only the groups that could hold a cycle; what it finds equals the
+    full search on the scope's groups (judgments without an item take part in none)."""
+    from workbench.stats.contradictions import cycle_groups, find_cycles
+
+    rng = np.random.default_rng(seed)
+    size = 300
+    models = np.array([f"m{index}" for index in range(5)])
+    judgments = pd.DataFrame(
+        {
+            "evaluator": rng.choice(np.array(["judge", "human", "r3"], dtype=object), size),
+            "item": rng.choice(np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, np.nan]), size),
+            # some groups compare one model with the others only (a forest: no cycle)
+            "model_a": np.where(rng.random(size) < 0.3, "m0", rng.choice(models, size)),
+            "model_b": rng.choice(models, size),
+            "outcome": rng.choice(np.array(["a", "b", "tie", "both_bad"]), size),
+        }
+    )
+    # a category belongs to the item (the carried column is the group's first row's)
+    judgments["category"] = judgments["item"].map({1.0: "ocr", 2.0: "ocr", 3.0: "chart"})
+    expected = find_contradictions(
+        judgments[judgments["item"].notna()], cycle_groups(scope), max_length=6
+    )
+    found = find_cycles(judgments, scope, max_length=6)
+    assert len(expected) > 0
+    pd.testing.assert_frame_equal(found.reset_index(drop=True), expected.reset_index(drop=True))
+
+
+def test_an_unknown_scope_is_refused() -> None:
+    from workbench.stats.contradictions import cycle_groups
+
+    with pytest.raises(StatsInputError, match="unknown cycle scope 'all'"):
+        cycle_groups("all")
+    assert cycle_groups("pooled-per-item", by_criterion=True) == ["item", "criterion"]

@@ -386,11 +386,12 @@ def run_status(args: argparse.Namespace) -> int:
         print(f"  {len(status['stuck_tasks'])} task(s) cannot finish:")
     for stuck in status["stuck_tasks"]:
         print(f"      task {stuck['task']} ({stuck['source']}:{stuck['item']}): {stuck['reason']}")
+    print(f"  agreement {status['agreement']['definition']}")
     sections = [("overall", status["agreement"]["overall"])]
     sections += list(status["agreement"]["by_category"].items())
     for label, figures in sections:
         print(
-            f"  agreement {label}: {figures['tasks']} tasks, "
+            f"  agreement {label}: {figures['comparisons']} comparisons, "
             f"Fleiss {_figure(figures['fleiss_kappa'])}, "
             f"Krippendorff {_figure(figures['krippendorff_alpha'])}"
         )

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.errors import WorkbenchError
+from workbench.stats.cycle_scopes import CYCLE_SCOPES, DEFAULT_CYCLE_SCOPE, DEFAULT_MAX_CYCLE_LENGTH
 
 FILTER_FLAGS = (
     ("--source", "sources", str, "only items of this source (repeatable)"),
@@ -24,6 +25,10 @@ FILTER_FLAGS = (
     ("--criterion", "criteria", str, "only judgments on this criterion"),
 )
 
+
+#: workbench.stats.agreement.AGREEMENT_CONVENTIONS, default first, named here so that building
+#: the parser imports no statistics
+AGREEMENT_CONVENTION_NAMES = ("majority", "mt-bench")
 
 #: the Failures panel's questions (workbench.services.analysis.FAILURE_KINDS), named here so
 #: that building the parser imports no service
@@ -186,6 +191,16 @@ def add_request_flags(parser: argparse.ArgumentParser, fitting: bool = True) -> 
     _add_filters(parser, pooling=True)
 
 
+def _add_scope(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--scope",
+        choices=tuple(CYCLE_SCOPES),
+        default=DEFAULT_CYCLE_SCOPE,
+        help="where a preference cycle is looked for: per-evaluator (each evaluator's own "
+        "judgments of an item; the default) or pooled-per-item (all judgments of the item)",
+    )
+
+
 def register(commands: Any) -> None:
     leaderboard = commands.add_parser(
         "leaderboard", help="rate the models from the pairwise outcomes in a bundle"
@@ -230,6 +245,22 @@ def register(commands: Any) -> None:
         help="bootstrap rounds for the leaderboards compared by rank (default 100)",
     )
     agreement.add_argument("--seed", type=int, default=0)
+    agreement.add_argument(
+        "--convention",
+        choices=AGREEMENT_CONVENTION_NAMES,
+        default=AGREEMENT_CONVENTION_NAMES[0],
+        help="majority: each side's majority per comparison, one count per comparison (the "
+        "default); mt-bench: side b's majority against each vote of side a, one count per vote "
+        "(MT-Bench's human-vs-judge agreement). Both are given with and without ties",
+    )
+    agreement.add_argument(
+        "--decisive-weight",
+        type=float,
+        default=3.0,
+        metavar="W",
+        help="battles a 'much better' verdict counts as in the leaderboards compared by rank "
+        "(default 3, as workbench leaderboard)",
+    )
     _add_filters(agreement)
     agreement.add_argument("--json", action="store_true", help="print as JSON")
     agreement.set_defaults(handler=run_agreement)
@@ -238,11 +269,16 @@ def register(commands: Any) -> None:
         "contradictions", help="preference cycles (A>B, B>C, C>A) per item and evaluator"
     )
     contradictions.add_argument("bundle", metavar="BUNDLE")
+    _add_scope(contradictions)
     contradictions.add_argument(
         "--by-criterion", action="store_true", help="separate graphs per criterion"
     )
     contradictions.add_argument(
-        "--max-length", type=int, default=None, metavar="N", help="longest cycle to look for"
+        "--max-length",
+        type=int,
+        default=DEFAULT_MAX_CYCLE_LENGTH,
+        metavar="N",
+        help=f"longest cycle to look for (default {DEFAULT_MAX_CYCLE_LENGTH}, as the panels)",
     )
     contradictions.add_argument(
         "--list", type=int, default=20, metavar="N", help="cycles to list (default 20)"
@@ -263,6 +299,7 @@ def register(commands: Any) -> None:
         "lowest-turn-scores",
     )
     failures.add_argument("--model", help="the model of loses-to-all")
+    _add_scope(failures)
     failures.add_argument("--json", action="store_true", help="print as JSON")
     failures.set_defaults(handler=run_failures)
 
@@ -438,7 +475,14 @@ def run_agreement(args: argparse.Namespace) -> int:
     with Bundle.open(args.bundle, read_only=True) as bundle:
         try:
             result = agreement(
-                bundle, args.a, args.b, _filters(args), bootstrap=args.bootstrap, seed=args.seed
+                bundle,
+                args.a,
+                args.b,
+                _filters(args),
+                bootstrap=args.bootstrap,
+                seed=args.seed,
+                convention=args.convention,
+                decisive_weight=args.decisive_weight,
             )
         except AnalysisError as error:
             raise StatsCommandError(str(error)) from error
@@ -452,14 +496,17 @@ def run_agreement(args: argparse.Namespace) -> int:
 
 def _print_agreement(document: dict[str, Any]) -> None:
     agreement = document["agreement"]
+    request = document["request"]
     print(f"{document['a']}  vs  {document['b']}  ({document['filters']})")
+    print(f"  convention: {request['convention']} ({request['convention_label']})")
     overlap = document["overlap"]
     if overlap["judgments"]:
         print(
             f"  {overlap['judgments']} judgments selected by both sides count on side "
             f"{overlap['kept_on']} only"
         )
-    print(f"  comparisons judged by both   {agreement['comparisons']}")
+    counted = "comparisons judged by both" if request["unit"] == "comparisons" else "votes of a"
+    print(f"  {counted:<29}{agreement['comparisons']}")
     print(f"  agreement with ties          {_number(_pct(agreement['agreement_with_ties']))}%")
     print(
         f"  agreement without ties       {_number(_pct(agreement['agreement_without_ties']))}% "
@@ -515,7 +562,7 @@ def run_contradictions(args: argparse.Namespace) -> int:
     with Bundle.open(args.bundle, read_only=True) as bundle:
         try:
             document = contradictions(
-                bundle, filters, args.by_criterion, args.max_length, args.list
+                bundle, filters, args.by_criterion, args.max_length, args.list, args.scope
             ).to_json()
         except AnalysisError as error:
             raise StatsCommandError(str(error)) from error
@@ -523,8 +570,10 @@ def run_contradictions(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(document)
         return 0
+    one_per = "evaluator and item" if args.scope == "per-evaluator" else "item"
     print(
-        f"{document['cycles']} preference cycles in {graphs} graphs (one per evaluator and item"
+        f"{document['cycles']} preference cycles {CYCLE_SCOPES[args.scope]} on "
+        f"{document['items_with_cycles']} item(s), in {graphs} graphs (one per {one_per}"
         f"{' and criterion' if args.by_criterion else ''}; {filters.describe()})"
     )
     for row in document["per_evaluator"]:
@@ -538,7 +587,8 @@ def run_contradictions(args: argparse.Namespace) -> int:
             + ", ".join(f"{row['model']} ({row['cycles']})" for row in document["per_model"][:10])
         )
     for row in document["examples"]:
-        print(f"    {row['evaluator']} on {row['item_external_id']}: " + " < ".join(row["cycle"]))
+        who = f"{row['evaluator']} on " if "evaluator" in row else ""
+        print(f"    {who}{row['item_external_id']}: " + " < ".join(row["cycle"]))
     return 0
 
 
@@ -551,7 +601,7 @@ def run_failures(args: argparse.Namespace) -> int:
 
     with Bundle.open(args.bundle, read_only=True) as bundle:
         try:
-            document = failure_cases(bundle, args.kind, args.model).to_json()
+            document = failure_cases(bundle, args.kind, args.model, scope=args.scope).to_json()
         except AnalysisError as error:
             raise StatsCommandError(str(error)) from error
     if args.json:

@@ -358,10 +358,12 @@ def render_each(
     return _guarded(draw_all)
 
 
-def cycles(ref: BundleRef, source: str) -> list[CycleRow]:
+def cycles(ref: BundleRef, source: str, scope: str = "per-evaluator") -> list[CycleRow]:
+    """The items with preference cycles under ``scope`` (``workbench contradictions
+    --scope``)."""
     from workbench.services.analysis import items_by_cycles
 
-    return _guarded(lambda: items_by_cycles(_opened.get(ref), source, _opened.cache()))
+    return _guarded(lambda: items_by_cycles(_opened.get(ref), source, _opened.cache(), scope=scope))
 
 
 @dataclass(frozen=True)
@@ -440,13 +442,19 @@ class AgreementOutcome:
     scatter: FigureRecipe | None
 
 
-def agreement(ref: BundleRef, side_a: str, side_b: str) -> AgreementOutcome:
+def agreement(
+    ref: BundleRef, side_a: str, side_b: str, convention: str = "majority"
+) -> AgreementOutcome:
+    """Side a against side b under ``convention`` (``workbench agreement --convention``)."""
+
     def compute() -> AgreementOutcome:
         from functools import partial
 
         from workbench.services.analysis import agreement as compare
 
-        result = compare(_opened.get(ref), side_a, side_b, cache=_opened.cache())
+        result = compare(
+            _opened.get(ref), side_a, side_b, cache=_opened.cache(), convention=convention
+        )
         scatter = (
             partial(scatter_figure, result.ratings, side_a, side_b, result.spearman, result.kendall)
             if len(result.ratings)

@@ -6,6 +6,7 @@ can run it on a worker thread."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +17,7 @@ from workbench.errors import WorkbenchError
 from workbench.plugins import registry
 from workbench.services.analysis_request import (
     AUTO,
+    DEFAULT_DECISIVE_WEIGHT,
     HUMAN,
     JUDGE,
     POOLED,
@@ -48,16 +50,26 @@ from workbench.services.outcomes import (
 )
 from workbench.services.to_json import jsonable, records
 from workbench.stats.agreement import (
+    AGREEMENT_CONVENTIONS,
+    DEFAULT_AGREEMENT_CONVENTION,
+    MT_BENCH_CONVENTION,
     AgreementSummary,
     RaterAgreement,
     aligned_agreement,
     aligned_majorities,
+    aligned_votes,
     grouped_agreement,
     rater_agreement_of,
     rater_tables,
 )
 from workbench.stats.battles import JUDGMENTS_COLUMN, checked_battles
 from workbench.stats.bradley_terry import Anchor
+from workbench.stats.cycle_scopes import (
+    CYCLE_SCOPES,
+    DEFAULT_CYCLE_SCOPE,
+    DEFAULT_MAX_CYCLE_LENGTH,
+    PER_EVALUATOR,
+)
 from workbench.stats.errors import StatsInputError
 from workbench.stats.leaderboard import Leaderboard, compute_leaderboard
 from workbench.stats.preferences import COMPARISON_COLUMNS, PREFERENCES, majority_preferences
@@ -101,7 +113,7 @@ RATING_COLUMNS = {
     True: ("model_a", "model_b", "outcome", "strength", "item", "turn"),
 }
 #: cycles longer than this are not enumerated (a dense graph of many models holds very many)
-MAX_CYCLE_LENGTH = 6
+MAX_CYCLE_LENGTH = DEFAULT_MAX_CYCLE_LENGTH
 
 
 class AnalysisError(WorkbenchError):
@@ -116,6 +128,16 @@ def _filter_for(source: str, category: str | None, criterion: str | None) -> Out
         categories=(category,) if category else (),
         criteria=(criterion,) if criterion else (),
     )
+
+
+def _filter_flags(filters: OutcomeFilter) -> str:
+    """The command-line flags that select ``filters`` (the report's rendering of them)."""
+    from workbench.services.report import filter_flags
+
+    flags = filter_flags(filters)
+    if filters.include_derived and "--include-derived" not in flags:
+        flags = f"{flags} --include-derived".strip()
+    return flags
 
 
 def _pairwise(
@@ -441,6 +463,11 @@ def leaderboard(
 # --- preference graphs and cycles ---------------------------------------------------------------
 
 
+def _check_scope(scope: str) -> None:
+    if scope not in CYCLE_SCOPES:
+        raise AnalysisError(f"unknown cycle scope '{scope}' (choose {', '.join(CYCLE_SCOPES)})")
+
+
 @dataclass(frozen=True)
 class CycleRow:
     item: int
@@ -450,16 +477,24 @@ class CycleRow:
 
 
 def items_by_cycles(
-    bundle: Bundle, source: str = ALL_SOURCES, cache: JudgmentCache | None = None
+    bundle: Bundle,
+    source: str = ALL_SOURCES,
+    cache: JudgmentCache | None = None,
+    scope: str = DEFAULT_CYCLE_SCOPE,
 ) -> list[CycleRow]:
-    """Items whose pooled judgments (of the chosen source) hold preference cycles, most cycles
-    first (then by label). With ``cache`` (the panels' worker) only the items judged since the
-    last call are looked at again."""
+    """Items whose judgments (of the chosen source) hold preference cycles under ``scope``
+    (:data:`~workbench.stats.contradictions.CYCLE_SCOPES`: each evaluator's own graph, or all
+    judgments of the item pooled), most cycles first (then by label); the cycles are those
+    :func:`contradictions` counts. With ``cache`` (the panels' worker) only the items judged
+    since the last call are looked at again."""
+    _check_scope(scope)
     filters = _filter_for(source, None, None)
     if cache is None:
-        found = _item_cycles(_pairwise(bundle, filters))
+        found = _item_cycles(_pairwise(bundle, filters), scope)
     else:
-        found = cache.per_item(bundle, "cycles", (filters,), _item_cycles)
+        found = cache.per_item(
+            bundle, f"cycles:{scope}", (filters,), partial(_item_cycles, scope=scope)
+        )
     rows = [
         CycleRow(item=item, label=label, category=category, cycles=cycles)
         for item, (cycles, label, category) in found.items()
@@ -467,25 +502,23 @@ def items_by_cycles(
     return sorted(rows, key=lambda row: (-row.cycles, row.label, row.item))
 
 
-def _item_cycles(outcomes: pd.DataFrame) -> dict[int, tuple[int, str, str | None]]:
-    """Per item with preference cycles among its rows: how many, its label and category (from
-    its first row). Each item's value depends on its own rows only, so the cache can recompute
-    the items a vote touched alone."""
-    import networkx as nx
+def _item_cycles(
+    outcomes: pd.DataFrame, scope: str = DEFAULT_CYCLE_SCOPE
+) -> dict[int, tuple[int, str, str | None]]:
+    """Per item with preference cycles among its rows under ``scope``: how many, its label and
+    category (from its first row). Each item's value depends on its own rows only, so the cache
+    can recompute the items a vote touched alone."""
+    from workbench.stats.contradictions import find_cycles
 
-    from workbench.stats.contradictions import preference_cycles, preference_graphs_by
-
-    outcomes = outcomes[outcomes["item"].notna()]
-    firsts = outcomes.drop_duplicates("item").set_index("item")
+    cycles = find_cycles(outcomes, scope, MAX_CYCLE_LENGTH)
+    if cycles.empty:
+        return {}
+    firsts = outcomes[outcomes["item"].notna()].drop_duplicates("item").set_index("item")
     found: dict[int, tuple[int, str, str | None]] = {}
-    for item, graph in preference_graphs_by(outcomes, "item"):
-        if graph.number_of_edges() < 3 or nx.is_directed_acyclic_graph(graph):
-            continue  # no cycle possible: skip the enumeration
-        cycles = len(preference_cycles(graph, MAX_CYCLE_LENGTH))
-        if cycles:
-            first = firsts.loc[item]
-            category = None if pd.isna(first["category"]) else first["category"]
-            found[int(item)] = (cycles, f"{first['source']}/{first['item_external_id']}", category)
+    for item, count in cycles.groupby("item").size().items():
+        first = firsts.loc[item]
+        category = None if pd.isna(first["category"]) else first["category"]
+        found[int(item)] = (int(count), f"{first['source']}/{first['item_external_id']}", category)
     return found
 
 
@@ -560,7 +593,7 @@ def edge_judgments(
 
 @dataclass(frozen=True)
 class ContradictionsResult:
-    """Preference cycles per evaluator and item (``workbench contradictions``)."""
+    """Preference cycles under one scope (``workbench contradictions``)."""
 
     filters: str
     graphs: int
@@ -571,14 +604,43 @@ class ContradictionsResult:
     per_model: pd.DataFrame
     per_item: pd.DataFrame
     examples: pd.DataFrame
+    scope: str = DEFAULT_CYCLE_SCOPE
+    by_criterion: bool = False
+    selection: OutcomeFilter = field(default_factory=OutcomeFilter)
+
+    @property
+    def scope_label(self) -> str:
+        return CYCLE_SCOPES[self.scope]
+
+    def command(self) -> str:
+        """The ``workbench contradictions`` command that prints this result."""
+        parts = ["workbench contradictions BUNDLE", f"--scope {self.scope}"]
+        if self.max_length is not None:
+            parts.append(f"--max-length {self.max_length}")
+        if self.by_criterion:
+            parts.append("--by-criterion")
+        flags = _filter_flags(self.selection)
+        if flags:
+            parts.append(flags)
+        return " ".join(parts) + " --json"
 
     def to_json(self) -> dict[str, Any]:
         """What ``workbench contradictions --json`` prints."""
         return jsonable(
             {
+                "request": {
+                    "scope": self.scope,
+                    "scope_label": self.scope_label,
+                    "max_length": self.max_length,
+                    "by_criterion": self.by_criterion,
+                    "filters": self.filters,
+                    "command": self.command(),
+                },
+                "scope": self.scope,
                 "filters": self.filters,
                 "graphs": self.graphs,
                 "cycles": len(self.cycles),
+                "items_with_cycles": int(self.cycles["item"].nunique()) if len(self.cycles) else 0,
                 "max_length": self.max_length,
                 "per_evaluator": records(self.per_evaluator),
                 "per_category": records(self.per_category),
@@ -593,30 +655,39 @@ def contradictions(
     bundle: Bundle,
     filters: OutcomeFilter | None = None,
     by_criterion: bool = False,
-    max_length: int | None = None,
+    max_length: int | None = MAX_CYCLE_LENGTH,
     listed: int = 20,
+    scope: str = DEFAULT_CYCLE_SCOPE,
 ) -> ContradictionsResult:
-    """Preference cycles (A>B, B>C, C>A) in each evaluator's graph of each item (and criterion
-    with ``by_criterion``), counted per evaluator, category, model and item, with ``listed``
-    examples. Items with no category count under a category of None."""
-    from workbench.stats.contradictions import contradiction_counts, find_contradictions
+    """Preference cycles (A>B, B>C, C>A) under ``scope``: in each evaluator's graph of each
+    item (``per-evaluator``, the default) or in the graph of all of an item's judgments
+    (``pooled-per-item``), and criterion with ``by_criterion``; counted per evaluator (per
+    evaluator scope only), category, model and item, with ``listed`` examples. Items with no
+    category count under a category of None. The cycles are
+    :func:`workbench.stats.contradictions.find_cycles`', as the panels and the report count."""
+    from workbench.stats.contradictions import contradiction_counts, cycle_groups, find_cycles
 
     filters = filters or OutcomeFilter()
+    _check_scope(scope)
+    groups = cycle_groups(scope, by_criterion)
     outcomes = _pairwise(bundle, filters)
     if outcomes.empty:
         raise AnalysisError(describe_empty(filters, _available_sources(bundle)))
-    groups = ["evaluator", "item", *(["criterion"] if by_criterion else [])]
-    cycles = find_contradictions(outcomes, groups, max_length)
-    graphs = outcomes.groupby(groups, dropna=False).ngroups
-    judged = outcomes.groupby("evaluator")["item"].nunique().rename("items")
-    per_evaluator = (
-        contradiction_counts(cycles, "evaluator").set_index("evaluator")
-        if len(cycles)
-        else pd.DataFrame({"cycles": []})
-    )
-    per_evaluator = judged.to_frame().join(per_evaluator).fillna({"cycles": 0}).reset_index()
-    per_evaluator["cycles"] = per_evaluator["cycles"].astype(int)
-    per_evaluator["cycles_per_item"] = per_evaluator["cycles"] / per_evaluator["items"]
+    cycles = find_cycles(outcomes, scope, max_length, by_criterion)
+    with_items = outcomes[outcomes["item"].notna()]
+    graphs = with_items.groupby(groups, dropna=False).ngroups
+    if scope == PER_EVALUATOR:
+        judged = with_items.groupby("evaluator")["item"].nunique().rename("items")
+        per_evaluator = (
+            contradiction_counts(cycles, "evaluator").set_index("evaluator")
+            if len(cycles)
+            else pd.DataFrame({"cycles": []})
+        )
+        per_evaluator = judged.to_frame().join(per_evaluator).fillna({"cycles": 0}).reset_index()
+        per_evaluator["cycles"] = per_evaluator["cycles"].astype(int)
+        per_evaluator["cycles_per_item"] = per_evaluator["cycles"] / per_evaluator["items"]
+    else:
+        per_evaluator = pd.DataFrame()
     labels = outcomes[["item", "item_external_id"]].drop_duplicates()
     empty = pd.DataFrame()
     found = len(cycles) > 0
@@ -634,6 +705,9 @@ def contradictions(
         if found
         else empty,
         examples=cycles.head(listed).merge(labels, on="item", how="left") if found else empty,
+        scope=scope,
+        by_criterion=by_criterion,
+        selection=filters,
     )
 
 
@@ -748,14 +822,39 @@ class FailureRow:
 class FailureCases(list[FailureRow]):
     """The items :func:`failure_cases` found, in order, with the question they answer."""
 
-    def __init__(self, kind: str, model: str | None, rows: list[FailureRow]) -> None:
+    def __init__(
+        self,
+        kind: str,
+        model: str | None,
+        rows: list[FailureRow],
+        scope: str = DEFAULT_CYCLE_SCOPE,
+    ) -> None:
         super().__init__(rows)
         self.kind, self.model = kind, model
+        #: the cycles' scope (only the preference-cycles question has one)
+        self.scope = scope if kind == CYCLES else None
+
+    def command(self) -> str:
+        """The ``workbench failures`` command that prints these items."""
+        import shlex
+
+        parts = ["workbench failures BUNDLE", f"--kind {self.kind}"]
+        if self.model is not None:
+            parts.append(f"--model {shlex.quote(self.model)}")
+        if self.scope is not None:
+            parts.append(f"--scope {self.scope}")
+        return " ".join(parts) + " --json"
 
     def to_json(self) -> dict[str, Any]:
         """What ``workbench failures --json`` prints."""
         return jsonable(
             {
+                "request": {
+                    "kind": self.kind,
+                    "model": self.model,
+                    "scope": self.scope,
+                    "command": self.command(),
+                },
                 "kind": self.kind,
                 "question": FAILURE_KINDS[self.kind],
                 "model": self.model,
@@ -781,17 +880,22 @@ def _labels(bundle: Bundle, ids: set[int]) -> dict[int, tuple[str, str | None]]:
 
 
 def failure_cases(
-    bundle: Bundle, kind: str, model: str | None = None, cache: JudgmentCache | None = None
+    bundle: Bundle,
+    kind: str,
+    model: str | None = None,
+    cache: JudgmentCache | None = None,
+    scope: str = DEFAULT_CYCLE_SCOPE,
 ) -> FailureCases:
     """Items that answer one of a PI's questions (:data:`FAILURE_KINDS`), sorted by label
-    (lowest turn scores: lowest first). ``model`` is the chosen model of :data:`LOSES_TO_ALL`.
-    With ``cache`` (the panels' worker) cycles and losers are looked for again only on the
-    items judged since the last call."""
-    return FailureCases(kind, model, _failure_rows(bundle, kind, model, cache))
+    (lowest turn scores: lowest first). ``model`` is the chosen model of :data:`LOSES_TO_ALL`,
+    ``scope`` the scope of :data:`CYCLES` (as :func:`items_by_cycles`). With ``cache`` (the
+    panels' worker) cycles and losers are looked for again only on the items judged since the
+    last call."""
+    return FailureCases(kind, model, _failure_rows(bundle, kind, model, cache, scope), scope)
 
 
 def _failure_rows(
-    bundle: Bundle, kind: str, model: str | None, cache: JudgmentCache | None
+    bundle: Bundle, kind: str, model: str | None, cache: JudgmentCache | None, scope: str
 ) -> list[FailureRow]:
     details: dict[int, str] = {}
     if kind in (DISAGREEMENT, REFERENCE_FLAGGED):
@@ -801,7 +905,8 @@ def _failure_rows(
         details = {item: str(flag) for item, found in flags.items() if flag in found}
     elif kind == CYCLES:
         details = {
-            row.item: f"{row.cycles} cycle(s)" for row in items_by_cycles(bundle, cache=cache)
+            row.item: f"{row.cycles} cycle(s) {CYCLE_SCOPES[scope]}"
+            for row in items_by_cycles(bundle, cache=cache, scope=scope)
         }
     elif kind == LOWEST_TURN_SCORES:
         return _lowest_turn_scores(bundle)
@@ -908,13 +1013,60 @@ class AgreementResult:
     spearman: float
     kendall: float
     rank_models: int
+    convention: str = DEFAULT_AGREEMENT_CONVENTION
+    decisive_weight: float | None = DEFAULT_DECISIVE_WEIGHT
+    bootstrap: int = 0
+    seed: int = 0
+    selection: OutcomeFilter | None = None
+
+    @property
+    def convention_label(self) -> str:
+        return AGREEMENT_CONVENTIONS[self.convention]
+
+    @property
+    def unit(self) -> str:
+        """What one counted row is: a comparison (majority) or a vote of side a (MT-Bench)."""
+        return "votes" if self.convention == MT_BENCH_CONVENTION else "comparisons"
+
+    def command(self) -> str | None:
+        """The ``workbench agreement`` command that prints this result (None when the
+        selection is not known, e.g. sides read by the caller)."""
+        if self.selection is None:
+            return None
+        import shlex
+
+        parts = [
+            "workbench agreement BUNDLE",
+            f"--a {shlex.quote(self.side_a)} --b {shlex.quote(self.side_b)}",
+            f"--convention {self.convention}",
+            f"--bootstrap {self.bootstrap} --seed {self.seed}",
+        ]
+        if self.decisive_weight != DEFAULT_DECISIVE_WEIGHT:
+            parts.append(f"--decisive-weight {self.decisive_weight or 1:g}")
+        flags = _filter_flags(self.selection)
+        if flags:
+            parts.append(flags)
+        return " ".join(parts) + " --json"
 
     def to_json(self) -> dict[str, Any]:
         """What ``workbench agreement --json`` prints."""
         return jsonable(
             {
+                "request": {
+                    "a": self.side_a,
+                    "b": self.side_b,
+                    "convention": self.convention,
+                    "convention_label": self.convention_label,
+                    "unit": self.unit,
+                    "decisive_weight": self.decisive_weight,
+                    "bootstrap": self.bootstrap,
+                    "seed": self.seed,
+                    "filters": self.filters,
+                    "command": self.command(),
+                },
                 "a": self.side_a,
                 "b": self.side_b,
+                "convention": self.convention,
                 "filters": self.filters,
                 "overlap": {"judgments": self.overlap, "kept_on": self.overlap_kept_on},
                 "agreement": self.summary.to_json(),
@@ -1033,25 +1185,30 @@ def agreement(
     bootstrap: int = 0,
     seed: int = 0,
     cache: JudgmentCache | None = None,
+    convention: str = DEFAULT_AGREEMENT_CONVENTION,
+    decisive_weight: float | None = DEFAULT_DECISIVE_WEIGHT,
 ) -> AgreementResult:
-    """Agreement of side a's majority with side b's (sides are ``workbench agreement --a/--b``
-    selectors, e.g. ``human``, ``judge``, ``run:NAME``, ``annotator:NAME``), within
-    ``filters``: the summary, its confusion matrix, agreement by how strong side a's majority
-    was, by category and by model pair, each side's inter-rater agreement, each evaluator's
-    first-position win share where positions were randomized, and the rank agreement of the two
-    sides' leaderboards (``bootstrap`` rounds for their intervals). A judgment both sides select
-    counts on one side only (see :func:`_without_overlap`). With ``cache`` (the panels'
-    worker) the two sides' judgments are read incrementally; the statistics are computed
-    again on them."""
+    """Agreement of side a with side b (sides are ``workbench agreement --a/--b`` selectors,
+    e.g. ``human``, ``judge``, ``run:NAME``, ``annotator:NAME``) under ``convention``
+    (:data:`~workbench.stats.agreement.AGREEMENT_CONVENTIONS`: majority against majority, or
+    MT-Bench's side b majority against each vote of side a), within ``filters``: the summary,
+    its confusion matrix, agreement by how strong side a's majority was, by category and by
+    model pair, each side's inter-rater agreement, each evaluator's first-position win share
+    where positions were randomized, and the rank agreement of the two sides' leaderboards
+    (``bootstrap`` rounds for their intervals; a decisive verdict counts ``decisive_weight``
+    battles, as on the leaderboard). A judgment both sides select counts on
+    one side only (see :func:`_without_overlap`). With ``cache`` (the panels' worker) the two
+    sides' judgments are read incrementally; the statistics are computed again on them."""
     filters = filters or OutcomeFilter()
+    _check_convention(convention)
     select_a, select_b = parse_selector(side_a), parse_selector(side_b)
     kept: list[SideTables | None] = [None, None]
     if cache is None:
         first_side = _pairwise(bundle, filters, select_a)
         second_side = _pairwise(bundle, filters, select_b)
     else:  # each side's judgments and its kept tables, from one snapshot
-        first_side, kept[0] = _kept_side(bundle, cache, (filters, select_a))
-        second_side, kept[1] = _kept_side(bundle, cache, (filters, select_b))
+        first_side, kept[0] = _kept_side(bundle, cache, (filters, select_a), decisive_weight)
+        second_side, kept[1] = _kept_side(bundle, cache, (filters, select_b), decisive_weight)
     for label, name, side, selector in (
         ("a", side_a, first_side, select_a),
         ("b", side_b, second_side, select_b),
@@ -1078,7 +1235,18 @@ def agreement(
         overlap=overlap,
         overlap_kept_on=kept_on,
         tables=tables,
+        convention=convention,
+        decisive_weight=decisive_weight,
+        selection=filters,
     )
+
+
+def _check_convention(convention: str) -> None:
+    if convention not in AGREEMENT_CONVENTIONS:
+        raise AnalysisError(
+            f"unknown agreement convention '{convention}' "
+            f"(choose {', '.join(AGREEMENT_CONVENTIONS)})"
+        )
 
 
 def _comparison_keys(judgments: pd.DataFrame) -> list[str]:
@@ -1094,7 +1262,11 @@ def _comparison_keys(judgments: pd.DataFrame) -> list[str]:
 SideTables = dict[str, pd.DataFrame]
 
 
-def _side_tables(judgments: pd.DataFrame, keys: list[str]) -> SideTables:
+def _side_tables(
+    judgments: pd.DataFrame,
+    keys: list[str],
+    decisive_weight: float | None = DEFAULT_DECISIVE_WEIGHT,
+) -> SideTables:
     """Everything :func:`agreement_of_sides` needs of one side's judgments, as tables of rows
     that each depend on one item's judgments only: the majority per comparison, the raters'
     label counts per comparison and the raters, the position tallies and the swapped-order
@@ -1112,15 +1284,24 @@ def _side_tables(judgments: pd.DataFrame, keys: list[str]) -> SideTables:
         "positions": position_tallies(judgments),
         "swaps": swaps,
         "swap_pairs": swap_pairs(swaps),
-        "battles": _battle_counts(judgments),
+        "battles": _battle_counts(judgments, decisive_weight),
         "categories": judgments.drop_duplicates("item")[["item", "category"]],
     }
 
 
-def _battle_counts(judgments: pd.DataFrame) -> pd.DataFrame:
-    """Battle weights and judgments per item, model pair as shown and outcome."""
+def _battle_counts(
+    judgments: pd.DataFrame, decisive_weight: float | None = DEFAULT_DECISIVE_WEIGHT
+) -> pd.DataFrame:
+    """Battle weights and judgments per item, model pair as shown and outcome; a decisive
+    verdict ("much better") weighs ``decisive_weight`` battles, as the leaderboard counts it, so
+    a judge's verdicts and the battles derived from them rank the models alike."""
+    weighted = (
+        weight_by_strength(judgments, decisive_weight)
+        if decisive_weight is not None and not judgments.empty
+        else judgments
+    )
     return (
-        checked_battles(judgments)
+        checked_battles(weighted)
         .groupby(["item", "model_a", "model_b", "outcome"], dropna=False, sort=True)
         .agg(weight=("weight", "sum"), **{JUDGMENTS_COLUMN: ("weight", "size")})
         .reset_index()
@@ -1138,15 +1319,18 @@ def _pooled(battles: pd.DataFrame) -> pd.DataFrame:
 
 
 def _kept_side(
-    bundle: Bundle, cache: JudgmentCache, filters: tuple[OutcomeFilter, ...]
+    bundle: Bundle,
+    cache: JudgmentCache,
+    filters: tuple[OutcomeFilter, ...],
+    decisive_weight: float | None = DEFAULT_DECISIVE_WEIGHT,
 ) -> tuple[pd.DataFrame, SideTables | None]:
     """One side's pairwise judgments and their :func:`_side_tables`, kept by ``cache``, which
     recomputes the tables only on the items new judgments touch."""
     return cache.pairwise_with_tables(
         bundle,
         filters,
-        "agreement-side",
-        lambda frame: _side_tables(frame, _comparison_keys(frame)),
+        f"agreement-side:{decisive_weight}",
+        lambda frame: _side_tables(frame, _comparison_keys(frame), decisive_weight),
     )
 
 
@@ -1160,25 +1344,34 @@ def agreement_of_sides(
     overlap: int = 0,
     overlap_kept_on: str | None = None,
     tables: tuple[SideTables, SideTables] | None = None,
+    convention: str = DEFAULT_AGREEMENT_CONVENTION,
+    decisive_weight: float | None = DEFAULT_DECISIVE_WEIGHT,
+    selection: OutcomeFilter | None = None,
 ) -> AgreementResult:
     """The whole of :func:`agreement` on two sides' pairwise judgments already read and
     separated (no judgment on both sides), named ``names`` and selected by the filters
     ``filters`` describes. The report calls it on judgments it has read once, so its human vs
     judge section is this result, not a second computation of it. ``tables``: the two sides'
     :func:`_side_tables` when kept (the panels' cache), instead of making them now; every
-    statistic is computed from these tables either way, so the two give the same result."""
+    statistic is computed from these tables either way, so the two give the same result.
+    ``convention`` and ``decisive_weight`` as :func:`agreement`; ``selection``: the filters,
+    when known, so the result can print the command that reproduces it."""
     from workbench.stats.position_bias import first_position_wins_of, swap_consistency_of_sides
 
+    _check_convention(convention)
     side_a, side_b = names
+    keys = _comparison_keys(first_side)
     if tables is None:
-        keys = _comparison_keys(first_side)
-        tables = (_side_tables(first_side, keys), _side_tables(second_side, keys))
-    else:
-        keys = _comparison_keys(first_side)
+        tables = (
+            _side_tables(first_side, keys, decisive_weight),
+            _side_tables(second_side, keys, decisive_weight),
+        )
     kept_a, kept_b = tables
     aligned = aligned_majorities(kept_a["majorities"], kept_b["majorities"], keys)
     if aligned.empty:
         raise AnalysisError(f"{side_a!r} and {side_b!r} judged no comparison in common")
+    if convention == MT_BENCH_CONVENTION:
+        aligned = aligned_votes(aligned, kept_a["rater_counts"], keys)
     summary = aligned_agreement(aligned)
     labels = list(PREFERENCES)
     confusion = (
@@ -1235,6 +1428,11 @@ def agreement_of_sides(
         spearman=ranks["spearman"] if ranks else nan,
         kendall=ranks["kendall_tau"] if ranks else nan,
         rank_models=len(ratings),
+        convention=convention,
+        decisive_weight=decisive_weight,
+        bootstrap=bootstrap,
+        seed=seed,
+        selection=selection,
     )
 
 

@@ -2,11 +2,14 @@
 
 Per annotator: tasks answered and skipped (from the campaign counters), the median time per
 answered task (``votes.duration_ms``, measured from the task shown to the answer stored), the
-reasons given for skips, and attention-check accuracy. Across annotators: agreement on the tasks
-at least two of them answered, as Fleiss' kappa and Krippendorff's alpha (nominal; interval for
-grading protocols), overall and per item category (items without one are category "none"). And
-the tasks that cannot finish: short of votes, with no annotator left who has not skipped them.
-``workbench campaign status`` prints this, and the Campaign monitor window shows it.
+reasons given for skips, and attention-check accuracy. Across annotators: agreement on the
+comparisons at least two of them judged, as Fleiss' kappa and Krippendorff's alpha, overall and
+per item category (items without one are category "none"), computed by
+:mod:`workbench.services.inter_annotator` exactly as the report computes it; grading protocols
+(whose votes are grades, not preferences) by :func:`agreement` on each task's grades (interval
+alpha). And the tasks that cannot finish: short of votes, with no annotator left who has not
+skipped them. ``workbench campaign status`` prints this, and the Campaign monitor window shows
+it.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import numpy as np
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from workbench.services import inter_annotator
 from workbench.services.campaigns import find_campaign, gold_report
 from workbench.stats.errors import StatsInputError
 from workbench.stats.kappa import fleiss_kappa, krippendorff_alpha
@@ -38,7 +42,7 @@ from workbench.storage.models import (
 )
 
 #: the category reported for items that have none
-NO_CATEGORY = "none"
+NO_CATEGORY = inter_annotator.NO_CATEGORY
 
 Label = str | float
 
@@ -49,17 +53,21 @@ def _number(value: float) -> float | None:
 
 
 def agreement(labels: dict[int, dict[int, Label]], graded: bool = False) -> dict[str, Any]:
-    """Agreement of the annotators on tasks each rated by two or more: ``labels[task][rater]``.
+    """Agreement of the annotators on tasks each rated by two or more: ``labels[task][rater]``
+    (the grades of a grading campaign; preferences go through
+    :func:`workbench.services.inter_annotator.annotator_agreement`).
 
     Fleiss' kappa needs the same number of ratings per task, so it is computed over the tasks
-    with the most common number (>= 2) of ratings (``fleiss_tasks``); Krippendorff's alpha takes
-    every task rated at least twice (``tasks``). Either is None where it cannot be computed
-    (too few tasks, or a single label throughout)."""
+    with the most common number (>= 2) of ratings (``fleiss_comparisons``); Krippendorff's
+    alpha takes every task rated at least twice (``comparisons``). Either is None where it
+    cannot be computed (too few tasks, or a single label throughout)."""
     rated = {task: raters for task, raters in labels.items() if len(raters) >= 2}
+    # the keys of the preference figures (RaterAgreement's), so both print alike
     result: dict[str, Any] = {
-        "tasks": len(rated),
+        "raters": len({rater for raters in rated.values() for rater in raters}),
+        "comparisons": len(rated),
         "fleiss_kappa": None,
-        "fleiss_tasks": 0,
+        "fleiss_comparisons": 0,
         "krippendorff_alpha": None,
     }
     if not rated:
@@ -83,7 +91,7 @@ def agreement(labels: dict[int, dict[int, Label]], graded: bool = False) -> dict
             reliability[person[rater], column] = float(label) if graded else index[label]
     try:
         result["fleiss_kappa"] = _number(fleiss_kappa(table))
-        result["fleiss_tasks"] = int(sizes[usual])
+        result["fleiss_comparisons"] = int(sizes[usual])
     except StatsInputError:
         pass
     try:
@@ -201,6 +209,7 @@ def campaign_status(bundle: Bundle, name: str) -> dict[str, Any]:
         ).all()
         gold = gold_report(session, campaign)
         stuck = stuck_tasks(session, campaign.id)
+        preferences = inter_annotator.campaign_agreement(session, campaign.name)
     durations: dict[int, list[int]] = defaultdict(list)
     reasons: dict[int, Counter[str]] = defaultdict(Counter)
     labels: dict[int, dict[int, Label]] = defaultdict(dict)
@@ -250,7 +259,23 @@ def campaign_status(bundle: Bundle, name: str) -> dict[str, Any]:
     by_category: dict[str, dict[int, dict[int, Label]]] = defaultdict(dict)
     for pair_id, raters in labels.items():
         by_category[categories[pair_id]][pair_id] = raters
+    if graded:
+        agreement_figures: dict[str, Any] = {
+            "definition": "per task, each annotator's grade; interval Krippendorff's alpha",
+            "overall": agreement(labels, graded),
+            "by_category": {
+                category: agreement(tasks, graded)
+                for category, tasks in sorted(by_category.items())
+            },
+        }
+    else:
+        agreement_figures = preferences
     return {
+        "request": {
+            "campaign": campaign.name,
+            "agreement_definition": agreement_figures["definition"],
+            "command": inter_annotator.status_command(campaign.name),
+        },
         "campaign": campaign.name,
         "protocol": campaign.protocol,
         "status": campaign.status,
@@ -262,11 +287,5 @@ def campaign_status(bundle: Bundle, name: str) -> dict[str, Any]:
         "active_leases": active_leases or 0,
         "annotators": annotators,
         "stuck_tasks": stuck,
-        "agreement": {
-            "overall": agreement(labels, graded),
-            "by_category": {
-                category: agreement(tasks, graded)
-                for category, tasks in sorted(by_category.items())
-            },
-        },
+        "agreement": agreement_figures,
     }

@@ -42,13 +42,19 @@ from workbench.services.analysis_request import (
     DEFAULT_BOOTSTRAP_ROUNDS as DEFAULT_BOOTSTRAP_ROUNDS,
 )
 from workbench.services.browse import ItemDetail, image_bytes, item_detail
+from workbench.services.inter_annotator import (
+    annotator_agreement,
+    attention_check_keys,
+    status_command,
+)
 from workbench.services.outcomes import (
     OutcomeFilter,
     judgments_frame,
     pairwise_outcomes,
 )
-from workbench.stats.agreement import rater_agreement
-from workbench.stats.contradictions import contradiction_counts, find_contradictions
+from workbench.stats.agreement import DEFAULT_AGREEMENT_CONVENTION, rater_agreement
+from workbench.stats.contradictions import contradiction_counts, find_cycles
+from workbench.stats.cycle_scopes import CYCLE_SCOPES, DEFAULT_CYCLE_SCOPE, POOLED_PER_ITEM
 from workbench.stats.errors import StatsInputError
 from workbench.stats.position_bias import RANDOMIZED
 from workbench.storage.bundle import Bundle
@@ -177,7 +183,13 @@ class ReportContent:
     agreement: AgreementSection | None = None
     inter_annotator: list[dict[str, Any]] = field(default_factory=list)
     cycles: pd.DataFrame | None = None
+    #: the listed cycles' scope (workbench.stats.cycle_scopes), their count and items, and the
+    #: count of the other scope (pooled per item)
+    cycle_scope: str = DEFAULT_CYCLE_SCOPE
     cycle_count: int = 0
+    cycle_items: int = 0
+    pooled_cycle_count: int = 0
+    pooled_cycle_items: int = 0
     gallery: list[GalleryCase] = field(default_factory=list)
     #: each benchmark's own tables (``workbench scores``), by benchmark, then table name
     benchmark_scores: dict[str, dict[str, pd.DataFrame]] = field(default_factory=dict)
@@ -378,6 +390,7 @@ def _agreement_section(content: ReportContent, outcomes: pd.DataFrame) -> None:
             request.filters.describe(),
             bootstrap=request.bootstrap,
             seed=request.seed,
+            selection=request.filters,
         )
     except AnalysisError:
         content.missing["agreement"] = (
@@ -397,55 +410,53 @@ def _agreement_section(content: ReportContent, outcomes: pd.DataFrame) -> None:
     )
 
 
-def _inter_annotator(outcomes: pd.DataFrame) -> list[dict[str, Any]]:
-    """Fleiss' kappa and Krippendorff's alpha within each campaign, and within each imported
+def _inter_annotator(
+    bundle: Bundle, outcomes: pd.DataFrame, filters: OutcomeFilter
+) -> list[dict[str, Any]]:
+    """Fleiss' kappa and Krippendorff's alpha within each campaign (as ``workbench campaign
+    status`` gives them: :mod:`workbench.services.inter_annotator`), and within each imported
     benchmark's human raters, where some comparison was rated at least twice."""
     rows = []
     human = outcomes[outcomes["kind"] == "human"]
+    with bundle.read_session() as session:
+        checks = attention_check_keys(session)
+    flags = filter_flags(filters)
     for campaign, group in human[human["origin"] == "campaign"].groupby("campaign"):
-        result = rater_agreement(group, "annotator").to_json()
-        rows.append({"group": f"campaign {campaign}", **result})
+        result = annotator_agreement(group, checks)["overall"]
+        command = status_command(str(campaign))
+        rows.append(
+            {
+                "group": f"campaign {campaign}",
+                **result,
+                # campaign status reads the whole campaign: it reproduces an unfiltered report
+                "command": None if flags else command,
+            }
+        )
     imported = human[(human["origin"] == "imported") & human["rater"].notna()]
     for source, group in imported.groupby("source"):
         result = rater_agreement(group, "rater").to_json()
-        rows.append({"group": f"imported raters of {source}", **result})
+        rows.append({"group": f"imported raters of {source}", **result, "command": None})
     return [row for row in rows if row["comparisons"]]
 
 
-def _may_cycle(outcomes: pd.DataFrame) -> pd.DataFrame:
-    """The judgments of the (evaluator, item) groups whose comparisons could hold a cycle: a
-    cycle needs as many distinct model pairs as models (fewer pairs form a forest, such as a
-    baseline compared with every model), so other groups are not searched."""
-    pairs = outcomes[outcomes["model_b"].notna() & (outcomes["model_a"] != outcomes["model_b"])]
-    low = pairs[["model_a", "model_b"]].min(axis=1)
-    high = pairs[["model_a", "model_b"]].max(axis=1)
-    keys = [pairs["evaluator"], pairs["item"]]
-    pair_count = (low + "\0" + high).groupby(keys).nunique()
-    model_count = (
-        pd.concat([low, high])
-        .groupby([pd.concat([pairs["evaluator"]] * 2), pd.concat([pairs["item"]] * 2)])
-        .nunique()
-    )
-    possible = pair_count[(pair_count >= model_count) & (model_count >= 3)].index
-    keep = pd.MultiIndex.from_arrays(keys).isin(possible)
-    return pairs[keep]
-
-
 def _cycles(content: ReportContent, outcomes: pd.DataFrame) -> None:
-    with_items = _may_cycle(outcomes[outcomes["item"].notna()])
-    cycles = (
-        find_contradictions(with_items, ["evaluator", "item"], MAX_CYCLE_LENGTH)
-        if len(with_items)
-        else pd.DataFrame()
-    )
+    """The cycles of the default scope (per evaluator) listed, and the count of the other scope
+    (pooled per item), both by the routine ``workbench contradictions --scope`` runs."""
+    content.cycle_scope = DEFAULT_CYCLE_SCOPE
+    cycles = find_cycles(outcomes, DEFAULT_CYCLE_SCOPE, MAX_CYCLE_LENGTH)
+    pooled = find_cycles(outcomes, POOLED_PER_ITEM, MAX_CYCLE_LENGTH)
     content.cycle_count = len(cycles)
+    content.cycle_items = int(cycles["item"].nunique()) if len(cycles) else 0
+    content.pooled_cycle_count = len(pooled)
+    content.pooled_cycle_items = int(pooled["item"].nunique()) if len(pooled) else 0
     if cycles.empty:
         content.missing["cycles"] = (
-            "No evaluator's preferences on an item form a cycle (A > B > C > A). Cycles need "
-            "three or more models judged on the same item by the same evaluator."
+            f"No evaluator's preferences on an item form a cycle (A > B > C > A; "
+            f"{CYCLE_SCOPES[DEFAULT_CYCLE_SCOPE]}). Cycles need three or more models judged on "
+            "the same item by the same evaluator."
         )
         return
-    labels = with_items.drop_duplicates("item").set_index("item")
+    labels = outcomes.drop_duplicates("item").set_index("item")
     listed = cycles.head(MAX_LISTED_CYCLES).copy()
     listed["label"] = [
         f"{labels.loc[item, 'source']}/{labels.loc[item, 'item_external_id']}"
@@ -584,9 +595,17 @@ def _commands(content: ReportContent) -> dict[str, str]:
         commands["heatmap"] = content.leaderboard.request.to_command(output="--heatmap winrate.svg")
     if content.style_board is not None:
         commands["style"] = content.style_board.command
-    commands["agreement"] = f"workbench agreement BUNDLE --a human --b judge {rounds}{tail} --json"
+    commands["agreement"] = (
+        f"workbench agreement BUNDLE --a human --b judge --convention "
+        f"{DEFAULT_AGREEMENT_CONVENTION} {rounds}{tail} --json"
+    )
     commands["cycles"] = (
-        f"workbench contradictions BUNDLE --max-length {MAX_CYCLE_LENGTH}{tail} --json"
+        f"workbench contradictions BUNDLE --scope {DEFAULT_CYCLE_SCOPE} "
+        f"--max-length {MAX_CYCLE_LENGTH}{tail} --json"
+    )
+    commands["cycles_pooled"] = (
+        f"workbench contradictions BUNDLE --scope {POOLED_PER_ITEM} "
+        f"--max-length {MAX_CYCLE_LENGTH}{tail} --json"
     )
     commands["report"] = request.analysis.to_command(command="report", output="--out report.html")
     return commands
@@ -684,7 +703,7 @@ def build_report(
     step("agreement")
     outcomes = pairwise_outcomes(judgments)
     _agreement_section(content, outcomes)
-    content.inter_annotator = _inter_annotator(outcomes)
+    content.inter_annotator = _inter_annotator(bundle, outcomes, request.filters)
     if not content.inter_annotator:
         content.missing["inter_annotator"] = (
             "No comparison was rated by two or more annotators of one campaign (or two raters "

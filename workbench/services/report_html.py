@@ -25,6 +25,7 @@ from matplotlib.figure import Figure
 from PIL import Image
 
 from workbench.importers.images import ImageProblemError, open_stored_image
+from workbench.services.inter_annotator import DEFINITION as INTER_ANNOTATOR_DEFINITION
 from workbench.services.report import (
     Board,
     GalleryCase,
@@ -37,6 +38,7 @@ from workbench.services.report import (
     reproducible_sections,
 )
 from workbench.stats.agreement_plots import rating_scatter
+from workbench.stats.cycle_scopes import CYCLE_SCOPES, POOLED_PER_ITEM
 from workbench.stats.plots import ratings_forest_plot, win_rate_heatmap
 
 log = logging.getLogger(__name__)
@@ -389,7 +391,13 @@ def _agreement(content: ReportContent) -> str:
         return _missing(content, "agreement")
     summary = section.document["agreement"]
     rows = [
-        ("comparisons judged by both", str(summary["comparisons"]), "comparisons"),
+        (
+            "comparisons judged by both"
+            if section.document["request"]["unit"] == "comparisons"
+            else "human votes on comparisons the judges judged",
+            str(summary["comparisons"]),
+            "comparisons",
+        ),
         ("agreement with ties", _percent(summary["agreement_with_ties"]), "with_ties"),
         (
             f"agreement without ties (of {summary['comparisons_without_ties']})",
@@ -406,10 +414,24 @@ def _agreement(content: ReportContent) -> str:
     if ranks:
         rows.append(("Spearman (leaderboards)", _number(ranks["spearman"], 3), "spearman"))
         rows.append(("Kendall's tau (leaderboards)", _number(ranks["kendall_tau"], 3), "kendall"))
+    request = section.document["request"]
+    if request["convention"] == "majority":
+        method = (
+            "Convention: majority (each side reduced to its majority preference per comparison: "
+            "item, turn, criterion, model pair; one count per comparison both sides judged)."
+        )
+    else:
+        method = (
+            "Convention: mt-bench (the judges' majority per comparison against each human vote, "
+            "one count per vote)."
+        )
     parts = [
-        "<p>Each side reduced to its majority preference per comparison (item, turn, criterion, "
-        "model pair); only comparisons both sides judged count. With ties a tie is a third label; "
-        "without ties only comparisons where neither side chose a tie count.</p>",
+        f"<p>{_text(method)} With ties a tie is a third label; without ties only "
+        f"{_text(request['unit'])} where neither side chose a tie count. The other convention: "
+        "<code>--convention "
+        + ("mt-bench" if request["convention"] == "majority" else "majority")
+        + "</code>. The leaderboards compared by rank count a decisive verdict as "
+        f"{_number(request['decisive_weight'] or 1, 0)} battles, as the leaderboard does.</p>",
         _table(
             ["measure", "value"],
             [[_cell(_text(name)), _cell(value, True, key)] for name, value, key in rows],
@@ -510,21 +532,29 @@ def _inter_annotator(content: ReportContent) -> str:
         ]
         for row in content.inter_annotator
     ]
+    commands = [row["command"] for row in content.inter_annotator if row.get("command")]
     return (
         "<p>Agreement among the raters of one group on the comparisons two or more of them "
         "rated: Fleiss' kappa (on the comparisons with the most common number of ratings) and "
-        "Krippendorff's alpha (nominal).</p>"
+        "Krippendorff's alpha (nominal). Within a campaign: "
+        + _text(INTER_ANNOTATOR_DEFINITION)
+        + ".</p>"
         + _table(
             ["group", "raters", "comparisons", "Fleiss' kappa", "Krippendorff's alpha"],
             rows,
             "inter-annotator",
         )
+        + "".join(_command(command) for command in commands)
     )
 
 
 def _cycles(content: ReportContent, gallery_ids: set[int]) -> str:
     if content.cycles is None:
-        return _missing(content, "cycles")
+        return (
+            _missing(content, "cycles")
+            + _command(content.commands["cycles"])
+            + _pooled_cycles(content)
+        )
     rows = []
     for row in content.cycles.itertuples(index=False):
         label = _text(row.label)
@@ -533,10 +563,26 @@ def _cycles(content: ReportContent, gallery_ids: set[int]) -> str:
         rows.append([_cell(label), _cell(_text(row.evaluator)), _cell(_text(row.cycle))])
     listed = len(content.cycles)
     return (
-        f"<p>{content.cycle_count} preference cycles (A &gt; B &gt; C &gt; A within one "
-        f"evaluator's judgments of one item); {listed} listed.</p>"
+        f"<p>{content.cycle_count} preference cycles {_scope(content.cycle_scope)} on "
+        f"{content.cycle_items} item(s) (A &gt; B &gt; C &gt; A within one evaluator's judgments "
+        f"of one item); {listed} listed.</p>"
         + _table(["item", "evaluator", "cycle (each loses to the next)"], rows, "cycles")
         + _command(content.commands["cycles"])
+        + _pooled_cycles(content)
+    )
+
+
+def _scope(scope: str) -> str:
+    return _text(CYCLE_SCOPES[scope])
+
+
+def _pooled_cycles(content: ReportContent) -> str:
+    """The count under the other scope, with its command."""
+    return (
+        f"<p>{_scope(POOLED_PER_ITEM).capitalize()} (every judgment of an item in one graph, so "
+        "consistent evaluators who disagree can form a cycle between them): "
+        f"{content.pooled_cycle_count} cycle(s) on {content.pooled_cycle_items} item(s).</p>"
+        + _command(content.commands["cycles_pooled"])
     )
 
 
@@ -686,6 +732,13 @@ def _data_block(content: ReportContent) -> str:
         "reproduce": reproducible_sections(content),
         "inter_annotator": content.inter_annotator,
         "cycles": records(content.cycles) if content.cycles is not None else [],
+        "cycle_counts": {
+            content.cycle_scope: {"cycles": content.cycle_count, "items": content.cycle_items},
+            POOLED_PER_ITEM: {
+                "cycles": content.pooled_cycle_count,
+                "items": content.pooled_cycle_items,
+            },
+        },
         "provenance": content.provenance,
         "commands": content.commands,
         "missing": content.missing,

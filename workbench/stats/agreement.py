@@ -58,6 +58,50 @@ def aligned_majorities(
     return aligned.sort_values(keys, kind="stable", na_position="last").reset_index(drop=True)
 
 
+#: the two conventions of agreement between two sides, by their command-line names. "majority"
+#: (the default): each side reduced to its majority per comparison, one row per comparison both
+#: judged. "mt-bench": side b's majority against each vote of side a, one row per vote (Zheng
+#: et al. 2023, "Judging LLM-as-a-Judge", sec. 4.2: the judge against every human vote, so a
+#: comparison with three human votes counts three times; a rater's repeated vote on one
+#: comparison counts once, the first).
+MAJORITY_CONVENTION, MT_BENCH_CONVENTION = "majority", "mt-bench"
+AGREEMENT_CONVENTIONS: dict[str, str] = {
+    MAJORITY_CONVENTION: "side a's majority against side b's majority, per comparison",
+    MT_BENCH_CONVENTION: "each vote of side a against side b's majority (MT-Bench)",
+}
+DEFAULT_AGREEMENT_CONVENTION = MAJORITY_CONVENTION
+
+
+def aligned_votes(
+    aligned: pd.DataFrame, rater_counts_a: pd.DataFrame, keys: list[str]
+) -> pd.DataFrame:
+    """MT-Bench's alignment: one row per vote of side a on a comparison both sides judged, its
+    ``preference_a`` that vote's, every other column (side b's majority, side a's majority and
+    its ``votes_a``/``support_a``) as in ``aligned`` (:func:`aligned_majorities`).
+    ``rater_counts_a`` is side a's :func:`rater_tables` count table (raters per label and
+    comparison), so the panels' kept tables serve this convention too."""
+    if aligned.empty:
+        return aligned
+    counts = rater_counts_a.merge(aligned[keys], on=keys, how="inner")
+    long = counts.melt(
+        id_vars=keys, value_vars=list(LABEL_COUNTS), var_name="label", value_name="raters"
+    )
+    long = long[long["raters"] > 0]
+    long = long.assign(
+        preference_a=long["label"].map(dict(zip(LABEL_COUNTS, PREFERENCES, strict=True)))
+    )
+    votes = long.loc[long.index.repeat(long["raters"].astype(np.int64)), [*keys, "preference_a"]]
+    expanded = votes.merge(aligned.drop(columns=["preference_a"]), on=keys, how="inner")
+    order = expanded.assign(
+        _label=pd.Categorical(expanded["preference_a"], categories=list(PREFERENCES))
+    )
+    return (
+        order.sort_values([*keys, "_label"], kind="stable", na_position="last")
+        .drop(columns="_label")
+        .reset_index(drop=True)
+    )
+
+
 def disagreeing_comparisons(judgments_a: pd.DataFrame, judgments_b: pd.DataFrame) -> pd.DataFrame:
     """The comparisons both sides judged where their majority preferences differ: the one
     definition of a disagreement, used by the inspector's flag, the Failures panel and the

@@ -10,8 +10,17 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
+from workbench.stats.cycle_scopes import (
+    CYCLE_SCOPES,
+    DEFAULT_CYCLE_SCOPE,
+    DEFAULT_MAX_CYCLE_LENGTH,
+    PER_EVALUATOR,
+    POOLED_PER_ITEM,
+)
 from workbench.stats.errors import StatsInputError
 from workbench.stats.preferences import majority_preferences
+
+__all__ = ["CYCLE_SCOPES", "DEFAULT_CYCLE_SCOPE", "DEFAULT_MAX_CYCLE_LENGTH", "POOLED_PER_ITEM"]
 
 
 def preference_graph(judgments: pd.DataFrame) -> nx.DiGraph:
@@ -113,6 +122,50 @@ def find_contradictions(
         context = {column: head[column] for column in [*group_by, *carried]}
         rows.extend({**context, "cycle": cycle, "length": len(cycle)} for cycle in cycles)
     return pd.DataFrame(rows, columns=columns)
+
+
+def cycle_groups(scope: str, by_criterion: bool = False) -> list[str]:
+    """The columns whose every combination is one preference graph under ``scope``
+    (:data:`CYCLE_SCOPES`), with ``criterion`` when criteria are kept apart."""
+    if scope not in CYCLE_SCOPES:
+        raise StatsInputError(f"unknown cycle scope '{scope}' (choose {', '.join(CYCLE_SCOPES)})")
+    groups = ["evaluator", "item"] if scope == PER_EVALUATOR else ["item"]
+    return [*groups, *(["criterion"] if by_criterion else [])]
+
+
+def find_cycles(
+    judgments: pd.DataFrame,
+    scope: str = DEFAULT_CYCLE_SCOPE,
+    max_length: int | None = DEFAULT_MAX_CYCLE_LENGTH,
+    by_criterion: bool = False,
+) -> pd.DataFrame:
+    """The preference cycles of pairwise judgments under one scope (:data:`CYCLE_SCOPES`): the
+    one routine behind ``workbench contradictions``, the Graph and Failures panels and the
+    report. Judgments without an item take part in no graph. Rows as
+    :func:`find_contradictions`, grouped by :func:`cycle_groups`."""
+    groups = cycle_groups(scope, by_criterion)
+    with_items = judgments[judgments["item"].notna()] if "item" in judgments else judgments
+    return find_contradictions(_may_cycle(with_items, groups), groups, max_length)
+
+
+def _may_cycle(judgments: pd.DataFrame, groups: list[str]) -> pd.DataFrame:
+    """The judgments of the groups whose comparisons could hold a cycle: a cycle needs at least
+    three models and as many distinct model pairs as models (fewer pairs form a forest, such as
+    a baseline compared with every model), so other groups are not searched. Only a shortcut:
+    :func:`find_contradictions` finds no cycle in the groups left out."""
+    missing = [column for column in groups if column not in judgments.columns]
+    if missing or judgments.empty:
+        return judgments
+    pairs = judgments[judgments["model_b"].notna() & (judgments["model_a"] != judgments["model_b"])]
+    if pairs.empty:
+        return pairs
+    low = pairs[["model_a", "model_b"]].min(axis=1)
+    high = pairs[["model_a", "model_b"]].max(axis=1)
+    codes = pairs.groupby(groups, dropna=False, sort=False).ngroup()
+    pair_count = (low + "\0" + high).groupby(codes).nunique()
+    model_count = pd.concat([low, high]).groupby(pd.concat([codes, codes])).nunique()
+    possible = pair_count[(pair_count >= model_count) & (model_count >= 3)].index
+    return pairs[codes.isin(possible).to_numpy()]
 
 
 def contradiction_counts(cycles: pd.DataFrame, by: str | Sequence[str]) -> pd.DataFrame:

@@ -25,7 +25,7 @@ from workbench.gui.panels.rows_model import RowsTableModel, display_text
 from workbench.storage import Bundle
 
 ANNOTATOR_HEADERS = ("Annotator", "Answered", "Skipped", "s/task", "Checks", "Skip reasons")
-AGREEMENT_HEADERS = ("Scope", "Tasks", "Fleiss' κ", "Krippendorff's α")
+AGREEMENT_HEADERS = ("Scope", "Comparisons", "Fleiss' κ", "Krippendorff's α")
 STUCK_HEADERS = ("Task", "Item", "Votes", "Why it cannot finish")
 #: decimals of kappa and alpha, as ``workbench campaign status`` prints them
 AGREEMENT_DIGITS = 3
@@ -67,9 +67,11 @@ def annotator_rows(status: dict[str, Any]) -> list[tuple[Any, ...]]:
 
 
 def agreement_rows(status: dict[str, Any]) -> list[tuple[Any, ...]]:
-    scopes = [("All tasks", status["agreement"]["overall"])]
+    scopes = [("All comparisons", status["agreement"]["overall"])]
     scopes += [(f"Category: {name}", v) for name, v in status["agreement"]["by_category"].items()]
-    return [(scope, v["tasks"], v["fleiss_kappa"], v["krippendorff_alpha"]) for scope, v in scopes]
+    return [
+        (scope, v["comparisons"], v["fleiss_kappa"], v["krippendorff_alpha"]) for scope, v in scopes
+    ]
 
 
 class CampaignMonitorDock(QDockWidget):

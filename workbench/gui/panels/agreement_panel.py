@@ -29,6 +29,7 @@ from workbench.gui import panel_jobs
 from workbench.gui.linked_selection import LinkedSelection
 from workbench.gui.panel_jobs import AgreementOutcome, bundle_ref
 from workbench.gui.panels.column_widths import fit_columns_to_sample
+from workbench.gui.panels.computing import ComputingStatus
 from workbench.gui.panels.empty_hint import AGREEMENT_HINT, install_empty_hint
 from workbench.gui.panels.figure_view import FigureView
 from workbench.gui.panels.latest_only import LatestOnly, Runner
@@ -40,6 +41,7 @@ from workbench.services.analysis import (
     AgreementResult,
     AnalysisChoices,
 )
+from workbench.stats.agreement import DEFAULT_AGREEMENT_CONVENTION
 from workbench.storage import Bundle
 
 log = logging.getLogger(__name__)
@@ -58,6 +60,11 @@ HEADLINES = (
     ("spearman", "Spearman (leaderboards)"),
     ("kendall", "Kendall's tau (leaderboards)"),
 )
+#: the conventions' labels, by their ``workbench agreement --convention`` names
+CONVENTION_LABELS = {
+    "majority": "Majority vs majority",
+    "mt-bench": "MT-Bench: each vote of a vs b's majority",
+}
 PERCENT_HEADLINES = {"agreement_with_ties", "agreement_without_ties"}
 
 
@@ -88,22 +95,37 @@ class AgreementPanel(QWidget):
             combo.setSizeAdjustPolicy(
                 QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
             )
+        #: how the two sides are compared: ``workbench agreement --convention``
+        self.convention = QComboBox(self)
+        for key, label in CONVENTION_LABELS.items():
+            self.convention.addItem(label, key)
+        self.convention.setCurrentIndex(self.convention.findData(DEFAULT_AGREEMENT_CONVENTION))
+        self.convention.setToolTip(
+            "Majority: each side's majority per comparison, one count per comparison (the "
+            "default). MT-Bench: side b's majority against each vote of side a, one count per "
+            "vote, as MT-Bench reports human-vs-judge agreement."
+        )
         self.compare_button = QPushButton("Compare", self)
         sides = QHBoxLayout()
         for caption, widget in (("Side a", self.side_a), ("Side b", self.side_b)):
             sides.addWidget(QLabel(caption, self))
             sides.addWidget(widget)
+        sides.addWidget(QLabel("Convention", self))
+        sides.addWidget(self.convention)
         sides.addWidget(self.compare_button)
         sides.addStretch(1)
 
         self.status = QLabel("", self)
         self.status.setWordWrap(True)
-        self.numbers = QGroupBox("Side a majority vs side b majority", self)
+        self.numbers = QGroupBox("Side a majority vs side b majority (majority convention)", self)
         form = QFormLayout(self.numbers)
         self.values: dict[str, QLabel] = {}
-        for key, label in HEADLINES:
+        #: the first row's caption names what is counted: comparisons, or votes (MT-Bench)
+        self.unit_label = QLabel(HEADLINES[0][1], self.numbers)
+        for key, text in HEADLINES:
             self.values[key] = QLabel("–", self.numbers)
-            form.addRow(label, self.values[key])
+            row_label = self.unit_label if key == "comparisons" else QLabel(text, self.numbers)
+            form.addRow(row_label, self.values[key])
 
         self.confusion = RowsTableModel(("a \\ b", "first", "second", "tie"), self)
         self.by_majority = RowsTableModel(("side a majority", "comparisons", "agreement"), self)
@@ -123,6 +145,8 @@ class AgreementPanel(QWidget):
         self.confusion_box = QGroupBox("Confusion matrix (comparisons)", self)
         confusion_view = _table(self.confusion, self.confusion_box)
         self.empty_hint = install_empty_hint(confusion_view, AGREEMENT_HINT)
+        self.computing = ComputingStatus((self.tasks,), (self.empty_hint,), self)
+        sides.insertWidget(sides.count() - 1, self.computing)
         QVBoxLayout(self.confusion_box).addWidget(confusion_view)
         top = QGridLayout()
         top.addWidget(self.numbers, 0, 0)
@@ -151,6 +175,7 @@ class AgreementPanel(QWidget):
         layout.addWidget(self.breakdowns, 1)
 
         self.compare_button.clicked.connect(self.refresh)
+        self.convention.currentIndexChanged.connect(self.refresh)
         for combo in (self.side_a, self.side_b):
             combo.activated.connect(self.refresh)
             line = combo.lineEdit()
@@ -206,8 +231,9 @@ class AgreementPanel(QWidget):
         if bundle is None:
             return
         side_a, side_b = self.sides()
+        convention = self.convention.currentData()
         self.tasks.submit(
-            partial(panel_jobs.agreement, bundle_ref(bundle), side_a, side_b),
+            partial(panel_jobs.agreement, bundle_ref(bundle), side_a, side_b, convention),
             self._show,
             self._failed,
         )
@@ -220,7 +246,19 @@ class AgreementPanel(QWidget):
             self.scatter.clear("No model is rated by both sides.")
         else:
             self.scatter.show_figure(scatter)
-        self.numbers.setTitle(f"{result.side_a} majority vs {result.side_b} majority")
+        if result.unit == "votes":
+            self.numbers.setTitle(
+                f"Each {result.side_a} vote vs {result.side_b} majority (MT-Bench convention)"
+            )
+        else:
+            self.numbers.setTitle(
+                f"{result.side_a} majority vs {result.side_b} majority (majority convention)"
+            )
+        self.unit_label.setText(
+            "Votes of side a on comparisons both judged"
+            if result.unit == "votes"
+            else "Comparisons judged by both"
+        )
         summary = result.summary
         values = {
             "comparisons": f"{summary.comparisons} ({summary.comparisons_without_ties} decisive)",

@@ -132,8 +132,10 @@ class AnalysisDocks(QObject):
             if self._bundle is not None:
                 panel.set_bundle(self._bundle, self._choices)  # type: ignore[attr-defined]
                 self._stale.add(panel)  # computed when first on screen
-            elif self._opening is not None and self._reading is not self._opening:
-                self._read_choices(self._opening)  # the first panel of this bundle
+            elif self._opening is not None:
+                self._reading_state(panel, True)
+                if self._reading is not self._opening:
+                    self._read_choices(self._opening)  # the first panel of this bundle
         return self.built[name]
 
     def _build(self, name: str) -> QWidget:
@@ -171,6 +173,9 @@ class AnalysisDocks(QObject):
         self._bundle, self._choices = None, None
         for panel in self.panels:  # none computes on the previous bundle meanwhile
             panel.set_bundle(None, None)  # type: ignore[attr-defined]
+            # until its choices are read, a panel says the bundle is being read, not that none
+            # is open or that it holds nothing
+            self._reading_state(panel, bundle is not None)
         self.watcher.set_bundle(bundle)
         if bundle is None:
             # the caller closes the bundle next: the workers let go of it first
@@ -199,7 +204,14 @@ class AnalysisDocks(QObject):
         self._bundle, self._choices = bundle, choices
         for panel in self.panels:
             panel.set_bundle(bundle, choices)  # type: ignore[attr-defined]
+            self._reading_state(panel, False)
         self.judgments_changed()
+
+    @staticmethod
+    def _reading_state(panel: QWidget, reading: bool) -> None:
+        if reading:
+            panel.status.setText("")  # type: ignore[attr-defined]
+        panel.computing.reading(reading)  # type: ignore[attr-defined]
 
     def judgments_written(self) -> None:
         """Judgments were written in this process (a vote cast, or taken back): look now rather

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QAbstractItemView, QLabel
 LEADERBOARD_HINT = (
     "No pairwise judgments for this selection. Votes come from imported benchmarks "
     "(File > Import… or `workbench import`) and campaigns (Annotate > New campaign…); judge "
-    "verdicts from Tools > Run LLM judge… or `workbench judge`. Try Source: all."
+    "verdicts from Tools > Run LLM judge… or `workbench judge`."
 )
 AGREEMENT_HINT = (
     "No comparison judged by both sides (the line above says which side has none). Human "
@@ -19,8 +19,8 @@ AGREEMENT_HINT = (
     "verdicts from Tools > Run LLM judge… or `workbench judge`."
 )
 CYCLES_HINT = (
-    "No item has a preference cycle. A cycle needs one item on which at least three models "
-    "were compared in pairs (A over B, B over C, C over A): run a campaign with "
+    "No item has a preference cycle in this scope. A cycle needs one item on which at least "
+    "three models were compared in pairs (A over B, B over C, C over A): run a campaign with "
     "--pairs-per-model-pair or a judge over all model pairs (`workbench judge --models all`)."
 )
 FAILURES_HINT = (
@@ -31,12 +31,16 @@ FAILURES_HINT = (
 
 
 class EmptyHint(QLabel):
-    """A word-wrapped note laid over ``view``'s viewport while its model has no rows."""
+    """A word-wrapped note laid over ``view``'s viewport while its model has no rows; while the
+    panel computes (:meth:`set_override`) it says that instead, since an empty table then is
+    not an empty result."""
 
     def __init__(self, view: QAbstractItemView, text: str) -> None:
         super().__init__(text, view.viewport())
         self.setObjectName("emptyHint")
         self.view = view
+        self.empty_text = text
+        self._override: str | None = None
         self.setWordWrap(True)
         self.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
@@ -52,6 +56,18 @@ class EmptyHint(QLabel):
     def showing(self) -> bool:
         """Whether the note is up (the model is empty), whether or not the panel is on screen."""
         return not self.isHidden()
+
+    def set_override(self, text: str | None) -> None:
+        """Say ``text`` over the empty table instead of the empty-result note (None: the note
+        again)."""
+        self._override = text
+        self.setText(self.empty_text if text is None else text)
+
+    def set_empty_text(self, text: str) -> None:
+        """Change the empty-result note (it depends on the panel's switches)."""
+        self.empty_text = text
+        if self._override is None:
+            self.setText(text)
 
     def follow_model(self) -> None:
         self.setHidden(self.view.model().rowCount() > 0)

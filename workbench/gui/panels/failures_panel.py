@@ -22,6 +22,7 @@ from workbench.gui import panel_jobs
 from workbench.gui.linked_selection import LinkedSelection
 from workbench.gui.panel_jobs import bundle_ref
 from workbench.gui.panels.column_widths import fit_columns_to_sample
+from workbench.gui.panels.computing import ComputingStatus
 from workbench.gui.panels.empty_hint import FAILURES_HINT, install_empty_hint
 from workbench.gui.panels.latest_only import LatestOnly, Runner
 from workbench.gui.panels.rows_model import RowsTableModel
@@ -66,6 +67,8 @@ class FailuresPanel(QWidget):
         self.view.setSelectionMode(QTableView.SelectionMode.SingleSelection)
         fit_columns_to_sample(self.view)
         self.empty_hint = install_empty_hint(self.view, FAILURES_HINT)
+        self.computing = ComputingStatus((self.tasks,), (self.empty_hint,), self)
+        top.insertWidget(top.count() - 1, self.computing)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.view, 1)
@@ -110,7 +113,9 @@ class FailuresPanel(QWidget):
             return
         kind = self.kind.currentData()
         model = self.model_choice.currentData() if kind == LOSES_TO_ALL else None
-        self.status.setText("Searching…")
+        self.status.setText("")
+        self.failure_rows = []
+        self.model.set_rows([])  # the rows of another question are not this one's answer
         self.tasks.submit(
             partial(panel_jobs.failures, bundle_ref(bundle), kind, model), self._show, self._failed
         )

@@ -1,7 +1,9 @@
 """The contradiction graph dock: the preference graph of the selected item or of a whole
 category (arrows loser -> winner, red on a cycle, green otherwise, opacity the consensus), its
 edges in a list whose selection shows the judgments behind the edge, and the items ranked by
-how many preference cycles their judgments hold; clicking a row selects that item everywhere."""
+how many preference cycles their judgments hold, per evaluator or pooled per item (the scopes of
+``workbench contradictions --scope``); clicking a row selects that item everywhere. The graph
+drawn is always of the item's (or category's) pooled judgments."""
 
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ from workbench.gui import panel_jobs
 from workbench.gui.linked_selection import LinkedSelection
 from workbench.gui.panel_jobs import GraphOutcome, bundle_ref
 from workbench.gui.panels.column_widths import fit_columns_to_sample
+from workbench.gui.panels.computing import ComputingStatus
 from workbench.gui.panels.empty_hint import CYCLES_HINT, install_empty_hint
 from workbench.gui.panels.figure_view import FigureView
 from workbench.gui.panels.latest_only import LatestOnly, Runner
@@ -36,6 +39,7 @@ from workbench.services.analysis import (
     AnalysisChoices,
     CycleRow,
 )
+from workbench.stats.cycle_scopes import CYCLE_SCOPES, DEFAULT_CYCLE_SCOPE
 from workbench.stats.graph_plots import CYCLE_COLOUR
 from workbench.storage import Bundle
 
@@ -75,6 +79,16 @@ class GraphPanel(QWidget):
         self.source = QComboBox(self)
         for key in SOURCE_FILTERS:
             self.source.addItem(key, key)
+        #: where a cycle is looked for: the scopes of ``workbench contradictions --scope``
+        self.cycle_scope = QComboBox(self)
+        for key, label in CYCLE_SCOPES.items():
+            self.cycle_scope.addItem(label, key)
+        self.cycle_scope.setCurrentIndex(self.cycle_scope.findData(DEFAULT_CYCLE_SCOPE))
+        self.cycle_scope.setToolTip(
+            "Per evaluator: a cycle within one evaluator's judgments of an item (an "
+            "inconsistent evaluator; the default, as workbench contradictions). Pooled per "
+            "item: all judgments of the item together (evaluators who disagree can form one)."
+        )
         self.scope = QComboBox(self)
         self.scope.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
@@ -86,6 +100,8 @@ class GraphPanel(QWidget):
         top.addWidget(self.source)
         top.addWidget(QLabel("Graph of", self))
         top.addWidget(self.scope)
+        top.addWidget(QLabel("Cycles", self))
+        top.addWidget(self.cycle_scope)
         top.addStretch(1)
         self.status = QLabel("", self)
         top.addWidget(self.status)
@@ -93,6 +109,8 @@ class GraphPanel(QWidget):
         self.model = RowsTableModel(("item", "category", "cycles"), self)
         self.cycles_view = _rows_table(self.model, self)
         self.empty_hint = install_empty_hint(self.cycles_view, CYCLES_HINT)
+        self.computing = ComputingStatus((self.list_tasks,), (self.empty_hint,), self)
+        top.addWidget(self.computing)
         self.figure = FigureView(runner, "Select an item to see its preferences.", self)
         #: the shown graph's edges (loser, winner) in list order
         self.edges: list[tuple[str, str]] = []
@@ -119,7 +137,8 @@ class GraphPanel(QWidget):
         layout.addLayout(top)
         layout.addWidget(splitter, 1)
 
-        self.source.currentIndexChanged.connect(self.refresh)
+        self.source.currentIndexChanged.connect(self._question_changed)
+        self.cycle_scope.currentIndexChanged.connect(self._question_changed)
         self.scope.currentIndexChanged.connect(self._scope_changed)
         self.edges_view.selectionModel().selectionChanged.connect(self._edge_selected)
         self.cycles_view.clicked.connect(self._row_clicked)
@@ -165,17 +184,30 @@ class GraphPanel(QWidget):
         bundle = self.bundle
         if bundle is None:
             return
-        source = self.source.currentData()
+        source, scope = self.source.currentData(), self.cycle_scope.currentData()
+        self.status.setText("")
         self.list_tasks.submit(
-            partial(panel_jobs.cycles, bundle_ref(bundle), source), self._show_cycles, self._failed
+            partial(panel_jobs.cycles, bundle_ref(bundle), source, scope),
+            lambda rows: self._show_cycles(rows, scope),
+            self._failed,
         )
         self._show_item(self.selection.item_id)
 
-    def _show_cycles(self, rows: list[CycleRow]) -> None:
+    def _question_changed(self) -> None:
+        """Another source or scope asks another question: the rows of the last one go, so
+        they are not read as its answer while the new one is computed."""
+        self.cycle_rows = []
+        self.model.set_rows([])
+        self.refresh()
+
+    def _show_cycles(self, rows: list[CycleRow], scope: str) -> None:
         self.cycle_rows = rows
         self.model.set_rows([(row.label, row.category, row.cycles) for row in rows])
+        label = CYCLE_SCOPES[scope]
         self.status.setText(
-            f"{len(rows)} item(s) with preference cycles" if rows else "no preference cycles"
+            f"{len(rows)} item(s) with preference cycles {label}"
+            if rows
+            else f"no preference cycles {label}"
         )
 
     def _scope_changed(self) -> None:

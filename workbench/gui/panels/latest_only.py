@@ -30,6 +30,8 @@ class LatestOnly(QObject):
     recent finished answer), unless :meth:`forget` was called since it started."""
 
     busyChanged = Signal(bool)
+    #: a request was submitted (every time, busy or not: a panel's "Computing…" line restarts)
+    submitted = Signal()
 
     def __init__(self, runner: Runner, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -54,6 +56,7 @@ class LatestOnly(QObject):
             self._start()
         if not was_busy:
             self.busyChanged.emit(True)
+        self.submitted.emit()
 
     def forget(self) -> None:
         """Drop the waiting request and the answer of the running one (the bundle changed)."""

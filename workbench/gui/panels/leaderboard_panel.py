@@ -35,6 +35,7 @@ from workbench.gui import panel_jobs
 from workbench.gui.linked_selection import LinkedSelection
 from workbench.gui.panel_jobs import FigureRecipe, LeaderboardOutcome, RenderedFigure, bundle_ref
 from workbench.gui.panels.column_widths import fit_columns_to_sample
+from workbench.gui.panels.computing import ComputingStatus
 from workbench.gui.panels.empty_hint import LEADERBOARD_HINT, install_empty_hint
 from workbench.gui.panels.figure_view import FigureView
 from workbench.gui.panels.latest_only import LatestOnly, Runner
@@ -211,6 +212,7 @@ class LeaderboardPanel(QWidget):
         self.table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
         fit_columns_to_sample(self.table)
         self.empty_hint = install_empty_hint(self.table, LEADERBOARD_HINT)
+        self.computing = ComputingStatus((self.tasks,), (self.empty_hint,), self)
         self.forest = FigureView(runner, "Ratings appear here once computed.", self)
         self.heatmap = FigureView(runner, "Win rates appear here once computed.", self)
         self.plots = QTabWidget(self)
@@ -227,6 +229,7 @@ class LeaderboardPanel(QWidget):
         layout.addLayout(second_row)
         layout.addLayout(third_row)
         layout.addWidget(self.status)
+        layout.addWidget(self.computing)
         layout.addWidget(splitter, 1)
 
         self.method.currentIndexChanged.connect(self._method_changed)
@@ -346,9 +349,8 @@ class LeaderboardPanel(QWidget):
         except RequestError as error:
             self._failed(error)
             return
-        self.status.setText(
-            "Computing…" + (" (showing the previous result)" if self.result else "")
-        )
+        # the computing line says how long; this line says what the table shows meanwhile
+        self.status.setText("Showing the previous result." if self.result else "")
         job = partial(panel_jobs.leaderboard, bundle_ref(bundle), keep_counts=self.keep_counts)
         if _points_first(request):
             # the fit alone takes a fraction of the bootstrap's time at 100 models: the new
