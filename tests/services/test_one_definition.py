@@ -207,7 +207,7 @@ def test_rank_comparison_weighs_decisive_verdicts_as_the_leaderboard(
         weighted = analysis.agreement(bundle, "rater:verdicts", "rater:battles")
         once = analysis.agreement(bundle, "rater:verdicts", "rater:battles", decisive_weight=1)
         board = analysis.leaderboard(
-            bundle, analysis.LeaderboardRequest(rater="verdicts", bootstrap=0)
+            bundle, analysis.LeaderboardRequest(raters=("verdicts",), bootstrap=0, min_battles=0)
         )
     # the same evidence, counted alike: the same ranking
     assert weighted.decisive_weight == WILDVISION_DECISIVE_WEIGHT

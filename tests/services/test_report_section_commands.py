@@ -14,6 +14,7 @@ import pytest
 from tests.services.campaign_ops_bundle import CAMPAIGN, build_ops_bundle
 from workbench.cli import main
 from workbench.demo import generate_demo_bundle
+from workbench.services.analysis_request import AnalysisRequest
 from workbench.services.report import ReportContent, ReportRequest, build_report
 from workbench.stats.cycle_scopes import DEFAULT_CYCLE_SCOPE, POOLED_PER_ITEM
 from workbench.storage import Bundle
@@ -25,7 +26,7 @@ ROUNDS = 20
 def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, ReportContent]:
     path = generate_demo_bundle(tmp_path_factory.mktemp("demo") / "demo.wbb", seed=0)
     with Bundle.open(path) as bundle:
-        return path, build_report(bundle, ReportRequest(bootstrap=ROUNDS))
+        return path, build_report(bundle, ReportRequest(AnalysisRequest(bootstrap=ROUNDS)))
 
 
 def run_printed(capsys: pytest.CaptureFixture[str], command: str, bundle: Path) -> Any:
@@ -79,7 +80,7 @@ def test_campaign_status_gives_the_reports_inter_annotator_agreement(
 ) -> None:
     path, _cast = build_ops_bundle(tmp_path)
     with Bundle.open(path) as bundle:
-        content = build_report(bundle, ReportRequest(bootstrap=0))
+        content = build_report(bundle, ReportRequest(AnalysisRequest(bootstrap=0)))
     (row,) = [row for row in content.inter_annotator if row["group"] == f"campaign {CAMPAIGN}"]
     status = run_printed(capsys, row["command"], path)
     overall = status["agreement"]["overall"]
