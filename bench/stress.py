@@ -176,7 +176,13 @@ def check_leaderboard(document: dict[str, Any], models: int, votes: int) -> dict
     result["rank_correlation_with_truth"] = correlation
     result["top_model"] = rated[0]
     if document.get("bootstrap"):
-        widths = [entry["ci_upper"] - entry["ci_lower"] for entry in document["models"]]
+        # the anchor is pinned: its rating has no interval
+        anchor = (document.get("anchor") or {}).get("model")
+        widths = [
+            entry["ci_upper"] - entry["ci_lower"]
+            for entry in document["models"]
+            if entry["model"] != anchor
+        ]
         if any(width is None or width <= 0 for width in widths):
             raise StepFailed("a bootstrap interval is missing or empty")
         result["median_ci_width"] = statistics.median(widths)

@@ -109,6 +109,7 @@ def test_the_migration_keeps_the_first_of_duplicate_verdicts(tmp_path: Path) -> 
         for index in ("ix_votes_retracted", "ix_judge_verdicts_failed"):  # 0005
             connection.execute(f"DROP INDEX {index}")
         for table in (
+            "item_categories",  # 0006
             "adjudications",
             "campaign_annotator_counts",
             "campaign_pair_counts",

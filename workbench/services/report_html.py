@@ -90,13 +90,20 @@ class _Budget:
 _BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
 
 
+#: a word holding a direction control: a name, up to the spaces, quotes or ``=`` around it
+_WORD_WITH_BIDI = re.compile(
+    "[^\\s'\"=<>]*[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c][^\\s'\"=<>]*"
+)
+
+
 def _text(value: Any) -> str:
     text = "" if value is None else str(value)
     if _BIDI_CONTROLS.search(text):
-        # A right-to-left override in a model name reversed the rest of its paragraph. Put
-        # between FIRST STRONG ISOLATE and POP DIRECTIONAL ISOLATE, whatever the text opens
-        # ends with it (Unicode's bidi algorithm, rule X6a), in element text and attributes.
-        text = f"\u2068{text}\u2069"
+        # A right-to-left override in a model name reversed the rest of its paragraph. Each
+        # word holding one goes between FIRST STRONG ISOLATE and POP DIRECTIONAL ISOLATE, so
+        # whatever it opens ends with the word (Unicode's bidi algorithm, rule X6a), in element
+        # text and attributes, however many times a line names it.
+        text = _WORD_WITH_BIDI.sub(lambda found: f"\u2068{found.group()}\u2069", text)
     return escape(text)
 
 

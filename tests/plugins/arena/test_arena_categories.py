@@ -225,7 +225,9 @@ def test_an_items_export_carries_the_categories_and_reimports_them(
     assert board_battles(capsys, copy, "ocr") == expected_battles()["ocr"]
     again = tmp_path / "again.jsonl"
     export_bundle(copy, again, ExportOptions(format="items"))
-    assert again.read_bytes() == first.read_bytes()
+    # the pictures a references-only export left out arrive missing in the copy; the rest,
+    # categories included, comes back byte for byte
+    assert again.read_bytes() == first.read_bytes().replace(b'"not_exported"', b'"missing"')
 
 
 def test_the_item_list_finds_an_item_by_any_of_its_categories(arena_bundle: Path) -> None:
