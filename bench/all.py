@@ -156,7 +156,7 @@ def _figures(work: Path) -> list[Figure]:
             "stress",
             "stress.py",
             "1,000,000 votes over 200,000 items and 100 models: open, browse, rate, export, GUI",
-            # the same bundle as leaderboard-1m (issue 15's size), built once for both
+            # the same bundle as leaderboard-1m (1,000,000 votes, 100 models), built once for both
             full=("--bundle", str(work / "stress-100" / "stress.wbb"), "--models", "100"),
             quick=(
                 *("--bundle", str(work / "stress-quick" / "stress.wbb")),

@@ -1,5 +1,5 @@
 """Next task on a large campaign: vote, then the next task with its progress, as the annotation
-view asks for them (issue 22: p95 within 30 ms at 100,000 tasks, GUI-thread CPU under 10 ms).
+view asks for them (goals: p95 within 30 ms at 100,000 tasks, GUI-thread CPU under 10 ms).
 
     python bench/annotation_next_task.py [--tasks 100000] [--steps 200] [--items 2000]
 

@@ -5,7 +5,7 @@ to the next item.
         [--models 20] [--steps 300]
 
 Without --bundle a synthetic bundle (bench/make_synthetic_bundle.py) is generated once into the
-cache folder and reused. Goals (issue 4): open under 1 s, next item p95 under 30 ms.
+cache folder and reused. Goals: open under 1 s, next item p95 under 30 ms.
 
 "open" counts from asking the main window to open the bundle until the first item's page is
 filled and painted (the item list's first query, its first page of rows, the item's detail and

@@ -1,4 +1,4 @@
-"""Time building the demo bundle (issue 17: within 3 s), from the call to the renamed file,
+"""Time building the demo bundle (goal: within 3 s), from the call to the renamed file,
 Python's start-up and imports excluded; there is no reference implementation to compare with.
 
     python bench/demo_build.py [--runs 3] [--seed 0]

@@ -9,7 +9,7 @@ own hook, workbench/gui/first_paint.py, records the time and exits). The referen
 ``python bench/first_paint.py --bare-window REPORT`` the same way: it shows an empty
 QMainWindow and stops the clock at its first paint. Both are timed from just before the process
 is spawned; the runs alternate and the median of --runs each is printed, with the machine's
-load before and after. Goal (issue 22): ours within 1.5 s of the bare window.
+load before and after. Goal: ours within 1.5 s of the bare window.
 
 Without --bundle a synthetic bundle (bench/make_synthetic_bundle.py) is generated once into the
 cache folder and reused. Each child runs with its own XDG folders (a temporary directory), so

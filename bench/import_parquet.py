@@ -9,7 +9,7 @@ it keeps its IMAGE_KB size, does not compress away and no two are alike. Then, e
 child process, times the floor (reading the same shards with pyarrow in the same batches, and
 SHA-256 of every file and every image: what any import of them must do) and the import of the
 folder with ``--format arena-battles`` into a new bundle, and prints both, their ratio, each
-child's CPU time and peak resident memory, and the load average. Targets (issue 17): 300
+child's CPU time and peak resident memory, and the load average. Targets: 300
 battles/s and 500 MB. Everything written is removed at the end.
 """
 

@@ -14,7 +14,7 @@ collections wait for an idle user, workbench/gui/collector.py) unless --default-
 The one-off imports a GUI does at start-up (workbench.services.judging.runner.prepare_runtime)
 are done before measuring. Before that, in the same run against the same server, it times
 ``workbench judge`` on a bundle of its own as a whole process, interpreter start-up included
-(issue 22 measured 49% of the ideal rate that way): the goal of 80% holds for both. The
+(at first 49% of the ideal rate that way): the goal of 80% holds for both. The
 process runs with this checkout's plugins first on the path (not whichever are installed);
 --baseline DIR times another checkout's ``workbench judge`` the same way against the same
 server, right after ours, for a before/after ratio on a loaded machine.

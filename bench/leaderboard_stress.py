@@ -1,5 +1,5 @@
 """``workbench leaderboard --bootstrap 100 --json`` on 1,000,000 votes over 100 models and
-200,000 items, as whole processes: the goal is 5 s and 400 MB each (issue 15).
+200,000 items, as whole processes: the goal is 5 s and 400 MB each.
 
     python bench/leaderboard_stress.py --bundle /tmp/stress100.wbb [--runs 3] [--rounds 100]
         [--items 200000] [--models 100] [--votes 1000000]

@@ -1,4 +1,4 @@
-"""Long model outputs (issue 20, item 12): time from handing a text to the inspector's text view
+"""Long model outputs: time from handing a text to the inspector's text view
 until its first screen is painted, and until the whole-text window shows it.
 
     QT_QPA_PLATFORM=offscreen python bench/long_outputs.py

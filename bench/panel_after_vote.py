@@ -11,7 +11,7 @@ counting it. "signal" is the app's path: the annotation view's ``judgmentsWritte
 the watcher poll at once and the panel add the vote's counts to those it keeps. "full refresh"
 is the path before it, in the same run on the same window: the vote waits for the watcher's
 regular poll (every 400 ms) and the panel re-reads every judgment's counts. The medians of
---runs votes each are printed with the ratio; goal (issue 15): within 200 ms of the vote. Two
+--runs votes each are printed with the ratio; goal: within 200 ms of the vote. Two
 moments are timed for each vote: the new ratings on screen (the panel's ``ratingsShown``: for
 Bradley-Terry the point fit, shown before the bootstrap) and the whole result with its intervals
 (``computed``).

@@ -1,5 +1,5 @@
 """Time ``workbench report`` on the bundle of all shared data plus a 2,000-vote campaign and a
-simulated judge run; report wall time and peak memory (issue 19: 20 s, 600 MB).
+simulated judge run; report wall time and peak memory (goals: 20 s, 600 MB).
 
     python bench/report.py [--data DIR] [--keep DIR] [--bootstrap 100]
 

@@ -1,4 +1,4 @@
-"""Stress run (issue 10): a 200,000-item, 30-model synthetic bundle with 1,000,000 campaign
+"""Stress run: a 200,000-item, 30-model synthetic bundle with 1,000,000 campaign
 votes, opened, browsed, rated, exported and shown in the GUI, each step in a fresh process whose
 peak memory is recorded.
 
@@ -20,7 +20,7 @@ refuses to reuse it. Steps:
   workbench/gui/first_paint.py) as well as to the screenshot, taken once nothing is left to
   read (the deferred disagreement flags included); the reference, a bare PySide6 window
   (bench/first_paint.py --bare-window) from spawn to its first paint, runs alternately in the
-  same run. The goal (issue 15): the first item within 2 s of the bare window.
+  same run. The goal: the first item within 2 s of the bare window.
 
 Every step also checks its result (rows seen, the ratings' order against the hidden strengths
 the votes were drawn from, records written, a screenshot of the window's size); a failed check
@@ -47,7 +47,7 @@ from make_synthetic_bundle import CAMPAIGN, model_strengths  # noqa: E402
 
 #: a step whose process holds more than this is a fault to find, not a figure to report
 MEMORY_LIMIT_MB = 4096
-#: issue 15: the first item painted within this many seconds of a bare window's first paint
+#: goal: the first item painted within this many seconds of a bare window's first paint
 FIRST_ITEM_GOAL_S = 2.0
 #: the checks' bound on Spearman's rank correlation of the ratings with the hidden strengths
 MIN_RANK_CORRELATION = 0.9

@@ -1,4 +1,4 @@
-"""Vote key to the next task painted, end to end in the annotator's window (issue 16: p95 within
+"""Vote key to the next task painted, end to end in the annotator's window (goal: p95 within
 50 ms on a 13,500-task campaign).
 
     QT_QPA_PLATFORM=offscreen python bench/vote_to_paint.py [--tasks 13500] [--votes 300]

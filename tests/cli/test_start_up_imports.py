@@ -106,7 +106,7 @@ def test_interactive_open_prepares_the_judge_only_after_the_first_paint(
     """Without --screenshot the app prepares the judge's runtime (openai) in a thread; it
     starts once the first items are painted, not with the window. Neither the statistics stack
     (the disagreement flag, the export dialog) nor Alembic (the bundle is at the current
-    schema) loads before that paint either (issue 22)."""
+    schema) loads before that paint either."""
     report = tmp_path / "first-paint.json"
     environment = {
         "QT_QPA_PLATFORM": "offscreen",
@@ -125,7 +125,7 @@ def test_interactive_open_prepares_the_judge_only_after_the_first_paint(
 def test_the_annotator_window_loads_no_statistics_plotting_or_judge_stack(
     tmp_path: Path,
 ) -> None:
-    """Issue 16: `workbench annotate` shows its window without the judge client, matplotlib or
+    """`workbench annotate` shows its window without the judge client, matplotlib or
     the statistics stack (pandas, scipy); plugin manifests name their score functions without
     importing them."""
     from workbench.cli import main
@@ -152,7 +152,7 @@ NOT_FOR_THE_JUDGE_RUN = ("pyarrow", "numpy", "pandas", "scipy", "matplotlib", "n
 
 
 def test_a_judge_run_loads_no_file_reader_or_numerics_stack(tmp_path: Path) -> None:
-    """Issue 22: a whole `workbench judge` process (against a local fake endpoint) loads the
+    """A whole `workbench judge` process (against a local fake endpoint) loads the
     registry of plugins, whose importers are named, not imported: no pyarrow or numpy."""
     from tests.judge.fake_openai_server import FakeOpenAIServer
     from tests.judge.helpers import build_bundle

@@ -1,6 +1,6 @@
-"""Votes are written off the GUI thread (issue 20, item 11): with the bundle locked by another
+"""Votes are written off the GUI thread: with the bundle locked by another
 writer the window stays responsive and says "Saving…" (on the next task's page when it was read
-ahead, issue 16), the vote lands once the lock is gone;
+ahead), the vote lands once the lock is gone;
 when the write fails the reason is shown, the answer stays pending on the page, and Enter saves
 it again. No exception escapes the key handler."""
 
@@ -157,7 +157,7 @@ def test_starting_on_a_locked_bundle_fails_with_one_line(
 def test_the_next_tasks_images_are_decoded_on_the_worker(
     qtbot, bundle_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 16: between the vote key and the next page the GUI thread only lays the page out;
+    """Between the vote key and the next page the GUI thread only lays the page out;
     the pictures (tens of milliseconds each) are decoded and scaled with the next task."""
     import threading
 

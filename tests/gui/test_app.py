@@ -160,7 +160,7 @@ def test_interactively_a_bad_bundle_is_reported_in_a_message_box(tmp_path: Path)
 def test_open_reads_a_bundle_file_once_before_the_window(
     sample_bundle: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 22: whether the file is an offline pack is asked with plain sqlite3, so the bundle
+    """Whether the file is an offline pack is asked with plain sqlite3, so the bundle
     is opened (SQLAlchemy, schema check) once, by the window, not twice."""
     from workbench.storage import Bundle
 

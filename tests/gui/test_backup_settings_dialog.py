@@ -1,5 +1,5 @@
 """Settings > Backups… stores the folder, size limit and count the CLI reads too, and the first
-automatic backup is announced once, naming its folder and size (issue 21.4)."""
+automatic backup is announced once, naming its folder and size."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Full garbage collections wait for an idle user instead of falling on the event loop at a
-random moment, and nothing in the app freezes the collector (issue 18)."""
+random moment, and nothing in the app freezes the collector."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The static dialogs take their layout from Designer forms (GUIDE 3.7): each has a .ui file in
+"""The static dialogs take their layout from Designer forms: each has a .ui file in
 ui/ (whose compiled form test_app checks is current), and its class builds no layout by hand."""
 
 from __future__ import annotations

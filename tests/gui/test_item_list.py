@@ -170,7 +170,7 @@ def _panel(qtbot):  # type: ignore[no-untyped-def]
 
 
 def test_the_first_page_is_painted_before_the_disagreement_flag_is_read(qtbot) -> None:  # type: ignore[no-untyped-def]
-    """Issue 22: the disagreement flag needs the statistics stack; the first page shows the
+    """The disagreement flag needs the statistics stack; the first page shows the
     SQL flags, and the disagreement flag is looked up once the list has painted."""
     from workbench.services.browse import SQL_FLAGS
 
@@ -224,7 +224,7 @@ class _SlowListBrowser(_FlagCountingBrowser):
 
 
 def test_the_first_page_shows_before_the_whole_list_is_read(qtbot) -> None:  # type: ignore[no-untyped-def]
-    """Issue 15: at 200,000 items reading every id takes most of a second; the list paints its
+    """At 200,000 items reading every id takes most of a second; the list paints its
     first page from a LIMIT query meanwhile, then keeps those rows when the whole list comes."""
     from workbench.gui.item_table_model import PAGE_SIZE
 

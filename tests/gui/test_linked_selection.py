@@ -1,4 +1,4 @@
-"""The linked selection (GUIDE, glue): choosing two models in the leaderboard narrows the item
+"""The linked selection: choosing two models in the leaderboard narrows the item
 list to the items that compare them, selects their edge in the graph and their matchup in the
 agreement panel; clearing the choice restores all three. Annotator mode takes no pair."""
 

@@ -1,4 +1,4 @@
-"""Long outputs (issue 20, item 12): the view lays out a bounded start of any text, says how
+"""Long outputs: the view lays out a bounded start of any text, says how
 much is left out, and shows the whole text in a plain-text window on a double-click. Time is
 measured by bench/long_outputs.py; here the bound itself is checked (what is laid out)."""
 

@@ -1,5 +1,5 @@
 """The panels' tables size their columns from a sample of rows, so filling a table with
-10,000 rows costs the GUI thread a bounded number of ``data()`` calls (issue 22: a 433-row
+10,000 rows costs the GUI thread a bounded number of ``data()`` calls (before, a 433-row
 cycles table sized to its contents made 62,898)."""
 
 from __future__ import annotations

@@ -1,14 +1,14 @@
 """Opening a busy bundle, and recomputing and redrawing the leaderboard, never stall the event
 loop for more than 100 ms of wall-clock time, on a bundle of 20 models and 20,000 judgments
-with 500 bootstrap rounds (issue 22's case), and (behind the ``long`` marker) on a bundle of
-1,000,000 campaign votes. Statistics, figure building and drawing to pixels happen in the
-panels' worker process (workbench/gui/panel_process.py); the GUI thread only turns finished
-pixels into a pixmap.
+with 500 bootstrap rounds (a case that once stalled 884 ms), and (behind the ``long`` marker)
+on a bundle of 1,000,000 campaign votes. Statistics, figure building and drawing to pixels
+happen in the panels' worker process (workbench/gui/panel_process.py); the GUI thread only
+turns finished pixels into a pixmap.
 
 What is measured is the longest wall-clock gap between ticks of a 10 ms timer while the work
 runs: that is what the user feels, whether the GUI thread computed, waited for the GIL held by
 a worker, or waited for a core. (An earlier version asserted the GUI thread's CPU time only,
-which missed the 884 ms stalls issue 22 measured.)
+which missed the 884 ms stalls measured on that case.)
 
 Wall-clock gaps depend on what else the machine runs, so these are ``budget`` tests: not in the
 default run; bench/event_loop_stalls.py runs them and reports the stall against the idle loop's
@@ -308,7 +308,7 @@ def _four_panels_on_screen(window) -> None:  # type: ignore[no-untyped-def]
 def test_opening_the_wildvision_bundle_does_not_stall_the_event_loop(  # type: ignore[no-untyped-def]
     qtbot, full_bundle: Path, monkeypatch
 ) -> None:
-    """Issue 15's target on the real data: the shared data's bundle (WildVision-Bench's 19,644
+    """The target on the real data: the shared data's bundle (WildVision-Bench's 19,644
     arena battles and GPT-4o's 11,000 verdicts, 50,288 judgments in all, beside the VisIT-Bench
     and ConvBench items) opens with the leaderboard, graph, failures and agreement panels all on
     screen, at the app's default settings, and the event loop never stalls over the budget from

@@ -1,4 +1,4 @@
-"""One problem dialog for every dialog (issue 18.4c): plain text, the traceback one click away,
+"""One problem dialog for every dialog: plain text, the traceback one click away,
 and no copy of the box elsewhere in the GUI."""
 
 from __future__ import annotations

@@ -116,7 +116,7 @@ class _Counter(QObject):
 def test_a_new_text_resizes_the_view_once(view: SafeTextView) -> None:
     """The view is fitted to a new text once, not at each change of its document's size on
     the way (emptied, then filled): each resize relays out the page around the view, on the
-    GUI thread between a vote and the next task (issue 22)."""
+    GUI thread between a vote and the next task."""
     view.show_text("one line")
     resized = _Counter(QEvent.Type.Resize)
     view.installEventFilter(resized)

@@ -194,7 +194,7 @@ def test_a_killed_run_resumes_with_only_the_rest(tmp_path: Path) -> None:
 def test_the_http_stack_loads_while_the_run_is_planned(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 22: the CLI imports openai in a thread while it plans, instead of after (about a
+    """The CLI imports openai in a thread while it plans, instead of after (about a
     second of a whole-process run); a dry run does not load it at all."""
     import threading
 

@@ -1,4 +1,4 @@
-"""Safe judge defaults (issue 21.2): a run starts with limits (1,000 requests, $5 when the price
+"""Safe judge defaults: a run starts with limits (1,000 requests, $5 when the price
 is known) shown with the estimate and asks before going above them; the endpoint and model are
 the last ones used, never a hosted endpoint nobody chose, and no key is remembered; the plan
 says which requests lose an image and refuses image-less ones unless --text-only; and it says

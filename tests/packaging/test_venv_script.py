@@ -1,5 +1,5 @@
 """scripts/venv.sh installs only when .venv is missing, pyproject.toml changed or new extras are
-asked for, and builds without build isolation from a backend installed into .venv (issue 21.3).
+asked for, and builds without build isolation from a backend installed into .venv.
 
 The script runs on a copy of itself in a scratch project whose .venv/bin/python records pip
 calls instead of installing, and runs Python for everything else."""

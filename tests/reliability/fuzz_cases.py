@@ -1327,7 +1327,7 @@ def _noise_png(size: int = 64) -> bytes:
 
 
 def hostile_cases(spec: FormatSpec) -> Iterator[Case]:
-    """Issue 20's hostile inputs: programs posing as images, size and inflation bombs built
+    """Hostile inputs: programs posing as images, size and inflation bombs built
     against lowered limits, references to images and turns that do not exist, a model judged
     against itself, an image folder that leaves the source, and a few more of our own."""
     if spec.set_image_ref is not None:
@@ -1420,7 +1420,7 @@ def hostile_cases(spec: FormatSpec) -> Iterator[Case]:
 
         yield Case(spec.format, "image-path-escape", "images-folder-symlink-out", folder_outside)
     if spec.format == "convbench":
-        # an xlsx is a zip: its parts inflate past a lowered cap (the bomb of issue 20, built small)
+        # an xlsx is a zip: its parts inflate past a lowered cap (a zip bomb, built small)
         yield Case(
             spec.format,
             "decompression-bomb",
@@ -1429,7 +1429,7 @@ def hostile_cases(spec: FormatSpec) -> Iterator[Case]:
             limits=ReadLimits(max_decompressed_bytes=10_000),
         )
     if spec.format == "wildvision-bench":
-        # its .jsonl.gz files inflate past a lowered cap (issue 20's 3 MB gzip of 3 GB, built small)
+        # its .jsonl.gz files inflate past a lowered cap (a 3 MB gzip of 3 GB, built small)
         yield Case(
             spec.format,
             "decompression-bomb",

@@ -1,4 +1,4 @@
-"""Reading the next task ahead (issue 16): the task after the one on screen is leased and built
+"""Reading the next task ahead: the task after the one on screen is leased and built
 while the annotator reads, the vote key makes it current without touching the bundle, and the
 vote is committed afterwards; what was not committed is not lost, nor is any task."""
 

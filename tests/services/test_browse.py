@@ -142,7 +142,7 @@ def test_the_sql_flags_leave_the_disagreement_flag_to_its_own_lookup(
     session: Session, ids: dict[str, int]
 ) -> None:
     """The item list's first page and the item view read the SQL flags; the disagreement flag,
-    which needs the statistics stack, is asked for on its own (issue 22)."""
+    which needs the statistics stack, is asked for on its own."""
     everything = list(ids.values())
     rows = {row.external_id: row for row in item_rows(session, everything, SQL_FLAGS)}
     assert rows["a1"].flags == {ItemFlag.MISSING_IMAGE, ItemFlag.REFERENCE_PROBLEM}

@@ -388,7 +388,7 @@ def test_registry_is_used_for_the_protocol(bundle: Bundle) -> None:
 
 
 def test_cast_and_next_commits_the_vote_and_the_next_lease_together(bundle: Bundle) -> None:
-    """The view's step (issue 22): the same tasks, votes and leases as cast then next_task,
+    """The view's step: the same tasks, votes and leases as cast then next_task,
     with the vote and the next lease in one write transaction."""
     from sqlalchemy import event
 

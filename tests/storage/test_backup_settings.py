@@ -1,6 +1,6 @@
 """Backup settings (storage/backup_settings.py) and where backups go with them: a chosen folder
 for every path that makes backups, found again by `backups` and `restore` wherever they are, a
-size limit on the automatic ones, and the daily backup of a CLI import (issue 21.4)."""
+size limit on the automatic ones, and the daily backup of a CLI import."""
 
 from __future__ import annotations
 

@@ -309,7 +309,7 @@ def test_a_vote_and_the_next_lease_build_no_statement_and_leases_read_no_answer(
     template: Location, bundle_backend: BundleBackend, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The counters' and the queue's statements are built once and only bound per vote
-    (building them anew cost the worker more CPU than running them, issue 22), and a block
+    (building them anew cost the worker more CPU than running them), and a block
     that writes leases only reads no answer; the counters stay equal to a recount."""
     from sqlalchemy import event
 

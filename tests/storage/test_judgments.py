@@ -167,7 +167,7 @@ def _plan(session, statement) -> list[str]:  # type: ignore[no-untyped-def]
 
 def test_fingerprint_and_stored_after_read_indexes_not_tables(tmp_path: Path) -> None:
     """The watcher polls the fingerprint every 400 ms and the leaderboard reads it after each
-    vote: a plain ``SCAN votes`` there costs 0.35 s at 1,000,000 votes (issue 15)."""
+    vote: a plain ``SCAN votes`` there costs 0.35 s at 1,000,000 votes."""
     judgment = {"kind": "judge", "model_a": "x", "model_b": "y", "outcome": "a", "rater": "g"}
     path = build_bundle(tmp_path / "plans", [item_line("q1", [judgment])])
     add_campaign_votes(path, "pilot", [("ann", "q1", "x", "y", "a")])
@@ -194,7 +194,7 @@ def test_counts_after_a_fingerprint_read_a_key_range_of_each_store(
 ) -> None:
     """The leaderboard adds a vote's counts with ``positioned_battle_counts(after=...)``: each
     store is read from its largest id on, whichever form of the union the filters need, where
-    a condition on the union's ``origin`` and ``row_id`` scanned every store (issue 15)."""
+    a condition on the union's ``origin`` and ``row_id`` scanned every store."""
     judgment = {"kind": "judge", "model_a": "x", "model_b": "y", "outcome": "a", "rater": "g"}
     path = build_bundle(tmp_path / "after", [item_line("q1", [judgment])])
     add_campaign_votes(path, "pilot", [("ann", "q1", "x", "y", "a")])

@@ -17,7 +17,7 @@ so a backstop still collects once the young generations have been collected
 rule, so at most an occasional pause in a long busy session, and memory stays bounded).
 
 This replaces ``gc.freeze()`` at start-up, which left every frozen cycle unfreed for the whole
-process and froze again with every bundle opened (issue 18).
+process and froze again with every bundle opened.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ def favour_the_event_loop() -> None:
     The panels' workers run Python-heavy code (reading judgments through SQLAlchemy, building
     pandas frames, drawing with Agg) next to the GUI thread; with the default 5 ms interval a
     busy worker that takes the lock back at each switch kept the event loop waiting 200-260 ms
-    at a stretch on the loaded 2-core machine, and 100-160 ms on recompute at 0.5-1 ms (issue 22;
+    at a stretch on the loaded 2-core machine, and 100-160 ms on recompute at 0.5-1 ms (measured by
     tests/gui/test_panels_responsiveness.py). The cost is more lock hand-overs on the workers."""
     sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
 

@@ -5,7 +5,7 @@ drawing, and hands results back to the GUI thread.
 Why a process and not threads: the panels' work is Python-heavy (SQLAlchemy, pandas, scipy,
 matplotlib) and holds the interpreter lock for long stretches; on a thread the GUI thread waited
 for that lock, and the event loop stalled for 150-280 ms while only 2-50 ms of it was the GUI's
-own work (issues 15 and 22; docs/PERFORMANCE.md, "Event-loop stalls"). In a process that work
+own work (docs/PERFORMANCE.md, "Event-loop stalls"). In a process that work
 has its own interpreter lock; the GUI process only pickles a job's switches and unpickles a
 compact result (tables of a few hundred rows, pixels).
 

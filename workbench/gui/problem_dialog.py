@@ -1,5 +1,5 @@
 """The one way a dialog tells the user that something went wrong: a window-modal message box
-with the problem in plain text and any traceback one click away (GUIDE 3.10). What the message
+with the problem in plain text and any traceback one click away. What the message
 and details of a failed job are is :func:`workbench.gui.jobs.describe_error`'s to say."""
 
 from __future__ import annotations

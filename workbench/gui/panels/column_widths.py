@@ -1,7 +1,7 @@
 """Column widths for the panels' tables, computed from the header and a sample of rows.
 
 Qt's ``QHeaderView.ResizeToContents`` measures every cell of every column on the GUI thread,
-each time the model changes: a 433-row table cost 62,898 ``data()`` calls (issue 22). Here the
+each time the model changes: a 433-row table cost 62,898 ``data()`` calls. Here the
 widths come from the header and the first :data:`SAMPLE_ROWS` rows measured with the view's
 font metrics, so the work is bounded whatever the table holds; the user can still drag a
 column wider (the sections stay interactive)."""

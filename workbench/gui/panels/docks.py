@@ -3,11 +3,11 @@ the open bundle; one watcher tells them all when judgments arrive.
 
 A panel is built the first time its dock is shown (or the panel is asked for): the panels
 bring the statistics, plotting and graph stacks (pandas, scipy, matplotlib, networkx), which
-the window and its item list must not wait for (issue 22, a fast first paint).
+the window and its item list must not wait for (a fast first paint).
 
 The panels compute in the app's panel worker process (:mod:`workbench.gui.panel_process`), not
 on threads of this one: their work holds the interpreter lock for long stretches, which stalled
-the event loop (issues 15 and 22). The worker starts when the first panel is built, after the
+the event loop. The worker starts when the first panel is built, after the
 window's first paint."""
 
 from __future__ import annotations
