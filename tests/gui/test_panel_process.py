@@ -87,19 +87,13 @@ def test_shutdown_leaves_no_process_behind(qtbot, process) -> None:  # type: ign
         os.kill(pid, 0)
 
 
-@pytest.mark.parametrize("how", ["quit", "release"])
-def test_closing_stops_a_running_job_with_its_worker(qtbot, process, how: str) -> None:  # type: ignore[no-untyped-def]
+def test_closing_stops_a_running_job_with_its_worker(qtbot, process) -> None:  # type: ignore[no-untyped-def]
     (pid,), _ = run_and_wait(qtbot, process, partial(os.getpid))
-    process._may_hold_bundle = True  # as after a job that opened a bundle
     outcomes: list = []
     # a job that would run for an hour: waiting for it would keep a closed window open
     process.run(partial(time.sleep, 3600), outcomes.append, outcomes.append)
     qtbot.waitUntil(lambda: process.busy, timeout=60_000)
-    # each returns without the hour (the test's timeout is the hang guard)
-    if how == "quit":
-        process.shutdown(finish_running=False)
-    else:
-        process.release_bundle()
+    process.shutdown(finish_running=False)  # returns without the hour (the timeout guards)
     assert not process.running
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)

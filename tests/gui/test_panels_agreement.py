@@ -112,7 +112,7 @@ def test_chosen_sides_breakdowns_and_rating_scatter(qtbot, panel_window) -> None
     qtbot.waitUntil(lambda: panel.result is not before and not panel.busy, timeout=HANG_GUARD_MS)
     assert (panel.result.side_a, panel.result.side_b) == ("rater:r1", "rater:r2")
     assert panel.values["agreement_with_ties"].text() == "100.0%"
-    assert panel.numbers.title() == "rater:r1 majority vs rater:r2 majority"
+    assert panel.numbers.title() == "rater:r1 majority vs rater:r2 majority (majority convention)"
 
 
 def test_overlapping_sides_are_counted_once_and_said_so(qtbot, panel_window) -> None:  # type: ignore[no-untyped-def]

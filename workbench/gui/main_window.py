@@ -627,6 +627,7 @@ class MainWindow(QMainWindow):
             self.annotation.show_page(ITEMS_PAGE)  # the inspector's layout is what is saved
             self.save_layout()
             self.settings.sync()
+        self.analysis.stop_running_jobs()  # closing does not wait for a panel nobody will see
         self._close_bundle()
         self.loader.wait()
         super().closeEvent(event)

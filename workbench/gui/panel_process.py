@@ -157,18 +157,12 @@ class PanelProcess(QObject):
             executor.shutdown(wait=False, cancel_futures=True)
 
     def release_bundle(self) -> None:
-        """Have the worker close the bundle it holds (up to :data:`RELEASE_TIMEOUT_S`), or stop
-        the worker when a job is running: the caller closes, replaces or deletes the bundle
-        next, and closing a window must not wait for a panel nobody will see."""
+        """Have the worker close the bundle it holds, waiting (up to
+        :data:`RELEASE_TIMEOUT_S`) for the job it runs: the caller closes, replaces or deletes
+        the bundle next. A closing window stops a running job first (:meth:`shutdown`)."""
         with self._lock:
             executor = self._executor
         if executor is None or not self._may_hold_bundle:
-            return
-        if self.busy:
-            # a running job holds the bundle as long as it runs (a count of cycles: tens of
-            # seconds on a large bundle), and its result is for the bundle being closed: stop
-            # it with its process, which lets go of everything; the next job starts a new one
-            self.shutdown(finish_running=False)
             return
         self._may_hold_bundle = False
         try:

@@ -128,7 +128,7 @@ class AnalysisDocks(QObject):
             self._on_screen[panel] = False
             if name == "graph":
                 panel.on_screen = False  # type: ignore[attr-defined]
-            self.docks[name].setWidget(panel)
+            self.docks[name].setWidget(_scrolling(panel))
             if self._bundle is not None:
                 panel.set_bundle(self._bundle, self._choices)  # type: ignore[attr-defined]
                 self._stale.add(panel)  # computed when first on screen
@@ -161,6 +161,14 @@ class AnalysisDocks(QObject):
     def busy(self) -> bool:
         working = (panel.busy for panel in self.panels)  # type: ignore[attr-defined]
         return self.runner.busy or self.other_runner.busy or any(working)
+
+    def stop_running_jobs(self) -> None:
+        """Stop the workers' running jobs with their processes (a panel job only reads): the
+        window is closing, and a count of cycles on a large bundle would hold its close for
+        tens of seconds. The next job starts a new worker."""
+        for process in (self.process, self.other_process):
+            if process.busy:
+                process.shutdown(finish_running=False)
 
     def set_bundle(self, bundle: Bundle | None) -> None:
         """Show ``bundle`` (None: the bundle is closing; waits for running computations).
@@ -291,3 +299,16 @@ class AnalysisDocks(QObject):
             [int(window.width() * 0.6), int(window.width() * 0.4)],
             Qt.Orientation.Horizontal,
         )
+
+
+def _scrolling(panel: QWidget) -> QWidget:
+    """The panel in a scroll area that follows its size: a docked panel whose pickers and
+    request line need more width than its dock has scrolls sideways instead of widening the
+    window past the screen (at 1366x768 the analysis docks share the width)."""
+    from PySide6.QtWidgets import QFrame, QScrollArea
+
+    area = QScrollArea()
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setWidget(panel)
+    return area
