@@ -27,3 +27,23 @@ DERIVED_KEY = "derived"
 #: the metadata key of a judge verdict whose answer held no readable verdict, counted as its
 #: template says (a tie); its value says why it could not be read
 UNPARSED_KEY = "unparsed"
+
+
+def selection_flags_text(
+    include_derived: bool,
+    multi_turn: bool,
+    exclude_ties: bool,
+    exclude_categories: tuple[str, ...],
+) -> list[str]:
+    """How a selection's switches read after its named values (``derived included``,
+    ``multi-turn``...): one wording for the read model's filters and the analysis request."""
+    parts = []
+    if include_derived:
+        parts.append("derived included")
+    if multi_turn:
+        parts.append("multi-turn")
+    if exclude_ties:
+        parts.append("ties excluded")
+    if exclude_categories:
+        parts.append(f"category not {'|'.join(exclude_categories)}")
+    return parts

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
+from workbench.domain.judgments import selection_flags_text
 from workbench.errors import WorkbenchError
 
 if TYPE_CHECKING:
@@ -217,14 +218,9 @@ class AnalysisRequest:
             f"{SELECTION_COLUMNS[name]}=" + "|".join(map(str, values))
             for name, values in self._selection()
         ]
-        if self.include_derived:
-            parts.append("derived included")
-        if self.multi_turn:
-            parts.append("multi-turn")
-        if self.exclude_ties:
-            parts.append("ties excluded")
-        if self.exclude_categories:
-            parts.append(f"category not {'|'.join(self.exclude_categories)}")
+        parts += selection_flags_text(
+            self.include_derived, self.multi_turn, self.exclude_ties, self.exclude_categories
+        )
         return ", ".join(parts) or "no filters"
 
     def _selection(self) -> Iterable[tuple[str, tuple[Any, ...]]]:

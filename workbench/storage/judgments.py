@@ -77,6 +77,7 @@ from workbench.domain import (
     JudgmentOrigin,
     Outcome,
 )
+from workbench.domain.judgments import selection_flags_text
 from workbench.storage.models import (
     Adjudication,
     Annotator,
@@ -230,14 +231,9 @@ class OutcomeFilter:
     def describe(self) -> str:
         """The filters set, as ``source=a|b, turn=1``, or ``no filters``."""
         parts = [f"{column}={'|'.join(map(str, values))}" for column, values in self._dimensions()]
-        if self.include_derived:
-            parts.append("derived included")
-        if self.multi_turn:
-            parts.append("multi-turn")
-        if self.exclude_ties:
-            parts.append("ties excluded")
-        if self.exclude_categories:
-            parts.append(f"category not {'|'.join(self.exclude_categories)}")
+        parts += selection_flags_text(
+            self.include_derived, self.multi_turn, self.exclude_ties, self.exclude_categories
+        )
         return ", ".join(parts) or "no filters"
 
 
