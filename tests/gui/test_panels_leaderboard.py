@@ -318,3 +318,39 @@ def test_the_request_line_names_the_request_and_copies_the_command_that_prints_i
     assert f"judgments: {POOLED_LABEL}" in panel.request_line.text()
     assert POOLED_LABEL in panel.status.text()
     assert "--kind all --pool-kinds" in panel.command()
+
+
+def test_the_prediction_powered_board_states_its_inputs_and_copies_its_command(
+    qtbot, panel_window, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    import json
+    import shlex
+
+    from PySide6.QtWidgets import QApplication
+
+    from workbench.cli import main
+
+    panel = panel_window.analysis.leaderboard
+    # the judge judged one comparison of this bundle: every model with a human vote on it counts
+    panel.min_battles.setValue(0)
+    before = panel.result
+    panel.method.setCurrentIndex(panel.method.findData("ppi"))
+    qtbot.waitUntil(lambda: panel.result is not before and not panel.busy, timeout=HANG_GUARD_MS)
+    assert panel.result.powered is not None
+    assert not panel.source.isEnabled() and not panel.rounds.isEnabled()
+    status = panel.status.text()
+    assert status.startswith("prediction-powered: ")
+    assert "human votes on 1 comparisons the judge also judged" in status
+    assert "95% rank-sets: " in status
+    assert "prediction-powered Bradley-Terry" in panel.request_line.text()
+    panel.copy_command_button.click()
+    words = shlex.split(QApplication.clipboard().text())
+    assert "--method" in words and words[words.index("--method") + 1] == "ppi"
+    capsys.readouterr()
+    assert main([*words[1:2], str(panel_window.bundle.path), *words[3:], "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert [row["model"] for row in printed["models"]] == list(panel.result.table["model"])
+    assert [row["rating"] for row in printed["models"]] == pytest.approx(
+        list(panel.result.table["rating"]), abs=1e-6
+    )
+    assert printed["prediction_powered"] == panel.result.powered.to_json()

@@ -126,9 +126,19 @@ def add_request_flags(parser: argparse.ArgumentParser, fitting: bool = True) -> 
     if fitting:
         parser.add_argument(
             "--method",
-            choices=("bt", "elo"),
+            choices=tuple(defaults.METHODS),
             default=defaults.DEFAULT_METHOD,
-            help="bt: Bradley-Terry maximum likelihood (default); elo: online Elo in stored order",
+            help="bt: Bradley-Terry maximum likelihood (default); elo: online Elo in stored "
+            "order; ppi: the human votes' Bradley-Terry powered by the judge verdicts on the "
+            "same kind of comparisons (prediction-powered inference), with rank-sets",
+        )
+        parser.add_argument(
+            "--coverage",
+            type=float,
+            default=defaults.DEFAULT_COVERAGE,
+            metavar="P",
+            help="--method ppi: coverage of the intervals and rank-sets (default "
+            f"{defaults.DEFAULT_COVERAGE:g})",
         )
     parser.add_argument(
         "--bootstrap",
@@ -409,18 +419,27 @@ def run_leaderboard(args: argparse.Namespace) -> int:
 
 
 def _print_leaderboard(result: Any) -> None:
+    from workbench.services.analysis_request import METHODS
+
     board, request = result.board, result.request
-    method = "Bradley-Terry" if board.method == "bt" else "online Elo"
-    print(
-        f"{method} ratings from {result.battles} battles of {request.kind_label} judgments "
-        f"({request.selection_text()})"
+    judged = (
+        f"{result.battles} human votes, powered by judge verdicts"
+        if result.powered is not None
+        else f"{result.battles} battles of {request.kind_label} judgments"
     )
+    print(f"{METHODS[board.method]} ratings from {judged} ({request.selection_text()})")
     print(f"request: {request.describe()}")
     print(f"command: {request.to_command()}")
     if board.anchor is not None:
         print(f"anchor: {board.anchor.model} = {board.anchor.rating:g}")
     if board.bootstrap:
         print(f"95% CI from {board.bootstrap} bootstrap rounds (seed {board.seed})")
+    if result.powered is not None:
+        print(result.powered.describe())
+        print(
+            f"{100 * result.powered.coverage:g}% intervals (sandwich) and rank-sets "
+            "(simultaneous over every pair); n = human votes"
+        )
     if result.battles_without_answers:
         print(
             f"style control left out {result.battles_without_answers} battles whose answers "
@@ -434,6 +453,7 @@ def _print_leaderboard(result: Any) -> None:
     width = max(5, *(len(str(model)) for model in table["model"]))
     styled = "rating_without_style_control" in table.columns
     tokens = "mean_answer_tokens" in table.columns
+    ranked = "rank_lower" in table.columns
     header = (
         f"{'#':>3}  {'model':<{width}}  {'rating':>8}  {'95% CI':>17}  {'vs anchor':>9}  {'n':>6}"
     )
@@ -441,6 +461,8 @@ def _print_leaderboard(result: Any) -> None:
         header += f"  {'no style':>8}  {'rank change':>11}"
     if tokens:
         header += f"  {'tokens':>6}"
+    if ranked:
+        header += f"  {'rank-set':>8}  {'verdicts':>8}"
     print(header)
     for rank, row in enumerate(table.itertuples(index=False), start=1):
         interval = (
@@ -457,6 +479,8 @@ def _print_leaderboard(result: Any) -> None:
             line += f"  {row.rating_without_style_control:>8.1f}  {row.rank_change:>+11d}"
         if tokens:
             line += f"  {_number(row.mean_answer_tokens, 0):>6}"
+        if ranked:
+            line += f"  {f'{row.rank_lower}-{row.rank_upper}':>8}  {row.judge_verdicts:>8}"
         print(line)
     if board.style_coefficients is not None:
         print(

@@ -20,6 +20,7 @@ from workbench.services.analysis_request import (
     DEFAULT_DECISIVE_WEIGHT,
     HUMAN,
     JUDGE,
+    METHODS,
     POOLED,
     SIDE_FLAGS,
     TIE_OUTCOMES,
@@ -92,6 +93,8 @@ from workbench.storage.judgments import (
 if TYPE_CHECKING:
     import networkx as nx
     from matplotlib.figure import Figure
+
+    from workbench.services.powered_board import PoweredInputs
 
 # matplotlib, networkx and scipy.stats are imported by the functions that use them: a CLI
 # command such as ``workbench leaderboard`` then starts without loading them.
@@ -239,6 +242,8 @@ class LeaderboardResult:
     battles_without_answers: int = 0
     #: models left out for fewer than ``request.min_battles`` battles, with their battles
     left_out: dict[str, int] = field(default_factory=dict)
+    #: a prediction-powered board's inputs (human votes, judge verdicts, the judge's weight)
+    powered: PoweredInputs | None = None
 
     @property
     def table(self) -> pd.DataFrame:
@@ -246,15 +251,16 @@ class LeaderboardResult:
 
     def to_json(self) -> dict[str, Any]:
         """What ``workbench leaderboard --json`` prints (the quick path prints the same)."""
-        return jsonable(
-            result_document(
-                self.board.to_json(),
-                self.request,
-                self.battles,
-                self.left_out,
-                self.battles_without_answers if self.request.style_control else None,
-            )
+        document = result_document(
+            self.board.to_json(),
+            self.request,
+            self.battles,
+            self.left_out,
+            self.battles_without_answers if self.request.style_control else None,
         )
+        if self.powered is not None:
+            document["prediction_powered"] = self.powered.to_json()
+        return jsonable(document)
 
     def write_csv(self, path: Path) -> None:
         """The table as CSV (``workbench leaderboard --csv``, the panel's export) under a first
@@ -269,8 +275,9 @@ class LeaderboardResult:
     def forest_figure(self) -> Figure:
         from workbench.stats.plots import ratings_forest_plot
 
-        method = "Bradley-Terry" if self.board.method == "bt" else "Online Elo"
-        title = f"{method} ratings ({self.battles} battles, {self.request.kind_label})"
+        method = METHODS[self.board.method]
+        unit = "human votes" if self.powered is not None else "battles"
+        title = f"{method} ratings ({self.battles} {unit}, {self.request.kind_label})"
         if self.board.anchor is not None:
             title += f"\nanchor {self.board.anchor.model} = {self.board.anchor.rating:g}"
         return ratings_forest_plot(self.table, title)
@@ -388,6 +395,10 @@ def leaderboard(
 
     ``tally`` (the request's filters and weight) keeps the battle counts between calls, so a
     Bradley-Terry refresh after a vote reads only the new judgments (the leaderboard panel)."""
+    if request.prediction_powered:
+        from workbench.services.powered_board import powered_leaderboard
+
+        return powered_leaderboard(bundle, request)
     request = resolved_request(bundle, request)
     kind = request.kind
     filters = request.filters()

@@ -41,7 +41,16 @@ TIE_POLICIES = {
     "drop": "ties are left out",
 }
 TIE_OUTCOMES = ("tie", "both_bad")
-METHODS = {"bt": "Bradley-Terry", "elo": "online Elo"}
+#: ``ppi``: Bradley-Terry of the human votes, powered by the judge verdicts on the same kind of
+#: comparisons (prediction-powered inference, :mod:`workbench.stats.ppi`)
+PREDICTION_POWERED = "ppi"
+METHODS = {
+    "bt": "Bradley-Terry",
+    "elo": "online Elo",
+    PREDICTION_POWERED: "prediction-powered Bradley-Terry",
+}
+#: the coverage of a prediction-powered board's intervals and rank-sets
+DEFAULT_COVERAGE = 0.95
 
 #: the defaults of every door
 DEFAULT_METHOD = "bt"
@@ -156,6 +165,8 @@ class AnalysisRequest:
     exclude_categories: tuple[str, ...] = ()
     #: add each model's mean answer length in tokens (WildVision-Bench's "Avg Tokens")
     answer_tokens: bool = False
+    #: a prediction-powered board's coverage (its intervals and rank-sets hold at this level)
+    coverage: float = DEFAULT_COVERAGE
 
     def __post_init__(self) -> None:
         self.check()
@@ -165,7 +176,9 @@ class AnalysisRequest:
         if self.kind not in KINDS:
             raise RequestError(f"--kind: unknown kind {self.kind!r} (choose human, judge, all)")
         if self.method not in METHODS:
-            raise RequestError(f"--method: unknown method {self.method!r} (choose bt, elo)")
+            raise RequestError(
+                f"--method: unknown method {self.method!r} (choose {', '.join(METHODS)})"
+            )
         if self.ties not in TIE_POLICIES:
             raise RequestError(f"--ties: unknown policy {self.ties!r} (choose half, drop)")
         if self.bootstrap < 0:
@@ -180,6 +193,24 @@ class AnalysisRequest:
             raise RequestError("--style-control works with --method bt only")
         if self.anchor is not None and not self.anchor:
             raise RequestError("--anchor: name a model")
+        if not 0 < self.coverage < 1:
+            raise RequestError("--coverage must be between 0 and 1, e.g. 0.95")
+        if self.prediction_powered:
+            self._check_prediction_powered()
+
+    def _check_prediction_powered(self) -> None:
+        """A prediction-powered board rates the humans' preferences with the judge's help: it
+        reads both kinds itself, counts each comparison once and ties half, and its intervals
+        come from the estimator, not a bootstrap."""
+        if self.kind not in (AUTO, HUMAN):
+            raise RequestError(
+                "--method ppi rates the human votes with the judge verdicts' help, so it reads "
+                "both kinds itself: leave out --kind (or give --kind human)"
+            )
+        if self.ties != "half":
+            raise RequestError("--method ppi counts a tie half a win to each side: use --ties half")
+        if self.style_control or self.answer_tokens:
+            raise RequestError("--method ppi does not take --style-control or --answer-tokens")
 
     # --- reading it ------------------------------------------------------------------------------
 
@@ -189,7 +220,13 @@ class AnalysisRequest:
 
     @property
     def kind_label(self) -> str:
+        if self.prediction_powered:
+            return "human, powered by judge verdicts"
         return KIND_LABELS[self.kind]
+
+    @property
+    def prediction_powered(self) -> bool:
+        return self.method == PREDICTION_POWERED
 
     def filters(self) -> OutcomeFilter:
         """The judgments the request selects, as the read model's filter (kind ``auto`` keeps
@@ -235,15 +272,26 @@ class AnalysisRequest:
             if self.anchor
             else f"anchor: most battles = {_number(self.anchor_rating)}"
         )
+        if self.prediction_powered:
+            counting = [
+                f"{_number(100 * self.coverage)}% intervals and rank-sets",
+                "each comparison counts once",
+                f"ties {self.ties}",
+                f"min {self.min_battles} human votes",
+            ]
+        else:
+            counting = [
+                f"{self.bootstrap} bootstrap rounds (seed {self.seed})",
+                f"much better = {_number(self.decisive_weight)} battles",
+                f"ties {self.ties}",
+                f"min {self.min_battles} battles",
+            ]
         parts = [
             f"judgments: {self.kind_label}",
             self.selection_text(),
             METHODS[self.method] + (" with style control" if self.style_control else ""),
             anchor,
-            f"{self.bootstrap} bootstrap rounds (seed {self.seed})",
-            f"much better = {_number(self.decisive_weight)} battles",
-            f"ties {self.ties}",
-            f"min {self.min_battles} battles",
+            *counting,
         ]
         if self.method == "elo":
             parts.append(f"K {_number(self.k_factor)}")
@@ -280,6 +328,8 @@ class AnalysisRequest:
         }
         if self.method == "elo":
             document["k_factor"] = self.k_factor
+        if self.prediction_powered:
+            document["coverage"] = self.coverage
         return document
 
     def to_command(
@@ -315,6 +365,8 @@ class AnalysisRequest:
                 words.append("--style-control")
             if self.method == "elo":
                 words += ["--k-factor", _number(self.k_factor)]
+            if self.prediction_powered:
+                words += ["--coverage", _number(self.coverage)]
         if self.anchor is not None:
             words += ["--anchor", f"{self.anchor}={_number(self.anchor_rating)}"]
         words += [
@@ -363,6 +415,7 @@ class AnalysisRequest:
             "seed": getattr(args, "seed", None),
             "min_battles": getattr(args, "min_battles", None),
             "k_factor": getattr(args, "k_factor", None),
+            "coverage": getattr(args, "coverage", None),
         }
         values.update({name: value for name, value in optional.items() if value is not None})
         return cls(

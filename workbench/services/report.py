@@ -34,6 +34,7 @@ from workbench.services.analysis import (
 from workbench.services.analysis_request import (
     AUTO,
     POOLED,
+    PREDICTION_POWERED,
     AnalysisRequest,
     RequestError,
     TooFewBattles,
@@ -181,6 +182,8 @@ class ReportContent:
     #: battles of items without a category (no filter selects them: on the overall board only)
     uncategorised_battles: int = 0
     agreement: AgreementSection | None = None
+    #: the humans' ratings powered by the judge's verdicts (prediction-powered inference)
+    powered_board: Board | None = None
     inter_annotator: list[dict[str, Any]] = field(default_factory=list)
     cycles: pd.DataFrame | None = None
     #: the listed cycles' scope (workbench.stats.cycle_scopes), their count and items, and the
@@ -332,6 +335,25 @@ def _leaderboards(content: ReportContent, bundle: Bundle) -> AnalysisRequest | N
         content.style_board = _board(styled)
         content.style_dropped = styled.battles_without_answers
     return resolved
+
+
+def _powered_board(content: ReportContent, bundle: Bundle) -> None:
+    """The overall request answered by prediction-powered inference: the human votes' ratings,
+    their intervals narrowed by the judge's verdicts where the judge follows the humans. Shown
+    when the selection holds both kinds on shared comparisons; otherwise the reason."""
+    request = replace(
+        content.request.analysis,
+        method=PREDICTION_POWERED,
+        kind=AUTO,
+        style_control=False,
+        answer_tokens=False,
+    )
+    try:
+        result = leaderboard(bundle, request)
+    except (AnalysisError, RequestError, StatsInputError) as error:
+        content.missing["powered"] = f"No prediction-powered board: {error}."
+        return
+    content.powered_board = _board(result)
 
 
 def _category_boards(
@@ -595,6 +617,8 @@ def _commands(content: ReportContent) -> dict[str, str]:
         commands["heatmap"] = content.leaderboard.request.to_command(output="--heatmap winrate.svg")
     if content.style_board is not None:
         commands["style"] = content.style_board.command
+    if content.powered_board is not None:
+        commands["powered"] = content.powered_board.command
     commands["agreement"] = (
         f"workbench agreement BUNDLE --a human --b judge --convention "
         f"{DEFAULT_AGREEMENT_CONVENTION} {rounds}{tail} --json"
@@ -616,7 +640,11 @@ def reproducible_sections(content: ReportContent) -> list[dict[str, Any]]:
     command prints), command and the document it shows, for the report's data block and the
     test that runs every command."""
     sections = []
-    boards = [("leaderboard", content.leaderboard), ("style", content.style_board)]
+    boards = [
+        ("leaderboard", content.leaderboard),
+        ("style", content.style_board),
+        ("prediction-powered", content.powered_board),
+    ]
     boards += [(f"category {entry.category}", entry.board) for entry in content.category_boards]
     for name, board in boards:
         if board is not None:
@@ -703,6 +731,7 @@ def build_report(
     step("agreement")
     outcomes = pairwise_outcomes(judgments)
     _agreement_section(content, outcomes)
+    _powered_board(content, bundle)
     content.inter_annotator = _inter_annotator(bundle, outcomes, request.filters)
     if not content.inter_annotator:
         content.missing["inter_annotator"] = (

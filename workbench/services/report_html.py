@@ -333,6 +333,41 @@ def _leaderboard(content: ReportContent) -> str:
     return "".join(parts)
 
 
+def _powered(content: ReportContent) -> str:
+    board = content.powered_board
+    if board is None:
+        return _missing(content, "powered")
+    inputs = board.document["prediction_powered"]
+    coverage = f"{100 * inputs['coverage']:g}%"
+    headers = ["rank-set", "model", "rating", f"{coverage} interval", "human votes", "verdicts"]
+    rows = [
+        [
+            _cell(f"{row.rank_lower}–{row.rank_upper}", True, "rank_set"),
+            _cell(_text(row.model), data="model"),
+            _cell(_number(row.rating), True, "rating"),
+            _cell(f"{_number(row.ci_lower)} .. {_number(row.ci_upper)}", True, "ci"),
+            _cell(int(row.n), True, "n"),
+            _cell(int(row.judge_verdicts), True, "judge_verdicts"),
+        ]
+        for row in board.table.itertuples(index=False)
+    ]
+    return (
+        "<p>This board is prediction-powered: the human votes' Bradley-Terry ratings, with the "
+        "judge's verdicts on the same kind of comparisons narrowing the intervals as far as "
+        "the judge follows the humans (PPI++, Angelopoulos et al. 2023; the judge's weight is "
+        "0 when its verdicts do not follow the human votes beyond chance, and the intervals "
+        "are then the humans' own). It counts "
+        f"{inputs['human_votes']} human votes on {inputs['comparisons_judged_by_both']} "
+        f"comparisons the judge also judged and {inputs['judge_verdicts']} judge verdicts "
+        f"({inputs['comparisons_judged_by_the_judge_only']} comparisons judged by the judge "
+        f"only); judge weight {inputs['judge_weight']:.2f}. Each comparison counts once, a "
+        f"tie half. Intervals are {coverage} sandwich intervals; rank-sets hold every model's "
+        f"rank together at {coverage} (Chatzi et al. 2024).</p>"
+        + _table(headers, rows, "powered-table")
+        + _request(board)
+    )
+
+
 def _win_matrix(content: ReportContent) -> str:
     matrix = content.win_fraction
     if matrix is None or matrix.empty:
@@ -733,6 +768,7 @@ def _data_block(content: ReportContent) -> str:
         "summary": content.summary,
         "leaderboard": content.leaderboard.document if content.leaderboard else None,
         "style_leaderboard": content.style_board.document if content.style_board else None,
+        "prediction_powered": content.powered_board.document if content.powered_board else None,
         "agreement": content.agreement.document if content.agreement else None,
         "categories": {entry.category: entry.board.document for entry in content.category_boards},
         "categories_unrated": content.categories_unrated,
@@ -779,6 +815,7 @@ SECTIONS = (
     ("win-rates", "Observed win rates"),
     ("categories", "Per-category leaderboards"),
     ("agreement", "Human vs judge"),
+    ("powered", "Human-anchored judge ratings"),
     ("inter-annotator", "Inter-annotator agreement"),
     ("cycles", "Preference cycles"),
     ("gallery", "Failure cases"),
@@ -797,6 +834,7 @@ def render_report(content: ReportContent, max_image_bytes: int = MAX_TOTAL_IMAGE
         "win-rates": _win_matrix(content),
         "categories": _categories(content),
         "agreement": _agreement(content),
+        "powered": _powered(content),
         "inter-annotator": _inter_annotator(content),
         "cycles": _cycles(content, gallery_ids),
         "gallery": _gallery(content, budget),

@@ -38,7 +38,9 @@ class Leaderboard:
     and with style control on: rating_without_style_control, rank_without_style_control and
     rank_change (ranks 1 = best, ties sharing the best rank; rank_change = the rank without
     style control less the rank with it, positive for a model style control moves up, as
-    LMArena's style-control view shows it); mean_answer_tokens when the caller adds it."""
+    LMArena's style-control view shows it); mean_answer_tokens when the caller adds it; and on
+    a prediction-powered board (method ``ppi``, ``n`` its human votes) judge_verdicts,
+    standard_error, rank_lower and rank_upper (the rank-set)."""
 
     method: str
     anchor: Anchor | None
@@ -70,6 +72,11 @@ class Leaderboard:
                 entry["rank_change"] = int(row.rank_change)
             if "mean_answer_tokens" in self.table.columns:
                 entry["mean_answer_tokens"] = number(row.mean_answer_tokens)
+            if "rank_lower" in self.table.columns:
+                entry["judge_verdicts"] = int(row.judge_verdicts)
+                entry["standard_error"] = number(row.standard_error)
+                entry["rank_lower"] = int(row.rank_lower)
+                entry["rank_upper"] = int(row.rank_upper)
             models.append(entry)
         result: dict[str, Any] = {
             "method": self.method,

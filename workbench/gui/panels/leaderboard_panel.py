@@ -42,9 +42,11 @@ from workbench.gui.panels.latest_only import LatestOnly, Runner
 from workbench.gui.panels.rows_model import RowsTableModel
 from workbench.services.analysis import AnalysisChoices, LeaderboardResult
 from workbench.services.analysis_request import (
+    AUTO,
     DEFAULT_BOOTSTRAP_ROUNDS,
     DEFAULT_MIN_BATTLES,
     KIND_LABELS,
+    PREDICTION_POWERED,
     AnalysisRequest,
     RequestError,
 )
@@ -53,7 +55,11 @@ from workbench.storage import Bundle
 log = logging.getLogger(__name__)
 
 HEADERS = ("model", "rating", "95% CI", "vs anchor", "n")
-METHOD_LABELS = {"bt": "Bradley-Terry", "elo": "Online Elo"}
+METHOD_LABELS = {
+    "bt": "Bradley-Terry",
+    "elo": "Online Elo",
+    PREDICTION_POWERED: "Prediction-powered (human + judge)",
+}
 ANY = "(any)"
 
 
@@ -205,6 +211,7 @@ class LeaderboardPanel(QWidget):
         request_row.addWidget(self.copy_command_button)
         self._request_shown: AnalysisRequest | None = None
         self.status = QLabel("No bundle open.", self)
+        self.status.setWordWrap(True)
         self.model = RowsTableModel(HEADERS, self)
         self.model.formats = {2: _interval, 3: _percent}
         self.table = QTableView(self)
@@ -294,11 +301,13 @@ class LeaderboardPanel(QWidget):
         """The request of the pickers (:meth:`AnalysisRequest.from_pickers`): every other
         setting is the default of every door."""
         method = self.method.currentData()
+        powered = method == PREDICTION_POWERED
         return AnalysisRequest.from_pickers(
             {
                 "method": method,
                 "style_control": self.style_control.isChecked() and method == "bt",
-                "kind": self.source.currentData(),
+                # a prediction-powered board reads the human votes and the judge verdicts
+                "kind": AUTO if powered else self.source.currentData(),
                 "category": self.category.currentData(),
                 "criterion": self.criterion.currentData(),
                 "campaign": self.campaign.currentData(),
@@ -336,7 +345,10 @@ class LeaderboardPanel(QWidget):
 
     def _method_changed(self) -> None:
         is_bt = self.method.currentData() == "bt"
+        powered = self.method.currentData() == PREDICTION_POWERED
         self.style_control.setEnabled(is_bt)
+        self.source.setEnabled(not powered)
+        self.rounds.setEnabled(not powered)
         self.refresh()
 
     def refresh(self) -> None:
@@ -454,10 +466,20 @@ class LeaderboardPanel(QWidget):
             if result.left_out
             else ""
         )
-        self.status.setText(
-            f"{METHOD_LABELS[result.board.method]}: {result.battles} battles of "
-            f"{result.request.kind_label} judgments, {rounds}{note}{dropped}{left_out}"
-        )
+        if result.powered is not None:
+            rank_sets = ", ".join(
+                f"{row.model} {row.rank_lower}-{row.rank_upper}"
+                for row in table.itertuples(index=False)
+            )
+            self.status.setText(
+                f"{result.powered.describe()}{note}{left_out}. "
+                f"{100 * result.powered.coverage:g}% rank-sets: {rank_sets}"
+            )
+        else:
+            self.status.setText(
+                f"{METHOD_LABELS[result.board.method]}: {result.battles} battles of "
+                f"{result.request.kind_label} judgments, {rounds}{note}{dropped}{left_out}"
+            )
         # the points come first: the request named is the one whose intervals are coming
         self._show_request(
             replace(result.request, bootstrap=intervals_pending)

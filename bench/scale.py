@@ -1,0 +1,250 @@
+"""Arena scale on one machine: ratings and import at 100K, 1M and 10M battles, as whole processes.
+
+    python bench/scale.py [--sizes 100000,1000000,10000000] [--models 100,100,200]
+        [--rounds 100] [--work /tmp/workbench-scale] [--reference-max 1000000]
+        [--import-max 1000000] [--markdown]
+
+For each size a bundle of that many battles (FastChat's battle-log shape: judgments without
+conversations, ``N`` models with evenly spread strengths, 8% ties, seeded) is generated once
+into --work and reused while its parameters match; the same battles are written as FastChat's
+battle JSON for the reference and for the import. Then, as whole processes (start-up, imports
+and reading included), each timed by ``os.wait4`` (CPU = user + system of that process alone,
+peak = its maximum resident set):
+
+- **ratings**: ``workbench leaderboard B --method bt --bootstrap 100 --json`` against the
+  reference of bench/leaderboard_process.py (FastChat's 2025 rating code, written out: the
+  battles read from JSON, aggregated with ``np.unique``, L-BFGS per bootstrap round), up to
+  --reference-max battles (at 10M the reference's JSON alone needs about 15 GB). The two sets of
+  ratings, each centred, must agree within 0.1 Elo points.
+- **import**: ``workbench import FILE --format arena-battles --into NEW`` up to --import-max
+  battles: CPU seconds, battles per CPU second and peak memory.
+
+Goals (docs/PERFORMANCE.md): ratings at 10M battles and 200 models within 10 CPU s and 300 MB,
+and at least 3x the reference's CPU at 1M and 10M; import at 20,000 battles per CPU second with
+a peak independent of the size (500 MB at 10M). The machine's load average is printed with the
+table: on a shared machine read the CPU columns, not the wall clock. Nothing here is asserted in
+the test suite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sqlite3
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+sys.path.insert(0, str(BENCH))
+sys.path.insert(0, str(ROOT))
+from leaderboard_process import MAX_RATING_DIFFERENCE, REFERENCE, centred, run  # noqa: E402
+
+TIE_SHARE = 0.08
+CHUNK = 500_000
+GOALS = {"ratings_cpu": 10.0, "ratings_mb": 300.0, "ratio": 3.0, "import_rate": 20_000.0}
+WINNER_NAMES = np.array(["model_a", "model_b", "tie"])
+OUTCOMES = np.array(["a", "b", "tie"])
+
+
+def model_names(models: int) -> list[str]:
+    return [f"model-{index:03d}" for index in range(models)]
+
+
+def battles_of(battles: int, models: int, seed: int) -> Iterator[tuple[np.ndarray, ...]]:
+    """The battles in chunks: model a, model b (indices) and the outcome's index (a, b, tie),
+    drawn from Bradley-Terry strengths spread evenly over 800 Elo points."""
+    rng = np.random.default_rng(seed)
+    strengths = np.linspace(400.0, -400.0, models) * np.log(10) / 400
+    made = 0
+    while made < battles:
+        size = min(CHUNK, battles - made)
+        first = rng.integers(0, models, size)
+        second = (first + rng.integers(1, models, size)) % models
+        p_first = 1 / (1 + np.exp(strengths[second] - strengths[first]))
+        draw = rng.random(size)
+        outcome = np.where(draw < TIE_SHARE, 2, np.where(rng.random(size) < p_first, 0, 1))
+        made += size
+        yield first, second, outcome
+
+
+def build(bundle: Path, battles_json: Path, battles: int, models: int, seed: int = 0) -> None:
+    """Generate the bundle (through the app's schema, the judgments by bulk insert) and the same
+    battles as FastChat's battle JSON, once; reused while ``<bundle>.params.json`` matches."""
+    wanted = {"battles": battles, "models": models, "seed": seed}
+    params = bundle.with_name(bundle.name + ".params.json")
+    kept = bundle.exists() and battles_json.exists() and params.exists()
+    if kept and json.loads(params.read_text()) == wanted:
+        return
+    from datetime import UTC, datetime
+
+    from workbench.storage import Bundle
+    from workbench.storage.models import Import, Model
+
+    print(f"generating {battles:,} battles of {models} models …", file=sys.stderr, flush=True)
+    bundle.unlink(missing_ok=True)
+    names = model_names(models)
+    with Bundle.create(bundle) as created, created.session() as session:
+        session.add(
+            Import(
+                importer="bench-scale",
+                importer_version="1",
+                fingerprint=f"scale-{battles}-{models}-{seed}",
+                app_version="bench",
+                started_at=datetime.now(UTC),
+            )
+        )
+        session.add_all(Model(name=name) for name in names)
+    connection = sqlite3.connect(bundle)
+    import_id = connection.execute("SELECT id FROM imports").fetchone()[0]
+    ids = dict(connection.execute("SELECT name, id FROM models"))
+    model_ids = np.array([ids[name] for name in names])
+    with battles_json.open("w", encoding="utf-8") as out:
+        out.write("[")
+        separator = ""
+        for first, second, outcome in battles_of(battles, models, seed):
+            rows = zip(
+                model_ids[first].tolist(),
+                model_ids[second].tolist(),
+                OUTCOMES[outcome].tolist(),
+                strict=True,
+            )
+            connection.executemany(
+                "INSERT INTO prior_judgments (import_id, kind, criterion, model_a_id, "
+                "model_b_id, outcome, strength, metadata) "
+                "VALUES (?, 'human', 'overall', ?, ?, ?, 1, '{}')",
+                ((import_id, a, b, o) for a, b, o in rows),
+            )
+            for a, b, winner in zip(first, second, WINNER_NAMES[outcome], strict=True):
+                out.write(
+                    f'{separator}{{"model_a": "{names[a]}", "model_b": "{names[b]}", '
+                    f'"winner": "{winner}"}}'
+                )
+                separator = ",\n"
+        out.write("]\n")
+    connection.commit()
+    connection.execute("ANALYZE")
+    connection.close()
+    params.write_text(json.dumps(wanted))
+
+
+def ratings(
+    bundle: Path, battles_json: Path, args: argparse.Namespace, size: int
+) -> dict[str, Any]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    cli = [sys.executable, "-m", "workbench.cli"]
+    command = [*cli, "leaderboard", str(bundle), "--method", "bt"]
+    command += ["--bootstrap", str(args.rounds), "--min-battles", "0", "--json"]
+    run(command, env)  # warms the page cache
+    ours = run(command, env)
+    row: dict[str, Any] = {
+        "ours_cpu": ours["cpu"],
+        "ours_wall": ours["wall"],
+        "ours_mb": ours["peak_mb"],
+    }
+    if size <= args.reference_max:
+        script = args.work / "reference_bt.py"
+        script.write_text(REFERENCE)
+        reference = run(
+            [sys.executable, str(script), str(battles_json), str(args.rounds)],
+            {**env, "OPENBLAS_NUM_THREADS": "1"},
+        )
+        mine = centred(json.loads(ours["output"])["models"])
+        theirs = centred(json.loads(reference["output"])["models"])
+        difference = max(abs(mine[model] - theirs[model]) for model in mine)
+        if set(mine) != set(theirs) or difference > MAX_RATING_DIFFERENCE:
+            raise SystemExit(f"the ratings differ from the reference's by {difference:.3f}")
+        row.update(
+            reference_cpu=reference["cpu"],
+            reference_mb=reference["peak_mb"],
+            ratio=reference["cpu"] / ours["cpu"],
+            difference=difference,
+        )
+    return row
+
+
+def import_rate(battles_json: Path, args: argparse.Namespace, size: int) -> dict[str, Any]:
+    target = args.work / f"imported-{size}.wbb"
+    target.unlink(missing_ok=True)
+    env = {**os.environ, "PYTHONPATH": f"{ROOT}:{ROOT / 'plugins'}"}
+    cli = [sys.executable, "-m", "workbench.cli"]
+    measured = run(
+        [*cli, "import", str(battles_json), "--format", "arena-battles", "--into", str(target)],
+        env,
+    )
+    target.unlink(missing_ok=True)
+    return {
+        "import_cpu": measured["cpu"],
+        "import_mb": measured["peak_mb"],
+        "import_rate": size / measured["cpu"],
+    }
+
+
+def _number(value: Any, digits: int = 1) -> str:
+    return "–" if value is None else f"{value:,.{digits}f}"
+
+
+def table(rows: dict[int, dict[str, Any]], load: tuple[float, float, float]) -> str:
+    sizes = sorted(rows)
+    lines = [
+        "| step | " + " | ".join(f"{size:,} battles" for size in sizes) + " |",
+        "|---|" + "---|" * len(sizes),
+    ]
+    fields = (
+        ("models", "models", 0),
+        ("leaderboard, CPU s (whole process)", "ours_cpu", 2),
+        ("leaderboard, wall s", "ours_wall", 2),
+        ("leaderboard, peak MB", "ours_mb", 0),
+        ("reference, CPU s", "reference_cpu", 2),
+        ("reference, peak MB", "reference_mb", 0),
+        ("reference CPU / ours", "ratio", 2),
+        ("largest rating difference (Elo points)", "difference", 4),
+        ("import, CPU s", "import_cpu", 1),
+        ("import, battles per CPU s", "import_rate", 0),
+        ("import, peak MB", "import_mb", 0),
+    )
+    for label, key, digits in fields:
+        cells = [_number(rows[size].get(key), digits) for size in sizes]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    lines.append("")
+    lines.append(f"Load average during the run: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}.")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="100000,1000000,10000000")
+    parser.add_argument("--models", default="100,100,200")
+    parser.add_argument("--rounds", type=int, default=100)
+    parser.add_argument("--work", type=Path, default=Path("/tmp/workbench-scale"))
+    parser.add_argument("--reference-max", type=int, default=1_000_000)
+    parser.add_argument("--import-max", type=int, default=1_000_000)
+    args = parser.parse_args()
+    sizes = [int(size) for size in args.sizes.split(",")]
+    models = [int(count) for count in args.models.split(",")]
+    if len(models) != len(sizes):
+        raise SystemExit("--models needs one count per --sizes entry")
+    args.work.mkdir(parents=True, exist_ok=True)
+    rows: dict[int, dict[str, Any]] = {}
+    began = time.perf_counter()
+    for size, count in zip(sizes, models, strict=True):
+        bundle = args.work / f"battles-{size}.wbb"
+        battles_json = args.work / f"battles-{size}.json"
+        build(bundle, battles_json, size, count)
+        print(f"{size:,} battles: ratings …", file=sys.stderr, flush=True)
+        rows[size] = {"models": count, **ratings(bundle, battles_json, args, size)}
+        if size <= args.import_max:
+            print(f"{size:,} battles: import …", file=sys.stderr, flush=True)
+            rows[size].update(import_rate(battles_json, args, size))
+    print(table(rows, os.getloadavg()))
+    print(f"\n(whole run {time.perf_counter() - began:.0f} s wall)", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
