@@ -15,9 +15,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from workbench.stats.battles import battles_per_model
 from workbench.stats.benchmark_scores import ScoreTables
-from workbench.stats.bootstrap import bootstrap_online_elo, confidence_intervals
+from workbench.stats.bootstrap import median_online_elo
 from workbench.stats.contradictions import find_contradictions
 from workbench.stats.distance_correlation import distance_correlation
 from workbench.stats.errors import StatsInputError
@@ -175,22 +174,8 @@ def bootstrapped_elo(
         columns = ["model_a", "model_b", "outcome"]
         if "weight" in group.columns:
             columns.append("weight")
-        battles = group[columns].reset_index(drop=True)
-        samples = bootstrap_online_elo(battles, rounds, seed)
-        intervals = confidence_intervals(samples)
-        table = pd.DataFrame(
-            {
-                "model": samples.columns,
-                "elo": samples.median().to_numpy(),
-                "lower": intervals["lower"].to_numpy(),
-                "upper": intervals["upper"].to_numpy(),
-            }
-        )
-        counts = battles_per_model(battles)
-        table["battles"] = table["model"].map(counts).fillna(0).astype(int)
-        table.insert(0, "criterion", criterion)
-        table.insert(0, "evaluator", evaluator)
-        tables.append(table.sort_values("elo", ascending=False))
+        table = median_online_elo(group[columns].reset_index(drop=True), rounds, seed)
+        tables.append(table.assign(evaluator=evaluator, criterion=criterion))
     if not tables:
         return pd.DataFrame(columns=ELO_COLUMNS)
     return pd.concat(tables, ignore_index=True)[ELO_COLUMNS]
