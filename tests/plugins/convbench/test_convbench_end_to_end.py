@@ -161,6 +161,11 @@ def test_ablation_deltas_and_one_pairwise_query_per_conversation(
     assert main(["import", str(source), "--format", "jsonl", "--into", bundle]) == 0
     capsys.readouterr()
     judged = ["judge", bundle, "--base-url", server.base_url, "--model", "gpt-4o-mini", "--yes"]
+    # the estimate counts both requests of each conversation
+    dry = [*judged, "--template", "convbench-direct", "--models", MODEL, "--dry-run", "--json"]
+    estimate = _json(capsys, *dry[:-1])["estimate"]
+    assert estimate["requests"] == 2 * CONVERSATIONS
+    assert server.stats.requests == 0
     for context in GRADES:
         direct = [*judged, "--template", "convbench-direct", "--context", context]
         assert main([*direct, "--models", MODEL]) == 0, capsys.readouterr().err

@@ -386,12 +386,17 @@ def plan_run(
     completion_tokens = len(distinct) * template.expected_completion_tokens
     requests = len(distinct)
     if template.overall_pass is not None:
-        # the overall pass repeats each request's prompt with the first answer's judgments
+        # Every unit left asks its overall pass, a cached first answer too (that pass may be
+        # cached as well, which is not known before the first answer is read): it repeats the
+        # unit's prompt with the first answer's judgments.
         step = template.overall_pass
-        requests *= 2
-        prompt_tokens *= 2
-        prompt_tokens += len(distinct) * template.expected_completion_tokens
-        completion_tokens += len(distinct) * step.expected_completion_tokens
+        overall = {p.call.hash: p.call for p in pending}
+        requests += len(overall)
+        prompt_tokens += sum(
+            call.estimated_prompt_tokens + template.expected_completion_tokens
+            for call in overall.values()
+        )
+        completion_tokens += len(overall) * step.expected_completion_tokens
     estimate = CostEstimate(
         requests=requests,
         cached=len(pending) - len(to_send),
