@@ -9,9 +9,10 @@ SOURCE = "chirp"
 CHIRP_SCORES = BenchmarkScores(
     name="chirp",
     source=SOURCE,
-    description="CHIRP: kappa of each judge with the pooled human survey (Landis & Koch "
-    "bands), preference cycles per evaluator",
+    description="CHIRP: Elo (median of 500 bootstrap rounds), kappa of each judge with the "
+    "pooled human survey (Landis & Koch bands), preference cycles per evaluator",
     compute=loaded_on_call("workbench_chirp.scores", "score_tables"),
-    # with --model-attributes FILE (a 'size' column): how often each prefers the larger model
+    # with --model-attributes FILE (a 'size' column): how often each prefers the larger model,
+    # and the distance correlation of Elo with each attribute
     with_attributes=loaded_on_call("workbench_chirp.scores", "attribute_tables"),
 )

@@ -1,6 +1,8 @@
-"""CHIRP's agreement and consistency tables (CHIRP, 2024): each AI judge's Cohen's kappa with
-the human survey, chance agreement computed per matchup, read with Landis & Koch's bands; and
-the preference cycles (contradictions) of each evaluator.
+"""CHIRP's tables (CHIRP, 2024): each evaluator's online Elo, the median of 500 bootstrap
+rounds (Elo depends on the order of the battles); each AI judge's Cohen's kappa with the human
+survey, chance agreement computed per matchup, read with Landis & Koch's bands; the preference
+cycles (contradictions) of each evaluator; and, given the models' attributes, how often each
+evaluator prefers the larger model and the distance correlation of Elo with each attribute.
 
 The human survey is one evaluator: CHIRP samples each question's matchups and gives each to
 one participant, so a participant's own judgments of one question never form a cycle, and the
@@ -10,10 +12,13 @@ counts for :data:`HUMAN_SURVEY`; each judge run (or imported judge) is its own e
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from workbench.stats.benchmark_scores import ScoreTables
+from workbench.stats.bootstrap import median_online_elo
 from workbench.stats.contradictions import find_contradictions
+from workbench.stats.distance_correlation import distance_correlation
 from workbench.stats.errors import StatsInputError
 from workbench.stats.kappa import chirp_kappa
 from workbench.stats.preferences import FIRST, TIE, majority_preferences
@@ -151,14 +156,66 @@ def larger_model_preference(judgments: pd.DataFrame, attributes: pd.DataFrame) -
     return pd.DataFrame(rows, columns=columns)
 
 
+#: CHIRP's bootstrap rounds of online Elo, and the seed that makes the table reproducible
+ELO_ROUNDS = 500
+ELO_SEED = 0
+ELO_COLUMNS = ["evaluator", "criterion", "model", "elo", "lower", "upper", "battles"]
+
+
+def bootstrapped_elo(
+    judgments: pd.DataFrame, rounds: int = ELO_ROUNDS, seed: int = ELO_SEED
+) -> pd.DataFrame:
+    """Per evaluator (the human survey pooled) and criterion: each model's online Elo as CHIRP
+    gives it, the median over ``rounds`` bootstrap resamples of the battles (FastChat's
+    ``compute_elo`` settings), with the 2.5 and 97.5 percentiles and its battles; best first."""
+    pooled = pooled_evaluators(judgments)
+    tables = []
+    for (evaluator, criterion), group in pooled.groupby(["evaluator", "criterion"], sort=True):
+        columns = ["model_a", "model_b", "outcome"]
+        if "weight" in group.columns:
+            columns.append("weight")
+        table = median_online_elo(group[columns].reset_index(drop=True), rounds, seed)
+        tables.append(table.assign(evaluator=evaluator, criterion=criterion))
+    if not tables:
+        return pd.DataFrame(columns=ELO_COLUMNS)
+    return pd.concat(tables, ignore_index=True)[ELO_COLUMNS]
+
+
+def elo_distance_correlation(elo: pd.DataFrame, attributes: pd.DataFrame) -> pd.DataFrame:
+    """Per evaluator, criterion and model attribute (each numeric column of ``attributes``):
+    the distance correlation of the models' median Elo (:func:`bootstrapped_elo`) with the
+    attribute, over the models that have both (CHIRP relates Elo to size and training loss);
+    NaN where fewer than two models have both."""
+    columns = ["evaluator", "criterion", "attribute", "models", "dcor"]
+    numeric = [c for c in attributes.columns if c != "model"]
+    if not numeric:
+        raise StatsInputError("the model attributes have no numeric column besides 'model'")
+    rows = []
+    for (evaluator, criterion), group in elo.groupby(["evaluator", "criterion"], sort=True):
+        both = group.merge(attributes, on="model")
+        for attribute in numeric:
+            known = both[both[attribute].notna()]
+            value = (
+                distance_correlation(known["elo"], known[attribute]) if len(known) >= 2 else np.nan
+            )
+            rows.append([evaluator, criterion, attribute, len(known), value])
+    return pd.DataFrame(rows, columns=columns)
+
+
 def attribute_tables(judgments: pd.DataFrame, attributes: pd.DataFrame) -> ScoreTables:
     """The tables ``workbench scores --benchmark chirp --model-attributes FILE`` adds."""
-    return {"prefers_larger_model": larger_model_preference(judgments, attributes)}
+    return {
+        "prefers_larger_model": larger_model_preference(judgments, attributes),
+        "elo_distance_correlation": elo_distance_correlation(
+            bootstrapped_elo(judgments), attributes
+        ),
+    }
 
 
 def score_tables(judgments: pd.DataFrame) -> ScoreTables:
     """The tables ``workbench scores --benchmark chirp`` prints."""
     return {
+        "elo": bootstrapped_elo(judgments),
         "kappa_with_human_survey": kappa_with_humans(judgments),
         "cycles": cycles_per_evaluator(judgments),
     }

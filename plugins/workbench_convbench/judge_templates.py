@@ -4,7 +4,9 @@ the instruction-conditioned caption instead of the image:
 - pairwise: the model's answers against the reference answers, anonymised as Assistant A and B
   with the sides fixed per conversation by the benchmark (``pairwise_model_side``); forced
   choice per turn and overall, no ties. The score is the model's win rate against the reference;
-- direct: the model's answers beside the references, graded 0-10 per turn and overall.
+- direct: the model's answers beside the references, graded 0-10 per turn; then, as ConvEval
+  does, the overall grade S0 in a second request fed the three turns' judgments J1..J3
+  (:class:`~workbench.judge.templates.OverallPass`).
 
 The prompts are written for this project following the protocol's structure.
 """
@@ -12,11 +14,13 @@ The prompts are written for this project following the protocol's structure.
 from __future__ import annotations
 
 from workbench.judge.parsing import FieldParser, LabelledField
-from workbench.judge.templates import ExtractionStep, JudgeMode, JudgeTemplate
+from workbench.judge.templates import ExtractionStep, JudgeMode, JudgeTemplate, OverallPass
 from workbench_convbench.pairwise import PAIRWISE_SIDE_KEY
 
 #: 2: an extraction step asks the judge to restate the verdict lines it did not write
 VERSION = "2"
+#: 3: the overall grade S0 in a request of its own, fed the turns' judgments
+DIRECT_VERSION = "3"
 CAPTION_KIND = "instruction-conditioned"
 
 _CONTEXT = """\
@@ -57,20 +61,22 @@ Focus points:
 {transcript_b}"""
 
 DIRECT_SYSTEM = f"""\
-You grade an assistant's answers in a multi-turn conversation.
+You grade an assistant's answers in a multi-turn conversation, one turn at a time.
 {_CONTEXT}
 
 Each turn shows the instruction, a reference answer written by a person, and the assistant's
 answer. Grade each turn from 0 (wrong or useless) to 10 (at least as good as the reference):
 is it correct with respect to the description, does it do what the instruction asks, does it
-cover the focus points? Then grade the conversation as a whole, taking every turn into account.
+cover the focus points? The conversation as a whole is graded later, from your judgments of
+the turns.
 
-Explain your grades briefly, then end with one line per turn and a last overall line, in
-exactly this form:
+For each turn in order, write its judgment and then its grade, in exactly this form:
+Turn 1 judgment: (why the answer to turn 1 deserves its grade)
 Turn 1 score: [[7]]
+Turn 2 judgment: ...
 Turn 2 score: [[5]]
+Turn 3 judgment: ...
 Turn 3 score: [[8]]
-Overall score: [[6]]
 (with your own grades, whole numbers from 0 to 10)."""
 
 DIRECT_USER = """\
@@ -98,6 +104,14 @@ DIRECT_SCORES = FieldParser(
     kind="score",
     scale=(0.0, 10.0),
     turn_fields=True,
+)
+
+OVERALL_SCORE = FieldParser(
+    name="convbench-overall-score",
+    description='"Overall score: [[0-10]]"',
+    fields=(LabelledField("Overall"),),
+    kind="score",
+    scale=(0.0, 10.0),
 )
 
 _EXTRACTION_SYSTEM = (
@@ -131,10 +145,58 @@ Report the grades of the evaluation above in exactly this form, a whole number f
 in each pair of brackets, and [[unknown]] where it gave none:
 Turn 1 score: [[ ]]
 Turn 2 score: [[ ]]
-Turn 3 score: [[ ]]
-Overall score: [[ ]]""",
+Turn 3 score: [[ ]]""",
     parse=DIRECT_SCORES,
-    max_tokens=64,
+    max_tokens=48,
+)
+
+OVERALL_SYSTEM = f"""\
+You grade an assistant's whole multi-turn conversation.
+{_CONTEXT}
+
+You are shown the conversation (each turn's instruction, a reference answer written by a
+person, and the assistant's answer) and the judgments already made of each of its turns.
+Taking those judgments into account, and how well the answers hold together across the turns,
+grade the conversation as a whole from 0 (useless) to 10 (at least as good as the reference
+conversation).
+
+Explain your grade briefly, then end with exactly this line:
+Overall score: [[6]]
+(with your own grade, a whole number from 0 to 10)."""
+
+OVERALL_USER = """\
+Description of the image:
+{caption}
+
+Focus points:
+{focus_points}
+
+{graded_transcript}
+
+Judgments of the turns:
+{turn_judgments}"""
+
+OVERALL_EXTRACTION = ExtractionStep(
+    system=_EXTRACTION_SYSTEM,
+    user="""\
+---
+{judgment}
+---
+Report the overall grade of the evaluation above in exactly this form, a whole number from 0
+to 10 in the brackets, or [[unknown]] if it gave none:
+Overall score: [[ ]]""",
+    parse=OVERALL_SCORE,
+    max_tokens=16,
+)
+
+#: ConvEval's second step: the conversation's overall score S0, given the turns' judgments
+DIRECT_OVERALL_PASS = OverallPass(
+    system=OVERALL_SYSTEM,
+    user=OVERALL_USER,
+    parse=OVERALL_SCORE,
+    extraction=OVERALL_EXTRACTION,
+    max_tokens=512,
+    expected_completion_tokens=200,
 )
 
 PAIRWISE = JudgeTemplate(
@@ -159,9 +221,10 @@ PAIRWISE = JudgeTemplate(
 
 DIRECT = JudgeTemplate(
     name="convbench-direct",
-    version=VERSION,
+    version=DIRECT_VERSION,
     title="ConvBench direct grading (0-10)",
-    description="The model's answers beside the references; a 0-10 grade per turn and overall",
+    description="The model's answers beside the references; a 0-10 grade per turn (S1..S3), "
+    "then the overall grade S0 in a second request fed the turns' judgments",
     system=DIRECT_SYSTEM,
     user=DIRECT_USER,
     parse=DIRECT_SCORES,
@@ -170,6 +233,7 @@ DIRECT = JudgeTemplate(
     caption_kinds=(CAPTION_KIND,),
     needs_reference=True,
     extraction=DIRECT_EXTRACTION,
+    overall_pass=DIRECT_OVERALL_PASS,
     unparsed="missing",
     max_tokens=1024,
     expected_completion_tokens=400,

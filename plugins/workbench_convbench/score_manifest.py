@@ -12,4 +12,5 @@ CONVBENCH_SCORES = BenchmarkScores(
     turn_scores=loaded_on_call("workbench_convbench.scores", "item_turn_scores"),
     # a judge's runs on the standard conversations and on an ablation pair up by these
     detail_columns=("template_name", "judge_model"),
+    figures=loaded_on_call("workbench_convbench.figures", "score_figures"),
 )

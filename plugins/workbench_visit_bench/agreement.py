@@ -1,6 +1,7 @@
 """VisIT-Bench's judge-human agreement split by how unanimous the five annotators were (Bitton
-et al. 2023, sec. 5 and Figure 9, "agreement with the 5/5, 4/5 and 3/5 majority"), and its win
-rate against the reference per instruction family.
+et al. 2023, sec. 5 and Figure 9, "agreement with the 5/5, 4/5 and 3/5 majority"), its win
+rate against the reference per instruction family, and its Elo (FastChat's online Elo,
+bootstrapped; the reference answer plays as one more contestant).
 
 The paper's method, which :func:`agreement_by_majority` follows:
 
@@ -21,6 +22,7 @@ from __future__ import annotations
 import pandas as pd
 
 from workbench.stats.benchmark_scores import ScoreTables
+from workbench.stats.bootstrap import median_online_elo
 from workbench.stats.preferences import TIE, comparison_keys, majority_preferences, oriented
 from workbench.stats.winrate import win_rate_against_reference
 
@@ -105,10 +107,32 @@ def _unanimity(level: str) -> float:
     return int(support) / int(votes)
 
 
+#: bootstrap rounds of the Elo table (FastChat's default for its online-Elo intervals), and
+#: the seed that makes the table reproducible
+ELO_ROUNDS = 1000
+ELO_SEED = 0
+
+
+def elo_by_kind(pairwise: pd.DataFrame) -> pd.DataFrame:
+    """Per kind of evaluator (human, judge) and criterion: each contestant's online Elo, the
+    median of :data:`ELO_ROUNDS` bootstrap rounds, with its 95% interval; best first."""
+    columns = ["kind", "criterion", "model", "elo", "lower", "upper", "battles"]
+    tables = []
+    for (kind, criterion), group in pairwise.groupby(["kind", "criterion"], sort=True):
+        battles = group[["model_a", "model_b", "outcome"]].reset_index(drop=True)
+        table = median_online_elo(battles, ELO_ROUNDS, ELO_SEED)
+        tables.append(table.assign(kind=kind, criterion=criterion))
+    if not tables:
+        return pd.DataFrame(columns=columns)
+    return pd.concat(tables, ignore_index=True)[columns]
+
+
 def score_tables(judgments: pd.DataFrame) -> ScoreTables:
     """The tables ``workbench scores --benchmark visit-bench`` prints."""
     tables: ScoreTables = {"judge_human_agreement": agreement_by_majority(judgments)}
     pairwise = judgments[judgments["outcome"].notna() & judgments["model_b"].notna()]
+    if not pairwise.empty:
+        tables["elo"] = elo_by_kind(pairwise)
     against = pairwise[(pairwise["model_a"] == REFERENCE) | (pairwise["model_b"] == REFERENCE)]
     if not against.empty:
         tables["win_rate_vs_reference"] = pd.concat(

@@ -140,10 +140,14 @@ def test_judge_templates(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["judge-templates", "--show", "arena-five-level"]) == 0
     assert main(["judge-templates", "--show", "visit-bench-pairwise", "--json"]) == 0
     out = capsys.readouterr().out
-    assert "convbench-direct@2" in out and "chirp-five-criteria@2" in out
+    assert "convbench-direct@3" in out and "chirp-five-criteria@2" in out
     assert "[[A>>B]]" in out and "images sent: yes" in out
     record = json.loads(out[out.index('{\n  "name"') :])
     assert record["extraction"]["parser"]["name"] == "visit-bench-extracted-choice"
+    assert main(["judge-templates", "--show", "convbench-direct"]) == 0
+    shown = capsys.readouterr().out
+    assert "--- overall pass, fed the turns' judgments (user) ---" in shown
+    assert "{turn_judgments}" in shown
 
 
 SUBPROCESS_CLI = """

@@ -16,6 +16,7 @@ PAGES = (
     "graph",
     "agreement",
     "failures",
+    "benchmark",
     "monitor",
     "adjudicate",
 )

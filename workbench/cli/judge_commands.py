@@ -501,6 +501,10 @@ def run_templates(args: argparse.Namespace) -> int:
         if template.extraction is not None:
             print("\n--- answer extraction follow-up (system) ---\n" + template.extraction.system)
             print("\n--- answer extraction follow-up (user) ---\n" + template.extraction.user)
+        if template.overall_pass is not None:
+            step = template.overall_pass
+            print("\n--- overall pass, fed the turns' judgments (system) ---\n" + step.system)
+            print("\n--- overall pass, fed the turns' judgments (user) ---\n" + step.user)
         return 0
     listing: list[dict[str, Any]] = [
         {

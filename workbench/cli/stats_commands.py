@@ -642,17 +642,12 @@ def run_failures(args: argparse.Namespace) -> int:
 
 def benchmark_scores(name: str) -> Any:
     """The :class:`BenchmarkScores` a plugin registered under ``name``."""
-    from workbench.plugins import registry
+    from workbench.services.analysis import AnalysisError, score_provider
 
-    known = []
-    for plugin in registry().plugins:
-        for provider in plugin.scores:
-            known.append(provider.name)
-            if provider.name == name:
-                return provider
-    raise StatsCommandError(
-        f"no plugin provides scores for '{name}' (available: {', '.join(sorted(known)) or 'none'})"
-    )
+    try:
+        return score_provider(name)
+    except AnalysisError as error:
+        raise StatsCommandError(str(error)) from error
 
 
 def run_scores(args: argparse.Namespace) -> int:
@@ -671,7 +666,7 @@ def run_scores(args: argparse.Namespace) -> int:
         raise StatsCommandError(f"--model-attributes: {error}") from error
     with Bundle.open(args.bundle, read_only=True) as bundle:
         try:
-            result = scores(bundle, provider, filters, attributes)
+            result = scores(bundle, provider, filters, attributes, args.model_attributes)
         except AnalysisError as error:
             raise StatsCommandError(str(error)) from error
     tables = result.tables

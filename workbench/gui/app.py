@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # imported where used, so that a start loads only what it nee
 
 log = logging.getLogger(__name__)
 
-PANEL_PAGES = ("leaderboard", "graph", "agreement", "failures")
+PANEL_PAGES = ("leaderboard", "graph", "agreement", "failures", "benchmark")
 #: coordinator views of a campaign (``--campaign`` picks one, default the first)
 CAMPAIGN_PAGES = ("monitor", "adjudicate")
 PAGES = ("items", "annotate", "analysis", *PANEL_PAGES, *CAMPAIGN_PAGES)

@@ -14,6 +14,7 @@ import traceback
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from workbench.errors import WorkbenchError
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
         FailureCases,
         LeaderboardRequest,
         LeaderboardResult,
+        ScoresResult,
     )
     from workbench.services.battle_tally import BattleTally
     from workbench.services.judgment_cache import JudgmentCache
@@ -461,5 +463,64 @@ def agreement(
             else None
         )
         return AgreementOutcome(result, partial(bars_figure, result.position_bias), scatter)
+
+    return _guarded(compute)
+
+
+@dataclass(frozen=True)
+class BenchmarkPage:
+    """The benchmarks with a page in the bundle, and the page of one of them: its tables (what
+    ``workbench scores --json`` prints) and the recipes of its figures; ``result`` is None when
+    the bundle holds no benchmark with scores of its own."""
+
+    benchmarks: list[str]
+    result: ScoresResult | None
+    figures: dict[str, FigureRecipe]
+
+
+def benchmark_figure(benchmark: str, name: str, tables: dict[str, pd.DataFrame]) -> Figure:
+    """Figure ``name`` of ``benchmark``'s page, drawn by its score provider from its tables."""
+    from workbench.services.analysis import score_provider
+
+    return score_provider(benchmark).figures(tables)[name]
+
+
+def benchmark_page(
+    ref: BundleRef, benchmark: str | None, model_attributes: str | None = None
+) -> BenchmarkPage:
+    """The page of ``benchmark`` (None: the first the bundle has) through the service
+    ``workbench scores`` and the report call; with ``model_attributes`` (a CSV file) also the
+    tables that need them (CHIRP's dCor and larger-model preference)."""
+
+    def compute() -> BenchmarkPage:
+        from functools import partial
+
+        from workbench.services.analysis import (
+            benchmarks_with_scores,
+            read_model_attributes,
+            score_provider,
+            scores,
+        )
+
+        bundle = _opened.get(ref)
+        available = benchmarks_with_scores(bundle)
+        chosen = benchmark if benchmark in available else (available[0] if available else None)
+        if chosen is None:
+            return BenchmarkPage(available, None, {})
+        provider = score_provider(chosen)
+        attributes = None
+        if model_attributes is not None and provider.with_attributes is not None:
+            attributes = read_model_attributes(Path(model_attributes))
+        result = scores(
+            bundle,
+            provider,
+            model_attributes=attributes,
+            attributes_file=model_attributes if attributes is not None else None,
+        )
+        names = list(provider.figures(result.tables)) if provider.figures is not None else []
+        recipes: dict[str, FigureRecipe] = {
+            str(name): partial(benchmark_figure, chosen, str(name), result.tables) for name in names
+        }
+        return BenchmarkPage(available, result, recipes)
 
     return _guarded(compute)

@@ -27,6 +27,8 @@ PLACEHOLDERS: dict[str, str] = {
 
 #: the one placeholder of an answer-extraction follow-up prompt
 JUDGMENT_PLACEHOLDER = "judgment"
+#: the placeholder of an overall pass's prompt that holds the per-turn judgments J1..Jn
+TURN_JUDGMENTS_PLACEHOLDER = "turn_judgments"
 
 
 @dataclass(frozen=True, slots=True)

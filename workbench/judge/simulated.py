@@ -64,6 +64,8 @@ def simulated_verdicts(
     per-turn template, per turn shown."""
     turns = turns_shown(user_text) if template.turn_verdicts else []
     slots: list[tuple[str, int | None]] = [(criterion, None) for criterion in template.criteria]
+    if template.overall_pass is not None:
+        slots = []  # the whole item's verdicts are the overall pass's
     slots += [(criterion, turn) for turn in turns for criterion in template.criteria[:1]]
     return [
         _verdict(template, criterion, turn, _draw(seed, template.name, user_text, criterion, turn))
@@ -92,8 +94,9 @@ def simulated_answer(template: JudgeTemplate, user_text: str, seed: int = 0) -> 
 @dataclass(frozen=True)
 class SimulatedResponder:
     """Answers chat requests of the given templates, which it recognises by their system
-    prompt (fixed text in every installed template); the answer-extraction follow-up of a
-    template is answered with the letter of a drawn winner."""
+    prompt (fixed text in every installed template); a template's overall pass with drawn
+    verdicts in its own format, and the answer-extraction follow-up with the letter of a
+    drawn winner."""
 
     templates: tuple[JudgeTemplate, ...]
     seed: int = 0
@@ -107,6 +110,10 @@ class SimulatedResponder:
         if template is not None:
             return simulated_answer(template, user, self.seed)
         for candidate in self.templates:
+            step = candidate.overall_pass
+            if step is not None and step.system.strip() == system.strip():
+                return self._overall_answer(candidate, user)
+        for candidate in self.templates:
             extraction = candidate.extraction
             if extraction is not None and extraction.system.strip() == system.strip():
                 return _draw(self.seed, candidate.name, user).choice(("A", "B"))
@@ -115,14 +122,37 @@ class SimulatedResponder:
             "system prompt is none of them"
         )
 
+    def _overall_answer(self, template: JudgeTemplate, user: str) -> str:
+        """The answer to ``template``'s overall pass: a drawn verdict per criterion."""
+        step = template.overall_pass
+        assert step is not None
+        verdicts = [
+            _verdict(template, criterion, None, _draw(self.seed, "overall", user, criterion))
+            for criterion in template.criteria
+        ]
+        written = getattr(step.parse, "write", lambda _: None)(verdicts)
+        if written is None:
+            raise NotSimulable(
+                f"the simulated judge cannot write the overall pass of '{template.name}'"
+            )
+        return f"{DISCLAIMER}\n\n{written}"
+
 
 def simulable(templates: Iterable[JudgeTemplate]) -> Sequence[JudgeTemplate]:
-    """The templates the simulated judge can answer (their parsers write their format)."""
+    """The templates the simulated judge can answer (their parsers, and their overall pass's,
+    write their format)."""
     found = []
     for template in templates:
         try:
-            simulated_answer(template, "")
+            # a one-turn transcript, so that a template whose first request gives only
+            # per-turn verdicts has one to write
+            simulated_answer(template, _PROBE)
+            if template.overall_pass is not None:
+                SimulatedResponder((template,))._overall_answer(template, _PROBE)
         except NotSimulable:
             continue
         found.append(template)
     return found
+
+
+_PROBE = "[Turn 1]\nInstruction: probe"

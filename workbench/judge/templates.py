@@ -15,7 +15,12 @@ from enum import StrEnum
 from typing import Any, Literal
 
 from workbench.errors import WorkbenchError
-from workbench.judge.cases import JUDGMENT_PLACEHOLDER, PLACEHOLDERS, JudgeCase
+from workbench.judge.cases import (
+    JUDGMENT_PLACEHOLDER,
+    PLACEHOLDERS,
+    TURN_JUDGMENTS_PLACEHOLDER,
+    JudgeCase,
+)
 from workbench.judge.parsing import OVERALL, Slot, VerdictParser
 
 
@@ -72,6 +77,41 @@ class ExtractionStep:
 
 
 @dataclass(frozen=True)
+class OverallPass:
+    """The judgment of the whole conversation as a request of its own, sent after the per-turn
+    judgments J1..Jn came back (ConvBench's ConvEval: the overall score S0 is asked for with
+    the turns' judgments in hand). Its prompt may use every placeholder a case fills and
+    ``{turn_judgments}``, the per-turn judgments as the judge wrote them; its answer gives the
+    template's criteria for the whole item (no turn), read by ``parse``. ``extraction`` is its
+    own follow-up for an answer whose verdict cannot be read."""
+
+    system: str
+    user: str
+    parse: VerdictParser
+    extraction: ExtractionStep | None = None
+    max_tokens: int = 512
+    expected_completion_tokens: int = 200
+
+    def __post_init__(self) -> None:
+        used = placeholders_in(self.system + self.user)
+        unknown = used - set(PLACEHOLDERS) - {TURN_JUDGMENTS_PLACEHOLDER}
+        if unknown:
+            raise TemplateError(
+                "the overall pass may use a case's placeholders and "
+                f"{{{TURN_JUDGMENTS_PLACEHOLDER}}}, not " + ", ".join(sorted(unknown))
+            )
+        if TURN_JUDGMENTS_PLACEHOLDER not in used:
+            raise TemplateError(
+                "the overall pass must show the turns' judgments "
+                f"({{{TURN_JUDGMENTS_PLACEHOLDER}}})"
+            )
+
+    def render(self, case: JudgeCase, turn_judgments: str) -> tuple[str, str]:
+        values = {**case.context(), TURN_JUDGMENTS_PLACEHOLDER: turn_judgments}
+        return self.system.format_map(values), self.user.format_map(values)
+
+
+@dataclass(frozen=True)
 class JudgeTemplate:
     """A judge prompt and everything needed to send it and read the answer.
 
@@ -85,6 +125,9 @@ class JudgeTemplate:
       order of preference (empty: the first reference, every caption).
     - ``unparsed``: what an answer with no readable verdict (after the extraction step, if any)
       becomes: a tie flagged as unparsed, or no outcome at all.
+    - ``overall_pass``: the whole item's verdicts (each criterion, no turn) come from a second
+      request fed the first one's per-turn judgments (:class:`OverallPass`); the first request
+      gives the per-turn verdicts only.
     """
 
     name: str
@@ -107,6 +150,7 @@ class JudgeTemplate:
     needs_reference: bool = False
     extraction: ExtractionStep | None = None
     unparsed: Literal["tie", "missing"] = "missing"
+    overall_pass: OverallPass | None = None
     temperature: float = 0.0
     max_tokens: int = 1024
     expected_completion_tokens: int = 400
@@ -141,6 +185,11 @@ class JudgeTemplate:
             problems.append("max_image_side must be at least 64 pixels")
         if not self.criteria:
             problems.append("needs at least one criterion")
+        if self.overall_pass is not None and (not self.turn_verdicts or self.per_turn):
+            problems.append(
+                "an overall pass needs per-turn verdicts of the whole conversation in one "
+                "request (turn_verdicts, not per_turn)"
+            )
         if problems:
             raise TemplateError(f"judge template {self.name!r}: " + "; ".join(problems))
 
@@ -153,11 +202,18 @@ class JudgeTemplate:
 
     def expected_slots(self, shown_turns: Sequence[int], judged_turn: int | None) -> list[Slot]:
         """The verdicts a complete answer gives: each criterion (about ``judged_turn``, None for
-        the whole conversation) and, with ``turn_verdicts``, each turn shown."""
+        the whole conversation; left to the overall pass when there is one) and, with
+        ``turn_verdicts``, each turn shown."""
         slots: list[Slot] = [(criterion, judged_turn) for criterion in self.criteria]
+        if self.overall_pass is not None:
+            slots = []  # the whole item's verdicts come from the overall pass
         if self.turn_verdicts:
             slots += [(OVERALL, turn) for turn in shown_turns if (OVERALL, turn) not in slots]
         return slots
+
+    def overall_slots(self) -> list[Slot]:
+        """The verdicts the overall pass gives: each criterion about the whole item."""
+        return [(criterion, None) for criterion in self.criteria]
 
     def render(self, case: JudgeCase) -> tuple[str, str]:
         """The system and user messages for ``case``."""
@@ -199,6 +255,8 @@ class JudgeTemplate:
                 },
                 "max_tokens": self.extraction.max_tokens,
             }
+        if self.overall_pass is not None:
+            record["overall_pass"] = _overall_pass_record(self.overall_pass)
         return record
 
     def as_text(self) -> str:
@@ -209,6 +267,26 @@ class JudgeTemplate:
         return edited_template(
             self, self.system if system is None else system, self.user if user is None else user
         )
+
+
+def _overall_pass_record(step: OverallPass) -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "system": step.system,
+        "user": step.user,
+        "parser": {"name": step.parse.name, "description": step.parse.description},
+        "max_tokens": step.max_tokens,
+    }
+    if step.extraction is not None:
+        record["extraction"] = {
+            "system": step.extraction.system,
+            "user": step.extraction.user,
+            "parser": {
+                "name": step.extraction.parse.name,
+                "description": step.extraction.parse.description,
+            },
+            "max_tokens": step.extraction.max_tokens,
+        }
+    return record
 
 
 #: what an edited template's version carries after the original's: ``1+edited.<8 hex digits>``

@@ -729,6 +729,8 @@ class ScoresResult:
     benchmark: str
     filters: str
     tables: dict[str, pd.DataFrame]
+    #: the ``workbench scores`` command that prints these tables
+    command: str = ""
 
     def to_json(self) -> dict[str, Any]:
         """What ``workbench scores --json`` prints."""
@@ -736,9 +738,58 @@ class ScoresResult:
             {
                 "benchmark": self.benchmark,
                 "filters": self.filters,
+                "command": self.command,
                 "tables": {name: records(table) for name, table in self.tables.items()},
             }
         )
+
+
+def score_provider(name: str) -> Any:
+    """The score provider (:class:`~workbench.stats.benchmark_scores.BenchmarkScores`) a plugin
+    registered under ``name``; :class:`AnalysisError` naming those there are otherwise."""
+    from workbench import plugins  # the registry as it is now (tests replace it)
+
+    known = []
+    for plugin in plugins.registry().plugins:
+        for provider in plugin.scores:
+            known.append(provider.name)
+            if provider.name == name:
+                return provider
+    raise AnalysisError(
+        f"no plugin provides scores for '{name}' (available: {', '.join(sorted(known)) or 'none'})"
+    )
+
+
+def benchmarks_with_scores(bundle: Bundle) -> list[str]:
+    """The score providers (by name, in the registry's order) whose benchmark's source has
+    judgments in ``bundle``: the pages the app's Benchmark panel offers. A benchmark gets a
+    page by registering a provider in its plugin; nothing here names one."""
+    from workbench import plugins
+
+    sources = set(_available_sources(bundle))
+    return [
+        provider.name
+        for plugin in plugins.registry().plugins
+        for provider in plugin.scores
+        if provider.source in sources
+    ]
+
+
+def scores_command(
+    name: str, filters: OutcomeFilter | None = None, model_attributes: str | Path | None = None
+) -> str:
+    """The ``workbench scores`` command line that prints benchmark ``name``'s tables."""
+    import shlex
+
+    from workbench.services.report import filter_flags
+
+    parts = ["workbench scores BUNDLE", f"--benchmark {shlex.quote(name)}"]
+    flags = filter_flags(filters or OutcomeFilter())
+    if flags:
+        parts.append(flags)
+    if model_attributes is not None:
+        parts.append(f"--model-attributes {shlex.quote(str(model_attributes))}")
+    return " ".join(parts) + " --json"
 
 
 def read_model_attributes(path: Path) -> pd.DataFrame:
@@ -774,10 +825,12 @@ def scores(
     provider: Any,
     filters: OutcomeFilter | None = None,
     model_attributes: pd.DataFrame | None = None,
+    attributes_file: str | Path | None = None,
 ) -> ScoresResult:
     """The tables a plugin's score provider (``BenchmarkScores``) computes from its source's
-    judgments within ``filters``; with ``model_attributes`` (``model`` and numeric columns),
-    also the provider's tables that need them."""
+    judgments within ``filters``; with ``model_attributes`` (``model`` and numeric columns, read
+    from ``attributes_file``, which the result's command names), also the provider's tables
+    that need them."""
     filters = filters or OutcomeFilter()
     with bundle.read_session() as session:
         judgments = judgments_frame(
@@ -799,7 +852,8 @@ def scores(
             tables = {**tables, **provider.with_attributes(judgments, model_attributes)}
         except StatsInputError as error:
             raise AnalysisError(f"model attributes: {error}") from error
-    return ScoresResult(provider.name, filters.describe(), tables)
+    command = scores_command(provider.name, filters, attributes_file)
+    return ScoresResult(provider.name, filters.describe(), tables, command)
 
 
 # --- failure cases ------------------------------------------------------------------------------

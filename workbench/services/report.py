@@ -678,12 +678,7 @@ def _benchmark_scores(content: ReportContent, bundle: Bundle, judgments: pd.Data
             tables = {name: table for name, table in result.tables.items() if not table.empty}
             if tables:
                 content.benchmark_scores[provider.name] = tables
-                flags = filter_flags(content.request.filters)
-                content.commands[f"scores:{provider.name}"] = (
-                    f"workbench scores BUNDLE --benchmark {provider.name}"
-                    + (f" {flags}" if flags else "")
-                    + " --json"
-                )
+                content.commands[f"scores:{provider.name}"] = result.command
     if not content.benchmark_scores:
         content.missing["scores"] = (
             "No benchmark with scores of its own (VisIT-Bench, ConvBench, CHIRP) has judgments "

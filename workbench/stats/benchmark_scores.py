@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 if TYPE_CHECKING:  # pandas is loaded when scores are computed, not when plugins are listed
     import pandas as pd
+    from matplotlib.figure import Figure
 
 ScoreTables: TypeAlias = "dict[str, pd.DataFrame]"
 
@@ -49,3 +50,7 @@ class BenchmarkScores:
     #: columns such as ``size``, from ``workbench scores --model-attributes FILE``), computed
     #: besides ``compute``'s when the attributes are given
     with_attributes: Callable[[pd.DataFrame, pd.DataFrame], ScoreTables] | None = None
+    #: optional: the paper's figures drawn from ``compute``'s tables (ConvBench's per-task
+    #: heatmap), by name; a name whose tables lack what it needs is left out. The app's
+    #: Benchmark panel shows them under the tables
+    figures: Callable[[ScoreTables], dict[str, Figure]] | None = None

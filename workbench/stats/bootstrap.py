@@ -22,6 +22,7 @@ __all__ = [
     "bootstrap_bradley_terry",
     "bootstrap_online_elo",
     "confidence_intervals",
+    "median_online_elo",
     "resampled_cells",
 ]
 
@@ -76,3 +77,34 @@ def confidence_intervals(samples: pd.DataFrame, level: float = 0.95) -> pd.DataF
         raise StatsInputError("the confidence level must lie between 0 and 1")
     tail = (1.0 - level) / 2.0
     return pd.DataFrame({"lower": samples.quantile(tail), "upper": samples.quantile(1.0 - tail)})
+
+
+MEDIAN_ELO_COLUMNS = ["model", "elo", "lower", "upper", "battles"]
+
+
+def median_online_elo(
+    battles: pd.DataFrame,
+    rounds: int,
+    seed: int | None = 0,
+    settings: EloSettings = DEFAULT_ELO,
+    level: float = 0.95,
+) -> pd.DataFrame:
+    """Each model's online Elo as the median over ``rounds`` bootstrap resamples
+    (:func:`bootstrap_online_elo`), with the percentile interval at ``level`` and the battles
+    it took part in; best first. The benchmarks whose papers report bootstrapped online Elo
+    (VisIT-Bench, CHIRP) read it so, as FastChat's ``get_bootstrap_result`` tables do."""
+    from workbench.stats.battles import battles_per_model
+
+    samples = bootstrap_online_elo(battles, rounds, seed, settings)
+    intervals = confidence_intervals(samples, level)
+    table = pd.DataFrame(
+        {
+            "model": samples.columns,
+            "elo": samples.median().to_numpy(),
+            "lower": intervals["lower"].to_numpy(),
+            "upper": intervals["upper"].to_numpy(),
+        }
+    )
+    counts = battles_per_model(checked_battles(battles))
+    table["battles"] = table["model"].map(counts).fillna(0).astype(int)
+    return table.sort_values("elo", ascending=False, ignore_index=True)[MEDIAN_ELO_COLUMNS]

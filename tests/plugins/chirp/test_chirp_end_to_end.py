@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from PIL import Image
@@ -219,10 +220,39 @@ def test_kappa_bands_and_pooled_cycles_from_the_files_and_a_judge_run(
     judge_run = next(name for name in larger.index if name != "human survey")
     assert larger.loc[judge_run, "prefers_larger"] == pytest.approx(1.0)
 
+    # Elo, the median of 500 bootstrap rounds: the judge ranks the models by size
+    elo = pd.DataFrame(tables["elo"])
+    judge_elo = elo[(elo["evaluator"] == judge_run) & (elo["criterion"] == "overall")]
+    assert list(judge_elo["model"]) == list(reversed(MODELS))
+    assert (judge_elo["lower"] <= judge_elo["elo"]).all()
+    assert (judge_elo["elo"] <= judge_elo["upper"]).all()
+    # and the distance correlation of that Elo with size, recomputed here by the other form
+    # of Székely's dCov²: mean(a·b) + mean(a)·mean(b) - 2·mean_k(mean_l a_kl · mean_l b_kl)
+    assert main([*with_sizes, "--json"]) == 0
+    dcor = pd.DataFrame(json.loads(capsys.readouterr().out)["tables"]["elo_distance_correlation"])
+    dcor = dcor[(dcor["criterion"] == "overall") & (dcor["attribute"] == "size")]
+    found = dcor.set_index("evaluator").loc[judge_run]
+    size = judge_elo["model"].map(dict(zip(MODELS, (7, 13, 34), strict=True)))
+    assert found["models"] == len(MODELS)
+    assert found["dcor"] == pytest.approx(
+        independent_dcor(judge_elo["elo"].to_numpy(), size.to_numpy(dtype=float))
+    )
+
     sizes.write_text(f"model,size\n{MODELS[0]},seven\n")
     assert main(with_sizes) == 1
     error = capsys.readouterr().err
     assert "--model-attributes" in error and "row 2, column 'size'" in error
+
+
+def independent_dcor(x: np.ndarray, y: np.ndarray) -> float:
+    """dCor from the expansion of dCov² in plain distances (Székely, Rizzo & Bakirov 2007),
+    not through double-centred matrices as the app computes it."""
+
+    def dcov2(u: np.ndarray, v: np.ndarray) -> float:
+        a, b = np.abs(u[:, None] - u[None, :]), np.abs(v[:, None] - v[None, :])
+        return float((a * b).mean() + a.mean() * b.mean() - 2 * (a.mean(1) * b.mean(1)).mean())
+
+    return float(np.sqrt(dcov2(x, y) / np.sqrt(dcov2(x, x) * dcov2(y, y))))
 
 
 def test_the_simple_variant_asks_for_the_choices_alone() -> None:

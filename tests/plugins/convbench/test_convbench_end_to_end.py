@@ -1,7 +1,8 @@
 """ConvBench end to end through the command line: the published folder imported, a model's
 answers in the standard conversation and in both ablations (perfect perception: the reference
 in place of its turn-1 answer; perfect perception and reasoning: references for turns 1 and 2),
-judge runs against a local fake endpoint, then ``workbench scores --benchmark convbench``.
+judge runs against a local fake endpoint (direct grading asks each conversation's S0 in a
+second request fed its turn judgments J1..J3), then ``workbench scores --benchmark convbench``.
 
 ConvBench publishes no model answers here, so the model's answers are written by the test
 (canonical JSONL onto the imported conversations). The fake judge grades by the context it
@@ -54,17 +55,40 @@ class FakeJudge:
             if self.malformed is not None and self.malformed in user:
                 return "B is better throughout, and overall too."
             return PAIRWISE_VERDICT
+        if "whole multi-turn conversation" in system:
+            return overall_grade(user)
         return graded(user)
 
 
-def graded(user: str) -> str:
+def context_of(user: str) -> str:
     found = re.findall(rf"{MODEL} \(([a-z_]+)\)", user)
-    context = max(found, key=len) if found else STANDARD
-    one, two, three, overall = GRADES[context]
-    return (
-        f"Turn 1 score: [[{one}]]\nTurn 2 score: [[{two}]]\nTurn 3 score: [[{three}]]\n"
-        f"Overall score: [[{overall}]]"
+    return max(found, key=len) if found else STANDARD
+
+
+#: the overall grade a per-turn answer slips in; the overall pass's grade must win over it
+STRAY_OVERALL = 1
+
+
+def graded(user: str) -> str:
+    """The per-turn judgments J1..J3, each naming its turn and context, then a stray overall
+    grade the template did not ask for."""
+    context = context_of(user)
+    lines = []
+    for turn, grade in enumerate(GRADES[context][:3], start=1):
+        lines += [f"Turn {turn} judgment: J{turn} of {context}", f"Turn {turn} score: [[{grade}]]"]
+    return "\n".join([*lines, f"Overall score: [[{STRAY_OVERALL}]]"])
+
+
+def overall_grade(user: str) -> str:
+    """S0 from the overall pass: the context's overall grade when the request carries the
+    conversation's three judgments with their grades, else 0."""
+    context = context_of(user)
+    judgments = user.split("Judgments of the turns:")[-1]
+    fed = all(
+        f"J{turn} of {context}" in judgments and f"Turn {turn} score: [[{grade}]]" in judgments
+        for turn, grade in enumerate(GRADES[context][:3], start=1)
     )
+    return f"The turns were judged.\nOverall score: [[{GRADES[context][3] if fed else 0}]]"
 
 
 @pytest.fixture
@@ -137,10 +161,25 @@ def test_ablation_deltas_and_one_pairwise_query_per_conversation(
     assert main(["import", str(source), "--format", "jsonl", "--into", bundle]) == 0
     capsys.readouterr()
     judged = ["judge", bundle, "--base-url", server.base_url, "--model", "gpt-4o-mini", "--yes"]
+    # the estimate counts both requests of each conversation
+    dry = [*judged, "--template", "convbench-direct", "--models", MODEL, "--dry-run", "--json"]
+    estimate = _json(capsys, *dry[:-1])["estimate"]
+    assert estimate["requests"] == 2 * CONVERSATIONS
+    assert server.stats.requests == 0
     for context in GRADES:
         direct = [*judged, "--template", "convbench-direct", "--context", context]
         assert main([*direct, "--models", MODEL]) == 0, capsys.readouterr().err
-    assert server.stats.requests == len(GRADES) * CONVERSATIONS
+    # per conversation, the per-turn request and the overall pass fed its judgments J1..J3
+    assert server.stats.requests == 2 * len(GRADES) * CONVERSATIONS
+    overall_requests = [
+        message_text(json.loads(body)["messages"], "user")
+        for body in server.stats.bodies
+        if "whole multi-turn conversation" in message_text(json.loads(body)["messages"], "system")
+    ]
+    assert len(overall_requests) == len(GRADES) * CONVERSATIONS
+    for user in overall_requests:
+        assert "[Judgment of turn 3]" in user
+        assert overall_grade(user) != "The turns were judged.\nOverall score: [[0]]"
 
     first_answers = [str(text) for text in sheet.head(CONVERSATIONS)["first_turn_answer"]]
     judge.malformed = first_answers[0].strip()
@@ -149,7 +188,7 @@ def test_ablation_deltas_and_one_pairwise_query_per_conversation(
     capsys.readouterr()
     # one query per conversation, the model on the side pairwise.npy gives it, and one
     # follow-up for the answer without verdict lines
-    assert server.stats.requests == (len(GRADES) + 1) * CONVERSATIONS + 1
+    assert server.stats.requests == (2 * len(GRADES) + 1) * CONVERSATIONS + 1
     sides = np.load(folder / "pairwise.npy")[:CONVERSATIONS]
     model_first = {}
     for body in server.stats.bodies:
@@ -176,6 +215,14 @@ def test_ablation_deltas_and_one_pairwise_query_per_conversation(
         assert direct.loc[MODEL, column] == pytest.approx(value)
     scores = pd.DataFrame(tables["scores"])
     assert set(scores["context"]) == set(GRADES)
+    # S0 is the overall pass's grade (not the stray one of the per-turn answer), and R2, R1
+    # follow from it
+    graded_scores = scores[scores["grading"] == "direct"].set_index("context")
+    for context, (one, two, three, whole) in GRADES.items():
+        row = graded_scores.loc[context]
+        assert row["S0"] == pytest.approx(whole)
+        assert row["R2"] == pytest.approx((one + two + three) / 3)
+        assert row["R1"] == pytest.approx(((one + two + three) / 3 + whole) / 2)
     pairwise_scores = scores[scores["grading"] == "pairwise"].set_index("model")
     # the judge always picks Assistant B overall: the model wins where pairwise.npy put it at B
     assert pairwise_scores.loc[MODEL, "S0"] == pytest.approx(100 * float(np.mean(sides == 1)))

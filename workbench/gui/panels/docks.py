@@ -27,6 +27,7 @@ from workbench.storage import Bundle
 
 if TYPE_CHECKING:
     from workbench.gui.panels.agreement_panel import AgreementPanel
+    from workbench.gui.panels.benchmark_panel import BenchmarkPanel
     from workbench.gui.panels.failures_panel import FailuresPanel
     from workbench.gui.panels.graph_panel import GraphPanel
     from workbench.gui.panels.leaderboard_panel import LeaderboardPanel
@@ -38,13 +39,14 @@ PANEL_TITLES = {
     "graph": "Contradiction graph",
     "failures": "Failure cases",
     "agreement": "Agreement",
+    "benchmark": "Benchmark",
 }
 
 log = logging.getLogger(__name__)
 
 
 class AnalysisDocks(QObject):
-    """The four panels, each in a dock (hidden until chosen in the View menu)."""
+    """The analysis panels, each in a dock (hidden until chosen in the View menu)."""
 
     def __init__(
         self,
@@ -82,7 +84,7 @@ class AnalysisDocks(QObject):
                 lambda visible, name=name: self._visibility_changed(name, visible)
             )
         first = self.docks["leaderboard"]
-        for name in ("graph", "failures", "agreement"):
+        for name in ("graph", "failures", "agreement", "benchmark"):
             window.tabifyDockWidget(first, self.docks[name])
         self._stale: set[QWidget] = set()
         self._on_screen: dict[QWidget, bool] = {}
@@ -115,6 +117,10 @@ class AnalysisDocks(QObject):
     @property
     def agreement(self) -> AgreementPanel:
         return self.panel("agreement")  # type: ignore[return-value]
+
+    @property
+    def benchmark(self) -> BenchmarkPanel:
+        return self.panel("benchmark")  # type: ignore[return-value]
 
     def panel(self, name: str) -> QWidget:
         """The panel of dock ``name``, built (with the open bundle) on first use."""
@@ -151,6 +157,10 @@ class AnalysisDocks(QObject):
             from workbench.gui.panels.failures_panel import FailuresPanel
 
             return FailuresPanel(self.selection, self.other_runner)
+        if name == "benchmark":
+            from workbench.gui.panels.benchmark_panel import BenchmarkPanel
+
+            return BenchmarkPanel(self.other_runner)
         from workbench.gui.panels.agreement_panel import AgreementPanel
 
         agreement = AgreementPanel(self.other_runner)
@@ -253,7 +263,8 @@ class AnalysisDocks(QObject):
             panel.catch_up()  # type: ignore[attr-defined]
 
     def show_all(self) -> None:
-        """Show every panel: leaderboard and graph side by side, failures and agreement tabbed."""
+        """Show every panel: leaderboard and graph side by side, failures, agreement and
+        benchmark tabbed with the graph."""
         window = self.window
         for dock in self.docks.values():
             window.removeDockWidget(dock)
@@ -263,6 +274,7 @@ class AnalysisDocks(QObject):
         )
         window.tabifyDockWidget(self.docks["graph"], self.docks["failures"])
         window.tabifyDockWidget(self.docks["graph"], self.docks["agreement"])
+        window.tabifyDockWidget(self.docks["graph"], self.docks["benchmark"])
         for name, dock in self.docks.items():
             self.panel(name)  # laid out with its content
             dock.show()
@@ -272,7 +284,7 @@ class AnalysisDocks(QObject):
 
     def show_panel(self, name: str) -> None:
         """Show one panel across the window's lower part, the others closed (the screenshot
-        pages ``leaderboard``, ``graph``, ``agreement`` and ``failures``)."""
+        pages ``leaderboard``, ``graph``, ``agreement``, ``failures`` and ``benchmark``)."""
         self.panel(name)
         chosen = self.docks[name]
         for key, dock in self.docks.items():

@@ -24,6 +24,11 @@ def plan_lines(plan: JudgePlan) -> list[str]:
         f"{estimate.already_judged:,} judged before, {estimate.cached:,} in the cache, "
         f"{estimate.requests:,} to send",
     ]
+    if plan.template.overall_pass is not None:
+        lines.append(
+            "each request is followed by a second, the overall judgment fed the turns' "
+            "judgments (counted in 'to send')"
+        )
     if plan.identical:
         lines.append(
             f"{plan.identical:,} identical requests are sent once "

@@ -44,13 +44,16 @@ from workbench.judge.images import data_url
 from workbench.judge.parsing import ParsedVerdict, Slot
 from workbench.judge.request_hash import canonical_json
 from workbench.judge.secrets import Secret, public_base_url
-from workbench.judge.templates import JudgeTemplate
+from workbench.judge.templates import ExtractionStep, JudgeTemplate
+from workbench.judge.turn_judgments import turn_judgments_text
 from workbench.logging_setup import redact
 from workbench.progress import CancelRequested, Progress, Steps, never_cancelled, no_progress
 from workbench.services.judging import cache
 from workbench.services.judging.cache import CachedResponse
 from workbench.services.judging.verdicts import (
+    OVERALL_PASS_KEY,
     CallRecord,
+    Resolution,
     mark_position_flips,
     resolve,
     verdict_rows,
@@ -381,8 +384,21 @@ def plan_run(
             steps("costs", len(remaining) + number, len(remaining) + len(distinct))
         prompt_tokens += call.estimated_prompt_tokens
     completion_tokens = len(distinct) * template.expected_completion_tokens
+    requests = len(distinct)
+    if template.overall_pass is not None:
+        # Every unit left asks its overall pass, a cached first answer too (that pass may be
+        # cached as well, which is not known before the first answer is read): it repeats the
+        # unit's prompt with the first answer's judgments.
+        step = template.overall_pass
+        overall = {p.call.hash: p.call for p in pending}
+        requests += len(overall)
+        prompt_tokens += sum(
+            call.estimated_prompt_tokens + template.expected_completion_tokens
+            for call in overall.values()
+        )
+        completion_tokens += len(overall) * step.expected_completion_tokens
     estimate = CostEstimate(
-        requests=len(distinct),
+        requests=requests,
         cached=len(pending) - len(to_send),
         already_judged=len(calls) - len(remaining),
         prompt_tokens=prompt_tokens,
@@ -710,55 +726,124 @@ class JudgeJob:
         fetched = await self._fetch(
             planned.call, client, template.expected_completion_tokens, look_up=False
         )
-        parsed = template.parse(fetched.text)
-        expected = template.expected_slots(unit.shown_turns, unit.judged_turn)
-        missing = parsed.missing(expected)
-        follow_up: list[ParsedVerdict] = []
-        extraction_cost: _Fetched | None = None
-        if missing and template.extraction is not None:
-            system, user = template.extraction.render(fetched.text)
-            call = JudgeCall(
-                model=planned.call.model,
-                system=system,
-                user=user,
-                temperature=0.0,
-                max_tokens=template.extraction.max_tokens,
+        #: every answer this unit paid for or read, with its request's hash (main one first)
+        answers: list[tuple[str, _Fetched]] = [(planned.call.hash, fetched)]
+        try:
+            parsed = template.parse(fetched.text)
+            expected = template.expected_slots(unit.shown_turns, unit.judged_turn)
+            found = parsed.verdicts
+            if template.overall_pass is not None:
+                # the whole item's verdicts are the overall pass's, even if this answer has some
+                whole = set(template.overall_slots())
+                found = tuple(v for v in found if v.slot not in whole)
+            missing = _missing(expected, found)
+            follow_up = await self._extract(
+                template.extraction, fetched.text, missing, planned.call, client, answers
             )
-            try:
-                extraction_cost = await self._fetch(
-                    call, client, template.extraction.max_tokens, look_up=True
+            resolution = resolve(template, expected, found, parsed.problems, follow_up)
+            overall_missing: list[Slot] = []
+            if template.overall_pass is not None:
+                overall_missing = await self._overall_pass(
+                    template, planned, fetched.text, resolution, client, answers
                 )
-            except BaseException:
-                # The unit is not finished, but its first answer is paid for: cache it, so
-                # that the run that finishes the unit does not pay again.
-                if not fetched.from_cache:
-                    self._pending_writes.append(
-                        _UnitOutcome([], [(planned.call.hash, _as_cached(fetched))])
-                    )
-                raise
-            follow_up = _fill(missing, template.extraction.parse(extraction_cost.text).verdicts)
-        resolution = resolve(template, expected, parsed.verdicts, parsed.problems, follow_up)
+        except BaseException:
+            # The unit is not finished, but the answers it has are paid for: cache them, so
+            # that the run that finishes the unit does not pay again.
+            paid = [(digest, _as_cached(a)) for digest, a in answers if not a.from_cache]
+            if paid:
+                self._pending_writes.append(_UnitOutcome([], paid))
+            raise
+        parts = [answer for _, answer in answers]
         record = CallRecord(
             request_hash=planned.call.hash,
             raw_text=fetched.text,
-            prompt_tokens=_total(fetched, extraction_cost, "prompt_tokens"),
-            completion_tokens=_total(fetched, extraction_cost, "completion_tokens"),
-            cost_usd=_total(fetched, extraction_cost, "cost_usd"),
-            latency_ms=_total(fetched, extraction_cost, "latency_ms"),
+            prompt_tokens=_total(parts, "prompt_tokens"),
+            completion_tokens=_total(parts, "completion_tokens"),
+            cost_usd=_total(parts, "cost_usd"),
+            latency_ms=_total(parts, "latency_ms"),
         )
         assert self._run_id is not None
         rows = verdict_rows(unit, template, resolution, record, self._run_id, self.plan.model_ids)
-        entries = [] if fetched.from_cache else [(planned.call.hash, _as_cached(fetched))]
-        if extraction_cost is not None and not extraction_cost.from_cache:
-            entries.append((call.hash, _as_cached(extraction_cost)))
+        entries = [(digest, _as_cached(a)) for digest, a in answers if not a.from_cache]
         return _UnitOutcome(
             rows=rows,
             cache_entries=entries,
             from_cache=fetched.from_cache,
-            parse_failed=bool(missing),
+            parse_failed=bool(missing or overall_missing),
             extracted=bool(resolution.extracted),
             unresolved=bool(resolution.unresolved),
         )
+
+    async def _extract(
+        self,
+        step: ExtractionStep | None,
+        text: str,
+        missing: list[Slot],
+        main: JudgeCall,
+        client: JudgeClient,
+        answers: list[tuple[str, _Fetched]],
+    ) -> list[ParsedVerdict]:
+        """The verdicts of ``missing`` slots that ``step``'s follow-up reads out of ``text``."""
+        if not missing or step is None:
+            return []
+        system, user = step.render(text)
+        call = JudgeCall(
+            model=main.model, system=system, user=user, temperature=0.0, max_tokens=step.max_tokens
+        )
+        answer = await self._fetch(call, client, step.max_tokens, look_up=True)
+        answers.append((call.hash, answer))
+        return _fill(missing, step.parse(answer.text).verdicts)
+
+    async def _overall_pass(
+        self,
+        template: JudgeTemplate,
+        planned: PlannedUnit,
+        text: str,
+        resolution: Resolution,
+        client: JudgeClient,
+        answers: list[tuple[str, _Fetched]],
+    ) -> list[Slot]:
+        """Ask the overall pass for the whole item's verdicts, feeding it the per-turn
+        judgments J1..Jn of ``text`` (the first answer), and add them to ``resolution``, each
+        with the pass's own answer as its raw text. Returns the slots its answer did not
+        give (before its extraction step)."""
+        step = template.overall_pass
+        assert step is not None
+        unit, main = planned.unit, planned.call
+        slots = template.overall_slots()
+        readable = [
+            v
+            for v in resolution.verdicts
+            if v.turn_index is not None and (v.outcome is not None or v.score is not None)
+        ]
+        if not readable:
+            # nothing to feed it: the whole item's verdicts are as unreadable as the turns'
+            _merge(resolution, resolve(template, slots, (), ["no turn judgment to build on"]))
+            return slots
+        system, user = step.render(unit.case, turn_judgments_text(text, readable, unit.shown_turns))
+        call = JudgeCall(
+            model=main.model,
+            system=system,
+            user=user,
+            temperature=main.temperature,
+            max_tokens=step.max_tokens,
+            images=main.images,
+            max_image_side=main.max_image_side,
+        )
+        answer = await self._fetch(call, client, step.expected_completion_tokens, look_up=True)
+        answers.append((call.hash, answer))
+        parsed = step.parse(answer.text)
+        found = tuple(v for v in parsed.verdicts if v.slot in set(slots))
+        missing = _missing(slots, found)
+        follow_up = await self._extract(
+            step.extraction, answer.text, missing, main, client, answers
+        )
+        whole = resolve(template, slots, found, parsed.problems, follow_up)
+        for slot in slots:
+            resolution.raw_texts[slot] = answer.text
+            resolution.metadata[slot] = {OVERALL_PASS_KEY: call.hash}
+        _merge(resolution, whole)
+        return missing
 
     async def _fetch(
         self, call: JudgeCall, client: JudgeClient, completion: int, *, look_up: bool
@@ -1038,14 +1123,22 @@ def _fill(missing: list[Slot], verdicts: tuple[ParsedVerdict, ...]) -> list[Pars
     return filled
 
 
-def _total(main: _Fetched, extra: _Fetched | None, name: str) -> Any:
-    first = getattr(main, name)
-    if extra is None:
-        return first
-    second = getattr(extra, name)
-    if first is None or second is None:
-        return first if second is None else second
-    return first + second
+def _total(parts: list[_Fetched], name: str) -> Any:
+    """The sum of one cost field over a unit's answers, None only when none of them has it."""
+    values = [getattr(part, name) for part in parts if getattr(part, name) is not None]
+    return sum(values) if values else None
+
+
+def _missing(expected: list[Slot], found: tuple[ParsedVerdict, ...]) -> list[Slot]:
+    have = {verdict.slot for verdict in found}
+    return [slot for slot in expected if slot not in have]
+
+
+def _merge(resolution: Resolution, more: Resolution) -> None:
+    resolution.verdicts += more.verdicts
+    resolution.extracted |= more.extracted
+    resolution.unresolved |= more.unresolved
+    resolution.problems += [p for p in more.problems if p not in resolution.problems]
 
 
 def _as_cached(fetched: _Fetched) -> CachedResponse:

@@ -24,6 +24,8 @@ from workbench.services.judging.worklist import REFERENCE, WorkUnit
 from workbench.storage.models import JudgeVerdict
 
 UNKNOWN_LABEL = "unknown"
+#: metadata of a verdict given by a template's overall pass: the hash of the pass's request
+OVERALL_PASS_KEY = "overall_pass_request"
 EXTRACTED_SUFFIX = " (extracted)"
 _REFERENCE_MARK = " [reference as {side}]"
 
@@ -39,6 +41,11 @@ class Resolution:
     extracted: set[Slot] = field(default_factory=set)
     unresolved: set[Slot] = field(default_factory=set)
     problems: list[str] = field(default_factory=list)
+    #: the answer a slot's verdict was read from, where it is not the unit's first answer
+    #: (the overall pass's verdicts)
+    raw_texts: dict[Slot, str] = field(default_factory=dict)
+    #: what a slot's row carries in its metadata besides the unparsed flag
+    metadata: dict[Slot, dict[str, Any]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -134,7 +141,7 @@ def verdict_rows(
         if label is not None and sides.reference_side is not None:
             label += _REFERENCE_MARK.format(side=sides.reference_side)
         error = None
-        metadata: dict[str, Any] = {}
+        metadata: dict[str, Any] = dict(resolution.metadata.get(verdict.slot, {}))
         if verdict.slot in resolution.unresolved:
             reasons = "; ".join(resolution.problems) or "no verdict found"
             if template.unparsed == "tie":
@@ -160,7 +167,7 @@ def verdict_rows(
                 "score": verdict.score,
                 "position_flip": None,
                 "request_hash": call.request_hash,
-                "raw_text": call.raw_text,
+                "raw_text": resolution.raw_texts.get(verdict.slot, call.raw_text),
                 "prompt_tokens": call.prompt_tokens if first else 0,
                 "completion_tokens": call.completion_tokens if first else 0,
                 "cost_usd": call.cost_usd if first else 0.0,
