@@ -180,6 +180,33 @@ def _register_campaign(commands: Any) -> None:
     adjudicate.add_argument("--json", action="store_true", help="print the record as JSON")
     adjudicate.set_defaults(handler=run_adjudicate)
 
+    reassign = actions.add_parser(
+        "reassign",
+        help="give a task that cannot finish to an annotator who has not answered it",
+        description="Reserve task number ID for annotator HANDLE (as long as a pack's tasks "
+        "are reserved): it comes up in their queue. If they had skipped it, their skip is "
+        "withdrawn. 'campaign status' lists the tasks that cannot finish.",
+    )
+    reassign.add_argument("bundle", metavar="BUNDLE", help=BUNDLE_HELP)
+    reassign.add_argument("name", metavar="NAME")
+    reassign.add_argument("--task", type=int, required=True, metavar="ID")
+    reassign.add_argument("--to", required=True, metavar="HANDLE", help="the annotator")
+    reassign.add_argument("--json", action="store_true", help="print the result as JSON")
+    reassign.set_defaults(handler=run_reassign)
+
+    lower = actions.add_parser(
+        "lower-votes",
+        help="ask fewer votes of a task that cannot finish",
+        description="Set the votes task number ID needs to N: fewer than now, and no fewer "
+        "than the answers it holds (at least one). A task whose answers reach N is complete.",
+    )
+    lower.add_argument("bundle", metavar="BUNDLE", help=BUNDLE_HELP)
+    lower.add_argument("name", metavar="NAME")
+    lower.add_argument("--task", type=int, required=True, metavar="ID")
+    lower.add_argument("--votes", type=int, required=True, metavar="N", help="the votes needed")
+    lower.add_argument("--json", action="store_true", help="print the result as JSON")
+    lower.set_defaults(handler=run_lower_votes)
+
     listing = actions.add_parser("list", help="the campaigns of a bundle")
     listing.add_argument("bundle", metavar="BUNDLE", help=BUNDLE_HELP)
     listing.add_argument("--json", action="store_true", help="print as JSON")
@@ -441,6 +468,40 @@ def run_adjudicate(args: argparse.Namespace) -> int:
     print(
         f"task {record['task']} of {record['campaign']}: {record['answer']} "
         f"({record['criterion']}), by {record['adjudicator']}"
+    )
+    return 0
+
+
+def run_reassign(args: argparse.Namespace) -> int:
+    from workbench.services.stuck_tasks import reassign_task
+    from workbench.storage import Bundle
+
+    with Bundle.open(args.bundle) as bundle:
+        result = reassign_task(bundle, args.name, args.task, args.to)
+    if args.json:
+        _print_json(result)
+        return 0
+    withdrawn = " (their skip is withdrawn)" if result["withdrawn_skips"] else ""
+    print(
+        f"task {result['task']} of {result['campaign']} is reserved for "
+        f"{result['annotator']}{withdrawn}: {result['votes']} of {result['votes_target']} votes"
+    )
+    return 0
+
+
+def run_lower_votes(args: argparse.Namespace) -> int:
+    from workbench.services.stuck_tasks import lower_votes_needed
+    from workbench.storage import Bundle
+
+    with Bundle.open(args.bundle) as bundle:
+        result = lower_votes_needed(bundle, args.name, args.task, args.votes)
+    if args.json:
+        _print_json(result)
+        return 0
+    done = "complete" if result["complete"] else "still open"
+    print(
+        f"task {result['task']} of {result['campaign']} now needs {result['votes_target']} "
+        f"vote(s) (was {result['votes_target_before']}); it has {result['votes']}: {done}"
     )
     return 0
 
