@@ -115,6 +115,18 @@ def _register_campaign(commands: Any) -> None:
         action="store_true",
         help="leave out the chosen items that miss an image (they cannot be judged by eye)",
     )
+    create.add_argument(
+        "--annotators",
+        metavar="HANDLES",
+        help="comma-separated handles of the annotators who work on it (default: every "
+        "annotator of the bundle); others are refused",
+    )
+    create.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="draw the schedule and print what would be created (tasks, each annotator's "
+        "share), storing nothing",
+    )
     create.add_argument("--json", action="store_true", help="print the summary as JSON")
     create.set_defaults(handler=run_create)
 
@@ -299,9 +311,10 @@ def run_create(args: argparse.Namespace) -> int:
         pack_lease_days=args.pack_lease_days,
         without_missing_images=args.without_missing_images,
         guidelines=_read_text(args.guidelines) if args.guidelines else None,
+        annotators=_names(args.annotators or "") or (),
     )
     with Bundle.open(args.bundle) as bundle:
-        summary = create_campaign(bundle, spec)
+        summary = create_campaign(bundle, spec, dry_run=args.dry_run)
     if summary.items_missing_images:
         print(
             f"warning: {summary.items_missing_images} of the campaign's items miss an image, so "
@@ -313,7 +326,8 @@ def run_create(args: argparse.Namespace) -> int:
         _print_json(summary.as_dict())
         return 0
     print(
-        f"created campaign '{summary.name}' ({summary.protocol}, {summary.pairing} pairing, "
+        f"{'would create' if summary.dry_run else 'created'} campaign '{summary.name}' "
+        f"({summary.protocol}, {summary.pairing} pairing, "
         f"seed {summary.seed}): {summary.tasks} comparisons to judge, on "
         f"{summary.items} {'item turns' if summary.per_turn else 'items'}, "
         f"{summary.votes_per_pair} vote(s) each"
@@ -324,6 +338,8 @@ def run_create(args: argparse.Namespace) -> int:
         print(f"  {pair}: {missing} comparison(s) short of the target (not enough items)")
     if summary.left_out_missing_images:
         print(f"  left out {summary.left_out_missing_images} item(s) whose images are missing")
+    for line in summary.annotator_lines():
+        print(f"  {line}")
     return 0
 
 

@@ -16,7 +16,12 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from workbench.services.campaign_errors import CampaignError
-from workbench.services.campaigns import find_annotator, find_campaign
+from workbench.services.campaigns import (
+    ASSIGNED_SETTING,
+    assigned_annotators,
+    find_annotator,
+    find_campaign,
+)
 from workbench.services.packs import pack_lease_duration
 from workbench.services.voting import lease_pairs
 from workbench.storage.bundle import Bundle
@@ -57,7 +62,7 @@ def reassign_task(bundle: Bundle, name: str, task: int, handle: str) -> dict[str
     """Give task number ``task`` to annotator ``handle``, who must not have answered it: the
     task is reserved for them (for as long as a pack's tasks are) and comes up in their queue;
     if they had skipped it, their skip is withdrawn (it stays in the record as retracted), so
-    the task is theirs to answer again."""
+    the task is theirs to answer again. A campaign assigned to named annotators takes them in."""
     handle = handle.strip()
     if not handle:
         raise CampaignError("say who takes the task (--to HANDLE)")
@@ -78,6 +83,10 @@ def reassign_task(bundle: Bundle, name: str, task: int, handle: str) -> dict[str
             raise CampaignError(
                 f"{handle} has answered task {task} already; give it to another annotator"
             )
+        assigned = assigned_annotators(campaign)
+        if assigned is not None and handle not in assigned:
+            # the campaign is assigned: the new annotator joins it (for this task and others)
+            campaign.settings = {**campaign.settings, ASSIGNED_SETTING: [*assigned, handle]}
         now = datetime.now(UTC)
         with counting(session, [pair.id]):
             for skip in standing:
@@ -88,6 +97,7 @@ def reassign_task(bundle: Bundle, name: str, task: int, handle: str) -> dict[str
             "task": task,
             "annotator": handle,
             "withdrawn_skips": [vote.skip_reason for vote in standing],
+            "joined_campaign": assigned is not None and handle not in assigned,
             "votes": answers,
             "votes_target": pair.votes_target,
         }
