@@ -17,9 +17,24 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, QTimer
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QWidget
+from PySide6.QtWidgets import (
+    QAbstractSpinBox,
+    QBoxLayout,
+    QCheckBox,
+    QComboBox,
+    QDockWidget,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QLayout,
+    QMainWindow,
+    QMenu,
+    QTableView,
+    QWidget,
+)
 
 from workbench.gui import panel_jobs
+from workbench.gui.flow_layout import FlowLayout
 from workbench.gui.linked_selection import LinkedSelection
 from workbench.gui.panel_process import ProcessRunner, shared_panel_process
 from workbench.gui.panels.watcher import JudgmentWatcher
@@ -41,6 +56,17 @@ PANEL_TITLES = {
 }
 
 log = logging.getLogger(__name__)
+
+#: the analysis docks' share of the window's height on the analysis page; on a short window
+#: (1366x768) more of it, so that a table shows ten rows and its figure is legible
+DOCK_SHARE = 0.55
+DOCK_SHARE_SHORT = 0.76
+SHORT_WINDOW = 900
+#: the leaderboard's share of the width beside the other panels (its table and figure share it)
+BOARD_SHARE = 0.6
+BOARD_SHARE_SHORT = 0.64
+#: pixels added to a line of text for a table row's height
+ROW_PADDING = 6
 
 
 class AnalysisDocks(QObject):
@@ -128,6 +154,8 @@ class AnalysisDocks(QObject):
             self._on_screen[panel] = False
             if name == "graph":
                 panel.on_screen = False  # type: ignore[attr-defined]
+            wrap_picker_rows(panel)
+            compact_rows(panel)
             self.docks[name].setWidget(_scrolling(panel))
             if self._bundle is not None:
                 panel.set_bundle(self._bundle, self._choices)  # type: ignore[attr-defined]
@@ -293,22 +321,139 @@ class AnalysisDocks(QObject):
         window = self.window
         self.docks["graph"].raise_()
         leaderboard, graph = self.docks["leaderboard"], self.docks["graph"]
-        window.resizeDocks([leaderboard], [int(window.height() * 0.55)], Qt.Orientation.Vertical)
+        share = DOCK_SHARE_SHORT if window.height() < SHORT_WINDOW else DOCK_SHARE
+        window.resizeDocks([leaderboard], [int(window.height() * share)], Qt.Orientation.Vertical)
+        board = BOARD_SHARE_SHORT if window.height() < SHORT_WINDOW else BOARD_SHARE
         window.resizeDocks(
             [leaderboard, graph],
-            [int(window.width() * 0.6), int(window.width() * 0.4)],
+            [int(window.width() * board), int(window.width() * (1 - board))],
             Qt.Orientation.Horizontal,
         )
 
 
 def _scrolling(panel: QWidget) -> QWidget:
-    """The panel in a scroll area that follows its size: a docked panel whose pickers and
-    request line need more width than its dock has scrolls sideways instead of widening the
-    window past the screen (at 1366x768 the analysis docks share the width)."""
+    """The panel in a scroll area that follows its size: a docked panel never widens the
+    window past the screen (at 1366x768 the analysis docks share the width). Its pickers wrap
+    onto further lines (see :func:`wrap_picker_rows`), so it fits its dock's width and scrolls
+    only down, when a dock is shorter than the panel's least height."""
     from PySide6.QtWidgets import QFrame, QScrollArea
 
     area = QScrollArea()
     area.setWidgetResizable(True)
     area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
     area.setWidget(panel)
     return area
+
+
+#: what makes a row of a panel's layout a row of pickers
+_PICKERS = (QComboBox, QAbstractSpinBox, QCheckBox)
+
+
+def _child_widget(layout: QLayout, index: int) -> QWidget | None:
+    item = layout.itemAt(index)
+    return item.widget() if item is not None else None
+
+
+def _child_layout(layout: QLayout, index: int) -> QLayout | None:
+    item = layout.itemAt(index)
+    return item.layout() if item is not None else None
+
+
+def _taken_layout(layout: QLayout, index: int) -> QLayout | None:
+    item = layout.takeAt(index)
+    return item.layout() if item is not None else None
+
+
+def _picker_row(layout: QLayout | None) -> bool:
+    """Whether ``layout`` is a box row with a picker and no text that wraps (a request line
+    is a paragraph, not a row of pickers)."""
+    if not isinstance(layout, QHBoxLayout) or layout.count() == 0:
+        return False
+    widgets = [_child_widget(layout, i) for i in range(layout.count())]
+    shown = [widget for widget in widgets if widget is not None]
+    wraps = any(isinstance(widget, QLabel) and widget.wordWrap() for widget in shown)
+    return not wraps and any(isinstance(widget, _PICKERS) for widget in shown)
+
+
+def _box_row(layout: QLayout | None) -> bool:
+    """Whether ``layout`` is a grid of one row of widgets (boxes side by side)."""
+    if not isinstance(layout, QGridLayout) or layout.rowCount() != 1 or layout.count() < 2:
+        return False
+    return all(_child_widget(layout, i) is not None for i in range(layout.count()))
+
+
+def wrap_picker_rows(panel: QWidget) -> None:
+    """Gather the panel's consecutive rows of pickers (its top layout's box rows of captions,
+    combo boxes, check boxes, spin boxes and buttons) into one flow that wraps at the dock's
+    width, a caption staying with the picker after it; and boxes side by side in a grid row
+    into a flow that stacks them when they do not fit. The panels lay their pickers out in rows
+    for a wide window; docked beside another panel at 1366x768 those rows were wider than the
+    dock and the whole panel scrolled sideways."""
+    top = panel.layout()
+    if not isinstance(top, QBoxLayout):
+        return
+    index = 0
+    while index < top.count():
+        if _box_row(_child_layout(top, index)):
+            # boxes side by side stay side by side while they fit, and stack when not
+            grid = _taken_layout(top, index)
+            assert isinstance(grid, QGridLayout)  # as _box_row checked
+            boxes = FlowLayout(fill=True)
+            while grid.count():
+                box = _child_widget(grid, 0)
+                grid.takeAt(0)
+                if box is not None:
+                    boxes.addWidget(box)
+            grid.deleteLater()
+            top.insertLayout(index, boxes)
+            index += 1
+            continue
+        if not _picker_row(_child_layout(top, index)):
+            index += 1
+            continue
+        flow = FlowLayout()
+        first = index
+        while index < top.count() and _picker_row(_child_layout(top, index)):
+            row = _taken_layout(top, index)
+            assert isinstance(row, QHBoxLayout)  # as _picker_row checked
+            _move_into_flow(panel, row, flow)
+            row.deleteLater()
+        top.insertLayout(first, flow)
+        index = first + 1
+
+
+def _move_into_flow(panel: QWidget, row: QHBoxLayout, flow: FlowLayout) -> None:
+    caption: QLabel | None = None
+    while row.count():
+        item = row.takeAt(0)
+        widget = item.widget() if item is not None else None
+        if widget is None:
+            continue  # a stretch: the flow fills its lines by itself
+        if isinstance(widget, QLabel):
+            if caption is not None:
+                flow.addWidget(caption)
+            caption = widget
+            continue
+        if caption is None:
+            flow.addWidget(widget)
+            continue
+        pair = QWidget(panel)  # a caption and its picker wrap together
+        pair_row = QHBoxLayout(pair)
+        pair_row.setContentsMargins(0, 0, 0, 0)
+        pair_row.addWidget(caption)
+        pair_row.addWidget(widget)
+        pair.setVisible(not widget.isHidden())
+        flow.addWidget(pair)
+        caption = None
+    if caption is not None:
+        flow.addWidget(caption)
+
+
+def compact_rows(panel: QWidget) -> None:
+    """Table rows one text line high (plus a little), not the style's taller default: a
+    docked table at 1366x768 then shows ten rows."""
+    for table in panel.findChildren(QTableView):
+        header = table.verticalHeader()
+        header.setMinimumSectionSize(1)
+        header.setDefaultSectionSize(table.fontMetrics().height() + ROW_PADDING)
