@@ -17,6 +17,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
     QBoxLayout,
@@ -37,6 +38,7 @@ from workbench.gui import panel_jobs
 from workbench.gui.flow_layout import FlowLayout
 from workbench.gui.linked_selection import LinkedSelection
 from workbench.gui.panel_process import ProcessRunner, shared_panel_process
+from workbench.gui.panels.panel import Panel
 from workbench.gui.panels.watcher import JudgmentWatcher
 from workbench.storage import Bundle
 
@@ -77,7 +79,7 @@ class AnalysisDocks(QObject):
         window: QMainWindow,
         selection: LinkedSelection,
         view_menu: QMenu,
-        before: object = None,
+        before: QAction | None = None,
     ) -> None:
         super().__init__(window)
         self.window = window
@@ -93,6 +95,8 @@ class AnalysisDocks(QObject):
         self.selection = selection
         #: the panels built so far, by dock name (see :meth:`panel`)
         self.built: dict[str, QWidget] = {}
+        #: each built panel as the docks use it (the same object, typed by its interface)
+        self.api: dict[QWidget, Panel] = {}
         self.docks: dict[str, QDockWidget] = {}
         for name, title in PANEL_TITLES.items():
             dock = QDockWidget(title, window)
@@ -100,7 +104,7 @@ class AnalysisDocks(QObject):
             window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
             dock.hide()
             if before is not None:
-                view_menu.insertAction(before, dock.toggleViewAction())  # type: ignore[arg-type]
+                view_menu.insertAction(before, dock.toggleViewAction())
             else:
                 view_menu.addAction(dock.toggleViewAction())
             self.docks[name] = dock
@@ -128,66 +132,86 @@ class AnalysisDocks(QObject):
 
     @property
     def leaderboard(self) -> LeaderboardPanel:
-        return self.panel("leaderboard")  # type: ignore[return-value]
+        from workbench.gui.panels.leaderboard_panel import LeaderboardPanel
+
+        panel = self.panel("leaderboard")
+        assert isinstance(panel, LeaderboardPanel)
+        return panel
 
     @property
     def graph(self) -> GraphPanel:
-        return self.panel("graph")  # type: ignore[return-value]
+        from workbench.gui.panels.graph_panel import GraphPanel
+
+        panel = self.panel("graph")
+        assert isinstance(panel, GraphPanel)
+        return panel
 
     @property
     def failures(self) -> FailuresPanel:
-        return self.panel("failures")  # type: ignore[return-value]
+        from workbench.gui.panels.failures_panel import FailuresPanel
+
+        panel = self.panel("failures")
+        assert isinstance(panel, FailuresPanel)
+        return panel
 
     @property
     def agreement(self) -> AgreementPanel:
-        return self.panel("agreement")  # type: ignore[return-value]
+        from workbench.gui.panels.agreement_panel import AgreementPanel
+
+        panel = self.panel("agreement")
+        assert isinstance(panel, AgreementPanel)
+        return panel
 
     def panel(self, name: str) -> QWidget:
         """The panel of dock ``name``, built (with the open bundle) on first use."""
         if name not in self.built:
-            panel = self._build(name)
+            panel, api = self._build(name)
             self.built[name] = panel
+            self.api[panel] = api
             for process in (self.process, self.other_process):
                 if not process.running:
                     # the stacks load in the worker while this panel is laid out and painted
                     QTimer.singleShot(0, process.start)
             self._on_screen[panel] = False
-            if name == "graph":
-                panel.on_screen = False  # type: ignore[attr-defined]
+            api.set_on_screen(False)
             wrap_picker_rows(panel)
             compact_rows(panel)
             self.docks[name].setWidget(_scrolling(panel))
             if self._bundle is not None:
-                panel.set_bundle(self._bundle, self._choices)  # type: ignore[attr-defined]
+                api.set_bundle(self._bundle, self._choices)
                 self._stale.add(panel)  # computed when first on screen
             elif self._opening is not None:
-                self._reading_state(panel, True)
+                self._reading_state(api, True)
                 if self._reading is not self._opening:
                     self._read_choices(self._opening)  # the first panel of this bundle
         return self.built[name]
 
-    def _build(self, name: str) -> QWidget:
+    def _build(self, name: str) -> tuple[QWidget, Panel]:
+        """The panel of dock ``name``, as a widget and as a :class:`Panel` (one object)."""
         if name == "leaderboard":
             from workbench.gui.panels.leaderboard_panel import LeaderboardPanel
 
-            return LeaderboardPanel(self.selection, self.runner)
+            board = LeaderboardPanel(self.selection, self.runner)
+            return board, board
         if name == "graph":
             from workbench.gui.panels.graph_panel import GraphPanel
 
-            return GraphPanel(self.selection, self.other_runner)
+            graph = GraphPanel(self.selection, self.other_runner)
+            return graph, graph
         if name == "failures":
             from workbench.gui.panels.failures_panel import FailuresPanel
 
-            return FailuresPanel(self.selection, self.other_runner)
+            failures = FailuresPanel(self.selection, self.other_runner)
+            return failures, failures
         from workbench.gui.panels.agreement_panel import AgreementPanel
 
         agreement = AgreementPanel(self.other_runner)
         agreement.follow(self.selection)
-        return agreement
+        return agreement, agreement
 
     @property
     def busy(self) -> bool:
-        working = (panel.busy for panel in self.panels)  # type: ignore[attr-defined]
+        working = (api.busy for api in self.api.values())
         return self.runner.busy or self.other_runner.busy or any(working)
 
     def stop_running_jobs(self) -> None:
@@ -207,11 +231,11 @@ class AnalysisDocks(QObject):
         nothing is read until one is."""
         self._opening = bundle
         self._bundle, self._choices = None, None
-        for panel in self.panels:  # none computes on the previous bundle meanwhile
-            panel.set_bundle(None, None)  # type: ignore[attr-defined]
+        for api in self.api.values():  # none computes on the previous bundle meanwhile
+            api.set_bundle(None, None)
             # until its choices are read, a panel says the bundle is being read, not that none
             # is open or that it holds nothing
-            self._reading_state(panel, bundle is not None)
+            self._reading_state(api, bundle is not None)
         self.watcher.set_bundle(bundle)
         if bundle is None:
             # the caller closes the bundle next: the workers let go of it first
@@ -238,16 +262,16 @@ class AnalysisDocks(QObject):
         if bundle is not self._opening:
             return  # another bundle was opened meanwhile
         self._bundle, self._choices = bundle, choices
-        for panel in self.panels:
-            panel.set_bundle(bundle, choices)  # type: ignore[attr-defined]
-            self._reading_state(panel, False)
+        for api in self.api.values():
+            api.set_bundle(bundle, choices)
+            self._reading_state(api, False)
         self.judgments_changed()
 
     @staticmethod
-    def _reading_state(panel: QWidget, reading: bool) -> None:
+    def _reading_state(panel: Panel, reading: bool) -> None:
         if reading:
-            panel.status.setText("")  # type: ignore[attr-defined]
-        panel.computing.reading(reading)  # type: ignore[attr-defined]
+            panel.status.setText("")
+        panel.computing.reading(reading)
 
     def judgments_written(self) -> None:
         """Judgments were written in this process (a vote cast, or taken back): look now rather
@@ -257,10 +281,10 @@ class AnalysisDocks(QObject):
     def judgments_changed(self) -> None:
         """Refresh the panels on screen; the others when they are next shown (a hidden panel
         costs nothing, however many votes arrive)."""
-        for panel in self.panels:
+        for panel, api in self.api.items():
             if self._on_screen[panel]:
                 self._stale.discard(panel)
-                panel.refresh()  # type: ignore[attr-defined]
+                api.refresh()
             else:
                 self._stale.add(panel)
 
@@ -270,15 +294,10 @@ class AnalysisDocks(QObject):
             return
         panel = self.panel(name)
         self._on_screen[panel] = visible
-        if name == "graph":
-            panel.on_screen = visible  # type: ignore[attr-defined]
-        if not visible:
-            return
-        if panel in self._stale:
+        self.api[panel].set_on_screen(visible)
+        if visible and panel in self._stale:
             self._stale.discard(panel)
-            panel.refresh()  # type: ignore[attr-defined]
-        elif name == "graph":
-            panel.catch_up()  # type: ignore[attr-defined]
+            self.api[panel].refresh()
 
     def show_all(self) -> None:
         """Show every panel: leaderboard and graph side by side, failures and agreement tabbed."""
