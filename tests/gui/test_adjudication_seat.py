@@ -122,3 +122,68 @@ def test_decisions_by_key_record_and_move_on(qtbot, window) -> None:  # type: ig
     assert settled[first]["note"] == "the left one counts wrong"
     assert settled[second] is None
     dialog.close()
+
+
+SCALED_PROBE = """
+import sys, time
+from PySide6.QtCore import QRect
+from PySide6.QtWidgets import QApplication
+
+
+def main():
+    from workbench.gui.main_window import MainWindow
+
+    app = QApplication([])
+    window = MainWindow(persist_layout=False)
+    window.open_bundle(sys.argv[1])
+    window.resize(910, 512)  # 1366x768 at 1.5x, in device-independent pixels
+    window.show()
+    dialog = window.campaign_ops.show_adjudication("ops")
+    dialog.resize(865, 486)  # as it opens on that screen
+    deadline = time.monotonic() + float(sys.argv[2])
+    while (dialog.shown_task is None or not dialog.display.tiles) and time.monotonic() < deadline:
+        app.processEvents()
+    for _ in range(50):
+        app.processEvents()
+
+    def inside(widget):
+        top_left = widget.mapTo(dialog, widget.rect().topLeft())
+        return widget.isVisible() and dialog.rect().contains(QRect(top_left, widget.size()))
+
+    controls = [*dialog.record_buttons.values(), dialog.skip_button, dialog.note]
+    heights = [s.height() for s in dialog.display.turn_panels[0].response_scrolls]
+    print(app.devicePixelRatio(), all(inside(w) for w in controls), min(heights))
+    window.close()
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_the_dialog_fits_at_real_1_5x_scaling(tmp_path: Path) -> None:
+    """At QT_SCALE_FACTOR=1.5 on a 1366x768 screen: every button and field on screen, and
+    both responses keep a few lines of height."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.patience import HANG_GUARD_SECONDS
+    from workbench.gui.form_compiler import PROJECT_ROOT
+
+    path, _ = build_ops_bundle(tmp_path)
+    probe = tmp_path / "probe.py"
+    probe.write_text(SCALED_PROBE, encoding="utf-8")
+    environment = {**os.environ, "QT_SCALE_FACTOR": "1.5", "QT_QPA_PLATFORM": "offscreen"}
+    environment["PYTHONPATH"] = os.pathsep.join([str(PROJECT_ROOT), str(PROJECT_ROOT / "plugins")])
+    done = subprocess.run(
+        [sys.executable, str(probe), str(path), str(HANG_GUARD_SECONDS)],
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    ratio, fits, height = done.stdout.split()
+    assert float(ratio) == 1.5
+    assert fits == "True", done.stdout
+    assert int(height) >= 100, done.stdout
