@@ -112,6 +112,40 @@ def test_adjudication_names_answers_as_the_annotators_buttons_do(qtbot, ops_bund
     answers = [line.split(": ", 1)[1] for line in votes if line.startswith("ann-")]
     assert answers and set(answers) <= {"Response 1", "Response 2"}, votes
     buttons = {button.text() for button in dialog.findChildren(QPushButton)}
-    assert {"Record: Response 1", "Record: Response 2"} <= buttons
+    assert {"Response 1   [A]", "Response 2   [B]"} <= buttons
     dialog.close()
+    window.close()
+
+
+@pytest.mark.parametrize("way", ["reassign", "lower"])
+def test_the_monitor_unsticks_the_task(qtbot, tmp_path: Path, way: str) -> None:  # type: ignore[no-untyped-def]
+    """The stuck task's way out, in the dock: give it back to the annotator who skipped it, or
+    ask two votes of it; either way the monitor then lists no stuck task."""
+    from workbench.gui.main_window import MainWindow
+
+    path, _ = build_ops_bundle(tmp_path)
+    window = MainWindow(persist_layout=False)
+    qtbot.addWidget(window)
+    window.resize(1366, 768)
+    window.open_bundle(path)
+    window.show()
+    wait_idle(qtbot, window)
+    monitor = window.campaign_ops.show_monitor(CAMPAIGN)
+    qtbot.waitUntil(lambda: monitor.stuck.rowCount() == 1, timeout=HANG_GUARD_MS)
+    assert monitor.way_out.isVisible()
+    assert monitor.reassign_button.isVisible() and monitor.lower_button.isVisible()
+    assert (monitor.votes_needed.minimum(), monitor.votes_needed.maximum()) == (2, 2)
+    assert "ann-b" in [monitor.reassign_to.itemText(i) for i in range(monitor.reassign_to.count())]
+    if way == "reassign":
+        monitor.reassign_to.setCurrentText("ann-b")
+        monitor.reassign_button.click()
+        expected = "reserved for ann-b (their skip is withdrawn)"
+    else:
+        monitor.votes_needed.setValue(2)
+        monitor.lower_button.click()
+        expected = "now needs 2 vote(s)"
+    qtbot.waitUntil(lambda: expected in monitor.way_out_status.text(), timeout=HANG_GUARD_MS)
+    qtbot.waitUntil(lambda: monitor.stuck.rowCount() == 0, timeout=HANG_GUARD_MS)
+    assert not monitor.views["Stuck tasks"].isVisible()
+    assert campaign_status(window.bundle, CAMPAIGN)["stuck_tasks"] == []
     window.close()

@@ -42,6 +42,15 @@ def table(model) -> list[list[str]]:  # type: ignore[no-untyped-def]
     ]
 
 
+def shown_text(dialog) -> str:  # type: ignore[no-untyped-def]
+    """Every text the dialog's task display shows: headings, prompts and responses."""
+    from PySide6.QtWidgets import QLabel, QTextEdit
+
+    texts = [label.text() for label in dialog.display.findChildren(QLabel) if label.isVisible()]
+    texts += [view.toPlainText() for view in dialog.display.findChildren(QTextEdit)]
+    return "\n".join(texts)
+
+
 def test_view_menu_opens_the_monitor_with_the_service_figures(qtbot, window) -> None:  # type: ignore[no-untyped-def]
     ops = window.campaign_ops
     assert ops.monitor_action.shortcut().toString() == "Ctrl+Shift+M"
@@ -77,8 +86,8 @@ def test_adjudication_hides_models_until_revealed_and_records(qtbot, window) -> 
     assert ops.adjudicate_action.shortcut().toString() == "Ctrl+Shift+J"
     dialog = ops.show_adjudication(CAMPAIGN)
     wait_idle(qtbot, window)
-    qtbot.waitUntil(lambda: bool(dialog.content.toPlainText()), timeout=HANG_GUARD_MS)
-    shown = dialog.content.toPlainText() + dialog.votes.text()
+    qtbot.waitUntil(lambda: dialog.shown_task is not None, timeout=HANG_GUARD_MS)
+    shown = shown_text(dialog) + dialog.votes.text()
     assert "Response 1" in shown and "ann-c" in shown
     assert not any(model in shown for model in MODELS)
     dialog.reveal.setChecked(True)

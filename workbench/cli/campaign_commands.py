@@ -115,6 +115,18 @@ def _register_campaign(commands: Any) -> None:
         action="store_true",
         help="leave out the chosen items that miss an image (they cannot be judged by eye)",
     )
+    create.add_argument(
+        "--annotators",
+        metavar="HANDLES",
+        help="comma-separated handles of the annotators who work on it (default: every "
+        "annotator of the bundle); others are refused",
+    )
+    create.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="draw the schedule and print what would be created (tasks, each annotator's "
+        "share), storing nothing",
+    )
     create.add_argument("--json", action="store_true", help="print the summary as JSON")
     create.set_defaults(handler=run_create)
 
@@ -179,6 +191,33 @@ def _register_campaign(commands: Any) -> None:
     adjudicate.add_argument("--criterion", help="default: the protocol's first")
     adjudicate.add_argument("--json", action="store_true", help="print the record as JSON")
     adjudicate.set_defaults(handler=run_adjudicate)
+
+    reassign = actions.add_parser(
+        "reassign",
+        help="give a task that cannot finish to an annotator who has not answered it",
+        description="Reserve task number ID for annotator HANDLE (as long as a pack's tasks "
+        "are reserved): it comes up in their queue. If they had skipped it, their skip is "
+        "withdrawn. 'campaign status' lists the tasks that cannot finish.",
+    )
+    reassign.add_argument("bundle", metavar="BUNDLE", help=BUNDLE_HELP)
+    reassign.add_argument("name", metavar="NAME")
+    reassign.add_argument("--task", type=int, required=True, metavar="ID")
+    reassign.add_argument("--to", required=True, metavar="HANDLE", help="the annotator")
+    reassign.add_argument("--json", action="store_true", help="print the result as JSON")
+    reassign.set_defaults(handler=run_reassign)
+
+    lower = actions.add_parser(
+        "lower-votes",
+        help="ask fewer votes of a task that cannot finish",
+        description="Set the votes task number ID needs to N: fewer than now, and no fewer "
+        "than the answers it holds (at least one). A task whose answers reach N is complete.",
+    )
+    lower.add_argument("bundle", metavar="BUNDLE", help=BUNDLE_HELP)
+    lower.add_argument("name", metavar="NAME")
+    lower.add_argument("--task", type=int, required=True, metavar="ID")
+    lower.add_argument("--votes", type=int, required=True, metavar="N", help="the votes needed")
+    lower.add_argument("--json", action="store_true", help="print the result as JSON")
+    lower.set_defaults(handler=run_lower_votes)
 
     listing = actions.add_parser("list", help="the campaigns of a bundle")
     listing.add_argument("bundle", metavar="BUNDLE", help=BUNDLE_HELP)
@@ -272,9 +311,10 @@ def run_create(args: argparse.Namespace) -> int:
         pack_lease_days=args.pack_lease_days,
         without_missing_images=args.without_missing_images,
         guidelines=_read_text(args.guidelines) if args.guidelines else None,
+        annotators=_names(args.annotators or "") or (),
     )
     with Bundle.open(args.bundle) as bundle:
-        summary = create_campaign(bundle, spec)
+        summary = create_campaign(bundle, spec, dry_run=args.dry_run)
     if summary.items_missing_images:
         print(
             f"warning: {summary.items_missing_images} of the campaign's items miss an image, so "
@@ -286,7 +326,8 @@ def run_create(args: argparse.Namespace) -> int:
         _print_json(summary.as_dict())
         return 0
     print(
-        f"created campaign '{summary.name}' ({summary.protocol}, {summary.pairing} pairing, "
+        f"{'would create' if summary.dry_run else 'created'} campaign '{summary.name}' "
+        f"({summary.protocol}, {summary.pairing} pairing, "
         f"seed {summary.seed}): {summary.tasks} comparisons to judge, on "
         f"{summary.items} {'item turns' if summary.per_turn else 'items'}, "
         f"{summary.votes_per_pair} vote(s) each"
@@ -297,6 +338,8 @@ def run_create(args: argparse.Namespace) -> int:
         print(f"  {pair}: {missing} comparison(s) short of the target (not enough items)")
     if summary.left_out_missing_images:
         print(f"  left out {summary.left_out_missing_images} item(s) whose images are missing")
+    for line in summary.annotator_lines():
+        print(f"  {line}")
     return 0
 
 
@@ -441,6 +484,40 @@ def run_adjudicate(args: argparse.Namespace) -> int:
     print(
         f"task {record['task']} of {record['campaign']}: {record['answer']} "
         f"({record['criterion']}), by {record['adjudicator']}"
+    )
+    return 0
+
+
+def run_reassign(args: argparse.Namespace) -> int:
+    from workbench.services.stuck_tasks import reassign_task
+    from workbench.storage import Bundle
+
+    with Bundle.open(args.bundle) as bundle:
+        result = reassign_task(bundle, args.name, args.task, args.to)
+    if args.json:
+        _print_json(result)
+        return 0
+    withdrawn = " (their skip is withdrawn)" if result["withdrawn_skips"] else ""
+    print(
+        f"task {result['task']} of {result['campaign']} is reserved for "
+        f"{result['annotator']}{withdrawn}: {result['votes']} of {result['votes_target']} votes"
+    )
+    return 0
+
+
+def run_lower_votes(args: argparse.Namespace) -> int:
+    from workbench.services.stuck_tasks import lower_votes_needed
+    from workbench.storage import Bundle
+
+    with Bundle.open(args.bundle) as bundle:
+        result = lower_votes_needed(bundle, args.name, args.task, args.votes)
+    if args.json:
+        _print_json(result)
+        return 0
+    done = "complete" if result["complete"] else "still open"
+    print(
+        f"task {result['task']} of {result['campaign']} now needs {result['votes_target']} "
+        f"vote(s) (was {result['votes_target_before']}); it has {result['votes']}: {done}"
     )
     return 0
 

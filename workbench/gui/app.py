@@ -155,6 +155,11 @@ def _take_screenshot(
     """Render ``shown`` (the window, or a dialog of the page) once ``window`` is idle."""
     window.resize(*size)
     window.show()
+    if shown is not None and shown.isWindow() and shown is not window:
+        # a dialog as it would open on a screen of ``size``: as large as the screen allows
+        from workbench.gui.screen_fit import SCREEN_SHARE
+
+        shown.resize(*(int(side * SCREEN_SHARE) for side in size))
     if not wait_until_idle(window):
         log.warning("screenshot taken before every image was decoded")
     render_window(shown if shown is not None else window, Path(screenshot))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter, defaultdict
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -173,16 +174,28 @@ def disagreements(bundle: Bundle, name: str, judge_run: str | None = None) -> li
     return rows
 
 
+@dataclass(frozen=True)
+class AnswerOption:
+    """One answer the coordinator can record: the stored ``value``, the ``label`` and the
+    ``key`` the annotators' buttons show for it ("a", "Response 1", "A")."""
+
+    value: str
+    label: str
+    key: str
+
+
 def answer_options(
     bundle: Bundle, name: str, plugins: Registry | None = None
-) -> list[tuple[str, str]]:
-    """(value, label) of each answer the campaign's protocol allows, for the record buttons; a
-    grading protocol offers its grades."""
+) -> list[AnswerOption]:
+    """Each answer the campaign's protocol allows, for the record buttons, with the key the
+    annotators press for it; a grading protocol offers its grades (a one-character grade is
+    its own key)."""
     with bundle.read_session() as session:
         protocol = campaign_protocol(find_campaign(session, name), plugins)
     if protocol.grade_scale is not None:
-        return [(f"{value:g}", f"{value:g}") for value in protocol.grade_scale.values()]
-    return [(choice.value, choice.label) for choice in protocol.choices]
+        grades = [f"{value:g}" for value in protocol.grade_scale.values()]
+        return [AnswerOption(grade, grade, grade if len(grade) == 1 else "") for grade in grades]
+    return [AnswerOption(choice.value, choice.label, choice.key) for choice in protocol.choices]
 
 
 def disputed_task(

@@ -77,6 +77,8 @@ log = logging.getLogger(__name__)
 #: the campaign setting holding the annotators' guidelines (markdown); kept in the campaign's
 #: settings, so packs and server copies carry them with the campaign
 GUIDELINES_SETTING = "guidelines"
+#: the handles of the annotators a campaign is assigned to (absent: every annotator may work)
+ASSIGNED_SETTING = "annotators"
 #: guidelines longer than this are refused: they are read at every session start
 MAX_GUIDELINES_CHARS = 200_000
 
@@ -160,6 +162,8 @@ class CampaignSpec:
     practice_count: int | None = None
     #: whether an annotator may skip the practice round
     practice_optional: bool = True
+    #: the annotators who work on the campaign (empty: every annotator of the bundle)
+    annotators: Sequence[str] = ()
 
 
 @dataclass(frozen=True)
@@ -183,6 +187,12 @@ class CampaignSummary:
     practice_tasks: int = 0
     #: each task judges one turn of an item (``items`` then counts item turns)
     per_turn: bool = False
+    #: the annotators assigned (empty: every annotator of the bundle may work)
+    annotators: tuple[str, ...] = ()
+    #: the tasks each annotator is expected to answer (see :func:`annotator_shares`)
+    per_annotator: dict[str, int] = field(default_factory=dict)
+    #: a preview (``dry_run``): nothing was stored
+    dry_run: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -201,7 +211,57 @@ class CampaignSummary:
             "practice_tasks": self.practice_tasks,
             "per_turn": self.per_turn,
             "shortfalls": self.shortfalls,
+            "annotators": list(self.annotators),
+            "per_annotator": self.per_annotator,
+            "dry_run": self.dry_run,
         }
+
+    def annotator_lines(self) -> list[str]:
+        """Who does how much: each annotator's expected tasks, and a warning when fewer
+        annotators than votes per task can work on it (``campaign create`` prints these, the
+        New campaign dialog's preview shows them)."""
+        shares = self.per_annotator
+        if not shares:
+            return ["no annotator yet: add them with 'workbench annotator add'"]
+        assigned = "assigned" if self.annotators else "in the bundle"
+        lines = [f"{len(shares)} annotator(s) {assigned}, each about:"]
+        lines += [f"  {handle}: {count} task(s)" for handle, count in shares.items()]
+        if len(shares) < self.votes_per_pair:
+            lines.append(
+                f"warning: {self.votes_per_pair} votes per task need at least "
+                f"{self.votes_per_pair} annotators; every task would be stuck"
+            )
+        return lines
+
+
+def annotator_shares(
+    tasks: int, gold_tasks: int, practice_tasks: int, votes_per_pair: int, handles: Sequence[str]
+) -> dict[str, int]:
+    """The tasks each of ``handles`` is expected to answer when they share the work evenly: the
+    ordinary tasks' votes divided among them (an annotator answers a task once, so at most every
+    ordinary task), plus every attention check and the practice round, which all of them do."""
+    if not handles:
+        return {}
+    ordinary = tasks - gold_tasks
+    share = min(ordinary, -(-ordinary * votes_per_pair // len(handles)))
+    return dict.fromkeys(handles, share + gold_tasks + practice_tasks)
+
+
+def assigned_annotators(campaign: Campaign) -> list[str] | None:
+    """The handles the campaign is assigned to, None when every annotator may work on it."""
+    handles = campaign.settings.get(ASSIGNED_SETTING)
+    return [str(handle) for handle in handles] if isinstance(handles, list) and handles else None
+
+
+def check_assigned(campaign: Campaign, handle: str) -> None:
+    """Refuse an annotator the campaign is not assigned to."""
+    handles = assigned_annotators(campaign)
+    if handles is not None and handle not in handles:
+        raise CampaignError(
+            f"annotator '{handle}' is not assigned to campaign '{campaign.name}' (its annotators: "
+            f"{', '.join(handles)}); the coordinator can give them a task with "
+            "'workbench campaign reassign'"
+        )
 
 
 @dataclass(frozen=True)
@@ -637,8 +697,12 @@ def create_campaign(
     *,
     progress: Progress = no_progress,
     cancel_requested: CancelRequested = never_cancelled,
+    dry_run: bool = False,
 ) -> CampaignSummary:
-    """Draw the campaign's schedule from its seed and store both in one transaction.
+    """Draw the campaign's schedule from its seed and store both in one transaction; with
+    ``dry_run``, draw it and say what would be stored (the same summary, with each annotator's
+    expected share), storing nothing: the New campaign dialog's preview and ``campaign create
+    --dry-run``.
 
     ``progress(step, index, len(CREATE_STEPS))`` is called before each of
     :data:`CREATE_STEPS` (storing: per chunk of tasks); once ``cancel_requested()`` is true
@@ -656,6 +720,7 @@ def create_campaign(
     with bundle.session() as session:
         if session.scalar(select(Campaign.id).where(Campaign.name == spec.name)) is not None:
             raise CampaignError(f"a campaign named '{spec.name}' already exists in this bundle")
+        handles = _check_annotators(session, spec.annotators)
         step("items")
         items = resolve_items(session, spec.items)
         missing_images = items_missing_images(session, [item.id for item in items])
@@ -690,6 +755,12 @@ def create_campaign(
             )
         digest = _schedule_digest(tasks)
         practice = _practice_plan(session, spec, protocol, eligible, tasks)
+        if dry_run:
+            scheduled = {eligible.item_ids[task.slot] for task in tasks} & missing_images
+            return _summary(
+                spec, protocol, pairing, contestants, tasks, digest, shortfalls, handles,
+                len(scheduled), left_out, len(practice), dry_run=True,
+            )  # fmt: skip
         shown = [*tasks, *(task for task, _ in practice)]
         model_ids = dict(
             session.execute(
@@ -747,6 +818,7 @@ def create_campaign(
                 "schedule_sha256": digest,
                 "shortfalls": shortfalls,
                 **({GUIDELINES_SETTING: spec.guidelines} if spec.guidelines else {}),
+                **({ASSIGNED_SETTING: list(spec.annotators)} if spec.annotators else {}),
                 **practice_settings,
                 # only the main bundle knows it: packs name models by a salted hash of it
                 "pack_salt": secrets.token_hex(16),
@@ -782,6 +854,40 @@ def create_campaign(
         steps.check()
     progress("done", len(CREATE_STEPS), len(CREATE_STEPS))
     log.info("created campaign %s: %d tasks", spec.name, len(tasks))
+    return _summary(
+        spec, protocol, pairing, contestants, tasks, digest, shortfalls, handles,
+        len(scheduled_missing), left_out, len(practice),
+    )  # fmt: skip
+
+
+def _check_annotators(session: Session, handles: Sequence[str]) -> list[str]:
+    """The handles to plan for: those assigned (each must be an annotator of the bundle), else
+    every annotator of the bundle."""
+    known = list(session.scalars(select(Annotator.handle).order_by(Annotator.handle)))
+    unknown = [handle for handle in handles if handle not in known]
+    if unknown:
+        raise CampaignError(
+            f"--annotators: no annotator {', '.join(repr(h) for h in unknown)} in this bundle; "
+            "add one with 'workbench annotator add'"
+        )
+    return list(dict.fromkeys(handles)) or known
+
+
+def _summary(
+    spec: CampaignSpec,
+    protocol: AnnotationProtocol,
+    pairing: Pairing,
+    contestants: Sequence[Contestant],
+    tasks: Sequence[PlannedTask],
+    digest: str,
+    shortfalls: dict[str, int],
+    handles: Sequence[str],
+    missing_images: int,
+    left_out: int,
+    practice: int,
+    dry_run: bool = False,
+) -> CampaignSummary:
+    gold_tasks = sum(task.gold is not None for task in tasks)
     return CampaignSummary(
         name=spec.name,
         protocol=protocol.name,
@@ -791,13 +897,18 @@ def create_campaign(
         contestants=tuple(str(contestant_name(c)) for c in contestants),
         items=len({task.slot for task in tasks}),
         tasks=len(tasks),
-        gold_tasks=sum(task.gold is not None for task in tasks),
+        gold_tasks=gold_tasks,
         schedule_sha256=digest,
         shortfalls=shortfalls,
-        items_missing_images=len(scheduled_missing),
+        items_missing_images=missing_images,
         left_out_missing_images=left_out,
-        practice_tasks=len(practice),
+        practice_tasks=practice,
         per_turn=any(task.slot.turn_index is not None for task in tasks),
+        annotators=tuple(spec.annotators),
+        per_annotator=annotator_shares(
+            len(tasks), gold_tasks, practice, spec.votes_per_pair, handles
+        ),
+        dry_run=dry_run,
     )
 
 

@@ -25,12 +25,13 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from workbench.services import inter_annotator
-from workbench.services.campaigns import find_campaign, gold_report
+from workbench.services.campaigns import assigned_annotators, find_campaign, gold_report
 from workbench.stats.errors import StatsInputError
 from workbench.stats.kappa import fleiss_kappa, krippendorff_alpha
 from workbench.storage.bundle import Bundle
 from workbench.storage.models import (
     Annotator,
+    Campaign,
     CampaignAnnotatorCount,
     CampaignCount,
     CampaignPairCount,
@@ -107,7 +108,9 @@ def stuck_tasks(session: Session, campaign_id: int) -> list[dict[str, Any]]:
     (not an attention check) short of votes whose annotators not yet at it are too few,
     since everyone else has skipped it (or the bundle has fewer annotators than votes asked).
     Read from the campaign counters: only the skips of the stuck tasks are looked up."""
-    annotators = session.scalar(select(func.count()).select_from(Annotator)) or 0
+    assigned = assigned_annotators(session.get_one(Campaign, campaign_id))
+    everyone = session.scalar(select(func.count()).select_from(Annotator)) or 0
+    annotators = len(assigned) if assigned is not None else everyone
     skips = func.coalesce(CampaignPairCount.skips, 0)
     votes = func.coalesce(CampaignPairCount.votes, 0)
     rows = session.execute(
@@ -150,7 +153,8 @@ def stuck_tasks(session: Session, campaign_id: int) -> list[dict[str, Any]]:
             who = ", ".join(f"{handle} ({reason})" for handle, reason in sorted(by.items()))
             reason = f"skipped by {who}; no other annotator is left to give it"
         else:
-            reason = f"the bundle has {annotators} annotator(s) for {target} votes"
+            who = "the campaign is assigned to" if assigned is not None else "the bundle has"
+            reason = f"{who} {annotators} annotator(s) for {target} votes"
         stuck.append(
             {
                 "task": sequence,

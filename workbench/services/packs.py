@@ -32,6 +32,7 @@ from workbench.services.campaigns import (
     PRACTICE_DONE_SETTING,
     PRACTICE_OPTIONAL_SETTING,
     PRACTICE_SETTING,
+    check_assigned,
     find_annotator,
     find_campaign,
 )
@@ -185,6 +186,7 @@ class _Slice:
 def _read_slice(session: Session, campaign_name: str, handle: str, limit: int | None) -> _Slice:
     campaign = find_campaign(session, campaign_name)
     annotator = find_annotator(session, handle)
+    check_assigned(campaign, annotator.handle)
     statement = open_pairs(campaign.id, annotator.id)
     pair_ids = list(session.scalars(statement))
     pairs = list(

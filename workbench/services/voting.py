@@ -50,6 +50,7 @@ from workbench.services.campaign_errors import AnswerError, StaleTaskError
 from workbench.services.campaigns import (
     GUIDELINES_SETTING,
     campaign_protocol,
+    check_assigned,
     find_annotator,
     find_campaign,
 )
@@ -278,6 +279,8 @@ class AnnotationSession:
         with bundle.read_session() as session:
             found = find_campaign(session, campaign)
             person = find_annotator(session, annotator) if annotator is not None else None
+            if person is not None:
+                check_assigned(found, person.handle)
         self.bundle = bundle
         self.preview = preview
         self.protocol: AnnotationProtocol = campaign_protocol(found, plugins)

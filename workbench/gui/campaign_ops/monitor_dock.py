@@ -1,7 +1,10 @@
 """The Campaign monitor dock: per-annotator progress, time per task, skips and attention checks,
 agreement between annotators (kappa and alpha to three decimals, as the CLI prints them) and the
-tasks that cannot finish, with the reason, from ``services.monitor.campaign_status``; refreshed
-off the GUI thread whenever the bundle's judgment watcher sees a vote arrive or be undone.
+tasks that cannot finish, with the reason, from ``services.monitor.campaign_status``, and the
+two ways out for the one selected (give it to another annotator, ask fewer votes of it: the
+functions of ``services.stuck_tasks``, as ``workbench campaign reassign`` / ``lower-votes``);
+refreshed off the GUI thread whenever the bundle's judgment watcher sees a vote arrive or be
+undone.
 Docked, it opens wide enough to read its columns at 1366x768 and 1024x700."""
 
 from __future__ import annotations
@@ -11,10 +14,14 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QComboBox,
     QDockWidget,
+    QHBoxLayout,
     QLabel,
     QMainWindow,
+    QPushButton,
+    QSpinBox,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -126,10 +133,108 @@ class CampaignMonitorDock(QDockWidget):
         stuck_view = self.views["Stuck tasks"]
         stuck_view.setWordWrap(True)  # the reason is a sentence: wrapped, not cut
         self.stuck.modelReset.connect(stuck_view.resizeRowsToContents)
+        stuck_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        stuck_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         stuck_view.hide()
+        layout.addWidget(self._way_out(body))
         self.setWidget(body)
         self.visibilityChanged.connect(self._visibility_changed)
         self.topLevelChanged.connect(lambda _floating: self.fit_width())
+
+    def _way_out(self, body: QWidget) -> QWidget:
+        """The actions on the selected stuck task: reassign it, or lower the votes it needs."""
+        self.way_out = QWidget(body)
+        row = QHBoxLayout(self.way_out)
+        row.setContentsMargins(0, 0, 0, 0)
+        self.reassign_to = QComboBox(self.way_out)
+        self.reassign_to.setEditable(True)
+        self.reassign_to.setAccessibleName("Annotator to give the task to")
+        line = self.reassign_to.lineEdit()
+        if line is not None:
+            line.setPlaceholderText("Give it to (annotator)")
+        self.reassign_to.setToolTip(
+            "An annotator who has not answered the task (a skip of theirs is withdrawn)"
+        )
+        self.reassign_button = QPushButton("Reassign", self.way_out)
+        self.reassign_button.setToolTip("Reserve the selected task for this annotator")
+        self.reassign_button.clicked.connect(
+            lambda: self.reassign(self.selected_stuck_task(), self.reassign_to.currentText())
+        )
+        self.votes_needed = QSpinBox(self.way_out)
+        self.votes_needed.setMinimum(1)
+        self.votes_needed.setAccessibleName("Votes the task needs")
+        self.lower_button = QPushButton("Lower votes needed", self.way_out)
+        self.lower_button.setToolTip("Ask the selected task for this many votes")
+        self.lower_button.clicked.connect(
+            lambda: self.lower_votes(self.selected_stuck_task(), self.votes_needed.value())
+        )
+        for widget in (self.reassign_to, self.reassign_button, self.votes_needed):
+            row.addWidget(widget)
+        row.addWidget(self.lower_button)
+        row.setStretch(0, 1)
+        self.way_out_status = QLabel(body)
+        self.way_out_status.setTextFormat(Qt.TextFormat.PlainText)
+        self.way_out_status.setWordWrap(True)
+        holder = QWidget(body)
+        column = QVBoxLayout(holder)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.way_out)
+        column.addWidget(self.way_out_status)
+        holder.hide()
+        self.way_out_box = holder
+        view = self.views["Stuck tasks"]
+        view.selectionModel().currentRowChanged.connect(lambda *_: self._stuck_selected())
+        return holder
+
+    def selected_stuck_task(self) -> int | None:
+        """The task number of the stuck task selected (the first when none is)."""
+        rows = self.stuck.rows
+        if not rows:
+            return None
+        current = self.views["Stuck tasks"].currentIndex()
+        return int(rows[current.row() if current.isValid() else 0][0])
+
+    def _stuck_selected(self) -> None:
+        task = self.selected_stuck_task()
+        row = next((r for r in self.stuck.rows if r[0] == task), None)
+        if row is None:
+            return
+        votes, target = (int(part) for part in str(row[2]).split("/"))
+        self.votes_needed.setRange(max(votes, 1), max(target - 1, 1))
+        self.votes_needed.setValue(max(votes, 1))
+
+    def reassign(self, task: int | None, handle: str) -> None:
+        """Give ``task`` to ``handle`` (``services.stuck_tasks.reassign_task``), then refresh."""
+        self._way_out_action(task, "reassign", handle)
+
+    def lower_votes(self, task: int | None, votes: int) -> None:
+        """Ask ``votes`` votes of ``task`` (``services.stuck_tasks.lower_votes_needed``)."""
+        self._way_out_action(task, "lower", votes)
+
+    def _way_out_action(self, task: int | None, action: str, value: Any) -> None:
+        bundle = self._bundle()
+        campaign = self.campaigns.currentText()
+        if bundle is None or task is None or not campaign:
+            return
+
+        def write() -> str:
+            from workbench.services.stuck_tasks import lower_votes_needed, reassign_task
+
+            if action == "reassign":
+                done = reassign_task(bundle, campaign, task, str(value))
+                withdrawn = " (their skip is withdrawn)" if done["withdrawn_skips"] else ""
+                return f"Task {task} is reserved for {done['annotator']}{withdrawn}."
+            lowered = lower_votes_needed(bundle, campaign, task, int(value))
+            return f"Task {task} now needs {lowered['votes_target']} vote(s)."
+
+        def done(message: str) -> None:
+            self.way_out_status.setText(message)
+            self.refresh()
+
+        def failed(error: BaseException) -> None:
+            self.way_out_status.setText(str(error).splitlines()[0] if str(error) else repr(error))
+
+        self.runner.run(write, done, failed)
 
     def _visibility_changed(self, visible: bool) -> None:
         if visible:
@@ -173,18 +278,23 @@ class CampaignMonitorDock(QDockWidget):
             return
         chosen = self.campaigns.currentText() or self.wanted
 
-        def read() -> tuple[list[str], dict[str, Any] | None]:
-            from workbench.services.campaigns import list_campaigns
+        def read() -> tuple[list[str], dict[str, Any] | None, list[str]]:
+            from workbench.services.campaigns import list_annotators, list_campaigns
             from workbench.services.monitor import campaign_status
 
             names = [campaign["name"] for campaign in list_campaigns(bundle)]
             name = chosen if chosen in names else (names[0] if names else None)
-            return names, campaign_status(bundle, name) if name else None
+            handles = [annotator.handle for annotator in list_annotators(bundle)]
+            return names, campaign_status(bundle, name) if name else None, handles
 
         self.runner.run(read, self._show)
 
-    def _show(self, result: tuple[list[str], dict[str, Any] | None]) -> None:
-        names, status = result
+    def _show(self, result: tuple[list[str], dict[str, Any] | None, list[str]]) -> None:
+        names, status, handles = result
+        typed = self.reassign_to.currentText()
+        self.reassign_to.clear()
+        self.reassign_to.addItems(handles)
+        self.reassign_to.setCurrentText(typed)
         self.refreshes += 1
         self.campaigns.blockSignals(True)
         if [self.campaigns.itemText(i) for i in range(self.campaigns.count())] != names:
@@ -198,6 +308,7 @@ class CampaignMonitorDock(QDockWidget):
             self.annotators.set_rows([])
             self.agreement.set_rows([])
             self.stuck.set_rows([])
+            self.way_out_box.hide()
             return
         self.summary.setText(
             f"{status['protocol']} ({status['status']}): {status['tasks']} tasks, "
@@ -211,3 +322,6 @@ class CampaignMonitorDock(QDockWidget):
         self.stuck_label.setText(f"{len(stuck)} task(s) cannot finish")
         self.stuck_label.setVisible(bool(stuck))
         self.views["Stuck tasks"].setVisible(bool(stuck))
+        self.way_out_box.setVisible(bool(stuck) or bool(self.way_out_status.text()))
+        self.way_out.setVisible(bool(stuck))
+        self._stuck_selected()

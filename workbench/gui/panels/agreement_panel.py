@@ -226,6 +226,9 @@ class AgreementPanel(QWidget):
         """The two selectors as typed or chosen."""
         return self.side_a.currentText().strip(), self.side_b.currentText().strip()
 
+    def set_on_screen(self, visible: bool) -> None:
+        """Nothing waits for the panel to be shown: the docks refresh it when it is stale."""
+
     def refresh(self) -> None:
         bundle = self.bundle
         if bundle is None:

@@ -118,6 +118,9 @@ class BenchmarkPanel(QWidget):
     def busy(self) -> bool:
         return self.tasks.busy or any(view.busy for view in self.figures.values())
 
+    def set_on_screen(self, visible: bool) -> None:
+        """Nothing waits for the panel to be shown: the docks refresh it when it is stale."""
+
     def set_bundle(self, bundle: Bundle | None, choices: AnalysisChoices | None) -> None:
         self.tasks.forget()
         self.bundle = bundle

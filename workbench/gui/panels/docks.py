@@ -17,11 +17,28 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, QTimer
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QMenu, QWidget
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import (
+    QAbstractSpinBox,
+    QBoxLayout,
+    QCheckBox,
+    QComboBox,
+    QDockWidget,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QLayout,
+    QMainWindow,
+    QMenu,
+    QTableView,
+    QWidget,
+)
 
 from workbench.gui import panel_jobs
+from workbench.gui.flow_layout import FlowLayout
 from workbench.gui.linked_selection import LinkedSelection
 from workbench.gui.panel_process import ProcessRunner, shared_panel_process
+from workbench.gui.panels.panel import Panel
 from workbench.gui.panels.watcher import JudgmentWatcher
 from workbench.storage import Bundle
 
@@ -44,6 +61,17 @@ PANEL_TITLES = {
 
 log = logging.getLogger(__name__)
 
+#: the analysis docks' share of the window's height on the analysis page; on a short window
+#: (1366x768) more of it, so that a table shows ten rows and its figure is legible
+DOCK_SHARE = 0.55
+DOCK_SHARE_SHORT = 0.76
+SHORT_WINDOW = 900
+#: the leaderboard's share of the width beside the other panels (its table and figure share it)
+BOARD_SHARE = 0.6
+BOARD_SHARE_SHORT = 0.64
+#: pixels added to a line of text for a table row's height
+ROW_PADDING = 6
+
 
 class AnalysisDocks(QObject):
     """The analysis panels, each in a dock (hidden until chosen in the View menu)."""
@@ -53,7 +81,7 @@ class AnalysisDocks(QObject):
         window: QMainWindow,
         selection: LinkedSelection,
         view_menu: QMenu,
-        before: object = None,
+        before: QAction | None = None,
     ) -> None:
         super().__init__(window)
         self.window = window
@@ -69,6 +97,8 @@ class AnalysisDocks(QObject):
         self.selection = selection
         #: the panels built so far, by dock name (see :meth:`panel`)
         self.built: dict[str, QWidget] = {}
+        #: each built panel as the docks use it (the same object, typed by its interface)
+        self.api: dict[QWidget, Panel] = {}
         self.docks: dict[str, QDockWidget] = {}
         for name, title in PANEL_TITLES.items():
             dock = QDockWidget(title, window)
@@ -76,7 +106,7 @@ class AnalysisDocks(QObject):
             window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
             dock.hide()
             if before is not None:
-                view_menu.insertAction(before, dock.toggleViewAction())  # type: ignore[arg-type]
+                view_menu.insertAction(before, dock.toggleViewAction())
             else:
                 view_menu.addAction(dock.toggleViewAction())
             self.docks[name] = dock
@@ -104,72 +134,99 @@ class AnalysisDocks(QObject):
 
     @property
     def leaderboard(self) -> LeaderboardPanel:
-        return self.panel("leaderboard")  # type: ignore[return-value]
+        from workbench.gui.panels.leaderboard_panel import LeaderboardPanel
+
+        panel = self.panel("leaderboard")
+        assert isinstance(panel, LeaderboardPanel)
+        return panel
 
     @property
     def graph(self) -> GraphPanel:
-        return self.panel("graph")  # type: ignore[return-value]
+        from workbench.gui.panels.graph_panel import GraphPanel
+
+        panel = self.panel("graph")
+        assert isinstance(panel, GraphPanel)
+        return panel
 
     @property
     def failures(self) -> FailuresPanel:
-        return self.panel("failures")  # type: ignore[return-value]
+        from workbench.gui.panels.failures_panel import FailuresPanel
+
+        panel = self.panel("failures")
+        assert isinstance(panel, FailuresPanel)
+        return panel
 
     @property
     def agreement(self) -> AgreementPanel:
-        return self.panel("agreement")  # type: ignore[return-value]
+        from workbench.gui.panels.agreement_panel import AgreementPanel
+
+        panel = self.panel("agreement")
+        assert isinstance(panel, AgreementPanel)
+        return panel
 
     @property
     def benchmark(self) -> BenchmarkPanel:
-        return self.panel("benchmark")  # type: ignore[return-value]
+        from workbench.gui.panels.benchmark_panel import BenchmarkPanel
+
+        panel = self.panel("benchmark")
+        assert isinstance(panel, BenchmarkPanel)
+        return panel
 
     def panel(self, name: str) -> QWidget:
         """The panel of dock ``name``, built (with the open bundle) on first use."""
         if name not in self.built:
-            panel = self._build(name)
+            panel, api = self._build(name)
             self.built[name] = panel
+            self.api[panel] = api
             for process in (self.process, self.other_process):
                 if not process.running:
                     # the stacks load in the worker while this panel is laid out and painted
                     QTimer.singleShot(0, process.start)
             self._on_screen[panel] = False
-            if name == "graph":
-                panel.on_screen = False  # type: ignore[attr-defined]
+            api.set_on_screen(False)
+            wrap_picker_rows(panel)
+            compact_rows(panel)
             self.docks[name].setWidget(_scrolling(panel))
             if self._bundle is not None:
-                panel.set_bundle(self._bundle, self._choices)  # type: ignore[attr-defined]
+                api.set_bundle(self._bundle, self._choices)
                 self._stale.add(panel)  # computed when first on screen
             elif self._opening is not None:
-                self._reading_state(panel, True)
+                self._reading_state(api, True)
                 if self._reading is not self._opening:
                     self._read_choices(self._opening)  # the first panel of this bundle
         return self.built[name]
 
-    def _build(self, name: str) -> QWidget:
+    def _build(self, name: str) -> tuple[QWidget, Panel]:
+        """The panel of dock ``name``, as a widget and as a :class:`Panel` (one object)."""
         if name == "leaderboard":
             from workbench.gui.panels.leaderboard_panel import LeaderboardPanel
 
-            return LeaderboardPanel(self.selection, self.runner)
+            board = LeaderboardPanel(self.selection, self.runner)
+            return board, board
         if name == "graph":
             from workbench.gui.panels.graph_panel import GraphPanel
 
-            return GraphPanel(self.selection, self.other_runner)
+            graph = GraphPanel(self.selection, self.other_runner)
+            return graph, graph
         if name == "failures":
             from workbench.gui.panels.failures_panel import FailuresPanel
 
-            return FailuresPanel(self.selection, self.other_runner)
+            failures = FailuresPanel(self.selection, self.other_runner)
+            return failures, failures
         if name == "benchmark":
             from workbench.gui.panels.benchmark_panel import BenchmarkPanel
 
-            return BenchmarkPanel(self.other_runner)
+            benchmark = BenchmarkPanel(self.other_runner)
+            return benchmark, benchmark
         from workbench.gui.panels.agreement_panel import AgreementPanel
 
         agreement = AgreementPanel(self.other_runner)
         agreement.follow(self.selection)
-        return agreement
+        return agreement, agreement
 
     @property
     def busy(self) -> bool:
-        working = (panel.busy for panel in self.panels)  # type: ignore[attr-defined]
+        working = (api.busy for api in self.api.values())
         return self.runner.busy or self.other_runner.busy or any(working)
 
     def stop_running_jobs(self) -> None:
@@ -189,11 +246,11 @@ class AnalysisDocks(QObject):
         nothing is read until one is."""
         self._opening = bundle
         self._bundle, self._choices = None, None
-        for panel in self.panels:  # none computes on the previous bundle meanwhile
-            panel.set_bundle(None, None)  # type: ignore[attr-defined]
+        for api in self.api.values():  # none computes on the previous bundle meanwhile
+            api.set_bundle(None, None)
             # until its choices are read, a panel says the bundle is being read, not that none
             # is open or that it holds nothing
-            self._reading_state(panel, bundle is not None)
+            self._reading_state(api, bundle is not None)
         self.watcher.set_bundle(bundle)
         if bundle is None:
             # the caller closes the bundle next: the workers let go of it first
@@ -220,16 +277,16 @@ class AnalysisDocks(QObject):
         if bundle is not self._opening:
             return  # another bundle was opened meanwhile
         self._bundle, self._choices = bundle, choices
-        for panel in self.panels:
-            panel.set_bundle(bundle, choices)  # type: ignore[attr-defined]
-            self._reading_state(panel, False)
+        for api in self.api.values():
+            api.set_bundle(bundle, choices)
+            self._reading_state(api, False)
         self.judgments_changed()
 
     @staticmethod
-    def _reading_state(panel: QWidget, reading: bool) -> None:
+    def _reading_state(panel: Panel, reading: bool) -> None:
         if reading:
-            panel.status.setText("")  # type: ignore[attr-defined]
-        panel.computing.reading(reading)  # type: ignore[attr-defined]
+            panel.status.setText("")
+        panel.computing.reading(reading)
 
     def judgments_written(self) -> None:
         """Judgments were written in this process (a vote cast, or taken back): look now rather
@@ -239,10 +296,10 @@ class AnalysisDocks(QObject):
     def judgments_changed(self) -> None:
         """Refresh the panels on screen; the others when they are next shown (a hidden panel
         costs nothing, however many votes arrive)."""
-        for panel in self.panels:
+        for panel, api in self.api.items():
             if self._on_screen[panel]:
                 self._stale.discard(panel)
-                panel.refresh()  # type: ignore[attr-defined]
+                api.refresh()
             else:
                 self._stale.add(panel)
 
@@ -252,15 +309,10 @@ class AnalysisDocks(QObject):
             return
         panel = self.panel(name)
         self._on_screen[panel] = visible
-        if name == "graph":
-            panel.on_screen = visible  # type: ignore[attr-defined]
-        if not visible:
-            return
-        if panel in self._stale:
+        self.api[panel].set_on_screen(visible)
+        if visible and panel in self._stale:
             self._stale.discard(panel)
-            panel.refresh()  # type: ignore[attr-defined]
-        elif name == "graph":
-            panel.catch_up()  # type: ignore[attr-defined]
+            self.api[panel].refresh()
 
     def show_all(self) -> None:
         """Show every panel: leaderboard and graph side by side, failures, agreement and
@@ -305,22 +357,139 @@ class AnalysisDocks(QObject):
         window = self.window
         self.docks["graph"].raise_()
         leaderboard, graph = self.docks["leaderboard"], self.docks["graph"]
-        window.resizeDocks([leaderboard], [int(window.height() * 0.55)], Qt.Orientation.Vertical)
+        share = DOCK_SHARE_SHORT if window.height() < SHORT_WINDOW else DOCK_SHARE
+        window.resizeDocks([leaderboard], [int(window.height() * share)], Qt.Orientation.Vertical)
+        board = BOARD_SHARE_SHORT if window.height() < SHORT_WINDOW else BOARD_SHARE
         window.resizeDocks(
             [leaderboard, graph],
-            [int(window.width() * 0.6), int(window.width() * 0.4)],
+            [int(window.width() * board), int(window.width() * (1 - board))],
             Qt.Orientation.Horizontal,
         )
 
 
 def _scrolling(panel: QWidget) -> QWidget:
-    """The panel in a scroll area that follows its size: a docked panel whose pickers and
-    request line need more width than its dock has scrolls sideways instead of widening the
-    window past the screen (at 1366x768 the analysis docks share the width)."""
+    """The panel in a scroll area that follows its size: a docked panel never widens the
+    window past the screen (at 1366x768 the analysis docks share the width). Its pickers wrap
+    onto further lines (see :func:`wrap_picker_rows`), so it fits its dock's width and scrolls
+    only down, when a dock is shorter than the panel's least height."""
     from PySide6.QtWidgets import QFrame, QScrollArea
 
     area = QScrollArea()
     area.setWidgetResizable(True)
     area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
     area.setWidget(panel)
     return area
+
+
+#: what makes a row of a panel's layout a row of pickers
+_PICKERS = (QComboBox, QAbstractSpinBox, QCheckBox)
+
+
+def _child_widget(layout: QLayout, index: int) -> QWidget | None:
+    item = layout.itemAt(index)
+    return item.widget() if item is not None else None
+
+
+def _child_layout(layout: QLayout, index: int) -> QLayout | None:
+    item = layout.itemAt(index)
+    return item.layout() if item is not None else None
+
+
+def _taken_layout(layout: QLayout, index: int) -> QLayout | None:
+    item = layout.takeAt(index)
+    return item.layout() if item is not None else None
+
+
+def _picker_row(layout: QLayout | None) -> bool:
+    """Whether ``layout`` is a box row with a picker and no text that wraps (a request line
+    is a paragraph, not a row of pickers)."""
+    if not isinstance(layout, QHBoxLayout) or layout.count() == 0:
+        return False
+    widgets = [_child_widget(layout, i) for i in range(layout.count())]
+    shown = [widget for widget in widgets if widget is not None]
+    wraps = any(isinstance(widget, QLabel) and widget.wordWrap() for widget in shown)
+    return not wraps and any(isinstance(widget, _PICKERS) for widget in shown)
+
+
+def _box_row(layout: QLayout | None) -> bool:
+    """Whether ``layout`` is a grid of one row of widgets (boxes side by side)."""
+    if not isinstance(layout, QGridLayout) or layout.rowCount() != 1 or layout.count() < 2:
+        return False
+    return all(_child_widget(layout, i) is not None for i in range(layout.count()))
+
+
+def wrap_picker_rows(panel: QWidget) -> None:
+    """Gather the panel's consecutive rows of pickers (its top layout's box rows of captions,
+    combo boxes, check boxes, spin boxes and buttons) into one flow that wraps at the dock's
+    width, a caption staying with the picker after it; and boxes side by side in a grid row
+    into a flow that stacks them when they do not fit. The panels lay their pickers out in rows
+    for a wide window; docked beside another panel at 1366x768 those rows were wider than the
+    dock and the whole panel scrolled sideways."""
+    top = panel.layout()
+    if not isinstance(top, QBoxLayout):
+        return
+    index = 0
+    while index < top.count():
+        if _box_row(_child_layout(top, index)):
+            # boxes side by side stay side by side while they fit, and stack when not
+            grid = _taken_layout(top, index)
+            assert isinstance(grid, QGridLayout)  # as _box_row checked
+            boxes = FlowLayout(fill=True)
+            while grid.count():
+                box = _child_widget(grid, 0)
+                grid.takeAt(0)
+                if box is not None:
+                    boxes.addWidget(box)
+            grid.deleteLater()
+            top.insertLayout(index, boxes)
+            index += 1
+            continue
+        if not _picker_row(_child_layout(top, index)):
+            index += 1
+            continue
+        flow = FlowLayout()
+        first = index
+        while index < top.count() and _picker_row(_child_layout(top, index)):
+            row = _taken_layout(top, index)
+            assert isinstance(row, QHBoxLayout)  # as _picker_row checked
+            _move_into_flow(panel, row, flow)
+            row.deleteLater()
+        top.insertLayout(first, flow)
+        index = first + 1
+
+
+def _move_into_flow(panel: QWidget, row: QHBoxLayout, flow: FlowLayout) -> None:
+    caption: QLabel | None = None
+    while row.count():
+        item = row.takeAt(0)
+        widget = item.widget() if item is not None else None
+        if widget is None:
+            continue  # a stretch: the flow fills its lines by itself
+        if isinstance(widget, QLabel):
+            if caption is not None:
+                flow.addWidget(caption)
+            caption = widget
+            continue
+        if caption is None:
+            flow.addWidget(widget)
+            continue
+        pair = QWidget(panel)  # a caption and its picker wrap together
+        pair_row = QHBoxLayout(pair)
+        pair_row.setContentsMargins(0, 0, 0, 0)
+        pair_row.addWidget(caption)
+        pair_row.addWidget(widget)
+        pair.setVisible(not widget.isHidden())
+        flow.addWidget(pair)
+        caption = None
+    if caption is not None:
+        flow.addWidget(caption)
+
+
+def compact_rows(panel: QWidget) -> None:
+    """Table rows one text line high (plus a little), not the style's taller default: a
+    docked table at 1366x768 then shows ten rows."""
+    for table in panel.findChildren(QTableView):
+        header = table.verticalHeader()
+        header.setMinimumSectionSize(1)
+        header.setDefaultSectionSize(table.fontMetrics().height() + ROW_PADDING)

@@ -107,6 +107,9 @@ class FailuresPanel(QWidget):
         self.model_choice.setVisible(self.kind.currentData() == LOSES_TO_ALL)
         self.refresh()
 
+    def set_on_screen(self, visible: bool) -> None:
+        """Nothing waits for the panel to be shown: the docks refresh it when it is stale."""
+
     def refresh(self) -> None:
         bundle = self.bundle
         if bundle is None:

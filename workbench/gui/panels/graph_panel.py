@@ -151,6 +151,12 @@ class GraphPanel(QWidget):
             lambda: QTimer.singleShot(0, self, lambda: self._focus_pair(self.selection.model_pair))
         )
 
+    def set_on_screen(self, visible: bool) -> None:
+        """While out of sight the panel only notes the selected item; shown, it draws it."""
+        self.on_screen = visible
+        if visible:
+            self.catch_up()
+
     def catch_up(self) -> None:
         """Draw the item selected while the panel was out of sight."""
         if self._item_stale:

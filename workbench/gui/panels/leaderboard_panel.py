@@ -351,6 +351,9 @@ class LeaderboardPanel(QWidget):
         self.rounds.setEnabled(not powered)
         self.refresh()
 
+    def set_on_screen(self, visible: bool) -> None:
+        """Nothing waits for the panel to be shown: the docks refresh it when it is stale."""
+
     def refresh(self) -> None:
         """Recompute in the background; the current result stays shown meanwhile."""
         bundle = self.bundle

@@ -1,0 +1,126 @@
+"""The PI's analysis page docked at 1366x768, on the bundle of all ../shared/data (22 WildVision
+models): the leaderboard shows ten rows and its ratings figure at a legible size without moving
+a dock, no docked panel scrolls sideways (their pickers wrap), and a figure is drawn again at
+its dock's size when the dock is floated and when it is docked again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QRect, QSize
+from PySide6.QtWidgets import QApplication, QScrollArea, QWidget
+
+from tests.gui.conftest import wait_idle
+from tests.patience import HANG_GUARD_MS
+from workbench.gui.panels.docks import wrap_picker_rows
+
+pytestmark = [pytest.mark.gui, pytest.mark.shared_data]
+
+#: a figure smaller than this is not legible (ticks and labels overlap)
+LEGIBLE = QSize(320, 200)
+
+
+def visible_in(widget: QWidget, dock: QWidget) -> QRect:
+    """The part of ``widget`` on screen inside ``dock``."""
+    top_left = widget.mapTo(dock, widget.rect().topLeft())
+    return QRect(top_left, widget.size()).intersected(dock.rect())
+
+
+@pytest.fixture
+def window(qtbot, full_bundle: Path):  # type: ignore[no-untyped-def]
+    from workbench.gui.main_window import MainWindow
+
+    window = MainWindow(persist_layout=False)
+    qtbot.addWidget(window)
+    window.resize(1366, 768)
+    window.open_bundle(full_bundle)
+    window.show()
+    window.analysis.show_all()
+    board = window.analysis.leaderboard
+    qtbot.waitUntil(lambda: board.result is not None, timeout=HANG_GUARD_MS)
+    qtbot.waitUntil(lambda: board.forest.pixmap is not None, timeout=HANG_GUARD_MS)
+    wait_idle(qtbot, window)
+    yield window
+    window.close()
+
+
+def test_ten_rows_and_a_legible_figure_without_moving_a_dock(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    board = window.analysis.leaderboard
+    dock = window.analysis.docks["leaderboard"]
+    assert board.model.rowCount() >= 10
+    table = board.table
+    rows = visible_in(table.viewport(), dock).height() // table.rowHeight(0)
+    assert rows >= 10, f"{rows} rows on screen"
+    shown = visible_in(board.forest, dock).size()
+    assert shown.width() >= LEGIBLE.width() and shown.height() >= LEGIBLE.height(), shown
+    # the figure is drawn at the size it is shown at, not scaled from another
+    qtbot.waitUntil(
+        lambda: board.forest._rendered_size == board.forest.target_size(), timeout=HANG_GUARD_MS
+    )
+    for name, dock in window.analysis.docks.items():  # each tab in turn
+        dock.raise_()
+        QApplication.processEvents()
+        area = dock.widget()
+        assert isinstance(area, QScrollArea) and not dock.visibleRegion().isEmpty(), name
+        assert area.widget().width() <= area.viewport().width(), f"{name} is cut at its side"
+
+
+def test_a_floated_dock_s_figure_follows_its_size(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    board = window.analysis.leaderboard
+    forest = board.forest
+    dock = window.analysis.docks["leaderboard"]
+    docked = forest._rendered_size
+    dock.setFloating(True)
+    dock.resize(1200, 700)
+    QApplication.processEvents()
+
+    def drawn_at_its_size() -> bool:
+        return forest.isVisible() and forest._rendered_size == forest.target_size()
+
+    qtbot.waitUntil(lambda: forest.target_size() != docked, timeout=HANG_GUARD_MS)
+    qtbot.waitUntil(drawn_at_its_size, timeout=HANG_GUARD_MS)
+    floated = forest._rendered_size
+    assert floated.width() > docked.width()
+    assert forest.pixmap is not None
+    assert round(forest.pixmap.width() / forest.pixmap.devicePixelRatio()) == floated.width()
+    dock.setFloating(False)
+    QApplication.processEvents()
+    qtbot.waitUntil(lambda: forest.target_size() != floated, timeout=HANG_GUARD_MS)
+    qtbot.waitUntil(drawn_at_its_size, timeout=HANG_GUARD_MS)
+
+
+def test_picker_rows_wrap_and_keep_captions_with_their_pickers(qtbot) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout
+
+    panel = QWidget()
+    qtbot.addWidget(panel)
+    layout = QVBoxLayout(panel)
+    request = QLabel("a request line that wraps", panel)
+    request.setWordWrap(True)
+    request_row = QHBoxLayout()
+    request_row.addWidget(request)
+    request_row.addWidget(QPushButton("Copy command", panel))
+    layout.addLayout(request_row)
+    combos = []
+    for row_number in range(2):
+        row = QHBoxLayout()
+        for n in range(4):
+            combo = QComboBox(panel)
+            combo.addItem(f"choice {row_number}-{n} with a long name")
+            row.addWidget(QLabel(f"Picker {row_number}-{n}", panel))
+            row.addWidget(combo)
+            combos.append(combo)
+        row.addStretch(1)
+        layout.addLayout(row)
+    wide = panel.minimumSizeHint().width()
+    wrap_picker_rows(panel)
+    assert layout.count() == 2  # the request row kept, the two picker rows one flow
+    panel.resize(400, 400)
+    panel.show()
+    QApplication.processEvents()
+    assert panel.minimumSizeHint().width() < wide / 3
+    for combo in combos:  # each caption stays left of its picker, on the same line
+        pair = combo.parentWidget()
+        assert pair is not panel and isinstance(pair.layout().itemAt(0).widget(), QLabel)
+        assert QRect(QRect(combo.mapTo(panel, combo.rect().topLeft()), combo.size())).right() <= 400
