@@ -47,6 +47,7 @@ from workbench.services.outcomes import (
     judgments_frame,
     mean_answer_tokens,
     parse_selector,
+    simulated_left_out,
 )
 from workbench.services.to_json import jsonable, records
 from workbench.stats.agreement import (
@@ -188,7 +189,7 @@ def analysis_choices(bundle: Bundle) -> AnalysisChoices:
     """The pickers' values, each one ``SELECT DISTINCT`` over the pairwise judgments (derived
     ones included, so a rater that is only derived can still be chosen). Reads the bundle: call
     it on a worker thread."""
-    everything = OutcomeFilter(include_derived=True)
+    everything = OutcomeFilter(include_derived=True, include_simulated=True)
     with bundle.read_session() as session:
         # two scans, not one per column: names that combine in few ways, then the model pairs
         found = distinct_combinations(
@@ -239,6 +240,8 @@ class LeaderboardResult:
     battles_without_answers: int = 0
     #: models left out for fewer than ``request.min_battles`` battles, with their battles
     left_out: dict[str, int] = field(default_factory=dict)
+    #: verdicts of simulated judge runs the request left out (``--include-simulated``)
+    simulated_left_out: int = 0
 
     @property
     def table(self) -> pd.DataFrame:
@@ -253,6 +256,7 @@ class LeaderboardResult:
                 self.battles,
                 self.left_out,
                 self.battles_without_answers if self.request.style_control else None,
+                simulated_left_out=self.simulated_left_out,
             )
         )
 
@@ -315,7 +319,9 @@ def _counts_frame(rows: list[CountRow]) -> pd.DataFrame:
 
 def _available_sources(bundle: Bundle) -> list[str]:
     with bundle.read_session() as session:
-        return distinct_values(session, "source", OutcomeFilter(include_derived=True))
+        return distinct_values(
+            session, "source", OutcomeFilter(include_derived=True, include_simulated=True)
+        )
 
 
 def _has_judgments(bundle: Bundle, selection: OutcomeFilter) -> bool:
@@ -329,7 +335,7 @@ def resolved_request(bundle: Bundle, request: AnalysisRequest) -> AnalysisReques
     """``request`` with its kind resolved (see :func:`resolve_kind`), after checking that
     every side it names has pairwise judgments in the bundle and that the kind it names is in
     its selection. Each check looks for one judgment, so it costs little at any size."""
-    everything = OutcomeFilter(include_derived=True)
+    everything = OutcomeFilter(include_derived=True, include_simulated=True)
     for name, (flag, column) in SIDE_FLAGS.items():
         for value in getattr(request, name):
             named: dict[str, Any] = {name: (value,)}
@@ -358,6 +364,15 @@ def resolved_request(bundle: Bundle, request: AnalysisRequest) -> AnalysisReques
                 "(choose the other kind)"
             )
     if not _has_judgments(bundle, replace(request, kind=kind).filters()):
+        with bundle.read_session() as session:
+            simulated = simulated_left_out(session, selection)
+        if simulated:
+            raise RequestError(
+                f"only simulated verdicts match this selection ({selection.describe()}): the "
+                f"{simulated} "
+                "verdicts of simulated judge runs (drawn at random) are left out of boards; "
+                "pass --include-simulated to count them"
+            )
         raise AnalysisError(describe_empty(selection, _available_sources(bundle)))
     return replace(request, kind=kind)
 
@@ -455,8 +470,10 @@ def leaderboard(
         if JUDGMENTS_COLUMN in battles.columns
         else len(battles)
     )
+    with bundle.read_session() as session:
+        simulated = simulated_left_out(session, filters)
     return LeaderboardResult(
-        request.resolved(kind, anchor), board, fraction, judged, dropped, left_out
+        request.resolved(kind, anchor), board, fraction, judged, dropped, left_out, simulated
     )
 
 
