@@ -519,6 +519,30 @@ def items_by_cycles(
     return sorted(rows, key=lambda row: (-row.cycles, row.label, row.item))
 
 
+def cycles_request(source: str, scope: str) -> tuple[str, str]:
+    """The request of :func:`items_by_cycles` in one line, and the ``workbench contradictions``
+    command that counts the same cycles (its ``items_with_cycles`` is the number of items)."""
+    _check_scope(scope)
+    filters = _filter_for(source, None, None)
+    flags = _filter_flags(filters)
+    command = " ".join(
+        part
+        for part in (
+            "workbench contradictions BUNDLE",
+            f"--scope {scope}",
+            f"--max-length {MAX_CYCLE_LENGTH}",
+            flags,
+            "--json",
+        )
+        if part
+    )
+    description = (
+        f"preference cycles {CYCLE_SCOPES[scope]} · judgments: {source} ({filters.describe()}) "
+        f"· cycles of up to {MAX_CYCLE_LENGTH} models"
+    )
+    return description, command
+
+
 def _item_cycles(
     outcomes: pd.DataFrame, scope: str = DEFAULT_CYCLE_SCOPE
 ) -> dict[int, tuple[int, str, str | None]]:
@@ -851,6 +875,15 @@ class FailureCases(list[FailureRow]):
         #: the cycles' scope (only the preference-cycles question has one)
         self.scope = scope if kind == CYCLES else None
 
+    def describe(self) -> str:
+        """The question in one line, as the panel shows it under its title."""
+        parts = [f"failure cases: {FAILURE_KINDS[self.kind]}"]
+        if self.model is not None:
+            parts.append(f"model {self.model}")
+        if self.scope is not None:
+            parts.append(f"cycles {CYCLE_SCOPES[self.scope]}")
+        return " · ".join(parts)
+
     def command(self) -> str:
         """The ``workbench failures`` command that prints these items."""
         import shlex
@@ -1044,6 +1077,19 @@ class AgreementResult:
     def unit(self) -> str:
         """What one counted row is: a comparison (majority) or a vote of side a (MT-Bench)."""
         return "votes" if self.convention == MT_BENCH_CONVENTION else "comparisons"
+
+    def describe(self) -> str:
+        """The request in one line, as the panel shows it under its title."""
+        weight = self.decisive_weight or 1
+        return " · ".join(
+            (
+                f"agreement: {self.side_a} vs {self.side_b}",
+                f"{self.convention} convention ({self.convention_label})",
+                self.filters,
+                f"{self.bootstrap} bootstrap rounds (seed {self.seed})",
+                f"much better = {weight:g} battles",
+            )
+        )
 
     def command(self) -> str | None:
         """The ``workbench agreement`` command that prints this result (None when the
