@@ -102,6 +102,22 @@ def full_bundle(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> 
     return bundle
 
 
+@pytest.fixture(scope="session")
+def wildvision_bundle(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Path:
+    """The WildVision-Bench release imported once per test session with the arena plugin's
+    importer. Tests must treat it as read-only."""
+    from workbench.plugins import UnknownFormatError, registry
+    from workbench.services.importing import import_files
+
+    try:
+        registry().importer("wildvision-bench")
+    except UnknownFormatError:
+        pytest.skip("the wildvision-bench importer (plugin arena) is not installed")
+    path = tmp_path_factory.mktemp("wildvision") / "wildvision.wbb"
+    import_files(path, [shared_data / "wildvision-bench"], "wildvision-bench")
+    return path
+
+
 # --- bundles on both backends (tests/backends.py) ----------------------------------------------
 
 

@@ -1,8 +1,11 @@
 """Every command the report prints reproduces its section: the report is made through
 ``workbench report``, each section's printed command is run through the CLI's entry point, and
 its output must show the section's numbers (to 1e-6), on the demo bundle, the shared
-WildVision-Bench import, a bundle with a finished campaign, and the report bundle with both
-kinds of evaluator pooled on request.
+WildVision-Bench import (the session's one import), a bundle with a finished campaign, and the
+report bundle with both kinds of evaluator pooled on request. Every section kind (leaderboards
+and per-category boards, human vs judge agreement, inter-annotator agreement, both cycle
+scopes, failure cases) is run on each bundle that has it; one a bundle lacks must be absent
+from the report, with its reason.
 
 The harness is general: :data:`COMPARISONS` holds, per kind of section (what its command
 prints), how a section's document is checked against the command's output. A section the
@@ -28,6 +31,7 @@ from workbench.cli import main
 from workbench.demo import generate_demo_bundle
 from workbench.services.analysis_request import POOLED_LABEL
 from workbench.services.campaigns import CampaignSpec, add_annotator, create_campaign
+from workbench.services.report_html import NO_COMMAND_FOR_RATERS
 from workbench.services.voting import AnnotationSession
 from workbench.storage import Bundle
 
@@ -62,11 +66,46 @@ def same_board(shown: dict[str, Any], printed: dict[str, Any]) -> None:
         assert _close(value, printed["style_coefficients"][name]), name
 
 
-#: per kind of section: how its document is checked against its command's output. Sections
-#: of other kinds (agreement, cycles, failures, campaign status) add theirs here.
+def same_agreement(shown: dict[str, Any], printed: dict[str, Any]) -> None:
+    """The human-vs-judge section against ``workbench agreement --json``."""
+    assert printed["request"]["convention"] == shown["request"]["convention"]
+    assert printed["request"]["command"] == shown["request"]["command"]
+    for key in ("agreement", "ranks", "confusion"):
+        assert printed[key] == shown[key], key
+
+
+def same_cycles(shown: dict[str, Any], printed: dict[str, Any]) -> None:
+    """A cycle count of the report against ``workbench contradictions --scope ... --json``."""
+    assert printed["request"]["scope"] == shown["scope"]
+    assert printed["cycles"] == shown["cycles"]
+    assert printed["items_with_cycles"] == shown["items_with_cycles"]
+
+
+def same_inter_annotator(shown: dict[str, Any], printed: dict[str, Any]) -> None:
+    """A campaign's inter-annotator row against ``workbench campaign status --json``."""
+    overall = printed["agreement"]["overall"]
+    figures = ("raters", "comparisons", "fleiss_kappa", "fleiss_comparisons", "krippendorff_alpha")
+    assert {key: overall[key] for key in figures} == {key: shown[key] for key in figures}
+    assert printed["request"]["command"] == shown["command"]
+
+
+def same_failures(shown: dict[str, Any], printed: dict[str, Any]) -> None:
+    """A failure-case list of the gallery against ``workbench failures --json``: the same
+    request and the same rows."""
+    assert printed["request"] == shown["request"]
+    assert printed["items"] == shown["items"]
+
+
+#: per kind of section: how its document is checked against its command's output
 COMPARISONS: dict[str, Callable[[dict[str, Any], dict[str, Any]], None]] = {
     "leaderboard": same_board,
+    "agreement": same_agreement,
+    "cycles": same_cycles,
+    "campaign status": same_inter_annotator,
+    "failures": same_failures,
 }
+#: the report's key in ``missing`` of a section kind that a bundle may legitimately lack
+ABSENT_KEYS = {"agreement": "agreement", "campaign status": "inter_annotator"}
 
 
 def run_printed(command: str, bundle: Path, capsys: pytest.CaptureFixture[str]) -> Any:
@@ -92,12 +131,34 @@ def report_data(bundle: Path, out: Path, *options: str) -> tuple[dict[str, Any],
 
 
 def check_printed_commands(
-    bundle: Path, out: Path, capsys: pytest.CaptureFixture[str], *options: str
+    bundle: Path,
+    out: Path,
+    capsys: pytest.CaptureFixture[str],
+    *options: str,
+    absent: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
-    """Make the report, run every command it prints for a section, compare; returns the data."""
+    """Make the report, run every command it prints for a section, compare; returns the data.
+    Every kind of :data:`COMPARISONS` must be among the sections, except those in ``absent``:
+    the bundle lacks them, and the report must say why rather than print a command."""
     data, html = report_data(bundle, out, *options)
     sections = data["reproduce"]
     assert sections and sections[0]["section"] == "leaderboard"
+    kinds = {section["kind"] for section in sections}
+    assert kinds == COMPARISONS.keys() - absent, kinds
+    for kind in absent:
+        if kind == "campaign status" and data["inter_annotator"]:
+            # imported raters' agreement is shown, and says that no command prints it
+            for row in data["inter_annotator"]:
+                assert row["command"] is None and row["group"].startswith("imported raters")
+                assert f"{row['group']}: {NO_COMMAND_FOR_RATERS}" in html
+        else:
+            assert data["missing"].get(ABSENT_KEYS[kind]), f"{kind} is absent without a reason"
+    assert {section["section"] for section in sections} >= {
+        "failures disagreement",
+        "failures cycles",
+        "cycles per-evaluator",
+        "cycles pooled-per-item",
+    }
     for section in sections:
         # the command is on the page, under its section, not only in the data block
         assert f"Reproduce: {section['command']}" in html, section["section"]
@@ -115,20 +176,6 @@ def check_printed_commands(
 @pytest.fixture(scope="module")
 def demo_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return generate_demo_bundle(tmp_path_factory.mktemp("demo") / "demo.wbb")
-
-
-@pytest.fixture(scope="module")
-def wildvision_bundle(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Path:
-    from workbench.plugins import UnknownFormatError, registry
-    from workbench.services.importing import import_files
-
-    try:
-        registry().importer("wildvision-bench")
-    except UnknownFormatError:
-        pytest.skip("the wildvision-bench importer (plugin arena) is not installed")
-    path = tmp_path_factory.mktemp("wildvision") / "wildvision.wbb"
-    import_files(path, [shared_data / "wildvision-bench"], "wildvision-bench")
-    return path
 
 
 @pytest.fixture(scope="module")
@@ -166,7 +213,9 @@ def report_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_demos_printed_commands_reproduce_the_report(
     demo_bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], options: tuple[str, ...]
 ) -> None:
-    data = check_printed_commands(demo_bundle, tmp_path / "demo.html", capsys, *options)
+    data = check_printed_commands(
+        demo_bundle, tmp_path / "demo.html", capsys, *options, absent=frozenset({"campaign status"})
+    )
     # the demo has imported human judgments and judge verdicts: the board counts the humans
     assert data["leaderboard"]["judgments"] == "human"
     rated, unrated = data["categories"], data["categories_unrated"]
@@ -184,8 +233,14 @@ def test_the_demos_printed_commands_reproduce_the_report(
 def test_the_wildvision_reports_commands_reproduce_it(
     wildvision_bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # judge verdicts only: no human side to agree with, no raters to agree among
     data = check_printed_commands(
-        wildvision_bundle, tmp_path / "wv.html", capsys, "--bootstrap", "20"
+        wildvision_bundle,
+        tmp_path / "wv.html",
+        capsys,
+        "--bootstrap",
+        "20",
+        absent=frozenset({"agreement", "campaign status"}),
     )
     # GPT-4o's verdicts, "much better" counted three times at every door: the published scale
     board = {row["model"]: row for row in data["leaderboard"]["models"]}
@@ -202,8 +257,16 @@ def test_the_wildvision_reports_commands_reproduce_it(
 def test_a_finished_campaigns_printed_commands_reproduce_the_report(
     campaign_bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # campaign votes only: no judge to agree with
     data = check_printed_commands(
-        campaign_bundle, tmp_path / "campaign.html", capsys, "--bootstrap", "30", "--seed", "1"
+        campaign_bundle,
+        tmp_path / "campaign.html",
+        capsys,
+        "--bootstrap",
+        "30",
+        "--seed",
+        "1",
+        absent=frozenset({"agreement"}),
     )
     assert data["leaderboard"]["judgments"] == "human"
     assert data["leaderboard"]["battles"] == 96
@@ -216,6 +279,8 @@ def test_a_pooled_reports_commands_are_labelled_and_reproduce_it(
     data = check_printed_commands(report_bundle, tmp_path / "pooled.html", capsys, *options)
     assert data["leaderboard"]["judgments"] == POOLED_LABEL
     for section in data["reproduce"]:
+        if section["kind"] != "leaderboard":
+            continue  # agreement, cycles and failures read both kinds by definition
         if section["section"] == "prediction-powered":
             # a question of its own: the human votes powered by the judge, never pooled
             assert "--method ppi" in section["command"] and "--pool-kinds" not in section["command"]

@@ -29,9 +29,10 @@ def demo_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def of_kind(rows: list[fast_read.KindCountRow] | None, kind: str) -> list[fast_read.CountRow]:
-    """The quick reader's counts of one kind of evaluator."""
+    """The quick reader's counts of one kind of evaluator, the simulated judge's left out as
+    the read model's default filter leaves them out."""
     assert rows is not None
-    return [row for row_kind, row in rows if row_kind == kind]
+    return [row for row_kind, simulated, row in rows if row_kind == kind and not simulated]
 
 
 def per_kind(session: object, filters: OutcomeFilter, weight: float) -> dict[str, list]:

@@ -209,8 +209,15 @@ def test_counts_after_a_fingerprint_read_a_key_range_of_each_store(
     assert [row[:5] for row in added] == [("y", "x", "b", 1.0, 1)]  # the new vote alone
     stores = ("prior_judgments", "votes", "judge_verdicts", "adjudications")
     for store in stores[:3]:
-        read = [step for step in steps if f" {store} " in f"{step} "]
+        # the simulated judge's verdicts, left out by default, are found through their runs'
+        # index (a search of those runs' rows alone); every other read is a key range
+        read = [
+            step
+            for step in steps
+            if f" {store} " in f"{step} " and "ix_judge_verdicts_run_id" not in step
+        ]
         assert read and all("rowid>?" in step for step in read), (store, steps)
+    assert any("ix_judge_verdicts_run_id (run_id=?)" in step for step in steps), steps
     assert not any(step.startswith("SCAN") and step.split()[1] in stores for step in steps)
 
 

@@ -96,6 +96,13 @@ def _add_filters(parser: argparse.ArgumentParser, pooling: bool = False) -> None
         "battles, derived from GPT-4o's verdicts); left out by default so nothing counts twice",
     )
     group.add_argument(
+        "--include-simulated",
+        action="store_true",
+        help="also count the verdicts of simulated judge runs (judge model "
+        "workbench-simulated-judge, drawn at random); left out by default unless --judge-run "
+        "names the run",
+    )
+    group.add_argument(
         "--multi-turn",
         action="store_true",
         help="only conversations of more than one user turn (VisionArena's Multi-Turn board)",
@@ -342,6 +349,7 @@ def _filters(args: argparse.Namespace) -> Any:
         kinds=tuple(args.kinds),
         origins=tuple(args.origins),
         include_derived=args.include_derived,
+        include_simulated=args.include_simulated,
         multi_turn=args.multi_turn,
         exclude_ties=args.exclude_ties,
         exclude_categories=tuple(args.exclude_categories),
@@ -419,7 +427,7 @@ def run_leaderboard(args: argparse.Namespace) -> int:
 
 
 def _print_leaderboard(result: Any) -> None:
-    from workbench.services.analysis_request import METHODS
+    from workbench.services.analysis_request import METHODS, simulated_note
 
     board, request = result.board, result.request
     judged = (
@@ -449,6 +457,9 @@ def _print_leaderboard(result: Any) -> None:
         print(
             f"left out: {model} ({battles} battles, fewer than --min-battles {request.min_battles})"
         )
+    note = simulated_note(result.simulated_left_out)
+    if note is not None:
+        print(f"left out: {note}")
     table = board.table
     width = max(5, *(len(str(model)) for model in table["model"]))
     styled = "rating_without_style_control" in table.columns

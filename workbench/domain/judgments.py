@@ -27,6 +27,9 @@ DERIVED_KEY = "derived"
 #: the metadata key of a judge verdict whose answer held no readable verdict, counted as its
 #: template says (a tie); its value says why it could not be read
 UNPARSED_KEY = "unparsed"
+#: the judge model of every run made with the built-in simulated judge: its verdicts are drawn
+#: at random, so analyses leave them out unless asked (``--include-simulated``)
+SIMULATED_JUDGE_MODEL = "workbench-simulated-judge"
 
 
 def selection_flags_text(
@@ -34,12 +37,15 @@ def selection_flags_text(
     multi_turn: bool,
     exclude_ties: bool,
     exclude_categories: tuple[str, ...],
+    include_simulated: bool = False,
 ) -> list[str]:
     """How a selection's switches read after its named values (``derived included``,
     ``multi-turn``...): one wording for the read model's filters and the analysis request."""
     parts = []
     if include_derived:
         parts.append("derived included")
+    if include_simulated:
+        parts.append("simulated judge included")
     if multi_turn:
         parts.append("multi-turn")
     if exclude_ties:

@@ -164,7 +164,7 @@ def _judgment(row: Any, key: bytes | None) -> Judgment:
 def _statement(
     session: Session, options: ExportOptions, columns: tuple[str, ...] = (*COLUMNS, *DETAIL_COLUMNS)
 ) -> Any:
-    filters = OutcomeFilter(include_derived=True)
+    filters = OutcomeFilter(include_derived=True, include_simulated=True)
     if options.campaign is not None:
         exists = session.scalar(select(Campaign.id).where(Campaign.name == options.campaign))
         if exists is None:

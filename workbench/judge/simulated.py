@@ -16,12 +16,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from workbench.domain import Outcome
+from workbench.domain.judgments import SIMULATED_JUDGE_MODEL
 from workbench.judge.cases import TURN_HEADING_PATTERN
 from workbench.judge.parsing import ParsedVerdict
 from workbench.judge.templates import JudgeMode, JudgeTemplate
 
 #: the model name the simulated endpoint serves, and so every simulated run's judge model
-SIMULATED_MODEL = "workbench-simulated-judge"
+SIMULATED_MODEL = SIMULATED_JUDGE_MODEL
 #: the opening of every simulated answer: a reader of the raw text sees what it is at once
 DISCLAIMER = (
     "Simulated verdict: drawn at random by VLM Workbench's simulated judge, without reading "

@@ -48,6 +48,7 @@ from workbench.services.outcomes import (
     judgments_frame,
     mean_answer_tokens,
     parse_selector,
+    simulated_left_out,
 )
 from workbench.services.to_json import jsonable, records
 from workbench.stats.agreement import (
@@ -191,7 +192,7 @@ def analysis_choices(bundle: Bundle) -> AnalysisChoices:
     """The pickers' values, each one ``SELECT DISTINCT`` over the pairwise judgments (derived
     ones included, so a rater that is only derived can still be chosen). Reads the bundle: call
     it on a worker thread."""
-    everything = OutcomeFilter(include_derived=True)
+    everything = OutcomeFilter(include_derived=True, include_simulated=True)
     with bundle.read_session() as session:
         # two scans, not one per column: names that combine in few ways, then the model pairs
         found = distinct_combinations(
@@ -242,6 +243,8 @@ class LeaderboardResult:
     battles_without_answers: int = 0
     #: models left out for fewer than ``request.min_battles`` battles, with their battles
     left_out: dict[str, int] = field(default_factory=dict)
+    #: verdicts of simulated judge runs the request left out (``--include-simulated``)
+    simulated_left_out: int = 0
     #: a prediction-powered board's inputs (human votes, judge verdicts, the judge's weight)
     powered: PoweredInputs | None = None
 
@@ -257,6 +260,7 @@ class LeaderboardResult:
             self.battles,
             self.left_out,
             self.battles_without_answers if self.request.style_control else None,
+            simulated_left_out=self.simulated_left_out,
         )
         if self.powered is not None:
             document["prediction_powered"] = self.powered.to_json()
@@ -322,7 +326,9 @@ def _counts_frame(rows: list[CountRow]) -> pd.DataFrame:
 
 def _available_sources(bundle: Bundle) -> list[str]:
     with bundle.read_session() as session:
-        return distinct_values(session, "source", OutcomeFilter(include_derived=True))
+        return distinct_values(
+            session, "source", OutcomeFilter(include_derived=True, include_simulated=True)
+        )
 
 
 def _has_judgments(bundle: Bundle, selection: OutcomeFilter) -> bool:
@@ -336,7 +342,7 @@ def resolved_request(bundle: Bundle, request: AnalysisRequest) -> AnalysisReques
     """``request`` with its kind resolved (see :func:`resolve_kind`), after checking that
     every side it names has pairwise judgments in the bundle and that the kind it names is in
     its selection. Each check looks for one judgment, so it costs little at any size."""
-    everything = OutcomeFilter(include_derived=True)
+    everything = OutcomeFilter(include_derived=True, include_simulated=True)
     for name, (flag, column) in SIDE_FLAGS.items():
         for value in getattr(request, name):
             named: dict[str, Any] = {name: (value,)}
@@ -365,6 +371,15 @@ def resolved_request(bundle: Bundle, request: AnalysisRequest) -> AnalysisReques
                 "(choose the other kind)"
             )
     if not _has_judgments(bundle, replace(request, kind=kind).filters()):
+        with bundle.read_session() as session:
+            simulated = simulated_left_out(session, selection)
+        if simulated:
+            raise RequestError(
+                f"only simulated verdicts match this selection ({selection.describe()}): the "
+                f"{simulated} "
+                "verdicts of simulated judge runs (drawn at random) are left out of boards; "
+                "pass --include-simulated to count them"
+            )
         raise AnalysisError(describe_empty(selection, _available_sources(bundle)))
     return replace(request, kind=kind)
 
@@ -466,8 +481,10 @@ def leaderboard(
         if JUDGMENTS_COLUMN in battles.columns
         else len(battles)
     )
+    with bundle.read_session() as session:
+        simulated = simulated_left_out(session, filters)
     return LeaderboardResult(
-        request.resolved(kind, anchor), board, fraction, judged, dropped, left_out
+        request.resolved(kind, anchor), board, fraction, judged, dropped, left_out, simulated
     )
 
 
@@ -511,6 +528,30 @@ def items_by_cycles(
         for item, (cycles, label, category) in found.items()
     ]
     return sorted(rows, key=lambda row: (-row.cycles, row.label, row.item))
+
+
+def cycles_request(source: str, scope: str) -> tuple[str, str]:
+    """The request of :func:`items_by_cycles` in one line, and the ``workbench contradictions``
+    command that counts the same cycles (its ``items_with_cycles`` is the number of items)."""
+    _check_scope(scope)
+    filters = _filter_for(source, None, None)
+    flags = _filter_flags(filters)
+    command = " ".join(
+        part
+        for part in (
+            "workbench contradictions BUNDLE",
+            f"--scope {scope}",
+            f"--max-length {MAX_CYCLE_LENGTH}",
+            flags,
+            "--json",
+        )
+        if part
+    )
+    description = (
+        f"preference cycles {CYCLE_SCOPES[scope]} · judgments: {source} ({filters.describe()}) "
+        f"· cycles of up to {MAX_CYCLE_LENGTH} models"
+    )
+    return description, command
 
 
 def _item_cycles(
@@ -899,6 +940,15 @@ class FailureCases(list[FailureRow]):
         #: the cycles' scope (only the preference-cycles question has one)
         self.scope = scope if kind == CYCLES else None
 
+    def describe(self) -> str:
+        """The question in one line, as the panel shows it under its title."""
+        parts = [f"failure cases: {FAILURE_KINDS[self.kind]}"]
+        if self.model is not None:
+            parts.append(f"model {self.model}")
+        if self.scope is not None:
+            parts.append(f"cycles {CYCLE_SCOPES[self.scope]}")
+        return " · ".join(parts)
+
     def command(self) -> str:
         """The ``workbench failures`` command that prints these items."""
         import shlex
@@ -1092,6 +1142,19 @@ class AgreementResult:
     def unit(self) -> str:
         """What one counted row is: a comparison (majority) or a vote of side a (MT-Bench)."""
         return "votes" if self.convention == MT_BENCH_CONVENTION else "comparisons"
+
+    def describe(self) -> str:
+        """The request in one line, as the panel shows it under its title."""
+        weight = self.decisive_weight or 1
+        return " · ".join(
+            (
+                f"agreement: {self.side_a} vs {self.side_b}",
+                f"{self.convention} convention ({self.convention_label})",
+                self.filters,
+                f"{self.bootstrap} bootstrap rounds (seed {self.seed})",
+                f"much better = {weight:g} battles",
+            )
+        )
 
     def command(self) -> str | None:
         """The ``workbench agreement`` command that prints this result (None when the

@@ -167,6 +167,8 @@ class AnalysisRequest:
     answer_tokens: bool = False
     #: a prediction-powered board's coverage (its intervals and rank-sets hold at this level)
     coverage: float = DEFAULT_COVERAGE
+    #: count the simulated judge's verdicts (drawn at random: left out unless asked)
+    include_simulated: bool = False
 
     def __post_init__(self) -> None:
         self.check()
@@ -241,6 +243,7 @@ class AnalysisRequest:
             multi_turn=self.multi_turn,
             exclude_ties=self.exclude_ties,
             exclude_categories=self.exclude_categories,
+            include_simulated=self.include_simulated,
         )
 
     @property
@@ -256,7 +259,11 @@ class AnalysisRequest:
             for name, values in self._selection()
         ]
         parts += selection_flags_text(
-            self.include_derived, self.multi_turn, self.exclude_ties, self.exclude_categories
+            self.include_derived,
+            self.multi_turn,
+            self.exclude_ties,
+            self.exclude_categories,
+            self.include_simulated,
         )
         return ", ".join(parts) or "no filters"
 
@@ -305,6 +312,7 @@ class AnalysisRequest:
                 "label": self.kind_label,
                 **{name: list(getattr(self, name)) for name in SIDE_FLAGS},
                 "include_derived": self.include_derived,
+                "include_simulated": self.include_simulated,
             },
             "items": {
                 name: list(getattr(self, name))
@@ -351,6 +359,8 @@ class AnalysisRequest:
                 words += [flag, str(value)]
         if self.include_derived:
             words.append("--include-derived")
+        if self.include_simulated:
+            words.append("--include-simulated")
         if self.multi_turn:
             words.append("--multi-turn")
         if self.exclude_ties:
@@ -425,6 +435,7 @@ class AnalysisRequest:
             exclude_ties=bool(getattr(args, "exclude_ties", False)),
             exclude_categories=tuple(getattr(args, "exclude_categories", ()) or ()),
             answer_tokens=bool(getattr(args, "answer_tokens", False)),
+            include_simulated=bool(getattr(args, "include_simulated", False)),
             anchor=anchor,
             anchor_rating=rating,
             **values,
@@ -477,6 +488,7 @@ class AnalysisRequest:
             multi_turn=filters.multi_turn,
             exclude_ties=filters.exclude_ties,
             exclude_categories=tuple(filters.exclude_categories),
+            include_simulated=filters.include_simulated,
             **selection,
             **settings,
         )
@@ -586,10 +598,12 @@ def result_document(
     battles: int,
     left_out: Mapping[str, int],
     battles_without_answers: int | None = None,
+    simulated_left_out: int = 0,
 ) -> dict[str, Any]:
     """The JSON document of a board (``workbench leaderboard --json``): the board's own
     fields (:meth:`workbench.stats.leaderboard.Leaderboard.to_json`), then the request it
-    answers, the judgments it counts, its battles and the models it left out. The quick path
+    answers, the judgments it counts, its battles, the models it left out and the simulated
+    judge's verdicts it left out (:func:`simulated_note`). The quick path
     and the service both build it here, so the two print the same document."""
     document = dict(board)
     document["request"] = request.to_json()
@@ -597,9 +611,20 @@ def result_document(
     document["filters"] = request.selection_text()
     document["battles"] = battles
     document["left_out"] = left_out_json(left_out, request.min_battles)
+    document["simulated_left_out"] = simulated_left_out
     if battles_without_answers is not None:
         document["battles_without_answers"] = battles_without_answers
     return document
+
+
+def simulated_note(left_out: int) -> str | None:
+    """What a result says of the simulated judge's verdicts it left out (None: none)."""
+    if not left_out:
+        return None
+    return (
+        f"{left_out} verdicts of the simulated judge left out (drawn at random; "
+        "--include-simulated counts them)"
+    )
 
 
 def csv_request_line(request: AnalysisRequest) -> str:

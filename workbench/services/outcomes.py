@@ -25,7 +25,13 @@ from workbench.stats.style import STYLE_FEATURES, style_counts
 from workbench.stats.weighting import weight_by_strength
 from workbench.storage.bundle import Bundle
 from workbench.storage.judgments import COLUMNS as READ_MODEL_COLUMNS
-from workbench.storage.judgments import KINDS, ORIGINS, OutcomeFilter, read_judgments
+from workbench.storage.judgments import (
+    KINDS,
+    ORIGINS,
+    OutcomeFilter,
+    read_judgments,
+    simulated_left_out,
+)
 from workbench.storage.models import Model, Output, Turn
 
 log = logging.getLogger(__name__)
@@ -40,7 +46,14 @@ class UnknownSelectorError(WorkbenchError):
     pass
 
 
-__all__ = ["COLUMNS", "KINDS", "ORIGINS", "OutcomeFilter", "UnknownSelectorError"]
+__all__ = [
+    "COLUMNS",
+    "KINDS",
+    "ORIGINS",
+    "OutcomeFilter",
+    "UnknownSelectorError",
+    "simulated_left_out",
+]
 
 
 _SELECTOR_FIELDS = {

@@ -31,7 +31,7 @@ from workbench.services.analysis_request import (
     most_battles,
     too_few_battles,
 )
-from workbench.services.outcomes import judgments_frame
+from workbench.services.outcomes import judgments_frame, simulated_left_out
 from workbench.stats.bradley_terry import Anchor
 from workbench.stats.leaderboard import Leaderboard
 from workbench.stats.ppi import Comparisons, prediction_powered_ratings
@@ -206,8 +206,16 @@ def powered_leaderboard(bundle: Bundle, request: AnalysisRequest) -> Leaderboard
     order = list(table["model"])
     votes = labelled[["model_a", "model_b", "outcome", "weight"]]
     fraction = pairwise_win_fraction(votes).reindex(index=order, columns=order)
+    with bundle.read_session() as session:
+        simulated = simulated_left_out(session, judge_filter)
     return LeaderboardResult(
-        request.resolved(HUMAN, anchor), board, fraction, len(labelled), 0, left_out, inputs
+        request.resolved(HUMAN, anchor),
+        board,
+        fraction,
+        len(labelled),
+        left_out=left_out,
+        simulated_left_out=simulated,
+        powered=inputs,
     )
 
 

@@ -65,13 +65,19 @@ def quick_leaderboard(location: str | Path, request: AnalysisRequest) -> dict[st
     quick, campaign = quick_campaign(request)
     if not quick:
         return None
-    found = fast_read.battle_counts(location, request.decisive_weight, campaign)
+    read = fast_read.battle_counts(location, request.decisive_weight, campaign)
+    if not read:
+        return None
+    found = _kept(read, request.include_simulated)
     if not found:
         return None
     kinds = {kind for kind, _row in found}
     if request.kind != AUTO and request.kind not in kinds:
         return None
     kind = resolve_kind(request, kinds)
+    simulated = 0
+    if not request.include_simulated:
+        simulated = sum(row[4] for row_kind, flag, row in read if flag and row_kind == kind)
     rows = without_ties((row for row_kind, row in found if row_kind == kind), request.ties)
     triples = [(a, b, judgments) for a, b, _outcome, _weight, judgments in rows]
     left_out = too_few_battles(triples, request.min_battles)
@@ -112,4 +118,22 @@ def quick_leaderboard(location: str | Path, request: AnalysisRequest) -> dict[st
         request.resolved(kind, anchor),
         sum(judgments for *_, judgments in rows),
         left_out,
+        simulated_left_out=simulated,
     )
+
+
+def _kept(read: list[fast_read.KindCountRow], include_simulated: bool) -> list[tuple[str, Any]]:
+    """The counts of ``read`` a board counts, per kind: the simulated judge's left out, or
+    (``include_simulated``) merged with the others' counts of the same outcome, in the order
+    each first appears, as one read of both gives them."""
+    merged: dict[tuple[str, str, str, str], list[Any]] = {}
+    for kind, simulated, (a, b, outcome, weight, judgments) in read:
+        if simulated and not include_simulated:
+            continue
+        key = (kind, a, b, outcome)
+        if key in merged:
+            merged[key][3] += weight
+            merged[key][4] += judgments
+        else:
+            merged[key] = [a, b, outcome, weight, judgments]
+    return [(key[0], tuple(row)) for key, row in merged.items()]

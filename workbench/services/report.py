@@ -22,7 +22,9 @@ from workbench import __version__
 from workbench.errors import WorkbenchError
 from workbench.progress import Progress
 from workbench.services.analysis import (
+    CYCLES,
     DISAGREEMENT,
+    FAILURE_KINDS,
     MAX_CYCLE_LENGTH,
     AnalysisError,
     LeaderboardResult,
@@ -52,6 +54,7 @@ from workbench.services.outcomes import (
     OutcomeFilter,
     judgments_frame,
     pairwise_outcomes,
+    simulated_left_out,
 )
 from workbench.stats.agreement import DEFAULT_AGREEMENT_CONVENTION, rater_agreement
 from workbench.stats.contradictions import contradiction_counts, find_cycles
@@ -194,6 +197,10 @@ class ReportContent:
     pooled_cycle_count: int = 0
     pooled_cycle_items: int = 0
     gallery: list[GalleryCase] = field(default_factory=list)
+    #: the failure-case lists the gallery draws from (:data:`REPORT_FAILURE_KINDS`), each as
+    #: ``workbench failures --json`` prints it, with its command (None when the report's
+    #: selection is filtered: the command reads the whole bundle)
+    failures: list[dict[str, Any]] = field(default_factory=list)
     #: each benchmark's own tables (``workbench scores``), by benchmark, then table name
     benchmark_scores: dict[str, dict[str, pd.DataFrame]] = field(default_factory=dict)
     provenance: dict[str, Any] = field(default_factory=dict)
@@ -257,6 +264,8 @@ def filter_flags(filters: OutcomeFilter) -> str:
     for name, flag in flags.items():
         for value in getattr(filters, name):
             parts.append(f"{flag} {_quoted(str(value))}")
+    if filters.include_simulated:
+        parts.append("--include-simulated")
     return " ".join(parts)
 
 
@@ -495,17 +504,44 @@ def _verdict_text(row: Any) -> str:
     return f"{row.evaluator} ({row.origin}): {row.model_a} vs {row.model_b} -> {winner}"
 
 
-def _gallery(content: ReportContent, bundle: Bundle, outcomes: pd.DataFrame) -> None:
-    """Failure cases among the selection's items: human and judge majorities disagree (the
-    panel's flag), or an evaluator's preferences form a cycle."""
+#: the questions of ``workbench failures`` whose items the report's gallery shows, with the
+#: reason a case of each gives
+REPORT_FAILURE_KINDS = {
+    DISAGREEMENT: "judge and human majority disagree",
+    CYCLES: "preference cycle",
+}
+
+
+def _failures(content: ReportContent, bundle: Bundle, outcomes: pd.DataFrame) -> None:
+    """The failure-case lists of :data:`REPORT_FAILURE_KINDS` from :func:`failure_cases`, the
+    function ``workbench failures`` calls (cycles in the default scope, per evaluator). A
+    filtered report keeps the selection's items and prints no command: the command reads the
+    whole bundle."""
+    filtered = bool(filter_flags(content.request.filters))
     selected = set(int(item) for item in outcomes["item"].dropna().unique())
+    for kind in REPORT_FAILURE_KINDS:
+        cases = failure_cases(bundle, kind, scope=DEFAULT_CYCLE_SCOPE)
+        document = cases.to_json()
+        if filtered:
+            document["items"] = [row for row in document["items"] if row["item"] in selected]
+        content.failures.append(
+            {
+                "kind": kind,
+                "question": FAILURE_KINDS[kind],
+                "command": None if filtered else cases.command(),
+                "document": document,
+            }
+        )
+
+
+def _gallery(content: ReportContent, bundle: Bundle, outcomes: pd.DataFrame) -> None:
+    """Failure cases among the selection's items (:func:`_failures`'s lists): human and judge
+    majorities disagree (the panel's flag), or an evaluator's preferences form a cycle."""
+    _failures(content, bundle, outcomes)
     reasons: dict[int, str] = {}
-    for row in failure_cases(bundle, DISAGREEMENT):
-        if row.item in selected:
-            reasons[row.item] = "judge and human majority disagree"
-    if content.cycles is not None:
-        for item in content.cycles["item"]:
-            reasons.setdefault(int(item), "preference cycle")
+    for entry in content.failures:
+        for row in entry["document"]["items"]:
+            reasons.setdefault(int(row["item"]), REPORT_FAILURE_KINDS[entry["kind"]])
     if not reasons:
         content.missing["gallery"] = (
             "No failure case: no item where the human and judge majorities disagree, and no "
@@ -631,6 +667,9 @@ def _commands(content: ReportContent) -> dict[str, str]:
         f"workbench contradictions BUNDLE --scope {POOLED_PER_ITEM} "
         f"--max-length {MAX_CYCLE_LENGTH}{tail} --json"
     )
+    for entry in content.failures:
+        if entry["command"] is not None:
+            commands[f"failures {entry['kind']}"] = entry["command"]
     commands["report"] = request.analysis.to_command(command="report", output="--out report.html")
     return commands
 
@@ -654,6 +693,47 @@ def reproducible_sections(content: ReportContent) -> list[dict[str, Any]]:
                     "kind": "leaderboard",
                     "command": board.command,
                     "document": board.document,
+                }
+            )
+    if content.agreement is not None:
+        sections.append(
+            {
+                "section": "agreement",
+                "kind": "agreement",
+                "command": content.commands["agreement"],
+                "document": content.agreement.document,
+            }
+        )
+    for name, scope, cycles, items in (
+        ("cycles", content.cycle_scope, content.cycle_count, content.cycle_items),
+        ("cycles_pooled", POOLED_PER_ITEM, content.pooled_cycle_count, content.pooled_cycle_items),
+    ):
+        sections.append(
+            {
+                "section": f"cycles {scope}",
+                "kind": "cycles",
+                "command": content.commands[name],
+                "document": {"scope": scope, "cycles": cycles, "items_with_cycles": items},
+            }
+        )
+    for row in content.inter_annotator:
+        if row.get("command"):
+            sections.append(
+                {
+                    "section": f"inter-annotator {row['group']}",
+                    "kind": "campaign status",
+                    "command": row["command"],
+                    "document": row,
+                }
+            )
+    for entry in content.failures:
+        if entry["command"] is not None:
+            sections.append(
+                {
+                    "section": f"failures {entry['kind']}",
+                    "kind": "failures",
+                    "command": entry["command"],
+                    "document": entry["document"],
                 }
             )
     return sections
@@ -705,8 +785,15 @@ def build_report(
     step("judgments")
     with bundle.read_session() as session:
         judgments = judgments_frame(session, request.filters)
+        simulated = simulated_left_out(session, request.filters)
     battles = pairwise_outcomes(judgments)
     if battles.empty:
+        if simulated:
+            raise ReportError(
+                f"only simulated verdicts match {request.filters.describe()}: the {simulated} "
+                "verdicts of simulated judge runs (drawn at random) are left out; pass "
+                "--include-simulated to count them"
+            )
         raise ReportError(f"no pairwise judgments match {request.filters.describe()}")
     content = ReportContent(
         request=request,

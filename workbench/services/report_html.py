@@ -25,6 +25,7 @@ from matplotlib.figure import Figure
 from PIL import Image
 
 from workbench.importers.images import ImageProblemError, open_stored_image
+from workbench.services.analysis_request import simulated_note
 from workbench.services.inter_annotator import DEFINITION as INTER_ANNOTATOR_DEFINITION
 from workbench.services.report import (
     Board,
@@ -138,12 +139,14 @@ def _request(board: Board) -> str:
 
 def _left_out(board: Board) -> str:
     rows = board.document.get("left_out") or []
+    note = simulated_note(int(board.document.get("simulated_left_out") or 0))
+    simulated = f"<p class='note'>Left out: {_text(note)}.</p>" if note else ""
     if not rows:
-        return ""
+        return simulated
     listed = "; ".join(f"{row['model']} ({row['battles']} battles)" for row in rows)
     return (
         f"<p class='note'>Left out, fewer than {board.request.min_battles} battles each: "
-        f"{_text(listed)}.</p>"
+        f"{_text(listed)}.</p>" + simulated
     )
 
 
@@ -561,6 +564,13 @@ def _agreement(content: ReportContent) -> str:
     return "".join(parts)
 
 
+#: what the report says of an inter-annotator row that no command reproduces
+NO_COMMAND_FOR_RATERS = (
+    "no command prints this row (workbench campaign status covers campaigns only, and a "
+    "filtered report's campaign rows are not the whole campaign's)"
+)
+
+
 def _inter_annotator(content: ReportContent) -> str:
     if not content.inter_annotator:
         return _missing(content, "inter_annotator")
@@ -587,6 +597,11 @@ def _inter_annotator(content: ReportContent) -> str:
             "inter-annotator",
         )
         + "".join(_command(command) for command in commands)
+        + "".join(
+            f"<p class='note'>{_text(row['group'])}: {_text(NO_COMMAND_FOR_RATERS)}</p>"
+            for row in content.inter_annotator
+            if not row.get("command")
+        )
     )
 
 
@@ -661,13 +676,36 @@ def _case(case: GalleryCase, budget: _Budget) -> str:
     )
 
 
+def _failure_lists(content: ReportContent) -> str:
+    """Each failure-case list the gallery draws from: its request, its count and the
+    ``workbench failures`` command that prints its items."""
+    parts = []
+    for entry in content.failures:
+        request = entry["document"]["request"]
+        scope = f", scope {request['scope']}" if request.get("scope") else ""
+        parts.append(
+            f"<p class='request'>Request: failure cases, kind {_text(entry['kind'])}{scope} "
+            f"({_text(entry['question'])}): {len(entry['document']['items'])} item(s)</p>"
+        )
+        if entry["command"] is not None:
+            parts.append(_command(entry["command"]))
+        else:
+            parts.append(
+                "<p class='note'>No command reproduces this list: <code>workbench "
+                "failures</code> reads the whole bundle, and this report's selection is "
+                "filtered.</p>"
+            )
+    return "".join(parts)
+
+
 def _gallery(content: ReportContent, budget: _Budget) -> str:
     if not content.gallery:
-        return _missing(content, "gallery")
+        return _missing(content, "gallery") + _failure_lists(content)
     parts = [
         "<p>Items where the human and judge majorities disagree, or an evaluator's preferences "
         "form a cycle: the image, the instruction of the judged (last) turn, the two answers "
-        "of the first judged pair and the verdicts on that pair.</p>"
+        "of the first judged pair and the verdicts on that pair.</p>",
+        _failure_lists(content),
     ]
     parts += [_case(case, budget) for case in content.gallery]
     omitted = content.summary.get("gallery_omitted")

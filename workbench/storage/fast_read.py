@@ -30,8 +30,9 @@ T = TypeVar("T")
 
 #: a battle count: model_a, model_b, outcome, battles (weighted), judgments
 CountRow = tuple[str, str, str, float, int]
-#: a battle count of one kind of evaluator: (kind, count)
-KindCountRow = tuple[str, CountRow]
+#: a battle count of one kind of evaluator: (kind, whether it counts the simulated judge's
+#: verdicts, count)
+KindCountRow = tuple[str, bool, CountRow]
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -96,7 +97,8 @@ def battle_counts(
     location: str | Path, decisive_weight: float, campaign: str | None = None
 ) -> list[KindCountRow] | None:
     """:func:`workbench.storage.judgments.battle_counts` of every judgment (no filter), or of
-    one campaign's, per kind of evaluator (``human`` or ``judge``, the first field), in the
+    one campaign's, per kind of evaluator (``human`` or ``judge``, the first field) and
+    whether the rows are the simulated judge's verdicts (the second), in the
     bundle file at ``location``, read in one snapshot; None when this reader does not handle
     the location (see :func:`_snapshot_read`)."""
     parameters: dict[str, float | str] = {"decisive_weight": float(decisive_weight)}
@@ -107,8 +109,8 @@ def battle_counts(
     def read(connection: sqlite3.Connection) -> list[KindCountRow]:
         found = connection.execute(statement, parameters).fetchall()
         return [
-            (str(kind), (a, b, outcome, float(total), int(judgments)))
-            for a, b, outcome, total, judgments, _first, kind in found
+            (str(kind), bool(simulated), (a, b, outcome, float(total), int(judgments)))
+            for a, b, outcome, total, judgments, _first, kind, simulated in found
         ]
 
     return _snapshot_read(location, read)

@@ -35,7 +35,7 @@ Written with SQLAlchemy Core only, so the same statements run on SQLite and Post
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
@@ -77,7 +77,7 @@ from workbench.domain import (
     JudgmentOrigin,
     Outcome,
 )
-from workbench.domain.judgments import selection_flags_text
+from workbench.domain.judgments import SIMULATED_JUDGE_MODEL, selection_flags_text
 from workbench.storage.models import (
     Adjudication,
     Annotator,
@@ -173,6 +173,9 @@ class OutcomeFilter:
     multi_turn: bool = False
     exclude_ties: bool = False
     exclude_categories: tuple[str, ...] = ()
+    #: keep the verdicts of simulated judge runs (:data:`SIMULATED_JUDGE_MODEL`), drawn at
+    #: random: left out unless set or the filter names judge runs, which selects them by name
+    include_simulated: bool = False
 
     # filter field -> read-model column
     _COLUMN_OF = {  # noqa: RUF012 - a class-level constant, not a dataclass field
@@ -201,6 +204,9 @@ class OutcomeFilter:
     def keeps_derived(self) -> bool:
         return self.include_derived or bool(self.raters or self.evaluators)
 
+    def keeps_simulated(self) -> bool:
+        return self.include_simulated or bool(self.judge_runs)
+
     def keeps_adjudications(self) -> bool:
         return self.keeps_derived() or ADJUDICATION in self.origins
 
@@ -215,6 +221,8 @@ class OutcomeFilter:
         ]
         if not self.keeps_derived():
             found.append(rows.c.derived == false())
+        if not self.keeps_simulated():
+            found.append(not_(simulated_clause(rows)))
         if self.multi_turn:
             found.append(rows.c.item.in_(select(Turn.item_id).where(Turn.index >= 2)))
         if self.exclude_ties:
@@ -232,9 +240,37 @@ class OutcomeFilter:
         """The filters set, as ``source=a|b, turn=1``, or ``no filters``."""
         parts = [f"{column}={'|'.join(map(str, values))}" for column, values in self._dimensions()]
         parts += selection_flags_text(
-            self.include_derived, self.multi_turn, self.exclude_ties, self.exclude_categories
+            self.include_derived,
+            self.multi_turn,
+            self.exclude_ties,
+            self.exclude_categories,
+            self.include_simulated,
         )
         return ", ".join(parts) or "no filters"
+
+
+def simulated_clause(rows: Subquery) -> ColumnElement[bool]:
+    """Whether a row of :func:`judgment_rows` (or of the narrower stores, which have
+    ``origin`` and ``row_id`` too) is a verdict of a simulated judge run."""
+    runs = select(JudgeRun.id).where(JudgeRun.judge_model == SIMULATED_JUDGE_MODEL)
+    verdicts = select(JudgeVerdict.id).where(JudgeVerdict.run_id.in_(runs))
+    return and_(rows.c.origin == JudgmentOrigin.JUDGE_RUN.value, rows.c.row_id.in_(verdicts))
+
+
+def simulated_left_out(session: Session, *filters: OutcomeFilter | None) -> int:
+    """How many pairwise verdicts of simulated judge runs ``filters`` leave out (0 when one of
+    them keeps them): what a board says it did not count."""
+    combined = [one or OutcomeFilter() for one in filters] or [OutcomeFilter()]
+    if any(one.keeps_simulated() for one in combined):
+        return 0
+    simulated_runs = select(JudgeRun.id).where(JudgeRun.judge_model == SIMULATED_JUDGE_MODEL)
+    if session.scalar(simulated_runs.limit(1)) is None:
+        return 0  # the usual case, answered without reading the judgments
+    keeping = [replace(one, include_simulated=True) for one in combined]
+    stores = _pairwise_stores() if _pairwise_will_do(keeping) else _wide_stores()
+    rows = union_all(*stores).subquery("judgments")
+    conditions = _where(rows, keeping) + _pairwise(rows) + [simulated_clause(rows)]
+    return int(session.scalar(select(func.count()).select_from(rows).where(*conditions)) or 0)
 
 
 def tagged_categories(session: Session) -> list[str]:
@@ -878,8 +914,10 @@ def _battle_counts_statement(
         )
     # a position in stored order: origin first, then the row's id within its store
     position = _origin_order(rows) * literal(1 << 40, BigInteger) + rows.c.row_id
-    # by kind: the quick path picks the human or the judge rows (the request's kind) itself
-    kind = [rows.c.kind] if by_kind else []
+    # by kind: the quick path picks the human or the judge rows (the request's kind) itself,
+    # and keeps or leaves out (and counts) the simulated judge's verdicts
+    simulated = case((simulated_clause(rows), 1), else_=0)
+    kind = [rows.c.kind, simulated] if by_kind else []
     return (
         select(
             rows.c.model_a,
@@ -901,8 +939,9 @@ COMPILED_QUERIES_MODULE = Path(__file__).with_name("compiled_queries.py")
 
 
 def compiled_battle_counts(campaign: bool = False) -> str:
-    """:func:`battle_counts` of every judgment (no filter), or with ``campaign`` of one
-    campaign's, per kind of evaluator (a last column), as SQLite text: its values written
+    """:func:`battle_counts` of every judgment (no filter, the simulated judge's verdicts
+    kept), or with ``campaign`` of one campaign's, per kind of evaluator and whether the rows
+    are the simulated judge's (two last columns), as SQLite text: its values written
     in, the decisive weight and the campaign left as the parameters ``:decisive_weight`` and
     ``:campaign``. The command line's leaderboard runs it through
     :mod:`workbench.storage.fast_read` without importing SQLAlchemy;
@@ -912,7 +951,7 @@ def compiled_battle_counts(campaign: bool = False) -> str:
     # bare parameter markers, so that every other value can be rendered as a literal
     weight = literal_column(":decisive_weight", Float)
     marker: Any = literal_column(":campaign")
-    filters = OutcomeFilter(campaigns=(marker,)) if campaign else None
+    filters = OutcomeFilter(campaigns=(marker,) if campaign else (), include_simulated=True)
     statement = _battle_counts_statement((filters,), weight, None, by_kind=True)
     return str(statement.compile(dialect=sqlite.dialect(), compile_kwargs={"literal_binds": True}))
 

@@ -76,7 +76,7 @@ def bundle_counts(session: Session) -> dict[str, Any]:
     # every judgment the read model shows (imported, voted, judged, adjudicated; derived ones
     # included, as stored), the same count the item list gives each item; a judgment without an
     # item has no source (key None)
-    shown = OutcomeFilter(include_derived=True)
+    shown = OutcomeFilter(include_derived=True, include_simulated=True)
     per_item_source = count_judgments(session, shown, by="source")
     by_origin = count_judgments(session, shown, by="origin")
     columns["judgments"] = {

@@ -34,6 +34,7 @@ from workbench.gui.panels.empty_hint import AGREEMENT_HINT, install_empty_hint
 from workbench.gui.panels.figure_view import FigureView
 from workbench.gui.panels.latest_only import LatestOnly, Runner
 from workbench.gui.panels.pair_focus import row_of_pair, select_row
+from workbench.gui.panels.request_line import RequestLine
 from workbench.gui.panels.rows_model import RowsTableModel, display_text
 from workbench.services.analysis import (
     HUMAN_SIDE,
@@ -168,7 +169,10 @@ class AgreementPanel(QWidget):
         self.breakdowns.addTab(position_tabs, "Position bias")
         self.breakdowns.addTab(rating_tabs, "Ratings a vs b")
 
+        #: the request of the numbers shown, and the command that prints them
+        self.request_row = RequestLine("workbench agreement", self)
         layout = QVBoxLayout(self)
+        layout.addWidget(self.request_row)
         layout.addLayout(sides)
         layout.addWidget(self.status)
         layout.addLayout(top)
@@ -211,6 +215,7 @@ class AgreementPanel(QWidget):
     def set_bundle(self, bundle: Bundle | None, choices: AnalysisChoices | None = None) -> None:
         self.tasks.forget()
         self.bundle = bundle
+        self.request_row.set_request(None, None)
         self._set_sides(choices)
 
     def _set_sides(self, choices: AnalysisChoices | None) -> None:
@@ -244,6 +249,7 @@ class AgreementPanel(QWidget):
     def _show(self, outcome: AgreementOutcome) -> None:
         result, bars, scatter = outcome.result, outcome.bars, outcome.scatter
         self.result = result
+        self.request_row.set_request(result.describe(), result.command())
         self.position_bars.show_figure(bars)
         if scatter is None:
             self.scatter.clear("No model is rated by both sides.")
@@ -329,6 +335,7 @@ class AgreementPanel(QWidget):
         if not isinstance(error, WorkbenchError):
             log.error("agreement failed", exc_info=error)
         self.result = None
+        self.request_row.set_request(None, None)
         for label in self.values.values():
             label.setText("–")
         for model in (

@@ -25,11 +25,13 @@ from workbench.gui.panels.column_widths import fit_columns_to_sample
 from workbench.gui.panels.computing import ComputingStatus
 from workbench.gui.panels.empty_hint import FAILURES_HINT, install_empty_hint
 from workbench.gui.panels.latest_only import LatestOnly, Runner
+from workbench.gui.panels.request_line import RequestLine
 from workbench.gui.panels.rows_model import RowsTableModel
 from workbench.services.analysis import (
     FAILURE_KINDS,
     LOSES_TO_ALL,
     AnalysisChoices,
+    FailureCases,
     FailureRow,
 )
 from workbench.storage import Bundle
@@ -69,7 +71,10 @@ class FailuresPanel(QWidget):
         self.empty_hint = install_empty_hint(self.view, FAILURES_HINT)
         self.computing = ComputingStatus((self.tasks,), (self.empty_hint,), self)
         top.insertWidget(top.count() - 1, self.computing)
+        #: the question of the items shown, and the command that prints them
+        self.request_row = RequestLine("workbench failures", self)
         layout = QVBoxLayout(self)
+        layout.addWidget(self.request_row)
         layout.addLayout(top)
         layout.addWidget(self.view, 1)
 
@@ -88,6 +93,7 @@ class FailuresPanel(QWidget):
         self.bundle = bundle
         self.failure_rows = []
         self.model.set_rows([])
+        self.request_row.set_request(None, None)
         self.model_choice.blockSignals(True)
         self.model_choice.clear()
         for model in choices.models if choices else ():
@@ -119,11 +125,13 @@ class FailuresPanel(QWidget):
         self.status.setText("")
         self.failure_rows = []
         self.model.set_rows([])  # the rows of another question are not this one's answer
+        self.request_row.set_request(None, None)
         self.tasks.submit(
             partial(panel_jobs.failures, bundle_ref(bundle), kind, model), self._show, self._failed
         )
 
-    def _show(self, rows: list[FailureRow]) -> None:
+    def _show(self, rows: FailureCases) -> None:
+        self.request_row.set_request(rows.describe(), rows.command())
         self.failure_rows = rows
         self.model.set_rows([(row.label, row.category, row.detail) for row in rows])
         self.status.setText(f"{len(rows)} item(s)")
@@ -133,6 +141,7 @@ class FailuresPanel(QWidget):
             log.error("failure cases failed", exc_info=error)
         self.failure_rows = []
         self.model.set_rows([])
+        self.request_row.set_request(None, None)
         self.status.setText(str(error))
 
     def open_row(self, index: QModelIndex) -> None:

@@ -32,12 +32,14 @@ from workbench.gui.panels.empty_hint import CYCLES_HINT, install_empty_hint
 from workbench.gui.panels.figure_view import FigureView
 from workbench.gui.panels.latest_only import LatestOnly, Runner
 from workbench.gui.panels.pair_focus import row_of_pair, select_row
+from workbench.gui.panels.request_line import RequestLine
 from workbench.gui.panels.rows_model import RowsTableModel
 from workbench.services.analysis import (
     EDGE_JUDGMENT_COLUMNS,
     SOURCE_FILTERS,
     AnalysisChoices,
     CycleRow,
+    cycles_request,
 )
 from workbench.stats.cycle_scopes import CYCLE_SCOPES, DEFAULT_CYCLE_SCOPE
 from workbench.stats.graph_plots import CYCLE_COLOUR
@@ -133,7 +135,10 @@ class GraphPanel(QWidget):
         splitter.addWidget(graph_side)
         splitter.addWidget(self.cycles_view)
         splitter.setSizes([600, 300])
+        #: the question of the cycle list shown, and the command that counts the same cycles
+        self.request_row = RequestLine("workbench contradictions", self)
         layout = QVBoxLayout(self)
+        layout.addWidget(self.request_row)
         layout.addLayout(top)
         layout.addWidget(splitter, 1)
 
@@ -177,6 +182,7 @@ class GraphPanel(QWidget):
         self.bundle = bundle
         self.cycle_rows = []
         self.model.set_rows([])
+        self.request_row.set_request(None, None)
         self._show_edges(None)
         self.scope.blockSignals(True)
         self.scope.clear()
@@ -194,7 +200,7 @@ class GraphPanel(QWidget):
         self.status.setText("")
         self.list_tasks.submit(
             partial(panel_jobs.cycles, bundle_ref(bundle), source, scope),
-            lambda rows: self._show_cycles(rows, scope),
+            lambda rows: self._show_cycles(rows, scope=scope, source=source),
             self._failed,
         )
         self._show_item(self.selection.item_id)
@@ -204,9 +210,11 @@ class GraphPanel(QWidget):
         they are not read as its answer while the new one is computed."""
         self.cycle_rows = []
         self.model.set_rows([])
+        self.request_row.set_request(None, None)
         self.refresh()
 
-    def _show_cycles(self, rows: list[CycleRow], scope: str) -> None:
+    def _show_cycles(self, rows: list[CycleRow], scope: str, source: str) -> None:
+        self.request_row.set_request(*cycles_request(source, scope))
         self.cycle_rows = rows
         self.model.set_rows([(row.label, row.category, row.cycles) for row in rows])
         label = CYCLE_SCOPES[scope]

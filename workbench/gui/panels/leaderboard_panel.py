@@ -14,7 +14,6 @@ from typing import Any
 
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt, Signal
 from PySide6.QtWidgets import (
-    QApplication,
     QCheckBox,
     QComboBox,
     QFileDialog,
@@ -39,6 +38,7 @@ from workbench.gui.panels.computing import ComputingStatus
 from workbench.gui.panels.empty_hint import LEADERBOARD_HINT, install_empty_hint
 from workbench.gui.panels.figure_view import FigureView
 from workbench.gui.panels.latest_only import LatestOnly, Runner
+from workbench.gui.panels.request_line import RequestLine
 from workbench.gui.panels.rows_model import RowsTableModel
 from workbench.services.analysis import AnalysisChoices, LeaderboardResult
 from workbench.services.analysis_request import (
@@ -49,6 +49,7 @@ from workbench.services.analysis_request import (
     PREDICTION_POWERED,
     AnalysisRequest,
     RequestError,
+    simulated_note,
 )
 from workbench.storage import Bundle
 
@@ -198,17 +199,9 @@ class LeaderboardPanel(QWidget):
         third_row.addStretch(1)
 
         #: the request of the board shown (or about to be), in one line, and its command
-        self.request_line = QLabel(self)
-        self.request_line.setWordWrap(True)
-        self.request_line.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.copy_command_button = QPushButton("Copy command", self)
-        self.copy_command_button.setToolTip(
-            "Copy the workbench leaderboard command that prints these numbers"
-        )
-        self.copy_command_button.clicked.connect(self.copy_command)
-        request_row = QHBoxLayout()
-        request_row.addWidget(self.request_line, 1)
-        request_row.addWidget(self.copy_command_button)
+        self.request_row = RequestLine("workbench leaderboard", self)
+        self.request_line = self.request_row.label
+        self.copy_command_button = self.request_row.copy_button
         self._request_shown: AnalysisRequest | None = None
         self.status = QLabel("No bundle open.", self)
         self.status.setWordWrap(True)
@@ -231,7 +224,7 @@ class LeaderboardPanel(QWidget):
         splitter.setSizes([480, 520])
 
         layout = QVBoxLayout(self)
-        layout.addLayout(request_row)
+        layout.addWidget(self.request_row)
         layout.addLayout(first_row)
         layout.addLayout(second_row)
         layout.addLayout(third_row)
@@ -330,16 +323,14 @@ class LeaderboardPanel(QWidget):
         return None if request is None else request.to_command()
 
     def copy_command(self) -> None:
-        command = self.command()
-        if command is not None:
-            QApplication.clipboard().setText(command)
+        self.request_row.copy_command()
 
     def _show_request(self, request: AnalysisRequest | None) -> None:
         self._request_shown = request
-        self.request_line.setText(
-            "Request: " + (request.describe() if request is not None else "none yet")
+        self.request_row.set_request(
+            None if request is None else request.describe(),
+            None if request is None else request.to_command(),
         )
-        self.copy_command_button.setEnabled(request is not None)
 
     # --- computing ------------------------------------------------------------------------------
 
@@ -469,6 +460,7 @@ class LeaderboardPanel(QWidget):
             if result.left_out
             else ""
         )
+        simulated = simulated_note(result.simulated_left_out)
         if result.powered is not None:
             rank_sets = ", ".join(
                 f"{row.model} {row.rank_lower}-{row.rank_upper}"
@@ -477,11 +469,13 @@ class LeaderboardPanel(QWidget):
             self.status.setText(
                 f"{result.powered.describe()}{note}{left_out}. "
                 f"{100 * result.powered.coverage:g}% rank-sets: {rank_sets}"
+                + (f"; {simulated}" if simulated else "")
             )
         else:
             self.status.setText(
                 f"{METHOD_LABELS[result.board.method]}: {result.battles} battles of "
                 f"{result.request.kind_label} judgments, {rounds}{note}{dropped}{left_out}"
+                + (f", {simulated}" if simulated else "")
             )
         # the points come first: the request named is the one whose intervals are coming
         self._show_request(

@@ -1,0 +1,113 @@
+"""Every docked analysis panel shows its request in one line under its title, through the one
+:class:`~workbench.gui.panels.request_line.RequestLine`, with "Copy command": the copied
+command, run through the command line, prints the panel's numbers."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.gui.panel_window import opened_panel_window
+from tests.patience import HANG_GUARD_MS
+from workbench.gui.panels.request_line import NO_REQUEST, RequestLine
+
+pytestmark = pytest.mark.gui
+
+
+@pytest.fixture
+def panel_window(qtbot, tmp_path: Path) -> Iterator:  # type: ignore[no-untyped-def]
+    with opened_panel_window(qtbot, tmp_path / "panels") as window:
+        yield window
+
+
+def _copied(panel: Any) -> str:
+    from PySide6.QtWidgets import QApplication
+
+    QApplication.clipboard().clear()
+    assert panel.request_row.copy_button.isEnabled()
+    panel.request_row.copy_button.click()
+    return QApplication.clipboard().text()
+
+
+def _run(command: str, bundle: Path, capsys: pytest.CaptureFixture[str]) -> Any:
+    from workbench.cli import main
+
+    words = shlex.split(command)
+    assert words[0] == "workbench" and "BUNDLE" in words and "--json" in words
+    capsys.readouterr()
+    assert main([str(bundle) if word == "BUNDLE" else word for word in words[1:]]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_every_analysis_panel_has_the_one_request_line(panel_window) -> None:  # type: ignore[no-untyped-def]
+    analysis = panel_window.analysis
+    for panel in (analysis.leaderboard, analysis.agreement, analysis.graph, analysis.failures):
+        assert isinstance(panel.request_row, RequestLine), type(panel).__name__
+        # under the title: the first thing in the panel
+        assert panel.layout().itemAt(0).widget() is panel.request_row
+
+
+def test_the_agreement_panels_command_prints_its_numbers(qtbot, panel_window, capsys) -> None:  # type: ignore[no-untyped-def]
+    panel = panel_window.analysis.agreement
+    panel.refresh()
+    qtbot.waitUntil(lambda: panel.result is not None and not panel.busy, timeout=HANG_GUARD_MS)
+    result = panel.result
+    assert panel.request_row.text() == f"Request: {result.describe()}"
+    assert "agreement: human vs judge" in panel.request_row.text()
+    assert "majority convention" in panel.request_row.text()
+    command = _copied(panel)
+    assert command == result.command() and "--convention majority" in command
+    printed = _run(command, panel_window.bundle.path, capsys)
+    shown = json.loads(json.dumps(result.to_json()))
+    for key in ("agreement", "confusion", "ranks"):
+        assert printed[key] == shown[key], key
+
+
+def test_the_graph_panels_command_counts_its_cycles(qtbot, panel_window, capsys) -> None:  # type: ignore[no-untyped-def]
+    from workbench.stats.cycle_scopes import POOLED_PER_ITEM
+
+    panel = panel_window.analysis.graph
+    for scope in (panel.cycle_scope.currentData(), POOLED_PER_ITEM):
+        panel.cycle_scope.setCurrentIndex(panel.cycle_scope.findData(scope))
+        qtbot.waitUntil(
+            lambda: not panel.busy and panel.request_row.text() != NO_REQUEST,
+            timeout=HANG_GUARD_MS,
+        )
+        assert f"--scope {scope}" in panel.request_row.command()
+        command = _copied(panel)
+        printed = _run(command, panel_window.bundle.path, capsys)
+        assert printed["request"]["scope"] == scope
+        assert printed["items_with_cycles"] == len(panel.cycle_rows) > 0
+        assert printed["cycles"] == sum(row.cycles for row in panel.cycle_rows)
+    # another source is another question, with its own flags
+    panel.source.setCurrentIndex(panel.source.findData("judge"))
+    qtbot.waitUntil(
+        lambda: not panel.busy and "--kind judge" in (panel.request_row.command() or ""),
+        timeout=HANG_GUARD_MS,
+    )
+    assert "judgments: judge" in panel.request_row.text()
+
+
+def test_the_failures_panels_command_lists_its_items(qtbot, panel_window, capsys) -> None:  # type: ignore[no-untyped-def]
+    panel = panel_window.analysis.failures
+    for kind, model in (("disagreement", None), ("cycles", None), ("loses-to-all", "m-d")):
+        panel.choose(kind, model)
+        qtbot.waitUntil(
+            lambda: not panel.busy and panel.request_row.text() != NO_REQUEST,
+            timeout=HANG_GUARD_MS,
+        )
+        assert panel.request_row.text() == f"Request: {panel.failure_rows.describe()}"
+        command = _copied(panel)
+        assert command == panel.failure_rows.command() and f"--kind {kind}" in command
+        printed = _run(command, panel_window.bundle.path, capsys)
+        labels = [panel.model.index(row, 0).data() for row in range(panel.model.rowCount())]
+        assert [row["label"] for row in printed["items"]] == labels and labels
+    # a bundle switch clears it: nothing on screen, nothing to copy
+    panel_window.analysis.failures.set_bundle(None, None)
+    assert panel.request_row.text() == NO_REQUEST
+    assert not panel.request_row.copy_button.isEnabled()
