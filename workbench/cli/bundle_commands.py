@@ -91,6 +91,7 @@ def run_plugins(args: argparse.Namespace) -> int:
         {
             "name": plugin.name,
             "version": plugin.version,
+            "api_version": plugin.api_version,
             "description": plugin.description,
             "importers": [
                 {"format": imp.name, "version": imp.version, "description": imp.description}
@@ -111,7 +112,10 @@ def run_plugins(args: argparse.Namespace) -> int:
         print(json.dumps({"plugins": listing, "failures": failures}, indent=2))
         return 0
     for plugin in listing:
-        print(f"{plugin['name']} {plugin['version']}: {plugin['description']}")
+        print(
+            f"{plugin['name']} {plugin['version']} (plugin API {plugin['api_version']}): "
+            f"{plugin['description']}"
+        )
         for imp in plugin["importers"]:
             print(f"  import format {imp['format']} (v{imp['version']}): {imp['description']}")
         for protocol in plugin["protocols"]:
