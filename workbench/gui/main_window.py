@@ -578,6 +578,14 @@ class MainWindow(QMainWindow):
         box.open()
         return box
 
+    def close_cancelling_jobs(self) -> None:
+        """Close without asking, as after Yes to "Cancel them and close?": running jobs are
+        cancelled and the window closes once they stopped (the app asked to end)."""
+        if self.jobs.busy:
+            self._stop_jobs_and_close()
+        else:
+            self.close()
+
     def _stop_jobs_and_close(self) -> None:
         self._close_when_idle = True
         self.jobs.cancel_all()
