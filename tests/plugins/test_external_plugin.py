@@ -18,14 +18,14 @@ import pytest
 
 from workbench.plugins import PLUGIN_API_VERSION
 
-GUIDE = Path(__file__).resolve().parents[2] / "docs" / "plugins.md"
+PLUGIN_PAGE = Path(__file__).resolve().parents[2] / "docs" / "plugins.md"
 #: a file of the example: its path on a line of its own, then its code block
 FILE_BLOCK = re.compile(r"^`(workbench-toy-plugin/[^`]+)`[^\n]*:\n\n```\w*\n(.*?)^```", re.M | re.S)
 
 
 def guide_files() -> dict[str, str]:
     """The example plugin's files as docs/plugins.md shows them: path -> text."""
-    return dict(FILE_BLOCK.findall(GUIDE.read_text(encoding="utf-8")))
+    return dict(FILE_BLOCK.findall(PLUGIN_PAGE.read_text(encoding="utf-8")))
 
 
 def _pip(*args: str) -> None:
