@@ -75,12 +75,17 @@ def run_info(args: argparse.Namespace) -> int:
         return 0
     print(f"{counts['bundle']['location']} (schema {counts['bundle']['schema']})")
     for key, value in counts["totals"].items():
-        print(f"  {key:<24}{value:>10}")
+        print(f"  {INFO_LABELS.get(key, key):<24}{value:>10}")
     for source, values in counts["sources"].items():
         print(f"  [{source}]")
         for key, value in values.items():
-            print(f"    {key:<22}{value:>10}")
+            print(f"    {INFO_LABELS.get(key, key):<22}{value:>10}")
     return 0
+
+
+#: the words ``info`` shows for counts whose JSON key is not a word of docs/glossary.md (the
+#: JSON keeps its keys, which scripts read)
+INFO_LABELS = {"image_slots": "item_images"}
 
 
 def run_plugins(args: argparse.Namespace) -> int:

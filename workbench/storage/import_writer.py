@@ -277,7 +277,7 @@ class ImportWriter:
                 for caption in record.captions
             )
         self._executemany(Turn, turn_rows, "turns_added")
-        self._executemany(ItemImage, slots, "image_slots_added")
+        self._executemany(ItemImage, slots, "item_images_added")
         self._executemany(Caption, captions, "captions_added")
         if categories:  # multi-label sources only
             self._executemany(ItemCategory, categories, "item_categories_added")
