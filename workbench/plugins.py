@@ -30,6 +30,14 @@ log = logging.getLogger(__name__)
 
 ENTRY_POINT_GROUP = "workbench.plugins"
 
+#: The plugin API this app offers: what docs/plugins.md names (``Plugin``, ``Importer`` and
+#: ``ImportReport``, the domain records, ``AnnotationProtocol``, ``JudgeTemplate`` and the
+#: parsers, ``BenchmarkScores``). It goes up when a change to those would break a plugin
+#: written against the one before.
+PLUGIN_API_VERSION = 1
+#: the versions a plugin may declare and still be loaded
+SUPPORTED_PLUGIN_API_VERSIONS = frozenset({PLUGIN_API_VERSION})
+
 
 @dataclass(frozen=True)
 class LazyImporter:
@@ -74,6 +82,9 @@ class Plugin:
     name: str
     version: str
     description: str
+    #: the plugin API version (:data:`PLUGIN_API_VERSION`) the plugin was written for; an
+    #: installed plugin that declares none, or one this app does not support, is not loaded
+    api_version: int | None = None
     #: importers, or the names of importers loaded on first use
     importers: tuple[Importer | LazyImporter, ...] = ()
     protocols: tuple[AnnotationProtocol, ...] = ()
@@ -186,11 +197,34 @@ def load_registry() -> Registry:
                 plugin = plugin()
             if not isinstance(plugin, Plugin):
                 raise TypeError(f"entry point gave {type(plugin).__name__}, not a Plugin")
+            check_api_version(plugin)
             registry.add(plugin)
         except Exception as error:  # a broken third-party plugin must not take the app down
             log.warning("plugin %s failed to load: %s", entry_point.name, error)
             registry.failures.append(PluginLoadFailure(entry_point.value, str(error)))
     return registry
+
+
+class IncompatiblePluginError(WorkbenchError):
+    pass
+
+
+def check_api_version(plugin: Plugin) -> None:
+    """Refuse a plugin written for a plugin API this app does not offer, naming the plugin, the
+    version it declares and the ones supported."""
+    supported = ", ".join(map(str, sorted(SUPPORTED_PLUGIN_API_VERSIONS)))
+    if plugin.api_version is None:
+        raise IncompatiblePluginError(
+            f"plugin {plugin.name} {plugin.version} declares no api_version; a plugin states "
+            f"the plugin API version it was written for (this app supports {supported}: "
+            f"api_version={PLUGIN_API_VERSION} in its Plugin manifest, see docs/plugins.md)"
+        )
+    if plugin.api_version not in SUPPORTED_PLUGIN_API_VERSIONS:
+        raise IncompatiblePluginError(
+            f"plugin {plugin.name} {plugin.version} was written for plugin API version "
+            f"{plugin.api_version}, and this app supports {supported}; install a version of "
+            f"{plugin.name} written for API {PLUGIN_API_VERSION}"
+        )
 
 
 @cache
@@ -208,6 +242,7 @@ def core_plugin() -> Plugin:
         name="core",
         version=__version__,
         description="Formats of VLM Workbench itself",
+        api_version=PLUGIN_API_VERSION,
         importers=(
             LazyImporter(
                 "jsonl",

@@ -12,6 +12,7 @@ plugin = Plugin(
     name="arena",
     version=__version__,
     description="WildVision-Bench, Chatbot Arena / VisionArena battles and Arena-Hard-Auto",
+    api_version=1,
     # named, not imported: the battles reader brings pyarrow, which a judge run never needs
     importers=(
         LazyImporter(

@@ -11,6 +11,7 @@ plugin = Plugin(
     name="chirp",
     version=__version__,
     description="CHIRP: pairwise judging on five criteria",
+    api_version=1,
     importers=(
         LazyImporter(
             "chirp-robin",

@@ -12,6 +12,7 @@ plugin = Plugin(
     name="convbench",
     version=__version__,
     description="ConvBench: three-turn conversations (perception, reasoning, creation)",
+    api_version=1,
     importers=(
         LazyImporter(
             "convbench",

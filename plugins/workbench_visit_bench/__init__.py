@@ -11,6 +11,7 @@ plugin = Plugin(
     name="visit_bench",
     version=__version__,
     description="VisIT-Bench: instances with captions and verified references; human preferences",
+    api_version=1,
     importers=(
         LazyImporter(
             "visit-bench",

@@ -317,3 +317,28 @@ def test_the_import_dialog_queues_behind_running_work(qtbot, tmp_path: Path) -> 
     assert job.status is JobStatus.SUCCEEDED
     # the list says how it ended, in the dialog's words
     assert "items added" in job.text and job.text == dialog.ui.statusLabel.text()
+
+
+def test_asked_to_end_a_window_closes_even_if_a_job_ignores_its_cancel(
+    qtbot,  # type: ignore[no-untyped-def]
+) -> None:
+    window = MainWindow(persist_layout=False)
+    qtbot.addWidget(window)
+    window.show()
+    started, release = threading.Event(), threading.Event()
+
+    def deaf(_control: JobControl) -> str:  # never asks whether it was cancelled
+        started.set()
+        release.wait(HANG_GUARD_SECONDS)
+        return "late"
+
+    job = window.jobs.submit("Deaf work", "Work", deaf)
+    assert started.wait(HANG_GUARD_SECONDS)
+    try:
+        window.close_cancelling_jobs()
+        assert window.stop_jobs_box is None  # no question: the app was asked to end
+        qtbot.waitUntil(lambda: not window.isVisible(), timeout=HANG_GUARD_MS)
+        assert job.active  # closed without it
+    finally:
+        release.set()
+        window.jobs.pool.waitForDone(HANG_GUARD_MS)

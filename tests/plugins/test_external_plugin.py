@@ -1,12 +1,14 @@
-"""A plugin published as its own distribution: built from a temporary folder, installed with
-pip, and found by `workbench plugins` with its importer, protocol and judge template; its
-importer then imports into a bundle. This is the path docs/plugins.md tells plugin authors to
-take, so the test follows it word for word (pyproject, entry point, Plugin manifest)."""
+"""A plugin published as its own distribution, exactly as docs/plugins.md writes it: the files
+are copied from the page's code blocks as they stand, the wheel is built and installed with pip
+into a folder of its own, and `workbench plugins` finds the plugin with its importer, protocol
+and judge template; its importer then imports into a bundle. A plugin written for another
+plugin API version is refused, naming it."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -14,121 +16,60 @@ from pathlib import Path
 
 import pytest
 
-PYPROJECT = """\
-[build-system]
-requires = ["hatchling"]
-build-backend = "hatchling.build"
+from workbench.plugins import PLUGIN_API_VERSION
 
-[project]
-name = "workbench-toy-plugin"
-version = "0.1.0"
-dependencies = ["vlm-workbench"]
-
-[project.entry-points."workbench.plugins"]
-toy = "workbench_toy:plugin"
-
-[tool.hatch.build.targets.wheel]
-packages = ["workbench_toy"]
-"""
-
-PLUGIN = '''\
-"""A toy benchmark: one question per line of a JSONL file, answered by thumbs up or down."""
-
-import json
-from collections.abc import Iterator, Sequence
-from pathlib import Path
-
-from workbench.domain import ItemRecord, Origin, TurnRecord
-from workbench.domain.protocols import AnnotationProtocol, Choice, Display
-from workbench.importers.base import Importer, ImportReport, Record
-from workbench.judge.parsing import SentenceParser
-from workbench.judge.templates import JudgeMode, JudgeTemplate
-from workbench.plugins import Plugin
+PLUGIN_PAGE = Path(__file__).resolve().parents[2] / "docs" / "plugins.md"
+#: a file of the example: its path on a line of its own, then its code block
+FILE_BLOCK = re.compile(r"^`(workbench-toy-plugin/[^`]+)`[^\n]*:\n\n```\w*\n(.*?)^```", re.M | re.S)
 
 
-class ToyQuestions(Importer):
-    name = "toy-questions"
-    version = "1"
-    description = "toy questions, one JSON object with id and question per line"
-
-    def read(self, sources: Sequence[Path], report: ImportReport) -> Iterator[Record]:
-        for path in self.files(sources):
-            for row, line in enumerate(path.read_text().splitlines(), start=1):
-                record = json.loads(line)
-                if "question" not in record:
-                    report.reject(Origin(path.name, row), "question", "missing")
-                    continue
-                yield ItemRecord(
-                    source="toy",
-                    external_id=str(record["id"]),
-                    turns=(TurnRecord(index=1, prompt=record["question"]),),
-                    origin=Origin(path.name, row),
-                )
+def guide_files() -> dict[str, str]:
+    """The example plugin's files as docs/plugins.md shows them: path -> text."""
+    return dict(FILE_BLOCK.findall(PLUGIN_PAGE.read_text(encoding="utf-8")))
 
 
-THUMBS = AnnotationProtocol(
-    name="toy-thumbs",
-    title="Thumbs up or down",
-    description="Is the answer acceptable?",
-    display=Display.SINGLE,
-    choices=(Choice("up", "Thumbs up", "U"), Choice("down", "Thumbs down", "D")),
-)
-
-TOY_JUDGE = JudgeTemplate(
-    name="toy-judge",
-    version="1",
-    title="Toy pairwise judge",
-    description="asks which answer is better",
-    system="Compare two answers. End with: Winner: A or Winner: B.",
-    user="{instruction}\\n\\nA: {response_a}\\n\\nB: {response_b}",
-    parse=SentenceParser(
-        name="toy-winner",
-        description="the last 'Winner: X'",
-        pattern=r"Winner:\\s*(?P<choice>[AB])",
-    ),
-    mode=JudgeMode.PAIR,
-)
-
-plugin = Plugin(
-    name="toy",
-    version="0.1.0",
-    description="a toy benchmark published as its own distribution",
-    importers=(ToyQuestions(),),
-    protocols=(THUMBS,),
-    judge_templates=(TOY_JUDGE,),
-)
-'''
-
-
-@pytest.fixture(scope="module")
-def installed_plugin(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The toy plugin installed by pip into a folder that is put on the path of the commands
-    run below, so the test environment itself is left as it was."""
-    root = tmp_path_factory.mktemp("toy-plugin")
-    project = root / "project"
-    (project / "workbench_toy").mkdir(parents=True)
-    (project / "pyproject.toml").write_text(PYPROJECT)
-    (project / "workbench_toy" / "__init__.py").write_text(PLUGIN)
-    site = root / "site"
+def _pip(*args: str) -> None:
     subprocess.run(
         [
             sys.executable,
             "-m",
             "pip",
-            "install",
+            *args,
             "--quiet",
             "--disable-pip-version-check",
             "--no-deps",  # vlm-workbench is the environment's own
             "--no-build-isolation",  # hatchling is a test dependency: no index needed
             "--no-index",
-            "--target",
-            str(site),
-            str(project),
         ],
         check=True,
         timeout=300,
     )
+
+
+def build_and_install(root: Path, files: dict[str, str]) -> Path:
+    """Write ``files`` under ``root``, build the wheel and install it into a folder of its own,
+    which the commands below put on their path (the test environment stays as it was)."""
+    for name, text in files.items():
+        target = root / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    dist, site = root / "dist", root / "site"
+    _pip("wheel", "--wheel-dir", str(dist), str(root / "workbench-toy-plugin"))
+    (wheel,) = dist.glob("workbench_toy_plugin-*.whl")
+    _pip("install", "--target", str(site), str(wheel))
     return site
+
+
+def test_the_guide_shows_every_file_of_its_example() -> None:
+    assert sorted(guide_files()) == [
+        "workbench-toy-plugin/pyproject.toml",
+        "workbench-toy-plugin/workbench_toy/__init__.py",
+    ]
+
+
+@pytest.fixture(scope="module")
+def installed_plugin(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_and_install(tmp_path_factory.mktemp("toy-plugin"), guide_files())
 
 
 def _workbench(site: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -193,3 +134,36 @@ def test_without_the_plugin_its_format_is_unknown(tmp_path: Path) -> None:
     assert result.returncode != 0
     assert "unknown import format 'toy-questions'" in result.stderr
     assert not (tmp_path / "b.wbb").exists()
+
+
+@pytest.mark.parametrize(
+    ("declared", "reason"),
+    [(None, "declares no api_version"), (PLUGIN_API_VERSION + 98, "was written for plugin API")],
+    ids=["undeclared", "newer"],
+)
+def test_a_plugin_for_another_api_version_is_refused_naming_it(
+    declared: int | None, reason: str, tmp_path: Path
+) -> None:
+    files = guide_files()
+    module = "workbench-toy-plugin/workbench_toy/__init__.py"
+    line = f"    api_version={PLUGIN_API_VERSION},  # the plugin API this plugin was written for\n"
+    assert line in files[module]
+    files[module] = files[module].replace(
+        line, "" if declared is None else f"    api_version={declared},\n"
+    )
+    site = build_and_install(tmp_path, files)
+    listed = _workbench(site, "plugins", "--json")
+    assert listed.returncode == 0, listed.stderr
+    document = json.loads(listed.stdout)
+    assert "toy" not in {plugin["name"] for plugin in document["plugins"]}
+    (failure,) = [f for f in document["failures"] if f["entry_point"] == "workbench_toy:plugin"]
+    assert failure["error"].startswith("plugin toy 0.1.0 ") and reason in failure["error"]
+    assert f"supports {PLUGIN_API_VERSION}" in failure["error"]
+    shown = _workbench(site, "plugins")
+    assert (
+        shown.returncode == 1 and "failed to load workbench_toy:plugin: plugin toy" in shown.stdout
+    )
+    # the built-in plugins load as before
+    assert {"arena", "chirp", "convbench", "visit_bench"} <= {
+        p["name"] for p in document["plugins"]
+    }

@@ -139,3 +139,23 @@ def test_cli_backup_list_and_check(bundle: Path, capsys: pytest.CaptureFixture[s
     assert "ok (full check)" in capsys.readouterr().out
     assert main(["restore", str(bundle.with_name("none.wbb"))]) == 1
     assert "no backup of" in capsys.readouterr().err
+
+
+def test_restore_through_a_symlink_restores_the_real_file_and_keeps_the_link(
+    bundle: Path, tmp_path: Path
+) -> None:
+    backup = make_backup(bundle)
+    original = table(bundle, "SELECT * FROM bundle_info ORDER BY key")
+    with Bundle.open(bundle) as opened, opened.session() as session:
+        session.execute(text("INSERT INTO bundle_info (key, value) VALUES ('note', 'later')"))
+    link_folder = tmp_path / "elsewhere"
+    link_folder.mkdir()
+    link = link_folder / "work.wbb"
+    link.symlink_to(bundle)
+    assert main(["restore", str(link), "--from", str(backup)]) == 0
+    assert link.is_symlink() and link.resolve() == bundle.resolve()
+    assert table(bundle, "SELECT * FROM bundle_info ORDER BY key") == original
+    aside = [p for p in bundle.parent.iterdir() if p.name.startswith("work.damaged-")]
+    assert len(aside) == 1 and not aside[0].is_symlink()
+    assert ("later",) in table(aside[0], "SELECT value FROM bundle_info")
+    assert [p.name for p in link_folder.iterdir()] == ["work.wbb"]

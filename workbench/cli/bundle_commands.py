@@ -75,12 +75,17 @@ def run_info(args: argparse.Namespace) -> int:
         return 0
     print(f"{counts['bundle']['location']} (schema {counts['bundle']['schema']})")
     for key, value in counts["totals"].items():
-        print(f"  {key:<24}{value:>10}")
+        print(f"  {INFO_LABELS.get(key, key):<24}{value:>10}")
     for source, values in counts["sources"].items():
         print(f"  [{source}]")
         for key, value in values.items():
-            print(f"    {key:<22}{value:>10}")
+            print(f"    {INFO_LABELS.get(key, key):<22}{value:>10}")
     return 0
+
+
+#: the words ``info`` shows for counts whose JSON key is not a word of docs/glossary.md (the
+#: JSON keeps its keys, which scripts read)
+INFO_LABELS = {"image_slots": "item_images"}
 
 
 def run_plugins(args: argparse.Namespace) -> int:
@@ -91,6 +96,7 @@ def run_plugins(args: argparse.Namespace) -> int:
         {
             "name": plugin.name,
             "version": plugin.version,
+            "api_version": plugin.api_version,
             "description": plugin.description,
             "importers": [
                 {"format": imp.name, "version": imp.version, "description": imp.description}
@@ -111,7 +117,10 @@ def run_plugins(args: argparse.Namespace) -> int:
         print(json.dumps({"plugins": listing, "failures": failures}, indent=2))
         return 0
     for plugin in listing:
-        print(f"{plugin['name']} {plugin['version']}: {plugin['description']}")
+        print(
+            f"{plugin['name']} {plugin['version']} (plugin API {plugin['api_version']}): "
+            f"{plugin['description']}"
+        )
         for imp in plugin["importers"]:
             print(f"  import format {imp['format']} (v{imp['version']}): {imp['description']}")
         for protocol in plugin["protocols"]:

@@ -32,9 +32,11 @@ def register(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from workbench.services.importing import import_files
+    from workbench.storage.locations import location_file
 
     # a bundle this import creates needs no backup yet: a copy would only double it
-    existed = "://" not in args.into and Path(args.into).is_file()
+    into_file = location_file(args.into)
+    existed = into_file is not None and into_file.is_file()
     progress = TerminalProgress()
     try:
         result = import_files(
@@ -47,7 +49,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         progress.finish()
     if existed and not result.already_imported:
-        _back_up_if_due(Path(args.into))
+        assert into_file is not None
+        _back_up_if_due(into_file)
     if args.json:
         print(json.dumps(result.as_dict(), indent=2, sort_keys=True))
         return 0

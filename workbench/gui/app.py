@@ -13,7 +13,7 @@ import shlex
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, NoReturn, cast
 
 from workbench.errors import WorkbenchError
 
@@ -81,6 +81,7 @@ def _application() -> QApplication:
     from workbench.gui.collector import install_idle_collector
     from workbench.gui.fonts import install_fallback_fonts
     from workbench.gui.resources import app_icon
+    from workbench.gui.termination import close_on_termination
 
     # instance() is typed as the core application; in this process it is a QApplication (made
     # here, or by pytest-qt's qapp)
@@ -92,6 +93,7 @@ def _application() -> QApplication:
         app.setOrganizationName("vlm-workbench")
         install_fallback_fonts()
         install_idle_collector(app)  # full collections wait for an idle user
+        close_on_termination(app)  # SIGTERM or SIGHUP: cancel the jobs and close, not die
     app.setWindowIcon(app_icon())
     return app
 
@@ -245,7 +247,7 @@ def run_annotator(
     if screenshot is not None:
         return _take_screenshot(window, screenshot, size or WINDOW_SIZE)
     window.show()
-    return run_shared_loop(app)
+    _ended(run_shared_loop(app))
 
 
 def ask_who_annotates(
@@ -308,6 +310,14 @@ def resume_annotation() -> int | None:
     return run_app(
         location, page="annotate", campaign=campaign, annotator=annotator, ask_annotator=True
     )
+
+
+def _ended(status: int) -> NoReturn:
+    """The event loop ended with ``status`` (the last window closed): the process ends now,
+    without waiting for background readers (see :mod:`workbench.gui.termination`)."""
+    from workbench.gui.termination import exit_process
+
+    exit_process(status)
 
 
 def run_app(
@@ -391,12 +401,12 @@ def run_app(
             return 1
         window.show()
         window.report_open_failure(error)
-        return run_shared_loop(app)
+        _ended(run_shared_loop(app))
 
     # the judge's HTTP stack loads once the first items are on screen, not before
     when_items_painted(window.item_list.ui.itemTable, lambda _at: start_judge_preparation())
     if screenshot is None:
         window.show()
-        return run_shared_loop(app)
+        _ended(run_shared_loop(app))
 
     return _take_screenshot(window, screenshot, size or WINDOW_SIZE, shown)

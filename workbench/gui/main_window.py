@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, Qt
+from PySide6.QtCore import QByteArray, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -55,6 +55,9 @@ from workbench.storage.errors import BundleDamagedError
 log = logging.getLogger(__name__)
 
 WINDOW_SIZE = (1600, 1000)
+#: asked to end (SIGTERM), how long the window waits for its cancelled jobs to stop before it
+#: closes without them, within the 2 s the app has to be gone
+END_DEADLINE_MS = 1_500
 ITEM_LIST_WIDTH = 700
 #: the extra keys of actions whose main shortcut the .ui file cannot hold (a second one)
 EXTRA_KEYS = {
@@ -99,6 +102,8 @@ class MainWindow(QMainWindow):
         self.jobs_dialog: JobsDialog | None = None
         self.stop_jobs_box: QMessageBox | None = None
         self._close_when_idle = False
+        #: asked to end and its jobs did not stop in time: close without them
+        self._closing_despite_jobs = False
         #: the one-time note about where the first automatic backup went (for tests)
         self.first_backup_note: QMessageBox | None = None
         self.selection = LinkedSelection(self)
@@ -578,6 +583,28 @@ class MainWindow(QMainWindow):
         box.open()
         return box
 
+    def close_cancelling_jobs(self) -> None:
+        """Close without asking, as after Yes to "Cancel them and close?": running jobs are
+        cancelled and the window closes once they stopped, or after ``END_DEADLINE_MS`` if one
+        does not stop (the app was asked to end, and must)."""
+        if self.jobs.busy:
+            self._stop_jobs_and_close()
+            QTimer.singleShot(END_DEADLINE_MS, self._close_despite_jobs)
+        else:
+            self.close()
+
+    def _close_despite_jobs(self) -> None:
+        """A job that did not stop when the app was asked to end (a judge run whose start is
+        stuck in a thread never reaches its cancel) does not keep it alive: the window closes,
+        the process ends with it (gui.termination), and SQLite rolls back what the job had not
+        committed, as after a kill."""
+        if not self.isVisible() or not self.jobs.busy:
+            return
+        kinds = ", ".join(sorted({job.kind.lower() for job in self.jobs.active()}))
+        log.warning("closing with jobs that did not stop after cancelling: %s", kinds)
+        self._closing_despite_jobs = True
+        self.close()
+
     def _stop_jobs_and_close(self) -> None:
         self._close_when_idle = True
         self.jobs.cancel_all()
@@ -618,7 +645,7 @@ class MainWindow(QMainWindow):
         self.settings.save_window(QByteArray(self.saveGeometry()), QByteArray(self.saveState()))
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        if self.jobs.busy:
+        if self.jobs.busy and not self._closing_despite_jobs:
             event.ignore()
             if self.stop_jobs_box is None and not self._close_when_idle:
                 self.ask_to_stop_jobs()

@@ -42,9 +42,11 @@ def normalize_model_name(name: str) -> str:
 
 
 def skeleton(name: str) -> str:
-    """What ``name`` looks like: compatibility forms folded (NFKC) and look-alike letters of
-    other scripts read as the Latin letter they resemble."""
-    return unicodedata.normalize("NFKC", name).translate(_CONFUSABLE)
+    """What ``name`` looks like: normalised (:func:`normalize_model_name`, so a name stored by
+    an older app with a zero-width or trailing space looks like its clean spelling),
+    compatibility forms folded (NFKC) and look-alike letters of other scripts read as the Latin
+    letter they resemble."""
+    return unicodedata.normalize("NFKC", normalize_model_name(name)).translate(_CONFUSABLE)
 
 
 def look_alikes(names: Iterable[str]) -> list[tuple[str, ...]]:
@@ -55,9 +57,30 @@ def look_alikes(names: Iterable[str]) -> list[tuple[str, ...]]:
     return sorted(tuple(sorted(group)) for group in groups.values() if len(group) > 1)
 
 
+def look_alikes_of_known(
+    new: Iterable[str], known: Iterable[str]
+) -> list[tuple[str, tuple[str, ...]]]:
+    """Each name of ``new`` that is not in ``known`` but looks like names that are (a second
+    import naming a model of the bundle with a Cyrillic letter): (the new name, the known names
+    it looks like, sorted), in name order."""
+    by_look: dict[str, set[str]] = {}
+    for name in known:
+        by_look.setdefault(skeleton(name), set()).add(name)
+    found = []
+    for name in sorted(set(new)):
+        alike = by_look.get(skeleton(name), set()) - {name}
+        if alike:
+            found.append((name, tuple(sorted(alike))))
+    return found
+
+
 def differing_characters(names: tuple[str, ...]) -> list[str]:
-    """The characters that make look-alike ``names`` differ, by their Unicode names."""
+    """The characters that make look-alike ``names`` differ, by their Unicode names: letters
+    outside ASCII, and white space found in some of the names but not all."""
     seen: set[str] = set()
     for name in names:
         seen.update(char for char in name if not char.isascii())
+    shared = set.intersection(*(set(name) for name in names)) if names else set()
+    for name in names:
+        seen.update(char for char in name if char.isspace() and char not in shared)
     return [f"U+{ord(char):04X} {unicodedata.name(char, '?')}" for char in sorted(seen)]

@@ -33,6 +33,12 @@ from workbench.storage.credentials import (
 )
 from workbench.storage.errors import BackupError
 from workbench.storage.integrity import ForeignWal, integrity_check, set_aside_foreign_wal
+from workbench.storage.locations import (
+    is_server_url,
+    location_file,
+    location_scheme,
+    not_a_location_message,
+)
 
 __all__ = [
     "PASSWORD_ENV_VAR",
@@ -59,14 +65,17 @@ __all__ = [
 
 
 def bundle_file(location: str | Path) -> Path:
-    """The bundle file at ``location``; a clear error for a server URL or a missing file."""
+    """The bundle file at ``location`` (a path or ``sqlite:///PATH``); a clear error for a
+    server URL, another URL or a missing file."""
     # a plain str: argparse's Path would fold a URL's "//" before this test sees it
-    if "://" in str(location):
-        raise BackupError(
-            "check, backup and restore work on bundle files; back up a PostgreSQL bundle with "
-            "the server's own tools (pg_dump)"
-        )
-    path = Path(location)
+    path = location_file(location)
+    if path is None:
+        if is_server_url(location):
+            raise BackupError(
+                "check, backup and restore work on bundle files; back up a PostgreSQL bundle "
+                "with the server's own tools (pg_dump)"
+            )
+        raise BackupError(not_a_location_message(location_scheme(location) or ""))
     if not path.is_file():
         raise BackupError(f"no bundle at {path}")
     return path
@@ -158,9 +167,9 @@ def restore(
     """Put ``backup`` (by default the newest one) in place of the bundle, keeping the file that
     was there aside. Only this bundle's own backups, unless ``force``. A cancelled restore
     (:class:`~workbench.progress.WorkCancelledError`) leaves the bundle exactly as it was."""
-    if "://" in str(location):
-        bundle_file(location)  # the same one-line refusal as the other commands
-    path = Path(location)
+    path = location_file(location)
+    if path is None:  # the same one-line refusal as the other commands
+        path = bundle_file(location)
     chosen = Path(backup) if backup is not None else latest_backup(path)
     if chosen is None:
         raise BackupError(

@@ -320,8 +320,14 @@ def restore_backup(
     ``progress`` follows the check of the backup ("checking") and its copy ("copying"); once
     ``cancel_requested()`` is true, the work stops before the bundle's files are moved, the
     copy is removed and :class:`~workbench.progress.WorkCancelledError` is raised: the bundle
-    is exactly as it was."""
+    is exactly as it was.
+
+    Through a symbolic link, the file the link points to is restored and the link is left in
+    place: moving the link aside would leave the real file as it was and put a plain copy where
+    the link was."""
     path, backup = Path(path), Path(backup)
+    if path.is_symlink():
+        path = path.resolve()
     steps = Steps(progress, cancel_requested, "restore cancelled; the bundle was not changed")
     if not backup.is_file():
         raise BackupError(f"no backup at {backup}")

@@ -31,6 +31,13 @@ from workbench.storage.errors import (
     BundleError,
     ServerSupportMissingError,
 )
+from workbench.storage.locations import (
+    SERVER_SCHEMES,
+    SQLITE_SCHEME,
+    location_file,
+    location_scheme,
+    not_a_location_message,
+)
 from workbench.storage.read_only import read_only_uri
 
 SQLITE = "sqlite"
@@ -44,9 +51,6 @@ BUSY_RETRY_DEADLINE_S = 60.0
 CONNECT_TIMEOUT_S = 10
 #: TLS settings a URL may carry as query parameters; libpq reads them as they are
 TLS_PARAMETERS = ("sslmode", "sslrootcert", "sslcert", "sslkey", "sslpassword", "sslcrl")
-
-_POSTGRES_SCHEMES = {"postgresql", "postgres", "postgresql+psycopg"}
-_URL_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*)://")
 
 
 @dataclass(frozen=True)
@@ -80,30 +84,27 @@ class BundleLocation:
 
 def parse_location(location: str | Path) -> BundleLocation:
     """A file path, ``sqlite:///path``, or a ``postgresql://`` URL (psycopg 3 is the driver
-    whatever the URL names)."""
-    if isinstance(location, Path):
-        return BundleLocation(SQLITE, path=location)
+    whatever the URL names). Which of them a location is, is decided by
+    :mod:`workbench.storage.locations`, as for every other reader."""
+    path = location_file(location)
+    if path is not None:  # a path, or sqlite:/// naming one
+        return BundleLocation(SQLITE, path=path)
+    scheme = location_scheme(location) or ""
     text = str(location).strip()
-    scheme_match = _URL_SCHEME.match(text)
-    if scheme_match is None:
-        return BundleLocation(SQLITE, path=Path(text))
-    scheme = scheme_match.group(1).lower()
     try:
         url = make_url(text)
     except Exception as error:
         raise BundleError(f"cannot read the database URL: {error}") from None
-    if scheme in _POSTGRES_SCHEMES:
+    if scheme in SERVER_SCHEMES:
         if not url.database:
             raise BundleError(f"{masked(url)} names no database (add /DATABASE to the URL)")
         _refuse_control_characters(url)
         return BundleLocation(
             POSTGRESQL, url=url.set(drivername="postgresql+psycopg"), shown_url=masked(url)
         )
-    if scheme == "sqlite" and url.database:
-        return BundleLocation(SQLITE, path=Path(url.database))
-    raise BundleError(
-        f"'{scheme}://' is not a bundle location: give a file path or a postgresql:// URL"
-    )
+    if scheme == SQLITE_SCHEME:
+        raise BundleError(f"{text} names no file on this machine: write sqlite:///PATH")
+    raise BundleError(not_a_location_message(scheme))
 
 
 def _refuse_control_characters(url: URL) -> None:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from workbench.storage.compiled_queries import BATTLE_COUNTS_SQL, CAMPAIGN_BATTLE_COUNTS_SQL
+from workbench.storage.locations import location_file
 from workbench.storage.read_only import read_only_uri
 from workbench.storage.revision import HEAD_REVISION
 
@@ -44,11 +45,8 @@ def _connect(path: Path) -> sqlite3.Connection:
 
 def _readable_file(location: str | Path) -> Path | None:
     """The file at ``location`` when this reader may try it (not a server URL, a plain file)."""
-    text = str(location)
-    if "://" in text:
-        return None
-    path = Path(text)
-    return path if path.is_file() else None
+    path = location_file(location)
+    return path if path is not None and path.is_file() else None
 
 
 def _at_current_revision(connection: sqlite3.Connection) -> bool:

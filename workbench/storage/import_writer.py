@@ -20,9 +20,10 @@ from sqlalchemy import Table, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from workbench import __version__
-from workbench.domain import ItemRecord, JudgmentRecord, ModelRecord, OutputRecord
+from workbench.domain import ItemRecord, JudgmentRecord, ModelRecord, Origin, OutputRecord
 from workbench.importers.base import ImportReport, Record
 from workbench.importers.images import PreparedImage, image_key
+from workbench.importers.model_names import differing_characters, look_alikes_of_known
 from workbench.storage.batching import chunked
 from workbench.storage.models import (
     Caption,
@@ -67,6 +68,8 @@ class ImportWriter:
     def __init__(self, session: Session, report: ImportReport) -> None:
         self.session = session
         self.report = report
+        #: where warnings about the import as a whole point: its first file
+        self.origin = Origin("import")
         self.counts: Counter[str] = Counter()
         self._source_ids: dict[str, int] = {}
         self._model_ids: dict[str, int] = {}
@@ -96,6 +99,8 @@ class ImportWriter:
         )
         self.session.add(import_row)
         self.session.flush()
+        if files:
+            self.origin = Origin(files[0].name)
 
         items = [r for r in records if isinstance(r, ItemRecord)]
         outputs = [r for r in records if isinstance(r, OutputRecord)]
@@ -122,6 +127,19 @@ class ImportWriter:
 
     # --- lookups ------------------------------------------------------------------------------
 
+    def _report_look_alikes_of_known(self, new: set[str], known: Iterable[str]) -> None:
+        """A new model name that looks like a model already in the bundle is warned about:
+        the import that brings it can only see its own names."""
+        for name, alike in look_alikes_of_known(new, known):
+            shown = ", ".join(map(repr, alike))
+            differing = "; ".join(differing_characters((name, *alike))) or "compatibility forms"
+            self.report.warn(
+                self.origin,
+                "model",
+                f"model name {name!r} looks like {shown}, already in the bundle, but is a "
+                f"different name ({differing}); it is kept as a different model",
+            )
+
     def _load_sources(self, names: set[str]) -> None:
         existing = dict(self.session.execute(select(Source.name, Source.id)).all())
         for name in sorted(names - existing.keys()):
@@ -144,6 +162,7 @@ class ImportWriter:
             if judgment.model_b is not None:
                 names.add(judgment.model_b)
         existing = dict(self.session.execute(select(Model.name, Model.id)).all())
+        self._report_look_alikes_of_known(names - existing.keys(), existing.keys())
         for name in sorted(names - existing.keys()):
             record = described.get(name)
             existing[name] = self.session.execute(
@@ -258,7 +277,7 @@ class ImportWriter:
                 for caption in record.captions
             )
         self._executemany(Turn, turn_rows, "turns_added")
-        self._executemany(ItemImage, slots, "image_slots_added")
+        self._executemany(ItemImage, slots, "item_images_added")
         self._executemany(Caption, captions, "captions_added")
         if categories:  # multi-label sources only
             self._executemany(ItemCategory, categories, "item_categories_added")

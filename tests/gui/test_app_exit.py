@@ -1,0 +1,79 @@
+"""Asked to end (SIGTERM, as at a logout) while a judge run waits on an endpoint that never
+answers, the app cancels the run, closes its window and the process exits with status 0; it
+neither dies by the signal nor waits for the requests. How long that takes is measured by
+``bench/exit_time.py``, not here."""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from tests.judge.helpers import build_bundle
+from tests.patience import HANG_GUARD_MS
+
+pytestmark = pytest.mark.gui
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "exit_time.py"
+
+
+def test_asked_to_end_with_a_judge_run_waiting_the_app_cancels_it_and_exits(
+    tmp_path: Path,
+) -> None:
+    sys.path.insert(0, str(BENCH.parent))
+    try:
+        from exit_time import SilentEndpoint
+    finally:
+        sys.path.remove(str(BENCH.parent))
+    bundle = build_bundle(tmp_path, 6, models=("m-a", "m-b"))
+    endpoint = SilentEndpoint()
+    environment = {
+        **os.environ,
+        "QT_QPA_PLATFORM": "offscreen",
+        "VLM_WORKBENCH_HOME": str(tmp_path / "home"),
+    }
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            str(BENCH),
+            "--child",
+            "judge",
+            "--bundle",
+            str(bundle),
+            "--endpoint",
+            endpoint.base_url,
+            "--out",
+            str(tmp_path / "unused.jsonl"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=environment,
+    )
+    lines: queue.Queue[str] = queue.Queue()
+
+    def read() -> None:
+        assert child.stdout is not None
+        for line in child.stdout:
+            lines.put(line)
+        lines.put("")
+
+    threading.Thread(target=read, daemon=True).start()
+    try:
+        started = lines.get(timeout=HANG_GUARD_MS / 1000)
+        assert started.startswith("running judge"), child.stderr and child.stderr.read()
+        # the run's requests are waiting on the silent endpoint
+        assert endpoint.connected.wait(timeout=HANG_GUARD_MS / 1000)
+        child.send_signal(signal.SIGTERM)
+        status = child.wait(timeout=HANG_GUARD_MS / 1000)
+    finally:
+        if child.poll() is None:
+            child.kill()
+        endpoint.close()
+    assert status == 0, child.stderr.read() if child.stderr else ""
