@@ -32,10 +32,12 @@ from workbench.services.campaigns import (
     PRACTICE_DONE_SETTING,
     PRACTICE_OPTIONAL_SETTING,
     PRACTICE_SETTING,
+    campaign_protocol,
     find_annotator,
     find_campaign,
 )
 from workbench.services.pack_marker import PACK_INFO_KEY
+from workbench.services.shown_order import SHOWN_SWAPPED_SETTING, ShownOrders, swapped_sequences
 from workbench.services.voting import lease_pairs, lease_setting, open_pairs, release_leases
 from workbench.storage.bundle import Bundle, remove_bundle_files
 from workbench.storage.copier import PACK_POLICY, VOTE_CONTENT, content_key
@@ -180,6 +182,8 @@ class _Slice:
     annotator: Annotator
     pairs: list[ScheduledPair]
     salt: str
+    #: per packed task, whether it is shown with its right model first (the pack carries it)
+    swapped: dict[int, bool] = field(default_factory=dict)
 
 
 def _read_slice(session: Session, campaign_name: str, handle: str, limit: int | None) -> _Slice:
@@ -201,7 +205,20 @@ def _read_slice(session: Session, campaign_name: str, handle: str, limit: int | 
         raise PackError(
             f"annotator '{handle}' has no open task in campaign '{campaign_name}'; nothing to pack"
         )
-    return _Slice(campaign, annotator, pairs, str(campaign.settings["pack_salt"]))
+    orders = ShownOrders(campaign.id, annotator.id, campaign_protocol(campaign).output_count == 2)
+    now = datetime.now(UTC)
+    swapped = {
+        pair.id: orders.choose(
+            session.connection(),
+            pair.id,
+            pair.sequence,
+            pair.left_model_id,
+            pair.right_model_id,
+            now,
+        )
+        for pair in pairs
+    }
+    return _Slice(campaign, annotator, pairs, str(campaign.settings["pack_salt"]), swapped)
 
 
 def pack_lease_duration(settings: dict[str, Any]) -> timedelta:
@@ -217,6 +234,7 @@ def _lease_for_pack(session: Session, piece: _Slice) -> None:
         [pair.id for pair in piece.pairs],
         piece.annotator.id,
         pack_lease_duration(piece.campaign.settings),
+        piece.swapped,
     )
 
 
@@ -435,6 +453,9 @@ def export_pack(
                         "criteria": settings.get("criteria"),
                         "output_context": settings.get("output_context", "standard"),
                         "pack": True,
+                        SHOWN_SWAPPED_SETTING: swapped_sequences(
+                            (pair.sequence, piece.swapped[pair.id]) for pair in piece.pairs
+                        ),
                         **_pack_practice(settings, piece.salt, piece.annotator.handle),
                     },
                 )

@@ -173,6 +173,7 @@ SYNC_POLICY = CopyPolicy(
         ),
         "judge_verdicts": TableRule(None),
         "adjudications": TableRule(("pair_id", "criterion")),
+        "flags": TableRule(("uuid",), ("retracted_at",), first_set),
         # a cache: two sides may hold different answers to one request; either serves
         "response_cache": TableRule(("request_hash",), ("response_text", "usage", "created_at")),
     },
