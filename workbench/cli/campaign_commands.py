@@ -373,6 +373,9 @@ def run_status(args: argparse.Namespace) -> int:
         f"{status['answered']} answers, {status['skipped']} skips, "
         f"{status['active_leases']} in progress"
     )
+    if status["flags"]:
+        flagged = ", ".join(f"{count} {reason}" for reason, count in status["flags"].items())
+        print(f"  flags raised by annotators: {flagged}")
     for row in status["annotators"]:
         seconds = row["median_seconds_per_task"]
         line = f"  {row['annotator']}: {row['answered']} answered, {row['skipped']} skipped"

@@ -53,6 +53,7 @@ from workbench.services.campaigns import (
     find_annotator,
     find_campaign,
 )
+from workbench.services.flags import ANNOTATOR, add_flag
 from workbench.services.practice import PracticeFeedback, PracticeRound
 from workbench.services.shown_order import ShownOrders, fixed_orders
 from workbench.storage.bundle import Bundle
@@ -659,6 +660,35 @@ class AnnotationSession:
         one, and say whether it was the expected answer; nothing is stored."""
         comment = (comment or "").strip() or None
         return self.practice.check(token, answer_rows(self.protocol, answers, comment))
+
+    def flag(self, token: str, reason: str, response: int | None = None, note: str = "") -> None:
+        """Flag the task ``token`` names (``reason`` one of ``services.flags.FLAG_REASONS``):
+        about the item, or with ``response`` (0 for Response 1, 1 for Response 2) about that
+        answer, mapped to its model through the order the task is shown in. The task stays on
+        screen, to be answered (or skipped) as usual."""
+        self._refuse_in_preview()
+        shown = self._current(token)
+        with self.bundle.session() as session:
+            pair = session.get_one(ScheduledPair, shown.pair_id)
+            model_id = None
+            if response is not None:
+                sides = [pair.left_model_id, pair.right_model_id][: self.protocol.output_count]
+                if shown.swapped:
+                    sides.reverse()
+                if not 0 <= response < len(sides):
+                    raise AnswerError("this task has no such response to flag")
+                model_id = sides[response]
+            add_flag(
+                session,
+                item_id=pair.item_id,
+                model_id=model_id,
+                reason=reason,
+                note=note,
+                origin=ANNOTATOR,
+                campaign_id=self._campaign_id,
+                pair_id=pair.id,
+                annotator_id=self._annotator_id,
+            )
 
     def skip(self, token: str, reason: str) -> VoteReceipt:
         """Pass over the task with a reason; it is not shown to this annotator again (undo
