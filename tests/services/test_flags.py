@@ -19,7 +19,7 @@ from workbench.services.campaign_errors import AnswerError
 from workbench.services.monitor import campaign_status
 from workbench.services.voting import AnnotationSession
 from workbench.storage import Bundle
-from workbench.storage.models import Flag, Model, Vote
+from workbench.storage.models import Campaign, Flag, Model, Vote
 
 
 def test_a_flag_keeps_the_task_and_names_the_model_shown_there(
@@ -93,3 +93,69 @@ def test_the_wildvision_import_flags_the_answers_that_name_their_model(
         ("Reka-Flash", "I am Yasa"),
         ("idefics2-8b-chatty", "I'm Idefics2"),
     ]
+
+
+def test_a_campaign_created_to_exclude_flagged_schedules_no_flagged_answer(
+    template: Path,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    from workbench.services.campaigns import CampaignSpec, create_campaign
+    from workbench.services.flags import add_flag
+    from workbench.storage.models import Item, ScheduledPair
+
+    path = tmp_path / "b.wbb"
+    path.write_bytes(template.read_bytes())
+    with Bundle.open(path) as bundle:
+        with bundle.session() as session:
+            items = list(session.scalars(select(Item).order_by(Item.external_id)))
+            model = session.scalars(select(Model).where(Model.name == MODELS[0])).one()
+            add_flag(
+                session,
+                item_id=items[0].id,
+                model_id=model.id,
+                reason="names_model",
+                note="I am alphavision",
+                origin="detector",
+            )
+            add_flag(
+                session,
+                item_id=items[1].id,
+                model_id=None,
+                reason="broken_image",
+                note="",
+                origin="annotator",
+            )
+            flagged_answer, flagged_item, model_id = items[0].id, items[1].id, model.id
+        summaries = {
+            exclude: create_campaign(
+                bundle,
+                CampaignSpec(
+                    f"c-{exclude}", "arena-battle", models=list(MODELS), exclude_flagged=exclude
+                ),
+                PLUGINS,
+            )
+            for exclude in (False, True)
+        }
+        with bundle.read_session() as read:
+            scheduled = {
+                name: read.execute(
+                    select(
+                        ScheduledPair.item_id,
+                        ScheduledPair.left_model_id,
+                        ScheduledPair.right_model_id,
+                    )
+                    .join(Campaign, Campaign.id == ScheduledPair.campaign_id)
+                    .where(Campaign.name == name)
+                ).all()
+                for name in ("c-False", "c-True")
+            }
+
+    def touches_a_flag(row: tuple[int, int | None, int | None]) -> bool:
+        item_id, left, right = row
+        return item_id == flagged_item or (item_id == flagged_answer and model_id in (left, right))
+
+    assert any(touches_a_flag(row) for row in scheduled["c-False"])
+    assert scheduled["c-True"] and not any(touches_a_flag(row) for row in scheduled["c-True"])
+    # the flagged item's four answers and the one flagged answer
+    assert summaries[True].left_out_flagged == 5 and summaries[False].left_out_flagged == 0
+    assert summaries[True].tasks == summaries[False].tasks - 6 - 3

@@ -115,6 +115,12 @@ def _register_campaign(commands: Any) -> None:
         action="store_true",
         help="leave out the chosen items that miss an image (they cannot be judged by eye)",
     )
+    create.add_argument(
+        "--exclude-flagged",
+        action="store_true",
+        help="schedule no comparison showing a flagged answer or item (a broken image, an "
+        "answer that names its model...)",
+    )
     create.add_argument("--json", action="store_true", help="print the summary as JSON")
     create.set_defaults(handler=run_create)
 
@@ -271,6 +277,7 @@ def run_create(args: argparse.Namespace) -> int:
         lease_minutes=args.lease_minutes,
         pack_lease_days=args.pack_lease_days,
         without_missing_images=args.without_missing_images,
+        exclude_flagged=args.exclude_flagged,
         guidelines=_read_text(args.guidelines) if args.guidelines else None,
     )
     with Bundle.open(args.bundle) as bundle:
@@ -297,6 +304,8 @@ def run_create(args: argparse.Namespace) -> int:
         print(f"  {pair}: {missing} comparison(s) short of the target (not enough items)")
     if summary.left_out_missing_images:
         print(f"  left out {summary.left_out_missing_images} item(s) whose images are missing")
+    if summary.left_out_flagged:
+        print(f"  left out {summary.left_out_flagged} flagged answer(s) (--exclude-flagged)")
     return 0
 
 

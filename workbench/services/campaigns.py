@@ -41,6 +41,7 @@ from workbench.services.campaign_items import (
     resolve_contestants,
     resolve_items,
 )
+from workbench.services.flags import leave_out_flagged
 from workbench.services.scheduling import (
     REFERENCE,
     Comparison,
@@ -154,6 +155,8 @@ class CampaignSpec:
     without_missing_images: bool = False
     #: the annotators' guidelines, as markdown (shown when a session starts and on F1)
     guidelines: str | None = None
+    #: schedule no comparison showing a flagged answer or a flagged item (services.flags)
+    exclude_flagged: bool = False
     #: candidate practice tasks; ``practice_count`` of them (None: all) are drawn with the seed
     #: among those on items the campaign does not schedule
     practice: Sequence[PracticeSpec] = ()
@@ -181,6 +184,8 @@ class CampaignSummary:
     left_out_missing_images: int = 0
     #: tasks in the practice round (0: the campaign has none)
     practice_tasks: int = 0
+    #: (slot, contestant) places left out as flagged (``exclude_flagged``)
+    left_out_flagged: int = 0
     #: each task judges one turn of an item (``items`` then counts item turns)
     per_turn: bool = False
 
@@ -198,6 +203,7 @@ class CampaignSummary:
             "schedule_sha256": self.schedule_sha256,
             "items_missing_images": self.items_missing_images,
             "left_out_missing_images": self.left_out_missing_images,
+            "left_out_flagged": self.left_out_flagged,
             "practice_tasks": self.practice_tasks,
             "per_turn": self.per_turn,
             "shortfalls": self.shortfalls,
@@ -678,6 +684,7 @@ def create_campaign(
                 raise SelectionError(f"protocol {protocol.name} needs {needed} contestants")
         step("eligibility")
         eligible = eligibility(session, items, contestants, protocol, spec.output_context)
+        flagged_out = leave_out_flagged(session, eligible) if spec.exclude_flagged else 0
         gold = _gold_comparisons(session, spec, protocol, eligible)
         step("schedule")
         tasks, shortfalls = _plan(spec, protocol, pairing, anchor_name, eligible, gold)
@@ -745,6 +752,11 @@ def create_campaign(
                 **({"lease_minutes": spec.lease_minutes} if spec.lease_minutes else {}),
                 **({"pack_lease_days": spec.pack_lease_days} if spec.pack_lease_days else {}),
                 "schedule_sha256": digest,
+                **(
+                    {"exclude_flagged": True, "left_out_flagged": flagged_out}
+                    if spec.exclude_flagged
+                    else {}
+                ),
                 "shortfalls": shortfalls,
                 **({GUIDELINES_SETTING: spec.guidelines} if spec.guidelines else {}),
                 **practice_settings,
@@ -796,6 +808,7 @@ def create_campaign(
         shortfalls=shortfalls,
         items_missing_images=len(scheduled_missing),
         left_out_missing_images=left_out,
+        left_out_flagged=flagged_out,
         practice_tasks=len(practice),
         per_turn=any(task.slot.turn_index is not None for task in tasks),
     )

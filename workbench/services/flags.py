@@ -4,7 +4,9 @@ an answer that names its model, offensive content, something else told in a note
 Annotators raise them from a task (``AnnotationSession.flag``: the task stays theirs to
 answer); the model-name detector (:mod:`workbench.importers.model_mentions`) raises them on the
 answers of each import in its transaction (:func:`flag_model_mentions`). ``campaign status``
-counts a campaign's flags by reason (:func:`flag_counts`).
+counts a campaign's flags by reason (:func:`flag_counts`), and a campaign created with
+``exclude_flagged`` schedules no comparison with a flagged answer or item
+(:func:`leave_out_flagged`).
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ from sqlalchemy.orm import Session
 
 from workbench.importers.model_mentions import names_its_model
 from workbench.services.campaign_errors import AnswerError
+from workbench.services.campaign_items import Eligibility
 from workbench.storage.bundle import Bundle
-from workbench.storage.models import Flag, Output, Turn
+from workbench.storage.models import Flag, Model, Output, Turn
 
 #: the reasons a flag can give, with what the annotator reads
 FLAG_REASONS = {
@@ -125,3 +128,27 @@ def flag_counts(session: Session, campaign_id: int) -> dict[str, int]:
             .order_by(Flag.reason)
         )
     }
+
+
+def leave_out_flagged(session: Session, eligible: Eligibility) -> int:
+    """Take out of ``eligible`` every contestant whose answer on a slot's item is flagged, and
+    every contestant of a slot whose item itself is flagged (a campaign created with
+    ``exclude_flagged``); returns how many (slot, contestant) places were taken out."""
+    flagged = session.execute(
+        select(Flag.item_id, Model.name)
+        .outerjoin(Model, Model.id == Flag.model_id)
+        .where(Flag.retracted_at.is_(None))
+    ).all()
+    whole_items = {item_id for item_id, name in flagged if name is None}
+    answers = {(item_id, name) for item_id, name in flagged if name is not None}
+    removed = 0
+    for slot, contestants in eligible.contestants.items():
+        item_id = eligible.item_ids[slot]
+        kept = (
+            []
+            if item_id in whole_items
+            else [c for c in contestants if not isinstance(c, str) or (item_id, c) not in answers]
+        )
+        removed += len(contestants) - len(kept)
+        contestants[:] = kept
+    return removed
