@@ -20,7 +20,7 @@ from workbench.services.packs import export_pack, merge_pack
 from workbench.services.shown_order import SHOWN_SWAPPED_SETTING
 from workbench.services.voting import AnnotationSession
 from workbench.storage import Bundle
-from workbench.storage.models import Annotator, Campaign, Output, ScheduledPair, Turn, Vote
+from workbench.storage.models import Annotator, Campaign, Flag, Output, ScheduledPair, Turn, Vote
 
 PLUGINS = registry_with_all_protocols()
 
@@ -148,12 +148,24 @@ def test_an_offline_pack_carries_the_order_and_its_votes_keep_it(
             # the five tasks ann answered in the schedule's order: bob gets them the other way
             assert len(carried) == 5
             bob = AnnotationSession(pack, "c", "bob", PLUGINS)
+            flagged = False
             while (task := bob.next_task()) is not None:
+                if not flagged:  # a flag raised in the pack comes home with the votes
+                    bob.flag(task.token, "names_model", response=0)
+                    flagged = True
                 bob.cast(task.token, "a")
             with pack.read_session() as read:
                 assert {vote.shown_swapped for vote in read.scalars(select(Vote))} == {True}
-        merge_pack(bundle, pack_path)
+        report = merge_pack(bundle, pack_path)
+        assert report.flags_added == 1
+        assert merge_pack(bundle, pack_path).flags_added == 0  # merging again adds nothing
         with bundle.read_session() as read:
+            flag = read.scalars(select(Flag)).one()
+            first_vote = read.scalars(
+                select(Vote).where(Vote.pair_id == flag.pair_id, Vote.shown_swapped.is_(True))
+            ).one()
+            # bob's Response 1 was the task's scheduled right model (shown swapped)
+            assert flag.model_id == first_vote.model_b_id and flag.origin == "annotator"
             by_pair: dict[int | None, list[Vote]] = defaultdict(list)
             for vote in read.scalars(select(Vote)):
                 by_pair[vote.pair_id].append(vote)

@@ -47,6 +47,7 @@ from workbench.storage.models import (
     BundleInfo,
     Campaign,
     Caption,
+    Flag,
     Image,
     Item,
     ItemImage,
@@ -129,6 +130,8 @@ class MergeReport:
     refused: dict[str, int] = field(default_factory=dict)
     #: the pack's annotator, whose votes alone are merged
     annotator: str = ""
+    #: flags the annotator raised in the pack, added to the bundle
+    flags_added: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -137,6 +140,7 @@ class MergeReport:
             "added": self.added,
             "unchanged": self.unchanged,
             "retractions": self.retractions,
+            "flags_added": self.flags_added,
             "refused": self.refused,
             "annotators_added": self.annotators_added,
             "conflicts": [conflict.as_dict() for conflict in self.conflicts],
@@ -687,6 +691,27 @@ def merge_pack(bundle: Bundle, pack_path: str | Path) -> MergeReport:
                 except TransferError as error:
                     raise PackError(f"{pack_path} cannot be merged: {error}") from error
                 report.added, report.unchanged = counts.copied, counts.unchanged
+                flags = Flag.__table__
+                try:
+                    copied_flags = copy_table(
+                        source.connection(),
+                        session.connection(),
+                        "flags",
+                        PACK_POLICY,
+                        {
+                            **id_maps,
+                            "campaigns": {content.campaign_id: campaign.id},
+                            "annotators": {content.annotator_id: annotator.id},
+                        },
+                        source_where=and_(
+                            flags.c.campaign_id == content.campaign_id,
+                            flags.c.annotator_id == (content.annotator_id or 0),
+                        ),
+                        target_where=flags.c.campaign_id == campaign.id,
+                    )
+                except TransferError as error:
+                    raise PackError(f"{pack_path} cannot be merged: {error}") from error
+                report.flags_added = copied_flags.copied
                 touched = {(pair_id, annotator.id) for pair_id in answered}
                 _release_pack_leases(session, touched)
             _carry_practice_done(session, campaign, info.annotator, content.practice_done)

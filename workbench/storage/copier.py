@@ -183,5 +183,9 @@ SYNC_POLICY = CopyPolicy(
 #: so a vote's content is reconciled (reported as a conflict, never refused)
 PACK_POLICY = CopyPolicy(
     "pack",
-    {"votes": TableRule(("uuid",), (*VOTE_CONTENT, "retracted_at"), reconcile_votes)},
+    {
+        "votes": TableRule(("uuid",), (*VOTE_CONTENT, "retracted_at"), reconcile_votes),
+        # flags the annotator raised in the pack
+        "flags": TableRule(("uuid",), ("retracted_at",), first_set),
+    },
 )
