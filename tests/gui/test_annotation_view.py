@@ -321,3 +321,44 @@ def test_keys_still_vote_after_clicking_into_a_response(qtbot, opened: Bundle) -
     assert response.hasFocus()
     press(qtbot, view, "A")
     assert [vote.choice for vote in standing_votes(opened)] == ["a"]
+
+
+def test_ctrl_shift_f_flags_the_task_without_losing_it_or_the_answers_given(
+    qtbot, opened: Bundle
+) -> None:  # type: ignore[no-untyped-def]
+    from sqlalchemy import select
+
+    from workbench.gui.annotation.flag_dialog import FlagDialog
+    from workbench.storage.models import Flag
+
+    view = start_view(qtbot, opened, "chirp-five-criteria")
+    view.setFocus()
+    qtbot.waitUntil(view.hasFocus, timeout=HANG_GUARD_MS)
+    task = view.task
+    for key in ("1", "2", "3", "1"):
+        press(qtbot, view, key)
+    press(
+        qtbot,
+        view,
+        Qt.Key.Key_F,
+        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+    )
+    dialog = view.findChild(FlagDialog)
+    assert dialog is not None and dialog.isVisible()
+    # by keyboard: down to "Response 2 names its model", Enter
+    for _ in range(2):
+        qtbot.keyClick(dialog.reason_box, Qt.Key.Key_Down)
+    assert dialog.reason_box.currentText() == "Response 2 names its model"
+    qtbot.keyClick(dialog.reason_box, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: not view.busy, timeout=HANG_GUARD_MS)
+    assert view.task is task and standing_votes(opened) == []
+    assert view.answer_panel is not None
+    assert view.answer_panel.message.text().startswith("Flagged.")
+    with opened.read_session() as read:
+        flags = list(read.scalars(select(Flag)))
+    assert [(flag.reason, flag.origin) for flag in flags] == [("names_model", "annotator")]
+    assert flags[0].model_id is not None
+    press(qtbot, view, "2")  # the fifth criterion: the vote is cast as usual
+    qtbot.waitUntil(lambda: not view.busy, timeout=HANG_GUARD_MS)
+    assert len(standing_votes(opened)) == 5
+    view.end()

@@ -16,6 +16,7 @@ from PySide6.QtCore import Qt, QTimer
 from tests.gui.annotation_bundle import build_annotation_bundle
 from tests.gui.test_annotation_view import start_view
 from tests.patience import HANG_GUARD_MS
+from tests.storage.failing_disk import failing_disk
 from workbench.storage import Bundle, dialects
 from workbench.storage.bundle import copy_bundle
 
@@ -188,3 +189,31 @@ def test_the_next_tasks_images_are_decoded_on_the_worker(
                 break
         assert shown > 0 and decoded_on
         view.end()
+
+
+def test_the_window_recovers_once_the_disk_is_back_after_an_input_output_error(
+    qtbot, bundle_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A connection that met a disk error can go on failing after the disk recovered; the
+    window used to report the error on every try while a fresh open found the bundle sound."""
+    with failing_disk(monkeypatch) as disk, Bundle.open(bundle_path) as bundle:
+        view = start_idle(qtbot, bundle, read_ahead=True)
+        panel = view.answer_panel
+        assert panel is not None
+        first = view.task
+        disk.fail()  # fails once: what is opened from now on works
+        qtbot.keyClick(view, Qt.Key.Key_A)
+        qtbot.waitUntil(lambda: not view.busy, timeout=HANG_GUARD_MS)
+        message = panel.message.text()
+        assert message.startswith("Not saved:") and "input/output error" in message, message
+        assert "try again" in message and "press Enter" in message
+        assert view.task is first and panel.checked_values() == ["a"]
+        qtbot.keyClick(view, Qt.Key.Key_Return)
+        qtbot.waitUntil(lambda: not view.busy, timeout=HANG_GUARD_MS)
+        assert view.task is not first and panel.message.text() == "Saved."
+        qtbot.keyClick(view, Qt.Key.Key_B)
+        qtbot.waitUntil(lambda: not view.busy, timeout=HANG_GUARD_MS)
+        assert panel.message.text() == "Saved."
+        view.end()
+    with sqlite3.connect(bundle_path) as connection:
+        assert vote_count(connection) == 2

@@ -13,6 +13,7 @@ from workbench_visit_bench.protocols import PROTOCOLS as VISIT_BENCH
 
 from tests.importers.canonical_helpers import item_line, write_jsonl
 from workbench.plugins import Plugin, Registry, load_registry
+from workbench.services.blind_tasks import TaskTurn
 from workbench.services.importing import import_files
 
 MODELS = ("alphavision-7b", "betachat-13b", "gammaomni-xl", "deltalens-2")
@@ -64,3 +65,10 @@ def build_campaign_bundle(
     bundle = into if into is not None else folder / name
     import_files(bundle, [source], "jsonl")
     return bundle
+
+
+def same_task(turns: tuple[TaskTurn, ...], others: tuple[TaskTurn, ...]) -> bool:
+    """The same task, whichever order its two answers are shown in."""
+    return [(t.prompt, sorted(t.responses)) for t in turns] == [
+        (t.prompt, sorted(t.responses)) for t in others
+    ]

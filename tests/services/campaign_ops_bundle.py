@@ -8,6 +8,7 @@ from pathlib import Path
 
 from tests.importers.canonical_helpers import write_jsonl
 from tests.services.campaign_helpers import MODELS, campaign_item, registry_with_all_protocols
+from workbench.domain.protocols import swap_sides
 from workbench.services.campaigns import CampaignSpec, GoldSpec, add_annotator, create_campaign
 from workbench.services.importing import import_files
 from workbench.services.voting import AnnotationSession
@@ -57,9 +58,16 @@ def build_ops_bundle(folder: Path) -> tuple[Path, dict[tuple[int, str], str]]:
                     cast[(sequence, handle)] = "skip"
                     skipped = True
                     continue
-                session.cast(task.token, answer_for(handle, sequence))
+                session.cast(task.token, as_shown(session, answer_for(handle, sequence)))
                 cast[(sequence, handle)] = answer_for(handle, sequence)
     return path, cast
+
+
+def as_shown(session: AnnotationSession, answer: str) -> str:
+    """An answer in the task's scheduled terms ("a": the scheduled left model), as the
+    annotator gives it for the order the session shows the task in."""
+    assert session._shown is not None
+    return str(swap_sides(answer)) if session._shown.swapped else answer
 
 
 def _sequence(bundle: Bundle, session: AnnotationSession) -> int:

@@ -4,9 +4,12 @@ images are all present (run as written, on the shared VisIT-Bench data)."""
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -64,7 +67,17 @@ def readme_command(verb: str) -> list[str]:
     return shlex.split(re.sub(r"\s+#.*$", "", line))[1:]
 
 
-def test_the_readme_campaign_has_every_image(
+def readme_text_of(pack: Path) -> str:
+    """Every row of a pack but the image bytes, as SQL text (lower case)."""
+    with sqlite3.connect(pack) as connection:
+        return "\n".join(
+            line.lower()
+            for line in connection.iterdump()
+            if not line.startswith('INSERT INTO "images"')
+        )
+
+
+def test_the_readme_campaign_has_every_image_and_its_annotator_gets_a_blind_pack(
     shared_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
 ) -> None:  # type: ignore[no-untyped-def]
     (tmp_path / "shared").mkdir()
@@ -85,3 +98,38 @@ def test_the_readme_campaign_has_every_image(
         ).fetchone()[0]
         tasks = connection.execute("SELECT count(*) FROM scheduled_pairs").fetchone()[0]
     assert missing == 0 and tasks > 50
+    # the annotator's path, as the README writes it: a pack, annotated, merged back
+    # a bundle with models in it, as the README's next imports make it
+    assert main(readme_command("import ../shared/data/wildvision-bench")) == 0
+    assert main(readme_command("annotator add")) == 0
+    assert main(readme_command("pack export")) == 0
+    pack = work / "ana.wbb"
+    with sqlite3.connect(work / "my.wbb") as connection:
+        names = [row[0] for row in connection.execute("SELECT name FROM models")]
+    assert names
+    dumped = readme_text_of(pack)
+    assert "visit-bench-verification" in dumped  # the dump does hold the campaign
+    leaked = [name for name in names if name.lower() in dumped]
+    assert leaked == [], leaked
+    annotate = readme_command("annotate")
+    assert annotate == ["annotate", "ana.wbb"]
+    environment = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "QT_QPA_PLATFORM")}
+    # as written, plus --screenshot: the window renders and the command returns
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from workbench.cli import main; sys.exit(main())",
+            *annotate,
+            "--screenshot",
+            str(tmp_path / "annotate.png"),
+        ],
+        capture_output=True,
+        text=True,
+        env=environment,
+        cwd=work,
+        timeout=300,
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert (tmp_path / "annotate.png").stat().st_size > 0
+    assert main(readme_command("pack merge")) == 0

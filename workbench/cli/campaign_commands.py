@@ -127,6 +127,12 @@ def _register_campaign(commands: Any) -> None:
         help="draw the schedule and print what would be created (tasks, each annotator's "
         "share), storing nothing",
     )
+    create.add_argument(
+        "--exclude-flagged",
+        action="store_true",
+        help="schedule no comparison showing a flagged answer or item (a broken image, an "
+        "answer that names its model...)",
+    )
     create.add_argument("--json", action="store_true", help="print the summary as JSON")
     create.set_defaults(handler=run_create)
 
@@ -310,6 +316,7 @@ def run_create(args: argparse.Namespace) -> int:
         lease_minutes=args.lease_minutes,
         pack_lease_days=args.pack_lease_days,
         without_missing_images=args.without_missing_images,
+        exclude_flagged=args.exclude_flagged,
         guidelines=_read_text(args.guidelines) if args.guidelines else None,
         annotators=_names(args.annotators or "") or (),
     )
@@ -338,6 +345,8 @@ def run_create(args: argparse.Namespace) -> int:
         print(f"  {pair}: {missing} comparison(s) short of the target (not enough items)")
     if summary.left_out_missing_images:
         print(f"  left out {summary.left_out_missing_images} item(s) whose images are missing")
+    if summary.left_out_flagged:
+        print(f"  left out {summary.left_out_flagged} flagged answer(s) (--exclude-flagged)")
     for line in summary.annotator_lines():
         print(f"  {line}")
     return 0
@@ -416,6 +425,9 @@ def run_status(args: argparse.Namespace) -> int:
         f"{status['answered']} answers, {status['skipped']} skips, "
         f"{status['active_leases']} in progress"
     )
+    if status["flags"]:
+        flagged = ", ".join(f"{count} {reason}" for reason, count in status["flags"].items())
+        print(f"  flags raised by annotators: {flagged}")
     for row in status["annotators"]:
         seconds = row["median_seconds_per_task"]
         line = f"  {row['annotator']}: {row['answered']} answered, {row['skipped']} skipped"

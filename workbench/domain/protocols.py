@@ -164,3 +164,9 @@ RESPONSE_1_BETTER = Choice("a", "Response 1", "1", "Response 1 is better")
 RESPONSE_2_BETTER = Choice("b", "Response 2", "2", "Response 2 is better")
 TIE = Choice("tie", "Tie", "3", "Both are equally good")
 BOTH_BAD = Choice("both_bad", "Both bad", "4", "Neither response is acceptable")
+
+
+def swap_sides(value: str | None) -> str | None:
+    """A pairwise answer with the two responses' places exchanged ("a" <-> "b"); an answer
+    that names no side (a tie, both bad, a verification choice) is the same either way."""
+    return {"a": "b", "b": "a"}.get(value, value) if value is not None else None

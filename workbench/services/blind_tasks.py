@@ -146,9 +146,11 @@ def build_task(
     output_context: str,
     token: str,
     progress: Progress,
+    swapped: bool = False,
 ) -> BlindTask:
     """The blind task of ``pair``. A side with no model is the reference answer (pairwise
-    protocols) or absent (single-output and verification protocols)."""
+    protocols) or absent (single-output and verification protocols). ``swapped`` shows the
+    pair's right side first (Response 1)."""
     images = tuple(
         TaskImage(position, data, image_format)
         for position, data, image_format in session.execute(_IMAGES, {"item": pair.item_id})
@@ -168,6 +170,8 @@ def build_task(
     turn_ids = [turn_id for turn_id, _, _ in turns]
     references = _references(session, turn_ids, protocol.reference_kinds)
     sides = [pair.left_model_id, pair.right_model_id][: protocol.output_count]
+    if swapped:
+        sides.reverse()
     answers: dict[tuple[int, int], str] = {}
     wanted_models = [model_id for model_id in sides if model_id is not None]
     if wanted_models:

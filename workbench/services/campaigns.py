@@ -41,6 +41,7 @@ from workbench.services.campaign_items import (
     resolve_contestants,
     resolve_items,
 )
+from workbench.services.flags import leave_out_flagged
 from workbench.services.scheduling import (
     REFERENCE,
     Comparison,
@@ -156,6 +157,8 @@ class CampaignSpec:
     without_missing_images: bool = False
     #: the annotators' guidelines, as markdown (shown when a session starts and on F1)
     guidelines: str | None = None
+    #: schedule no comparison showing a flagged answer or a flagged item (services.flags)
+    exclude_flagged: bool = False
     #: candidate practice tasks; ``practice_count`` of them (None: all) are drawn with the seed
     #: among those on items the campaign does not schedule
     practice: Sequence[PracticeSpec] = ()
@@ -185,6 +188,8 @@ class CampaignSummary:
     left_out_missing_images: int = 0
     #: tasks in the practice round (0: the campaign has none)
     practice_tasks: int = 0
+    #: (slot, contestant) places left out as flagged (``exclude_flagged``)
+    left_out_flagged: int = 0
     #: each task judges one turn of an item (``items`` then counts item turns)
     per_turn: bool = False
     #: the annotators assigned (empty: every annotator of the bundle may work)
@@ -208,6 +213,7 @@ class CampaignSummary:
             "schedule_sha256": self.schedule_sha256,
             "items_missing_images": self.items_missing_images,
             "left_out_missing_images": self.left_out_missing_images,
+            "left_out_flagged": self.left_out_flagged,
             "practice_tasks": self.practice_tasks,
             "per_turn": self.per_turn,
             "shortfalls": self.shortfalls,
@@ -743,6 +749,7 @@ def create_campaign(
                 raise SelectionError(f"protocol {protocol.name} needs {needed} contestants")
         step("eligibility")
         eligible = eligibility(session, items, contestants, protocol, spec.output_context)
+        flagged_out = leave_out_flagged(session, eligible) if spec.exclude_flagged else 0
         gold = _gold_comparisons(session, spec, protocol, eligible)
         step("schedule")
         tasks, shortfalls = _plan(spec, protocol, pairing, anchor_name, eligible, gold)
@@ -759,7 +766,7 @@ def create_campaign(
             scheduled = {eligible.item_ids[task.slot] for task in tasks} & missing_images
             return _summary(
                 spec, protocol, pairing, contestants, tasks, digest, shortfalls, handles,
-                len(scheduled), left_out, len(practice), dry_run=True,
+                len(scheduled), left_out, len(practice), dry_run=True, flagged_out=flagged_out,
             )  # fmt: skip
         shown = [*tasks, *(task for task, _ in practice)]
         model_ids = dict(
@@ -816,6 +823,11 @@ def create_campaign(
                 **({"lease_minutes": spec.lease_minutes} if spec.lease_minutes else {}),
                 **({"pack_lease_days": spec.pack_lease_days} if spec.pack_lease_days else {}),
                 "schedule_sha256": digest,
+                **(
+                    {"exclude_flagged": True, "left_out_flagged": flagged_out}
+                    if spec.exclude_flagged
+                    else {}
+                ),
                 "shortfalls": shortfalls,
                 **({GUIDELINES_SETTING: spec.guidelines} if spec.guidelines else {}),
                 **({ASSIGNED_SETTING: list(spec.annotators)} if spec.annotators else {}),
@@ -856,7 +868,7 @@ def create_campaign(
     log.info("created campaign %s: %d tasks", spec.name, len(tasks))
     return _summary(
         spec, protocol, pairing, contestants, tasks, digest, shortfalls, handles,
-        len(scheduled_missing), left_out, len(practice),
+        len(scheduled_missing), left_out, len(practice), flagged_out=flagged_out,
     )  # fmt: skip
 
 
@@ -886,6 +898,7 @@ def _summary(
     left_out: int,
     practice: int,
     dry_run: bool = False,
+    flagged_out: int = 0,
 ) -> CampaignSummary:
     gold_tasks = sum(task.gold is not None for task in tasks)
     return CampaignSummary(
@@ -902,6 +915,7 @@ def _summary(
         shortfalls=shortfalls,
         items_missing_images=missing_images,
         left_out_missing_images=left_out,
+        left_out_flagged=flagged_out,
         practice_tasks=practice,
         per_turn=any(task.slot.turn_index is not None for task in tasks),
         annotators=tuple(spec.annotators),

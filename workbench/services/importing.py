@@ -56,6 +56,7 @@ from workbench.importers.model_names import (
 )
 from workbench.plugins import Registry, registry
 from workbench.progress import Progress, WorkCancelledError, no_progress
+from workbench.services.flags import flag_model_mentions
 from workbench.storage.bundle import Bundle
 from workbench.storage.dialects import parse_location
 from workbench.storage.errors import BundleExistsError, MigrationDeclinedError
@@ -591,6 +592,10 @@ def _write(
             started_at=started_at,
         )
         _stop_if_rejected(report, skip_rejected)
+        # answers that name their model are flagged as they land (services.flags)
+        mentions = flag_model_mentions(session, import_row.id)
+        if mentions:
+            log.info("%d imported answer(s) name their model; flagged", mentions)
         if report.rejections:
             import_row.warnings = {
                 **import_row.warnings,

@@ -26,6 +26,7 @@ from sqlalchemy.orm import Session
 
 from workbench.services import inter_annotator
 from workbench.services.campaigns import assigned_annotators, find_campaign, gold_report
+from workbench.services.flags import flag_counts
 from workbench.stats.errors import StatsInputError
 from workbench.stats.kappa import fleiss_kappa, krippendorff_alpha
 from workbench.storage.bundle import Bundle
@@ -186,6 +187,7 @@ def campaign_status(bundle: Bundle, name: str) -> dict[str, Any]:
                 )
             )
         }
+        flags = flag_counts(session, campaign.id)
         active_leases = session.scalar(
             select(func.count())
             .select_from(PairLease)
@@ -288,6 +290,7 @@ def campaign_status(bundle: Bundle, name: str) -> dict[str, Any]:
         "complete_tasks": counts.complete_tasks if counts else 0,
         "answered": counts.answered if counts else 0,
         "skipped": counts.skipped if counts else 0,
+        "flags": flags,
         "active_leases": active_leases or 0,
         "annotators": annotators,
         "stuck_tasks": stuck,

@@ -32,11 +32,13 @@ from workbench.services.campaigns import (
     PRACTICE_DONE_SETTING,
     PRACTICE_OPTIONAL_SETTING,
     PRACTICE_SETTING,
+    campaign_protocol,
     check_assigned,
     find_annotator,
     find_campaign,
 )
 from workbench.services.pack_marker import PACK_INFO_KEY
+from workbench.services.shown_order import SHOWN_SWAPPED_SETTING, ShownOrders, swapped_sequences
 from workbench.services.voting import lease_pairs, lease_setting, open_pairs, release_leases
 from workbench.storage.bundle import Bundle, remove_bundle_files
 from workbench.storage.copier import PACK_POLICY, VOTE_CONTENT, content_key
@@ -46,6 +48,7 @@ from workbench.storage.models import (
     BundleInfo,
     Campaign,
     Caption,
+    Flag,
     Image,
     Item,
     ItemImage,
@@ -128,6 +131,8 @@ class MergeReport:
     refused: dict[str, int] = field(default_factory=dict)
     #: the pack's annotator, whose votes alone are merged
     annotator: str = ""
+    #: flags the annotator raised in the pack, added to the bundle
+    flags_added: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -136,6 +141,7 @@ class MergeReport:
             "added": self.added,
             "unchanged": self.unchanged,
             "retractions": self.retractions,
+            "flags_added": self.flags_added,
             "refused": self.refused,
             "annotators_added": self.annotators_added,
             "conflicts": [conflict.as_dict() for conflict in self.conflicts],
@@ -181,6 +187,8 @@ class _Slice:
     annotator: Annotator
     pairs: list[ScheduledPair]
     salt: str
+    #: per packed task, whether it is shown with its right model first (the pack carries it)
+    swapped: dict[int, bool] = field(default_factory=dict)
 
 
 def _read_slice(session: Session, campaign_name: str, handle: str, limit: int | None) -> _Slice:
@@ -203,7 +211,20 @@ def _read_slice(session: Session, campaign_name: str, handle: str, limit: int | 
         raise PackError(
             f"annotator '{handle}' has no open task in campaign '{campaign_name}'; nothing to pack"
         )
-    return _Slice(campaign, annotator, pairs, str(campaign.settings["pack_salt"]))
+    orders = ShownOrders(campaign.id, annotator.id, campaign_protocol(campaign).output_count == 2)
+    now = datetime.now(UTC)
+    swapped = {
+        pair.id: orders.choose(
+            session.connection(),
+            pair.id,
+            pair.sequence,
+            pair.left_model_id,
+            pair.right_model_id,
+            now,
+        )
+        for pair in pairs
+    }
+    return _Slice(campaign, annotator, pairs, str(campaign.settings["pack_salt"]), swapped)
 
 
 def pack_lease_duration(settings: dict[str, Any]) -> timedelta:
@@ -219,6 +240,7 @@ def _lease_for_pack(session: Session, piece: _Slice) -> None:
         [pair.id for pair in piece.pairs],
         piece.annotator.id,
         pack_lease_duration(piece.campaign.settings),
+        piece.swapped,
     )
 
 
@@ -437,6 +459,9 @@ def export_pack(
                         "criteria": settings.get("criteria"),
                         "output_context": settings.get("output_context", "standard"),
                         "pack": True,
+                        SHOWN_SWAPPED_SETTING: swapped_sequences(
+                            (pair.sequence, piece.swapped[pair.id]) for pair in piece.pairs
+                        ),
                         **_pack_practice(settings, piece.salt, piece.annotator.handle),
                     },
                 )
@@ -668,6 +693,27 @@ def merge_pack(bundle: Bundle, pack_path: str | Path) -> MergeReport:
                 except TransferError as error:
                     raise PackError(f"{pack_path} cannot be merged: {error}") from error
                 report.added, report.unchanged = counts.copied, counts.unchanged
+                flags = Flag.__table__
+                try:
+                    copied_flags = copy_table(
+                        source.connection(),
+                        session.connection(),
+                        "flags",
+                        PACK_POLICY,
+                        {
+                            **id_maps,
+                            "campaigns": {content.campaign_id: campaign.id},
+                            "annotators": {content.annotator_id: annotator.id},
+                        },
+                        source_where=and_(
+                            flags.c.campaign_id == content.campaign_id,
+                            flags.c.annotator_id == (content.annotator_id or 0),
+                        ),
+                        target_where=flags.c.campaign_id == campaign.id,
+                    )
+                except TransferError as error:
+                    raise PackError(f"{pack_path} cannot be merged: {error}") from error
+                report.flags_added = copied_flags.copied
                 touched = {(pair_id, annotator.id) for pair_id in answered}
                 _release_pack_leases(session, touched)
             _carry_practice_done(session, campaign, info.annotator, content.practice_done)

@@ -43,7 +43,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session
 
-from workbench.domain.protocols import AnnotationProtocol
+from workbench.domain.protocols import AnnotationProtocol, swap_sides
 from workbench.plugins import Registry
 from workbench.services.blind_tasks import BlindTask, Progress, build_task
 from workbench.services.campaign_errors import AnswerError, StaleTaskError
@@ -54,7 +54,9 @@ from workbench.services.campaigns import (
     find_annotator,
     find_campaign,
 )
+from workbench.services.flags import ANNOTATOR, add_flag
 from workbench.services.practice import PracticeFeedback, PracticeRound
+from workbench.services.shown_order import ShownOrders, fixed_orders
 from workbench.storage.bundle import Bundle
 from workbench.storage.counters import annotator_progress, counting
 from workbench.storage.models import PairLease, ScheduledPair, Vote
@@ -87,6 +89,8 @@ class _Shown:
     pair_id: int
     shown_at: datetime
     started: float
+    #: the task is shown with its scheduled right model first
+    swapped: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +102,7 @@ class _Ahead:
     pair_id: int
     after: int
     leased: float
+    swapped: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,10 +237,15 @@ def release_leases(session: Session, pair_ids: Sequence[int], annotator_id: int)
 
 
 def lease_pairs(
-    session: Session, pair_ids: Sequence[int], annotator_id: int, duration: timedelta
+    session: Session,
+    pair_ids: Sequence[int],
+    annotator_id: int,
+    duration: timedelta,
+    swapped: Mapping[int, bool] | None = None,
 ) -> None:
     """Lease ``pair_ids`` to the annotator for ``duration`` from now, replacing any lease they
-    held on them, in the caller's write transaction."""
+    held on them, in the caller's write transaction; ``swapped`` names the tasks shown with
+    their right model first (see ``services.shown_order``)."""
     with counting(session, pair_ids, answers=False):
         release_leases(session, pair_ids, annotator_id)
         now = _now()
@@ -248,6 +258,7 @@ def lease_pairs(
                     "annotator_id": annotator_id,
                     "leased_at": now,
                     "expires_at": now + duration,
+                    "shown_swapped": bool(swapped and swapped.get(pair_id)),
                 }
                 for pair_id in pair_ids
             ],
@@ -293,6 +304,14 @@ class AnnotationSession:
         #: the campaign's guidelines for annotators (markdown), None when it has none
         self.guidelines: str | None = guidelines if isinstance(guidelines, str) else None
         self._lease_for = lease_duration(found.settings)
+        self._orders = ShownOrders(
+            found.id,
+            self._annotator_id,
+            self.protocol.output_count == 2,
+            fixed_orders(found.settings),
+        )
+        #: the order each task claimed by this session is shown in (True: swapped)
+        self._swapped: dict[int, bool] = {}
         self._shown: _Shown | None = None
         #: the task after the one on screen, leased and built beforehand (see read_ahead)
         self._ahead: _Ahead | None = None
@@ -355,11 +374,13 @@ class AnnotationSession:
             self._output_context,
             secrets.token_urlsafe(16),
             self._progress(session, holding=pair_id),
+            swapped=self._swapped.get(pair_id, False),
         )
 
     def _show(self, session: Session, pair_id: int) -> BlindTask:
         task = self._build(session, pair_id)
-        self._shown = _Shown(task, pair_id, _now(), time.monotonic())
+        swapped = self._swapped.get(pair_id, False)
+        self._shown = _Shown(task, pair_id, _now(), time.monotonic(), swapped)
         return task
 
     def _lock(self, session: Session, pair_id: int) -> ScheduledPair:
@@ -368,8 +389,20 @@ class AnnotationSession:
         return session.scalars(self._pair_row, {"pair": pair_id}).one()
 
     def _lease(self, session: Session, pair_id: int) -> None:
-        """Take or renew this annotator's lease on a pair whose row the caller has locked."""
-        lease_pairs(session, [pair_id], self._annotator_id, self._lease_for)
+        """Take or renew this annotator's lease on a pair whose row the caller has locked, in
+        the order the task is shown to them."""
+        lease_pairs(session, [pair_id], self._annotator_id, self._lease_for, self._swapped)
+
+    def _choose_order(self, session: Session, pair_id: int) -> None:
+        pair = session.get_one(ScheduledPair, pair_id)
+        self._swapped[pair_id] = self._orders.choose(
+            session.connection(),
+            pair_id,
+            pair.sequence,
+            pair.left_model_id,
+            pair.right_model_id,
+            _now(),
+        )
 
     def _release(self, session: Session, pair_id: int) -> None:
         release_leases(session, [pair_id], self._annotator_id)
@@ -391,6 +424,7 @@ class AnnotationSession:
             # statement sees what the lock's previous holder committed (its lease or vote).
             still_open = connection.scalar(self._still_open, {"now": _now(), "pair": pair_id})
             if still_open:
+                self._choose_order(session, pair_id)
                 self._lease(session, pair_id)
                 return pair_id
 
@@ -463,7 +497,9 @@ class AnnotationSession:
                 raise StaleTaskError("this task was answered already; show the next task")
             with counting(session, [pair.id]):
                 votes = []
-                for position, (criterion, choice, grade) in enumerate(rows):
+                for position, (criterion, shown_choice, grade) in enumerate(rows):
+                    # stored in the task's scheduled terms, whatever order was shown
+                    choice = swap_sides(shown_choice) if shown.swapped else shown_choice
                     vote_uuid = uuid.uuid4().hex
                     uuids.append(vote_uuid)
                     votes.append(
@@ -485,6 +521,7 @@ class AnnotationSession:
                             "cast_at": cast_at,
                             "duration_ms": duration_ms,
                             "retracted_at": None,
+                            "shown_swapped": shown.swapped,
                         }
                     )
                 # an INSERT of the rows, not Vote objects through the unit of work (whose
@@ -510,7 +547,7 @@ class AnnotationSession:
 
         ``answers`` maps each criterion to a choice value (or a grade); a protocol with one
         criterion takes the bare value. The choice is about positions ("a" = Response 1); the
-        stored vote keeps the models shown left and right, which maps it back to models.
+        stored vote is in the task's scheduled order, with the order shown beside it.
         """
         self._refuse_in_preview()
         shown = self._current(token)
@@ -560,7 +597,7 @@ class AnnotationSession:
         leased = time.monotonic()
         with self.bundle.read_session() as session:
             task = self._build(session, pair_id)
-        self._ahead = _Ahead(task, pair_id, after, leased)
+        self._ahead = _Ahead(task, pair_id, after, leased, self._swapped.get(pair_id, False))
         return task
 
     def answer_ahead(
@@ -583,7 +620,7 @@ class AnnotationSession:
         before = ahead.task.progress
         # counted before this answer: one more done, one fewer left (as VoteReceipt counts)
         task = replace(ahead.task, progress=before.after_answer())
-        following = _Shown(task, ahead.pair_id, _now(), time.monotonic())
+        following = _Shown(task, ahead.pair_id, _now(), time.monotonic(), ahead.swapped)
         self._shown, self._ahead = following, None
         return PendingAnswer(shown, tuple(rows), comment, following, ahead), task
 
@@ -627,6 +664,35 @@ class AnnotationSession:
         comment = (comment or "").strip() or None
         return self.practice.check(token, answer_rows(self.protocol, answers, comment))
 
+    def flag(self, token: str, reason: str, response: int | None = None, note: str = "") -> None:
+        """Flag the task ``token`` names (``reason`` one of ``services.flags.FLAG_REASONS``):
+        about the item, or with ``response`` (0 for Response 1, 1 for Response 2) about that
+        answer, mapped to its model through the order the task is shown in. The task stays on
+        screen, to be answered (or skipped) as usual."""
+        self._refuse_in_preview()
+        shown = self._current(token)
+        with self.bundle.session() as session:
+            pair = session.get_one(ScheduledPair, shown.pair_id)
+            model_id = None
+            if response is not None:
+                sides = [pair.left_model_id, pair.right_model_id][: self.protocol.output_count]
+                if shown.swapped:
+                    sides.reverse()
+                if not 0 <= response < len(sides):
+                    raise AnswerError("this task has no such response to flag")
+                model_id = sides[response]
+            add_flag(
+                session,
+                item_id=pair.item_id,
+                model_id=model_id,
+                reason=reason,
+                note=note,
+                origin=ANNOTATOR,
+                campaign_id=self._campaign_id,
+                pair_id=pair.id,
+                annotator_id=self._annotator_id,
+            )
+
     def skip(self, token: str, reason: str) -> VoteReceipt:
         """Pass over the task with a reason; it is not shown to this annotator again (undo
         brings it back) and still counts as needing votes from others."""
@@ -662,20 +728,25 @@ class AnnotationSession:
             assert pair_id is not None
             self._lock(session, pair_id)
             standing = session.execute(
-                select(Vote.criterion, Vote.choice, Vote.grade, Vote.comment).where(
+                select(
+                    Vote.criterion, Vote.choice, Vote.grade, Vote.comment, Vote.shown_swapped
+                ).where(
                     Vote.pair_id == pair_id,
                     Vote.annotator_id == self._annotator_id,
                     Vote.retracted_at.is_(None),
                     Vote.skip_reason.is_(None),
                 )
             ).all()
+            self._swapped[pair_id] = last.shown_swapped
             taken: dict[str, Answer] = {}
-            for criterion, choice, grade, _comment in standing:
-                answer = choice if choice is not None else grade
+            for criterion, choice, grade, _comment, swapped in standing:
+                # back in the terms of the order the task is shown in again
+                shown_choice = swap_sides(choice) if swapped else choice
+                answer = shown_choice if shown_choice is not None else grade
                 if criterion is not None and answer is not None:
                     taken[criterion] = answer
             self.taken_back = taken
-            self.taken_back_comment = next((c for *_rest, c in standing if c), None)
+            self.taken_back_comment = next((row.comment for row in standing if row.comment), None)
             with counting(session, [pair_id]):
                 session.execute(
                     update(Vote)

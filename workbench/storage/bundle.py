@@ -152,7 +152,11 @@ _FILE_PROBLEMS = (
         "it cannot be opened for writing: SQLite keeps -wal and -shm files beside a bundle, so "
         "its folder must be writable (copy it to a writable folder to read it)",
     ),
-    ("disk i/o error", "the disk reported an input/output error; nothing was written"),
+    (
+        "disk i/o error",
+        "the disk reported an input/output error; nothing was written (once the disk is "
+        "back, try again: the next try opens the bundle afresh)",
+    ),
 )
 
 

@@ -173,6 +173,7 @@ SYNC_POLICY = CopyPolicy(
         ),
         "judge_verdicts": TableRule(None),
         "adjudications": TableRule(("pair_id", "criterion")),
+        "flags": TableRule(("uuid",), ("retracted_at",), first_set),
         # a cache: two sides may hold different answers to one request; either serves
         "response_cache": TableRule(("request_hash",), ("response_text", "usage", "created_at")),
     },
@@ -182,5 +183,9 @@ SYNC_POLICY = CopyPolicy(
 #: so a vote's content is reconciled (reported as a conflict, never refused)
 PACK_POLICY = CopyPolicy(
     "pack",
-    {"votes": TableRule(("uuid",), (*VOTE_CONTENT, "retracted_at"), reconcile_votes)},
+    {
+        "votes": TableRule(("uuid",), (*VOTE_CONTENT, "retracted_at"), reconcile_votes),
+        # flags the annotator raised in the pack
+        "flags": TableRule(("uuid",), ("retracted_at",), first_set),
+    },
 )

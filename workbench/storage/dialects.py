@@ -20,7 +20,7 @@ from typing import Any
 
 from sqlalchemy import create_engine, event
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.engine import URL, Engine, make_url
+from sqlalchemy.engine import URL, Engine, ExceptionContext, make_url
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.dml import Insert
@@ -151,6 +151,18 @@ def _sqlite_engine(path: Path, read_only: bool = False) -> Engine:
             cursor.execute("PRAGMA synchronous = FULL")
         cursor.close()
 
+    @event.listens_for(engine, "handle_error")
+    def _reconnect_after_a_disk_error(context: ExceptionContext) -> None:
+        # A connection that met an I/O error can go on failing once the disk has recovered
+        # (its file descriptor is dead after a removable or network disk came back, or its
+        # pager stays in its error state) while a new connection works: the pool kept it, so
+        # a long-running window reported the error on every write while `workbench check`
+        # found the bundle sound. Counted as a lost connection, it and the connections opened
+        # with it are dropped, and the next unit of work opens fresh ones.
+        if is_disk_io_error(context.original_exception):
+            context.is_disconnect = True
+            context.invalidate_pool_on_disconnect = True
+
     @event.listens_for(engine, "begin")
     def _begin(connection: Any) -> None:
         # Writers take the write lock at BEGIN, so two writers queue on busy_timeout instead of
@@ -159,6 +171,11 @@ def _sqlite_engine(path: Path, read_only: bool = False) -> Engine:
         _begin_retrying_when_busy(connection, f"BEGIN {mode}")
 
     return engine
+
+
+def is_disk_io_error(error: BaseException) -> bool:
+    """Whether SQLite reported an input/output error of the disk (SQLITE_IOERR)."""
+    return isinstance(error, sqlite3.OperationalError) and "disk i/o error" in str(error).lower()
 
 
 def _is_busy(error: OperationalError) -> bool:

@@ -25,6 +25,7 @@ from sqlalchemy import (
     Text,
     TypeDecorator,
     UniqueConstraint,
+    false,
     func,
     text,
 )
@@ -377,11 +378,18 @@ class PairLease(Base):
     )
     leased_at: Mapped[datetime] = mapped_column(default=utcnow)
     expires_at: Mapped[datetime]
+    #: the task is shown with its right model first (schema 0008): kept while the lease is
+    #: renewed, and read by the next annotator's hand-out, who is shown the other order
+    shown_swapped: Mapped[bool] = mapped_column(default=False, server_default=false())
 
 
 class Vote(Base):
     """A human judgment cast in a campaign: a choice (pairwise or verification), a grade, or a
     skip with its reason.
+
+    ``model_a``/``model_b`` are the task's scheduled left and right models and ``choice`` is
+    in their terms ("a": ``model_a``'s answer is better), whatever order this annotator saw;
+    ``shown_swapped`` says they saw ``model_b`` first.
 
     Undo marks a vote with ``retracted_at`` instead of deleting it, so the audit trail stays.
     ``uuid`` identifies a vote across bundles, which makes merging offline packs idempotent.
@@ -420,6 +428,9 @@ class Vote(Base):
     cast_at: Mapped[datetime] = mapped_column(default=utcnow)
     duration_ms: Mapped[int | None]
     retracted_at: Mapped[datetime | None]
+    #: the annotator saw the task's right model first (schema 0008); ``model_a``/``model_b``
+    #: and ``choice`` stay in the task's scheduled order either way
+    shown_swapped: Mapped[bool] = mapped_column(default=False, server_default=false())
 
 
 class JudgeRun(Base):
@@ -587,3 +598,33 @@ class Adjudication(Base):
     note: Mapped[str] = mapped_column(Text, default="")
     adjudicator: Mapped[str] = mapped_column(String(128))
     adjudicated_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Flag(Base):
+    """An item, or one model's answer on it, that should not count as it is: a broken image, an
+    answer that names its model, offensive content, or another problem told in ``note``.
+
+    ``model_id`` None flags the item itself (or, from a task, the reference answer);
+    ``origin`` says who raised it (``annotator``, or ``detector`` for the model-name detector
+    run at import or judging). A campaign created to leave flagged comparisons out does so for
+    flags that stand (``retracted_at`` None). ``uuid`` identifies a flag across bundles.
+    """
+
+    __tablename__ = "flags"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    uuid: Mapped[str] = mapped_column(String(32), unique=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"), index=True)
+    model_id: Mapped[int | None] = mapped_column(ForeignKey("models.id"))
+    campaign_id: Mapped[int | None] = mapped_column(
+        ForeignKey("campaigns.id", ondelete="CASCADE"), index=True
+    )
+    pair_id: Mapped[int | None] = mapped_column(
+        ForeignKey("scheduled_pairs.id", ondelete="CASCADE")
+    )
+    annotator_id: Mapped[int | None] = mapped_column(ForeignKey("annotators.id"))
+    reason: Mapped[str] = mapped_column(String(32))
+    note: Mapped[str] = mapped_column(Text, default="")
+    origin: Mapped[str] = mapped_column(String(32))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    retracted_at: Mapped[datetime | None]

@@ -62,7 +62,7 @@ class AnnotationPage(QObject):
         self.leave_action.triggered.connect(self.request_leave)
         self.leave_action.setEnabled(False)
         menu.addSeparator()
-        for action in (self.view.undo_action, self.view.skip_action):
+        for action in (self.view.undo_action, self.view.skip_action, self.view.flag_action):
             menu.addAction(action)
         return menu
 

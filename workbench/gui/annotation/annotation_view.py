@@ -31,6 +31,7 @@ from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QMenuBar, QVBox
 
 from workbench.errors import WorkbenchError
 from workbench.gui.annotation.answer_panel import AnswerPanel
+from workbench.gui.annotation.flag_dialog import FlagDialog
 from workbench.gui.annotation.help_overlay import HelpOverlay
 from workbench.gui.annotation.skip_dialog import SkipDialog
 from workbench.gui.annotation.task_display import (
@@ -148,6 +149,8 @@ class AnnotationView(QWidget):
         self.answer_panel: AnswerPanel | None = None
         self.help_overlay: HelpOverlay | None = None
         self.skip_dialog: SkipDialog | None = None
+        self.flag_dialog: FlagDialog | None = None
+        self._flag_token = ""
         self.zoom: ImageViewerDialog | None = None
         # one writer at a time, so answers are stored in the order they were given
         self.runner = BackgroundRunner(max_threads=1, parent=self)
@@ -212,6 +215,7 @@ class AnnotationView(QWidget):
 
         self.undo_action = self._action("Undo last answer", "Ctrl+Z", self.undo)
         self.skip_action = self._action("Skip task…", "Ctrl+S", self.request_skip)
+        self.flag_action = self._action("Flag task…", "Ctrl+Shift+F", self.request_flag)
         self.help_action = self._action("Annotation keys", "", self.toggle_help)
         self._set_enabled(False)
 
@@ -226,7 +230,7 @@ class AnnotationView(QWidget):
         return action
 
     def _set_enabled(self, enabled: bool) -> None:
-        for action in (self.undo_action, self.skip_action, self.help_action):
+        for action in (self.undo_action, self.skip_action, self.flag_action, self.help_action):
             action.setEnabled(enabled)
 
     # --- sessions ---------------------------------------------------------------------------
@@ -277,6 +281,11 @@ class AnnotationView(QWidget):
         self.feedback_label.hide()
         if self.skip_dialog is not None:
             self.skip_dialog.hide()
+        if self.flag_dialog is not None:
+            self.flag_dialog.hide()
+            self.flag_dialog.setParent(None)
+            self.flag_dialog.deleteLater()
+            self.flag_dialog = None
         for widget in (self.answer_panel, self.help_overlay):
             if widget is not None:
                 widget.hide()
@@ -766,6 +775,44 @@ class AnnotationView(QWidget):
         self._skip_token = self.task.token
         self.skip_dialog.open()
         return self.skip_dialog
+
+    def request_flag(self) -> FlagDialog | None:
+        """Open the dialog that flags the task on screen; the task stays, to be answered."""
+        if self.session is None or self.task is None or self.practicing:
+            return None
+        if self.flag_dialog is None:
+            self.flag_dialog = FlagDialog(len(self.task.response_labels), self)
+            self.flag_dialog.accepted.connect(self._flag_accepted)
+            self.flag_dialog.rejected.connect(self.setFocus)
+        self.flag_dialog.reset()
+        self._flag_token = self.task.token
+        self.flag_dialog.open()
+        return self.flag_dialog
+
+    def _flag_accepted(self) -> None:
+        if self.flag_dialog is not None:
+            reason, response, note = self.flag_dialog.chosen()
+            self.flag(reason, response, note, self._flag_token)
+
+    def flag(
+        self, reason: str, response: int | None, note: str = "", token: str | None = None
+    ) -> None:
+        """Flag the task (not skipping it): the answer given so far stays selected."""
+        if self.session is None or self.task is None or self._saving:
+            return
+        session, token = self.session, token or self.task.token
+
+        def flagged(_nothing: None) -> None:
+            self.setFocus()
+            if self.answer_panel is not None:
+                self.answer_panel.show_message("Flagged. The task is still yours to answer.")
+
+        self._write(
+            lambda: session.flag(token, reason, response, note),
+            flagged,
+            "Not flagged",
+            "Press Ctrl+Shift+F to try again.",
+        )
 
     def _skip_accepted(self) -> None:
         if self.skip_dialog is not None:

@@ -59,7 +59,12 @@ class AnnotatorWindow(QMainWindow):
         # no dock, no toolbar: nothing for the right-click menu of a main window to list
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.PreventContextMenu)
         menu = self.menuBar().addMenu("&Annotate")
-        for action in (self.view.undo_action, self.view.skip_action, self.view.help_action):
+        for action in (
+            self.view.undo_action,
+            self.view.skip_action,
+            self.view.flag_action,
+            self.view.help_action,
+        ):
             menu.addAction(action)
         menu.addSeparator()
         self.quit_action = QAction("&Quit", self)

@@ -22,6 +22,7 @@ from workbench.gui.safe_text import SafeTextView
 VIEW_KEYS = (
     ("Ctrl+Z", "Take back your last answer (its task shows again)"),
     ("Ctrl+S", "Skip this task, giving a reason"),
+    ("Ctrl+Shift+F", "Flag this task (broken image, a response names its model...); it stays"),
     ("Enter", "Save the answer (grade, or after typing a rationale)"),
     ("Tab", "Go to the rationale field, then to each image; Esc comes back"),
     ("Page Up / Page Down", "Scroll the task (in the zoom window: previous / next image)"),

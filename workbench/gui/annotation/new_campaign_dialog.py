@@ -355,6 +355,12 @@ OPTIONS: tuple[FormOption, ...] = (
         lambda w: {"without_missing_images": w.isChecked()},
     ),
     FormOption(
+        "--exclude-flagged", "exclude_flagged_box", "",
+        _check("Leave out flagged answers and items", False),
+        lambda w: {"exclude_flagged": w.isChecked()},
+        tip="a broken image, an answer that names its model, offensive content",
+    ),
+    FormOption(
         "--lease-minutes", "lease_spin", "Task reserved (min)", _decimal("30 (the default)"),
         lambda w: {"lease_minutes": _positive(w)},
         tip="how long a task shown to an annotator stays theirs",
@@ -391,6 +397,7 @@ class NewCampaignDialog(QDialog, Ui_NewCampaignDialog):
     practice_spin: QSpinBox
     practice_optional_box: QCheckBox
     without_missing_box: QCheckBox
+    exclude_flagged_box: QCheckBox
     lease_spin: QDoubleSpinBox
     pack_lease_spin: QDoubleSpinBox
 
