@@ -163,8 +163,13 @@ def add_request_flags(parser: argparse.ArgumentParser, fitting: bool = True) -> 
     if fitting:
         parser.add_argument(
             "--style-control",
-            action="store_true",
-            help="control for answer length and markdown (bt only); plain ratings are shown too",
+            nargs="?",
+            const=defaults.DEFAULT_STYLE_ESTIMATOR,
+            choices=defaults.STYLE_ESTIMATOR_NAMES,
+            metavar="ESTIMATOR",
+            help="control for answer length and markdown (bt only), with FastChat's 2024 "
+            "estimator (fastchat-2024, the default) or LMArena's current contextual "
+            "Bradley-Terry (lmarena); plain ratings are shown too",
         )
     parser.add_argument(
         "--decisive-weight",
@@ -484,7 +489,7 @@ def _print_leaderboard(result: Any) -> None:
         print(line)
     if board.style_coefficients is not None:
         print(
-            "style coefficients (log-odds per SD): "
+            f"style control: {board.style_estimator}; style coefficients (log-odds per SD): "
             + ", ".join(f"{name} {value:+.3f}" for name, value in board.style_coefficients.items())
         )
 

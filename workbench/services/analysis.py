@@ -452,6 +452,7 @@ def leaderboard(
         seed=request.seed,
         k_factor=request.k_factor,
         style_features=style_features,
+        style_estimator=request.style_estimator,
     )
     order = list(board.table["model"])
     if request.answer_tokens:

@@ -52,8 +52,13 @@ METHODS = {
 #: the coverage of a prediction-powered board's intervals and rank-sets
 DEFAULT_COVERAGE = 0.95
 
+#: the style-control estimators, by the name ``--style-control NAME`` takes (the same keys as
+#: :data:`workbench.stats.style.STYLE_ESTIMATORS`, which fits them; a test keeps the two equal)
+STYLE_ESTIMATOR_NAMES = ("fastchat-2024", "lmarena")
+
 #: the defaults of every door
 DEFAULT_METHOD = "bt"
+DEFAULT_STYLE_ESTIMATOR = "fastchat-2024"
 DEFAULT_TIES = "half"
 #: WildVision-Bench's and Arena-Hard-Auto's rule: a "much better" verdict counts three battles
 DEFAULT_DECISIVE_WEIGHT = 3.0
@@ -149,6 +154,8 @@ class AnalysisRequest:
     criteria: tuple[str, ...] = ()
     method: str = DEFAULT_METHOD
     style_control: bool = False
+    #: which style-control estimator (see :data:`STYLE_ESTIMATOR_NAMES`)
+    style_estimator: str = DEFAULT_STYLE_ESTIMATOR
     ties: str = DEFAULT_TIES
     decisive_weight: float = DEFAULT_DECISIVE_WEIGHT
     anchor: str | None = None
@@ -189,6 +196,11 @@ class AnalysisRequest:
             raise RequestError("--decisive-weight must be a positive number")
         if math.isnan(self.anchor_rating) or math.isinf(self.anchor_rating):
             raise RequestError("--anchor: the rating must be a number")
+        if self.style_estimator not in STYLE_ESTIMATOR_NAMES:
+            raise RequestError(
+                f"--style-control: unknown estimator {self.style_estimator!r} "
+                f"(choose {', '.join(STYLE_ESTIMATOR_NAMES)})"
+            )
         if self.style_control and self.method != "bt":
             raise RequestError("--style-control works with --method bt only")
         if self.anchor is not None and not self.anchor:
@@ -289,7 +301,8 @@ class AnalysisRequest:
         parts = [
             f"judgments: {self.kind_label}",
             self.selection_text(),
-            METHODS[self.method] + (" with style control" if self.style_control else ""),
+            METHODS[self.method]
+            + (f" with style control ({self.style_estimator})" if self.style_control else ""),
             anchor,
             *counting,
         ]
@@ -318,6 +331,7 @@ class AnalysisRequest:
             "answer_tokens": self.answer_tokens,
             "method": self.method,
             "style_control": self.style_control,
+            "style_estimator": self.style_estimator if self.style_control else None,
             "ties": self.ties,
             "decisive_weight": self.decisive_weight,
             "anchor": {"model": self.anchor, "rating": self.anchor_rating},
@@ -362,7 +376,7 @@ class AnalysisRequest:
         if fitting:
             words += ["--method", self.method]
             if self.style_control:
-                words.append("--style-control")
+                words += ["--style-control", self.style_estimator]
             if self.method == "elo":
                 words += ["--k-factor", _number(self.k_factor)]
             if self.prediction_powered:
@@ -408,7 +422,7 @@ class AnalysisRequest:
         }
         optional = {
             "method": getattr(args, "method", None),
-            "style_control": getattr(args, "style_control", None),
+            **_style_choice(getattr(args, "style_control", None)),
             "ties": getattr(args, "ties", None),
             "decisive_weight": getattr(args, "decisive_weight", None),
             "bootstrap": getattr(args, "bootstrap", None),
@@ -487,6 +501,16 @@ class AnalysisRequest:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def _style_choice(value: Any) -> dict[str, Any]:
+    """``--style-control [NAME]`` as request fields: absent (None) changes nothing, a bare flag
+    (True) turns on the default estimator, a name turns on that one."""
+    if value is None or value is False:
+        return {}
+    if value is True:
+        return {"style_control": True}
+    return {"style_control": True, "style_estimator": str(value)}
 
 
 def parse_anchor(text: str | None) -> tuple[str | None, float]:
