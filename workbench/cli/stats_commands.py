@@ -160,6 +160,12 @@ def add_request_flags(parser: argparse.ArgumentParser, fitting: bool = True) -> 
         help="pin a model's rating, e.g. gpt-4o=1000 (default: the model with the most battles "
         f"at {defaults.DEFAULT_ANCHOR_RATING:g})",
     )
+    parser.add_argument(
+        "--exclude-refusal",
+        action="store_true",
+        help="leave out battles in which either answer refuses, found by a phrase rule in the "
+        "answers (VisionArena's Exclude Refusal board on data that does not tag refusals)",
+    )
     if fitting:
         parser.add_argument(
             "--style-control",

@@ -170,6 +170,9 @@ class AnalysisRequest:
     multi_turn: bool = False
     exclude_ties: bool = False
     exclude_categories: tuple[str, ...] = ()
+    #: "Exclude Refusal" from the answers themselves: no battle in which either answer refuses
+    #: by the phrase rule of :mod:`workbench.stats.refusals`
+    exclude_refusal: bool = False
     #: add each model's mean answer length in tokens (WildVision-Bench's "Avg Tokens")
     answer_tokens: bool = False
     #: a prediction-powered board's coverage (its intervals and rank-sets hold at this level)
@@ -258,7 +261,12 @@ class AnalysisRequest:
     @property
     def boards(self) -> bool:
         """Whether one of VisionArena's board filters is set."""
-        return self.multi_turn or self.exclude_ties or bool(self.exclude_categories)
+        return (
+            self.multi_turn
+            or self.exclude_ties
+            or bool(self.exclude_categories)
+            or self.exclude_refusal
+        )
 
     def selection_text(self) -> str:
         """The selection beside the kind, as ``campaign=pilot, category=ocr`` or ``no filters``
@@ -270,6 +278,8 @@ class AnalysisRequest:
         parts += selection_flags_text(
             self.include_derived, self.multi_turn, self.exclude_ties, self.exclude_categories
         )
+        if self.exclude_refusal:
+            parts.append("refusals excluded")
         return ", ".join(parts) or "no filters"
 
     def _selection(self) -> Iterable[tuple[str, tuple[Any, ...]]]:
@@ -327,6 +337,7 @@ class AnalysisRequest:
                 "multi_turn": self.multi_turn,
                 "exclude_ties": self.exclude_ties,
                 "exclude_categories": list(self.exclude_categories),
+                "exclude_refusal": self.exclude_refusal,
             },
             "answer_tokens": self.answer_tokens,
             "method": self.method,
@@ -371,6 +382,8 @@ class AnalysisRequest:
             words.append("--exclude-ties")
         for category in self.exclude_categories:
             words += ["--exclude-category", category]
+        if self.exclude_refusal:
+            words.append("--exclude-refusal")
         if fitting and self.answer_tokens:
             words.append("--answer-tokens")
         if fitting:
@@ -438,6 +451,7 @@ class AnalysisRequest:
             multi_turn=bool(getattr(args, "multi_turn", False)),
             exclude_ties=bool(getattr(args, "exclude_ties", False)),
             exclude_categories=tuple(getattr(args, "exclude_categories", ()) or ()),
+            exclude_refusal=bool(getattr(args, "exclude_refusal", False)),
             answer_tokens=bool(getattr(args, "answer_tokens", False)),
             anchor=anchor,
             anchor_rating=rating,
