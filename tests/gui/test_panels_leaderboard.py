@@ -354,3 +354,17 @@ def test_the_prediction_powered_board_states_its_inputs_and_copies_its_command(
         list(panel.result.table["rating"]), abs=1e-6
     )
     assert printed["prediction_powered"] == panel.result.powered.to_json()
+
+
+def test_board_filters_are_pickers_of_the_request(qtbot, panel_window) -> None:  # type: ignore[no-untyped-def]
+    panel = panel_window.analysis.leaderboard
+    assert not panel.request().boards
+    before = panel.result
+    panel.min_battles.setValue(0)
+    panel.exclude_ties.setChecked(True)
+    panel.exclude_refusal.setChecked(True)
+    qtbot.waitUntil(lambda: panel.result is not before and not panel.busy, timeout=HANG_GUARD_MS)
+    request = panel.request()
+    assert request.exclude_ties and request.exclude_refusal and not request.multi_turn
+    assert "--exclude-ties --exclude-refusal" in request.to_command()
+    assert "ties excluded" in panel.request_line.text()

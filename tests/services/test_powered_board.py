@@ -190,6 +190,7 @@ def test_the_printed_command_prints_the_same_board(
         (["--kind", "all", "--pool-kinds"], "leave out --kind"),
         (["--ties", "drop"], "--ties half"),
         (["--coverage", "1.5"], "--coverage"),
+        (["--exclude-refusal"], "--exclude-refusal"),
         (["--anchor", "nobody"], "--anchor nobody: not a model"),
     ],
 )

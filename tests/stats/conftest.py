@@ -7,11 +7,13 @@ import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from workbench.stats.battles import battles_from_fastchat
 from workbench.stats.bradley_terry import Anchor
+from workbench.stats.style import STYLE_FEATURES, style_counts
 
 WILDVISION_ANCHOR = Anchor("claude-3-sonnet-20240229", 1000.0)
 
@@ -61,3 +63,27 @@ def published_leaderboard(wildvision_dir: Path) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows).set_index("model")
+
+
+@pytest.fixture(scope="session")
+def wildvision_style(
+    wildvision_dir: Path, wildvision_battles: pd.DataFrame
+) -> tuple[np.ndarray, np.ndarray]:
+    """Raw style counts (:data:`STYLE_FEATURES`) of side a's and side b's published answer, one
+    row per battle of :func:`wildvision_battles` (``token_len`` as the length)."""
+    rows = {}
+    for path in sorted((wildvision_dir / "model_answers").glob("*.jsonl.gz")):
+        answers = pd.read_json(path, lines=True)
+        for answer in answers.itertuples(index=False):
+            counts = style_counts(answer.output, length=answer.token_len)
+            rows[(answer.question_id, answer.model)] = [counts[name] for name in STYLE_FEATURES]
+    question = pd.read_json(wildvision_dir / "vision_bench_battles.jsonl.gz", lines=True)[
+        "question_id"
+    ]
+    features_a = np.array(
+        [rows[key] for key in zip(question, wildvision_battles["model_a"], strict=True)]
+    )
+    features_b = np.array(
+        [rows[key] for key in zip(question, wildvision_battles["model_b"], strict=True)]
+    )
+    return features_a, features_b

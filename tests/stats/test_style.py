@@ -5,7 +5,6 @@ battles and the models' published answers."""
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -17,7 +16,6 @@ from tests.stats.helpers import random_battles
 from workbench.stats.bootstrap import confidence_intervals
 from workbench.stats.errors import StatsInputError
 from workbench.stats.style import (
-    STYLE_FEATURES,
     bootstrap_style_controlled,
     normalized_style_differences,
     style_controlled_ratings,
@@ -46,28 +44,6 @@ def test_normalized_differences_are_standardised_ratios() -> None:
     ratio = np.array([10 / 11, -10 / 11, 0.0])
     assert np.allclose(features[:, 0], (ratio - ratio.mean()) / ratio.std())
     assert (features[:, 1] == 0).all()  # a feature that never varies carries nothing
-
-
-@pytest.fixture(scope="module")
-def wildvision_style(
-    wildvision_dir: Path, wildvision_battles: pd.DataFrame
-) -> tuple[np.ndarray, np.ndarray]:
-    rows = {}
-    for path in sorted((wildvision_dir / "model_answers").glob("*.jsonl.gz")):
-        answers = pd.read_json(path, lines=True)
-        for answer in answers.itertuples(index=False):
-            counts = style_counts(answer.output, length=answer.token_len)
-            rows[(answer.question_id, answer.model)] = [counts[name] for name in STYLE_FEATURES]
-    question = pd.read_json(wildvision_dir / "vision_bench_battles.jsonl.gz", lines=True)[
-        "question_id"
-    ]
-    features_a = np.array(
-        [rows[key] for key in zip(question, wildvision_battles["model_a"], strict=True)]
-    )
-    features_b = np.array(
-        [rows[key] for key in zip(question, wildvision_battles["model_b"], strict=True)]
-    )
-    return features_a, features_b
 
 
 def fastchat_construction(

@@ -167,11 +167,22 @@ def add_request_flags(parser: argparse.ArgumentParser, fitting: bool = True) -> 
         help="pin a model's rating, e.g. gpt-4o=1000 (default: the model with the most battles "
         f"at {defaults.DEFAULT_ANCHOR_RATING:g})",
     )
+    parser.add_argument(
+        "--exclude-refusal",
+        action="store_true",
+        help="leave out battles in which either answer refuses, found by a phrase rule in the "
+        "answers (VisionArena's Exclude Refusal board on data that does not tag refusals)",
+    )
     if fitting:
         parser.add_argument(
             "--style-control",
-            action="store_true",
-            help="control for answer length and markdown (bt only); plain ratings are shown too",
+            nargs="?",
+            const=defaults.DEFAULT_STYLE_ESTIMATOR,
+            choices=defaults.STYLE_ESTIMATOR_NAMES,
+            metavar="ESTIMATOR",
+            help="control for answer length and markdown (bt only), with FastChat's 2024 "
+            "estimator (fastchat-2024, the default) or LMArena's current contextual "
+            "Bradley-Terry (lmarena); plain ratings are shown too",
         )
     parser.add_argument(
         "--decisive-weight",
@@ -495,7 +506,7 @@ def _print_leaderboard(result: Any) -> None:
         print(line)
     if board.style_coefficients is not None:
         print(
-            "style coefficients (log-odds per SD): "
+            f"style control: {board.style_estimator}; style coefficients (log-odds per SD): "
             + ", ".join(f"{name} {value:+.3f}" for name, value in board.style_coefficients.items())
         )
 

@@ -43,6 +43,7 @@ from workbench.services.judgment_cache import JudgmentCache
 from workbench.services.outcomes import (
     IMPORTED,
     OutcomeFilter,
+    answer_refusals,
     answer_style_features,
     describe_empty,
     judgments_frame,
@@ -417,17 +418,22 @@ def leaderboard(
     request = resolved_request(bundle, request)
     kind = request.kind
     filters = request.filters()
-    if request.method == "bt" and not request.style_control:
+    if request.method == "bt" and not request.style_control and not request.exclude_refusal:
         if tally is not None and tally.matches(filters, request.decisive_weight):
             battles = _counts_frame(tally.update(bundle))
         else:
             battles = _counted_battles(bundle, filters, request.decisive_weight)
     else:
-        # online Elo needs the stored order and style control each battle's answers
+        # online Elo needs the stored order, and style control and refusals each battle's
+        # answers
+        answers = request.style_control or request.exclude_refusal
         with bundle.read_session() as session:
             battles = judgments_frame(
-                session, filters, pairwise=True, columns=RATING_COLUMNS[request.style_control]
+                session, filters, pairwise=True, columns=RATING_COLUMNS[answers]
             )
+            if request.exclude_refusal and not battles.empty:
+                refused_a, refused_b = answer_refusals(session, battles)
+                battles = battles[~(refused_a | refused_b)].reset_index(drop=True)
         if not battles.empty:
             battles = weight_by_strength(battles, request.decisive_weight)
     if request.ties == "drop" and not battles.empty:
@@ -467,6 +473,7 @@ def leaderboard(
         seed=request.seed,
         k_factor=request.k_factor,
         style_features=style_features,
+        style_estimator=request.style_estimator,
     )
     order = list(board.table["model"])
     if request.answer_tokens:

@@ -52,8 +52,13 @@ METHODS = {
 #: the coverage of a prediction-powered board's intervals and rank-sets
 DEFAULT_COVERAGE = 0.95
 
+#: the style-control estimators, by the name ``--style-control NAME`` takes (the same keys as
+#: :data:`workbench.stats.style.STYLE_ESTIMATORS`, which fits them; a test keeps the two equal)
+STYLE_ESTIMATOR_NAMES = ("fastchat-2024", "lmarena")
+
 #: the defaults of every door
 DEFAULT_METHOD = "bt"
+DEFAULT_STYLE_ESTIMATOR = "fastchat-2024"
 DEFAULT_TIES = "half"
 #: WildVision-Bench's and Arena-Hard-Auto's rule: a "much better" verdict counts three battles
 DEFAULT_DECISIVE_WEIGHT = 3.0
@@ -149,6 +154,8 @@ class AnalysisRequest:
     criteria: tuple[str, ...] = ()
     method: str = DEFAULT_METHOD
     style_control: bool = False
+    #: which style-control estimator (see :data:`STYLE_ESTIMATOR_NAMES`)
+    style_estimator: str = DEFAULT_STYLE_ESTIMATOR
     ties: str = DEFAULT_TIES
     decisive_weight: float = DEFAULT_DECISIVE_WEIGHT
     anchor: str | None = None
@@ -163,6 +170,9 @@ class AnalysisRequest:
     multi_turn: bool = False
     exclude_ties: bool = False
     exclude_categories: tuple[str, ...] = ()
+    #: "Exclude Refusal" from the answers themselves: no battle in which either answer refuses
+    #: by the phrase rule of :mod:`workbench.stats.refusals`
+    exclude_refusal: bool = False
     #: add each model's mean answer length in tokens (WildVision-Bench's "Avg Tokens")
     answer_tokens: bool = False
     #: a prediction-powered board's coverage (its intervals and rank-sets hold at this level)
@@ -191,6 +201,11 @@ class AnalysisRequest:
             raise RequestError("--decisive-weight must be a positive number")
         if math.isnan(self.anchor_rating) or math.isinf(self.anchor_rating):
             raise RequestError("--anchor: the rating must be a number")
+        if self.style_estimator not in STYLE_ESTIMATOR_NAMES:
+            raise RequestError(
+                f"--style-control: unknown estimator {self.style_estimator!r} "
+                f"(choose {', '.join(STYLE_ESTIMATOR_NAMES)})"
+            )
         if self.style_control and self.method != "bt":
             raise RequestError("--style-control works with --method bt only")
         if self.anchor is not None and not self.anchor:
@@ -211,8 +226,10 @@ class AnalysisRequest:
             )
         if self.ties != "half":
             raise RequestError("--method ppi counts a tie half a win to each side: use --ties half")
-        if self.style_control or self.answer_tokens:
-            raise RequestError("--method ppi does not take --style-control or --answer-tokens")
+        if self.style_control or self.answer_tokens or self.exclude_refusal:
+            raise RequestError(
+                "--method ppi does not take --style-control, --answer-tokens or --exclude-refusal"
+            )
 
     # --- reading it ------------------------------------------------------------------------------
 
@@ -249,7 +266,12 @@ class AnalysisRequest:
     @property
     def boards(self) -> bool:
         """Whether one of VisionArena's board filters is set."""
-        return self.multi_turn or self.exclude_ties or bool(self.exclude_categories)
+        return (
+            self.multi_turn
+            or self.exclude_ties
+            or bool(self.exclude_categories)
+            or self.exclude_refusal
+        )
 
     def selection_text(self) -> str:
         """The selection beside the kind, as ``campaign=pilot, category=ocr`` or ``no filters``
@@ -265,6 +287,8 @@ class AnalysisRequest:
             self.exclude_categories,
             self.include_simulated,
         )
+        if self.exclude_refusal:
+            parts.append("refusals excluded")
         return ", ".join(parts) or "no filters"
 
     def _selection(self) -> Iterable[tuple[str, tuple[Any, ...]]]:
@@ -296,7 +320,8 @@ class AnalysisRequest:
         parts = [
             f"judgments: {self.kind_label}",
             self.selection_text(),
-            METHODS[self.method] + (" with style control" if self.style_control else ""),
+            METHODS[self.method]
+            + (f" with style control ({self.style_estimator})" if self.style_control else ""),
             anchor,
             *counting,
         ]
@@ -322,10 +347,12 @@ class AnalysisRequest:
                 "multi_turn": self.multi_turn,
                 "exclude_ties": self.exclude_ties,
                 "exclude_categories": list(self.exclude_categories),
+                "exclude_refusal": self.exclude_refusal,
             },
             "answer_tokens": self.answer_tokens,
             "method": self.method,
             "style_control": self.style_control,
+            "style_estimator": self.style_estimator if self.style_control else None,
             "ties": self.ties,
             "decisive_weight": self.decisive_weight,
             "anchor": {"model": self.anchor, "rating": self.anchor_rating},
@@ -367,12 +394,14 @@ class AnalysisRequest:
             words.append("--exclude-ties")
         for category in self.exclude_categories:
             words += ["--exclude-category", category]
+        if self.exclude_refusal:
+            words.append("--exclude-refusal")
         if fitting and self.answer_tokens:
             words.append("--answer-tokens")
         if fitting:
             words += ["--method", self.method]
             if self.style_control:
-                words.append("--style-control")
+                words += ["--style-control", self.style_estimator]
             if self.method == "elo":
                 words += ["--k-factor", _number(self.k_factor)]
             if self.prediction_powered:
@@ -418,7 +447,7 @@ class AnalysisRequest:
         }
         optional = {
             "method": getattr(args, "method", None),
-            "style_control": getattr(args, "style_control", None),
+            **_style_choice(getattr(args, "style_control", None)),
             "ties": getattr(args, "ties", None),
             "decisive_weight": getattr(args, "decisive_weight", None),
             "bootstrap": getattr(args, "bootstrap", None),
@@ -434,6 +463,7 @@ class AnalysisRequest:
             multi_turn=bool(getattr(args, "multi_turn", False)),
             exclude_ties=bool(getattr(args, "exclude_ties", False)),
             exclude_categories=tuple(getattr(args, "exclude_categories", ()) or ()),
+            exclude_refusal=bool(getattr(args, "exclude_refusal", False)),
             answer_tokens=bool(getattr(args, "answer_tokens", False)),
             include_simulated=bool(getattr(args, "include_simulated", False)),
             anchor=anchor,
@@ -499,6 +529,16 @@ class AnalysisRequest:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def _style_choice(value: Any) -> dict[str, Any]:
+    """``--style-control [NAME]`` as request fields: absent (None) changes nothing, a bare flag
+    (True) turns on the default estimator, a name turns on that one."""
+    if value is None or value is False:
+        return {}
+    if value is True:
+        return {"style_control": True}
+    return {"style_control": True, "style_estimator": str(value)}
 
 
 def parse_anchor(text: str | None) -> tuple[str | None, float]:

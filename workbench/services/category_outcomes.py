@@ -4,11 +4,12 @@ SQL through the judgment read model."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pandas as pd
 
+from workbench.services.outcomes import refusal_counts
 from workbench.services.to_json import jsonable, records
 from workbench.storage.bundle import Bundle
 from workbench.storage.judgments import (
@@ -19,6 +20,7 @@ from workbench.storage.judgments import (
 )
 
 COLUMNS = ("category", "battles", "decisive", "ties", "both_bad", "tie_share", "both_bad_share")
+REFUSAL_COLUMNS = ("model", "answers", "refusals", "refusal_share")
 
 
 @dataclass(frozen=True)
@@ -29,10 +31,19 @@ class CategoryOutcomes:
 
     table: pd.DataFrame
     filters: str
+    #: per model of the selection's battles: answers, refusals (the phrase rule of
+    #: :mod:`workbench.stats.refusals`) and their share, most refusing first
+    refusals: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=REFUSAL_COLUMNS))
 
     def to_json(self) -> dict[str, Any]:
         """What ``workbench categories --json`` prints."""
-        return jsonable({"filters": self.filters, "categories": records(self.table)})
+        return jsonable(
+            {
+                "filters": self.filters,
+                "categories": records(self.table),
+                "refusals": records(self.refusals),
+            }
+        )
 
 
 def category_outcomes(bundle: Bundle, where: OutcomeFilter | None = None) -> CategoryOutcomes:
@@ -41,6 +52,12 @@ def category_outcomes(bundle: Bundle, where: OutcomeFilter | None = None) -> Cat
     where = where or OutcomeFilter()
     rows = []
     with bundle.read_session() as session:
+        models = {name for a, b, *_rest in battle_counts(session, where) for name in (a, b)}
+        refused = [
+            (model, answers, refusals, refusals / answers)
+            for model, (refusals, answers) in refusal_counts(session, models).items()
+            if answers
+        ]
         shown = distinct_values(session, "category", where, pairwise=True)
         for category in sorted({*shown, *tagged_categories(session)}):
             outcomes: dict[str, int] = {}
@@ -58,4 +75,8 @@ def category_outcomes(bundle: Bundle, where: OutcomeFilter | None = None) -> Cat
             )
     table = pd.DataFrame(rows, columns=list(COLUMNS))
     table = table.sort_values(["battles", "category"], ascending=[False, True], kind="stable")
-    return CategoryOutcomes(table.reset_index(drop=True), where.describe())
+    refusals = pd.DataFrame(refused, columns=list(REFUSAL_COLUMNS))
+    refusals = refusals.sort_values(["refusals", "model"], ascending=[False, True], kind="stable")
+    return CategoryOutcomes(
+        table.reset_index(drop=True), where.describe(), refusals.reset_index(drop=True)
+    )

@@ -235,3 +235,68 @@ def mean_answer_tokens(session: Session, models: Iterable[str]) -> dict[str, flo
         total[0] += counted
         total[1] += 1
     return {model: total / answers for model, (total, answers) in totals.items()}
+
+
+def answer_refusals(session: Session, battles: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Whether each battle's side a and side b answer refuses (:func:`workbench.stats.refusals.
+    is_refusal`), from the models' stored outputs in the standard context: the judged turn's
+    answer, or any turn's for a judgment of the whole conversation. A missing answer does not
+    refuse."""
+    from workbench.stats.refusals import is_refusal
+
+    items = sorted({int(item) for item in battles["item"].dropna().unique()})
+    refused: dict[tuple[int, str], dict[int, bool]] = {}
+    for start in range(0, len(items), 500):
+        chunk = items[start : start + 500]
+        statement = (
+            select(Turn.item_id, Turn.index, Model.name, Output.text)
+            .join(Turn, Output.turn_id == Turn.id)
+            .join(Model, Output.model_id == Model.id)
+            .where(Turn.item_id.in_(chunk), Output.context == STANDARD_CONTEXT)
+        )
+        for item_id, turn_index, model, text in session.execute(statement):
+            refused.setdefault((item_id, model), {})[turn_index] = is_refusal(text)
+
+    def refuses(item: Any, turn: Any, model: str) -> bool:
+        if pd.isna(item):
+            return False
+        answers = refused.get((int(item), model), {})
+        if pd.isna(turn):
+            return any(answers.values())
+        return answers.get(int(turn), False)
+
+    rows = list(
+        zip(battles["item"], battles["turn"], battles["model_a"], battles["model_b"], strict=True)
+    )
+    side_a = np.array([refuses(item, turn, a) for item, turn, a, _b in rows], dtype=bool)
+    side_b = np.array([refuses(item, turn, b) for item, turn, _a, b in rows], dtype=bool)
+    return side_a, side_b
+
+
+def refusals_per_model(session: Session, models: Iterable[str] | None = None) -> dict[str, int]:
+    """How many of each model's stored answers (one per turn, standard context) refuse by
+    :func:`workbench.stats.refusals.is_refusal`; ``models`` limits the count to those."""
+    return {
+        model: refused for model, (refused, _answers) in refusal_counts(session, models).items()
+    }
+
+
+def refusal_counts(
+    session: Session, models: Iterable[str] | None = None
+) -> dict[str, tuple[int, int]]:
+    """Per model, its refusing answers and its answers (one per turn, standard context)."""
+    from workbench.stats.refusals import is_refusal
+
+    wanted = None if models is None else set(models)
+    counts: dict[str, tuple[int, int]] = {}
+    statement = (
+        select(Model.name, Output.text)
+        .join(Model, Output.model_id == Model.id)
+        .where(Output.context == STANDARD_CONTEXT)
+    )
+    for model, text in session.execute(statement):
+        if wanted is not None and model not in wanted:
+            continue
+        refused, answers = counts.get(model, (0, 0))
+        counts[model] = (refused + int(is_refusal(text)), answers + 1)
+    return counts

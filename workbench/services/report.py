@@ -356,6 +356,7 @@ def _powered_board(content: ReportContent, bundle: Bundle) -> None:
         kind=AUTO,
         style_control=False,
         answer_tokens=False,
+        exclude_refusal=False,
     )
     try:
         result = leaderboard(bundle, request)

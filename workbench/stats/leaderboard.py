@@ -24,7 +24,15 @@ from workbench.stats.bradley_terry import DEFAULT_SCALE, Anchor, EloScale, bradl
 from workbench.stats.counted_board import CountedRows, counted_board
 from workbench.stats.elo import EloSettings, online_elo
 from workbench.stats.errors import StatsInputError
-from workbench.stats.style import bootstrap_style_controlled, style_controlled_ratings
+from workbench.stats.style import (
+    FASTCHAT_2024,
+    LMARENA,
+    STYLE_ESTIMATORS,
+    bootstrap_lmarena_style_controlled,
+    bootstrap_style_controlled,
+    lmarena_style_controlled_ratings,
+    style_controlled_ratings,
+)
 from workbench.stats.winrate import predicted_win_rate
 
 Method = Literal["bt", "elo"]
@@ -49,6 +57,9 @@ class Leaderboard:
     table: pd.DataFrame
     samples: pd.DataFrame | None = None
     style_coefficients: pd.Series | None = None
+    #: which style-control estimator fitted the ratings (a key of
+    #: :data:`workbench.stats.style.STYLE_ESTIMATORS`), None without style control
+    style_estimator: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         def number(value: Any) -> float | None:
@@ -91,6 +102,7 @@ class Leaderboard:
             "models": models,
         }
         if self.style_coefficients is not None:
+            result["style_estimator"] = self.style_estimator
             result["style_coefficients"] = {
                 name: float(value) for name, value in self.style_coefficients.items()
             }
@@ -159,6 +171,7 @@ def compute_leaderboard(
     scale: EloScale = DEFAULT_SCALE,
     k_factor: float = EloSettings.k,
     style_features: tuple[np.ndarray, np.ndarray] | None = None,
+    style_estimator: str = FASTCHAT_2024,
 ) -> Leaderboard:
     """Rate the models of ``battles``.
 
@@ -168,7 +181,9 @@ def compute_leaderboard(
     FastChat's ``elo`` rating system reports (``get_median_elo_from_bootstrap``), because
     one ordering's Elo can fall outside its own interval. ``style_features`` (raw counts per
     battle for side a and side b) turns on style control for ``bt``; the plain ratings are kept in
-    ``rating_without_style_control``.
+    ``rating_without_style_control``; ``style_estimator`` names the estimator
+    (:data:`workbench.stats.style.STYLE_ESTIMATORS`: FastChat's 2024 one or LMArena's current
+    one).
     """
     if method not in METHODS:
         raise StatsInputError(f"unknown rating method '{method}' (choose bt or elo)")
@@ -183,12 +198,20 @@ def compute_leaderboard(
             return _bradley_terry_board(battles, anchor, bootstrap, seed, scale)
         counts = pair_counts(battles)
         plain = bradley_terry_ratings(counts, anchor, scale)
-        controlled = style_controlled_ratings(
-            battles, style_features[0], style_features[1], anchor, scale
+        if style_estimator not in STYLE_ESTIMATORS:
+            raise StatsInputError(
+                f"unknown style-control estimator '{style_estimator}' "
+                f"(choose {', '.join(STYLE_ESTIMATORS)})"
+            )
+        fit, resample = (
+            (lmarena_style_controlled_ratings, bootstrap_lmarena_style_controlled)
+            if style_estimator == LMARENA
+            else (style_controlled_ratings, bootstrap_style_controlled)
         )
+        controlled = fit(battles, style_features[0], style_features[1], anchor, scale)
         ratings, coefficients = controlled.ratings, controlled.coefficients
         if bootstrap:
-            samples = bootstrap_style_controlled(
+            samples = resample(
                 battles, style_features[0], style_features[1], bootstrap, seed, anchor, scale
             )
     else:
@@ -229,4 +252,5 @@ def compute_leaderboard(
         table=table,
         samples=samples,
         style_coefficients=coefficients,
+        style_estimator=style_estimator if coefficients is not None else None,
     )

@@ -276,3 +276,256 @@ def bootstrap_style_controlled(
         ]
     )
     return pd.DataFrame(_ratings_from(params, models, anchor, scale), columns=list(models))
+
+
+# --- LMArena's current estimator ------------------------------------------------------------------
+
+#: the style-control estimators a board can be fitted with, by the name the CLI and the results use
+FASTCHAT_2024 = "fastchat-2024"
+LMARENA = "lmarena"
+STYLE_ESTIMATORS = {
+    FASTCHAT_2024: "FastChat 2024 (logistic regression, ties as half a win, penalty on all "
+    "parameters)",
+    LMARENA: "LMArena arena-rank contextual Bradley-Terry (pair-balanced weights, penalty on the "
+    "style coefficients only)",
+}
+#: arena-rank ``ContextualBradleyTerry(reg=1.0)``: 0.5 * reg * |beta|^2 added to the mean loss
+LMARENA_STYLE_REGULARIZATION = 1.0
+#: arena-rank ``ContextualPairDataset.from_pandas(min_pair_count=50)``: a pair of models seen
+#: fewer times weighs as if seen this often
+LMARENA_MIN_PAIR_COUNT = 50.0
+
+
+def lmarena_style_differences(
+    features_a: np.ndarray, features_b: np.ndarray, weight: np.ndarray | None = None
+) -> np.ndarray:
+    """Per battle and feature, (a - b) / (a + b) with a zero sum read as 1, standardised over the
+    battles with the population standard deviation (arena-rank's example ``add_style_feature_cols``
+    followed by ``ContextualPairDataset``'s ``normalize_features``; standardising twice leaves
+    the population one). A row of weight k stands for k battles; a constant feature becomes 0."""
+    a = np.asarray(features_a, dtype=np.float64)
+    b = np.asarray(features_b, dtype=np.float64)
+    total = a + b
+    ratio = (a - b) / np.where(total == 0, 1.0, total)
+    weight = np.ones(len(ratio)) if weight is None else np.asarray(weight, dtype=np.float64)
+    mean = np.average(ratio, axis=0, weights=weight)
+    spread = np.sqrt(np.average((ratio - mean) ** 2, axis=0, weights=weight))
+    return (ratio - mean) / np.where(spread == 0, 1.0, spread)
+
+
+def lmarena_pair_weights(
+    index_a: np.ndarray,
+    index_b: np.ndarray,
+    count: np.ndarray,
+    min_pair_count: float = LMARENA_MIN_PAIR_COUNT,
+) -> np.ndarray:
+    """arena-rank's inverse-propensity weights: each battle weighs 1 / max(battles of its pair
+    of models, ``min_pair_count``), whichever side each model took, scaled to mean 1 over the
+    battles (a row of ``count`` k stands for k battles)."""
+    low = np.minimum(index_a, index_b)
+    high = np.maximum(index_a, index_b)
+    _, pair = np.unique(np.stack([low, high], axis=1), axis=0, return_inverse=True)
+    pair = pair.reshape(-1)
+    per_pair = np.bincount(pair, count)
+    weights = 1.0 / np.maximum(per_pair[pair], min_pair_count)
+    return weights / np.average(weights, weights=count)
+
+
+def _contextual_blocks(
+    params: np.ndarray,
+    n_models: int,
+    index_a: np.ndarray,
+    index_b: np.ndarray,
+    features: np.ndarray,
+    values: np.ndarray,
+) -> np.ndarray:
+    """Sum of ``values`` per battle spread over the pairwise (rating, rating), (rating,
+    feature) and (feature, feature) blocks: the shape of the contextual model's Hessian and of
+    its gradient covariance (arena-rank ``assemble_parwise_matrix`` and the feature blocks)."""
+    k = features.shape[1]
+    size = n_models + k
+    matrix = np.zeros((size, size))
+    pair_values = np.bincount(index_a * n_models + index_b, values, n_models * n_models).reshape(
+        n_models, n_models
+    )
+    pair_values[np.diag_indices(n_models)] = 0.0  # a model against itself: no rating term
+    block = -(pair_values + pair_values.T)
+    block[np.diag_indices(n_models)] = pair_values.sum(axis=1) + pair_values.sum(axis=0)
+    matrix[:n_models, :n_models] = block
+    weighted = features * values[:, None]
+    cross = np.empty((n_models, k))
+    for column in range(k):
+        cross[:, column] = np.bincount(index_a, weighted[:, column], n_models) - np.bincount(
+            index_b, weighted[:, column], n_models
+        )
+    matrix[:n_models, n_models:] = cross
+    matrix[n_models:, :n_models] = cross.T
+    matrix[n_models:, n_models:] = features.T @ weighted
+    return matrix
+
+
+def _lmarena_objective(
+    params: np.ndarray,
+    n_models: int,
+    index_a: np.ndarray,
+    index_b: np.ndarray,
+    features: np.ndarray,
+    score: np.ndarray,
+    weight: np.ndarray,
+    regularization: float,
+) -> float:
+    logits = params[index_a] - params[index_b] + features @ params[n_models:]
+    mean = weight @ (score * log_expit(logits) + (1.0 - score) * log_expit(-logits))
+    beta = params[n_models:]
+    return float(mean - 0.5 * regularization * beta @ beta)
+
+
+def fit_lmarena_parameters(
+    index_a: np.ndarray,
+    index_b: np.ndarray,
+    features: np.ndarray,
+    score: np.ndarray,
+    weight: np.ndarray,
+    n_models: int,
+    regularization: float = LMARENA_STYLE_REGULARIZATION,
+) -> np.ndarray:
+    """Maximise arena-rank's ``ContextualBradleyTerry`` objective: the ``weight``-averaged
+    log-likelihood of logit = (r_a - r_b) + features . beta (natural log-odds) less
+    ``0.5 * regularization * |beta|^2``; the ratings are not penalised. ``weight`` must sum to 1
+    (it is the per-battle weight over the number of battles). The ratings are fixed only up to a
+    constant, so they are kept summing to zero, as arena-rank's optimiser keeps them from its
+    zero start. Newton iterations (arena-rank runs L-BFGS) with a line search. Returns
+    ``[r_0 .. r_{n-1}, beta_0 .. beta_{k-1}]``."""
+    if regularization <= 0:
+        raise StatsInputError("style control needs a positive regularization")
+    k = features.shape[1]
+    size = n_models + k
+    params = np.zeros(size)
+    # the constant direction of the ratings has no curvature; adding it to the Hessian makes
+    # the system solvable, and since the gradient never has that direction, neither has a step
+    constant = np.zeros(size)
+    constant[:n_models] = 1.0
+    current = _lmarena_objective(
+        params, n_models, index_a, index_b, features, score, weight, regularization
+    )
+    for _ in range(100):
+        logits = params[index_a] - params[index_b] + features @ params[n_models:]
+        probability = expit(logits)
+        residual = weight * (score - probability)
+        gradient = np.empty(size)
+        gradient[:n_models] = np.bincount(index_a, residual, n_models) - np.bincount(
+            index_b, residual, n_models
+        )
+        gradient[n_models:] = features.T @ residual - regularization * params[n_models:]
+        curvature = _contextual_blocks(
+            params, n_models, index_a, index_b, features, weight * probability * (1 - probability)
+        )
+        curvature[n_models:, n_models:] += regularization * np.eye(k)
+        curvature += np.outer(constant, constant)
+        step = np.linalg.solve(curvature, gradient)
+        for _ in range(40):
+            candidate = params + step
+            value = _lmarena_objective(
+                candidate, n_models, index_a, index_b, features, score, weight, regularization
+            )
+            if value >= current - 1e-15 * abs(current):
+                break
+            step *= 0.5
+        params, current = candidate, value
+        if np.abs(step).max() < 1e-12:
+            break
+    params[:n_models] -= params[:n_models].mean()
+    return params
+
+
+def _lmarena_arrays(
+    battles: pd.DataFrame, features_a: np.ndarray, features_b: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, tuple[str, ...]]:
+    """Indices, standardised features, scores, battle counts (the rows' weights) and models."""
+    index_a, index_b, _features, score, count, models = _style_arrays(
+        battles, features_a, features_b
+    )
+    features = lmarena_style_differences(features_a, features_b, count)
+    return index_a, index_b, features, score, count, models
+
+
+def lmarena_style_controlled_ratings(
+    battles: pd.DataFrame,
+    features_a: np.ndarray,
+    features_b: np.ndarray,
+    anchor: Anchor | None = None,
+    scale: EloScale = DEFAULT_SCALE,
+    regularization: float = LMARENA_STYLE_REGULARIZATION,
+    feature_names: tuple[str, ...] = STYLE_FEATURES,
+) -> StyleControlled:
+    """LMArena's current style-controlled ratings: the contextual Bradley-Terry model of the
+    ``arena-rank`` package (``ContextualBradleyTerry`` on a ``ContextualPairDataset`` built with
+    its defaults: pair-balanced weights with a floor of 50 battles, features standardised,
+    ties and both-bad as half a win, an L2 penalty of 1.0 on the style coefficients only).
+    Without ``anchor`` the ratings average ``scale.initial`` (arena-rank's ``init_rating``).
+    The coefficients are per standard deviation of each feature, in natural log-odds."""
+    index_a, index_b, features, score, count, models = _lmarena_arrays(
+        battles, features_a, features_b
+    )
+    weight = count * lmarena_pair_weights(index_a, index_b, count) / count.sum()
+    params = fit_lmarena_parameters(
+        index_a, index_b, features, score, weight, len(models), regularization
+    )
+    ratings = pd.Series(
+        _ratings_from(_base_units(params, len(models), scale), models, anchor, scale),
+        index=list(models),
+    )
+    return StyleControlled(
+        ratings=ratings.rename("rating").sort_values(ascending=False),
+        coefficients=pd.Series(params[len(models) :], index=list(feature_names), name="coef"),
+    )
+
+
+def _base_units(params: np.ndarray, n_models: int, scale: EloScale) -> np.ndarray:
+    """Ratings in natural log-odds turned into the units :func:`_ratings_from` scales (log-odds
+    in base ``scale.base``)."""
+    converted = np.array(params, dtype=np.float64, copy=True)
+    converted[..., :n_models] = converted[..., :n_models] / np.log(scale.base)
+    return converted
+
+
+def bootstrap_lmarena_style_controlled(
+    battles: pd.DataFrame,
+    features_a: np.ndarray,
+    features_b: np.ndarray,
+    rounds: int,
+    seed: int | None = 0,
+    anchor: Anchor | None = None,
+    scale: EloScale = DEFAULT_SCALE,
+    regularization: float = LMARENA_STYLE_REGULARIZATION,
+) -> pd.DataFrame:
+    """LMArena-style-controlled ratings of ``rounds`` bootstrap resamples of the battles
+    (arena-rank ``ci_method="bootstrap"``: battles drawn with replacement, each keeping its
+    weight and standardised features from the full data)."""
+    if rounds < 1:
+        raise StatsInputError("the number of bootstrap rounds must be at least 1")
+    index_a, index_b, features, score, count, models = _lmarena_arrays(
+        battles, features_a, features_b
+    )
+    balance = lmarena_pair_weights(index_a, index_b, count)
+    rng = np.random.default_rng(seed)
+    total = round(float(count.sum()))
+    draws = rng.multinomial(total, count / count.sum(), size=rounds).astype(np.float64)
+    params = np.vstack(
+        [
+            fit_lmarena_parameters(
+                index_a,
+                index_b,
+                features,
+                score,
+                draw * balance / draw.sum(),
+                len(models),
+                regularization,
+            )
+            for draw in draws
+        ]
+    )
+    return pd.DataFrame(
+        _ratings_from(_base_units(params, len(models), scale), models, anchor, scale),
+        columns=list(models),
+    )

@@ -179,7 +179,12 @@ def test_vision_arenas_boards_are_filters_of_the_leaderboard(
     argv = ["leaderboard", str(arena_bundle), "--multi-turn", "--exclude-ties", "--json"]
     assert main([*argv, "--min-battles", "0"]) == 0
     request = json.loads(capsys.readouterr().out)["request"]
-    assert request["boards"] == {"multi_turn": True, "exclude_ties": True, "exclude_categories": []}
+    assert request["boards"] == {
+        "multi_turn": True,
+        "exclude_ties": True,
+        "exclude_categories": [],
+        "exclude_refusal": False,
+    }
     assert "--multi-turn --exclude-ties" in request["command"]
 
 

@@ -152,6 +152,16 @@ class LeaderboardPanel(QWidget):
             "Also count judgments an importer derived from others it stored (WildVision-Bench's "
             "battles, derived from GPT-4o's verdicts): they count the same evidence twice"
         )
+        # VisionArena's boards, as filters of this one
+        self.multi_turn = QCheckBox("Multi-turn", self)
+        self.multi_turn.setToolTip("Only conversations of more than one user turn")
+        self.exclude_ties = QCheckBox("Exclude ties", self)
+        self.exclude_ties.setToolTip("Leave out tie and both-bad outcomes")
+        self.exclude_refusal = QCheckBox("Exclude refusal", self)
+        self.exclude_refusal.setToolTip(
+            "Leave out battles in which either answer refuses (an apology or 'I cannot ...' in "
+            "its opening)"
+        )
         self.refresh_button = QPushButton("Recompute", self)
         self.export_button = QPushButton("Export", self)
         export_menu = QMenu(self.export_button)
@@ -186,6 +196,9 @@ class LeaderboardPanel(QWidget):
             (third_row, "Rater", self.rater),
             (third_row, "Origin", self.origin),
             (third_row, None, self.include_derived),
+            (second_row, None, self.multi_turn),
+            (second_row, None, self.exclude_ties),
+            (second_row, None, self.exclude_refusal),
             (third_row, "Min battles", self.min_battles),
         )
         for row, caption, widget in placed:
@@ -245,6 +258,8 @@ class LeaderboardPanel(QWidget):
             combo.currentIndexChanged.connect(self.refresh)
         self.style_control.toggled.connect(self.refresh)
         self.include_derived.toggled.connect(self.refresh)
+        for box in (self.multi_turn, self.exclude_ties, self.exclude_refusal):
+            box.toggled.connect(self.refresh)
         self.rounds.editingFinished.connect(self.refresh)
         self.min_battles.editingFinished.connect(self.refresh)
         self.refresh_button.clicked.connect(self.refresh)
@@ -308,6 +323,9 @@ class LeaderboardPanel(QWidget):
                 "rater": self.rater.currentData(),
                 "origin": self.origin.currentData(),
                 "include_derived": self.include_derived.isChecked(),
+                "multi_turn": self.multi_turn.isChecked(),
+                "exclude_ties": self.exclude_ties.isChecked(),
+                "exclude_refusal": self.exclude_refusal.isChecked(),
                 "bootstrap": self.rounds.value(),
                 "min_battles": self.min_battles.value(),
             }
