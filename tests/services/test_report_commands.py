@@ -24,8 +24,8 @@ import pytest
 
 from tests.services.campaign_helpers import build_campaign_bundle
 from tests.services.report_bundle import build_report_bundle
+from tests.shared_builds import copy_of
 from workbench.cli import main
-from workbench.demo import generate_demo_bundle
 from workbench.services.analysis_request import POOLED_LABEL
 from workbench.services.campaigns import CampaignSpec, add_annotator, create_campaign
 from workbench.services.voting import AnnotationSession
@@ -113,22 +113,8 @@ def check_printed_commands(
 
 
 @pytest.fixture(scope="module")
-def demo_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return generate_demo_bundle(tmp_path_factory.mktemp("demo") / "demo.wbb")
-
-
-@pytest.fixture(scope="module")
-def wildvision_bundle(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Path:
-    from workbench.plugins import UnknownFormatError, registry
-    from workbench.services.importing import import_files
-
-    try:
-        registry().importer("wildvision-bench")
-    except UnknownFormatError:
-        pytest.skip("the wildvision-bench importer (plugin arena) is not installed")
-    path = tmp_path_factory.mktemp("wildvision") / "wildvision.wbb"
-    import_files(path, [shared_data / "wildvision-bench"], "wildvision-bench")
-    return path
+def demo_bundle(tmp_path_factory: pytest.TempPathFactory, demo_bundle_template: Path) -> Path:
+    return copy_of(demo_bundle_template, tmp_path_factory.mktemp("demo"))
 
 
 @pytest.fixture(scope="module")

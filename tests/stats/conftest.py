@@ -61,18 +61,3 @@ def published_leaderboard(wildvision_dir: Path) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows).set_index("model")
-
-
-@pytest.fixture(scope="session")
-def wildvision_bundle(tmp_path_factory: pytest.TempPathFactory, wildvision_dir: Path) -> Path:
-    """The WildVision-Bench release imported once with the arena plugin's importer."""
-    from workbench.plugins import UnknownFormatError, registry
-    from workbench.services.importing import import_files
-
-    try:
-        registry().importer("wildvision-bench")
-    except UnknownFormatError:
-        pytest.skip("the wildvision-bench importer (plugin arena) is not installed")
-    path = tmp_path_factory.mktemp("wildvision") / "wildvision.wbb"
-    import_files(path, [wildvision_dir], "wildvision-bench")
-    return path
