@@ -1,7 +1,7 @@
 """Run the test suite (or part of it) on a machine kept busy on purpose, and report what failed.
 
     python bench/suite_under_load.py [--per-core 4] [--runs 2] [--idle-reference]
-        [--no-postgres] [-- PYTEST-ARGS...]
+        [--workers 2] [--no-postgres] [-- PYTEST-ARGS...]
 
 The default tests nowhere assert a duration and wait for events, not for time, so they pass
 however busy the machine is; this is the check. It starts ``--per-core`` x cores busy processes
@@ -9,8 +9,10 @@ however busy the machine is; this is the check. It starts ``--per-core`` x cores
 the same cores as pytest, so the load average is at least that many per core, and runs pytest
 under them ``--runs`` times: by default the whole suite as scripts/test runs it (with a
 PostgreSQL server started by scripts/postgres.sh unless WORKBENCH_TEST_POSTGRES_URL names one or
---no-postgres is given); after ``--`` any pytest selection instead. Printed for each run: its
-wall time, the load average sampled during it, the counts and every failed or erroring test.
+--no-postgres is given); after ``--`` any pytest selection instead. Like scripts/test, pytest
+runs on ``--workers`` pytest-xdist workers (2; 0 runs it in one process), a whole test file per
+worker. Printed for each run: its wall time, the load average sampled during it, the counts and
+every failed or erroring test.
 --idle-reference first runs the same selection without the load, so the loaded runs' wall time
 is also given as a ratio to it. The exit status is 1 if any run had a failure or an error.
 """
@@ -107,6 +109,11 @@ def _failures(report: Path) -> tuple[dict[str, int], list[str]]:
     return counts, failed
 
 
+def worker_arguments(workers: int) -> list[str]:
+    """pytest's options for ``workers`` pytest-xdist workers, as scripts/test passes them."""
+    return ["-n", str(workers), "--dist", "loadfile"] if workers else []
+
+
 def run_pytest(arguments: list[str], environment: dict[str, str], pinned: set[int]) -> Outcome:
     with tempfile.TemporaryDirectory(prefix="suite-under-load-") as scratch:
         report = Path(scratch) / "report.xml"
@@ -180,6 +187,12 @@ def main() -> int:
         "--idle-reference", action="store_true", help="first run the selection without load"
     )
     parser.add_argument(
+        "--workers",
+        type=int,
+        default=2,
+        help="pytest-xdist workers, as scripts/test runs them (0: one process)",
+    )
+    parser.add_argument(
         "--no-postgres", action="store_true", help="start no PostgreSQL server for the run"
     )
     parser.add_argument("pytest_args", nargs="*", help="after --: what pytest runs")
@@ -188,13 +201,17 @@ def main() -> int:
     signal.signal(signal.SIGTERM, _interrupted)
     if args.per_core < 1 or args.runs < 1:
         parser.error("--per-core and --runs must be at least 1")
+    if args.workers < 0:
+        parser.error("--workers must be 0 (one process) or more")
+    pytest_args = worker_arguments(args.workers) + args.pytest_args
     pinned = cores()
     environment = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
     environment.setdefault("PYTHONPATH", os.pathsep.join((str(PROJECT), str(PROJECT / "plugins"))))
     busy = args.per_core * len(pinned)
     print(
         f"{busy} busy processes ({args.per_core} per core) on cores {sorted(pinned)}; "
-        f"pytest {' '.join(args.pytest_args) or '(the whole suite)'}",
+        f"pytest {' '.join(args.pytest_args) or '(the whole suite)'} "
+        f"on {args.workers or 'no'} xdist workers",
         flush=True,
     )
     with tempfile.TemporaryDirectory(prefix="suite-under-load-pg-") as pg_folder:
@@ -209,12 +226,12 @@ def main() -> int:
         try:
             idle = None
             if args.idle_reference:
-                idle = run_pytest(args.pytest_args, environment, pinned)
+                idle = run_pytest(pytest_args, environment, pinned)
                 print(describe("idle reference", idle, None), flush=True)
             outcomes = []
             for number in range(1, args.runs + 1):
                 with BusyProcesses(busy, pinned):
-                    outcome = run_pytest(args.pytest_args, environment, pinned)
+                    outcome = run_pytest(pytest_args, environment, pinned)
                 outcomes.append(outcome)
                 print(describe(f"loaded run {number}", outcome, idle), flush=True)
         finally:

@@ -1,5 +1,17 @@
 """Fixtures shared by the whole suite.
 
+Expensive bundles are built once per test run, even under pytest-xdist (scripts/test runs two
+workers; tests/shared_builds.py shares one build between them). Reuse them rather than
+building your own:
+
+- ``full_bundle``: all of ../shared/data imported (VisIT-Bench, ConvBench, WildVision-Bench and
+  its arena battles).
+- ``wildvision_bundle``: the WildVision-Bench release imported with the arena plugin.
+- ``demo_bundle_template``: ``workbench demo`` with seed 0.
+
+All three are shared read-only; a module or test that writes takes ``copy_of(bundle, folder)``
+(tests/shared_builds.py), a file copy that costs a fraction of a second.
+
 Tests that read the published benchmark data find it in ../shared/data beside the project
 (or in $VLM_WORKBENCH_SHARED_DATA). Where it is absent they skip with the reason, except in CI
 (CI=true), where a missing data folder is a failure rather than a silent skip.
@@ -17,6 +29,7 @@ import pytest
 
 from tests.backends import BACKENDS, BundleBackend, make_backend
 from tests.keyrings import memory_keyring, no_keyring
+from tests.shared_builds import built_once
 from workbench.logging_setup import close_log_file
 from workbench.paths import HOME_OVERRIDE
 
@@ -92,20 +105,23 @@ SHARED_IMPORTS = (
 
 @pytest.fixture(scope="session")
 def full_bundle(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One bundle holding all of ../shared/data, imported once per test session. Tests must
+    """One bundle holding all of ../shared/data, imported once per test run. Tests must
     treat it as read-only."""
     from workbench.services.importing import import_files
 
-    bundle = tmp_path_factory.mktemp("full") / "all.wbb"
-    for folder, format_name in SHARED_IMPORTS:
-        import_files(bundle, [shared_data / folder], format_name)
-    return bundle
+    def build(folder: Path) -> Path:
+        bundle = folder / "all.wbb"
+        for source, format_name in SHARED_IMPORTS:
+            import_files(bundle, [shared_data / source], format_name)
+        return bundle
+
+    return built_once(tmp_path_factory, "full", build)
 
 
 @pytest.fixture(scope="session")
-def wildvision_bundle(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Path:
-    """The WildVision-Bench release imported once per test session with the arena plugin's
-    importer. Tests must treat it as read-only."""
+def wildvision_bundle(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The WildVision-Bench release imported once per test run with the arena plugin's
+    importer. Read-only: copy it (``copy_of``) to write."""
     from workbench.plugins import UnknownFormatError, registry
     from workbench.services.importing import import_files
 
@@ -113,9 +129,24 @@ def wildvision_bundle(tmp_path_factory: pytest.TempPathFactory, shared_data: Pat
         registry().importer("wildvision-bench")
     except UnknownFormatError:
         pytest.skip("the wildvision-bench importer (plugin arena) is not installed")
-    path = tmp_path_factory.mktemp("wildvision") / "wildvision.wbb"
-    import_files(path, [shared_data / "wildvision-bench"], "wildvision-bench")
-    return path
+
+    def build(folder: Path) -> Path:
+        bundle = folder / "wildvision.wbb"
+        import_files(bundle, [shared_data / "wildvision-bench"], "wildvision-bench")
+        return bundle
+
+    return built_once(tmp_path_factory, "wildvision", build)
+
+
+@pytest.fixture(scope="session")
+def demo_bundle_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo bundle (seed 0, as ``workbench demo`` makes it), generated once per test run.
+    Read-only: a module that needs a demo bundle of its own takes ``copy_of`` it."""
+    from workbench.demo import generate_demo_bundle
+
+    return built_once(
+        tmp_path_factory, "demo", lambda folder: generate_demo_bundle(folder / "demo.wbb", seed=0)
+    )
 
 
 # --- bundles on both backends (tests/backends.py) ----------------------------------------------

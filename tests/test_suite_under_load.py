@@ -61,3 +61,10 @@ def test_failures_and_errors_are_read_from_the_report(under_load, tmp_path: Path
     assert "FAILED" in text and "2 passed, 1 failed, 1 errors, 1 skipped" in text
     assert not outcome.ok
     assert under_load._failures(tmp_path / "absent.xml") == ({}, [])
+
+
+def test_pytest_runs_on_the_workers_scripts_test_uses(under_load) -> None:  # type: ignore[no-untyped-def]
+    assert under_load.worker_arguments(2) == ["-n", "2", "--dist", "loadfile"]
+    assert under_load.worker_arguments(0) == []
+    script = (PROJECT_ROOT / "scripts" / "test").read_text(encoding="utf-8")
+    assert "WORKBENCH_TEST_WORKERS:-2" in script and "--dist loadfile" in script

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench.demo import generate_demo_bundle
+from tests.shared_builds import copy_of
 
 HEAVY_FOR_COMMANDS = ("openai", "matplotlib", "scipy", "networkx")
 HEAVY_BEFORE_FIRST_PAINT = ("openai", "matplotlib", "networkx")
@@ -22,8 +22,8 @@ DEFERRED_BY_INTERACTIVE_OPEN = ("pandas", "scipy", "alembic")
 
 
 @pytest.fixture(scope="module")
-def demo_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return generate_demo_bundle(tmp_path_factory.mktemp("demo") / "demo.wbb")
+def demo_bundle(tmp_path_factory: pytest.TempPathFactory, demo_bundle_template: Path) -> Path:
+    return copy_of(demo_bundle_template, tmp_path_factory.mktemp("demo"))
 
 
 def _imported_modules(*args: str, env: dict[str, str] | None = None) -> set[str]:
@@ -123,14 +123,14 @@ def test_interactive_open_prepares_the_judge_only_after_the_first_paint(
 
 @pytest.mark.gui
 def test_the_annotator_window_loads_no_statistics_plotting_or_judge_stack(
-    tmp_path: Path,
+    tmp_path: Path, demo_bundle_template: Path
 ) -> None:
     """`workbench annotate` shows its window without the judge client, matplotlib or
     the statistics stack (pandas, scipy); plugin manifests name their score functions without
     importing them."""
     from workbench.cli import main
 
-    bundle_path = generate_demo_bundle(tmp_path / "demo.wbb")
+    bundle_path = copy_of(demo_bundle_template, tmp_path)
     campaign = ["campaign", "create", str(bundle_path), "--name", "pilot"]
     campaign += ["--protocol", "arena-battle", "--models", "all", "--items", "all", "--seed", "7"]
     assert main(campaign) == 0

@@ -1,4 +1,5 @@
-"""A demo bundle generated once for the module that asks for it, and a way to read it back."""
+"""A copy of the suite's demo bundle (seed 0, generated once per run) for the module that asks for
+it, and a way to read it back."""
 
 from __future__ import annotations
 
@@ -10,14 +11,14 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
-from workbench.demo import generate_demo_bundle
+from tests.shared_builds import copy_of
 from workbench.storage import Bundle
 from workbench.storage.models import Item, ItemImage, Output, PriorJudgment, Turn
 
 
 @pytest.fixture(scope="module")
-def demo_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return generate_demo_bundle(tmp_path_factory.mktemp("demo") / "demo.wbb", seed=0)
+def demo_bundle(tmp_path_factory: pytest.TempPathFactory, demo_bundle_template: Path) -> Path:
+    return copy_of(demo_bundle_template, tmp_path_factory.mktemp("demo"))
 
 
 def _read_items(bundle_path: Path) -> list[dict[str, Any]]:

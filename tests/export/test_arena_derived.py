@@ -22,18 +22,10 @@ from tests.export.fastchat_rules import (
 from workbench.cli import main
 from workbench.export import ExportOptions, export_bundle
 from workbench.export.options import ExportError
-from workbench.services.importing import import_files
 
 BASELINE = "claude-3-sonnet-20240229"
 #: bootstrap rounds on each side: the 95% interval's width then scatters by about 3% a side
 ROUNDS = 2000
-
-
-@pytest.fixture(scope="module")
-def wildvision_import(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    bundle = tmp_path_factory.mktemp("wildvision") / "wildvision.wbb"
-    import_files(bundle, [shared_data / "wildvision-bench"], "wildvision-bench")
-    return bundle
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> str:
@@ -48,10 +40,10 @@ def leaderboard(capsys: pytest.CaptureFixture[str], bundle: Path, *flags: str) -
 
 @pytest.mark.shared_data
 def test_the_default_export_leaves_derived_battles_out_and_says_so(
-    wildvision_import: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    wildvision_bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "battles.json"
-    printed = run(capsys, "export", str(wildvision_import), "--format", "arena", "--out", str(out))
+    printed = run(capsys, "export", str(wildvision_bundle), "--format", "arena", "--out", str(out))
     battles = json.loads(out.read_text("utf-8"))
     # 4,697 "much better" verdicts written three times, 6,277 other verdicts once
     assert len(battles) == 20_368
@@ -62,7 +54,7 @@ def test_the_default_export_leaves_derived_battles_out_and_says_so(
     both = tmp_path / "both.json"
     printed = run(
         capsys,
-        *("export", str(wildvision_import), "--format", "arena", "--out", str(both)),
+        *("export", str(wildvision_bundle), "--format", "arena", "--out", str(both)),
         "--include-derived",
     )
     assert len(json.loads(both.read_text("utf-8"))) == 20_368 + 19_644
@@ -71,7 +63,7 @@ def test_the_default_export_leaves_derived_battles_out_and_says_so(
     summary = json.loads(
         run(
             capsys,
-            *("export", str(wildvision_import), "--format", "arena", "--out", str(out)),
+            *("export", str(wildvision_bundle), "--format", "arena", "--out", str(out)),
             "--json",
         )
     )
@@ -81,13 +73,13 @@ def test_the_default_export_leaves_derived_battles_out_and_says_so(
 
 @pytest.mark.shared_data
 def test_fastchat_reads_the_bundles_online_elo_and_bootstrap_from_the_export(
-    wildvision_import: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    wildvision_bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "battles.json"
-    export_bundle(wildvision_import, out, ExportOptions(format="arena"))
+    export_bundle(wildvision_bundle, out, ExportOptions(format="arena"))
     battles = read_as_fastchat(out)
 
-    printed = leaderboard(capsys, wildvision_import, "--method", "elo", "--bootstrap", "0")
+    printed = leaderboard(capsys, wildvision_bundle, "--method", "elo", "--bootstrap", "0")
     bundle_elo = {row["model"]: row["rating"] for row in printed["models"]}
     fastchat_elo = fastchat_online_elo(battles)
     assert sorted(fastchat_elo) == sorted(bundle_elo)
@@ -99,7 +91,7 @@ def test_fastchat_reads_the_bundles_online_elo_and_bootstrap_from_the_export(
         assert fastchat_elo[model] + shift == pytest.approx(rating, abs=1e-6), model
 
     anchor = f"{BASELINE}=1000"
-    printed = leaderboard(capsys, wildvision_import, "--anchor", anchor, "--bootstrap", str(ROUNDS))
+    printed = leaderboard(capsys, wildvision_bundle, "--anchor", anchor, "--bootstrap", str(ROUNDS))
     board = pd.DataFrame(printed["models"]).set_index("model")
     point = fastchat_mle_elo(battles, BASELINE, 1000.0)
     assert (fastchat_newton_fit(battles, BASELINE, 1000.0) - point).abs().max() < 1e-4

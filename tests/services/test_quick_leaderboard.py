@@ -15,8 +15,8 @@ import pytest
 
 from tests.gui.panel_bundle import build_panel_bundle
 from tests.services.campaign_ops_bundle import build_ops_bundle
+from tests.shared_builds import copy_of
 from workbench.cli import main
-from workbench.demo import generate_demo_bundle
 from workbench.services import analysis
 from workbench.services.analysis_request import AnalysisRequest, RequestError
 from workbench.services.quick_leaderboard import NO_FILTERS, ONE_CAMPAIGN, quick_leaderboard
@@ -28,7 +28,7 @@ from workbench.storage.judgments import OutcomeFilter
 def bundle_path(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp(request.param)
     if request.param == "demo":
-        return generate_demo_bundle(folder / "demo.wbb")
+        return copy_of(request.getfixturevalue("demo_bundle_template"), folder)
     if request.param == "campaign":
         return build_ops_bundle(folder)[0]
     return build_panel_bundle(folder)

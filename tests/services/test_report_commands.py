@@ -27,8 +27,8 @@ import pytest
 
 from tests.services.campaign_helpers import build_campaign_bundle
 from tests.services.report_bundle import build_report_bundle
+from tests.shared_builds import copy_of
 from workbench.cli import main
-from workbench.demo import generate_demo_bundle
 from workbench.services.analysis_request import POOLED_LABEL
 from workbench.services.campaigns import CampaignSpec, add_annotator, create_campaign
 from workbench.services.report_html import NO_COMMAND_FOR_RATERS
@@ -174,8 +174,8 @@ def check_printed_commands(
 
 
 @pytest.fixture(scope="module")
-def demo_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return generate_demo_bundle(tmp_path_factory.mktemp("demo") / "demo.wbb")
+def demo_bundle(tmp_path_factory: pytest.TempPathFactory, demo_bundle_template: Path) -> Path:
+    return copy_of(demo_bundle_template, tmp_path_factory.mktemp("demo"))
 
 
 @pytest.fixture(scope="module")

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from tests.services.campaign_ops_bundle import CAMPAIGN, build_ops_bundle
+from tests.shared_builds import copy_of
 from workbench.cli import main
-from workbench.demo import generate_demo_bundle
 from workbench.services.analysis_request import AnalysisRequest
 from workbench.services.report import ReportContent, ReportRequest, build_report
 from workbench.stats.cycle_scopes import DEFAULT_CYCLE_SCOPE, POOLED_PER_ITEM
@@ -23,8 +23,10 @@ ROUNDS = 20
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, ReportContent]:
-    path = generate_demo_bundle(tmp_path_factory.mktemp("demo") / "demo.wbb", seed=0)
+def demo(
+    tmp_path_factory: pytest.TempPathFactory, demo_bundle_template: Path
+) -> tuple[Path, ReportContent]:
+    path = copy_of(demo_bundle_template, tmp_path_factory.mktemp("demo"))
     with Bundle.open(path) as bundle:
         return path, build_report(bundle, ReportRequest(AnalysisRequest(bootstrap=ROUNDS)))
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.services.campaign_ops_bundle import build_ops_bundle
-from workbench.demo import generate_demo_bundle
+from tests.shared_builds import copy_of
 from workbench.storage import Bundle, fast_read
 from workbench.storage.bundle import alembic_head_revision
 from workbench.storage.judgments import (
@@ -24,8 +24,8 @@ from workbench.storage.judgments import (
 
 
 @pytest.fixture(scope="module")
-def demo_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return generate_demo_bundle(tmp_path_factory.mktemp("demo") / "demo.wbb")
+def demo_bundle(tmp_path_factory: pytest.TempPathFactory, demo_bundle_template: Path) -> Path:
+    return copy_of(demo_bundle_template, tmp_path_factory.mktemp("demo"))
 
 
 def of_kind(rows: list[fast_read.KindCountRow] | None, kind: str) -> list[fast_read.CountRow]:

@@ -11,14 +11,14 @@ from typing import Any
 
 import pytest
 
+from tests.shared_builds import copy_of
 from workbench.cli import main
-from workbench.demo import generate_demo_bundle
 from workbench.storage import queries
 
 
 @pytest.fixture(scope="module")
-def demo_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return generate_demo_bundle(tmp_path_factory.mktemp("demo") / "demo.wbb")
+def demo_bundle(tmp_path_factory: pytest.TempPathFactory, demo_bundle_template: Path) -> Path:
+    return copy_of(demo_bundle_template, tmp_path_factory.mktemp("demo"))
 
 
 def info(capsys: pytest.CaptureFixture[str], path: Path) -> Any:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.gui.panel_bundle import build_panel_bundle
-from workbench.demo import generate_demo_bundle
+from tests.shared_builds import copy_of
 from workbench.storage import Bundle
 from workbench.storage.judgments import (
     OutcomeFilter,
@@ -24,7 +24,7 @@ from workbench.storage.judgments import (
 def bundle_path(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp(request.param)
     if request.param == "demo":
-        return generate_demo_bundle(folder / "demo.wbb")
+        return copy_of(request.getfixturevalue("demo_bundle_template"), folder)
     return build_panel_bundle(folder)
 
 
