@@ -114,8 +114,11 @@ def test_the_migration_keeps_the_first_of_duplicate_verdicts(tmp_path: Path) -> 
             "campaign_annotator_counts",
             "campaign_pair_counts",
             "campaign_counts",
+            "flags",  # 0008
         ):
             connection.execute(f"DROP TABLE {table}")
+        for table in ("votes", "pair_leases"):  # 0008
+            connection.execute(f"ALTER TABLE {table} DROP COLUMN shown_swapped")
         connection.execute("UPDATE alembic_version SET version_num = '0002'")
         columns = [
             row[1]
