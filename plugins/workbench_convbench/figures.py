@@ -9,6 +9,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from workbench.stats.benchmark_scores import ScoreTables
+from workbench.stats.plots import name_heatmap_cells
 from workbench_convbench.scores import SCALE_TOP, STANDARD
 
 HEATMAP = "per-task heatmap"
@@ -33,20 +34,13 @@ def task_heatmap(table: pd.DataFrame) -> Figure:
     figure = Figure(figsize=(width, height), layout="constrained")
     axes = figure.add_subplot()
     image = axes.imshow(np.ma.masked_invalid(values), cmap="viridis", vmin=0.0, vmax=1.0)
-    axes.set_xticks(range(len(matrix.columns)), matrix.columns.tolist(), rotation=60, ha="right")
-    axes.set_yticks(range(len(matrix.index)), matrix.index.tolist())
-    for row in range(values.shape[0]):
-        for column in range(values.shape[1]):
-            if np.isfinite(values[row, column]):
-                axes.text(
-                    column,
-                    row,
-                    f"{values[row, column] * SCALE_TOP[grading]:.1f}",
-                    ha="center",
-                    va="center",
-                    fontsize=7,
-                    color="black" if values[row, column] > 0.6 else "white",
-                )
+    name_heatmap_cells(
+        axes,
+        matrix,
+        values,
+        lambda value: f"{value * SCALE_TOP[grading]:.1f}",
+        lambda value: "black" if value > 0.6 else "white",
+    )
     evaluator = str(table["evaluator"].iloc[0])
     axes.set_title(f"{score} per instruction category ({grading}, {evaluator})")
     figure.colorbar(image, ax=axes, shrink=0.8, label=f"{score} / {SCALE_TOP[grading]:g}")

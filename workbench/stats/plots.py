@@ -3,12 +3,18 @@ serves the CLI (``--plot FILE``) and the GUI (embedded with the Qt backend)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 import networkx as nx
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
 from workbench.stats.errors import StatsInputError
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 #: the least height, in points, of one row of a figure that lists models on its y axis: below
 #: it the model names overlap (a 9-10 pt label needs about 13 pt of room)
@@ -62,6 +68,30 @@ def ratings_forest_plot(table: pd.DataFrame, title: str = "Ratings") -> Figure:
     return figure
 
 
+def name_heatmap_cells(
+    axes: Axes,
+    matrix: pd.DataFrame,
+    values: np.ndarray,
+    text: Callable[[float], str],
+    colour: Callable[[float], str],
+    labelled: bool = True,
+) -> None:
+    """Name a heatmap's columns (slanted) and rows by ``matrix``'s, and, when ``labelled``,
+    write ``text(value)`` in ``colour(value)`` on each finite cell of ``values``."""
+    axes.set_xticks(range(len(matrix.columns)), matrix.columns.tolist(), rotation=60, ha="right")
+    axes.set_yticks(range(len(matrix.index)), matrix.index.tolist())
+    if not labelled:
+        return
+    for row in range(values.shape[0]):
+        for column in range(values.shape[1]):
+            value = values[row, column]
+            if np.isfinite(value):
+                axes.text(
+                    column, row, text(value), ha="center", va="center", fontsize=7,
+                    color=colour(value),
+                )  # fmt: skip
+
+
 def win_rate_heatmap(matrix: pd.DataFrame, title: str = "Win rate (row beats column)") -> Figure:
     """A models x models heatmap of win rates in [0, 1], each cell labelled, as FastChat's
     ``visualize_pairwise_win_fraction`` (NaN cells left blank)."""
@@ -72,21 +102,14 @@ def win_rate_heatmap(matrix: pd.DataFrame, title: str = "Win rate (row beats col
     axes = figure.add_subplot()
     values = matrix.to_numpy(dtype=float)
     image = axes.imshow(np.ma.masked_invalid(values), cmap="RdBu", vmin=0.0, vmax=1.0)
-    axes.set_xticks(range(len(matrix.columns)), matrix.columns.tolist(), rotation=60, ha="right")
-    axes.set_yticks(range(len(matrix.index)), matrix.index.tolist())
-    if len(matrix) <= 25:
-        for row in range(values.shape[0]):
-            for column in range(values.shape[1]):
-                if np.isfinite(values[row, column]):
-                    axes.text(
-                        column,
-                        row,
-                        f"{values[row, column]:.2f}",
-                        ha="center",
-                        va="center",
-                        fontsize=7,
-                        color="white" if abs(values[row, column] - 0.5) > 0.3 else "black",
-                    )
+    name_heatmap_cells(
+        axes,
+        matrix,
+        values,
+        lambda value: f"{value:.2f}",
+        lambda value: "white" if abs(value - 0.5) > 0.3 else "black",
+        labelled=len(matrix) <= 25,
+    )
     axes.set_xlabel("column model")
     axes.set_ylabel("row model")
     axes.set_title(title)
