@@ -5,7 +5,19 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+import shlex
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from workbench.errors import WorkbenchError
+
+if TYPE_CHECKING:
+    from workbench.services.analysis_request import AnalysisRequest
+
+
+class RequestFlagsError(WorkbenchError):
+    """A side's request flags that the leaderboard's parser refuses: bad usage."""
+
+    exit_code = 2
 
 
 def register(commands: Any) -> None:
@@ -15,10 +27,19 @@ def register(commands: Any) -> None:
         description="Each of A and B is a `workbench leaderboard --json` output, JSON Lines of "
         "{model: rating} (the first line the fit, the others bootstrap rounds, as "
         "WildVision-Bench's bootstrapping_results.jsonl), or a bundle (its leaderboard under "
-        "the default request). Models in only one board are listed and left out.",
+        "the default request, or the request --a-request/--b-request gives). Models in only "
+        "one board are listed and left out.",
     )
     compare.add_argument("a", metavar="A")
     compare.add_argument("b", metavar="B")
+    for side in ("a", "b"):
+        compare.add_argument(
+            f"--{side}-request",
+            metavar="FLAGS",
+            help=f"the leaderboard flags of bundle {side.upper()}'s board, as one argument, "
+            "e.g. --" + side + "-request='--kind judge --judge-run gpt4o' (as `workbench "
+            "leaderboard` takes them; default: the default request)",
+        )
     compare.add_argument("--json", action="store_true", help="print the result as JSON")
     compare.set_defaults(handler=run_compare_rankings)
 
@@ -27,16 +48,56 @@ def _number(value: float) -> str:
     return "n/a" if value != value else f"{value:.4f}"
 
 
+class _SideParser(argparse.ArgumentParser):
+    """The leaderboard's request flags; an error names the side's option instead of exiting."""
+
+    def __init__(self, option: str) -> None:
+        super().__init__(prog=option, add_help=False)
+        self.option = option
+
+    def error(self, message: str) -> NoReturn:
+        raise RequestFlagsError(f"{self.option}: {message}")
+
+
+def parse_side_request(option: str, text: str | None) -> AnalysisRequest | None:
+    """A side's request from its flags (``--kind judge --category ocr``), parsed by the
+    leaderboard's own parser and :meth:`AnalysisRequest.from_args` (None: no flags given)."""
+    from workbench.cli.stats_commands import add_request_flags
+    from workbench.services.analysis_request import AnalysisRequest, RequestError
+
+    if text is None:
+        return None
+    parser = _SideParser(option)
+    add_request_flags(parser)
+    parser.add_argument("--answer-tokens", action="store_true")
+    try:
+        words = shlex.split(text)
+    except ValueError as error:
+        raise RequestFlagsError(f"{option}: {error}") from None
+    args = parser.parse_args(words)
+    try:
+        return AnalysisRequest.from_args(args)
+    except RequestError as error:
+        raise RequestFlagsError(f"{option}: {error}") from None
+
+
 def run_compare_rankings(args: argparse.Namespace) -> int:
     from workbench.services.rank_comparison import compare_rankings
 
-    result = compare_rankings(args.a, args.b)
+    result = compare_rankings(
+        args.a,
+        args.b,
+        request_a=parse_side_request("--a-request", args.a_request),
+        request_b=parse_side_request("--b-request", args.b_request),
+    )
     if args.json:
         print(json.dumps(result.to_json(), indent=2))
         return 0
     found = result.comparison
-    print(f"A: {result.a.source} ({result.a.kind}, {len(result.a.board)} models)")
-    print(f"B: {result.b.source} ({result.b.kind}, {len(result.b.board)} models)")
+    for name, ranking in (("A", result.a), ("B", result.b)):
+        print(f"{name}: {ranking.source} ({ranking.kind}, {len(ranking.board)} models)")
+        if ranking.request is not None:
+            print(f"  request: {ranking.request.describe()}")
     print(f"shared models: {len(found.models)}")
     for side, models in (("A", found.only_a), ("B", found.only_b)):
         if models:
@@ -53,4 +114,5 @@ def run_compare_rankings(args: argparse.Namespace) -> int:
             f"model pairs ordered the same way by both boards' 95% intervals; "
             f"{order.contradict} ordered oppositely)"
         )
+    print(f"command: {result.command(output='')}")
     return 0

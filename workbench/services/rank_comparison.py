@@ -1,15 +1,21 @@
 """Rank correlation between any two leaderboards, whatever their items (``workbench
 compare-rankings``): each side is a ``workbench leaderboard --json`` output, a file of rating
 rounds as FastChat and WildVision-Bench publish them (``bootstrapping_results.jsonl``), or a
-bundle, whose leaderboard is computed under the default request."""
+bundle, whose leaderboard answers an analysis request (the default request unless one is given:
+another side, judge run or category of the same bundle, ``--a-request``/``--b-request``).
+
+The CLI, the Leaderboard panel's "Compare with..." and the report's rank-comparison section
+all call :func:`compare_rankings` (or, on a bundle already open, :func:`compare_requests`), and
+every result names its sides' requests and the command that prints it."""
 
 from __future__ import annotations
 
 import json
 import math
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -17,6 +23,15 @@ from workbench.errors import WorkbenchError
 from workbench.services.to_json import jsonable
 from workbench.stats.errors import StatsInputError
 from workbench.stats.rank_agreement import RankComparison, compare_boards
+
+if TYPE_CHECKING:
+    from workbench.services.analysis_request import AnalysisRequest
+    from workbench.storage import Bundle
+
+#: the word that stands for the bundle in a command a panel or the report prints
+BUNDLE_WORD = "BUNDLE"
+#: the options naming each side's request (leaderboard flags, quoted as one argument)
+REQUEST_OPTIONS = ("--a-request", "--b-request")
 
 #: the interval a file of bootstrap rounds gives: the 2.5th and 97.5th percentiles over all its
 #: lines, as WildVision-Bench's show_results.py takes them
@@ -30,11 +45,13 @@ class RankingInputError(WorkbenchError):
 @dataclass(frozen=True)
 class Ranking:
     """One side: where it came from, what it is, and its board (index model; ``rating``,
-    ``lower``, ``upper``; bounds NaN when the source has none)."""
+    ``lower``, ``upper``; bounds NaN when the source has none). A bundle's side carries the
+    request its board answers, resolved (kind and anchor named); a file's carries None."""
 
     source: str
     kind: str
     board: pd.DataFrame
+    request: AnalysisRequest | None = None
 
 
 def _board_of_leaderboard_json(document: dict[str, Any], name: str) -> pd.DataFrame:
@@ -79,13 +96,19 @@ def _board_of_rounds(lines: list[dict[str, Any]], name: str) -> pd.DataFrame:
     return board.dropna(subset=["rating"])
 
 
-def read_ranking(location: str | Path) -> Ranking:
-    """One side of a comparison from a file or a bundle (see the module docstring)."""
+def read_ranking(location: str | Path, request: AnalysisRequest | None = None) -> Ranking:
+    """One side of a comparison from a file or a bundle (see the module docstring); a bundle's
+    board answers ``request`` (None: the default request), a file takes none."""
     name = str(location)
     path = Path(location)
     if path.suffix in (".json", ".jsonl") or (path.is_file() and _looks_like_json(path)):
+        if request is not None:
+            raise RankingInputError(
+                f"{name} is a file of ratings: a request (--a-request/--b-request) applies to a "
+                "bundle only"
+            )
         return _read_file(path, name)
-    return _read_bundle(name)
+    return _read_bundle(name, request)
 
 
 def _looks_like_json(path: Path) -> bool:
@@ -123,15 +146,23 @@ def _read_file(path: Path, name: str) -> Ranking:
     return Ranking(name, f"rating rounds ({len(lines)} lines)", _board_of_rounds(lines, name))
 
 
-def _read_bundle(name: str) -> Ranking:
-    from workbench.services.analysis import AnalysisError, LeaderboardRequest, leaderboard
+def _read_bundle(name: str, request: AnalysisRequest | None) -> Ranking:
     from workbench.storage import Bundle
 
+    with Bundle.open(name, read_only=True) as bundle:
+        return bundle_ranking(bundle, request, name)
+
+
+def bundle_ranking(bundle: Bundle, request: AnalysisRequest | None, source: str) -> Ranking:
+    """The side of an open ``bundle``: its leaderboard under ``request`` (None: the default
+    request), named ``source``. A request no board answers is refused naming the side."""
+    from workbench.services.analysis import AnalysisError, LeaderboardRequest, leaderboard
+    from workbench.services.analysis_request import RequestError
+
     try:
-        with Bundle.open(name, read_only=True) as bundle:
-            result = leaderboard(bundle, LeaderboardRequest())
-    except AnalysisError as error:
-        raise RankingInputError(f"{name}: {error}") from None
+        result = leaderboard(bundle, request or LeaderboardRequest())
+    except (AnalysisError, RequestError, StatsInputError) as error:
+        raise RankingInputError(f"{source}: {error}") from None
     table = result.table.set_index("model")
     board = pd.DataFrame(
         {
@@ -140,7 +171,22 @@ def _read_bundle(name: str) -> Ranking:
             "upper": table.get("ci_upper", math.nan),
         }
     )
-    return Ranking(name, f"bundle leaderboard ({result.request.filters().describe()})", board)
+    return Ranking(
+        source,
+        f"bundle leaderboard ({result.request.filters().describe()})",
+        board,
+        result.request,
+    )
+
+
+def request_flags(request: AnalysisRequest) -> str:
+    """The ``workbench leaderboard`` flags of ``request`` (its canonical command without the
+    command and the bundle), as a side's ``--a-request``/``--b-request`` takes them."""
+    prefix = f"workbench leaderboard {BUNDLE_WORD} "
+    command = request.to_command(BUNDLE_WORD)
+    if not command.startswith(prefix):  # to_command always begins so; a change must show
+        raise ValueError(f"unexpected leaderboard command {command!r}")
+    return command[len(prefix) :]
 
 
 @dataclass(frozen=True)
@@ -163,14 +209,38 @@ class RankingComparisonResult:
         frame["rank_b"] = frame["rating_b"].rank(ascending=False)
         return frame.sort_values(["rank_a", "model"]).reset_index(drop=True)
 
+    def command(self, a: str | None = None, b: str | None = None, output: str = "--json") -> str:
+        """The ``workbench compare-rankings`` command that prints these numbers: each side's
+        location (``a``/``b`` stand in for it, e.g. ``BUNDLE``) and, for a bundle's side, its
+        resolved request's leaderboard flags."""
+        words = ["workbench", "compare-rankings"]
+        for side, word in ((self.a, a), (self.b, b)):
+            location = word if word is not None else side.source
+            words.append(location if location == BUNDLE_WORD else shlex.quote(location))
+        for option, side in zip(REQUEST_OPTIONS, (self.a, self.b), strict=True):
+            if side.request is not None:
+                words.append(f"{option}={shlex.quote(request_flags(side.request))}")
+        if output:
+            words.append(output)
+        return " ".join(words)
+
+    def describe(self) -> str:
+        """The two requests compared, in one line (the panel's and the report's request)."""
+        return " | ".join(
+            f"{name}: " + (side.request.describe() if side.request is not None else side.kind)
+            for name, side in (("A", self.a), ("B", self.b))
+        )
+
     def to_json(self) -> dict[str, Any]:
-        """What ``workbench compare-rankings --json`` prints."""
+        """What ``workbench compare-rankings --json`` prints: each side's request (None for a
+        file) and the command beside the figures."""
         found = self.comparison
         order = found.ci_order
         return jsonable(
             {
-                "a": {"source": self.a.source, "kind": self.a.kind, "models": len(self.a.board)},
-                "b": {"source": self.b.source, "kind": self.b.kind, "models": len(self.b.board)},
+                "a": self._side_json(self.a),
+                "b": self._side_json(self.b),
+                "command": self.command(),
                 "shared_models": len(found.models),
                 "only_a": list(found.only_a),
                 "only_b": list(found.only_b),
@@ -189,13 +259,45 @@ class RankingComparisonResult:
             }
         )
 
+    @staticmethod
+    def _side_json(side: Ranking) -> dict[str, Any]:
+        return {
+            "source": side.source,
+            "kind": side.kind,
+            "models": len(side.board),
+            "request": None if side.request is None else side.request.to_json(),
+        }
 
-def compare_rankings(location_a: str | Path, location_b: str | Path) -> RankingComparisonResult:
-    """Compare two leaderboards (``workbench compare-rankings A B``) over the models they
-    share."""
-    a, b = read_ranking(location_a), read_ranking(location_b)
+
+def compare(a: Ranking, b: Ranking) -> RankingComparisonResult:
+    """Compare two sides already read, over the models they share."""
     try:
         comparison = compare_boards(a.board, b.board)
     except StatsInputError as error:
         raise RankingInputError(f"{a.source} and {b.source}: {error}") from None
     return RankingComparisonResult(a, b, comparison)
+
+
+def compare_rankings(
+    location_a: str | Path,
+    location_b: str | Path,
+    *,
+    request_a: AnalysisRequest | None = None,
+    request_b: AnalysisRequest | None = None,
+) -> RankingComparisonResult:
+    """Compare two leaderboards (``workbench compare-rankings A B``) over the models they
+    share; a bundle's side answers its request (None: the default request)."""
+    return compare(read_ranking(location_a, request_a), read_ranking(location_b, request_b))
+
+
+def compare_requests(
+    bundle: Bundle,
+    request_a: AnalysisRequest,
+    request_b: AnalysisRequest,
+    source: str = BUNDLE_WORD,
+) -> RankingComparisonResult:
+    """Two requests of one open ``bundle`` compared (the report's human-vs-judge ranks): the
+    same boards :func:`compare_rankings` reads when given the bundle's location twice."""
+    return compare(
+        bundle_ranking(bundle, request_a, source), bundle_ranking(bundle, request_b, source)
+    )
