@@ -89,6 +89,23 @@ def same_inter_annotator(shown: dict[str, Any], printed: dict[str, Any]) -> None
     assert printed["request"]["command"] == shown["command"]
 
 
+def same_rank_comparison(shown: dict[str, Any], printed: dict[str, Any]) -> None:
+    """A rank comparison of two boards against ``workbench compare-rankings --json``: the same
+    two requests, models and figures."""
+    for side in ("a", "b"):
+        assert printed[side]["request"] == shown[side]["request"], side
+        assert printed[side]["models"] == shown[side]["models"], side
+    for key in ("shared_models", "only_a", "only_b", "confidence_agreement"):
+        assert printed[key] == shown[key], key
+    for key in ("spearman", "kendall_tau", "pearson"):
+        assert _close(shown[key], printed[key]), key
+    assert len(printed["ranks"]) == len(shown["ranks"])
+    for mine, theirs in zip(shown["ranks"], printed["ranks"], strict=True):
+        assert mine["model"] == theirs["model"]
+        for key in ("rating_a", "rating_b", "rank_a", "rank_b"):
+            assert _close(mine[key], theirs[key]), (mine["model"], key)
+
+
 def same_failures(shown: dict[str, Any], printed: dict[str, Any]) -> None:
     """A failure-case list of the gallery against ``workbench failures --json``: the same
     request and the same rows."""
@@ -99,13 +116,18 @@ def same_failures(shown: dict[str, Any], printed: dict[str, Any]) -> None:
 #: per kind of section: how its document is checked against its command's output
 COMPARISONS: dict[str, Callable[[dict[str, Any], dict[str, Any]], None]] = {
     "leaderboard": same_board,
+    "compare-rankings": same_rank_comparison,
     "agreement": same_agreement,
     "cycles": same_cycles,
     "campaign status": same_inter_annotator,
     "failures": same_failures,
 }
 #: the report's key in ``missing`` of a section kind that a bundle may legitimately lack
-ABSENT_KEYS = {"agreement": "agreement", "campaign status": "inter_annotator"}
+ABSENT_KEYS = {
+    "agreement": "agreement",
+    "campaign status": "inter_annotator",
+    "compare-rankings": "rank_comparison",
+}
 
 
 def run_printed(command: str, bundle: Path, capsys: pytest.CaptureFixture[str]) -> Any:
@@ -218,6 +240,11 @@ def test_the_demos_printed_commands_reproduce_the_report(
     )
     # the demo has imported human judgments and judge verdicts: the board counts the humans
     assert data["leaderboard"]["judgments"] == "human"
+    # and both boards compared by rank, the section's command printing its figures
+    compared = data["rank_comparisons"]["human vs judge"]
+    assert compared["a"]["request"]["judgments"]["kind"] == "human"
+    assert compared["b"]["request"]["judgments"]["kind"] == "judge"
+    assert compared["shared_models"] == len(data["leaderboard"]["models"])
     rated, unrated = data["categories"], data["categories_unrated"]
     if "--min-battles" in options:
         assert len(rated) > len(DEMO_RATED_BY_DEFAULT)
@@ -240,7 +267,7 @@ def test_the_wildvision_reports_commands_reproduce_it(
         capsys,
         "--bootstrap",
         "20",
-        absent=frozenset({"agreement", "campaign status"}),
+        absent=frozenset({"agreement", "campaign status", "compare-rankings"}),
     )
     # GPT-4o's verdicts, "much better" counted three times at every door: the published scale
     board = {row["model"]: row for row in data["leaderboard"]["models"]}
@@ -266,7 +293,7 @@ def test_a_finished_campaigns_printed_commands_reproduce_the_report(
         "30",
         "--seed",
         "1",
-        absent=frozenset({"agreement"}),
+        absent=frozenset({"agreement", "compare-rankings"}),
     )
     assert data["leaderboard"]["judgments"] == "human"
     assert data["leaderboard"]["battles"] == 96
@@ -289,3 +316,48 @@ def test_a_pooled_reports_commands_are_labelled_and_reproduce_it(
         assert section["document"]["request"]["judgments"]["label"] == POOLED_LABEL
     html = (tmp_path / "pooled.html").read_text(encoding="utf-8")
     assert f"judgments: {POOLED_LABEL}" in unescape(html)
+
+
+def test_exclude_refusal_reaches_every_board_and_every_other_section_says_why(
+    demo_bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from workbench.services.report import REFUSAL_APPLIED, REFUSAL_NOT_APPLIED
+    from workbench.services.report_html import REFUSAL_KEYS
+
+    data = check_printed_commands(
+        demo_bundle,
+        tmp_path / "refusal.html",
+        capsys,
+        "--exclude-refusal",
+        "--bootstrap",
+        "0",
+        "--min-battles",
+        "3",
+        absent=frozenset({"campaign status"}),
+    )
+    notes = data["exclude_refusal"]
+    assert (
+        set(notes) == set(REFUSAL_APPLIED) | set(REFUSAL_NOT_APPLIED) == set(REFUSAL_KEYS.values())
+    )
+    assert all(notes[key].startswith("applied") for key in REFUSAL_APPLIED)
+    assert all(notes[key].startswith("not applied: ") for key in REFUSAL_NOT_APPLIED)
+    boards = [section for section in data["reproduce"] if section["kind"] == "leaderboard"]
+    assert any(section["section"].startswith("category ") for section in boards)
+    for section in boards:
+        if section["section"] == "prediction-powered":
+            # its method takes no refusal filter: the section says so instead
+            assert "--exclude-refusal" not in section["command"]
+            continue
+        assert "--exclude-refusal" in section["command"], section["section"]
+        assert section["document"]["request"]["boards"]["exclude_refusal"]
+    compared = [s for s in data["reproduce"] if s["kind"] == "compare-rankings"]
+    assert compared
+    for section in compared:
+        assert section["command"].count("--exclude-refusal") == 2
+        for side in ("a", "b"):
+            assert section["document"][side]["request"]["boards"]["exclude_refusal"]
+    html = (tmp_path / "refusal.html").read_text(encoding="utf-8")
+    assert html.count("Exclude refusal: ") == len(REFUSAL_KEYS)
+    # without the flag no section speaks of it
+    _, plain = report_data(demo_bundle, tmp_path / "plain.html", "--bootstrap", "0")
+    assert "Exclude refusal: " not in plain

@@ -35,6 +35,8 @@ from workbench.services.analysis import (
 )
 from workbench.services.analysis_request import (
     AUTO,
+    HUMAN,
+    JUDGE,
     POOLED,
     PREDICTION_POWERED,
     AnalysisRequest,
@@ -56,6 +58,11 @@ from workbench.services.outcomes import (
     pairwise_outcomes,
     simulated_left_out,
 )
+from workbench.services.rank_comparison import (
+    RankingComparisonResult,
+    RankingInputError,
+    compare_requests,
+)
 from workbench.stats.agreement import DEFAULT_AGREEMENT_CONVENTION, rater_agreement
 from workbench.stats.contradictions import contradiction_counts, find_cycles
 from workbench.stats.cycle_scopes import CYCLE_SCOPES, DEFAULT_CYCLE_SCOPE, POOLED_PER_ITEM
@@ -67,6 +74,7 @@ from workbench.storage.models import (
     Campaign,
     Import,
     ImportFile,
+    ItemCategory,
     JudgeRun,
     JudgeVerdict,
     PriorJudgment,
@@ -76,8 +84,25 @@ from workbench.storage.models import (
 #: the report's defaults (the leaderboard panel's rounds; the CLI's seed)
 #: the two sides compared under "human vs judge" (``workbench agreement --a human --b judge``)
 HUMAN_SIDE, JUDGE_SIDE = "human", "judge"
-#: per-category boards shown, most battles first (ConvBench alone has 60 categories)
-MAX_CATEGORY_BOARDS = 40
+#: what ``--exclude-refusal`` does to each section that does not leave refusals out, and why
+REFUSAL_NOT_APPLIED = {
+    "powered": "not applied: a prediction-powered board pairs each human vote with the judge's "
+    "verdicts on the same comparison, and workbench leaderboard --method ppi takes no "
+    "--exclude-refusal",
+    "agreement": "not applied: agreement asks whether two evaluators judged the same "
+    "comparisons alike, and a refusing answer is judged like any other (workbench agreement "
+    "reads every comparison)",
+    "inter_annotator": "not applied: raters' agreement on a comparison does not depend on "
+    "whether an answer refuses (workbench campaign status reads every vote)",
+    "cycles": "not applied: a cycle is within one evaluator's judgments of one item, refusing "
+    "answers included (workbench contradictions reads every comparison)",
+    "gallery": "not applied: the failure cases are read by workbench failures, which reads "
+    "every comparison",
+    "scores": "not applied: each benchmark's scores follow its paper's protocol, which counts "
+    "every answer",
+}
+#: the sections whose numbers leave refusing battles out when the report is asked to
+REFUSAL_APPLIED = ("leaderboard", "win_matrix", "categories", "rank_comparison")
 #: how many failure cases the gallery shows, and how many cycles it lists
 MAX_GALLERY_ITEMS = 60
 MAX_LISTED_CYCLES = 100
@@ -142,6 +167,23 @@ class CategoryBoard:
 
 
 @dataclass(frozen=True)
+class RankComparisonSection:
+    """Two boards of the report's bundle compared by rank, as ``workbench compare-rankings
+    BUNDLE BUNDLE --a-request=... --b-request=... --json`` prints them."""
+
+    name: str
+    result: RankingComparisonResult
+
+    @property
+    def document(self) -> dict[str, Any]:
+        return self.result.to_json()
+
+    @property
+    def command(self) -> str:
+        return self.result.command()
+
+
+@dataclass(frozen=True)
 class AgreementSection:
     """Human vs judge, as ``workbench agreement --a human --b judge --json`` plus the panel's
     confusion matrix, per-matchup kappa and rating scatter."""
@@ -179,12 +221,15 @@ class ReportContent:
     style_dropped: int = 0
     win_fraction: pd.DataFrame | None = None
     category_boards: list[CategoryBoard] = field(default_factory=list)
-    categories_omitted: int = 0
     #: categories with no board: the reason for each (too few battles for every model...)
     categories_unrated: dict[str, str] = field(default_factory=dict)
     #: battles of items without a category (no filter selects them: on the overall board only)
     uncategorised_battles: int = 0
     agreement: AgreementSection | None = None
+    #: boards of one bundle compared by rank (human vs judge, each judge run vs the humans)
+    rank_comparisons: list[RankComparisonSection] = field(default_factory=list)
+    #: comparisons that could not be made, with the reason
+    rank_comparisons_unmade: dict[str, str] = field(default_factory=dict)
     #: the humans' ratings powered by the judge's verdicts (prediction-powered inference)
     powered_board: Board | None = None
     inter_annotator: list[dict[str, Any]] = field(default_factory=list)
@@ -366,27 +411,42 @@ def _powered_board(content: ReportContent, bundle: Bundle) -> None:
     content.powered_board = _board(result)
 
 
+def _category_sizes(bundle: Bundle, counted: pd.DataFrame) -> pd.Series:
+    """Battles per category among ``counted``: an item of several categories (its first is
+    ``category``, the others tagged) counts in each, as the ``--category`` filter selects it."""
+    first = counted[["item", "category"]].dropna()
+    with bundle.read_session() as session:
+        tags = pd.DataFrame(
+            session.execute(select(ItemCategory.item_id, ItemCategory.category)).all(),
+            columns=["item", "category"],
+        )
+    tags = tags[tags["item"].isin(set(counted["item"].dropna()))]
+    per_item = counted["item"].value_counts()
+    memberships = pd.concat([first.drop_duplicates(), tags]).drop_duplicates()
+    sizes = memberships["item"].map(per_item).fillna(0).groupby(memberships["category"]).sum()
+    return sizes.astype(int)
+
+
 def _category_boards(
     content: ReportContent, bundle: Bundle, battles: pd.DataFrame, resolved: AnalysisRequest
 ) -> None:
-    """One board per category: the overall request with ``--category NAME`` (its anchor where
-    the anchor has a board in the category, else the category's own default anchor)."""
+    """One board for every category of the selection's battles, most battles first (every
+    category of a multi-label item counted): the overall request with ``--category NAME`` (its
+    anchor where the anchor has a board in the category, else the category's own default
+    anchor). A model in fewer battles than the request's minimum is left out with the reason;
+    a category where no model has that many gets no board, with the reason."""
     kind = resolved.kind
     counted = battles if kind == POOLED else battles[battles["kind"] == kind]
     content.uncategorised_battles = int(counted["category"].isna().sum())
-    sizes = counted["category"].dropna().value_counts()
+    sizes = _category_sizes(bundle, counted)
     categories = sorted(sizes.index, key=lambda name: (-sizes[name], str(name)))
     if not categories:
         content.missing["categories"] = (
             "No judged item has a category; categories come from the importer (ConvBench, "
-            "VisIT-Bench) or the canonical JSONL's category field."
+            "VisIT-Bench, VisionArena) or the canonical JSONL's category field."
         )
         return
-    shown = 0
     for category in categories:
-        if shown == MAX_CATEGORY_BOARDS:
-            content.categories_omitted += 1
-            continue
         request = replace(resolved, categories=(str(category),))
         try:
             try:
@@ -399,7 +459,50 @@ def _category_boards(
             content.categories_unrated[str(category)] = str(error)
             continue
         content.category_boards.append(CategoryBoard(str(category), _board(result)))
-        shown += 1
+
+
+def _rank_comparisons(content: ReportContent, bundle: Bundle, judgments: pd.DataFrame) -> None:
+    """The human board against the judge board, and each judge run's board against the humans',
+    compared by rank (:func:`compare_requests`, what ``workbench compare-rankings`` prints for
+    the printed command). Each side is the report's request with its kind (and judge run)
+    named and the default anchor (an anchor moves ratings, not ranks)."""
+    base = replace(content.request.analysis, anchor=None)
+    kinds = set(judgments["kind"].dropna())
+    pairwise = judgments[judgments["model_b"].notna()]
+    runs = sorted(str(name) for name in pairwise["judge_run"].dropna().unique())
+    human, judge = replace(base, kind=HUMAN), replace(base, kind=JUDGE)
+    wanted: list[tuple[str, AnalysisRequest, AnalysisRequest]] = []
+    if HUMAN in kinds and JUDGE in kinds:
+        wanted.append(("human vs judge", human, judge))
+        wanted += [
+            (f"judge run {run} vs human", replace(judge, judge_runs=(run,)), human) for run in runs
+        ]
+    if not wanted:
+        content.missing["rank_comparison"] = (
+            "Comparing boards by rank needs human judgments and judge verdicts in the "
+            f"selection; it has {'only ' + ', '.join(sorted(kinds)) if kinds else 'neither'}."
+        )
+        return
+    for name, first, second in wanted:
+        try:
+            result = compare_requests(bundle, first, second)
+        except RankingInputError as error:
+            content.rank_comparisons_unmade[name] = str(error)
+            continue
+        content.rank_comparisons.append(RankComparisonSection(name, result))
+    if not content.rank_comparisons:
+        content.missing["rank_comparison"] = "No two boards could be compared: " + "; ".join(
+            f"{name}: {reason}" for name, reason in content.rank_comparisons_unmade.items()
+        )
+
+
+def refusal_notes(request: ReportRequest) -> dict[str, str]:
+    """What ``--exclude-refusal`` does to each section (empty when it is not asked): applied to
+    the boards, stated as not applied, with the reason, everywhere else."""
+    if not request.analysis.exclude_refusal:
+        return {}
+    applied = "applied: battles in which either answer refuses are left out"
+    return {**dict.fromkeys(REFUSAL_APPLIED, applied), **REFUSAL_NOT_APPLIED}
 
 
 def _agreement_section(content: ReportContent, outcomes: pd.DataFrame) -> None:
@@ -656,6 +759,8 @@ def _commands(content: ReportContent) -> dict[str, str]:
         commands["style"] = content.style_board.command
     if content.powered_board is not None:
         commands["powered"] = content.powered_board.command
+    for compared in content.rank_comparisons:
+        commands[f"rank comparison {compared.name}"] = compared.command
     commands["agreement"] = (
         f"workbench agreement BUNDLE --a human --b judge --convention "
         f"{DEFAULT_AGREEMENT_CONVENTION} {rounds}{tail} --json"
@@ -686,6 +791,15 @@ def reproducible_sections(content: ReportContent) -> list[dict[str, Any]]:
         ("prediction-powered", content.powered_board),
     ]
     boards += [(f"category {entry.category}", entry.board) for entry in content.category_boards]
+    comparisons = [
+        {
+            "section": f"rank comparison {entry.name}",
+            "kind": "compare-rankings",
+            "command": entry.command,
+            "document": entry.document,
+        }
+        for entry in content.rank_comparisons
+    ]
     for name, board in boards:
         if board is not None:
             sections.append(
@@ -696,6 +810,7 @@ def reproducible_sections(content: ReportContent) -> list[dict[str, Any]]:
                     "document": board.document,
                 }
             )
+    sections += comparisons
     if content.agreement is not None:
         sections.append(
             {
@@ -811,6 +926,7 @@ def build_report(
         content.summary["judgments_rated"] = resolved.kind_label
         content.summary["left_out"] = content.leaderboard.document["left_out"]
         _category_boards(content, bundle, battles, resolved)
+    _rank_comparisons(content, bundle, judgments)
     step("agreement")
     outcomes = pairwise_outcomes(judgments)
     _agreement_section(content, outcomes)

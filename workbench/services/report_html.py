@@ -36,6 +36,7 @@ from workbench.services.report import (
     build_report,
     filter_flags,
     records,
+    refusal_notes,
     reproducible_sections,
 )
 from workbench.stats.agreement_plots import rating_scatter
@@ -422,11 +423,68 @@ def _categories(content: ReportContent) -> str:
             f"<p class='note'>{content.uncategorised_battles} battles are of items without a "
             "category: they count on the overall board only (no filter selects them).</p>"
         )
-    if content.categories_omitted:
-        parts.append(
-            f"<p class='note'>{content.categories_omitted} smaller categories left out; use "
-            "<code>workbench leaderboard --category NAME</code>.</p>"
+    return "".join(parts)
+
+
+def _rank_comparison(content: ReportContent) -> str:
+    """Each pair of boards compared by rank: its two requests, the figures, the ranks, and the
+    command that prints them."""
+    if not content.rank_comparisons:
+        return _missing(content, "rank_comparison")
+    parts = [
+        "<p>Two boards of this bundle compared by the ranks they give the models both rate "
+        "(whatever items or battles each counts): Spearman's rank correlation, Kendall's tau-b, "
+        "Pearson's correlation of the ratings, and confidence agreement, the share of model "
+        "pairs whose 95% intervals are disjoint on both boards and ordered the same way "
+        "(VisionArena's benchmark-vs-arena comparison). Each board is the report's request "
+        "with its judgments named and its default anchor.</p>"
+    ]
+    for index, entry in enumerate(content.rank_comparisons):
+        result = entry.result
+        found = result.comparison
+        order = found.ci_order
+        agreement = (
+            "– (a board has no intervals)"
+            if order is None
+            else f"{_number(order.share, 3)} ({order.agree} of {order.pairs} pairs; "
+            f"{order.contradict} opposite)"
         )
+        figures = [
+            [_cell("shared models"), _cell(len(found.models), True)],
+            [_cell("Spearman"), _cell(_number(found.spearman, 4), True)],
+            [_cell("Kendall tau-b"), _cell(_number(found.kendall_tau, 4), True)],
+            [_cell("Pearson (ratings)"), _cell(_number(found.pearson, 4), True)],
+            [_cell("confidence agreement"), _cell(_text(agreement), True)],
+        ]
+        ranks = [
+            [
+                _cell(_text(row.model), data="model"),
+                _cell(_number(row.rating_a), True),
+                _cell(_number(row.rating_b), True),
+                _cell(_number(row.rank_a), True),
+                _cell(_number(row.rank_b), True),
+            ]
+            for row in result.ranks().itertuples(index=False)
+        ]
+        only = "; ".join(
+            f"only on {side} (left out): {', '.join(models)}"
+            for side, models in (("A", found.only_a), ("B", found.only_b))
+            if models
+        )
+        parts += [
+            f"<h3>{_text(entry.name)}</h3>",
+            f"<p class='request'>Request: {_text(result.describe())}</p>",
+            _table(["figure", "value"], figures, f"rank-comparison-{index}"),
+            f"<p class='note'>{_text(only)}.</p>" if only else "",
+            _table(
+                ["model", "rating A", "rating B", "rank A", "rank B"],
+                ranks,
+                f"rank-comparison-ranks-{index}",
+            ),
+            _command(entry.command),
+        ]
+    for name, reason in content.rank_comparisons_unmade.items():
+        parts.append(f"<p class='note'>{_text(name)}: not compared: {_text(reason)}</p>")
     return "".join(parts)
 
 
@@ -810,6 +868,8 @@ def _data_block(content: ReportContent) -> str:
         "agreement": content.agreement.document if content.agreement else None,
         "categories": {entry.category: entry.board.document for entry in content.category_boards},
         "categories_unrated": content.categories_unrated,
+        "rank_comparisons": {entry.name: entry.document for entry in content.rank_comparisons},
+        "exclude_refusal": refusal_notes(content.request),
         "reproduce": reproducible_sections(content),
         "inter_annotator": content.inter_annotator,
         "cycles": records(content.cycles) if content.cycles is not None else [],
@@ -847,12 +907,34 @@ def _clean(value: Any) -> Any:
     return value
 
 
+#: the key of each section in :func:`workbench.services.report.refusal_notes`
+REFUSAL_KEYS = {
+    "leaderboard": "leaderboard",
+    "win-rates": "win_matrix",
+    "categories": "categories",
+    "rank-comparison": "rank_comparison",
+    "agreement": "agreement",
+    "powered": "powered",
+    "inter-annotator": "inter_annotator",
+    "cycles": "cycles",
+    "gallery": "gallery",
+    "scores": "scores",
+}
+
+
+def _refusal_note(notes: dict[str, str], section: str) -> str:
+    """What ``--exclude-refusal`` does to this section (nothing when it was not asked)."""
+    note = notes.get(REFUSAL_KEYS.get(section, ""))
+    return f"<p class='note refusal'>Exclude refusal: {_text(note)}.</p>" if note else ""
+
+
 SECTIONS = (
     ("summary", "Summary"),
     ("leaderboard", "Leaderboard"),
     ("win-rates", "Observed win rates"),
     ("categories", "Per-category leaderboards"),
     ("agreement", "Human vs judge"),
+    ("rank-comparison", "Boards compared by rank"),
     ("powered", "Human-anchored judge ratings"),
     ("inter-annotator", "Inter-annotator agreement"),
     ("cycles", "Preference cycles"),
@@ -872,6 +954,7 @@ def render_report(content: ReportContent, max_image_bytes: int = MAX_TOTAL_IMAGE
         "win-rates": _win_matrix(content),
         "categories": _categories(content),
         "agreement": _agreement(content),
+        "rank-comparison": _rank_comparison(content),
         "powered": _powered(content),
         "inter-annotator": _inter_annotator(content),
         "cycles": _cycles(content, gallery_ids),
@@ -879,9 +962,11 @@ def render_report(content: ReportContent, max_image_bytes: int = MAX_TOTAL_IMAGE
         "scores": _benchmark_scores(content),
         "methods": _methods(content),
     }
+    notes = refusal_notes(content.request)
     navigation = "".join(f'<li><a href="#{key}">{title}</a></li>' for key, title in SECTIONS)
     sections = "".join(
-        f'<section id="{key}"><h2>{title}</h2>{bodies[key]}</section>' for key, title in SECTIONS
+        f'<section id="{key}"><h2>{title}</h2>{_refusal_note(notes, key)}{bodies[key]}</section>'
+        for key, title in SECTIONS
     )
     return (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
