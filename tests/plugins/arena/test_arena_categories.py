@@ -244,3 +244,25 @@ def test_the_item_list_finds_an_item_by_any_of_its_categories(arena_bundle: Path
         choices = filter_choices(session)
     assert sorted(external[item] for item in found) == ["q0", "q1", "q2", "q3"]
     assert "homework" in choices.categories
+
+
+def test_the_report_has_a_board_for_every_tagged_category(
+    arena_bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every category flag gets its board in the report, counting every battle tagged with it
+    (OCR is the first flag of one conversation of four), each reproduced by its command."""
+    from tests.services.test_report_commands import report_data, run_printed, same_board
+
+    data, _html = report_data(
+        arena_bundle, tmp_path / "report.html", "--bootstrap", "0", "--min-battles", "0"
+    )
+    boards = data["categories"]
+    expected = expected_battles()
+    assert set(boards) == set(expected) and not data["categories_unrated"]
+    assert {name: board["battles"] for name, board in boards.items()} == dict(expected)
+    # most battles first, as the section lists them
+    sections = [s for s in data["reproduce"] if s["section"].startswith("category ")]
+    assert [s["section"].removeprefix("category ") for s in sections][:2] == ["ocr", "captioning"]
+    for section in sections:
+        if section["section"] in ("category ocr", "category homework"):
+            same_board(section["document"], run_printed(section["command"], arena_bundle, capsys))
