@@ -368,3 +368,126 @@ def test_board_filters_are_pickers_of_the_request(qtbot, panel_window) -> None: 
     assert request.exclude_ties and request.exclude_refusal and not request.multi_turn
     assert "--exclude-ties --exclude-refusal" in request.to_command()
     assert "ties excluded" in panel.request_line.text()
+
+
+def _run_compare_command(command: str, bundle: Path, capsys) -> dict:  # type: ignore[no-untyped-def]
+    import json
+    import shlex
+
+    from workbench.cli import main
+
+    words = [str(bundle) if word == "BUNDLE" else word for word in shlex.split(command)]
+    assert words[:2] == ["workbench", "compare-rankings"] and "--json" in words
+    capsys.readouterr()
+    assert main(words[1:]) == 0
+    return json.loads(capsys.readouterr().out)  # type: ignore[no-any-return]
+
+
+def test_compare_with_gives_the_figures_of_the_command_it_copies(
+    qtbot, panel_window, tmp_path: Path, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from PySide6.QtWidgets import QApplication
+
+    from tests.gui.panel_bundle import build_panel_bundle
+
+    panel = panel_window.analysis.leaderboard
+    before = panel.result
+    panel.min_battles.setValue(0)
+    panel.refresh()
+    qtbot.waitUntil(lambda: panel.result is not before and not panel.busy, timeout=HANG_GUARD_MS)
+    dialog = panel.open_compare()
+    assert dialog is not None and dialog.shown == panel.shown_request()
+    # the shown board (every category) against its own request on one category
+    dialog.category.setCurrentIndex(dialog.category.findData("ordered"))
+    dialog.compare_button.click()
+    qtbot.waitUntil(
+        lambda: dialog.comparison is not None and not dialog.busy, timeout=HANG_GUARD_MS
+    )
+    result = dialog.comparison
+    found = result.comparison
+    assert f"Spearman: {found.spearman:.4f}" in dialog.figures.text()
+    assert f"Kendall tau-b: {found.kendall_tau:.4f}" in dialog.figures.text()
+    assert f"Pearson (ratings): {found.pearson:.4f}" in dialog.figures.text()
+    assert "Confidence agreement: " in dialog.figures.text()
+    assert dialog.model.rowCount() == len(found.models) == 4
+    assert dialog.request_row.text() == f"Request: {result.describe()}"
+    QApplication.clipboard().clear()
+    dialog.request_row.copy_button.click()
+    command = QApplication.clipboard().text()
+    assert command == result.command() and "--category ordered" in command
+    printed = _run_compare_command(command, panel_window.bundle.path, capsys)
+    shown = json.loads(json.dumps(result.to_json()))
+    for key in ("spearman", "kendall_tau", "pearson", "confidence_agreement", "ranks"):
+        assert printed[key] == shown[key], key
+    assert printed["a"]["request"] == json.loads(json.dumps(panel.shown_request().to_json()))
+    # another bundle: named by its path in the command, this one stays BUNDLE
+    other = build_panel_bundle(tmp_path / "other")
+    dialog.choose_other_bundle(str(other))
+    dialog.category.setCurrentIndex(0)
+    previous = dialog.comparison
+    dialog.compare_button.click()
+    qtbot.waitUntil(
+        lambda: dialog.comparison is not previous and not dialog.busy, timeout=HANG_GUARD_MS
+    )
+    command = dialog.comparison.command()
+    assert command.startswith(f"workbench compare-rankings BUNDLE {other} ")
+    printed = _run_compare_command(command, panel_window.bundle.path, capsys)
+    # the same judgments on both sides: the same order
+    assert printed["spearman"] == pytest.approx(1.0) == dialog.comparison.comparison.spearman
+
+
+def test_exclude_category_and_the_estimator_are_in_the_request_and_its_command(
+    qtbot, panel_window, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    import json
+    import shlex
+
+    from PySide6.QtWidgets import QApplication
+
+    from workbench.cli import main
+
+    panel = panel_window.analysis.leaderboard
+    offered = [
+        panel.exclude_category.itemData(index) for index in range(1, panel.exclude_category.count())
+    ]
+    assert offered == ["cyclic", "ordered"]
+    assert panel.exclude_category.currentData() is None and not panel.request().exclude_categories
+    # the estimator is a choice of style control: off until style control is on
+    assert not panel.style_estimator.isEnabled()
+    before = panel.result
+    panel.exclude_category.setCurrentIndex(panel.exclude_category.findData("cyclic"))
+    qtbot.waitUntil(lambda: panel.result is not before and not panel.busy, timeout=HANG_GUARD_MS)
+    assert panel.result.request.exclude_categories == ("cyclic",)
+    assert "category not cyclic" in panel.request_line.text()
+    assert "--exclude-category cyclic" in panel.command()
+    before = panel.result
+    panel.style_control.setChecked(True)
+    qtbot.waitUntil(lambda: panel.result is not before and not panel.busy, timeout=HANG_GUARD_MS)
+    assert panel.style_estimator.isEnabled()
+    assert "--style-control fastchat-2024" in panel.command()
+    before = panel.result
+    panel.style_estimator.setCurrentIndex(panel.style_estimator.findData("lmarena"))
+    qtbot.waitUntil(lambda: panel.result is not before and not panel.busy, timeout=HANG_GUARD_MS)
+    assert "with style control (lmarena)" in panel.request_line.text()
+    QApplication.clipboard().clear()
+    panel.copy_command_button.click()
+    command = QApplication.clipboard().text()
+    assert "--style-control lmarena" in command and "--exclude-category cyclic" in command
+    words = shlex.split(command)
+    capsys.readouterr()
+    assert main([*words[1:2], str(panel_window.bundle.path), *words[3:], "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["request"]["style_estimator"] == "lmarena"
+    assert printed["request"]["boards"]["exclude_categories"] == ["cyclic"]
+    assert printed["battles"] == panel.result.battles
+    assert [row["model"] for row in printed["models"]] == list(panel.result.table["model"])
+    assert [row["rating"] for row in printed["models"]] == pytest.approx(
+        list(panel.result.table["rating"]), abs=1e-6
+    )
+    # turning style control off leaves the estimator without effect, and the picker off
+    panel.style_control.setChecked(False)
+    assert not panel.style_estimator.isEnabled()
+    qtbot.waitUntil(lambda: not panel.busy, timeout=HANG_GUARD_MS)
+    assert "--style-control" not in (panel.command() or "")

@@ -163,3 +163,22 @@ def test_leaderboard_command_fits_and_names_lmarena_style_control(
         main(["leaderboard", bundle, "--style-control", "lmsys"])
     assert refused.value.code == 2
     assert "--style-control" in capsys.readouterr().err
+
+
+def test_a_clean_sweep_is_fitted_where_its_curvature_vanishes() -> None:
+    """One model beating another in every battle (a bootstrap round of a small board): the
+    logits grow until the battles' curvature underflows to zero, a singular Newton system; the
+    fit still returns the sweep's direction, finite, with no style effect from constant
+    features."""
+    from workbench.stats.style import fit_lmarena_parameters
+
+    params = fit_lmarena_parameters(
+        np.array([0, 0, 0]),
+        np.array([1, 1, 1]),
+        np.zeros((3, 1)),
+        np.ones(3),
+        np.full(3, 1 / 3),
+        n_models=2,
+    )
+    assert np.isfinite(params).all()
+    assert params[0] > 10 and params[1] == -params[0] and params[2] == 0

@@ -32,8 +32,10 @@ if TYPE_CHECKING:
         LeaderboardResult,
         ScoresResult,
     )
+    from workbench.services.analysis_request import AnalysisRequest
     from workbench.services.battle_tally import BattleTally
     from workbench.services.judgment_cache import JudgmentCache
+    from workbench.services.rank_comparison import RankingComparisonResult
     from workbench.storage import Bundle
 
 #: a picklable function that builds a matplotlib figure (a module-level function, or a partial
@@ -304,6 +306,36 @@ def leaderboard(ref: BundleRef, request: LeaderboardRequest, keep_counts: bool) 
         if tally is None:
             return LeaderboardOutcome(result)
         return LeaderboardOutcome(result, tally.full_reads, tally.incremental_reads)
+
+    return _guarded(compute)
+
+
+def compare_rankings(
+    ref: BundleRef,
+    request_a: AnalysisRequest,
+    other: str | None,
+    request_b: AnalysisRequest,
+) -> Any:
+    """The Leaderboard panel's "Compare with...": the board of ``request_a`` on the open bundle
+    against ``request_b`` on the same bundle (``other`` None) or on the bundle at ``other``,
+    through the service ``workbench compare-rankings`` calls (this bundle named ``BUNDLE``)."""
+
+    def compute() -> RankingComparisonResult:
+        from workbench.services.rank_comparison import (
+            BUNDLE_WORD,
+            bundle_ranking,
+            compare,
+            read_ranking,
+        )
+
+        bundle = _opened.get(ref)
+        first = bundle_ranking(bundle, request_a, BUNDLE_WORD)
+        second = (
+            bundle_ranking(bundle, request_b, BUNDLE_WORD)
+            if other is None
+            else read_ranking(other, request_b)
+        )
+        return compare(first, second)
 
     return _guarded(compute)
 

@@ -422,7 +422,13 @@ def fit_lmarena_parameters(
         )
         curvature[n_models:, n_models:] += regularization * np.eye(k)
         curvature += np.outer(constant, constant)
-        step = np.linalg.solve(curvature, gradient)
+        try:
+            step = np.linalg.solve(curvature, gradient)
+        except np.linalg.LinAlgError:
+            # a model with no battles in a bootstrap round, or a clean sweep driven to where
+            # its curvature vanishes: the least-squares step moves only the directions the
+            # battles determine (the line search still guards the objective)
+            step = np.linalg.lstsq(curvature, gradient, rcond=1e-10)[0]
         for _ in range(40):
             candidate = params + step
             value = _lmarena_objective(

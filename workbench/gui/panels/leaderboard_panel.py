@@ -34,6 +34,7 @@ from workbench.gui import panel_jobs
 from workbench.gui.linked_selection import LinkedSelection
 from workbench.gui.panel_jobs import FigureRecipe, LeaderboardOutcome, RenderedFigure, bundle_ref
 from workbench.gui.panels.column_widths import fit_columns_to_sample
+from workbench.gui.panels.compare_dialog import CompareDialog
 from workbench.gui.panels.computing import ComputingStatus
 from workbench.gui.panels.empty_hint import LEADERBOARD_HINT, install_empty_hint
 from workbench.gui.panels.figure_view import FigureView
@@ -47,6 +48,7 @@ from workbench.services.analysis_request import (
     DEFAULT_MIN_BATTLES,
     KIND_LABELS,
     PREDICTION_POWERED,
+    STYLE_ESTIMATOR_NAMES,
     AnalysisRequest,
     RequestError,
     simulated_note,
@@ -62,6 +64,12 @@ METHOD_LABELS = {
     PREDICTION_POWERED: "Prediction-powered (human + judge)",
 }
 ANY = "(any)"
+NONE = "(none)"
+#: the style-control estimators as the picker names them (``--style-control NAME``)
+ESTIMATOR_LABELS = {
+    "fastchat-2024": "FastChat 2024",
+    "lmarena": "LMArena",
+}
 
 
 def _interval(value: tuple[float, float]) -> str:
@@ -116,6 +124,14 @@ class LeaderboardPanel(QWidget):
         self.style_control.setToolTip(
             "Rate models apart from their answers' length and markdown (Bradley-Terry only)"
         )
+        self.style_estimator = QComboBox(self)
+        for key in STYLE_ESTIMATOR_NAMES:
+            self.style_estimator.addItem(ESTIMATOR_LABELS[key], key)
+        self.style_estimator.setToolTip(
+            "Style control's estimator: FastChat's 2024 logistic regression, or LMArena's "
+            "current contextual Bradley-Terry with its penalty (--style-control NAME)"
+        )
+        self.style_estimator.setEnabled(False)
         self.rounds = QSpinBox(self)
         self.rounds.setRange(0, 2000)
         self.rounds.setSingleStep(100)
@@ -162,6 +178,11 @@ class LeaderboardPanel(QWidget):
             "Leave out battles in which either answer refuses (an apology or 'I cannot ...' in "
             "its opening)"
         )
+        self.exclude_category = QComboBox(self)
+        self.exclude_category.setToolTip(
+            "Leave out items in this category (--exclude-category; VisionArena's Exclude "
+            "Refusal board where the source tags refusals as a category)"
+        )
         self.refresh_button = QPushButton("Recompute", self)
         self.export_button = QPushButton("Export", self)
         export_menu = QMenu(self.export_button)
@@ -169,6 +190,16 @@ class LeaderboardPanel(QWidget):
         export_menu.addAction("Win-rate heatmap…", lambda: self._ask_export("heatmap"))
         export_menu.addAction("Table as CSV…", lambda: self._ask_export("csv"))
         self.export_button.setMenu(export_menu)
+        self.compare_button = QPushButton("Compare with…", self)
+        self.compare_button.setToolTip(
+            "Rank correlation of the board shown with another: the other kind of judgments, a "
+            "judge run, a category or another bundle (workbench compare-rankings)"
+        )
+        self.compare_button.clicked.connect(self.open_compare)
+        #: the runner the comparison computes in (the panel's worker)
+        self.runner = runner
+        self.choices: AnalysisChoices | None = None
+        self.compare_dialog: CompareDialog | None = None
 
         for combo in (
             self.category,
@@ -177,6 +208,7 @@ class LeaderboardPanel(QWidget):
             self.language,
             self.rater,
             self.origin,
+            self.exclude_category,
         ):
             # long category names must not widen the dock
             combo.setSizeAdjustPolicy(
@@ -187,6 +219,7 @@ class LeaderboardPanel(QWidget):
         placed: tuple[tuple[QHBoxLayout, str | None, QWidget], ...] = (
             (first_row, "Method", self.method),
             (first_row, None, self.style_control),
+            (first_row, None, self.style_estimator),
             (first_row, "Rounds", self.rounds),
             (first_row, "Judgments", self.source),
             (first_row, "Campaign", self.campaign),
@@ -199,6 +232,7 @@ class LeaderboardPanel(QWidget):
             (second_row, None, self.multi_turn),
             (second_row, None, self.exclude_ties),
             (second_row, None, self.exclude_refusal),
+            (second_row, "Exclude category", self.exclude_category),
             (third_row, "Min battles", self.min_battles),
         )
         for row, caption, widget in placed:
@@ -208,6 +242,7 @@ class LeaderboardPanel(QWidget):
         first_row.addStretch(1)
         first_row.addWidget(self.refresh_button)
         second_row.addStretch(1)
+        second_row.addWidget(self.compare_button)
         second_row.addWidget(self.export_button)
         third_row.addStretch(1)
 
@@ -254,9 +289,11 @@ class LeaderboardPanel(QWidget):
             self.language,
             self.rater,
             self.origin,
+            self.exclude_category,
+            self.style_estimator,
         ):
             combo.currentIndexChanged.connect(self.refresh)
-        self.style_control.toggled.connect(self.refresh)
+        self.style_control.toggled.connect(self._style_changed)
         self.include_derived.toggled.connect(self.refresh)
         for box in (self.multi_turn, self.exclude_ties, self.exclude_refusal):
             box.toggled.connect(self.refresh)
@@ -277,9 +314,21 @@ class LeaderboardPanel(QWidget):
 
     @property
     def busy(self) -> bool:
-        return self.tasks.busy or self.drawings.busy or self.forest.busy or self.heatmap.busy
+        comparing = self.compare_dialog is not None and self.compare_dialog.busy
+        return (
+            self.tasks.busy
+            or self.drawings.busy
+            or self.forest.busy
+            or self.heatmap.busy
+            or comparing
+        )
 
     def set_bundle(self, bundle: Bundle | None, choices: AnalysisChoices | None) -> None:
+        if self.compare_dialog is not None:  # it compared the other bundle's board
+            self.compare_dialog.tasks.forget()
+            self.compare_dialog.close()
+            self.compare_dialog.deleteLater()
+            self.compare_dialog = None
         self.tasks.forget()
         self.drawings.forget()
         self.bundle = bundle
@@ -290,6 +339,7 @@ class LeaderboardPanel(QWidget):
         self.status.setText("No bundle open." if bundle is None else "")
 
     def _set_choices(self, choices: AnalysisChoices | None) -> None:
+        self.choices = choices
         for combo, values in (
             (self.category, choices.categories if choices else ()),
             (self.criterion, choices.criteria if choices else ()),
@@ -297,10 +347,11 @@ class LeaderboardPanel(QWidget):
             (self.language, choices.languages if choices else ()),
             (self.rater, choices.raters if choices else ()),
             (self.origin, choices.origins if choices else ()),
+            (self.exclude_category, choices.categories if choices else ()),
         ):
             combo.blockSignals(True)
             combo.clear()
-            combo.addItem(ANY, None)
+            combo.addItem(NONE if combo is self.exclude_category else ANY, None)
             for value in values:
                 combo.addItem(value, value)
             combo.blockSignals(False)
@@ -314,6 +365,7 @@ class LeaderboardPanel(QWidget):
             {
                 "method": method,
                 "style_control": self.style_control.isChecked() and method == "bt",
+                "style_estimator": self.style_estimator.currentData(),
                 # a prediction-powered board reads the human votes and the judge verdicts
                 "kind": AUTO if powered else self.source.currentData(),
                 "category": self.category.currentData(),
@@ -326,6 +378,11 @@ class LeaderboardPanel(QWidget):
                 "multi_turn": self.multi_turn.isChecked(),
                 "exclude_ties": self.exclude_ties.isChecked(),
                 "exclude_refusal": self.exclude_refusal.isChecked(),
+                "exclude_categories": (
+                    (self.exclude_category.currentData(),)
+                    if self.exclude_category.currentData()
+                    else ()
+                ),
                 "bootstrap": self.rounds.value(),
                 "min_battles": self.min_battles.value(),
             }
@@ -343,6 +400,19 @@ class LeaderboardPanel(QWidget):
     def copy_command(self) -> None:
         self.request_row.copy_command()
 
+    def open_compare(self) -> CompareDialog | None:
+        """Show "Compare with..." for the board on screen (None: no board to compare)."""
+        shown = self.shown_request()
+        if self.bundle is None or shown is None:
+            self.status.setText("Nothing to compare yet: compute a board first.")
+            return None
+        if self.compare_dialog is not None:
+            self.compare_dialog.close()
+            self.compare_dialog.deleteLater()
+        self.compare_dialog = CompareDialog(self.runner, self.bundle, shown, self.choices, self)
+        self.compare_dialog.show()
+        return self.compare_dialog
+
     def _show_request(self, request: AnalysisRequest | None) -> None:
         self._request_shown = request
         self.request_row.set_request(
@@ -352,10 +422,20 @@ class LeaderboardPanel(QWidget):
 
     # --- computing ------------------------------------------------------------------------------
 
+    def _style_changed(self) -> None:
+        self._enable_estimator()
+        self.refresh()
+
+    def _enable_estimator(self) -> None:
+        self.style_estimator.setEnabled(
+            self.style_control.isEnabled() and self.style_control.isChecked()
+        )
+
     def _method_changed(self) -> None:
         is_bt = self.method.currentData() == "bt"
         powered = self.method.currentData() == PREDICTION_POWERED
         self.style_control.setEnabled(is_bt)
+        self._enable_estimator()
         self.source.setEnabled(not powered)
         self.rounds.setEnabled(not powered)
         self.refresh()
