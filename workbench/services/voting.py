@@ -27,6 +27,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from sqlalchemy import (
     BindParameter,
@@ -55,11 +56,12 @@ from workbench.services.campaigns import (
     find_campaign,
 )
 from workbench.services.flags import ANNOTATOR, add_flag
+from workbench.services.pair_choice import ADAPTIVE, pair_choice
 from workbench.services.practice import PracticeFeedback, PracticeRound
 from workbench.services.shown_order import ShownOrders, fixed_orders
 from workbench.storage.bundle import Bundle
 from workbench.storage.counters import annotator_progress, counting
-from workbench.storage.models import PairLease, ScheduledPair, Vote
+from workbench.storage.models import Campaign, PairLease, ScheduledPair, Vote
 
 log = logging.getLogger(__name__)
 
@@ -119,6 +121,10 @@ class PendingAnswer:
 
 def _now() -> datetime:
     return datetime.now(UTC)
+
+
+def _sequence(row: Any) -> int:
+    return int(row.sequence)
 
 
 def answer_rows(
@@ -340,6 +346,15 @@ class AnnotationSession:
         self._pair_row = (
             select(ScheduledPair).where(ScheduledPair.id == bindparam("pair")).with_for_update()
         )
+        # read at every hand-out: a campaign may be switched to adaptive pairing before its
+        # first vote while a session is open
+        self._settings = select(Campaign.settings).where(Campaign.id == self._campaign_id)
+        self._open_tasks = queue.add_columns(
+            ScheduledPair.sequence,
+            ScheduledPair.left_model_id,
+            ScheduledPair.right_model_id,
+            ScheduledPair.gold_choice,
+        )
         #: the campaign's practice round for this annotator (answers checked, never stored)
         self.practice = PracticeRound(
             bundle,
@@ -410,9 +425,12 @@ class AnnotationSession:
     def _claim(self, session: Session, passing: int | None = None) -> int | None:
         """Lock and lease the first open pair in sequence order other than ``passing`` (the
         task on screen, open to this annotator until answered), in the caller's write
-        transaction; None when none is left."""
-        after = -1
+        transaction; None when none is left. An adaptive campaign chooses the pair instead
+        (:meth:`_claim_adaptive`)."""
         connection = session.connection()  # Core statements: the ORM's execution path is unused
+        if pair_choice(connection.scalar(self._settings) or {}) == ADAPTIVE:
+            return self._claim_adaptive(session, passing)
+        after = -1
         while True:
             candidate = connection.execute(self._next_open, {"now": _now(), "after": after}).first()
             if candidate is None:
@@ -427,6 +445,46 @@ class AnnotationSession:
                 self._choose_order(session, pair_id)
                 self._lease(session, pair_id)
                 return pair_id
+
+    def _claim_adaptive(self, session: Session, passing: int | None) -> int | None:
+        """Lease the task the adaptive rule chooses among those open to this annotator (other
+        than ``passing``), logging the choice in the same transaction; an attention check
+        comes first once it is due (see :func:`~workbench.services.adaptive_pairing.gold_due`).
+        """
+        # imported here: the rule's numpy and scipy are not loaded for uniform campaigns
+        from workbench.services.adaptive_pairing import (
+            ORIGIN_LEASE,
+            OpenTask,
+            choose_tasks,
+            gold_due,
+            lock_campaign,
+        )
+
+        lock_campaign(session, self._campaign_id)
+        # a statement after the lock: it sees what the lock's previous holder committed
+        rows = [
+            row
+            for row in session.connection().execute(self._open_tasks, {"now": _now()})
+            if row.id != passing
+        ]
+        checks = sorted((row for row in rows if row.gold_choice is not None), key=_sequence)
+        ordinary = [
+            OpenTask(row.id, row.sequence, row.left_model_id, row.right_model_id)
+            for row in rows
+            if row.gold_choice is None
+        ]
+        if checks and (not ordinary or gold_due(session, self._campaign_id, checks[0].sequence)):
+            pair_id: int = checks[0].id
+        else:
+            campaign = session.get_one(Campaign, self._campaign_id)
+            chosen = choose_tasks(session, campaign, self._annotator_id, ordinary, 1, ORIGIN_LEASE)
+            if not chosen:
+                return None
+            pair_id = chosen[0]
+        self._lock(session, pair_id)
+        self._choose_order(session, pair_id)
+        self._lease(session, pair_id)
+        return pair_id
 
     def next_task(self) -> BlindTask | None:
         """The task to show: the one already shown and not yet answered (its lease renewed),
