@@ -25,6 +25,7 @@ from workbench.services.adaptive_pairing import (
 )
 from workbench.services.campaign_errors import CampaignError
 from workbench.services.campaigns import CampaignSpec, add_annotator, create_campaign, find_campaign
+from workbench.services.monitor import campaign_status
 from workbench.services.voting import AnnotationSession
 from workbench.storage import Bundle
 from workbench.storage.models import Model, PairChoice, ScheduledPair, Vote
@@ -104,7 +105,7 @@ def close_share(pairs: list[frozenset[str]]) -> float:
 
 @pytest.mark.parametrize("pair_choice", ["adaptive", "uniform"])
 def test_adaptive_tasks_concentrate_on_the_close_pair(
-    bundle: Bundle, plugins: Registry, pair_choice: str
+    bundle: Bundle, plugins: Registry, pair_choice: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     create(bundle, plugins, "c", pair_choice)
     pairs = simulate(bundle, plugins, "c", VOTES)
@@ -118,6 +119,21 @@ def test_adaptive_tasks_concentrate_on_the_close_pair(
     with bundle.read_session() as db:
         logged = db.scalars(select(PairChoice.ordinal).order_by(PairChoice.ordinal)).all()
     assert logged == (list(range(1, VOTES + 1)) if pair_choice == "adaptive" else [])
+    status = campaign_status(bundle, "c")
+    if pair_choice == "uniform":
+        assert status["pairing"] == "uniform" and status["adaptive"] is None
+        return
+    # the monitor: the close pair is unresolved, the far pair is not
+    standing = status["adaptive"]
+    rows = {frozenset((row["first"], row["second"])): row for row in standing["pairs"]}
+    assert not rows[CLOSE]["resolved"] and rows[CLOSE]["low"] < 0 < rows[CLOSE]["high"]
+    far = rows[frozenset(("far-above", "far-below"))]
+    assert far["resolved"] and far["low"] > 0
+    assert standing["pairs"][0]["resolved"] is False  # unresolved first
+    assert main(["campaign", "status", str(bundle.location), "c"]) == 0
+    printed = capsys.readouterr().out
+    assert f"{standing['unresolved']} of 6 pair(s) unresolved" in printed
+    assert "close-one - close-two:" in printed and "far-above - far-below:" not in printed
 
 
 def test_positions_stay_counterbalanced_and_every_choice_replays(

@@ -511,6 +511,8 @@ def run_status(args: argparse.Namespace) -> int:
         print(f"  {len(status['stuck_tasks'])} task(s) cannot finish:")
     for stuck in status["stuck_tasks"]:
         print(f"      task {stuck['task']} ({stuck['source']}:{stuck['item']}): {stuck['reason']}")
+    if status["adaptive"] is not None:
+        _print_standing(status["adaptive"])
     print(f"  agreement {status['agreement']['definition']}")
     sections = [("overall", status["agreement"]["overall"])]
     sections += list(status["agreement"]["by_category"].items())
@@ -521,6 +523,26 @@ def run_status(args: argparse.Namespace) -> int:
             f"Krippendorff {_figure(figures['krippendorff_alpha'])}"
         )
     return 0
+
+
+def _print_standing(standing: dict[str, Any]) -> None:
+    """An adaptive campaign's unresolved rating differences, as ``campaign status`` prints
+    them."""
+    pairs = standing["pairs"]
+    print(
+        f"  adaptive pairing: {standing['choices_logged']} choice(s) logged; "
+        f"{standing['unresolved']} of {len(pairs)} pair(s) unresolved (the "
+        f"{standing['coverage']:.0%} interval of the rating difference, in "
+        f"{standing['unit']}, holds 0)"
+    )
+    for row in pairs:
+        if row["resolved"]:
+            continue
+        print(
+            f"      {row['first']} - {row['second']}: {row['difference']:+.1f} "
+            f"[{row['low']:+.1f}, {row['high']:+.1f}], {row['battles']} vote(s), "
+            f"next {row['next_probability']:.0%}"
+        )
 
 
 def run_disagreements(args: argparse.Namespace) -> int:
