@@ -24,8 +24,15 @@ from workbench.services.adaptive_pairing import (
     set_pair_choice,
 )
 from workbench.services.campaign_errors import CampaignError
-from workbench.services.campaigns import CampaignSpec, add_annotator, create_campaign, find_campaign
+from workbench.services.campaigns import (
+    CampaignSpec,
+    add_annotator,
+    create_campaign,
+    find_annotator,
+    find_campaign,
+)
 from workbench.services.monitor import campaign_status
+from workbench.services.packs import merge_pack, pack_info
 from workbench.services.voting import AnnotationSession
 from workbench.storage import Bundle
 from workbench.storage.models import Model, PairChoice, ScheduledPair, Vote
@@ -252,4 +259,53 @@ def test_several_annotators_at_once_each_choice_logged_once(
     assert ordinals == list(range(1, 31))
     # one vote per task: no task was handed to both
     assert sum(voted.values()) == 30 and max(voted.values()) == 1
+    assert replay_choices(bundle, "c").ok
+
+
+def test_a_pack_carries_a_batch_chosen_at_packing_time_and_merging_counts_its_votes(
+    bundle: Bundle, plugins: Registry, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    create(bundle, plugins, "c", "adaptive")
+    simulate(bundle, plugins, "c", 30)  # the far pairs' order is settled by now
+    out = tmp_path / "pack.wbb"
+    location = str(bundle.location)
+    command = ["pack", "export", location, "--campaign", "c", "--annotator", "bea"]
+    assert main([*command, "--out", str(out), "--limit", "20"]) == 0
+    printed = capsys.readouterr().out
+    assert "adaptive pairing: 20 task(s) chosen now" in printed
+    assert "(logged choices 31-50)" in printed
+    with Bundle.open(out) as pack:
+        info = pack_info(pack)
+        assert info is not None and info.pairing == "adaptive" and info.choices == (31, 50)
+    with bundle.read_session() as db:
+        packed = db.execute(
+            select(PairChoice.pair_id, PairChoice.origin).where(PairChoice.ordinal > 30)
+        ).all()
+        names = dict(db.execute(select(Model.id, Model.name)).all())
+        packed_pairs = [
+            frozenset((names[task.left_model_id], names[task.right_model_id]))  # type: ignore[index]
+            for task in db.scalars(
+                select(ScheduledPair).where(ScheduledPair.id.in_([p for p, _ in packed]))
+            )
+        ]
+    assert {origin for _, origin in packed} == {"pack"} and len(packed) == 20
+    # one state for the whole batch (no vote can arrive while it is drawn), several pairs
+    assert len(set(packed_pairs)) > 1
+    with bundle.read_session() as db:
+        states = set(db.scalars(select(PairChoice.state_sha256).where(PairChoice.ordinal > 30)))
+    assert len(states) == 1
+    # the annotator answers the pack offline; merging brings the votes back
+    with Bundle.open(out) as pack:
+        session = AnnotationSession(pack, "c", "bea", plugins)
+        while (task := session.next_task()) is not None:
+            session.cast(task.token, "tie")
+    report = merge_pack(bundle, out)
+    assert report.added == 20 and report.adaptive_choices == list(range(31, 51))
+    # the next choice counts the pack's votes, and the whole log replays
+    simulate(bundle, plugins, "c", 1)
+    with bundle.read_session() as db:
+        added = db.scalars(select(PairChoice.votes_added).where(PairChoice.ordinal == 51)).one()
+        bea = find_annotator(db, "bea").id
+        from_pack = set(db.scalars(select(Vote.uuid).where(Vote.annotator_id == bea)))
+    assert set(added) == from_pack and len(from_pack) == 20
     assert replay_choices(bundle, "c").ok

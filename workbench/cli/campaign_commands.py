@@ -713,6 +713,12 @@ def run_pack_export(args: argparse.Namespace) -> int:
         _print_json({"pack": str(args.out), **info.as_dict()})
         return 0
     print(f"wrote {args.out}: {info.tasks} tasks of '{info.campaign}' for {info.annotator}")
+    if info.choices is not None:
+        first, last = info.choices
+        print(
+            f"  adaptive pairing: {last - first + 1} task(s) chosen now from the votes so far "
+            f"(logged choices {first}-{last}); votes cast after this pack left do not change them"
+        )
     return 0
 
 
@@ -730,6 +736,12 @@ def run_pack_merge(args: argparse.Namespace) -> int:
         f"merged {args.pack} into {where}: {report.added} vote rows added, "
         f"{report.unchanged} already there, {report.retractions} retraction(s) applied"
     )
+    if report.adaptive_choices:
+        print(
+            f"  the votes answer {len(report.adaptive_choices)} adaptive choice(s) made at "
+            f"packing time ({report.adaptive_choices[0]}-{report.adaptive_choices[-1]}); the "
+            "next choice counts them"
+        )
     for conflict in report.conflicts:
         print(f"  conflict ({conflict.kind}) on task #{conflict.task}: {conflict.detail}")
     return 0
