@@ -33,6 +33,7 @@ from workbench.services.campaigns import (
 )
 from workbench.services.monitor import campaign_status
 from workbench.services.packs import merge_pack, pack_info
+from workbench.services.sync import copy_bundle_rows
 from workbench.services.voting import AnnotationSession
 from workbench.storage import Bundle
 from workbench.storage.models import Model, PairChoice, ScheduledPair, Vote
@@ -309,3 +310,15 @@ def test_a_pack_carries_a_batch_chosen_at_packing_time_and_merging_counts_its_vo
         from_pack = set(db.scalars(select(Vote.uuid).where(Vote.annotator_id == bea)))
     assert set(added) == from_pack and len(from_pack) == 20
     assert replay_choices(bundle, "c").ok
+
+
+def test_a_copy_of_the_bundle_carries_the_choice_log_and_replays(
+    bundle: Bundle, plugins: Registry, tmp_path: Path
+) -> None:
+    create(bundle, plugins, "c", "adaptive")
+    simulate(bundle, plugins, "c", 8)
+    copy = tmp_path / "copy.wbb"
+    copy_bundle_rows(bundle.location, copy)
+    with Bundle.open(copy) as copied:
+        replay = replay_choices(copied, "c")
+    assert replay.ok and replay.choices == 8
