@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from tests.backends import BundleBackend
 from tests.services.campaign_helpers import build_campaign_bundle, registry_with_all_protocols
@@ -322,3 +322,28 @@ def test_a_copy_of_the_bundle_carries_the_choice_log_and_replays(
     with Bundle.open(copy) as copied:
         replay = replay_choices(copied, "c")
     assert replay.ok and replay.choices == 8
+
+
+def test_an_undone_vote_leaves_the_state_of_the_next_choice_and_the_log_replays(
+    bundle: Bundle, plugins: Registry
+) -> None:
+    create(bundle, plugins, "c", "adaptive")
+    simulate(bundle, plugins, "c", 5)
+    session = AnnotationSession(bundle, "c", "ann", plugins)
+    task = session.next_task()  # choice 6
+    assert task is not None
+    session.cast(task.token, "a")
+    assert session.next_task() is not None  # choice 7 counts the vote
+    again = session.undo()  # the vote is retracted, its task comes back without a choice
+    assert again is not None
+    with bundle.read_session() as db:
+        assert db.scalar(select(func.max(PairChoice.ordinal))) == 7
+        [retracted] = db.scalars(select(Vote.uuid).where(Vote.retracted_at.is_not(None))).all()
+        seventh = db.scalars(select(PairChoice).where(PairChoice.ordinal == 7)).one()
+        assert retracted in seventh.votes_added
+    session.skip(again.token, "cannot tell")
+    assert session.next_task() is not None  # choice 8 no longer counts it
+    with bundle.read_session() as db:
+        eighth = db.scalars(select(PairChoice).where(PairChoice.ordinal == 8)).one()
+        assert eighth.votes_removed == [retracted] and eighth.votes_added == []
+    assert replay_choices(bundle, "c").ok
