@@ -26,12 +26,12 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from sqlalchemy import func, select
+from sqlalchemy import and_, func, or_, select
 from sqlalchemy.orm import Session
 
 from workbench.services.campaign_errors import CampaignError
@@ -52,6 +52,7 @@ from workbench.storage.bundle import Bundle
 from workbench.storage.models import (
     Campaign,
     CampaignCount,
+    CampaignPairCount,
     Model,
     PairChoice,
     ScheduledPair,
@@ -220,40 +221,46 @@ def choose_tasks(
     session: Session,
     campaign: Campaign,
     annotator_id: int | None,
-    open_tasks: Sequence[OpenTask],
+    maybe_open: Iterable[int],
+    first_open: Callable[[int], int | None],
     count: int,
     origin: str,
+    candidates: Candidates | None = None,
 ) -> list[int]:
-    """Choose up to ``count`` of ``open_tasks`` (ordinary tasks open to the annotator) one after
-    another by the rule, logging each choice; the caller holds the campaign's row lock
-    (:func:`lock_campaign`) and leases the tasks in the same transaction. Every choice of a
-    batch is made from the same votes (none can arrive in between)."""
-    candidates = campaign_candidates(session, campaign.id)
+    """Choose up to ``count`` tasks one after another by the rule, logging each choice; the
+    caller holds the campaign's row lock (:func:`lock_campaign`) and leases the tasks in the
+    same transaction. Every choice of a batch is made from the same votes (none can arrive in
+    between).
+
+    ``maybe_open`` are the candidate pairs (indices of :func:`campaign_candidates`) that may
+    have a task open to the annotator, ``first_open(pair)`` the first such task not taken yet
+    (None when there is none): a pair drawn without one leaves the open set and the same draw
+    falls again, so the logged open set is the one the choice was made among."""
+    candidates = candidates or campaign_candidates(session, campaign.id)
     if not candidates.pairs:
         return []
     votes = counted_votes(session, campaign)
     last, logged = _log_state(session, campaign.id)
     state = build_state(candidates, votes.values())
-    weights = pair_weights(state)
-    probabilities = weights.probabilities
+    probabilities = pair_weights(state).probabilities
     state_digest = state.digest()
     digest = probabilities_digest(probabilities)
-    by_pair: dict[int, list[OpenTask]] = {}
-    for task in sorted(open_tasks, key=lambda task: task.sequence):
-        number = candidates.index_of_task(task.left, task.right)
-        if number is not None:
-            by_pair.setdefault(number, []).append(task)
+    available = sorted(set(maybe_open))
     added = sorted(set(votes) - logged)
     removed = sorted(logged - set(votes))
     chosen_ids: list[int] = []
-    for _ in range(count):
-        available = sorted(number for number, tasks in by_pair.items() if tasks)
-        if not available:
+    while len(chosen_ids) < count and available:
+        draw = choice_draw(campaign.seed, last + 1)
+        pair_id = None
+        while available:
+            chosen = draw_pair(_masked(probabilities, available), draw)
+            pair_id = first_open(chosen)
+            if pair_id is not None:
+                break
+            available.remove(chosen)
+        if pair_id is None:
             break
         last += 1
-        draw = choice_draw(campaign.seed, last)
-        chosen = draw_pair(_masked(probabilities, available), draw)
-        task = by_pair[chosen].pop(0)
         session.add(
             PairChoice(
                 campaign_id=campaign.id,
@@ -261,9 +268,9 @@ def choose_tasks(
                 draw=draw,
                 state_sha256=state_digest,
                 probabilities_sha256=digest,
-                available=available,
+                available=list(available),
                 chosen=chosen,
-                pair_id=task.pair_id,
+                pair_id=pair_id,
                 annotator_id=annotator_id,
                 votes_added=added,
                 votes_removed=removed,
@@ -271,9 +278,70 @@ def choose_tasks(
             )
         )
         added, removed = [], []
-        chosen_ids.append(task.pair_id)
+        chosen_ids.append(pair_id)
     session.flush()
     return chosen_ids
+
+
+def choose_among(
+    session: Session,
+    campaign: Campaign,
+    annotator_id: int | None,
+    open_tasks: Sequence[OpenTask],
+    count: int,
+    origin: str,
+) -> list[int]:
+    """:func:`choose_tasks` among a list of the tasks open to the annotator (an offline pack's
+    batch), each pair's in schedule order."""
+    candidates = campaign_candidates(session, campaign.id)
+    by_pair: dict[int, list[OpenTask]] = {}
+    for task in sorted(open_tasks, key=lambda task: task.sequence):
+        number = candidates.index_of_task(task.left, task.right)
+        if number is not None:
+            by_pair.setdefault(number, []).append(task)
+
+    def first_open(number: int) -> int | None:
+        tasks = by_pair.get(number)
+        return tasks.pop(0).pair_id if tasks else None
+
+    return choose_tasks(
+        session, campaign, annotator_id, by_pair, first_open, count, origin, candidates
+    )
+
+
+def unfinished_pairs(session: Session, campaign_id: int, candidates: Candidates) -> list[int]:
+    """The candidate pairs with an ordinary task short of its votes (by the campaign counters;
+    leases and who answered are the hand-out's to check)."""
+    rows = session.execute(
+        select(ScheduledPair.left_model_id, ScheduledPair.right_model_id)
+        .outerjoin(CampaignPairCount, CampaignPairCount.pair_id == ScheduledPair.id)
+        .where(
+            ScheduledPair.campaign_id == campaign_id,
+            ScheduledPair.gold_choice.is_(None),
+            func.coalesce(CampaignPairCount.votes, 0) < ScheduledPair.votes_target,
+        )
+        .distinct()
+    ).all()
+    numbers = {candidates.index_of_task(left, right) for left, right in rows}
+    return sorted(number for number in numbers if number is not None)
+
+
+def pair_models(candidates: Candidates, number: int) -> tuple[int | None, int | None]:
+    """The model ids of a candidate pair (None for the reference answer), smaller key first."""
+    first, second = candidates.pairs[number]
+    a, b = candidates.contestants[first], candidates.contestants[second]
+    return (None if a == REFERENCE_KEY else a), (None if b == REFERENCE_KEY else b)
+
+
+def of_pair(candidates: Candidates, number: int) -> Any:
+    """A WHERE clause: the task compares the candidate pair ``number``, in either order."""
+    a, b = pair_models(candidates, number)
+
+    def side(column: Any, model: int | None) -> Any:
+        return column.is_(None) if model is None else column == model
+
+    left, right = ScheduledPair.left_model_id, ScheduledPair.right_model_id
+    return or_(and_(side(left, a), side(right, b)), and_(side(left, b), side(right, a)))
 
 
 def gold_due(session: Session, campaign_id: int, gold_sequence: int) -> bool:

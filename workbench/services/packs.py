@@ -256,7 +256,7 @@ def _adaptive_batch(
     from workbench.services.adaptive_pairing import (
         ORIGIN_PACK,
         OpenTask,
-        choose_tasks,
+        choose_among,
         gold_due,
         lock_campaign,
     )
@@ -284,7 +284,7 @@ def _adaptive_batch(
     last = session.scalar(
         select(func.max(PairChoice.ordinal)).where(PairChoice.campaign_id == campaign.id)
     )
-    chosen = choose_tasks(session, campaign, annotator_id, ordinary, wanted, ORIGIN_PACK)
+    chosen = choose_among(session, campaign, annotator_id, ordinary, wanted, ORIGIN_PACK)
     first = (last or 0) + 1
     return [*checks, *chosen], list(range(first, first + len(chosen)))
 

@@ -27,7 +27,6 @@ import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from sqlalchemy import (
     BindParameter,
@@ -121,10 +120,6 @@ class PendingAnswer:
 
 def _now() -> datetime:
     return datetime.now(UTC)
-
-
-def _sequence(row: Any) -> int:
-    return int(row.sequence)
 
 
 def answer_rows(
@@ -349,11 +344,18 @@ class AnnotationSession:
         # read at every hand-out: a campaign may be switched to adaptive pairing before its
         # first vote while a session is open
         self._settings = select(Campaign.settings).where(Campaign.id == self._campaign_id)
-        self._open_tasks = queue.add_columns(
-            ScheduledPair.sequence,
-            ScheduledPair.left_model_id,
-            ScheduledPair.right_model_id,
-            ScheduledPair.gold_choice,
+        # an adaptive campaign's hand-out: the first open attention check, and the first open
+        # ordinary task (of the pair drawn), other than the task on screen; the cheap tests
+        # come first, so the queue's per-task counts run only on the tasks that pass them
+        queue_test = queue.whereclause
+        assert queue_test is not None  # open_pairs always filters
+        self._queue_test = queue_test
+        self._not_passing = ScheduledPair.id != bindparam("passing")
+        self._open_check = (
+            select(ScheduledPair.id, ScheduledPair.sequence)
+            .where(ScheduledPair.gold_choice.is_not(None), self._not_passing, self._queue_test)
+            .order_by(ScheduledPair.sequence)
+            .limit(1)
         )
         #: the campaign's practice round for this annotator (answers checked, never stored)
         self.practice = PracticeRound(
@@ -449,38 +451,61 @@ class AnnotationSession:
     def _claim_adaptive(self, session: Session, passing: int | None) -> int | None:
         """Lease the task the adaptive rule chooses among those open to this annotator (other
         than ``passing``), logging the choice in the same transaction; an attention check
-        comes first once it is due (see :func:`~workbench.services.adaptive_pairing.gold_due`).
-        """
+        comes first once it is due (see :func:`~workbench.services.adaptive_pairing.gold_due`),
+        or when no other task is left."""
         # imported here: the rule's numpy and scipy are not loaded for uniform campaigns
         from workbench.services.adaptive_pairing import (
             ORIGIN_LEASE,
-            OpenTask,
+            campaign_candidates,
             choose_tasks,
             gold_due,
             lock_campaign,
+            of_pair,
+            unfinished_pairs,
         )
 
         lock_campaign(session, self._campaign_id)
-        # a statement after the lock: it sees what the lock's previous holder committed
-        rows = [
-            row
-            for row in session.connection().execute(self._open_tasks, {"now": _now()})
-            if row.id != passing
-        ]
-        checks = sorted((row for row in rows if row.gold_choice is not None), key=_sequence)
-        ordinary = [
-            OpenTask(row.id, row.sequence, row.left_model_id, row.right_model_id)
-            for row in rows
-            if row.gold_choice is None
-        ]
-        if checks and (not ordinary or gold_due(session, self._campaign_id, checks[0].sequence)):
-            pair_id: int = checks[0].id
+        # statements after the lock: they see what the lock's previous holder committed
+        connection = session.connection()
+        values = {"now": _now(), "passing": passing if passing is not None else NOBODY}
+        check = connection.execute(self._open_check, values).first()
+        if check is not None and gold_due(session, self._campaign_id, check.sequence):
+            pair_id: int = check.id
         else:
             campaign = session.get_one(Campaign, self._campaign_id)
-            chosen = choose_tasks(session, campaign, self._annotator_id, ordinary, 1, ORIGIN_LEASE)
-            if not chosen:
+            candidates = campaign_candidates(session, self._campaign_id)
+
+            def first_open(number: int) -> int | None:
+                statement = (
+                    select(ScheduledPair.id)
+                    .where(
+                        ScheduledPair.campaign_id == self._campaign_id,
+                        of_pair(candidates, number),
+                        ScheduledPair.gold_choice.is_(None),
+                        self._not_passing,
+                        self._queue_test,
+                    )
+                    .order_by(ScheduledPair.sequence)
+                    .limit(1)
+                )
+                return connection.scalar(statement, values)
+
+            chosen = choose_tasks(
+                session,
+                campaign,
+                self._annotator_id,
+                unfinished_pairs(session, self._campaign_id, candidates),
+                first_open,
+                1,
+                ORIGIN_LEASE,
+                candidates,
+            )
+            if chosen:
+                pair_id = chosen[0]
+            elif check is not None:
+                pair_id = check.id
+            else:
                 return None
-            pair_id = chosen[0]
         self._lock(session, pair_id)
         self._choose_order(session, pair_id)
         self._lease(session, pair_id)
