@@ -135,3 +135,29 @@ def test_the_preview_is_the_dry_run_and_create_stores_it(  # type: ignore[no-unt
         AnnotationSession(bundle, "round-2", "ann-a", PLUGINS)
         with pytest.raises(CampaignError, match="not assigned to campaign 'round-2'"):
             AnnotationSession(bundle, "round-2", "ann-c", PLUGINS)
+
+
+def test_adaptive_pairing_is_a_choice_of_the_form_stated_in_the_preview(  # type: ignore[no-untyped-def]
+    qtbot, ops_bundle: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with Bundle.open(ops_bundle) as bundle:
+        dialog = NewCampaignDialog(bundle, ["tests"], list(MODELS[:2]), PLUGINS)
+        qtbot.addWidget(dialog)
+        dialog.show()
+        dialog.name_field.setText("adaptive-round")
+        dialog.protocol_box.setCurrentIndex(dialog.protocol_box.findData("arena-battle"))
+        dialog.pairing_box.setCurrentIndex(dialog.pairing_box.findText("adaptive"))
+        dialog.seed_spin.setValue(5)
+        settle(qtbot, dialog)
+        assert dialog.spec().pair_choice == "adaptive"
+        assert "adaptive pairing over all pairs" in dialog.preview.text()
+        previewed = dialog.previewed
+        assert previewed is not None and previewed.pair_choice == "adaptive"
+        command = ["campaign", "create", str(ops_bundle), "--name", "adaptive-round"]
+        command += ["--protocol", "arena-battle", "--pairing", "adaptive", "--seed", "5"]
+        command += ["--dry-run", "--json"]
+        assert main(command) == 0
+        assert json.loads(capsys.readouterr().out) == previewed.as_dict()
+        # back to uniform: the default entry
+        dialog.pairing_box.setCurrentIndex(0)
+        assert dialog.spec().pair_choice == "uniform" and dialog.spec().pairing is None

@@ -12,6 +12,9 @@ from typing import Any
 #: the values of ``workbench.services.scheduling.Pairing`` (not imported here: it pulls in
 #: networkx, which every other command would then pay for at start-up)
 PAIRINGS = ("all", "anchor", "balanced")
+#: ``uniform``: the protocol's own pairs in the schedule's order; ``adaptive``: the same pairs,
+#: the next one chosen from the votes so far (``services.pair_choice``)
+PAIR_CHOICES = ("uniform", "adaptive")
 #: a str, not a Path: Path would turn postgresql://host/db into postgresql:/host/db
 BUNDLE_HELP = "a bundle file, or a postgresql:// URL of a server bundle"
 
@@ -65,9 +68,12 @@ def _register_campaign(commands: Any) -> None:
     create.add_argument("--seed", type=int, default=0, metavar="S", help="default 0")
     create.add_argument(
         "--pairing",
-        choices=PAIRINGS,
-        help="all pairs, against an anchor, or balanced random sampling (default: all, or "
-        "anchor=reference for protocols comparing with the reference)",
+        choices=(*PAIR_CHOICES, *PAIRINGS),
+        help="uniform (default): the protocol's pairs (all pairs, or each model against the "
+        "reference for protocols comparing with it) handed out in the schedule's order; "
+        "adaptive: the same tasks, each next model pair chosen from the votes so far where a "
+        "vote narrows the unresolved rating differences most; all, anchor, balanced: uniform "
+        "over all pairs, pairs with an anchor, or a balanced random sample",
     )
     create.add_argument("--anchor", metavar="MODEL", help="anchor model, or 'reference'")
     create.add_argument(
@@ -230,6 +236,29 @@ def _register_campaign(commands: Any) -> None:
     listing.add_argument("--json", action="store_true", help="print as JSON")
     listing.set_defaults(handler=run_list)
 
+    set_pairing = actions.add_parser(
+        "set-pairing",
+        help="switch a campaign between uniform and adaptive pairing before its first vote",
+        description="Switch how the next task's model pair is chosen. Allowed until the "
+        "campaign's first vote, refused after (the choices already made would not be "
+        "accounted for).",
+    )
+    set_pairing.add_argument("bundle", metavar="BUNDLE", help=BUNDLE_HELP)
+    set_pairing.add_argument("name", metavar="NAME")
+    set_pairing.add_argument("pairing", choices=PAIR_CHOICES)
+    set_pairing.set_defaults(handler=run_set_pairing)
+
+    replay = actions.add_parser(
+        "replay-choices",
+        help="make an adaptive campaign's logged choices again and report the first mismatch",
+        description="Recompute every logged choice of the next model pair from the campaign's "
+        "seed and the order of votes the log records; exit 1 at the first that differs.",
+    )
+    replay.add_argument("bundle", metavar="BUNDLE", help=BUNDLE_HELP)
+    replay.add_argument("name", metavar="NAME")
+    replay.add_argument("--json", action="store_true", help="print as JSON")
+    replay.set_defaults(handler=run_replay_choices)
+
     protocols = actions.add_parser("protocols", help="the annotation protocols plugins provide")
     protocols.add_argument("--json", action="store_true", help="print as JSON")
     protocols.set_defaults(handler=run_protocols)
@@ -305,7 +334,8 @@ def run_create(args: argparse.Namespace) -> int:
         models=_names(args.models),
         votes_per_pair=args.votes_per_pair,
         seed=args.seed,
-        pairing=Pairing(args.pairing) if args.pairing else None,
+        pairing=Pairing(args.pairing) if args.pairing in PAIRINGS else None,
+        pair_choice="adaptive" if args.pairing == "adaptive" else "uniform",
         anchor=args.anchor,
         pairs_per_model_pair=args.pairs_per_model_pair,
         gold=read_attention_checks(args.gold) if args.gold else (),
@@ -334,7 +364,7 @@ def run_create(args: argparse.Namespace) -> int:
         return 0
     print(
         f"{'would create' if summary.dry_run else 'created'} campaign '{summary.name}' "
-        f"({summary.protocol}, {summary.pairing} pairing, "
+        f"({summary.protocol}, {summary.pairing_text}, "
         f"seed {summary.seed}): {summary.tasks} comparisons to judge, on "
         f"{summary.items} {'item turns' if summary.per_turn else 'items'}, "
         f"{summary.votes_per_pair} vote(s) each"
@@ -349,6 +379,42 @@ def run_create(args: argparse.Namespace) -> int:
         print(f"  left out {summary.left_out_flagged} flagged answer(s) (--exclude-flagged)")
     for line in summary.annotator_lines():
         print(f"  {line}")
+    return 0
+
+
+def run_set_pairing(args: argparse.Namespace) -> int:
+    from workbench.services.adaptive_pairing import set_pair_choice
+    from workbench.storage import Bundle
+
+    with Bundle.open(args.bundle) as bundle:
+        before = set_pair_choice(bundle, args.name, args.pairing)
+    if before == args.pairing:
+        print(f"campaign '{args.name}' already has {args.pairing} pairing")
+    else:
+        print(f"campaign '{args.name}': {before} pairing -> {args.pairing} pairing")
+    return 0
+
+
+def run_replay_choices(args: argparse.Namespace) -> int:
+    from workbench.services.adaptive_pairing import replay_choices
+    from workbench.storage import Bundle
+
+    with Bundle.open(args.bundle, migrate=False) as bundle:
+        replay = replay_choices(bundle, args.name)
+    if args.json:
+        _print_json(replay.to_json())
+        return 0 if replay.ok else 1
+    print(
+        f"{replay.campaign} ({replay.pairing} pairing): {replay.replayed} of {replay.choices} "
+        "logged choice(s) made again from the seed and the order of votes"
+    )
+    mismatch = replay.first_mismatch
+    if mismatch is not None:
+        print(
+            f"  choice {mismatch['ordinal']} differs in {mismatch['what']}: recomputed "
+            f"{mismatch['recomputed']}, logged {mismatch['logged']}"
+        )
+        return 1
     return 0
 
 
@@ -392,7 +458,11 @@ def run_show(args: argparse.Namespace) -> int:
         return 0
     settings = details["settings"]
     print(f"{details['name']}: {details['protocol']} ({details['status']})")
-    print(f"  seed {details['seed']}, {settings['pairing']} pairing, anchor {settings['anchor']}")
+    choice = "adaptive " if settings.get("pair_choice") == "adaptive" else ""
+    print(
+        f"  seed {details['seed']}, {choice}{settings['pairing']} pairing, "
+        f"anchor {settings['anchor']}"
+    )
     print(f"  contestants: {', '.join(settings['contestants']) or '(none)'}")
     print(
         f"  {details['tasks']} tasks, {details['complete_tasks']} complete, "
@@ -441,6 +511,8 @@ def run_status(args: argparse.Namespace) -> int:
         print(f"  {len(status['stuck_tasks'])} task(s) cannot finish:")
     for stuck in status["stuck_tasks"]:
         print(f"      task {stuck['task']} ({stuck['source']}:{stuck['item']}): {stuck['reason']}")
+    if status["adaptive"] is not None:
+        _print_standing(status["adaptive"])
     print(f"  agreement {status['agreement']['definition']}")
     sections = [("overall", status["agreement"]["overall"])]
     sections += list(status["agreement"]["by_category"].items())
@@ -451,6 +523,26 @@ def run_status(args: argparse.Namespace) -> int:
             f"Krippendorff {_figure(figures['krippendorff_alpha'])}"
         )
     return 0
+
+
+def _print_standing(standing: dict[str, Any]) -> None:
+    """An adaptive campaign's unresolved rating differences, as ``campaign status`` prints
+    them."""
+    pairs = standing["pairs"]
+    print(
+        f"  adaptive pairing: {standing['choices_logged']} choice(s) logged; "
+        f"{standing['unresolved']} of {len(pairs)} pair(s) unresolved (the "
+        f"{standing['coverage']:.0%} interval of the rating difference, in "
+        f"{standing['unit']}, holds 0)"
+    )
+    for row in pairs:
+        if row["resolved"]:
+            continue
+        print(
+            f"      {row['first']} - {row['second']}: {row['difference']:+.1f} "
+            f"[{row['low']:+.1f}, {row['high']:+.1f}], {row['battles']} vote(s), "
+            f"next {row['next_probability']:.0%}"
+        )
 
 
 def run_disagreements(args: argparse.Namespace) -> int:
@@ -621,6 +713,12 @@ def run_pack_export(args: argparse.Namespace) -> int:
         _print_json({"pack": str(args.out), **info.as_dict()})
         return 0
     print(f"wrote {args.out}: {info.tasks} tasks of '{info.campaign}' for {info.annotator}")
+    if info.choices is not None:
+        first, last = info.choices
+        print(
+            f"  adaptive pairing: {last - first + 1} task(s) chosen now from the votes so far "
+            f"(logged choices {first}-{last}); votes cast after this pack left do not change them"
+        )
     return 0
 
 
@@ -638,6 +736,12 @@ def run_pack_merge(args: argparse.Namespace) -> int:
         f"merged {args.pack} into {where}: {report.added} vote rows added, "
         f"{report.unchanged} already there, {report.retractions} retraction(s) applied"
     )
+    if report.adaptive_choices:
+        print(
+            f"  the votes answer {len(report.adaptive_choices)} adaptive choice(s) made at "
+            f"packing time ({report.adaptive_choices[0]}-{report.adaptive_choices[-1]}); the "
+            "next choice counts them"
+        )
     for conflict in report.conflicts:
         print(f"  conflict ({conflict.kind}) on task #{conflict.task}: {conflict.detail}")
     return 0

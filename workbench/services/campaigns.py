@@ -42,6 +42,7 @@ from workbench.services.campaign_items import (
     resolve_items,
 )
 from workbench.services.flags import leave_out_flagged
+from workbench.services.pair_choice import PAIR_CHOICE_SETTING, check_pair_choice
 from workbench.services.scheduling import (
     REFERENCE,
     Comparison,
@@ -167,6 +168,9 @@ class CampaignSpec:
     practice_optional: bool = True
     #: the annotators who work on the campaign (empty: every annotator of the bundle)
     annotators: Sequence[str] = ()
+    #: how the next task's pair is chosen: ``uniform`` (the schedule's order) or ``adaptive``
+    #: (from the votes so far, see ``services.adaptive_pairing``)
+    pair_choice: str = "uniform"
 
 
 @dataclass(frozen=True)
@@ -198,6 +202,15 @@ class CampaignSummary:
     per_annotator: dict[str, int] = field(default_factory=dict)
     #: a preview (``dry_run``): nothing was stored
     dry_run: bool = False
+    #: ``uniform`` or ``adaptive`` (the next pair chosen from the votes so far)
+    pair_choice: str = "uniform"
+
+    @property
+    def pairing_text(self) -> str:
+        """The pairing as the command and the dialog's preview state it."""
+        if self.pair_choice == "adaptive":
+            return f"adaptive pairing over {self.pairing} pairs"
+        return f"{self.pairing} pairing"
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -205,6 +218,7 @@ class CampaignSummary:
             "protocol": self.protocol,
             "seed": self.seed,
             "pairing": self.pairing,
+            "pair_choice": self.pair_choice,
             "votes_per_pair": self.votes_per_pair,
             "contestants": list(self.contestants),
             "items": self.items,
@@ -721,6 +735,7 @@ def create_campaign(
 
     protocol = (plugins or registry()).protocol(spec.protocol)
     pairing, anchor_name = _check_spec(spec, protocol)
+    check_pair_choice(spec.pair_choice, protocol.display)
     if spec.guidelines is not None:
         spec = replace(spec, guidelines=check_guidelines(spec.guidelines))
     with bundle.session() as session:
@@ -817,6 +832,7 @@ def create_campaign(
                 "items": spec.items.text,
                 "contestants": [contestant_name(c) for c in contestants],
                 "pairing": pairing.value,
+                PAIR_CHOICE_SETTING: spec.pair_choice,
                 "anchor": anchor_name,
                 "pairs_per_model_pair": spec.pairs_per_model_pair,
                 "output_context": spec.output_context,
@@ -923,6 +939,7 @@ def _summary(
             len(tasks), gold_tasks, practice, spec.votes_per_pair, handles
         ),
         dry_run=dry_run,
+        pair_choice=spec.pair_choice,
     )
 
 

@@ -27,6 +27,7 @@ from sqlalchemy.orm import Session
 from workbench.services import inter_annotator
 from workbench.services.campaigns import assigned_annotators, find_campaign, gold_report
 from workbench.services.flags import flag_counts
+from workbench.services.pair_choice import ADAPTIVE, pair_choice
 from workbench.stats.errors import StatsInputError
 from workbench.stats.kappa import fleiss_kappa, krippendorff_alpha
 from workbench.storage.bundle import Bundle
@@ -216,6 +217,7 @@ def campaign_status(bundle: Bundle, name: str) -> dict[str, Any]:
         gold = gold_report(session, campaign)
         stuck = stuck_tasks(session, campaign.id)
         preferences = inter_annotator.campaign_agreement(session, campaign.name)
+        standing = _adaptive_standing(session, campaign)
     durations: dict[int, list[int]] = defaultdict(list)
     reasons: dict[int, Counter[str]] = defaultdict(Counter)
     labels: dict[int, dict[int, Label]] = defaultdict(dict)
@@ -295,4 +297,17 @@ def campaign_status(bundle: Bundle, name: str) -> dict[str, Any]:
         "annotators": annotators,
         "stuck_tasks": stuck,
         "agreement": agreement_figures,
+        "pairing": pair_choice(campaign.settings),
+        "adaptive": standing,
     }
+
+
+def _adaptive_standing(session: Session, campaign: Campaign) -> dict[str, Any] | None:
+    """An adaptive campaign's rating differences with their intervals and which pairs are
+    unresolved (None for a uniform campaign)."""
+    if pair_choice(campaign.settings) != ADAPTIVE:
+        return None
+    # imported here: the rule's scipy is not loaded for uniform campaigns
+    from workbench.services.adaptive_pairing import adaptive_standing
+
+    return adaptive_standing(session, campaign)

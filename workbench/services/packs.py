@@ -38,6 +38,7 @@ from workbench.services.campaigns import (
     find_campaign,
 )
 from workbench.services.pack_marker import PACK_INFO_KEY
+from workbench.services.pair_choice import ADAPTIVE, pair_choice
 from workbench.services.shown_order import SHOWN_SWAPPED_SETTING, ShownOrders, swapped_sequences
 from workbench.services.voting import lease_pairs, lease_setting, open_pairs, release_leases
 from workbench.storage.bundle import Bundle, remove_bundle_files
@@ -54,6 +55,7 @@ from workbench.storage.models import (
     ItemImage,
     Model,
     Output,
+    PairChoice,
     Reference,
     ScheduledPair,
     Source,
@@ -82,6 +84,10 @@ class PackInfo:
     tasks: int
     source_bundle_id: str
     exported_at: str
+    #: how the campaign chooses pairs; an adaptive campaign's pack carries a batch chosen at
+    #: packing time, by the logged choices ``choices`` (first and last ordinal)
+    pairing: str = "uniform"
+    choices: tuple[int, int] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -93,6 +99,8 @@ class PackInfo:
             "tasks": self.tasks,
             "source_bundle_id": self.source_bundle_id,
             "exported_at": self.exported_at,
+            "pairing": self.pairing,
+            "choices": list(self.choices) if self.choices else None,
         }
 
 
@@ -133,6 +141,9 @@ class MergeReport:
     annotator: str = ""
     #: flags the annotator raised in the pack, added to the bundle
     flags_added: int = 0
+    #: of an adaptive campaign: the ordinals of the logged choices whose tasks the merged
+    #: votes answer (the next choice counts the votes in its state)
+    adaptive_choices: list[int] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -142,6 +153,7 @@ class MergeReport:
             "unchanged": self.unchanged,
             "retractions": self.retractions,
             "flags_added": self.flags_added,
+            "adaptive_choices": self.adaptive_choices,
             "refused": self.refused,
             "annotators_added": self.annotators_added,
             "conflicts": [conflict.as_dict() for conflict in self.conflicts],
@@ -165,6 +177,8 @@ def pack_info(bundle: Bundle) -> PackInfo | None:
         tasks=data["tasks"],
         source_bundle_id=data["source_bundle_id"],
         exported_at=data["exported_at"],
+        pairing=data.get("pairing", "uniform"),
+        choices=tuple(data["choices"]) if data.get("choices") else None,
     )
 
 
@@ -189,6 +203,8 @@ class _Slice:
     salt: str
     #: per packed task, whether it is shown with its right model first (the pack carries it)
     swapped: dict[int, bool] = field(default_factory=dict)
+    #: the ordinals of the adaptive choices that picked the packed tasks (empty: uniform)
+    choices: list[int] = field(default_factory=list)
 
 
 def _read_slice(session: Session, campaign_name: str, handle: str, limit: int | None) -> _Slice:
@@ -196,7 +212,11 @@ def _read_slice(session: Session, campaign_name: str, handle: str, limit: int | 
     annotator = find_annotator(session, handle)
     check_assigned(campaign, annotator.handle)
     statement = open_pairs(campaign.id, annotator.id)
-    pair_ids = list(session.scalars(statement))
+    choices: list[int] = []
+    if pair_choice(campaign.settings) == ADAPTIVE:
+        pair_ids, choices = _adaptive_batch(session, campaign, annotator.id, limit)
+    else:
+        pair_ids = list(session.scalars(statement))
     pairs = list(
         session.scalars(
             select(ScheduledPair)
@@ -224,7 +244,49 @@ def _read_slice(session: Session, campaign_name: str, handle: str, limit: int | 
         )
         for pair in pairs
     }
-    return _Slice(campaign, annotator, pairs, str(campaign.settings["pack_salt"]), swapped)
+    return _Slice(campaign, annotator, pairs, str(campaign.settings["pack_salt"]), swapped, choices)
+
+
+def _adaptive_batch(
+    session: Session, campaign: Campaign, annotator_id: int, limit: int | None
+) -> tuple[list[int], list[int]]:
+    """The tasks of an adaptive campaign's pack, chosen now: the attention checks due, then as
+    many tasks as the limit leaves (all open ones without a limit), each pair drawn by the rule
+    from the votes so far and logged; and the ordinals of those choices."""
+    from workbench.services.adaptive_pairing import (
+        ORIGIN_PACK,
+        OpenTask,
+        choose_among,
+        gold_due,
+        lock_campaign,
+    )
+
+    lock_campaign(session, campaign.id)
+    rows = session.execute(
+        open_pairs(campaign.id, annotator_id).add_columns(
+            ScheduledPair.sequence,
+            ScheduledPair.left_model_id,
+            ScheduledPair.right_model_id,
+            ScheduledPair.gold_choice,
+        )
+    ).all()
+    checks = [
+        row.id
+        for row in sorted(rows, key=lambda row: row.sequence)
+        if row.gold_choice is not None and gold_due(session, campaign.id, row.sequence)
+    ][: limit if limit is not None else None]
+    ordinary = [
+        OpenTask(row.id, row.sequence, row.left_model_id, row.right_model_id)
+        for row in rows
+        if row.gold_choice is None
+    ]
+    wanted = (limit if limit is not None else len(ordinary)) - len(checks)
+    last = session.scalar(
+        select(func.max(PairChoice.ordinal)).where(PairChoice.campaign_id == campaign.id)
+    )
+    chosen = choose_among(session, campaign, annotator_id, ordinary, wanted, ORIGIN_PACK)
+    first = (last or 0) + 1
+    return [*checks, *chosen], list(range(first, first + len(chosen)))
 
 
 def pack_lease_duration(settings: dict[str, Any]) -> timedelta:
@@ -433,6 +495,8 @@ def export_pack(
             tasks=len(piece.pairs),
             source_bundle_id=bundle_id or "",
             exported_at=datetime.now(UTC).isoformat(),
+            pairing=pair_choice(piece.campaign.settings),
+            choices=(piece.choices[0], piece.choices[-1]) if piece.choices else None,
         )
         try:
             with Bundle.create(out) as pack, pack.session() as target:
@@ -719,6 +783,17 @@ def merge_pack(bundle: Bundle, pack_path: str | Path) -> MergeReport:
             _carry_practice_done(session, campaign, info.annotator, content.practice_done)
             by_sequence = {pair.sequence: pair for pair in pairs.values()}
             report.conflicts.extend(_answered_twice(session, campaign, touched, by_sequence))
+            report.adaptive_choices = list(
+                session.scalars(
+                    select(PairChoice.ordinal)
+                    .where(
+                        PairChoice.campaign_id == campaign.id,
+                        PairChoice.annotator_id == annotator.id,
+                        PairChoice.pair_id.in_([pair_id for pair_id, _ in touched]),
+                    )
+                    .order_by(PairChoice.ordinal)
+                )
+            )
     log.info(
         "merged pack %s: %d added, %d unchanged, %d conflicts, %d refused",
         pack_path,

@@ -55,11 +55,12 @@ from workbench.services.campaigns import (
     find_campaign,
 )
 from workbench.services.flags import ANNOTATOR, add_flag
+from workbench.services.pair_choice import ADAPTIVE, pair_choice
 from workbench.services.practice import PracticeFeedback, PracticeRound
 from workbench.services.shown_order import ShownOrders, fixed_orders
 from workbench.storage.bundle import Bundle
 from workbench.storage.counters import annotator_progress, counting
-from workbench.storage.models import PairLease, ScheduledPair, Vote
+from workbench.storage.models import Campaign, PairLease, ScheduledPair, Vote
 
 log = logging.getLogger(__name__)
 
@@ -340,6 +341,22 @@ class AnnotationSession:
         self._pair_row = (
             select(ScheduledPair).where(ScheduledPair.id == bindparam("pair")).with_for_update()
         )
+        # read at every hand-out: a campaign may be switched to adaptive pairing before its
+        # first vote while a session is open
+        self._settings = select(Campaign.settings).where(Campaign.id == self._campaign_id)
+        # an adaptive campaign's hand-out: the first open attention check, and the first open
+        # ordinary task (of the pair drawn), other than the task on screen; the cheap tests
+        # come first, so the queue's per-task counts run only on the tasks that pass them
+        queue_test = queue.whereclause
+        assert queue_test is not None  # open_pairs always filters
+        self._queue_test = queue_test
+        self._not_passing = ScheduledPair.id != bindparam("passing")
+        self._open_check = (
+            select(ScheduledPair.id, ScheduledPair.sequence)
+            .where(ScheduledPair.gold_choice.is_not(None), self._not_passing, self._queue_test)
+            .order_by(ScheduledPair.sequence)
+            .limit(1)
+        )
         #: the campaign's practice round for this annotator (answers checked, never stored)
         self.practice = PracticeRound(
             bundle,
@@ -410,9 +427,12 @@ class AnnotationSession:
     def _claim(self, session: Session, passing: int | None = None) -> int | None:
         """Lock and lease the first open pair in sequence order other than ``passing`` (the
         task on screen, open to this annotator until answered), in the caller's write
-        transaction; None when none is left."""
-        after = -1
+        transaction; None when none is left. An adaptive campaign chooses the pair instead
+        (:meth:`_claim_adaptive`)."""
         connection = session.connection()  # Core statements: the ORM's execution path is unused
+        if pair_choice(connection.scalar(self._settings) or {}) == ADAPTIVE:
+            return self._claim_adaptive(session, passing)
+        after = -1
         while True:
             candidate = connection.execute(self._next_open, {"now": _now(), "after": after}).first()
             if candidate is None:
@@ -427,6 +447,69 @@ class AnnotationSession:
                 self._choose_order(session, pair_id)
                 self._lease(session, pair_id)
                 return pair_id
+
+    def _claim_adaptive(self, session: Session, passing: int | None) -> int | None:
+        """Lease the task the adaptive rule chooses among those open to this annotator (other
+        than ``passing``), logging the choice in the same transaction; an attention check
+        comes first once it is due (see :func:`~workbench.services.adaptive_pairing.gold_due`),
+        or when no other task is left."""
+        # imported here: the rule's numpy and scipy are not loaded for uniform campaigns
+        from workbench.services.adaptive_pairing import (
+            ORIGIN_LEASE,
+            campaign_candidates,
+            choose_tasks,
+            gold_due,
+            lock_campaign,
+            of_pair,
+            unfinished_pairs,
+        )
+
+        lock_campaign(session, self._campaign_id)
+        # statements after the lock: they see what the lock's previous holder committed
+        connection = session.connection()
+        values = {"now": _now(), "passing": passing if passing is not None else NOBODY}
+        check = connection.execute(self._open_check, values).first()
+        if check is not None and gold_due(session, self._campaign_id, check.sequence):
+            pair_id: int = check.id
+        else:
+            campaign = session.get_one(Campaign, self._campaign_id)
+            candidates = campaign_candidates(session, self._campaign_id)
+
+            def first_open(number: int) -> int | None:
+                statement = (
+                    select(ScheduledPair.id)
+                    .where(
+                        ScheduledPair.campaign_id == self._campaign_id,
+                        of_pair(candidates, number),
+                        ScheduledPair.gold_choice.is_(None),
+                        self._not_passing,
+                        self._queue_test,
+                    )
+                    .order_by(ScheduledPair.sequence)
+                    .limit(1)
+                )
+                return connection.scalar(statement, values)
+
+            chosen = choose_tasks(
+                session,
+                campaign,
+                self._annotator_id,
+                unfinished_pairs(session, self._campaign_id, candidates),
+                first_open,
+                1,
+                ORIGIN_LEASE,
+                candidates,
+            )
+            if chosen:
+                pair_id = chosen[0]
+            elif check is not None:
+                pair_id = check.id
+            else:
+                return None
+        self._lock(session, pair_id)
+        self._choose_order(session, pair_id)
+        self._lease(session, pair_id)
+        return pair_id
 
     def next_task(self) -> BlindTask | None:
         """The task to show: the one already shown and not yet answered (its lease renewed),

@@ -174,6 +174,8 @@ SYNC_POLICY = CopyPolicy(
         "judge_verdicts": TableRule(None),
         "adjudications": TableRule(("pair_id", "criterion")),
         "flags": TableRule(("uuid",), ("retracted_at",), first_set),
+        # an adaptive campaign's choice log: one row per choice, never changed once written
+        "pair_choices": TableRule(("campaign_id", "ordinal")),
         # a cache: two sides may hold different answers to one request; either serves
         "response_cache": TableRule(("request_hash",), ("response_text", "usage", "created_at")),
     },

@@ -628,3 +628,37 @@ class Flag(Base):
     origin: Mapped[str] = mapped_column(String(32))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     retracted_at: Mapped[datetime | None]
+
+
+class PairChoice(Base):
+    """One choice of an adaptive campaign's next model pair (schema 0009), with what it was
+    made from, so that ``campaign replay-choices`` can make it again from the seed and the
+    order of votes.
+
+    ``ordinal`` numbers the campaign's choices from 1 (the draw is a function of the seed and
+    it); ``votes_added`` and ``votes_removed`` are the UUIDs of the votes counted since the
+    previous choice and of those no longer counted (retracted), which is the order of votes the
+    state was built from; ``state_sha256`` and ``probabilities_sha256`` are digests of the
+    counts per candidate pair and of the rule's probabilities; ``available`` lists the
+    candidate pairs (by index) that had a task open to the annotator; ``chosen`` is the index
+    drawn, ``pair_id`` the task handed out. ``origin`` is ``lease`` (a task shown in the app)
+    or ``pack`` (a task chosen for an offline pack).
+    """
+
+    __tablename__ = "pair_choices"
+    __table_args__ = (UniqueConstraint("campaign_id", "ordinal"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"))
+    ordinal: Mapped[int]
+    draw: Mapped[float] = mapped_column(Float)
+    state_sha256: Mapped[str] = mapped_column(String(64))
+    probabilities_sha256: Mapped[str] = mapped_column(String(64))
+    available: Mapped[list[int]] = mapped_column(JSON)
+    chosen: Mapped[int]
+    pair_id: Mapped[int] = mapped_column(ForeignKey("scheduled_pairs.id", ondelete="CASCADE"))
+    annotator_id: Mapped[int | None] = mapped_column(ForeignKey("annotators.id"))
+    votes_added: Mapped[list[str]] = mapped_column(JSON)
+    votes_removed: Mapped[list[str]] = mapped_column(JSON)
+    origin: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)

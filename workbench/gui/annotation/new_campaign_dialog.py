@@ -56,7 +56,9 @@ from workbench.services.campaigns import (
 from workbench.services.scheduling import Pairing
 from workbench.storage.bundle import Bundle
 
-NATURAL_PAIRING = "the protocol's default"
+NATURAL_PAIRING = "uniform (the protocol's pairs)"
+#: the pairing box's entry for adaptive pairing (the protocol's pairs, chosen from the votes)
+ADAPTIVE_PAIRING = "adaptive"
 #: what the jobs list says at each step of create_campaign (its CREATE_STEPS)
 CREATION_STEPS = {
     "items": "Reading the items…",
@@ -217,6 +219,13 @@ def _pairings(_: FormContext, parent: QWidget) -> QWidget:
     box.addItem(NATURAL_PAIRING, None)
     for pairing in Pairing:
         box.addItem(pairing.value, pairing)
+    box.addItem(ADAPTIVE_PAIRING, ADAPTIVE_PAIRING)
+    box.setItemData(
+        box.count() - 1,
+        "the protocol's pairs; each next model pair chosen from the votes so far where a vote "
+        "narrows the unresolved rating differences most",
+        Qt.ItemDataRole.ToolTipRole,
+    )
     return box
 
 
@@ -239,7 +248,16 @@ def _contexts(_: FormContext, parent: QWidget) -> QWidget:
 
 
 def _pairing(dialog: NewCampaignDialog) -> Pairing | None:
-    return cast(Pairing | None, dialog.pairing_box.currentData())
+    """The pairs the form schedules (None: the protocol's, also for adaptive pairing)."""
+    data = dialog.pairing_box.currentData()
+    return data if isinstance(data, Pairing) else None
+
+
+def _read_pairing(box: QComboBox) -> dict[str, Any]:
+    data = box.currentData()
+    if data == ADAPTIVE_PAIRING:
+        return {"pairing": None, "pair_choice": "adaptive"}
+    return {"pairing": cast(Pairing | None, data), "pair_choice": "uniform"}
 
 
 def _read_text_file(path: Path | None, flag: str) -> str | None:
@@ -285,8 +303,7 @@ OPTIONS: tuple[FormOption, ...] = (
         shown=lambda d: d.protocol_display() != "none",
     ),
     FormOption(
-        "--pairing", "pairing_box", "Pai&ring", _pairings,
-        lambda w: {"pairing": w.currentData()},
+        "--pairing", "pairing_box", "Pai&ring", _pairings, _read_pairing,
         shown=lambda d: d.protocol_display() != "none",
     ),
     FormOption(
@@ -587,7 +604,7 @@ def preview_text(summary: CampaignSummary) -> str:
     unit = "item turns" if summary.per_turn else "items"
     lines = [
         f"{summary.tasks - summary.gold_tasks} tasks on {summary.items} {unit}, "
-        f"{summary.votes_per_pair} vote(s) each ({summary.pairing} pairing, seed {summary.seed})",
+        f"{summary.votes_per_pair} vote(s) each ({summary.pairing_text}, seed {summary.seed})",
         f"Attention checks: {summary.gold_tasks}",
         f"Practice round: {summary.practice_tasks} task(s)",
         f"Contestants: {', '.join(summary.contestants) or 'none (the items are judged)'}",

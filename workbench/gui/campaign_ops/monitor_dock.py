@@ -34,6 +34,7 @@ from workbench.storage import Bundle
 ANNOTATOR_HEADERS = ("Annotator", "Answered", "Skipped", "s/task", "Checks", "Skip reasons")
 AGREEMENT_HEADERS = ("Scope", "Comparisons", "Fleiss' κ", "Krippendorff's α")
 STUCK_HEADERS = ("Task", "Item", "Votes", "Why it cannot finish")
+UNRESOLVED_HEADERS = ("Pair", "Difference", "95% interval", "Votes", "Next")
 #: decimals of kappa and alpha, as ``workbench campaign status`` prints them
 AGREEMENT_DIGITS = 3
 #: the dock's width when it opens docked: its tables' columns readable at 1024x700 too
@@ -52,6 +53,34 @@ def stuck_rows(status: dict[str, Any]) -> list[tuple[Any, ...]]:
         )
         for row in status["stuck_tasks"]
     ]
+
+
+def unresolved_rows(status: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """An adaptive campaign's pairs whose order is still open, widest interval first (as
+    ``workbench campaign status`` lists them)."""
+    standing = status.get("adaptive") or {"pairs": []}
+    return [
+        (
+            f"{row['first']} - {row['second']}",
+            f"{row['difference']:+.1f}",
+            f"[{row['low']:+.1f}, {row['high']:+.1f}]",
+            row["battles"],
+            f"{row['next_probability']:.0%}",
+        )
+        for row in standing["pairs"]
+        if not row["resolved"]
+    ]
+
+
+def standing_text(status: dict[str, Any]) -> str:
+    standing = status.get("adaptive")
+    if not standing:
+        return ""
+    return (
+        f"Adaptive pairing: {standing['unresolved']} of {len(standing['pairs'])} pair(s) "
+        f"unresolved (rating difference in {standing['unit']}, {standing['coverage']:.0%} "
+        f"interval holding 0); {standing['choices_logged']} choice(s) logged"
+    )
 
 
 def annotator_rows(status: dict[str, Any]) -> list[tuple[Any, ...]]:
@@ -130,6 +159,21 @@ class CampaignMonitorDock(QDockWidget):
             self.views[name] = view
             layout.addWidget(view)
         self.stuck_label.hide()
+        # an adaptive campaign's open rating differences: where its next votes go
+        self.unresolved = RowsTableModel(UNRESOLVED_HEADERS, self)
+        self.unresolved_label = QLabel("", body)
+        self.unresolved_label.setWordWrap(True)
+        unresolved_view = QTableView(body)
+        unresolved_view.setModel(self.unresolved)
+        unresolved_view.setAccessibleName("Unresolved pairs")
+        unresolved_view.verticalHeader().hide()
+        unresolved_view.horizontalHeader().setStretchLastSection(True)
+        self.unresolved.modelReset.connect(lambda: self._fit_columns(unresolved_view))
+        self.views["Unresolved pairs"] = unresolved_view
+        layout.insertWidget(layout.indexOf(self.views["Agreement"]), self.unresolved_label)
+        layout.insertWidget(layout.indexOf(self.views["Agreement"]), unresolved_view)
+        self.unresolved_label.hide()
+        unresolved_view.hide()
         stuck_view = self.views["Stuck tasks"]
         stuck_view.setWordWrap(True)  # the reason is a sentence: wrapped, not cut
         self.stuck.modelReset.connect(stuck_view.resizeRowsToContents)
@@ -317,6 +361,11 @@ class CampaignMonitorDock(QDockWidget):
         )
         self.annotators.set_rows(annotator_rows(status))
         self.agreement.set_rows(agreement_rows(status))
+        adaptive = status.get("adaptive") is not None
+        self.unresolved.set_rows(unresolved_rows(status))
+        self.unresolved_label.setText(standing_text(status))
+        self.unresolved_label.setVisible(adaptive)
+        self.views["Unresolved pairs"].setVisible(adaptive)
         stuck = stuck_rows(status)
         self.stuck.set_rows(stuck)
         self.stuck_label.setText(f"{len(stuck)} task(s) cannot finish")

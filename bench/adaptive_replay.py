@@ -1,0 +1,184 @@
+"""Adaptive against uniform pairing, replayed: each asked comparison is answered from a world
+whose full answer is known, and the votes are counted until the ratings reach the full data's
+conclusions.
+
+Two worlds: the published WildVision-Bench battles (an asked pair is answered by one of that
+pair's battles, drawn at random with replacement; only pairs with battles can be asked), and a
+synthetic population of 40 models with known ratings (an asked pair is answered by the
+Bradley-Terry model itself; its "full data" is a uniform sample as large as WildVision's).
+
+A run stops at the first check (every ``check_every`` votes) where both hold: Kendall's tau of
+the current order against the full data's is at least 0.9, and every adjacent pair of the full
+data's order that the full data separates (its 95% interval of the difference excludes 0) is
+separated the same way. Adaptive runs draw each pair with ``workbench.stats.active_sampling``,
+the campaign's rule, refitting every ``refit_every`` votes; uniform runs draw every askable pair
+alike. Shared by bench/sample_efficiency.py and the tests.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from dataclasses import dataclass
+from itertools import combinations, pairwise
+from pathlib import Path
+
+import numpy as np
+from scipy.special import expit
+from scipy.stats import kendalltau
+
+from workbench.stats.active_sampling import (
+    PairChoiceState,
+    draw_pair,
+    fit_with_covariance,
+    pair_weights,
+)
+
+Z95 = 1.959963984540054
+TAU_GOAL = 0.9
+
+
+@dataclass(frozen=True)
+class World:
+    """Who can be asked (candidate pairs, model indices first < second), how they answer, and
+    the full data's conclusions: its order (best first) and the adjacent pairs it separates."""
+
+    name: str
+    models: tuple[str, ...]
+    first: np.ndarray
+    second: np.ndarray
+    reference_order: np.ndarray
+    separated: tuple[tuple[int, int], ...]  # (better, worse) adjacent in the full data's order
+    # per candidate pair: the outcomes it can answer with, from first's side (1, 0 or 0.5)
+    answers: tuple[np.ndarray, ...] | None = None
+    skills: np.ndarray | None = None
+
+    def answer(self, pair: int, rng: np.random.Generator) -> float:
+        if self.answers is not None:
+            outcomes = self.answers[pair]
+            return float(outcomes[rng.integers(len(outcomes))])
+        assert self.skills is not None
+        a, b = self.first[pair], self.second[pair]
+        return float(rng.random() < expit(self.skills[a] - self.skills[b]))
+
+
+def _state(world: World, wins_first: np.ndarray, wins_second: np.ndarray, ties: np.ndarray):
+    return PairChoiceState(
+        len(world.models), world.first, world.second, wins_first, wins_second, ties
+    )
+
+
+def conclusions(
+    models: int,
+    first: np.ndarray,
+    second: np.ndarray,
+    wins_first: np.ndarray,
+    wins_second: np.ndarray,
+    ties: np.ndarray,
+) -> tuple[np.ndarray, tuple[tuple[int, int], ...]]:
+    """The order (best first) and the separated adjacent pairs of a body of battles."""
+    strengths, covariance = fit_with_covariance(
+        PairChoiceState(models, first, second, wins_first, wins_second, ties)
+    )
+    order = np.argsort(-strengths, kind="stable")
+    separated = []
+    for better, worse in pairwise(order):
+        variance = (
+            covariance[better, better] + covariance[worse, worse] - 2 * covariance[better, worse]
+        )
+        if strengths[better] - strengths[worse] > Z95 * np.sqrt(variance):
+            separated.append((int(better), int(worse)))
+    return order, tuple(separated)
+
+
+def wildvision_world(path: Path) -> World:
+    """The published WildVision-Bench battles (``vision_bench_battles.jsonl.gz``)."""
+    with gzip.open(path, "rt", encoding="utf-8") as lines:
+        rows = [json.loads(line) for line in lines if line.strip()]
+    models = tuple(sorted({row["model_a"] for row in rows} | {row["model_b"] for row in rows}))
+    index = {model: position for position, model in enumerate(models)}
+    outcomes: dict[tuple[int, int], list[float]] = {}
+    for row in rows:
+        a, b = index[row["model_a"]], index[row["model_b"]]
+        won = {"model_a": 1.0, "model_b": 0.0}.get(row["winner"], 0.5)
+        if a > b:
+            a, b, won = b, a, 1.0 - won
+        outcomes.setdefault((a, b), []).append(won)
+    pairs = sorted(outcomes)
+    first = np.array([a for a, _ in pairs])
+    second = np.array([b for _, b in pairs])
+    answers = tuple(np.array(outcomes[pair]) for pair in pairs)
+    wins_first = np.array([np.sum(o == 1.0) for o in answers], dtype=float)
+    wins_second = np.array([np.sum(o == 0.0) for o in answers], dtype=float)
+    ties = np.array([np.sum(o == 0.5) for o in answers], dtype=float)
+    order, separated = conclusions(len(models), first, second, wins_first, wins_second, ties)
+    return World("WildVision-Bench", models, first, second, order, separated, answers=answers)
+
+
+def synthetic_world(seed: int, models: int = 40, full_battles: int = 20_000) -> World:
+    """40 models with known skills (natural log-odds, sd 0.7); the full data is a uniform sample
+    of ``full_battles`` over all pairs, whose separated adjacent pairs are the goal, and the
+    known skills' order is the order to match."""
+    rng = np.random.default_rng(20_000 + seed)
+    skills = rng.normal(0, 0.7, models)
+    pairs = list(combinations(range(models), 2))
+    first = np.array([a for a, _ in pairs])
+    second = np.array([b for _, b in pairs])
+    asked = rng.integers(len(pairs), size=full_battles)
+    won = rng.random(full_battles) < expit(skills[first[asked]] - skills[second[asked]])
+    wins_first = np.bincount(asked[won], minlength=len(pairs)).astype(float)
+    wins_second = np.bincount(asked[~won], minlength=len(pairs)).astype(float)
+    _order, separated = conclusions(
+        models, first, second, wins_first, wins_second, np.zeros(len(pairs))
+    )
+    names = tuple(f"model-{position:02d}" for position in range(models))
+    order = np.argsort(-skills, kind="stable")
+    return World("synthetic 40 models", names, first, second, order, separated, skills=skills)
+
+
+def reached(
+    world: World, wins_first: np.ndarray, wins_second: np.ndarray, ties: np.ndarray
+) -> bool:
+    """Whether the battles so far reach both goals (see the module docstring)."""
+    strengths, covariance = fit_with_covariance(_state(world, wins_first, wins_second, ties))
+    reference_rank = np.empty(len(world.models))
+    reference_rank[world.reference_order] = np.arange(len(world.models))
+    tau = kendalltau(reference_rank, -strengths).statistic
+    if not tau >= TAU_GOAL:
+        return False
+    for better, worse in world.separated:
+        variance = (
+            covariance[better, better] + covariance[worse, worse] - 2 * covariance[better, worse]
+        )
+        if not strengths[better] - strengths[worse] > Z95 * np.sqrt(variance):
+            return False
+    return True
+
+
+def votes_needed(
+    world: World,
+    adaptive: bool,
+    seed: int,
+    budget: int,
+    check_every: int = 100,
+    refit_every: int = 25,
+) -> int | None:
+    """Votes until both goals hold (a multiple of ``check_every``), None within ``budget``."""
+    rng = np.random.default_rng(seed)
+    count = len(world.first)
+    wins_first, wins_second, ties = np.zeros(count), np.zeros(count), np.zeros(count)
+    probabilities = np.full(count, 1 / count)
+    for vote in range(1, budget + 1):
+        if adaptive and vote % refit_every == 1:
+            probabilities = pair_weights(_state(world, wins_first, wins_second, ties)).probabilities
+        pair = draw_pair(probabilities, float(rng.random()))
+        outcome = world.answer(pair, rng)
+        if outcome == 1.0:
+            wins_first[pair] += 1
+        elif outcome == 0.0:
+            wins_second[pair] += 1
+        else:
+            ties[pair] += 1
+        if vote % check_every == 0 and reached(world, wins_first, wins_second, ties):
+            return vote
+    return None

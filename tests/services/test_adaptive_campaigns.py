@@ -1,0 +1,349 @@
+"""Adaptive campaigns: the next task's model pair is chosen from the votes so far, concentrates on
+the pairs whose order is open, keeps blindness and counterbalanced positions, is logged and can
+be replayed from the log; pairing can be switched before the first vote and not after."""
+
+from __future__ import annotations
+
+import math
+import random
+import threading
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, select
+
+from tests.backends import BundleBackend
+from tests.services.campaign_helpers import build_campaign_bundle, registry_with_all_protocols
+from workbench.cli import main
+from workbench.plugins import Registry
+from workbench.services.adaptive_pairing import (
+    adaptive_standing,
+    replay_choices,
+    set_pair_choice,
+)
+from workbench.services.campaign_errors import CampaignError
+from workbench.services.campaigns import (
+    CampaignSpec,
+    add_annotator,
+    create_campaign,
+    find_annotator,
+    find_campaign,
+)
+from workbench.services.monitor import campaign_status
+from workbench.services.packs import merge_pack, pack_info
+from workbench.services.sync import copy_bundle_rows
+from workbench.services.voting import AnnotationSession
+from workbench.storage import Bundle
+from workbench.storage.models import Model, PairChoice, ScheduledPair, Vote
+
+#: true strengths (natural log-odds): two far apart, two close together
+STRENGTHS = {"far-above": 3.0, "close-one": 0.1, "close-two": -0.1, "far-below": -3.0}
+MODELS = tuple(STRENGTHS)
+CLOSE = frozenset(("close-one", "close-two"))
+VOTES = 150
+
+
+@pytest.fixture(scope="module")
+def plugins() -> Registry:
+    return registry_with_all_protocols()
+
+
+@pytest.fixture(scope="module")
+def template(bundle_backend: BundleBackend, tmp_path_factory: pytest.TempPathFactory) -> Path | str:
+    return build_campaign_bundle(
+        tmp_path_factory.mktemp("adaptive"),
+        items=60,
+        models=MODELS,
+        turns=1,
+        into=bundle_backend.new_location(),
+    )
+
+
+@pytest.fixture
+def bundle(template: Path | str, bundle_backend: BundleBackend) -> Iterator[Bundle]:
+    location = bundle_backend.copy(template)
+    with Bundle.open(location) as opened:
+        add_annotator(opened, "ann")
+        add_annotator(opened, "bea")
+        yield opened
+    bundle_backend.discard(location)
+
+
+def create(bundle: Bundle, plugins: Registry, name: str, pair_choice: str, seed: int = 3) -> None:
+    spec = CampaignSpec(name, "arena-battle", seed=seed, pair_choice=pair_choice)
+    create_campaign(bundle, spec, plugins)
+
+
+def shown_models(bundle: Bundle, session: AnnotationSession) -> tuple[str, str]:
+    """The models of the task on screen in the order shown (the test's oracle, not the view)."""
+    shown = session._shown
+    assert shown is not None
+    with bundle.read_session() as db:
+        pair = db.get_one(ScheduledPair, shown.pair_id)
+        names = dict(db.execute(select(Model.id, Model.name)).all())
+    left, right = names[pair.left_model_id], names[pair.right_model_id]  # type: ignore[index]
+    return (right, left) if shown.swapped else (left, right)
+
+
+def simulate(
+    bundle: Bundle, plugins: Registry, name: str, votes: int, seed: int = 0, handle: str = "ann"
+) -> list[frozenset[str]]:
+    """An annotator answering ``votes`` tasks as the true strengths say (Bradley-Terry), and the
+    model pair of each task in the order it was handed out."""
+    rng = random.Random(seed)
+    session = AnnotationSession(bundle, name, handle, plugins)
+    pairs = []
+    for _ in range(votes):
+        task = session.next_task()
+        if task is None:
+            break
+        left, right = shown_models(bundle, session)
+        assert left not in repr(task) and right not in repr(task)
+        pairs.append(frozenset((left, right)))
+        p_left = 1 / (1 + math.exp(STRENGTHS[right] - STRENGTHS[left]))
+        session.cast(task.token, "a" if rng.random() < p_left else "b")
+    return pairs
+
+
+def close_share(pairs: list[frozenset[str]]) -> float:
+    return sum(pair == CLOSE for pair in pairs) / len(pairs)
+
+
+@pytest.mark.parametrize("pair_choice", ["adaptive", "uniform"])
+def test_adaptive_tasks_concentrate_on_the_close_pair(
+    bundle: Bundle, plugins: Registry, pair_choice: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    create(bundle, plugins, "c", pair_choice)
+    pairs = simulate(bundle, plugins, "c", VOTES)
+    assert len(pairs) == VOTES
+    later = close_share(pairs[VOTES // 2 :])
+    # six candidate pairs: uniform pairing gives the close one about a sixth of the tasks
+    if pair_choice == "adaptive":
+        assert later >= 0.3, later
+    else:
+        assert later <= 0.25, later
+    with bundle.read_session() as db:
+        logged = db.scalars(select(PairChoice.ordinal).order_by(PairChoice.ordinal)).all()
+    assert logged == (list(range(1, VOTES + 1)) if pair_choice == "adaptive" else [])
+    status = campaign_status(bundle, "c")
+    if pair_choice == "uniform":
+        assert status["pairing"] == "uniform" and status["adaptive"] is None
+        return
+    # the monitor: the close pair is unresolved, the far pair is not
+    standing = status["adaptive"]
+    rows = {frozenset((row["first"], row["second"])): row for row in standing["pairs"]}
+    assert not rows[CLOSE]["resolved"] and rows[CLOSE]["low"] < 0 < rows[CLOSE]["high"]
+    far = rows[frozenset(("far-above", "far-below"))]
+    assert far["resolved"] and far["low"] > 0
+    assert standing["pairs"][0]["resolved"] is False  # unresolved first
+    assert main(["campaign", "status", str(bundle.location), "c"]) == 0
+    printed = capsys.readouterr().out
+    assert f"{standing['unresolved']} of 6 pair(s) unresolved" in printed
+    assert "close-one - close-two:" in printed and "far-above - far-below:" not in printed
+
+
+def test_positions_stay_counterbalanced_and_every_choice_replays(
+    bundle: Bundle, plugins: Registry, capsys: pytest.CaptureFixture[str]
+) -> None:
+    create(bundle, plugins, "c", "adaptive")
+    simulate(bundle, plugins, "c", 40, handle="ann")
+    simulate(bundle, plugins, "c", 20, seed=1, handle="bea")
+    with bundle.read_session() as db:
+        voted = db.execute(
+            select(Vote.shown_swapped, ScheduledPair.left_model_id, ScheduledPair.right_model_id)
+            .join(ScheduledPair, ScheduledPair.id == Vote.pair_id)
+            .where(Vote.annotator_id.is_not(None))
+        ).all()
+        standing = adaptive_standing(db, find_campaign(db, "c"))
+    first_shown = Counter()
+    for swapped, left, right in voted:
+        first_shown[right if swapped else left] += 1
+        first_shown[left if swapped else right] -= 1
+    # the schedule is counterbalanced and the choice does not look at positions
+    assert max(abs(value) for value in first_shown.values()) <= 10
+    replay = replay_choices(bundle, "c")
+    assert replay.ok and replay.choices == replay.replayed == 60
+    assert standing["choices_logged"] == 60
+    assert {row["first"] for row in standing["pairs"]} <= set(MODELS)
+    assert standing["unresolved"] == sum(not row["resolved"] for row in standing["pairs"])
+    assert main(["campaign", "replay-choices", str(bundle.location), "c"]) == 0
+    assert "60 of 60 logged choice(s)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("column", ["chosen", "draw", "votes_added"])
+def test_a_tampered_log_fails_replay(
+    bundle: Bundle, plugins: Registry, column: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    create(bundle, plugins, "c", "adaptive")
+    simulate(bundle, plugins, "c", 12)
+    with bundle.session() as db:
+        row = db.scalars(select(PairChoice).where(PairChoice.ordinal == 7)).one()
+        if column == "chosen":
+            others = [number for number in row.available if number != row.chosen]
+            row.chosen = others[0]
+        elif column == "draw":
+            row.draw = (row.draw + 0.5) % 1
+        else:
+            row.votes_added = [*row.votes_added[1:]] if row.votes_added else ["0" * 32]
+    replay = replay_choices(bundle, "c")
+    assert not replay.ok
+    assert replay.first_mismatch is not None and replay.first_mismatch["ordinal"] == 7
+    assert replay.replayed == 6
+    assert main(["campaign", "replay-choices", str(bundle.location), "c"]) == 1
+    assert "choice 7 differs" in capsys.readouterr().out
+
+
+def test_pairing_switches_before_the_first_vote_and_not_after(
+    bundle: Bundle, plugins: Registry, capsys: pytest.CaptureFixture[str]
+) -> None:
+    create(bundle, plugins, "c", "uniform")
+    # an annotator's session is open while the campaign is switched: its next task follows
+    session = AnnotationSession(bundle, "c", "ann", plugins)
+    location = str(bundle.location)
+    assert main(["campaign", "set-pairing", location, "c", "adaptive"]) == 0
+    assert "uniform pairing -> adaptive pairing" in capsys.readouterr().out
+    task = session.next_task()
+    assert task is not None
+    with bundle.read_session() as db:
+        assert db.scalars(select(PairChoice.pair_id)).all() == [session._shown.pair_id]  # type: ignore[union-attr]
+    session.cast(task.token, "tie")
+    with pytest.raises(CampaignError, match="cannot change once voting has started"):
+        set_pair_choice(bundle, "c", "uniform")
+    assert main(["campaign", "set-pairing", location, "c", "uniform"]) != 0
+    assert "cannot change once voting has started" in capsys.readouterr().err
+    with bundle.read_session() as db:
+        assert find_campaign(db, "c").settings["pair_choice"] == "adaptive"
+
+
+def test_create_states_adaptive_pairing_and_refuses_it_where_it_cannot_apply(
+    bundle: Bundle, plugins: Registry, capsys: pytest.CaptureFixture[str]
+) -> None:
+    location = str(bundle.location)
+    args = ["campaign", "create", location, "--name", "c", "--protocol", "arena-battle"]
+    assert main([*args, "--pairing", "adaptive", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "would create campaign 'c'" in out and "adaptive pairing over all pairs" in out
+    assert main([*args, "--dry-run"]) == 0
+    assert "(arena-battle, all pairing," in capsys.readouterr().out
+    with pytest.raises(CampaignError, match="--pairing adaptive"):
+        create_campaign(
+            bundle, CampaignSpec("g", "convbench-turn-grade", pair_choice="adaptive"), plugins
+        )
+    with bundle.read_session() as db:
+        assert db.scalar(select(PairChoice.id)) is None
+
+
+def test_several_annotators_at_once_each_choice_logged_once(
+    bundle: Bundle, plugins: Registry
+) -> None:
+    create(bundle, plugins, "c", "adaptive")
+    errors: list[BaseException] = []
+
+    def work(handle: str, seed: int) -> None:
+        try:
+            with Bundle.open(bundle.location) as own:
+                simulate(own, plugins, "c", 15, seed=seed, handle=handle)
+        except BaseException as error:  # reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=work, args=(h, n)) for n, h in enumerate(("ann", "bea"))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors
+    with bundle.read_session() as db:
+        ordinals = db.scalars(select(PairChoice.ordinal).order_by(PairChoice.ordinal)).all()
+        voted = Counter(db.scalars(select(Vote.pair_id).where(Vote.retracted_at.is_(None))))
+    assert ordinals == list(range(1, 31))
+    # one vote per task: no task was handed to both
+    assert sum(voted.values()) == 30 and max(voted.values()) == 1
+    assert replay_choices(bundle, "c").ok
+
+
+def test_a_pack_carries_a_batch_chosen_at_packing_time_and_merging_counts_its_votes(
+    bundle: Bundle, plugins: Registry, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    create(bundle, plugins, "c", "adaptive")
+    simulate(bundle, plugins, "c", 30)  # the far pairs' order is settled by now
+    out = tmp_path / "pack.wbb"
+    location = str(bundle.location)
+    command = ["pack", "export", location, "--campaign", "c", "--annotator", "bea"]
+    assert main([*command, "--out", str(out), "--limit", "20"]) == 0
+    printed = capsys.readouterr().out
+    assert "adaptive pairing: 20 task(s) chosen now" in printed
+    assert "(logged choices 31-50)" in printed
+    with Bundle.open(out) as pack:
+        info = pack_info(pack)
+        assert info is not None and info.pairing == "adaptive" and info.choices == (31, 50)
+    with bundle.read_session() as db:
+        packed = db.execute(
+            select(PairChoice.pair_id, PairChoice.origin).where(PairChoice.ordinal > 30)
+        ).all()
+        names = dict(db.execute(select(Model.id, Model.name)).all())
+        packed_pairs = [
+            frozenset((names[task.left_model_id], names[task.right_model_id]))  # type: ignore[index]
+            for task in db.scalars(
+                select(ScheduledPair).where(ScheduledPair.id.in_([p for p, _ in packed]))
+            )
+        ]
+    assert {origin for _, origin in packed} == {"pack"} and len(packed) == 20
+    # one state for the whole batch (no vote can arrive while it is drawn), several pairs
+    assert len(set(packed_pairs)) > 1
+    with bundle.read_session() as db:
+        states = set(db.scalars(select(PairChoice.state_sha256).where(PairChoice.ordinal > 30)))
+    assert len(states) == 1
+    # the annotator answers the pack offline; merging brings the votes back
+    with Bundle.open(out) as pack:
+        session = AnnotationSession(pack, "c", "bea", plugins)
+        while (task := session.next_task()) is not None:
+            session.cast(task.token, "tie")
+    report = merge_pack(bundle, out)
+    assert report.added == 20 and report.adaptive_choices == list(range(31, 51))
+    # the next choice counts the pack's votes, and the whole log replays
+    simulate(bundle, plugins, "c", 1)
+    with bundle.read_session() as db:
+        added = db.scalars(select(PairChoice.votes_added).where(PairChoice.ordinal == 51)).one()
+        bea = find_annotator(db, "bea").id
+        from_pack = set(db.scalars(select(Vote.uuid).where(Vote.annotator_id == bea)))
+    assert set(added) == from_pack and len(from_pack) == 20
+    assert replay_choices(bundle, "c").ok
+
+
+def test_a_copy_of_the_bundle_carries_the_choice_log_and_replays(
+    bundle: Bundle, plugins: Registry, tmp_path: Path
+) -> None:
+    create(bundle, plugins, "c", "adaptive")
+    simulate(bundle, plugins, "c", 8)
+    copy = tmp_path / "copy.wbb"
+    copy_bundle_rows(bundle.location, copy)
+    with Bundle.open(copy) as copied:
+        replay = replay_choices(copied, "c")
+    assert replay.ok and replay.choices == 8
+
+
+def test_an_undone_vote_leaves_the_state_of_the_next_choice_and_the_log_replays(
+    bundle: Bundle, plugins: Registry
+) -> None:
+    create(bundle, plugins, "c", "adaptive")
+    simulate(bundle, plugins, "c", 5)
+    session = AnnotationSession(bundle, "c", "ann", plugins)
+    task = session.next_task()  # choice 6
+    assert task is not None
+    session.cast(task.token, "a")
+    assert session.next_task() is not None  # choice 7 counts the vote
+    again = session.undo()  # the vote is retracted, its task comes back without a choice
+    assert again is not None
+    with bundle.read_session() as db:
+        assert db.scalar(select(func.max(PairChoice.ordinal))) == 7
+        [retracted] = db.scalars(select(Vote.uuid).where(Vote.retracted_at.is_not(None))).all()
+        seventh = db.scalars(select(PairChoice).where(PairChoice.ordinal == 7)).one()
+        assert retracted in seventh.votes_added
+    session.skip(again.token, "cannot tell")
+    assert session.next_task() is not None  # choice 8 no longer counts it
+    with bundle.read_session() as db:
+        eighth = db.scalars(select(PairChoice).where(PairChoice.ordinal == 8)).one()
+        assert eighth.votes_removed == [retracted] and eighth.votes_added == []
+    assert replay_choices(bundle, "c").ok

@@ -1,0 +1,47 @@
+"""The adaptive pairing rule: probabilities go to pairs whose order is open, every pair keeps the
+exploration floor, and a draw is a pure function of the seed and the ordinal."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from workbench.stats.active_sampling import (
+    PairChoiceState,
+    choice_draw,
+    draw_pair,
+    pair_weights,
+)
+
+
+def _state() -> PairChoiceState:
+    # models 0 and 1 are close (10:10), model 2 is far below both (40:0 each)
+    first = np.array([0, 0, 1])
+    second = np.array([1, 2, 2])
+    return PairChoiceState(
+        3,
+        first,
+        second,
+        wins_first=np.array([10.0, 40.0, 40.0]),
+        wins_second=np.array([10.0, 0.0, 0.0]),
+        ties=np.zeros(3),
+    )
+
+
+def test_the_open_pair_gets_most_of_the_probability() -> None:
+    weights = pair_weights(_state(), exploration=0.1)
+    assert np.isclose(weights.probabilities.sum(), 1.0)
+    assert weights.probabilities[0] > 0.6  # uniform pairing would give it 1/3
+    assert (weights.probabilities >= 0.1 / 3 - 1e-12).all()
+
+
+def test_without_battles_the_draw_is_uniform() -> None:
+    empty = PairChoiceState(3, np.array([0, 0, 1]), np.array([1, 2, 2]), *np.zeros((3, 3)))
+    assert np.allclose(pair_weights(empty).probabilities, 1 / 3)
+
+
+def test_a_draw_depends_on_the_seed_and_the_ordinal_alone() -> None:
+    assert choice_draw(7, 3) == choice_draw(7, 3)
+    assert choice_draw(7, 3) != choice_draw(7, 4)
+    assert draw_pair(np.array([0.2, 0.3, 0.5]), 0.1) == 0
+    assert draw_pair(np.array([0.2, 0.3, 0.5]), 0.45) == 1
+    assert draw_pair(np.array([0.2, 0.3, 0.5]), 0.99) == 2

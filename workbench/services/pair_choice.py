@@ -1,0 +1,35 @@
+"""How a campaign chooses the next task's model pair: ``uniform`` (the schedule's order, every
+pair as often as the schedule has it) or ``adaptive`` (from the votes so far, by the rule of
+``services.adaptive_pairing``). A campaign setting, checked when a campaign is created or
+switched."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from workbench.domain.protocols import Display
+from workbench.services.campaign_errors import CampaignError
+
+#: the campaign setting saying how the next pair is chosen (absent: uniform)
+PAIR_CHOICE_SETTING = "pair_choice"
+UNIFORM = "uniform"
+ADAPTIVE = "adaptive"
+PAIR_CHOICES = (UNIFORM, ADAPTIVE)
+
+
+def pair_choice(settings: Mapping[str, Any]) -> str:
+    """How a campaign chooses its next pair: ``uniform`` (the schedule's order) or
+    ``adaptive``."""
+    return ADAPTIVE if settings.get(PAIR_CHOICE_SETTING) == ADAPTIVE else UNIFORM
+
+
+def check_pair_choice(choice: str, display: Display) -> None:
+    """Refuse a pair choice that is not one, or adaptive pairing for a protocol that does not
+    compare two outputs."""
+    if choice not in PAIR_CHOICES:
+        raise CampaignError(f"--pairing: '{choice}' is not one of {', '.join(PAIR_CHOICES)}")
+    if choice == ADAPTIVE and display is not Display.PAIR:
+        raise CampaignError(
+            "--pairing adaptive chooses model pairs: it needs a protocol that compares two outputs"
+        )

@@ -1,0 +1,163 @@
+"""Which model pair to ask about next: Chatbot Arena's active-sampling rule on the current
+Bradley-Terry ratings, aimed at the rating differences whose order is still open, with a floor of
+exploration.
+
+Chiang et al. 2024, "Chatbot Arena: An Open Platform for Evaluating LLMs by Human Preference"
+(arXiv 2403.04132), section 5, active sampling rule (eq. 9): pair ``a`` is drawn with
+probability proportional to the expected reduction of its interval width from one more battle,
+
+    P(a) ∝ sqrt(Σ_aa / n_a) - sqrt(Σ_aa / (n_a + 1)),
+
+with ``n_a`` the pair's battles so far and ``Σ_aa`` the asymptotic variance of its estimate.
+Here the same quantity, the width of an interval before and after one more battle of pair ``a``,
+is taken from the fit's covariance ``C`` (inverse Fisher information): one battle of ``a`` with
+win probability ``p`` adds ``w = p (1 - p)`` times ``x xᵀ`` to the information (``x`` = the
+pair's contrast), so the variance of any difference ``y`` falls from ``yᵀCy`` to
+``yᵀCy - w (yᵀCx)² / (1 + w xᵀCx)`` (a rank-one update). When ``y = x`` this is the paper's rule.
+A ranking needs only the differences whose order is open, and a battle of one pair also narrows
+the differences of its neighbours (in WildVision-Bench every battle is against one of two
+anchors), so the weight of pair ``a`` is the sum over every model pair ``y`` of its width
+reduction times the two-sided p-value of ``y``'s difference, 2 Φ(-|d| / sd(d)) (1 for models
+that cannot be told apart, near 0 for a settled order). A share ``exploration`` of the
+probability is spread evenly over the candidate pairs, so that no pair starves and a wrong early
+fit is corrected.
+
+The fit is the maximum a posteriori Bradley-Terry fit (ties as half wins) with a weak normal
+prior on each strength (:data:`PRIOR_PRECISION`), so it exists from the first vote on (a model
+that has won every battle has no maximum-likelihood strength) and the first draws are uniform.
+
+Pure functions over arrays; the draw is a number in [0, 1) given by the caller, so a choice is
+replayed exactly from the counts and the draw.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import expit, ndtr
+
+#: the share of probability spread evenly over every candidate pair
+DEFAULT_EXPLORATION = 0.1
+#: prior precision of each strength (natural log-odds): keeps the variances finite before a
+#: model has battles, and equal, so the first draws are uniform
+PRIOR_PRECISION = 0.25
+MAX_NEWTON_STEPS = 50
+
+
+@dataclass(frozen=True)
+class PairChoiceState:
+    """What a choice was made from: the candidate pairs (model indices, first < second) and
+    each one's battles so far (first's wins, second's wins, ties)."""
+
+    models: int
+    first: np.ndarray
+    second: np.ndarray
+    wins_first: np.ndarray
+    wins_second: np.ndarray
+    ties: np.ndarray
+
+    @property
+    def totals(self) -> np.ndarray:
+        return self.wins_first + self.wins_second + self.ties
+
+    def digest(self) -> str:
+        """A SHA-256 of the state, for the choice log."""
+        rows = np.stack(
+            [self.first, self.second, self.wins_first, self.wins_second, self.ties]
+        ).astype(np.float64)
+        return hashlib.sha256(f"{self.models}:".encode() + rows.tobytes()).hexdigest()
+
+
+@dataclass(frozen=True)
+class PairWeights:
+    """The fit behind a choice and the probability of each candidate pair."""
+
+    strengths: np.ndarray  # natural log-odds, centred
+    variances: np.ndarray  # per model, of the strength
+    difference: np.ndarray  # per candidate pair: strength of first minus second
+    difference_sd: np.ndarray  # per candidate pair
+    probabilities: np.ndarray  # per candidate pair, summing to 1
+
+
+def fit_with_covariance(state: PairChoiceState) -> tuple[np.ndarray, np.ndarray]:
+    """Strengths (natural log-odds) and their covariance (the inverse of the posterior's
+    information) by Newton's method on the MAP objective, which is strictly concave."""
+    first, second = state.first, state.second
+    totals = state.totals.astype(np.float64)
+    wins = (state.wins_first + 0.5 * state.ties).astype(np.float64)
+    strengths = np.zeros(state.models)
+    for _ in range(MAX_NEWTON_STEPS):
+        p = expit(strengths[first] - strengths[second])
+        residual = wins - totals * p
+        gradient = -PRIOR_PRECISION * strengths
+        np.add.at(gradient, first, residual)
+        np.add.at(gradient, second, -residual)
+        information = _information(state.models, first, second, totals * p * (1 - p))
+        step = np.linalg.solve(information, gradient)
+        strengths = strengths + step
+        if np.abs(step).max() < 1e-9:
+            break
+    p = expit(strengths[first] - strengths[second])
+    information = _information(state.models, first, second, totals * p * (1 - p))
+    return strengths, np.linalg.inv(information)
+
+
+def _information(models: int, first: np.ndarray, second: np.ndarray, weight: np.ndarray):
+    information = np.diag(np.full(models, PRIOR_PRECISION))
+    np.add.at(information, (first, first), weight)
+    np.add.at(information, (second, second), weight)
+    np.add.at(information, (first, second), -weight)
+    np.add.at(information, (second, first), -weight)
+    return information
+
+
+def pair_weights(state: PairChoiceState, exploration: float = DEFAULT_EXPLORATION) -> PairWeights:
+    """The probability of asking about each candidate pair next (see the module docstring)."""
+    if not 0 <= exploration <= 1:
+        raise ValueError("exploration is a share between 0 and 1")
+    strengths, covariance = fit_with_covariance(state)
+    models = state.models
+    first, second = state.first, state.second
+    # every model pair y (the differences the ranking is about) and every candidate pair x
+    upper_first, upper_second = np.triu_indices(models, 1)
+    y_cov_y = (
+        covariance[upper_first, upper_first]
+        + covariance[upper_second, upper_second]
+        - 2 * covariance[upper_first, upper_second]
+    )
+    y_sd = np.sqrt(np.maximum(y_cov_y, 1e-12))
+    open_order = 2 * ndtr(-np.abs(strengths[upper_first] - strengths[upper_second]) / y_sd)
+    cov_x = covariance[:, first] - covariance[:, second]  # C x, one column per candidate
+    y_cov_x = cov_x[upper_first] - cov_x[upper_second]  # (model pairs, candidates)
+    x_cov_x = cov_x[first, np.arange(len(first))] - cov_x[second, np.arange(len(first))]
+    p = expit(strengths[first] - strengths[second])
+    w = p * (1 - p)
+    after = y_cov_y[:, None] - w * y_cov_x**2 / (1 + w * x_cov_x)
+    reduction = y_sd[:, None] - np.sqrt(np.maximum(after, 1e-12))
+    weight = open_order @ reduction
+    count = len(first)
+    if weight.sum() > 0:
+        probabilities = (1 - exploration) * weight / weight.sum() + exploration / count
+    else:
+        probabilities = np.full(count, 1 / count)
+    difference = strengths[first] - strengths[second]
+    sd = np.sqrt(np.maximum(x_cov_x, 1e-12))
+    return PairWeights(strengths, np.diag(covariance).copy(), difference, sd, probabilities)
+
+
+def draw_pair(probabilities: np.ndarray, draw: float) -> int:
+    """The candidate pair a uniform ``draw`` in [0, 1) falls on (inverse of the cumulative
+    probabilities, in candidate order)."""
+    cumulative = np.cumsum(probabilities)
+    index = int(np.searchsorted(cumulative, draw * cumulative[-1], side="right"))
+    return min(index, len(probabilities) - 1)
+
+
+def choice_draw(seed: int, ordinal: int) -> float:
+    """The uniform draw of a campaign's ``ordinal``-th choice: a function of the seed and the
+    ordinal alone, so that a replay needs nothing else (and choices made at once by several
+    annotators do not share a random stream)."""
+    digest = hashlib.sha256(f"adaptive:{seed}:{ordinal}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2.0**64
