@@ -12,7 +12,8 @@ the current order against the full data's is at least 0.9, and every adjacent pa
 data's order that the full data separates (its 95% interval of the difference excludes 0) is
 separated the same way. Adaptive runs draw each pair with ``workbench.stats.active_sampling``,
 the campaign's rule, refitting every ``refit_every`` votes; uniform runs draw every askable pair
-alike. Shared by bench/sample_efficiency.py and the tests.
+alike; informed runs follow a fixed schedule built from the full data's answer (a bound, not a
+rule a campaign could follow). Shared by bench/sample_efficiency.py and the tests.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from workbench.stats.active_sampling import (
     PairChoiceState,
     draw_pair,
     fit_with_covariance,
+    information_matrix,
     pair_weights,
 )
 
@@ -49,6 +51,9 @@ class World:
     second: np.ndarray
     reference_order: np.ndarray
     separated: tuple[tuple[int, int], ...]  # (better, worse) adjacent in the full data's order
+    # the full data's strengths and their covariance, for the informed schedule
+    full_strengths: np.ndarray
+    full_covariance: np.ndarray
     # per candidate pair: the outcomes it can answer with, from first's side (1, 0 or 0.5)
     answers: tuple[np.ndarray, ...] | None = None
     skills: np.ndarray | None = None
@@ -75,11 +80,18 @@ def conclusions(
     wins_first: np.ndarray,
     wins_second: np.ndarray,
     ties: np.ndarray,
-) -> tuple[np.ndarray, tuple[tuple[int, int], ...]]:
-    """The order (best first) and the separated adjacent pairs of a body of battles."""
+) -> tuple[np.ndarray, tuple[tuple[int, int], ...], np.ndarray, np.ndarray]:
+    """The order (best first), the separated adjacent pairs, the strengths and their covariance
+    of a body of battles."""
     strengths, covariance = fit_with_covariance(
         PairChoiceState(models, first, second, wins_first, wins_second, ties)
     )
+    return (*_separation(strengths, covariance), strengths, covariance)
+
+
+def _separation(
+    strengths: np.ndarray, covariance: np.ndarray
+) -> tuple[np.ndarray, tuple[tuple[int, int], ...]]:
     order = np.argsort(-strengths, kind="stable")
     separated = []
     for better, worse in pairwise(order):
@@ -111,29 +123,50 @@ def wildvision_world(path: Path) -> World:
     wins_first = np.array([np.sum(o == 1.0) for o in answers], dtype=float)
     wins_second = np.array([np.sum(o == 0.0) for o in answers], dtype=float)
     ties = np.array([np.sum(o == 0.5) for o in answers], dtype=float)
-    order, separated = conclusions(len(models), first, second, wins_first, wins_second, ties)
-    return World("WildVision-Bench", models, first, second, order, separated, answers=answers)
+    order, separated, strengths, covariance = conclusions(
+        len(models), first, second, wins_first, wins_second, ties
+    )
+    return World(
+        "WildVision-Bench",
+        models,
+        first,
+        second,
+        order,
+        separated,
+        strengths,
+        covariance,
+        answers=answers,
+    )
 
 
 def synthetic_world(seed: int, models: int = 40, full_battles: int = 20_000) -> World:
-    """40 models with known skills (natural log-odds, sd 0.7); the full data is a uniform sample
-    of ``full_battles`` over all pairs, whose separated adjacent pairs are the goal, and the
-    known skills' order is the order to match."""
+    """40 models with known skills (natural log-odds, sd 0.7). The full data is what a uniform
+    sample of ``full_battles`` over all pairs would conclude in expectation: the known order,
+    and the adjacent pairs whose true difference exceeds 1.96 times its standard error at that
+    size (the inverse of the expected information), so that the goal is reachable and the same
+    for every schedule."""
     rng = np.random.default_rng(20_000 + seed)
     skills = rng.normal(0, 0.7, models)
+    skills = skills - skills.mean()
     pairs = list(combinations(range(models), 2))
     first = np.array([a for a, _ in pairs])
     second = np.array([b for _, b in pairs])
-    asked = rng.integers(len(pairs), size=full_battles)
-    won = rng.random(full_battles) < expit(skills[first[asked]] - skills[second[asked]])
-    wins_first = np.bincount(asked[won], minlength=len(pairs)).astype(float)
-    wins_second = np.bincount(asked[~won], minlength=len(pairs)).astype(float)
-    _order, separated = conclusions(
-        models, first, second, wins_first, wins_second, np.zeros(len(pairs))
-    )
+    p = expit(skills[first] - skills[second])
+    information = information_matrix(models, first, second, full_battles / len(pairs) * p * (1 - p))
+    covariance = np.linalg.inv(information)
+    order, separated = _separation(skills, covariance)
     names = tuple(f"model-{position:02d}" for position in range(models))
-    order = np.argsort(-skills, kind="stable")
-    return World("synthetic 40 models", names, first, second, order, separated, skills=skills)
+    return World(
+        "synthetic 40 models",
+        names,
+        first,
+        second,
+        order,
+        separated,
+        skills,
+        covariance,
+        skills=skills,
+    )
 
 
 def reached(
@@ -155,21 +188,50 @@ def reached(
     return True
 
 
+SCHEDULES = ("uniform", "adaptive", "informed")
+
+
+def informed_probabilities(world: World, exploration: float = 0.1) -> np.ndarray:
+    """A fixed schedule that knows the full data's answer, as a bound on what any rule can
+    save: each model's share grows with the hardest separation it takes part in (1 / z² of its
+    difference in the full data), each candidate pair gets the sum of its two models' shares,
+    and ``exploration`` is spread evenly as in the adaptive rule."""
+    need = np.zeros(len(world.models))
+    strengths, covariance = world.full_strengths, world.full_covariance
+    for better, worse in world.separated:
+        variance = (
+            covariance[better, better] + covariance[worse, worse] - 2 * covariance[better, worse]
+        )
+        z = (strengths[better] - strengths[worse]) / np.sqrt(variance)
+        need[better] = max(need[better], 1 / z**2)
+        need[worse] = max(need[worse], 1 / z**2)
+    weight = need[world.first] + need[world.second]
+    count = len(weight)
+    if weight.sum() == 0:
+        return np.full(count, 1 / count)
+    return (1 - exploration) * weight / weight.sum() + exploration / count
+
+
 def votes_needed(
     world: World,
-    adaptive: bool,
+    schedule: str,
     seed: int,
     budget: int,
     check_every: int = 100,
     refit_every: int = 25,
 ) -> int | None:
-    """Votes until both goals hold (a multiple of ``check_every``), None within ``budget``."""
+    """Votes until both goals hold (a multiple of ``check_every``), None within ``budget``.
+    ``schedule`` is one of :data:`SCHEDULES`."""
+    if schedule not in SCHEDULES:
+        raise ValueError(f"schedule is one of {', '.join(SCHEDULES)}")
     rng = np.random.default_rng(seed)
     count = len(world.first)
     wins_first, wins_second, ties = np.zeros(count), np.zeros(count), np.zeros(count)
-    probabilities = np.full(count, 1 / count)
+    probabilities = (
+        informed_probabilities(world) if schedule == "informed" else np.full(count, 1 / count)
+    )
     for vote in range(1, budget + 1):
-        if adaptive and vote % refit_every == 1:
+        if schedule == "adaptive" and vote % refit_every == 1:
             probabilities = pair_weights(_state(world, wins_first, wins_second, ties)).probabilities
         pair = draw_pair(probabilities, float(rng.random()))
         outcome = world.answer(pair, rng)

@@ -14,15 +14,16 @@ from workbench.stats.active_sampling import (
 
 
 def _state() -> PairChoiceState:
-    # models 0 and 1 are close (10:10), model 2 is far below both (40:0 each)
+    # models 0 and 1 are close (13:7, their interval of the difference just covers 0), model 2
+    # is far below both (40:0 each)
     first = np.array([0, 0, 1])
     second = np.array([1, 2, 2])
     return PairChoiceState(
         3,
         first,
         second,
-        wins_first=np.array([10.0, 40.0, 40.0]),
-        wins_second=np.array([10.0, 0.0, 0.0]),
+        wins_first=np.array([13.0, 40.0, 40.0]),
+        wins_second=np.array([7.0, 0.0, 0.0]),
         ties=np.zeros(3),
     )
 
@@ -32,6 +33,24 @@ def test_the_open_pair_gets_most_of_the_probability() -> None:
     assert np.isclose(weights.probabilities.sum(), 1.0)
     assert weights.probabilities[0] > 0.6  # uniform pairing would give it 1/3
     assert (weights.probabilities >= 0.1 / 3 - 1e-12).all()
+
+
+def test_a_difference_at_the_edge_of_its_interval_outweighs_a_settled_or_hopeless_one() -> None:
+    # pair 0: 13:7 (near the edge), pair 1: 10:10 (indistinguishable at this size), pair 2:
+    # 60:20 (settled); six models in three separate pairs, so that a battle of one pair narrows
+    # no other difference
+    first, second = np.array([0, 2, 4]), np.array([1, 3, 5])
+    state = PairChoiceState(
+        6,
+        first,
+        second,
+        wins_first=np.array([13.0, 10.0, 60.0]),
+        wins_second=np.array([7.0, 10.0, 20.0]),
+        ties=np.zeros(3),
+    )
+    probabilities = pair_weights(state, exploration=0.0).probabilities
+    assert probabilities[0] > probabilities[1]
+    assert probabilities[0] > probabilities[2]
 
 
 def test_without_battles_the_draw_is_uniform() -> None:

@@ -14,13 +14,17 @@ is taken from the fit's covariance ``C`` (inverse Fisher information): one battl
 win probability ``p`` adds ``w = p (1 - p)`` times ``x xᵀ`` to the information (``x`` = the
 pair's contrast), so the variance of any difference ``y`` falls from ``yᵀCy`` to
 ``yᵀCy - w (yᵀCx)² / (1 + w xᵀCx)`` (a rank-one update). When ``y = x`` this is the paper's rule.
-A ranking needs only the differences whose order is open, and a battle of one pair also narrows
-the differences of its neighbours (in WildVision-Bench every battle is against one of two
-anchors), so the weight of pair ``a`` is the sum over every model pair ``y`` of its width
-reduction times the two-sided p-value of ``y``'s difference, 2 Φ(-|d| / sd(d)) (1 for models
-that cannot be told apart, near 0 for a settled order). A share ``exploration`` of the
-probability is spread evenly over the candidate pairs, so that no pair starves and a wrong early
-fit is corrected.
+A ranking needs only the differences whose order can still be settled, and a battle of one pair
+also narrows the differences of its neighbours (in WildVision-Bench every battle is against one
+of two anchors), so the weight of pair ``a`` sums, over every model pair ``y``, its width
+reduction times how much a narrower interval raises the chance that ``y`` is told apart:
+with ``z = |d| / sd(d)``, the derivative of Φ(z - 1.96) in the interval's width is proportional
+to φ(z - 1.96) z, taken here as φ(z - 1.96) min(z, 1.96). A settled order (z well above 1.96)
+and two models indistinguishable at any sample size the campaign can afford (z near 0) both get
+little; differences near the edge of their interval get most. The weights are squared before
+normalising (a sharper choice among the candidates measured fewer votes in the replay bench,
+``bench/sample_efficiency.py``). A share ``exploration`` of the probability is spread evenly over
+the candidate pairs, so that no pair starves and a wrong early fit is corrected.
 
 The fit is the maximum a posteriori Bradley-Terry fit (ties as half wins) with a weak normal
 prior on each strength (:data:`PRIOR_PRECISION`), so it exists from the first vote on (a model
@@ -36,7 +40,8 @@ import hashlib
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import expit, ndtr
+from scipy.special import expit
+from scipy.stats import norm
 
 #: the share of probability spread evenly over every candidate pair
 DEFAULT_EXPLORATION = 0.1
@@ -44,6 +49,10 @@ DEFAULT_EXPLORATION = 0.1
 #: model has battles, and equal, so the first draws are uniform
 PRIOR_PRECISION = 0.25
 MAX_NEWTON_STEPS = 50
+#: a difference counts as told apart when its 95% interval excludes 0
+Z_SEPARATED = 1.959963984540054
+#: the power the pair weights are raised to before normalising
+SHARPENING = 2.0
 
 
 @dataclass(frozen=True)
@@ -94,17 +103,17 @@ def fit_with_covariance(state: PairChoiceState) -> tuple[np.ndarray, np.ndarray]
         gradient = -PRIOR_PRECISION * strengths
         np.add.at(gradient, first, residual)
         np.add.at(gradient, second, -residual)
-        information = _information(state.models, first, second, totals * p * (1 - p))
+        information = information_matrix(state.models, first, second, totals * p * (1 - p))
         step = np.linalg.solve(information, gradient)
         strengths = strengths + step
         if np.abs(step).max() < 1e-9:
             break
     p = expit(strengths[first] - strengths[second])
-    information = _information(state.models, first, second, totals * p * (1 - p))
+    information = information_matrix(state.models, first, second, totals * p * (1 - p))
     return strengths, np.linalg.inv(information)
 
 
-def _information(models: int, first: np.ndarray, second: np.ndarray, weight: np.ndarray):
+def information_matrix(models: int, first: np.ndarray, second: np.ndarray, weight: np.ndarray):
     information = np.diag(np.full(models, PRIOR_PRECISION))
     np.add.at(information, (first, first), weight)
     np.add.at(information, (second, second), weight)
@@ -128,7 +137,8 @@ def pair_weights(state: PairChoiceState, exploration: float = DEFAULT_EXPLORATIO
         - 2 * covariance[upper_first, upper_second]
     )
     y_sd = np.sqrt(np.maximum(y_cov_y, 1e-12))
-    open_order = 2 * ndtr(-np.abs(strengths[upper_first] - strengths[upper_second]) / y_sd)
+    z = np.abs(strengths[upper_first] - strengths[upper_second]) / y_sd
+    settling = norm.pdf(z - Z_SEPARATED) * np.minimum(z, Z_SEPARATED)
     cov_x = covariance[:, first] - covariance[:, second]  # C x, one column per candidate
     y_cov_x = cov_x[upper_first] - cov_x[upper_second]  # (model pairs, candidates)
     x_cov_x = cov_x[first, np.arange(len(first))] - cov_x[second, np.arange(len(first))]
@@ -136,7 +146,7 @@ def pair_weights(state: PairChoiceState, exploration: float = DEFAULT_EXPLORATIO
     w = p * (1 - p)
     after = y_cov_y[:, None] - w * y_cov_x**2 / (1 + w * x_cov_x)
     reduction = y_sd[:, None] - np.sqrt(np.maximum(after, 1e-12))
-    weight = open_order @ reduction
+    weight = (settling @ reduction) ** SHARPENING
     count = len(first)
     if weight.sum() > 0:
         probabilities = (1 - exploration) * weight / weight.sum() + exploration / count
