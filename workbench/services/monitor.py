@@ -25,6 +25,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from workbench.services import inter_annotator
+from workbench.services.campaign_settings import settings_of
 from workbench.services.campaigns import assigned_annotators, find_campaign, gold_report
 from workbench.services.flags import flag_counts
 from workbench.stats.errors import StatsInputError
@@ -175,7 +176,7 @@ def campaign_status(bundle: Bundle, name: str) -> dict[str, Any]:
     now = datetime.now(UTC)
     with bundle.read_session() as session:
         campaign = find_campaign(session, name)
-        criterion = (campaign.settings.get("criteria") or ["overall"])[0]
+        criterion = settings_of(campaign).criterion
         graded = False  # set by the first grade read: grading protocols store grades
         counts = session.get(CampaignCount, campaign.id)
         handles = dict(session.execute(select(Annotator.id, Annotator.handle)).all())
