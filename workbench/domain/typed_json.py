@@ -19,7 +19,7 @@ import types
 import typing
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 Model = TypeVar("Model")
 
@@ -49,9 +49,10 @@ def _refuse(where: str, wanted: str, value: Any) -> SettingError:
     return SettingError(f"setting '{where}' must be {wanted}, not {shown}")
 
 
-def _convert(hint: Any, value: Any, where: str) -> Any:
+def _convert(hint: Any, value: Any, where: str, lenient: bool = False) -> Any:
     """``value`` read as ``hint``, or :class:`SettingError` naming the setting ``where`` (a
-    path such as ``practice[0].item``)."""
+    path such as ``practice[0].item``). ``lenient``: entries of a list or object that do not
+    fit are left out, and a nested model's settings that do not fit take their defaults."""
     origin = typing.get_origin(hint)
     if hint is Any:
         return value
@@ -60,10 +61,10 @@ def _convert(hint: Any, value: Any, where: str) -> Any:
         if value is None and len(arms) < len(typing.get_args(hint)):
             return None
         if len(arms) == 1:
-            return _convert(arms[0], value, where)
+            return _convert(arms[0], value, where, lenient)
         for arm in arms:
             try:
-                return _convert(arm, value, where)
+                return _convert(arm, value, where, lenient)
             except SettingError:
                 continue
         raise _refuse(where, " or ".join(map(_name, arms)), value)
@@ -75,18 +76,41 @@ def _convert(hint: Any, value: Any, where: str) -> Any:
     if origin is tuple:
         if not isinstance(value, list | tuple):
             raise _refuse(where, "a list", value)
-        item = typing.get_args(hint)[0]
-        return tuple(_convert(item, entry, f"{where}[{i}]") for i, entry in enumerate(value))
+        items = typing.get_args(hint)
+        if len(items) != 2 or items[1] is not Ellipsis:  # a fixed length, a type per place
+            if len(value) != len(items):
+                raise _refuse(where, f"a list of {len(items)}", value)
+            return tuple(
+                _convert(item, entry, f"{where}[{i}]")
+                for i, (item, entry) in enumerate(zip(items, value, strict=True))
+            )
+        entries = ((f"{where}[{i}]", entry) for i, entry in enumerate(value))
+        return tuple(_entries(items[0], entries, lenient).values())
     if origin is dict:
         if not isinstance(value, dict):
             raise _refuse(where, "an object", value)
         _, item = typing.get_args(hint)
-        return {str(key): _convert(item, entry, f"{where}.{key}") for key, entry in value.items()}
+        found = _entries(item, ((str(key), entry) for key, entry in value.items()), lenient, where)
+        return found
     if dataclasses.is_dataclass(hint) and isinstance(hint, type):
         if not isinstance(value, dict):
             raise _refuse(where, "an object", value)
-        return _fields(hint, value, f"{where}.")
+        return _fields(hint, value, f"{where}.", lenient)
     return _SCALARS.get(hint, _unknown)(value, where)
+
+
+def _entries(hint: Any, entries: Any, lenient: bool, parent: str | None = None) -> dict[str, Any]:
+    """Each (name, value) of a list (names are paths) or an object (names are keys under
+    ``parent``) read as ``hint``; with ``lenient`` those that do not fit are left out."""
+    found: dict[str, Any] = {}
+    for name, entry in entries:
+        where = name if parent is None else f"{parent}.{name}"
+        try:
+            found[name] = _convert(hint, entry, where, lenient)
+        except SettingError:
+            if not lenient:
+                raise
+    return found
 
 
 def _name(hint: Any) -> str:
@@ -145,38 +169,58 @@ _SCALARS: dict[Any, Callable[[Any, str], Any]] = {
 }
 
 
-def read_model(model: type[Model], data: Mapping[str, Any], where: str) -> Model:
+def read_model(
+    model: type[Model], data: Mapping[str, Any], where: str, lenient: bool = False
+) -> Model:
     """``data`` (a JSON object) as the settings dataclass ``model``: each field read from its
     key (absent: its default) and checked against its type; keys that are no field are left
     out (another version's settings). A value that does not fit raises :class:`SettingError`
     naming ``where`` and the setting, as does the model's own check (``__post_init__`` raising
-    :class:`SettingError` with the setting's name)."""
+    :class:`SettingError` with the setting's name). ``lenient`` (the app's own settings file,
+    where a bad value should cost only that value): a setting that does not fit takes its
+    default, and list entries or object members that do not fit are left out."""
     try:
-        return _fields(model, data, "")
+        return _fields(model, data, "", lenient)
     except SettingError as error:
         raise SettingError(f"{where}: {error}") from None
 
 
-def _fields(model: type[Model], data: Mapping[str, Any], prefix: str) -> Model:
+def _fields(
+    model: type[Model], data: Mapping[str, Any], prefix: str, lenient: bool = False
+) -> Model:
     """:func:`read_model` of a (possibly nested) model, its settings named ``prefix + name``."""
     hints = typing.get_type_hints(model)
     values: dict[str, Any] = {}
-    for spec in dataclasses.fields(cast(Any, model)):
-        if spec.name in data and spec.init:
-            values[spec.name] = _convert(hints[spec.name], data[spec.name], prefix + spec.name)
+    for spec in _stored_fields(model):
+        if spec.name in data:
+            try:
+                values[spec.name] = _convert(
+                    hints[spec.name], data[spec.name], prefix + spec.name, lenient
+                )
+            except SettingError:
+                if not lenient:
+                    raise
     try:
         return model(**values)
     except TypeError as error:  # a required setting missing
         raise SettingError(f"setting '{prefix.rstrip('.')}' is incomplete ({error})") from None
 
 
+#: a field's metadata saying it is not stored (a state of the running app, not a setting)
+NOT_STORED = {"stored": False}
+
+
+def _stored_fields(model: Any) -> list[dataclasses.Field[Any]]:
+    return [
+        spec
+        for spec in dataclasses.fields(model)
+        if spec.init and spec.metadata.get("stored", True)
+    ]
+
+
 def write_model(settings: Any) -> dict[str, Any]:
-    """A settings dataclass as a JSON object, every field under its name."""
-    return {
-        spec.name: _plain(getattr(settings, spec.name))
-        for spec in dataclasses.fields(settings)
-        if spec.init
-    }
+    """A settings dataclass as a JSON object, every stored field under its name."""
+    return {spec.name: _plain(getattr(settings, spec.name)) for spec in _stored_fields(settings)}
 
 
 def _plain(value: Any) -> Any:
