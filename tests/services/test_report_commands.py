@@ -334,6 +334,10 @@ def test_agreement_takes_two_sides_or_the_groups_not_both(
 ) -> None:
     assert main(["agreement", str(demo_bundle), "--inter-annotator", "--a", "human"]) == 2
     assert "leave out --a" in capsys.readouterr().err
+    assert (
+        main(["agreement", str(demo_bundle), "--inter-annotator", "--convention", "mt-bench"]) == 2
+    )
+    assert "leave out --convention" in capsys.readouterr().err
     assert main(["agreement", str(demo_bundle), "--a", "human"]) == 2
     assert "--inter-annotator" in capsys.readouterr().err
     # the text names each group with its figures, as the JSON has them

@@ -29,6 +29,14 @@ FILTER_FLAGS = (
 #: workbench.stats.agreement.AGREEMENT_CONVENTIONS, default first, named here so that building
 #: the parser imports no statistics
 AGREEMENT_CONVENTION_NAMES = ("majority", "mt-bench")
+#: the defaults of ``workbench agreement``'s settings of two sides, by flag (none of them
+#: applies to ``--inter-annotator``)
+AGREEMENT_DEFAULTS: dict[str, Any] = {
+    "--bootstrap": 100,
+    "--seed": 0,
+    "--convention": AGREEMENT_CONVENTION_NAMES[0],
+    "--decisive-weight": 3.0,
+}
 
 #: the Failures panel's questions (workbench.services.analysis.FAILURE_KINDS), named here so
 #: that building the parser imports no service
@@ -280,15 +288,15 @@ def register(commands: Any) -> None:
     agreement.add_argument(
         "--bootstrap",
         type=int,
-        default=100,
+        default=AGREEMENT_DEFAULTS["--bootstrap"],
         metavar="N",
         help="bootstrap rounds for the leaderboards compared by rank (default 100)",
     )
-    agreement.add_argument("--seed", type=int, default=0)
+    agreement.add_argument("--seed", type=int, default=AGREEMENT_DEFAULTS["--seed"])
     agreement.add_argument(
         "--convention",
         choices=AGREEMENT_CONVENTION_NAMES,
-        default=AGREEMENT_CONVENTION_NAMES[0],
+        default=AGREEMENT_DEFAULTS["--convention"],
         help="majority: each side's majority per comparison, one count per comparison (the "
         "default); mt-bench: side b's majority against each vote of side a, one count per vote "
         "(MT-Bench's human-vs-judge agreement). Both are given with and without ties",
@@ -296,7 +304,7 @@ def register(commands: Any) -> None:
     agreement.add_argument(
         "--decisive-weight",
         type=float,
-        default=3.0,
+        default=AGREEMENT_DEFAULTS["--decisive-weight"],
         metavar="W",
         help="battles a 'much better' verdict counts as in the leaderboards compared by rank "
         "(default 3, as workbench leaderboard)",
@@ -573,6 +581,12 @@ def _run_inter_annotator(args: argparse.Namespace) -> int:
     from workbench.storage import Bundle
 
     given = [flag for flag, value in (("--a", args.a), ("--b", args.b)) if value is not None]
+    # the two sides' settings: the raters within a group have none of them
+    given += [
+        flag
+        for flag, default in AGREEMENT_DEFAULTS.items()
+        if getattr(args, flag[2:].replace("-", "_")) != default
+    ]
     if given:
         raise AgreementUsageError(
             f"--inter-annotator compares the raters within each group, not two sides: leave "
