@@ -68,7 +68,14 @@ def test_the_agreement_panels_command_prints_its_numbers(qtbot, panel_window, ca
         assert printed[key] == shown[key], key
 
 
-def test_the_graph_panels_command_counts_its_cycles(qtbot, panel_window, capsys) -> None:  # type: ignore[no-untyped-def]
+def _listed(panel: Any, printed: Any) -> None:
+    """The copied command's items are the panel's rows: the same items, each with its cycles."""
+    shown = {row.label: row.cycles for row in panel.cycle_rows}
+    listed = {row["label"]: int(row["detail"].split()[0]) for row in printed["items"]}
+    assert listed == shown
+
+
+def test_the_graph_panels_command_lists_its_cycles(qtbot, panel_window, capsys) -> None:  # type: ignore[no-untyped-def]
     from workbench.stats.cycle_scopes import POOLED_PER_ITEM
 
     panel = panel_window.analysis.graph
@@ -80,17 +87,25 @@ def test_the_graph_panels_command_counts_its_cycles(qtbot, panel_window, capsys)
         )
         assert f"--scope {scope}" in panel.request_row.command()
         command = _copied(panel)
+        assert command.startswith("workbench failures BUNDLE --kind cycles")
         printed = _run(command, panel_window.bundle.path, capsys)
         assert printed["request"]["scope"] == scope
-        assert printed["items_with_cycles"] == len(panel.cycle_rows) > 0
-        assert printed["cycles"] == sum(row.cycles for row in panel.cycle_rows)
-    # another source is another question, with its own flags
-    panel.source.setCurrentIndex(panel.source.findData("judge"))
-    qtbot.waitUntil(
-        lambda: not panel.busy and "--kind judge" in (panel.request_row.command() or ""),
-        timeout=HANG_GUARD_MS,
-    )
-    assert "judgments: judge" in panel.request_row.text()
+        assert panel.cycle_rows
+        _listed(panel, printed)
+    whole = _run(_copied(panel), panel_window.bundle.path, capsys)
+    # another source is another question, with its own flags: the command lists what the
+    # panel lists from that source alone (the judge's verdicts hold no cycle, the bundle does)
+    for source, flag in (("judge", "--judgments judge"), ("imported", "--origin imported")):
+        panel.source.setCurrentIndex(panel.source.findData(source))
+        qtbot.waitUntil(
+            lambda flag=flag: not panel.busy and flag in (panel.request_row.command() or ""),
+            timeout=HANG_GUARD_MS,
+        )
+        assert f"judgments: {source}" in panel.request_row.text()
+        printed = _run(_copied(panel), panel_window.bundle.path, capsys)
+        _listed(panel, printed)
+        if source == "judge":
+            assert printed["items"] == [] and whole["items"]
 
 
 def test_the_failures_panels_command_lists_its_items(qtbot, panel_window, capsys) -> None:  # type: ignore[no-untyped-def]

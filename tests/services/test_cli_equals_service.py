@@ -13,7 +13,7 @@ from workbench_convbench.score_manifest import CONVBENCH_SCORES
 from tests.gui.panel_bundle import build_panel_bundle
 from tests.stats.bundle_helpers import build_bundle, item_line
 from workbench.cli import main
-from workbench.cli.stats_commands import FAILURE_KIND_NAMES
+from workbench.cli.stats_commands import FAILURE_KIND_NAMES, FAILURES_KIND_FLAG
 from workbench.services import analysis
 from workbench.services.outcomes import OutcomeFilter
 from workbench.storage import Bundle
@@ -68,6 +68,21 @@ def test_failures(bundle_path: Path, capsys: pytest.CaptureFixture[str], kind: s
     with Bundle.open(bundle_path) as bundle:
         assert printed == same(analysis.failure_cases(bundle, kind))
     assert set(FAILURE_KIND_NAMES) == set(analysis.FAILURE_KINDS)
+    assert FAILURES_KIND_FLAG == analysis.FAILURES_KIND_FLAG
+
+
+def test_failures_read_the_selection_they_are_given(
+    bundle_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    flags = ("--kind", "cycles", FAILURES_KIND_FLAG, "judge", "--json")
+    printed = cli_json(capsys, "failures", str(bundle_path), *flags)
+    judge = OutcomeFilter(kinds=("judge",))
+    with Bundle.open(bundle_path) as bundle:
+        assert printed == same(analysis.failure_cases(bundle, "cycles", filters=judge))
+    assert printed["request"]["command"].endswith(f"{FAILURES_KIND_FLAG} judge --json")
+    # a question of every judgment's item flags refuses a selection, naming it
+    assert main(["failures", str(bundle_path), "--kind", "disagreement", "--source", "x"]) == 1
+    assert "source=x" in capsys.readouterr().err
 
 
 def test_scores(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -193,7 +193,7 @@ def test_a_preview_and_a_campaign_without_practice_offer_no_round(bundle: Bundle
     create_campaign(bundle, spec(name="plain", practice=()), PLUGINS)
     session = AnnotationSession(bundle, "plain", "ann", PLUGINS)
     assert not session.practice.pending and len(session.practice) == 0
-    assert "practice" not in campaign_details(bundle, "plain")["settings"]
+    assert campaign_details(bundle, "plain")["settings"]["practice"] == []
 
 
 def correct_flags(bundle: Bundle, item: str, model: str) -> set[bool]:

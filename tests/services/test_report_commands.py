@@ -31,7 +31,6 @@ from tests.shared_builds import copy_of
 from workbench.cli import main
 from workbench.services.analysis_request import POOLED_LABEL
 from workbench.services.campaigns import CampaignSpec, add_annotator, create_campaign
-from workbench.services.report_html import NO_COMMAND_FOR_RATERS
 from workbench.services.voting import AnnotationSession
 from workbench.storage import Bundle
 
@@ -106,6 +105,17 @@ def same_rank_comparison(shown: dict[str, Any], printed: dict[str, Any]) -> None
             assert _close(mine[key], theirs[key]), (mine["model"], key)
 
 
+def same_group_agreement(shown: dict[str, Any], printed: dict[str, Any]) -> None:
+    """An inter-annotator row (a campaign of a filtered report, or an imported benchmark's
+    raters) against ``workbench agreement --inter-annotator --json``: its group, same figures."""
+    figures = ("raters", "comparisons", "fleiss_kappa", "fleiss_comparisons", "krippendorff_alpha")
+    groups = {row["group"]: row for row in printed["groups"]}
+    assert shown["group"] in groups, (shown["group"], sorted(groups))
+    row = groups[shown["group"]]
+    assert {key: row[key] for key in figures} == {key: shown[key] for key in figures}
+    assert printed["request"]["command"] == shown["command"]
+
+
 def same_failures(shown: dict[str, Any], printed: dict[str, Any]) -> None:
     """A failure-case list of the gallery against ``workbench failures --json``: the same
     request and the same rows."""
@@ -120,6 +130,7 @@ COMPARISONS: dict[str, Callable[[dict[str, Any], dict[str, Any]], None]] = {
     "agreement": same_agreement,
     "cycles": same_cycles,
     "campaign status": same_inter_annotator,
+    "inter-annotator": same_group_agreement,
     "failures": same_failures,
 }
 #: the report's key in ``missing`` of a section kind that a bundle may legitimately lack
@@ -127,6 +138,7 @@ ABSENT_KEYS = {
     "agreement": "agreement",
     "campaign status": "inter_annotator",
     "compare-rankings": "rank_comparison",
+    "inter-annotator": "inter_annotator",
 }
 
 
@@ -168,11 +180,10 @@ def check_printed_commands(
     kinds = {section["kind"] for section in sections}
     assert kinds == COMPARISONS.keys() - absent, kinds
     for kind in absent:
-        if kind == "campaign status" and data["inter_annotator"]:
-            # imported raters' agreement is shown, and says that no command prints it
+        if ABSENT_KEYS[kind] == "inter_annotator" and data["inter_annotator"]:
+            # the rows shown are of the other kind of group, each with its command
             for row in data["inter_annotator"]:
-                assert row["command"] is None and row["group"].startswith("imported raters")
-                assert f"{row['group']}: {NO_COMMAND_FOR_RATERS}" in html
+                assert row["command"] and not row["command"].startswith(f"workbench {kind}")
         else:
             assert data["missing"].get(ABSENT_KEYS[kind]), f"{kind} is absent without a reason"
     assert {section["section"] for section in sections} >= {
@@ -238,6 +249,8 @@ def test_the_demos_printed_commands_reproduce_the_report(
     data = check_printed_commands(
         demo_bundle, tmp_path / "demo.html", capsys, *options, absent=frozenset({"campaign status"})
     )
+    # the demo's imported raters agree among themselves, and a command prints it
+    assert [row["group"] for row in data["inter_annotator"]] == ["imported raters of demo"]
     # the demo has imported human judgments and judge verdicts: the board counts the humans
     assert data["leaderboard"]["judgments"] == "human"
     # and both boards compared by rank, the section's command printing its figures
@@ -267,7 +280,7 @@ def test_the_wildvision_reports_commands_reproduce_it(
         capsys,
         "--bootstrap",
         "20",
-        absent=frozenset({"agreement", "campaign status", "compare-rankings"}),
+        absent=frozenset({"agreement", "campaign status", "compare-rankings", "inter-annotator"}),
     )
     # GPT-4o's verdicts, "much better" counted three times at every door: the published scale
     board = {row["model"]: row for row in data["leaderboard"]["models"]}
@@ -293,7 +306,7 @@ def test_a_finished_campaigns_printed_commands_reproduce_the_report(
         "30",
         "--seed",
         "1",
-        absent=frozenset({"agreement", "compare-rankings"}),
+        absent=frozenset({"agreement", "compare-rankings", "inter-annotator"}),
     )
     assert data["leaderboard"]["judgments"] == "human"
     assert data["leaderboard"]["battles"] == 96
@@ -303,7 +316,14 @@ def test_a_pooled_reports_commands_are_labelled_and_reproduce_it(
     report_bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     options = ("--kind", "all", "--pool-kinds", "--bootstrap", "10", "--min-battles", "5")
-    data = check_printed_commands(report_bundle, tmp_path / "pooled.html", capsys, *options)
+    # a campaign, no imported raters
+    data = check_printed_commands(
+        report_bundle,
+        tmp_path / "pooled.html",
+        capsys,
+        *options,
+        absent=frozenset({"inter-annotator"}),
+    )
     assert data["leaderboard"]["judgments"] == POOLED_LABEL
     for section in data["reproduce"]:
         if section["kind"] != "leaderboard":
@@ -361,3 +381,39 @@ def test_exclude_refusal_reaches_every_board_and_every_other_section_says_why(
     # without the flag no section speaks of it
     _, plain = report_data(demo_bundle, tmp_path / "plain.html", "--bootstrap", "0")
     assert "Exclude refusal: " not in plain
+
+
+def test_a_filtered_reports_campaign_rows_print_the_agreement_command(
+    campaign_bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # campaign status reads the whole campaign; a filtered row is printed with the selection
+    data, html = report_data(
+        campaign_bundle, tmp_path / "filtered.html", "--kind", "human", "--bootstrap", "0"
+    )
+    rows = data["inter_annotator"]
+    assert [row["group"] for row in rows] == ["campaign study"]
+    command = "workbench agreement BUNDLE --inter-annotator --kind human --json"
+    assert rows[0]["command"] == command and f"Reproduce: {command}" in html
+    assert any(section["command"] == command for section in data["reproduce"])
+    same_group_agreement(rows[0], run_printed(command, campaign_bundle, capsys))
+
+
+def test_agreement_takes_two_sides_or_the_groups_not_both(
+    demo_bundle: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["agreement", str(demo_bundle), "--inter-annotator", "--a", "human"]) == 2
+    assert "leave out --a" in capsys.readouterr().err
+    assert (
+        main(["agreement", str(demo_bundle), "--inter-annotator", "--convention", "mt-bench"]) == 2
+    )
+    assert "leave out --convention" in capsys.readouterr().err
+    assert main(["agreement", str(demo_bundle), "--a", "human"]) == 2
+    assert "--inter-annotator" in capsys.readouterr().err
+    # the text names each group with its figures, as the JSON has them
+    printed = run_printed(
+        "workbench agreement BUNDLE --inter-annotator --json", demo_bundle, capsys
+    )
+    assert main(["agreement", str(demo_bundle), "--inter-annotator"]) == 0
+    text = capsys.readouterr().out
+    for row in printed["groups"]:
+        assert f"{row['group']}: {row['raters']} raters on {row['comparisons']}" in text

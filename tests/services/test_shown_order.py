@@ -15,9 +15,9 @@ from tests.services.campaign_helpers import (
     build_campaign_bundle,
     registry_with_all_protocols,
 )
+from workbench.services.campaign_settings import settings_of
 from workbench.services.campaigns import CampaignSpec, add_annotator, create_campaign
 from workbench.services.packs import export_pack, merge_pack
-from workbench.services.shown_order import SHOWN_SWAPPED_SETTING
 from workbench.services.voting import AnnotationSession
 from workbench.storage import Bundle
 from workbench.storage.models import Annotator, Campaign, Flag, Output, ScheduledPair, Turn, Vote
@@ -144,7 +144,7 @@ def test_an_offline_pack_carries_the_order_and_its_votes_keep_it(
         assert info.tasks == 5
         with Bundle.open(pack_path) as pack:
             with pack.read_session() as read:
-                carried = read.scalars(select(Campaign)).one().settings[SHOWN_SWAPPED_SETTING]
+                carried = settings_of(read.scalars(select(Campaign)).one()).shown_swapped
             # the five tasks ann answered in the schedule's order: bob gets them the other way
             assert len(carried) == 5
             bob = AnnotationSession(pack, "c", "bob", PLUGINS)

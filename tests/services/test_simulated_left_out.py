@@ -137,3 +137,41 @@ def test_simulated_verdicts_beside_a_real_run_are_left_out_and_counted(
     )
     assert code == 0, err
     assert json.loads(out)["request"] != pooled_default["request"]
+
+
+@pytest.fixture(scope="module")
+def two_runs_and_a_simulated_one(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two judges' runs to compare, and a simulated run beside them."""
+    bundle = build_bundle(tmp_path_factory.mktemp("agreement"), 12, models=MODELS)
+    for run in ("local", "other"):
+        _judge(bundle, run)
+        with sqlite3.connect(bundle) as connection:
+            connection.execute(
+                "UPDATE judge_runs SET judge_model = ? WHERE name = ?", (f"{run}-judge", run)
+            )
+    _judge(bundle, "simulated")
+    return bundle
+
+
+def test_agreement_says_how_many_simulated_verdicts_it_left_out(
+    two_runs_and_a_simulated_one: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bundle = str(two_runs_and_a_simulated_one)
+    sides = ("--a", "run:local", "--b", "judge")
+    code, out, err = _run(capsys, "agreement", bundle, *sides, "--bootstrap", "0", "--json")
+    assert code == 0, err
+    document = json.loads(out)
+    # side b, every judge, would have selected the simulated run's verdicts too
+    assert document["simulated_left_out"] == VERDICTS_PER_RUN
+    code, text, err = _run(capsys, "agreement", bundle, *sides, "--bootstrap", "0")
+    assert code == 0, err
+    assert f"{VERDICTS_PER_RUN} verdicts of the simulated judge left out" in text
+    counted = json.loads(
+        _run(capsys, "agreement", bundle, *sides, "--include-simulated", "--bootstrap", "0",
+             "--json")[1]
+    )  # fmt: skip
+    assert counted["simulated_left_out"] == 0
+    assert counted["agreement"]["comparisons"] == document["agreement"]["comparisons"]
+    # two named runs select no simulated verdict: nothing was left out
+    named = ("--a", "run:local", "--b", "run:other", "--bootstrap", "0", "--json")
+    assert json.loads(_run(capsys, "agreement", bundle, *named)[1])["simulated_left_out"] == 0

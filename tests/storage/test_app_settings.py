@@ -74,6 +74,48 @@ def test_migrations_run_in_order_from_the_stored_version(
     assert ran == ["1->2"]  # written back: not migrated twice
 
 
+def test_a_failing_migration_keeps_the_old_file_and_warns(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def broken(data: dict, _folder: Path) -> dict:
+        raise KeyError("window")
+
+    old = json.dumps({"version": 1, "recent": ["/kept"], "backups": {"keep": 7}})
+    settings_path().write_text(old)
+    monkeypatch.setattr(app_settings, "MIGRATIONS", (*app_settings.MIGRATIONS, broken))
+    monkeypatch.setattr(app_settings, "SETTINGS_VERSION", 2)
+    with caplog.at_level("WARNING", logger="workbench.storage.app_settings"):
+        assert load_settings() == AppSettings(writable=False)
+    assert "could not bring the settings" in caplog.text and "version 1" in caplog.text
+    # nothing writes over it: a later version that migrates it finds every value
+    remember_location("/some/bundle.wbb")
+    update_settings(lambda s: s.with_changes(recent=("/y",)))
+    assert settings_path().read_text() == old
+
+
+def test_the_file_holds_every_setting_by_the_models_field_names() -> None:
+    settings = AppSettings(
+        recent=("/a.wbb",),
+        backups=BackupSettings(folder=Path("/backups"), keep=4),
+        judge=JudgeMemory("http://h/v1", {"http://h/v1": EndpointMemory("m", (1.0, 2.5), 3)}),
+    )
+    save_settings(settings)
+    stored = json.loads(settings_path().read_text())
+    assert stored["version"] == SETTINGS_VERSION and "writable" not in stored
+    assert stored["backups"] == {
+        "folder": "/backups",
+        "size_limit_bytes": None,
+        "keep": 4,
+        "first_backup_shown": False,
+    }
+    assert stored["judge"]["endpoints"]["http://h/v1"] == {
+        "model": "m",
+        "price": [1.0, 2.5],
+        "concurrency": 3,
+    }
+    assert load_settings() == settings
+
+
 def test_a_file_from_a_newer_app_is_read_as_defaults_and_never_overwritten() -> None:
     newer = json.dumps({"version": SETTINGS_VERSION + 1, "recent": ["/x"], "new": {"a": 1}})
     settings_path().write_text(newer)

@@ -448,6 +448,7 @@ def run_guidelines(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
+    from workbench.services.campaign_settings import CampaignSettings
     from workbench.services.campaigns import campaign_details
     from workbench.storage import Bundle
 
@@ -458,7 +459,8 @@ def run_show(args: argparse.Namespace) -> int:
         return 0
     settings = details["settings"]
     print(f"{details['name']}: {details['protocol']} ({details['status']})")
-    choice = "adaptive " if settings.get("pair_choice") == "adaptive" else ""
+    typed = CampaignSettings.from_json(settings, details["name"])
+    choice = "adaptive " if typed.pair_choice == "adaptive" else ""
     print(
         f"  seed {details['seed']}, {choice}{settings['pairing']} pairing, "
         f"anchor {settings['anchor']}"

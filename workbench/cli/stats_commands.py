@@ -29,6 +29,14 @@ FILTER_FLAGS = (
 #: workbench.stats.agreement.AGREEMENT_CONVENTIONS, default first, named here so that building
 #: the parser imports no statistics
 AGREEMENT_CONVENTION_NAMES = ("majority", "mt-bench")
+#: the defaults of ``workbench agreement``'s settings of two sides, by flag (none of them
+#: applies to ``--inter-annotator``)
+AGREEMENT_DEFAULTS: dict[str, Any] = {
+    "--bootstrap": 100,
+    "--seed": 0,
+    "--convention": AGREEMENT_CONVENTION_NAMES[0],
+    "--decisive-weight": 3.0,
+}
 
 #: the Failures panel's questions (workbench.services.analysis.FAILURE_KINDS), named here so
 #: that building the parser imports no service
@@ -39,15 +47,21 @@ FAILURE_KIND_NAMES = (
     "reference-flagged",
     "lowest-turn-scores",
 )
+#: how ``workbench failures`` spells the kind of evaluator (its ``--kind`` is the question):
+#: workbench.services.analysis.FAILURES_KIND_FLAG
+FAILURES_KIND_FLAG = "--judgments"
 
 
 class StatsCommandError(WorkbenchError):
     pass
 
 
-def _add_filters(parser: argparse.ArgumentParser, pooling: bool = False) -> None:
+def _add_filters(
+    parser: argparse.ArgumentParser, pooling: bool = False, kind_flag: str = "--kind"
+) -> None:
     """The selection flags; with ``pooling`` (the leaderboard and the report) ``--kind`` may be
-    ``all``, which needs ``--pool-kinds``."""
+    ``all``, which needs ``--pool-kinds``. ``kind_flag``: the kind's flag where ``--kind``
+    names something else (``workbench failures``)."""
     group = parser.add_argument_group("filters (repeat a flag to allow several values)")
     for flag, dest, kind, text in FILTER_FLAGS:
         group.add_argument(
@@ -60,7 +74,7 @@ def _add_filters(parser: argparse.ArgumentParser, pooling: bool = False) -> None
             help=text,
         )
     group.add_argument(
-        "--kind",
+        kind_flag,
         dest="kinds",
         choices=("human", "judge", "all") if pooling else ("human", "judge"),
         action="append",
@@ -258,25 +272,31 @@ def register(commands: Any) -> None:
     agreement.add_argument("bundle", metavar="BUNDLE")
     agreement.add_argument(
         "--a",
-        required=True,
         metavar="SOURCE",
         help="first evaluator: human, judge, imported, campaign, judge-run, adjudication, or "
         "KEY:NAME with KEY in source, campaign, annotator, run, rater, evaluator, category, "
         "language, criterion; join terms with commas (e.g. human,source:visit-bench)",
     )
-    agreement.add_argument("--b", required=True, metavar="SOURCE", help="second evaluator")
+    agreement.add_argument("--b", metavar="SOURCE", help="second evaluator")
+    agreement.add_argument(
+        "--inter-annotator",
+        action="store_true",
+        help="instead of two sides: the agreement among the human raters within each group "
+        "(each campaign's annotators, each imported benchmark's raters) of the selection, "
+        "Fleiss' kappa and Krippendorff's alpha, as workbench campaign status and the report",
+    )
     agreement.add_argument(
         "--bootstrap",
         type=int,
-        default=100,
+        default=AGREEMENT_DEFAULTS["--bootstrap"],
         metavar="N",
         help="bootstrap rounds for the leaderboards compared by rank (default 100)",
     )
-    agreement.add_argument("--seed", type=int, default=0)
+    agreement.add_argument("--seed", type=int, default=AGREEMENT_DEFAULTS["--seed"])
     agreement.add_argument(
         "--convention",
         choices=AGREEMENT_CONVENTION_NAMES,
-        default=AGREEMENT_CONVENTION_NAMES[0],
+        default=AGREEMENT_DEFAULTS["--convention"],
         help="majority: each side's majority per comparison, one count per comparison (the "
         "default); mt-bench: side b's majority against each vote of side a, one count per vote "
         "(MT-Bench's human-vs-judge agreement). Both are given with and without ties",
@@ -284,7 +304,7 @@ def register(commands: Any) -> None:
     agreement.add_argument(
         "--decisive-weight",
         type=float,
-        default=3.0,
+        default=AGREEMENT_DEFAULTS["--decisive-weight"],
         metavar="W",
         help="battles a 'much better' verdict counts as in the leaderboards compared by rank "
         "(default 3, as workbench leaderboard)",
@@ -328,6 +348,8 @@ def register(commands: Any) -> None:
     )
     failures.add_argument("--model", help="the model of loses-to-all")
     _add_scope(failures)
+    # the judgments cycles and loses-to-all read, as the Graph and Failure cases panels choose
+    _add_filters(failures, kind_flag=FAILURES_KIND_FLAG)
     failures.add_argument("--json", action="store_true", help="print as JSON")
     failures.set_defaults(handler=run_failures)
 
@@ -514,10 +536,24 @@ def _print_leaderboard(result: Any) -> None:
 # --- agreement ---------------------------------------------------------------------------------
 
 
+class AgreementUsageError(StatsCommandError):
+    """``workbench agreement`` asked for two sides and for the raters within groups at once,
+    or for neither."""
+
+    exit_code = 2
+
+
 def run_agreement(args: argparse.Namespace) -> int:
     from workbench.services.analysis import AnalysisError, agreement
     from workbench.storage import Bundle
 
+    if args.inter_annotator:
+        return _run_inter_annotator(args)
+    if args.a is None or args.b is None:
+        raise AgreementUsageError(
+            "workbench agreement needs --a and --b (the two sides compared), or "
+            "--inter-annotator (the raters within each group)"
+        )
     with Bundle.open(args.bundle, read_only=True) as bundle:
         try:
             result = agreement(
@@ -540,6 +576,41 @@ def run_agreement(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_inter_annotator(args: argparse.Namespace) -> int:
+    from workbench.services.inter_annotator import inter_annotator_agreement
+    from workbench.storage import Bundle
+
+    given = [flag for flag, value in (("--a", args.a), ("--b", args.b)) if value is not None]
+    # the two sides' settings: the raters within a group have none of them
+    given += [
+        flag
+        for flag, default in AGREEMENT_DEFAULTS.items()
+        if getattr(args, flag[2:].replace("-", "_")) != default
+    ]
+    if given:
+        raise AgreementUsageError(
+            f"--inter-annotator compares the raters within each group, not two sides: leave "
+            f"out {' and '.join(given)}"
+        )
+    with Bundle.open(args.bundle, read_only=True) as bundle, bundle.read_session() as session:
+        document = inter_annotator_agreement(session, _filters(args)).to_json()
+    if args.json:
+        _print_json(document)
+        return 0
+    print(f"inter-annotator agreement ({document['filters']})")
+    print(f"  {document['request']['definition']}")
+    if not document["groups"]:
+        print("  no comparison was rated by two or more raters of one group")
+    for row in document["groups"]:
+        print(
+            f"  {row['group']}: {row['raters']} raters on {row['comparisons']} comparisons, "
+            f"Fleiss' kappa {_number(row['fleiss_kappa'], 3)} (on "
+            f"{row['fleiss_comparisons']}), Krippendorff's alpha "
+            f"{_number(row['krippendorff_alpha'], 3)}"
+        )
+    return 0
+
+
 def _print_agreement(document: dict[str, Any]) -> None:
     agreement = document["agreement"]
     request = document["request"]
@@ -550,6 +621,11 @@ def _print_agreement(document: dict[str, Any]) -> None:
         print(
             f"  {overlap['judgments']} judgments selected by both sides count on side "
             f"{overlap['kept_on']} only"
+        )
+    if document["simulated_left_out"]:
+        print(
+            f"  {document['simulated_left_out']} verdicts of the simulated judge left out "
+            "(drawn at random; --include-simulated counts them)"
         )
     counted = "comparisons judged by both" if request["unit"] == "comparisons" else "votes of a"
     print(f"  {counted:<29}{agreement['comparisons']}")
@@ -647,13 +723,18 @@ def run_failures(args: argparse.Namespace) -> int:
 
     with Bundle.open(args.bundle, read_only=True) as bundle:
         try:
-            document = failure_cases(bundle, args.kind, args.model, scope=args.scope).to_json()
+            document = failure_cases(
+                bundle, args.kind, args.model, scope=args.scope, filters=_filters(args)
+            ).to_json()
         except AnalysisError as error:
             raise StatsCommandError(str(error)) from error
     if args.json:
         _print_json(document)
         return 0
-    print(f"{len(document['items'])} item(s): {document['question']}")
+    print(
+        f"{len(document['items'])} item(s): {document['question']} "
+        f"({document['request']['filters']})"
+    )
     for row in document["items"]:
         print(f"  {row['label']}  {row['category'] or '-'}  {row['detail']}")
     return 0

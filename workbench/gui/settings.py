@@ -1,7 +1,6 @@
 """The GUI's side of the app's settings (window layout, view options, the annotation session
 to resume): the ``window`` part of the one settings file (:mod:`workbench.storage.app_settings`),
-with Qt's byte arrays converted at this edge. Settings of the old ``gui.ini`` are carried into
-that file by its first migration.
+with Qt's byte arrays converted at this edge.
 """
 
 from __future__ import annotations

@@ -36,9 +36,9 @@ from sqlalchemy.orm import Session
 
 from workbench.services.campaign_errors import CampaignError
 from workbench.services.campaign_items import REFERENCE_NAME
+from workbench.services.campaign_settings import changed_settings, settings_of
 from workbench.services.campaigns import find_campaign
 from workbench.services.pair_choice import (
-    PAIR_CHOICE_SETTING,
     check_pair_choice,
     pair_choice,
 )
@@ -127,7 +127,7 @@ def _countable(criterion: str) -> Any:
 
 
 def _first_criterion(campaign: Campaign) -> str:
-    return str((campaign.settings.get("criteria") or ["overall"])[0])
+    return settings_of(campaign).criterion
 
 
 def counted_votes(session: Session, campaign: Campaign) -> dict[str, Battle]:
@@ -372,7 +372,7 @@ def set_pair_choice(bundle: Bundle, name: str, choice: str) -> str:
     with bundle.session() as session:
         campaign = find_campaign(session, name)
         check_pair_choice(choice, campaign_protocol(campaign).display)
-        before = pair_choice(campaign.settings)
+        before = pair_choice(campaign.settings, campaign.name)
         votes = session.scalar(select(func.count()).where(Vote.campaign_id == campaign.id)) or 0
         if votes and choice != before:
             raise CampaignError(
@@ -380,9 +380,7 @@ def set_pair_choice(bundle: Bundle, name: str, choice: str) -> str:
                 "once voting has started; create a new campaign with --pairing "
                 f"{choice} instead"
             )
-        settings = dict(campaign.settings)
-        settings[PAIR_CHOICE_SETTING] = choice
-        campaign.settings = settings  # a new dict: the JSON column sees the change
+        campaign.settings = changed_settings(campaign, pair_choice=choice)
     return before
 
 
@@ -449,7 +447,7 @@ def replay_choices(bundle: Bundle, name: str) -> ChoiceReplay:
             )
         )
         seed = campaign.seed
-        pairing = pair_choice(campaign.settings)
+        pairing = pair_choice(campaign.settings, campaign.name)
 
     def mismatch(row: PairChoice, what: str, recomputed: Any, logged: Any) -> ChoiceReplay:
         return ChoiceReplay(
@@ -515,7 +513,7 @@ def adaptive_standing(session: Session, campaign: Campaign) -> dict[str, Any]:
 
     choices = session.scalar(select(func.count()).where(PairChoice.campaign_id == campaign.id)) or 0
     result: dict[str, Any] = {
-        "pairing": pair_choice(campaign.settings),
+        "pairing": pair_choice(campaign.settings, campaign.name),
         "choices_logged": choices,
         "coverage": 0.95,
         "unit": "Elo points",

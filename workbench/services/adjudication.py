@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session
 from workbench.plugins import Registry
 from workbench.services.blind_tasks import BlindTask, Progress, build_task
 from workbench.services.campaign_errors import CampaignError
+from workbench.services.campaign_settings import settings_of
 from workbench.services.campaigns import campaign_protocol, find_campaign
 from workbench.services.voting import answer_rows
 from workbench.storage.bundle import Bundle
@@ -212,7 +213,7 @@ def disputed_task(
         )
         if pair is None:
             raise CampaignError(f"campaign '{campaign.name}' has no task {task}")
-        context = str(campaign.settings.get("output_context", "standard"))
+        context = settings_of(campaign).output_context
         protocol = campaign_protocol(campaign, plugins)
         return build_task(session, pair, protocol, context, f"task-{task}", Progress(0, 0))
 

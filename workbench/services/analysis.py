@@ -135,14 +135,12 @@ def _filter_for(source: str, category: str | None, criterion: str | None) -> Out
     )
 
 
-def _filter_flags(filters: OutcomeFilter) -> str:
-    """The command-line flags that select ``filters`` (the report's rendering of them)."""
+def _filter_flags(filters: OutcomeFilter, kind_flag: str = "--kind") -> str:
+    """The command-line flags that select ``filters`` (the report's rendering of them), the
+    kind of evaluator under ``kind_flag``."""
     from workbench.services.report import filter_flags
 
-    flags = filter_flags(filters)
-    if filters.include_derived and "--include-derived" not in flags:
-        flags = f"{flags} --include-derived".strip()
-    return flags
+    return filter_flags(filters, kind_flag)
 
 
 def _pairwise(
@@ -522,8 +520,14 @@ def items_by_cycles(
     judgments of the item pooled), most cycles first (then by label); the cycles are those
     :func:`contradictions` counts. With ``cache`` (the panels' worker) only the items judged
     since the last call are looked at again."""
+    return _cycle_rows(bundle, _filter_for(source, None, None), cache, scope)
+
+
+def _cycle_rows(
+    bundle: Bundle, filters: OutcomeFilter, cache: JudgmentCache | None, scope: str
+) -> list[CycleRow]:
+    """:func:`items_by_cycles` of the judgments ``filters`` select."""
     _check_scope(scope)
-    filters = _filter_for(source, None, None)
     if cache is None:
         found = _item_cycles(_pairwise(bundle, filters), scope)
     else:
@@ -538,22 +542,11 @@ def items_by_cycles(
 
 
 def cycles_request(source: str, scope: str) -> tuple[str, str]:
-    """The request of :func:`items_by_cycles` in one line, and the ``workbench contradictions``
-    command that counts the same cycles (its ``items_with_cycles`` is the number of items)."""
+    """The request of :func:`items_by_cycles` in one line, and the ``workbench failures --kind
+    cycles`` command that lists the same items (its details give each item's cycles)."""
     _check_scope(scope)
     filters = _filter_for(source, None, None)
-    flags = _filter_flags(filters)
-    command = " ".join(
-        part
-        for part in (
-            "workbench contradictions BUNDLE",
-            f"--scope {scope}",
-            f"--max-length {MAX_CYCLE_LENGTH}",
-            flags,
-            "--json",
-        )
-        if part
-    )
+    command = FailureCases(CYCLES, None, [], scope, filters).command()
     description = (
         f"preference cycles {CYCLE_SCOPES[scope]} · judgments: {source} ({filters.describe()}) "
         f"· cycles of up to {MAX_CYCLE_LENGTH} models"
@@ -922,6 +915,12 @@ FAILURE_KINDS: dict[str, str] = {
 }
 #: how many items the lowest-turn-scores question lists
 LOWEST_TURN_SCORE_ITEMS = 50
+#: the questions asked of a selection of judgments (the others read every judgment's item
+#: flags, or the benchmark's grades)
+FILTERED_KINDS = (CYCLES, LOSES_TO_ALL)
+#: ``workbench failures`` names the kind of evaluator with this flag (its ``--kind`` is the
+#: question)
+FAILURES_KIND_FLAG = "--judgments"
 
 
 @dataclass(frozen=True)
@@ -941,11 +940,14 @@ class FailureCases(list[FailureRow]):
         model: str | None,
         rows: list[FailureRow],
         scope: str = DEFAULT_CYCLE_SCOPE,
+        filters: OutcomeFilter | None = None,
     ) -> None:
         super().__init__(rows)
         self.kind, self.model = kind, model
         #: the cycles' scope (only the preference-cycles question has one)
         self.scope = scope if kind == CYCLES else None
+        #: the judgments the question reads (cycles and loses-to-all: see :data:`FILTERED_KINDS`)
+        self.filters = filters or OutcomeFilter()
 
     def describe(self) -> str:
         """The question in one line, as the panel shows it under its title."""
@@ -954,6 +956,8 @@ class FailureCases(list[FailureRow]):
             parts.append(f"model {self.model}")
         if self.scope is not None:
             parts.append(f"cycles {CYCLE_SCOPES[self.scope]}")
+        if self.filters != OutcomeFilter():
+            parts.append(f"judgments: {self.filters.describe()}")
         return " · ".join(parts)
 
     def command(self) -> str:
@@ -965,6 +969,9 @@ class FailureCases(list[FailureRow]):
             parts.append(f"--model {shlex.quote(self.model)}")
         if self.scope is not None:
             parts.append(f"--scope {self.scope}")
+        flags = _filter_flags(self.filters, FAILURES_KIND_FLAG)
+        if flags:
+            parts.append(flags)
         return " ".join(parts) + " --json"
 
     def to_json(self) -> dict[str, Any]:
@@ -975,6 +982,7 @@ class FailureCases(list[FailureRow]):
                     "kind": self.kind,
                     "model": self.model,
                     "scope": self.scope,
+                    "filters": self.filters.describe(),
                     "command": self.command(),
                 },
                 "kind": self.kind,
@@ -1007,17 +1015,31 @@ def failure_cases(
     model: str | None = None,
     cache: JudgmentCache | None = None,
     scope: str = DEFAULT_CYCLE_SCOPE,
+    filters: OutcomeFilter | None = None,
 ) -> FailureCases:
     """Items that answer one of a PI's questions (:data:`FAILURE_KINDS`), sorted by label
     (lowest turn scores: lowest first). ``model`` is the chosen model of :data:`LOSES_TO_ALL`,
-    ``scope`` the scope of :data:`CYCLES` (as :func:`items_by_cycles`). With ``cache`` (the
-    panels' worker) cycles and losers are looked for again only on the items judged since the
-    last call."""
-    return FailureCases(kind, model, _failure_rows(bundle, kind, model, cache, scope), scope)
+    ``scope`` the scope of :data:`CYCLES` (as :func:`items_by_cycles`), ``filters`` the
+    judgments the questions of :data:`FILTERED_KINDS` read (None: all; the other questions
+    refuse a selection). With ``cache`` (the panels' worker) cycles and losers are looked for
+    again only on the items judged since the last call."""
+    filters = filters or OutcomeFilter()
+    if kind not in FILTERED_KINDS and filters != OutcomeFilter() and kind in FAILURE_KINDS:
+        raise AnalysisError(
+            f"--kind {kind} reads every judgment; the selection flags ({filters.describe()}) "
+            f"apply to {' and '.join(FILTERED_KINDS)} only"
+        )
+    rows = _failure_rows(bundle, kind, model, cache, scope, filters)
+    return FailureCases(kind, model, rows, scope, filters)
 
 
 def _failure_rows(
-    bundle: Bundle, kind: str, model: str | None, cache: JudgmentCache | None, scope: str
+    bundle: Bundle,
+    kind: str,
+    model: str | None,
+    cache: JudgmentCache | None,
+    scope: str,
+    filters: OutcomeFilter,
 ) -> list[FailureRow]:
     details: dict[int, str] = {}
     if kind in (DISAGREEMENT, REFERENCE_FLAGGED):
@@ -1028,7 +1050,7 @@ def _failure_rows(
     elif kind == CYCLES:
         details = {
             row.item: f"{row.cycles} cycle(s) {CYCLE_SCOPES[scope]}"
-            for row in items_by_cycles(bundle, cache=cache, scope=scope)
+            for row in _cycle_rows(bundle, filters, cache, scope)
         }
     elif kind == LOWEST_TURN_SCORES:
         return _lowest_turn_scores(bundle)
@@ -1036,9 +1058,9 @@ def _failure_rows(
         if not model:
             raise AnalysisError("choose the model that loses")
         if cache is None:
-            losers = _losers(_pairwise(bundle))
+            losers = _losers(_pairwise(bundle, filters))
         else:
-            losers = cache.per_item(bundle, "losers", (None,), _losers)
+            losers = cache.per_item(bundle, "losers", (filters,), _losers)
         details = {
             item: f"{model} loses to {others} model(s)"
             for item, (loser, others) in losers.items()
@@ -1140,6 +1162,9 @@ class AgreementResult:
     bootstrap: int = 0
     seed: int = 0
     selection: OutcomeFilter | None = None
+    #: verdicts of simulated judge runs either side would have selected, left out
+    #: (``--include-simulated`` counts them), as the boards say it
+    simulated_left_out: int = 0
 
     @property
     def convention_label(self) -> str:
@@ -1204,6 +1229,7 @@ class AgreementResult:
                 "convention": self.convention,
                 "filters": self.filters,
                 "overlap": {"judgments": self.overlap, "kept_on": self.overlap_kept_on},
+                "simulated_left_out": self.simulated_left_out,
                 "agreement": self.summary.to_json(),
                 "raters": {"a": self.raters_a.to_json(), "b": self.raters_b.to_json()},
                 "ranks": self.ranks,
@@ -1360,7 +1386,7 @@ def agreement(
     tables = None
     if kept[0] is not None and kept[1] is not None and not overlap:
         tables = (kept[0], kept[1])  # of the kept frames, which the overlap left unchanged
-    return agreement_of_sides(
+    result = agreement_of_sides(
         first_side,
         second_side,
         (side_a, side_b),
@@ -1374,6 +1400,21 @@ def agreement(
         decisive_weight=decisive_weight,
         selection=filters,
     )
+    return replace(
+        result, simulated_left_out=_simulated_of_sides(bundle, filters, select_a, select_b)
+    )
+
+
+def _simulated_of_sides(
+    bundle: Bundle, filters: OutcomeFilter, select_a: OutcomeFilter, select_b: OutcomeFilter
+) -> int:
+    """The simulated judge's verdicts ``filters`` leave out that side a or side b would select,
+    each counted once (a verdict both sides select is in both counts and their overlap)."""
+    with bundle.read_session() as session:
+        on_a = simulated_left_out(session, filters, select_a)
+        on_b = simulated_left_out(session, filters, select_b)
+        on_both = simulated_left_out(session, filters, select_a, select_b) if on_a and on_b else 0
+    return on_a + on_b - on_both
 
 
 def _check_convention(convention: str) -> None:

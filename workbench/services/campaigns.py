@@ -41,8 +41,14 @@ from workbench.services.campaign_items import (
     resolve_contestants,
     resolve_items,
 )
+from workbench.services.campaign_settings import (
+    CampaignSettings,
+    PracticeTask,
+    changed_settings,
+    settings_of,
+)
 from workbench.services.flags import leave_out_flagged
-from workbench.services.pair_choice import PAIR_CHOICE_SETTING, check_pair_choice
+from workbench.services.pair_choice import check_pair_choice
 from workbench.services.scheduling import (
     REFERENCE,
     Comparison,
@@ -76,19 +82,8 @@ from workbench.storage.models import (
 from workbench.storage.queries import missing_image_slots
 
 log = logging.getLogger(__name__)
-#: the campaign setting holding the annotators' guidelines (markdown); kept in the campaign's
-#: settings, so packs and server copies carry them with the campaign
-GUIDELINES_SETTING = "guidelines"
-#: the handles of the annotators a campaign is assigned to (absent: every annotator may work)
-ASSIGNED_SETTING = "annotators"
 #: guidelines longer than this are refused: they are read at every session start
 MAX_GUIDELINES_CHARS = 200_000
-
-#: the campaign settings of the practice round (see ``workbench.services.practice``): the
-#: practice tasks, whether an annotator may skip the round, and who has done it
-PRACTICE_SETTING = "practice"
-PRACTICE_OPTIONAL_SETTING = "practice_optional"
-PRACTICE_DONE_SETTING = "practice_done"
 
 #: the output metadata flag by which a source marks an answer right or wrong (the demo's
 #: baseline answers carry it); practice tasks can be drawn from it without a practice file
@@ -149,7 +144,7 @@ class CampaignSpec:
     anchor: str | None = None
     pairs_per_model_pair: int | None = None
     gold: Sequence[GoldSpec] = ()
-    output_context: str = "standard"
+    output_context: str = CampaignSettings.output_context
     #: how long a task shown in the app, or packed for an annotator, stays reserved for them
     #: (None: 30 minutes and 14 days)
     lease_minutes: float | None = None
@@ -165,7 +160,7 @@ class CampaignSpec:
     practice: Sequence[PracticeSpec] = ()
     practice_count: int | None = None
     #: whether an annotator may skip the practice round
-    practice_optional: bool = True
+    practice_optional: bool = CampaignSettings.practice_optional
     #: the annotators who work on the campaign (empty: every annotator of the bundle)
     annotators: Sequence[str] = ()
     #: how the next task's pair is chosen: ``uniform`` (the schedule's order) or ``adaptive``
@@ -269,8 +264,8 @@ def annotator_shares(
 
 def assigned_annotators(campaign: Campaign) -> list[str] | None:
     """The handles the campaign is assigned to, None when every annotator may work on it."""
-    handles = campaign.settings.get(ASSIGNED_SETTING)
-    return [str(handle) for handle in handles] if isinstance(handles, list) and handles else None
+    handles = settings_of(campaign).assigned
+    return None if handles is None else list(handles)
 
 
 def check_assigned(campaign: Campaign, handle: str) -> None:
@@ -683,8 +678,7 @@ def check_guidelines(text: str) -> str | None:
 def campaign_guidelines(bundle: Bundle, name: str) -> str | None:
     """The campaign's guidelines (markdown), None when it has none."""
     with bundle.read_session() as session:
-        value = find_campaign(session, name).settings.get(GUIDELINES_SETTING)
-    return value if isinstance(value, str) else None
+        return settings_of(find_campaign(session, name)).guidelines
 
 
 def set_campaign_guidelines(bundle: Bundle, name: str, text: str | None) -> None:
@@ -692,10 +686,7 @@ def set_campaign_guidelines(bundle: Bundle, name: str, text: str | None) -> None
     guidelines = check_guidelines(text) if text is not None else None
     with bundle.session() as session:
         campaign = find_campaign(session, name)
-        settings = {k: v for k, v in campaign.settings.items() if k != GUIDELINES_SETTING}
-        if guidelines is not None:
-            settings[GUIDELINES_SETTING] = guidelines
-        campaign.settings = settings  # a new dict: the JSON column sees the change
+        campaign.settings = changed_settings(campaign, guidelines=guidelines)
 
 
 def items_missing_images(session: Session, item_ids: Sequence[int]) -> set[int]:
@@ -797,27 +788,43 @@ def create_campaign(
         def model_id(contestant: Contestant | None) -> int | None:
             return None if contestant is None or contestant is REFERENCE else model_ids[contestant]
 
-        practice_settings = (
-            {
-                PRACTICE_SETTING: [
-                    # by natural keys, not row ids: a copy of the bundle (push, pull) renumbers
-                    # rows but not the JSON; the settings are the coordinator's, never shown
-                    {
-                        "source": task.slot.source,
-                        "item": task.slot.external_id,
-                        "turn": task.slot.turn_index,
-                        "left": contestant_name(task.left),
-                        "right": contestant_name(task.right),
-                        "answer": task.gold,
-                        "explanation": explanation,
-                    }
-                    for task, explanation in practice
-                ],
-                PRACTICE_OPTIONAL_SETTING: spec.practice_optional,
-                PRACTICE_DONE_SETTING: {},
-            }
-            if practice
-            else {}
+        settings = CampaignSettings(
+            uid=uuid.uuid4().hex,
+            display=protocol.display.value,
+            criteria=tuple(criterion.name for criterion in protocol.criteria),
+            items=spec.items.text,
+            contestants=tuple(str(contestant_name(c)) for c in contestants),
+            pairing=pairing.value,
+            anchor=anchor_name,
+            pairs_per_model_pair=spec.pairs_per_model_pair,
+            output_context=spec.output_context,
+            lease_minutes=spec.lease_minutes or None,
+            pack_lease_days=spec.pack_lease_days or None,
+            schedule_sha256=digest,
+            exclude_flagged=spec.exclude_flagged,
+            left_out_flagged=flagged_out,
+            shortfalls=shortfalls,
+            guidelines=spec.guidelines or None,
+            annotators=tuple(spec.annotators),
+            # by natural keys, not row ids: a copy of the bundle (push, pull) renumbers rows
+            # but not the JSON; the settings are the coordinator's, never shown
+            practice=tuple(
+                PracticeTask(
+                    source=task.slot.source,
+                    item=task.slot.external_id,
+                    turn=task.slot.turn_index,
+                    left=contestant_name(task.left),
+                    right=contestant_name(task.right),
+                    answer=str(task.gold),
+                    explanation=explanation,
+                )
+                for task, explanation in practice
+            ),
+            practice_optional=spec.practice_optional,
+            # only the main bundle knows it: packs name models by a salted hash of it
+            pack_salt=secrets.token_hex(16),
+            created_by=f"vlm-workbench {__version__}",
+            pair_choice=spec.pair_choice,
         )
         campaign = Campaign(
             name=spec.name,
@@ -825,33 +832,7 @@ def create_campaign(
             seed=spec.seed,
             votes_per_pair=spec.votes_per_pair,
             status=CAMPAIGN_STATUS_OPEN,
-            settings={
-                "uid": uuid.uuid4().hex,
-                "display": protocol.display.value,
-                "criteria": [criterion.name for criterion in protocol.criteria],
-                "items": spec.items.text,
-                "contestants": [contestant_name(c) for c in contestants],
-                "pairing": pairing.value,
-                PAIR_CHOICE_SETTING: spec.pair_choice,
-                "anchor": anchor_name,
-                "pairs_per_model_pair": spec.pairs_per_model_pair,
-                "output_context": spec.output_context,
-                **({"lease_minutes": spec.lease_minutes} if spec.lease_minutes else {}),
-                **({"pack_lease_days": spec.pack_lease_days} if spec.pack_lease_days else {}),
-                "schedule_sha256": digest,
-                **(
-                    {"exclude_flagged": True, "left_out_flagged": flagged_out}
-                    if spec.exclude_flagged
-                    else {}
-                ),
-                "shortfalls": shortfalls,
-                **({GUIDELINES_SETTING: spec.guidelines} if spec.guidelines else {}),
-                **({ASSIGNED_SETTING: list(spec.annotators)} if spec.annotators else {}),
-                **practice_settings,
-                # only the main bundle knows it: packs name models by a salted hash of it
-                "pack_salt": secrets.token_hex(16),
-                "created_by": f"vlm-workbench {__version__}",
-            },
+            settings=settings.to_json(),
         )
         session.add(campaign)
         session.flush()
@@ -980,8 +961,8 @@ def list_campaigns(bundle: Bundle) -> list[dict[str, Any]]:
         ]
 
 
-def _reference_side(settings: dict[str, Any], pair: ScheduledPair) -> str | None:
-    if settings.get("display") != Display.PAIR.value:
+def _reference_side(settings: CampaignSettings, pair: ScheduledPair) -> str | None:
+    if settings.display != Display.PAIR.value:
         return None
     if pair.left_model_id is None:
         return "left"
@@ -990,7 +971,7 @@ def _reference_side(settings: dict[str, Any], pair: ScheduledPair) -> str | None
 
 def gold_report(session: Session, campaign: Campaign) -> dict[str, dict[str, int]]:
     """Per annotator: attention checks answered and answered as expected (first criterion)."""
-    criterion = (campaign.settings.get("criteria") or ["overall"])[0]
+    criterion = settings_of(campaign).criterion
     gold: dict[int, str | None] = dict(
         session.execute(
             select(ScheduledPair.id, ScheduledPair.gold_choice).where(
@@ -1021,7 +1002,9 @@ def campaign_details(bundle: Bundle, name: str) -> dict[str, Any]:
     positions and models, vote counts per task, per-annotator progress and attention checks."""
     with bundle.read_session() as session:
         campaign = find_campaign(session, name)
-        settings = dict(campaign.settings)
+        typed = settings_of(campaign)
+        # every setting, at its default where it was never stored, and any a newer app stored
+        settings = {**campaign.settings, **typed.to_json()}
         settings.pop("pack_salt", None)
         models = dict(session.execute(select(Model.id, Model.name)).all())
         items = {
@@ -1035,7 +1018,7 @@ def campaign_details(bundle: Bundle, name: str) -> dict[str, Any]:
             )
         }
         votes = _active_votes(session, campaign.id)
-        criterion = (settings.get("criteria") or ["overall"])[0]
+        criterion = typed.criterion
         counted = [vote for vote in votes if vote.criterion == criterion or vote.skip_reason]
         voted = Counter(vote.pair_id for vote in counted if vote.skip_reason is None)
         skipped = Counter(vote.pair_id for vote in counted if vote.skip_reason is not None)
@@ -1070,7 +1053,7 @@ def campaign_details(bundle: Bundle, name: str) -> dict[str, Any]:
                 "turn": pair.turn_index,
                 "left": models.get(pair.left_model_id) if pair.left_model_id else None,
                 "right": models.get(pair.right_model_id) if pair.right_model_id else None,
-                "reference_side": _reference_side(settings, pair),
+                "reference_side": _reference_side(typed, pair),
                 "votes_target": pair.votes_target,
                 "votes": voted[pair.id],
                 "skips": skipped[pair.id],

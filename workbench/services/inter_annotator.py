@@ -1,6 +1,7 @@
-"""Agreement among the annotators of one campaign: the one routine behind ``workbench campaign
-status``, the campaign monitor and the report's inter-annotator section, so the three give the
-same Fleiss' kappa and Krippendorff's alpha for the same campaign.
+"""Agreement among the raters of one group (the annotators of a campaign, or an imported
+benchmark's human raters): the one routine behind ``workbench campaign status``, ``workbench
+agreement --inter-annotator``, the campaign monitor and the report's inter-annotator section, so
+they give the same Fleiss' kappa and Krippendorff's alpha for the same group.
 
 The definition (docs/statistics.md, "Inter-annotator agreement"): the unit is a *comparison*
 (item, turn, criterion and model pair, whichever model was shown left), not a scheduled task,
@@ -13,16 +14,19 @@ their known answer, and would count an annotator twice on their comparison); ski
 retracted votes are not judgments, and practice answers are never stored as votes. Fleiss' kappa
 is taken on the comparisons with the most common number of ratings (>= 2), Krippendorff's alpha
 (nominal) on every comparison rated at least twice
-(:func:`workbench.stats.agreement.rater_agreement`)."""
+(:func:`workbench.stats.agreement.rater_agreement`). An imported benchmark's raters (VisIT-Bench's
+five annotators a tuple) are one group per source, each rater's judgments as the benchmark
+published them."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 
 from workbench.domain.judgments import JudgmentOrigin
-from workbench.services.outcomes import OutcomeFilter, judgments_frame
+from workbench.services.outcomes import OutcomeFilter, judgments_frame, pairwise_outcomes
 from workbench.storage.models import Campaign, ScheduledPair
 
 if TYPE_CHECKING:
@@ -101,3 +105,86 @@ def status_command(campaign: str) -> str:
     import shlex
 
     return f"workbench campaign status BUNDLE {shlex.quote(campaign)} --json"
+
+
+def rater_groups(outcomes: pd.DataFrame, attention_checks: set[str]) -> list[dict[str, Any]]:
+    """Agreement within each group of human raters among the pairwise ``outcomes`` (read-model
+    rows of any kind: the human ones count): each campaign's annotators
+    (:func:`annotator_agreement`, attention checks left out), then each imported source's
+    raters. A group is listed when some comparison was rated at least twice; each row is
+    ``group`` (its name), ``campaign`` or ``source``, and the figures of
+    :func:`annotator_agreement`."""
+    from workbench.stats.agreement import rater_agreement
+
+    rows: list[dict[str, Any]] = []
+    if outcomes.empty:
+        return rows
+    human = outcomes[outcomes["kind"] == "human"]
+    campaigns = human[human["origin"] == JudgmentOrigin.CAMPAIGN.value]
+    for campaign, group in campaigns.groupby("campaign"):
+        figures = annotator_agreement(group, attention_checks)["overall"]
+        rows.append(
+            {"group": f"campaign {campaign}", "campaign": str(campaign), "source": None, **figures}
+        )
+    imported = human[(human["origin"] == JudgmentOrigin.IMPORTED.value) & human["rater"].notna()]
+    for source, group in imported.groupby("source"):
+        figures = rater_agreement(group, "rater").to_json()
+        rows.append(
+            {
+                "group": f"imported raters of {source}",
+                "campaign": None,
+                "source": str(source),
+                **figures,
+            }
+        )
+    return [row for row in rows if row["comparisons"]]
+
+
+@dataclass(frozen=True)
+class InterAnnotatorResult:
+    """:func:`rater_groups` of the judgments ``filters`` select, with the command that prints
+    it (``workbench agreement BUNDLE --inter-annotator``)."""
+
+    groups: list[dict[str, Any]]
+    filters: OutcomeFilter
+
+    def command(self) -> str:
+        """The ``workbench agreement --inter-annotator`` command that prints these groups."""
+        from workbench.services.report import filter_flags
+
+        flags = filter_flags(self.filters)
+        return " ".join(
+            part
+            for part in ("workbench agreement BUNDLE --inter-annotator", flags, "--json")
+            if part
+        )
+
+    def describe(self) -> str:
+        return f"inter-annotator agreement · {self.filters.describe()} · {DEFINITION}"
+
+    def to_json(self) -> dict[str, Any]:
+        """What ``workbench agreement --inter-annotator --json`` prints."""
+        from workbench.services.to_json import jsonable
+
+        return jsonable(
+            {
+                "request": {
+                    "inter_annotator": True,
+                    "filters": self.filters.describe(),
+                    "definition": DEFINITION,
+                    "command": self.command(),
+                },
+                "filters": self.filters.describe(),
+                "groups": self.groups,
+            }
+        )
+
+
+def inter_annotator_agreement(
+    session: Session, filters: OutcomeFilter | None = None
+) -> InterAnnotatorResult:
+    """The agreement within each group of human raters (:func:`rater_groups`) among the
+    pairwise judgments ``filters`` select, read in ``session``."""
+    filters = filters or OutcomeFilter()
+    outcomes = pairwise_outcomes(judgments_frame(session, filters, pairwise=True))
+    return InterAnnotatorResult(rater_groups(outcomes, attention_check_keys(session)), filters)

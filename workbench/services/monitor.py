@@ -25,6 +25,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from workbench.services import inter_annotator
+from workbench.services.campaign_settings import settings_of
 from workbench.services.campaigns import assigned_annotators, find_campaign, gold_report
 from workbench.services.flags import flag_counts
 from workbench.services.pair_choice import ADAPTIVE, pair_choice
@@ -176,7 +177,7 @@ def campaign_status(bundle: Bundle, name: str) -> dict[str, Any]:
     now = datetime.now(UTC)
     with bundle.read_session() as session:
         campaign = find_campaign(session, name)
-        criterion = (campaign.settings.get("criteria") or ["overall"])[0]
+        criterion = settings_of(campaign).criterion
         graded = False  # set by the first grade read: grading protocols store grades
         counts = session.get(CampaignCount, campaign.id)
         handles = dict(session.execute(select(Annotator.id, Annotator.handle)).all())
@@ -297,7 +298,7 @@ def campaign_status(bundle: Bundle, name: str) -> dict[str, Any]:
         "annotators": annotators,
         "stuck_tasks": stuck,
         "agreement": agreement_figures,
-        "pairing": pair_choice(campaign.settings),
+        "pairing": pair_choice(campaign.settings, campaign.name),
         "adaptive": standing,
     }
 
@@ -305,7 +306,7 @@ def campaign_status(bundle: Bundle, name: str) -> dict[str, Any]:
 def _adaptive_standing(session: Session, campaign: Campaign) -> dict[str, Any] | None:
     """An adaptive campaign's rating differences with their intervals and which pairs are
     unresolved (None for a uniform campaign)."""
-    if pair_choice(campaign.settings) != ADAPTIVE:
+    if pair_choice(campaign.settings, campaign.name) != ADAPTIVE:
         return None
     # imported here: the rule's scipy is not loaded for uniform campaigns
     from workbench.services.adaptive_pairing import adaptive_standing

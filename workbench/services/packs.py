@@ -17,8 +17,8 @@ import logging
 import random
 from collections import defaultdict
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -28,10 +28,8 @@ from sqlalchemy.orm import Session
 from workbench.importers.images import ImageProblemError, check_image_row
 from workbench.services.campaign_errors import PackError
 from workbench.services.campaign_items import REFERENCE_NAME
+from workbench.services.campaign_settings import CampaignSettings, changed_settings, settings_of
 from workbench.services.campaigns import (
-    PRACTICE_DONE_SETTING,
-    PRACTICE_OPTIONAL_SETTING,
-    PRACTICE_SETTING,
     campaign_protocol,
     check_assigned,
     find_annotator,
@@ -39,8 +37,8 @@ from workbench.services.campaigns import (
 )
 from workbench.services.pack_marker import PACK_INFO_KEY
 from workbench.services.pair_choice import ADAPTIVE, pair_choice
-from workbench.services.shown_order import SHOWN_SWAPPED_SETTING, ShownOrders, swapped_sequences
-from workbench.services.voting import lease_pairs, lease_setting, open_pairs, release_leases
+from workbench.services.shown_order import ShownOrders, swapped_sequences
+from workbench.services.voting import lease_pairs, open_pairs, release_leases
 from workbench.storage.bundle import Bundle, remove_bundle_files
 from workbench.storage.copier import PACK_POLICY, VOTE_CONTENT, content_key
 from workbench.storage.counters import counting, rebuild_counters
@@ -70,8 +68,6 @@ PACK_FORMAT = "vlm-workbench/pack"
 PACK_FORMAT_VERSION = 1
 #: how long a pack's tasks stay reserved for its annotator unless the campaign's
 #: ``pack_lease_days`` setting says otherwise; a pack merged back releases them at once
-DEFAULT_PACK_LEASE = timedelta(days=14)
-PACK_LEASE_SETTING = "pack_lease_days"
 
 
 @dataclass(frozen=True)
@@ -213,7 +209,7 @@ def _read_slice(session: Session, campaign_name: str, handle: str, limit: int | 
     check_assigned(campaign, annotator.handle)
     statement = open_pairs(campaign.id, annotator.id)
     choices: list[int] = []
-    if pair_choice(campaign.settings) == ADAPTIVE:
+    if pair_choice(campaign.settings, campaign.name) == ADAPTIVE:
         pair_ids, choices = _adaptive_batch(session, campaign, annotator.id, limit)
     else:
         pair_ids = list(session.scalars(statement))
@@ -244,7 +240,7 @@ def _read_slice(session: Session, campaign_name: str, handle: str, limit: int | 
         )
         for pair in pairs
     }
-    return _Slice(campaign, annotator, pairs, str(campaign.settings["pack_salt"]), swapped, choices)
+    return _Slice(campaign, annotator, pairs, _salt(campaign), swapped, choices)
 
 
 def _adaptive_batch(
@@ -289,9 +285,15 @@ def _adaptive_batch(
     return [*checks, *chosen], list(range(first, first + len(chosen)))
 
 
-def pack_lease_duration(settings: dict[str, Any]) -> timedelta:
-    """How long a pack's tasks stay reserved for its annotator in a campaign."""
-    return lease_setting(settings, PACK_LEASE_SETTING, timedelta(days=1), DEFAULT_PACK_LEASE)
+def _salt(campaign: Campaign) -> str:
+    """The campaign's secret behind its packs' anonymous model names (a pack has none)."""
+    salt = settings_of(campaign).pack_salt
+    if salt is None:
+        raise PackError(
+            f"campaign '{campaign.name}' has no pack salt: it is a pack's copy, or was made by "
+            "an app without packs; export packs from the bundle the campaign was created in"
+        )
+    return salt
 
 
 def _lease_for_pack(session: Session, piece: _Slice) -> None:
@@ -301,51 +303,49 @@ def _lease_for_pack(session: Session, piece: _Slice) -> None:
         session,
         [pair.id for pair in piece.pairs],
         piece.annotator.id,
-        pack_lease_duration(piece.campaign.settings),
+        settings_of(piece.campaign).pack_lease,
         piece.swapped,
     )
 
 
-def _practice_shown(session: Session, settings: Mapping[str, Any]) -> dict[int, set[int]]:
+def _practice_shown(session: Session, settings: CampaignSettings) -> dict[int, set[int]]:
     """The items of the campaign's practice round and, per item, the models its practice tasks
     show (the reference answer is no model), so the pack can show the same round."""
     shown: dict[int, set[int]] = defaultdict(set)
-    for row in settings.get(PRACTICE_SETTING) or ():
+    for row in settings.practice:
         item_id = session.scalar(
             select(Item.id)
             .join(Source, Item.source_id == Source.id)
-            .where(Source.name == row["source"], Item.external_id == row["item"])
+            .where(Source.name == row.source, Item.external_id == row.item)
         )
-        names = [row.get(side) for side in ("left", "right")]
-        names = [name for name in names if name not in (None, REFERENCE_NAME)]
+        names = [name for name in (row.left, row.right) if name not in (None, REFERENCE_NAME)]
         ids = set(session.scalars(select(Model.id).where(Model.name.in_(names))))
         if item_id is None or len(ids) < len(set(names)):
             raise PackError(
-                f"practice task on {row['source']}/{row['item']} names an item or model no "
+                f"practice task on {row.source}/{row.item} names an item or model no "
                 "longer in this bundle; the pack could not carry the practice round"
             )
         shown[item_id].update(ids)
     return shown
 
 
-def _pack_practice(settings: Mapping[str, Any], salt: str, handle: str) -> dict[str, Any]:
+def _pack_practice(settings: CampaignSettings, salt: str, handle: str) -> dict[str, Any]:
     """The practice settings of the pack's campaign: the same tasks (contestants named as the
     pack names them), the same required flag, and whether this annotator has done it."""
-    rows = settings.get(PRACTICE_SETTING)
-    if not rows:
+    if not settings.practice:
         return {}
 
     def shown_as(name: str | None) -> str | None:
         return name if name in (None, REFERENCE_NAME) else anonymous_model_name(salt, str(name))
 
-    done = settings.get(PRACTICE_DONE_SETTING) or {}
+    done = settings.practice_done
     return {
-        PRACTICE_SETTING: [
-            {**row, "left": shown_as(row.get("left")), "right": shown_as(row.get("right"))}
-            for row in rows
-        ],
-        PRACTICE_OPTIONAL_SETTING: bool(settings.get(PRACTICE_OPTIONAL_SETTING, True)),
-        PRACTICE_DONE_SETTING: {handle: done[handle]} if handle in done else {},
+        "practice": tuple(
+            replace(row, left=shown_as(row.left), right=shown_as(row.right))
+            for row in settings.practice
+        ),
+        "practice_optional": settings.practice_optional,
+        "practice_done": {handle: done[handle]} if handle in done else {},
     }
 
 
@@ -369,7 +369,7 @@ def _copy_content(
         models_of_item[pair.item_id].update(
             model_id for model_id in (pair.left_model_id, pair.right_model_id) if model_id
         )
-    for item_id, model_ids in _practice_shown(source, piece.campaign.settings).items():
+    for item_id, model_ids in _practice_shown(source, settings_of(piece.campaign)).items():
         models_of_item[item_id].update(model_ids)
     item_ids = sorted(models_of_item)
     model_rows = source.execute(
@@ -389,7 +389,7 @@ def _copy_content(
     sources: dict[int, Source] = {}
     images: dict[int, Image] = {}
     item_map: dict[int, int] = {}
-    context = str(piece.campaign.settings.get("output_context", "standard"))
+    context = settings_of(piece.campaign).output_context
     for item in source.scalars(select(Item).where(Item.id.in_(item_ids)).order_by(Item.id)):
         if item.source_id not in sources:
             sources[item.source_id] = Source(name=item.source.name)
@@ -490,12 +490,12 @@ def export_pack(
         bundle_id = session.scalar(select(BundleInfo.value).where(BundleInfo.key == "bundle_id"))
         info = PackInfo(
             campaign=piece.campaign.name,
-            campaign_uid=str(piece.campaign.settings["uid"]),
+            campaign_uid=str(settings_of(piece.campaign).uid),
             annotator=piece.annotator.handle,
             tasks=len(piece.pairs),
             source_bundle_id=bundle_id or "",
             exported_at=datetime.now(UTC).isoformat(),
-            pairing=pair_choice(piece.campaign.settings),
+            pairing=pair_choice(piece.campaign.settings, piece.campaign.name),
             choices=(piece.choices[0], piece.choices[-1]) if piece.choices else None,
         )
         try:
@@ -510,24 +510,29 @@ def export_pack(
                         expertise=piece.annotator.expertise,
                     )
                 )
-                settings = piece.campaign.settings
+                settings = settings_of(piece.campaign)
+                # what the pack's annotator needs, and nothing that names a model
+                carried = CampaignSettings(
+                    uid=settings.uid,
+                    display=settings.display,
+                    criteria=settings.criteria,
+                    output_context=settings.output_context,
+                    pairing=settings.pairing,
+                    pack=True,
+                    shown_swapped=tuple(
+                        swapped_sequences(
+                            (pair.sequence, piece.swapped[pair.id]) for pair in piece.pairs
+                        )
+                    ),
+                    **_pack_practice(settings, piece.salt, piece.annotator.handle),
+                )
                 pack_campaign = Campaign(
                     name=piece.campaign.name,
                     protocol=piece.campaign.protocol,
                     seed=piece.campaign.seed,
                     votes_per_pair=piece.campaign.votes_per_pair,
                     status=piece.campaign.status,
-                    settings={
-                        "uid": settings["uid"],
-                        "display": settings.get("display"),
-                        "criteria": settings.get("criteria"),
-                        "output_context": settings.get("output_context", "standard"),
-                        "pack": True,
-                        SHOWN_SWAPPED_SETTING: swapped_sequences(
-                            (pair.sequence, piece.swapped[pair.id]) for pair in piece.pairs
-                        ),
-                        **_pack_practice(settings, piece.salt, piece.annotator.handle),
-                    },
+                    settings=carried.to_json(),
                 )
                 target.add(pack_campaign)
                 target.flush()
@@ -611,7 +616,7 @@ def _read_pack(pack: Bundle) -> _PackContent:
             ).all()
         )
         own = session.scalars(select(Annotator).where(Annotator.handle == info.annotator)).first()
-        practice_done = (campaign.settings.get(PRACTICE_DONE_SETTING) or {}).get(info.annotator)
+        practice_done = settings_of(campaign).practice_done.get(info.annotator)
     return _PackContent(
         info,
         campaign.id,
@@ -627,7 +632,7 @@ def _read_pack(pack: Bundle) -> _PackContent:
 
 def _campaign_by_uid(session: Session, uid: str, name: str) -> Campaign:
     for campaign in session.scalars(select(Campaign)):
-        if campaign.settings.get("uid") == uid:
+        if settings_of(campaign).uid == uid:
             return campaign
     raise PackError(
         f"this pack belongs to campaign '{name}' (id {uid}), which is not in this bundle; merge "
@@ -641,7 +646,7 @@ def _match_schedule(
     """Match the pack's tasks to the campaign's schedule (by sequence, item and anonymous
     contestants); return the bundle's pairs by pack pair id and the id maps (pack id -> bundle
     id) of the pairs, items and models the pack's votes name."""
-    salt = str(campaign.settings["pack_salt"])
+    salt = _salt(campaign)
     anonymous = {
         anonymous_model_name(salt, name): model_id
         for model_id, name in session.execute(select(Model.id, Model.name))
@@ -827,16 +832,15 @@ def _carry_practice_done(
 ) -> None:
     """An annotator who did (or skipped) the practice round in the pack is not offered it
     again in the app; a round already settled in the bundle stays as it is."""
-    if done is None or not campaign.settings.get(PRACTICE_SETTING):
+    if done is None or not settings_of(campaign).practice:
         return
     locked = session.scalars(
         select(Campaign).where(Campaign.id == campaign.id).with_for_update()
     ).one()
-    settled = dict(locked.settings.get(PRACTICE_DONE_SETTING) or {})
+    settled = dict(settings_of(locked).practice_done)
     if handle not in settled:
         settled[handle] = done
-        # a new dict: the JSON column sees the change
-        locked.settings = {**locked.settings, PRACTICE_DONE_SETTING: settled}
+        locked.settings = changed_settings(locked, practice_done=settled)
 
 
 def _release_pack_leases(session: Session, answered: set[tuple[int, int]]) -> None:

@@ -10,18 +10,17 @@ from typing import Any
 
 from workbench.domain.protocols import Display
 from workbench.services.campaign_errors import CampaignError
+from workbench.services.campaign_settings import CampaignSettings
 
-#: the campaign setting saying how the next pair is chosen (absent: uniform)
-PAIR_CHOICE_SETTING = "pair_choice"
 UNIFORM = "uniform"
 ADAPTIVE = "adaptive"
 PAIR_CHOICES = (UNIFORM, ADAPTIVE)
 
 
-def pair_choice(settings: Mapping[str, Any]) -> str:
-    """How a campaign chooses its next pair: ``uniform`` (the schedule's order) or
-    ``adaptive``."""
-    return ADAPTIVE if settings.get(PAIR_CHOICE_SETTING) == ADAPTIVE else UNIFORM
+def pair_choice(settings: Mapping[str, Any] | None, campaign: str) -> str:
+    """How campaign ``campaign`` (its stored ``settings``) chooses its next pair: ``uniform``
+    (the schedule's order) or ``adaptive``."""
+    return CampaignSettings.from_json(dict(settings or {}), campaign).pair_choice
 
 
 def check_pair_choice(choice: str, display: Display) -> None:

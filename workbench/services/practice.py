@@ -11,9 +11,8 @@ Practice tasks are shown exactly like real ones (``build_task``), so they are as
 from __future__ import annotations
 
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -22,10 +21,11 @@ from workbench.domain.protocols import AnnotationProtocol
 from workbench.services.blind_tasks import BlindTask, Progress, build_task
 from workbench.services.campaign_errors import AnswerError, CampaignError, StaleTaskError
 from workbench.services.campaign_items import REFERENCE_NAME
-from workbench.services.campaigns import (
-    PRACTICE_DONE_SETTING,
-    PRACTICE_OPTIONAL_SETTING,
-    PRACTICE_SETTING,
+from workbench.services.campaign_settings import (
+    CampaignSettings,
+    PracticeTask,
+    changed_settings,
+    settings_of,
 )
 from workbench.storage.bundle import Bundle
 from workbench.storage.models import Campaign, Item, Model, ScheduledPair, Source
@@ -45,36 +45,7 @@ class PracticeFeedback:
     explanation: str
 
 
-@dataclass(frozen=True, slots=True)
-class _PracticeTask:
-    """A practice task as stored: the item and contestants by name (``reference`` for the
-    reference answer, None for no side), the answer as shown ("a" = Response 1)."""
-
-    source: str
-    item: str
-    turn_index: int | None
-    left: str | None
-    right: str | None
-    answer: str
-    explanation: str
-
-
-def _practice_tasks(settings: Mapping[str, Any]) -> list[_PracticeTask]:
-    return [
-        _PracticeTask(
-            str(row["source"]),
-            str(row["item"]),
-            row.get("turn"),
-            row.get("left"),
-            row.get("right"),
-            str(row["answer"]),
-            str(row.get("explanation") or ""),
-        )
-        for row in settings.get(PRACTICE_SETTING) or ()
-    ]
-
-
-def _pair(session: Session, practice: _PracticeTask) -> ScheduledPair:
+def _pair(session: Session, practice: PracticeTask) -> ScheduledPair:
     """A transient scheduled pair (never added to the session) for ``build_task``."""
     item_id = session.scalar(
         select(Item.id)
@@ -94,7 +65,7 @@ def _pair(session: Session, practice: _PracticeTask) -> ScheduledPair:
 
     return ScheduledPair(
         item_id=item_id,
-        turn_index=practice.turn_index,
+        turn_index=practice.turn,
         left_model_id=side(practice.left),
         right_model_id=side(practice.right),
     )
@@ -110,7 +81,7 @@ class PracticeRound:
         annotator_handle: str,
         protocol: AnnotationProtocol,
         output_context: str,
-        settings: Mapping[str, Any],
+        settings: CampaignSettings,
         preview: bool,
     ) -> None:
         self._bundle = bundle
@@ -118,13 +89,13 @@ class PracticeRound:
         self._handle = annotator_handle
         self._protocol = protocol
         self._output_context = output_context
-        self._tasks = _practice_tasks(settings)
-        done = settings.get(PRACTICE_DONE_SETTING) or {}
+        self._tasks = list(settings.practice)
+        done = settings.practice_done
         #: whether the round is still to be offered (never in a preview, which writes nothing)
         self.pending = bool(self._tasks) and not preview and annotator_handle not in done
         #: whether the annotator may skip the round
-        self.optional = bool(settings.get(PRACTICE_OPTIONAL_SETTING, True))
-        self._shown: tuple[str, _PracticeTask] | None = None
+        self.optional = settings.practice_optional
+        self._shown: tuple[str, PracticeTask] | None = None
 
     def __len__(self) -> int:
         return len(self._tasks)
@@ -170,9 +141,8 @@ class PracticeRound:
             campaign = session.scalars(
                 select(Campaign).where(Campaign.id == self._campaign_id).with_for_update()
             ).one()
-            done = dict(campaign.settings.get(PRACTICE_DONE_SETTING) or {})
+            done = dict(settings_of(campaign).practice_done)
             done[self._handle] = SKIPPED if skipped else COMPLETED
-            # a new dict: the JSON column sees the change
-            campaign.settings = {**campaign.settings, PRACTICE_DONE_SETTING: done}
+            campaign.settings = changed_settings(campaign, practice_done=done)
         self.pending = False
         self._shown = None

@@ -48,8 +48,9 @@ from workbench.services.analysis_request import (
 )
 from workbench.services.browse import ItemDetail, image_bytes, item_detail
 from workbench.services.inter_annotator import (
-    annotator_agreement,
+    InterAnnotatorResult,
     attention_check_keys,
+    rater_groups,
     status_command,
 )
 from workbench.services.outcomes import (
@@ -63,7 +64,7 @@ from workbench.services.rank_comparison import (
     RankingInputError,
     compare_requests,
 )
-from workbench.stats.agreement import DEFAULT_AGREEMENT_CONVENTION, rater_agreement
+from workbench.stats.agreement import DEFAULT_AGREEMENT_CONVENTION
 from workbench.stats.contradictions import contradiction_counts, find_cycles
 from workbench.stats.cycle_scopes import CYCLE_SCOPES, DEFAULT_CYCLE_SCOPE, POOLED_PER_ITEM
 from workbench.stats.errors import StatsInputError
@@ -289,8 +290,9 @@ def records(table: pd.DataFrame) -> list[dict[str, Any]]:
     return [_jsonable(row) for row in table.astype(object).to_dict(orient="records")]
 
 
-def filter_flags(filters: OutcomeFilter) -> str:
-    """The CLI flags that reproduce ``filters`` (``--source a --category b``)."""
+def filter_flags(filters: OutcomeFilter, kind_flag: str = "--kind") -> str:
+    """The CLI flags that reproduce ``filters`` (``--source a --category b``), the kind of
+    evaluator under ``kind_flag`` (``workbench failures`` spells it ``--judgments``)."""
     flags = {
         "sources": "--source",
         "campaigns": "--campaign",
@@ -302,15 +304,22 @@ def filter_flags(filters: OutcomeFilter) -> str:
         "languages": "--language",
         "turns": "--turn",
         "criteria": "--criterion",
-        "kinds": "--kind",
+        "kinds": kind_flag,
         "origins": "--origin",
     }
     parts = []
     for name, flag in flags.items():
         for value in getattr(filters, name):
             parts.append(f"{flag} {_quoted(str(value))}")
-    if filters.include_simulated:
-        parts.append("--include-simulated")
+    for category in filters.exclude_categories:
+        parts.append(f"--exclude-category {_quoted(str(category))}")
+    switches = (
+        (filters.include_derived, "--include-derived"),
+        (filters.include_simulated, "--include-simulated"),
+        (filters.multi_turn, "--multi-turn"),
+        (filters.exclude_ties, "--exclude-ties"),
+    )
+    parts += [flag for on, flag in switches if on]
     return " ".join(parts)
 
 
@@ -548,30 +557,21 @@ def _agreement_section(content: ReportContent, outcomes: pd.DataFrame) -> None:
 def _inter_annotator(
     bundle: Bundle, outcomes: pd.DataFrame, filters: OutcomeFilter
 ) -> list[dict[str, Any]]:
-    """Fleiss' kappa and Krippendorff's alpha within each campaign (as ``workbench campaign
-    status`` gives them: :mod:`workbench.services.inter_annotator`), and within each imported
-    benchmark's human raters, where some comparison was rated at least twice."""
-    rows = []
-    human = outcomes[outcomes["kind"] == "human"]
+    """Fleiss' kappa and Krippendorff's alpha within each campaign and within each imported
+    benchmark's human raters (:func:`~workbench.services.inter_annotator.rater_groups`, the
+    routine of ``workbench campaign status`` and ``workbench agreement --inter-annotator``),
+    where some comparison was rated at least twice. Each row's command prints it: ``campaign
+    status`` for a campaign of an unfiltered report (it reads the whole campaign, as the
+    monitor does), ``agreement --inter-annotator`` with the report's selection otherwise."""
     with bundle.read_session() as session:
         checks = attention_check_keys(session)
-    flags = filter_flags(filters)
-    for campaign, group in human[human["origin"] == "campaign"].groupby("campaign"):
-        result = annotator_agreement(group, checks)["overall"]
-        command = status_command(str(campaign))
-        rows.append(
-            {
-                "group": f"campaign {campaign}",
-                **result,
-                # campaign status reads the whole campaign: it reproduces an unfiltered report
-                "command": None if flags else command,
-            }
-        )
-    imported = human[(human["origin"] == "imported") & human["rater"].notna()]
-    for source, group in imported.groupby("source"):
-        result = rater_agreement(group, "rater").to_json()
-        rows.append({"group": f"imported raters of {source}", **result, "command": None})
-    return [row for row in rows if row["comparisons"]]
+    groups = rater_groups(outcomes, checks)
+    selected = InterAnnotatorResult(groups, filters).command()
+    whole = not filter_flags(filters)
+    for row in groups:
+        campaign = row["campaign"]
+        row["command"] = status_command(campaign) if campaign and whole else selected
+    return groups
 
 
 def _cycles(content: ReportContent, outcomes: pd.DataFrame) -> None:
@@ -833,15 +833,16 @@ def reproducible_sections(content: ReportContent) -> list[dict[str, Any]]:
             }
         )
     for row in content.inter_annotator:
-        if row.get("command"):
-            sections.append(
-                {
-                    "section": f"inter-annotator {row['group']}",
-                    "kind": "campaign status",
-                    "command": row["command"],
-                    "document": row,
-                }
-            )
+        sections.append(
+            {
+                "section": f"inter-annotator {row['group']}",
+                "kind": "campaign status"
+                if row["command"].startswith("workbench campaign status")
+                else "inter-annotator",
+                "command": row["command"],
+                "document": row,
+            }
+        )
     for entry in content.failures:
         if entry["command"] is not None:
             sections.append(

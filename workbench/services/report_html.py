@@ -622,13 +622,6 @@ def _agreement(content: ReportContent) -> str:
     return "".join(parts)
 
 
-#: what the report says of an inter-annotator row that no command reproduces
-NO_COMMAND_FOR_RATERS = (
-    "no command prints this row (workbench campaign status covers campaigns only, and a "
-    "filtered report's campaign rows are not the whole campaign's)"
-)
-
-
 def _inter_annotator(content: ReportContent) -> str:
     if not content.inter_annotator:
         return _missing(content, "inter_annotator")
@@ -642,7 +635,8 @@ def _inter_annotator(content: ReportContent) -> str:
         ]
         for row in content.inter_annotator
     ]
-    commands = [row["command"] for row in content.inter_annotator if row.get("command")]
+    # rows of one selection share their command: print each once, in row order
+    commands = list(dict.fromkeys(row["command"] for row in content.inter_annotator))
     return (
         "<p>Agreement among the raters of one group on the comparisons two or more of them "
         "rated: Fleiss' kappa (on the comparisons with the most common number of ratings) and "
@@ -655,11 +649,6 @@ def _inter_annotator(content: ReportContent) -> str:
             "inter-annotator",
         )
         + "".join(_command(command) for command in commands)
-        + "".join(
-            f"<p class='note'>{_text(row['group'])}: {_text(NO_COMMAND_FOR_RATERS)}</p>"
-            for row in content.inter_annotator
-            if not row.get("command")
-        )
     )
 
 

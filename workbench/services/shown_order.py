@@ -24,7 +24,7 @@ bundle leased for them.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from datetime import datetime
 
 from sqlalchemy import Connection, bindparam, distinct, func, select
@@ -73,15 +73,6 @@ _OWN_LEASED = (
         PairLease.expires_at > bindparam("now"),
     )
 )
-
-
-def fixed_orders(settings: Mapping[str, object]) -> frozenset[int] | None:
-    """The sequences a pack's campaign settings say are shown swapped, or None when the
-    campaign is no pack carrying its orders."""
-    carried = settings.get(SHOWN_SWAPPED_SETTING)
-    if not isinstance(carried, list):
-        return None
-    return frozenset(int(sequence) for sequence in carried)
 
 
 class ShownOrders:

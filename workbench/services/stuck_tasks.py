@@ -16,13 +16,12 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from workbench.services.campaign_errors import CampaignError
+from workbench.services.campaign_settings import changed_settings, settings_of
 from workbench.services.campaigns import (
-    ASSIGNED_SETTING,
     assigned_annotators,
     find_annotator,
     find_campaign,
 )
-from workbench.services.packs import pack_lease_duration
 from workbench.services.voting import lease_pairs
 from workbench.storage.bundle import Bundle
 from workbench.storage.counters import counting
@@ -86,12 +85,12 @@ def reassign_task(bundle: Bundle, name: str, task: int, handle: str) -> dict[str
         assigned = assigned_annotators(campaign)
         if assigned is not None and handle not in assigned:
             # the campaign is assigned: the new annotator joins it (for this task and others)
-            campaign.settings = {**campaign.settings, ASSIGNED_SETTING: [*assigned, handle]}
+            campaign.settings = changed_settings(campaign, annotators=(*assigned, handle))
         now = datetime.now(UTC)
         with counting(session, [pair.id]):
             for skip in standing:
                 skip.retracted_at = now
-            lease_pairs(session, [pair.id], annotator.id, pack_lease_duration(campaign.settings))
+            lease_pairs(session, [pair.id], annotator.id, settings_of(campaign).pack_lease)
         result = {
             "campaign": campaign.name,
             "task": task,

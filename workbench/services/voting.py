@@ -47,8 +47,8 @@ from workbench.domain.protocols import AnnotationProtocol, swap_sides
 from workbench.plugins import Registry
 from workbench.services.blind_tasks import BlindTask, Progress, build_task
 from workbench.services.campaign_errors import AnswerError, StaleTaskError
+from workbench.services.campaign_settings import DEFAULT_LEASE_MINUTES, settings_of
 from workbench.services.campaigns import (
-    GUIDELINES_SETTING,
     campaign_protocol,
     check_assigned,
     find_annotator,
@@ -57,7 +57,7 @@ from workbench.services.campaigns import (
 from workbench.services.flags import ANNOTATOR, add_flag
 from workbench.services.pair_choice import ADAPTIVE, pair_choice
 from workbench.services.practice import PracticeFeedback, PracticeRound
-from workbench.services.shown_order import ShownOrders, fixed_orders
+from workbench.services.shown_order import ShownOrders
 from workbench.storage.bundle import Bundle
 from workbench.storage.counters import annotator_progress, counting
 from workbench.storage.models import Campaign, PairLease, ScheduledPair, Vote
@@ -67,9 +67,8 @@ log = logging.getLogger(__name__)
 Answer = str | float
 Answers = Mapping[str, Answer] | Answer
 
-DEFAULT_LEASE = timedelta(minutes=30)
-#: the campaign setting that overrides the lease (a number of minutes)
-LEASE_SETTING = "lease_minutes"
+#: how long a task stays reserved when its campaign sets no lease (``lease_minutes``)
+DEFAULT_LEASE = timedelta(minutes=DEFAULT_LEASE_MINUTES)
 #: who a preview without an annotator shows the queue for: no one (no row has this id)
 NOBODY = -1
 PREVIEW_HANDLE = "preview"
@@ -166,21 +165,6 @@ def answer_rows(
                 raise AnswerError(f"'{label}' needs a comment saying what is wrong")
             rows.append((name, str(value), None))
     return rows
-
-
-def lease_setting(
-    settings: Mapping[str, object], name: str, unit: timedelta, default: timedelta
-) -> timedelta:
-    """The lease a campaign setting asks for (a positive number of ``unit``), else ``default``."""
-    count = settings.get(name)
-    if isinstance(count, int | float) and not isinstance(count, bool) and count > 0:
-        return count * unit
-    return default
-
-
-def lease_duration(settings: Mapping[str, object]) -> timedelta:
-    """How long a handed-out task stays reserved for its annotator in a campaign."""
-    return lease_setting(settings, LEASE_SETTING, timedelta(minutes=1), DEFAULT_LEASE)
 
 
 def open_pairs(
@@ -300,16 +284,16 @@ class AnnotationSession:
         self.annotator_handle = person.handle if person is not None else PREVIEW_HANDLE
         self._campaign_id = found.id
         self._annotator_id = person.id if person is not None else NOBODY
-        self._output_context = str(found.settings.get("output_context", "standard"))
-        guidelines = found.settings.get(GUIDELINES_SETTING)
+        settings = settings_of(found)
+        self._output_context = settings.output_context
         #: the campaign's guidelines for annotators (markdown), None when it has none
-        self.guidelines: str | None = guidelines if isinstance(guidelines, str) else None
-        self._lease_for = lease_duration(found.settings)
+        self.guidelines: str | None = settings.guidelines
+        self._lease_for = settings.lease
         self._orders = ShownOrders(
             found.id,
             self._annotator_id,
             self.protocol.output_count == 2,
-            fixed_orders(found.settings),
+            None if settings.shown_swapped is None else frozenset(settings.shown_swapped),
         )
         #: the order each task claimed by this session is shown in (True: swapped)
         self._swapped: dict[int, bool] = {}
@@ -364,7 +348,7 @@ class AnnotationSession:
             self.annotator_handle,
             self.protocol,
             self._output_context,
-            found.settings,
+            settings,
             preview,
         )
 
@@ -430,7 +414,7 @@ class AnnotationSession:
         transaction; None when none is left. An adaptive campaign chooses the pair instead
         (:meth:`_claim_adaptive`)."""
         connection = session.connection()  # Core statements: the ORM's execution path is unused
-        if pair_choice(connection.scalar(self._settings) or {}) == ADAPTIVE:
+        if pair_choice(connection.scalar(self._settings), self.campaign_name) == ADAPTIVE:
             return self._claim_adaptive(session, passing)
         after = -1
         while True:

@@ -44,6 +44,11 @@ from workbench.gui.jobs import Job, JobControl, JobStatus, jobs_for
 from workbench.gui.screen_fit import resize_within_screen
 from workbench.plugins import Registry, registry
 from workbench.services.campaign_items import REFERENCE_NAME, ItemSpec
+from workbench.services.campaign_settings import (
+    DEFAULT_LEASE_MINUTES,
+    DEFAULT_PACK_LEASE_DAYS,
+    CampaignSettings,
+)
 from workbench.services.campaigns import (
     CampaignSpec,
     CampaignSummary,
@@ -237,10 +242,14 @@ def _anchors(context: FormContext, parent: QWidget) -> QWidget:
     return box
 
 
+#: every setting's default, as a campaign that never stored it reads it
+DEFAULTS = CampaignSettings()
+
+
 def _contexts(_: FormContext, parent: QWidget) -> QWidget:
     box = QComboBox(parent)
     box.setEditable(True)
-    box.addItem("standard")
+    box.addItem(DEFAULTS.output_context)
     return box
 
 
@@ -335,7 +344,7 @@ OPTIONS: tuple[FormOption, ...] = (
     ),
     FormOption(
         "--context", "context_box", "Output conte&xt", _contexts,
-        lambda w: {"output_context": w.currentText().strip() or "standard"},
+        lambda w: {"output_context": w.currentText().strip() or DEFAULTS.output_context},
         tip="which outputs to show",
     ),
     FormOption(
@@ -363,7 +372,7 @@ OPTIONS: tuple[FormOption, ...] = (
     ),
     FormOption(
         "--practice-required", "practice_optional_box", "",
-        _check("Annotators may skip the practice round", True),
+        _check("Annotators may skip the practice round", DEFAULTS.practice_optional),
         lambda w: {"practice_optional": w.isChecked()},
     ),
     FormOption(
@@ -373,18 +382,19 @@ OPTIONS: tuple[FormOption, ...] = (
     ),
     FormOption(
         "--exclude-flagged", "exclude_flagged_box", "",
-        _check("Leave out flagged answers and items", False),
+        _check("Leave out flagged answers and items", DEFAULTS.exclude_flagged),
         lambda w: {"exclude_flagged": w.isChecked()},
         tip="a broken image, an answer that names its model, offensive content",
     ),
     FormOption(
-        "--lease-minutes", "lease_spin", "Task reserved (min)", _decimal("30 (the default)"),
+        "--lease-minutes", "lease_spin", "Task reserved (min)",
+        _decimal(f"{DEFAULT_LEASE_MINUTES:g} (the default)"),
         lambda w: {"lease_minutes": _positive(w)},
         tip="how long a task shown to an annotator stays theirs",
     ),
     FormOption(
         "--pack-lease-days", "pack_lease_spin", "Pack reserved (days)",
-        _decimal("14 (the default)"),
+        _decimal(f"{DEFAULT_PACK_LEASE_DAYS:g} (the default)"),
         lambda w: {"pack_lease_days": _positive(w)},
         tip="how long an offline pack's tasks stay reserved for its annotator",
     ),

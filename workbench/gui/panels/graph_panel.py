@@ -135,8 +135,9 @@ class GraphPanel(QWidget):
         splitter.addWidget(graph_side)
         splitter.addWidget(self.cycles_view)
         splitter.setSizes([600, 300])
-        #: the question of the cycle list shown, and the command that counts the same cycles
-        self.request_row = RequestLine("workbench contradictions", self)
+        #: the question of the cycle list shown, and the command that lists the same items
+        #: with the same judgments (``workbench failures --kind cycles``)
+        self.request_row = RequestLine("workbench failures", self)
         layout = QVBoxLayout(self)
         layout.addWidget(self.request_row)
         layout.addLayout(top)

@@ -23,6 +23,7 @@ from workbench.judge.cases import CaseTurn, ImageRef, JudgeCase
 from workbench.judge.templates import JudgeMode, JudgeTemplate
 from workbench.progress import Progress, no_progress
 from workbench.services.campaign_items import REFERENCE_NAME, ItemSpec, resolve_items
+from workbench.services.campaign_settings import settings_of
 from workbench.storage.batching import chunked
 from workbench.storage.models import (
     Campaign,
@@ -309,7 +310,7 @@ def _campaign_comparisons(
             f"no campaign named '{selection.campaign}' in this bundle (campaigns: "
             f"{known or 'none'})"
         )
-    display = (campaign.settings or {}).get("display", "pair")
+    display = settings_of(campaign).display
     wanted = "pair" if template.mode is JudgeMode.PAIR else "single"
     if display != wanted:
         raise WorkListError(
