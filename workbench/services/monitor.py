@@ -26,7 +26,7 @@ from sqlalchemy.orm import Session
 
 from workbench.services import inter_annotator
 from workbench.services.campaigns import assigned_annotators, find_campaign, gold_report
-from workbench.services.flags import flag_counts
+from workbench.services.flags import flag_counts, flagged_tasks
 from workbench.stats.errors import StatsInputError
 from workbench.stats.kappa import fleiss_kappa, krippendorff_alpha
 from workbench.storage.bundle import Bundle
@@ -188,6 +188,7 @@ def campaign_status(bundle: Bundle, name: str) -> dict[str, Any]:
             )
         }
         flags = flag_counts(session, campaign.id)
+        flagged = flagged_tasks(session, campaign.id)
         active_leases = session.scalar(
             select(func.count())
             .select_from(PairLease)
@@ -291,6 +292,7 @@ def campaign_status(bundle: Bundle, name: str) -> dict[str, Any]:
         "answered": counts.answered if counts else 0,
         "skipped": counts.skipped if counts else 0,
         "flags": flags,
+        "flagged_tasks": flagged,
         "active_leases": active_leases or 0,
         "annotators": annotators,
         "stuck_tasks": stuck,

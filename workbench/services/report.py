@@ -266,6 +266,8 @@ def filter_flags(filters: OutcomeFilter) -> str:
             parts.append(f"{flag} {_quoted(str(value))}")
     if filters.include_simulated:
         parts.append("--include-simulated")
+    if filters.exclude_flagged:
+        parts.append("--exclude-flagged")
     return " ".join(parts)
 
 

@@ -49,6 +49,7 @@ from workbench.services.analysis_request import (
     PREDICTION_POWERED,
     AnalysisRequest,
     RequestError,
+    flagged_note,
     simulated_note,
 )
 from workbench.storage import Bundle
@@ -162,6 +163,11 @@ class LeaderboardPanel(QWidget):
             "Leave out battles in which either answer refuses (an apology or 'I cannot ...' in "
             "its opening)"
         )
+        self.exclude_flagged = QCheckBox("Exclude flagged", self)
+        self.exclude_flagged.setToolTip(
+            "Leave out judgments on flagged comparisons: an item, or either answer on it, "
+            "flagged by an annotator, the import's model-name check or a judge run"
+        )
         self.refresh_button = QPushButton("Recompute", self)
         self.export_button = QPushButton("Export", self)
         export_menu = QMenu(self.export_button)
@@ -196,6 +202,7 @@ class LeaderboardPanel(QWidget):
             (third_row, "Rater", self.rater),
             (third_row, "Origin", self.origin),
             (third_row, None, self.include_derived),
+            (third_row, None, self.exclude_flagged),
             (second_row, None, self.multi_turn),
             (second_row, None, self.exclude_ties),
             (second_row, None, self.exclude_refusal),
@@ -258,7 +265,7 @@ class LeaderboardPanel(QWidget):
             combo.currentIndexChanged.connect(self.refresh)
         self.style_control.toggled.connect(self.refresh)
         self.include_derived.toggled.connect(self.refresh)
-        for box in (self.multi_turn, self.exclude_ties, self.exclude_refusal):
+        for box in (self.multi_turn, self.exclude_ties, self.exclude_refusal, self.exclude_flagged):
             box.toggled.connect(self.refresh)
         self.rounds.editingFinished.connect(self.refresh)
         self.min_battles.editingFinished.connect(self.refresh)
@@ -326,6 +333,7 @@ class LeaderboardPanel(QWidget):
                 "multi_turn": self.multi_turn.isChecked(),
                 "exclude_ties": self.exclude_ties.isChecked(),
                 "exclude_refusal": self.exclude_refusal.isChecked(),
+                "exclude_flagged": self.exclude_flagged.isChecked(),
                 "bootstrap": self.rounds.value(),
                 "min_battles": self.min_battles.value(),
             }
@@ -479,6 +487,9 @@ class LeaderboardPanel(QWidget):
             else ""
         )
         simulated = simulated_note(result.simulated_left_out)
+        flagged = flagged_note(result.flagged_judgments, result.request.exclude_flagged)
+        if flagged:
+            simulated = f"{simulated}, {flagged}" if simulated else flagged
         if result.powered is not None:
             rank_sets = ", ".join(
                 f"{row.model} {row.rank_lower}-{row.rank_upper}"
