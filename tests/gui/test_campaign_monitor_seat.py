@@ -24,7 +24,44 @@ SIZES = [(1366, 768), (1024, 700)]
 @pytest.fixture(scope="module")
 def ops_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path, _ = build_ops_bundle(tmp_path_factory.mktemp("monitor-seat"))
+    _flag_two_tasks(path)
     return path
+
+
+def _flag_two_tasks(path: Path) -> None:
+    """An annotator's flag on the answer of the first task's left model, another on the third
+    task's item: what the annotator's Ctrl+Shift+F stores."""
+    from sqlalchemy import select
+
+    from workbench.services.flags import add_flag
+    from workbench.storage import Bundle
+    from workbench.storage.models import Annotator, Campaign, ScheduledPair
+
+    with Bundle.open(path, migrate=False) as bundle, bundle.session() as session:
+        campaign = session.scalars(select(Campaign).where(Campaign.name == CAMPAIGN)).one()
+        pairs = list(
+            session.scalars(
+                select(ScheduledPair)
+                .where(ScheduledPair.campaign_id == campaign.id)
+                .order_by(ScheduledPair.sequence)
+            )
+        )
+        annotator = session.scalars(select(Annotator).where(Annotator.handle == "ann-a")).one()
+        for pair, model_id, reason in (
+            (pairs[0], pairs[0].left_model_id, "names_model"),
+            (pairs[2], None, "broken_image"),
+        ):
+            add_flag(
+                session,
+                item_id=pair.item_id,
+                model_id=model_id,
+                reason=reason,
+                note="",
+                origin="annotator",
+                campaign_id=campaign.id,
+                pair_id=pair.id,
+                annotator_id=annotator.id,
+            )
 
 
 def cells(model) -> list[list[str]]:  # type: ignore[no-untyped-def]
@@ -94,6 +131,21 @@ def test_the_docked_monitor_is_readable_with_kappa_as_the_cli_prints_it(  # type
     [row] = cells(monitor.stuck)
     assert row[2] == "2/3" and SKIP_REASON in row[3]
     assert monitor.width() >= 340  # a new dock's 250 px cut the columns
+    # the flags: counted per kind as the CLI counts them, and on which tasks, readable
+    assert monitor.flags_label.isVisible()
+    assert monitor.flags_label.text() == "2 flag(s): broken_image 1, names_model 1"
+    flags_view = monitor.views["Flagged tasks"]
+    assert flags_view.isVisible() and columns_fit(flags_view)
+    assert flags_view.viewport().height() >= 2 * flags_view.rowHeight(0)
+    rows = cells(monitor.flags)
+    tasks = [task["task"] for task in status["flagged_tasks"]]
+    assert [row[0] for row in rows] == [str(task) for task in tasks] and len(tasks) == 2
+    assert [row[2:5] for row in rows] == [
+        ["names_model", "an answer", "ann-a"],
+        ["broken_image", "the item", "ann-a"],
+    ]
+    assert main(["campaign", "status", str(ops_bundle), CAMPAIGN]) == 0
+    assert f"flagged tasks: {tasks[0]}, {tasks[1]}" in capsys.readouterr().out
     window.close()
 
 

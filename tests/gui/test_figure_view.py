@@ -59,3 +59,38 @@ def test_the_view_scrolls_a_tall_figure_and_fits_its_width(qtbot) -> None:  # ty
         assert view.scroll_area.horizontalScrollBar().maximum() == 0
 
     qtbot.waitUntil(scrolled_and_fitted, timeout=HANG_GUARD_MS)
+
+
+@pytest.mark.parametrize("width", [440, 360])
+def test_the_ratings_title_fits_a_docked_pane(shared_data, width: int) -> None:  # type: ignore[no-untyped-def]
+    """The title the Leaderboard panel gives WildVision-Bench's board, drawn about 440 px wide
+    (the docked pane at 1366x768): every line inside the figure, none cut at a side or the
+    top (matplotlib wrapped it only at draw time, after the layout had made room for two
+    unbroken lines, and centred it over axes pushed right by the model names)."""
+    answers = shared_data / "wildvision-bench" / "model_answers"
+    names = sorted(path.name.removesuffix(".jsonl.gz") for path in answers.glob("*.jsonl.gz"))
+    assert len(names) >= 20
+    table = pd.DataFrame(
+        {
+            "model": names,
+            "rating": [1000.0 + 10 * n for n in range(len(names))],
+            "ci_lower": [990.0 + 10 * n for n in range(len(names))],
+            "ci_upper": [1010.0 + 10 * n for n in range(len(names))],
+        }
+    )
+    title = "Bradley-Terry ratings (30644 battles, human, else judge)\nanchor gpt-4o = 1000"
+    figure = ratings_forest_plot(table, title)
+    rendered = render_figure(figure, width, 300)
+    renderer = figure.canvas.get_renderer()  # type: ignore[attr-defined]
+    texts = [text for text in figure.findobj() if getattr(text, "get_text", None)]
+    [shown] = [text for text in texts if "Bradley-Terry" in str(text.get_text())]
+    box = shown.get_window_extent(renderer)
+    assert box.x0 >= 0 and box.x1 <= rendered.width, (box, rendered.width)
+    assert box.y1 <= rendered.height, (box, rendered.height)
+    # over the whole figure, in as few lines as its width allows: the two given ones at 440 px
+    # (squeezed over the axes, it took four and touched the top edge)
+    assert abs((box.x0 + box.x1) / 2 - rendered.width / 2) <= 2, (box, rendered.width)
+    line = shown.get_fontsize() * figure.dpi / 72 * 1.2
+    assert box.height <= (2 if width >= 440 else 3) * line + 2, (box.height, line)
+    # the words are all there, in order, only broken into lines
+    assert " ".join(str(shown.get_text()).split()) == " ".join(title.split())

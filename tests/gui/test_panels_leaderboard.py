@@ -491,3 +491,43 @@ def test_exclude_category_and_the_estimator_are_in_the_request_and_its_command(
     assert not panel.style_estimator.isEnabled()
     qtbot.waitUntil(lambda: not panel.busy, timeout=HANG_GUARD_MS)
     assert "--style-control" not in (panel.command() or "")
+
+
+def test_the_board_says_its_flagged_judgments_and_the_box_leaves_them_out(  # type: ignore[no-untyped-def]
+    qtbot, panel_window
+) -> None:
+    from workbench.services.analysis_request import flagged_note
+    from workbench.services.flags import add_flag
+    from workbench.storage.judgments import flagged_judgments, read_judgments
+
+    panel = panel_window.analysis.leaderboard
+    bundle = panel_window.bundle
+    with bundle.read_session() as read:
+        _names, rows = read_judgments(read, OutcomeFilter(kinds=("human",)), columns=("item",))
+    with bundle.session() as session:  # an annotator flags the first judged item whole
+        add_flag(
+            session, item_id=rows[0][0], model_id=None, reason="broken_image", note="",
+            origin="annotator",
+        )  # fmt: skip
+
+    def recomputed(exclude: bool) -> None:
+        previous = panel.result
+        if panel.exclude_flagged.isChecked() == exclude:
+            panel.refresh()
+        else:
+            panel.exclude_flagged.setChecked(exclude)
+        qtbot.waitUntil(
+            lambda: panel.result is not previous and not panel.busy, timeout=HANG_GUARD_MS
+        )
+
+    recomputed(False)
+    with bundle.read_session() as read:
+        flagged = flagged_judgments(read, panel.result.request.filters())
+    assert flagged > 0
+    assert flagged_note(flagged, False) in panel.status.text()
+    counted = panel.result.battles
+    recomputed(True)
+    assert flagged_note(flagged, True) in panel.status.text()
+    assert panel.result.battles == counted - flagged
+    assert "--exclude-flagged" in (panel.command() or "")
+    assert "flagged comparisons excluded" in panel.request_line.text()

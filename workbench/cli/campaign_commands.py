@@ -500,6 +500,9 @@ def run_status(args: argparse.Namespace) -> int:
     if status["flags"]:
         flagged = ", ".join(f"{count} {reason}" for reason, count in status["flags"].items())
         print(f"  flags raised by annotators: {flagged}")
+        tasks = sorted({row["task"] for row in status["flagged_tasks"] if row["task"] is not None})
+        if tasks:
+            print(f"  flagged tasks: {', '.join(map(str, tasks))}")
     for row in status["annotators"]:
         seconds = row["median_seconds_per_task"]
         line = f"  {row['annotator']}: {row['answered']} answered, {row['skipped']} skipped"

@@ -117,6 +117,13 @@ def _add_filters(
         "names the run",
     )
     group.add_argument(
+        "--exclude-flagged",
+        action="store_true",
+        help="leave out judgments on flagged comparisons: an item, or either side's answer on "
+        "it, flagged by an annotator, the importer's model-name rule or a judge run (counted "
+        "and said otherwise)",
+    )
+    group.add_argument(
         "--multi-turn",
         action="store_true",
         help="only conversations of more than one user turn (VisionArena's Multi-Turn board)",
@@ -383,6 +390,7 @@ def _filters(args: argparse.Namespace) -> Any:
         origins=tuple(args.origins),
         include_derived=args.include_derived,
         include_simulated=args.include_simulated,
+        exclude_flagged=args.exclude_flagged,
         multi_turn=args.multi_turn,
         exclude_ties=args.exclude_ties,
         exclude_categories=tuple(args.exclude_categories),
@@ -460,7 +468,7 @@ def run_leaderboard(args: argparse.Namespace) -> int:
 
 
 def _print_leaderboard(result: Any) -> None:
-    from workbench.services.analysis_request import METHODS, simulated_note
+    from workbench.services.analysis_request import METHODS, flagged_note, simulated_note
 
     board, request = result.board, result.request
     judged = (
@@ -493,6 +501,9 @@ def _print_leaderboard(result: Any) -> None:
     note = simulated_note(result.simulated_left_out)
     if note is not None:
         print(f"left out: {note}")
+    flagged = flagged_note(result.flagged_judgments, request.exclude_flagged)
+    if flagged is not None:
+        print(f"flags: {flagged}")
     table = board.table
     width = max(5, *(len(str(model)) for model in table["model"]))
     styled = "rating_without_style_control" in table.columns

@@ -38,6 +38,7 @@ def selection_flags_text(
     exclude_ties: bool,
     exclude_categories: tuple[str, ...],
     include_simulated: bool = False,
+    exclude_flagged: bool = False,
 ) -> list[str]:
     """How a selection's switches read after its named values (``derived included``,
     ``multi-turn``...): one wording for the read model's filters and the analysis request."""
@@ -52,4 +53,6 @@ def selection_flags_text(
         parts.append("ties excluded")
     if exclude_categories:
         parts.append(f"category not {'|'.join(exclude_categories)}")
+    if exclude_flagged:
+        parts.append("flagged comparisons excluded")
     return parts

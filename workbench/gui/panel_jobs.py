@@ -247,7 +247,7 @@ def render_figure(
     same figure meanwhile."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    from workbench.stats.plots import legible_height_inches
+    from workbench.stats.plots import legible_height_inches, wrap_titles
 
     canvas = FigureCanvasAgg(figure)
     dpi = figure.get_dpi()
@@ -256,6 +256,7 @@ def render_figure(
     # a high-density screen gets more pixels for the same inches, not a bigger figure
     figure.set_dpi(dpi * pixel_ratio)
     try:
+        wrap_titles(figure)
         canvas.draw()
         rendered_width, rendered_height = (int(v) for v in canvas.get_width_height())
         buffer = canvas.buffer_rgba()

@@ -46,6 +46,7 @@ from workbench.services.outcomes import (
     answer_refusals,
     answer_style_features,
     describe_empty,
+    flagged_judgments,
     judgments_frame,
     mean_answer_tokens,
     parse_selector,
@@ -244,6 +245,9 @@ class LeaderboardResult:
     left_out: dict[str, int] = field(default_factory=dict)
     #: verdicts of simulated judge runs the request left out (``--include-simulated``)
     simulated_left_out: int = 0
+    #: judgments of the selection on flagged comparisons: counted, or left out when the
+    #: request says ``exclude_flagged``
+    flagged_judgments: int = 0
     #: a prediction-powered board's inputs (human votes, judge verdicts, the judge's weight)
     powered: PoweredInputs | None = None
 
@@ -260,6 +264,7 @@ class LeaderboardResult:
             self.left_out,
             self.battles_without_answers if self.request.style_control else None,
             simulated_left_out=self.simulated_left_out,
+            flagged_judgments=self.flagged_judgments,
         )
         if self.powered is not None:
             document["prediction_powered"] = self.powered.to_json()
@@ -417,7 +422,13 @@ def leaderboard(
     kind = request.kind
     filters = request.filters()
     if request.method == "bt" and not request.style_control and not request.exclude_refusal:
-        if tally is not None and tally.matches(filters, request.decisive_weight):
+        # a flag raised since the tally's last read takes counted judgments out, which the
+        # tally's fingerprint of the judgments does not see: flagged boards count afresh
+        if (
+            tally is not None
+            and not request.exclude_flagged
+            and tally.matches(filters, request.decisive_weight)
+        ):
             battles = _counts_frame(tally.update(bundle))
         else:
             battles = _counted_battles(bundle, filters, request.decisive_weight)
@@ -488,8 +499,16 @@ def leaderboard(
     )
     with bundle.read_session() as session:
         simulated = simulated_left_out(session, filters)
+        flagged = flagged_judgments(session, filters)
     return LeaderboardResult(
-        request.resolved(kind, anchor), board, fraction, judged, dropped, left_out, simulated
+        request.resolved(kind, anchor),
+        board,
+        fraction,
+        judged,
+        dropped,
+        left_out,
+        simulated,
+        flagged_judgments=flagged,
     )
 
 

@@ -179,6 +179,10 @@ class AnalysisRequest:
     coverage: float = DEFAULT_COVERAGE
     #: count the simulated judge's verdicts (drawn at random: left out unless asked)
     include_simulated: bool = False
+    #: leave out judgments on flagged comparisons (an item, or either side's answer on it,
+    #: flagged by an annotator, the importer's model-name rule or a judge run); counted and
+    #: said otherwise
+    exclude_flagged: bool = False
 
     def __post_init__(self) -> None:
         self.check()
@@ -261,6 +265,7 @@ class AnalysisRequest:
             exclude_ties=self.exclude_ties,
             exclude_categories=self.exclude_categories,
             include_simulated=self.include_simulated,
+            exclude_flagged=self.exclude_flagged,
         )
 
     @property
@@ -286,6 +291,7 @@ class AnalysisRequest:
             self.exclude_ties,
             self.exclude_categories,
             self.include_simulated,
+            self.exclude_flagged,
         )
         if self.exclude_refusal:
             parts.append("refusals excluded")
@@ -338,6 +344,7 @@ class AnalysisRequest:
                 **{name: list(getattr(self, name)) for name in SIDE_FLAGS},
                 "include_derived": self.include_derived,
                 "include_simulated": self.include_simulated,
+                "exclude_flagged": self.exclude_flagged,
             },
             "items": {
                 name: list(getattr(self, name))
@@ -388,6 +395,8 @@ class AnalysisRequest:
             words.append("--include-derived")
         if self.include_simulated:
             words.append("--include-simulated")
+        if self.exclude_flagged:
+            words.append("--exclude-flagged")
         if self.multi_turn:
             words.append("--multi-turn")
         if self.exclude_ties:
@@ -466,6 +475,7 @@ class AnalysisRequest:
             exclude_refusal=bool(getattr(args, "exclude_refusal", False)),
             answer_tokens=bool(getattr(args, "answer_tokens", False)),
             include_simulated=bool(getattr(args, "include_simulated", False)),
+            exclude_flagged=bool(getattr(args, "exclude_flagged", False)),
             anchor=anchor,
             anchor_rating=rating,
             **values,
@@ -519,6 +529,7 @@ class AnalysisRequest:
             exclude_ties=filters.exclude_ties,
             exclude_categories=tuple(filters.exclude_categories),
             include_simulated=filters.include_simulated,
+            exclude_flagged=filters.exclude_flagged,
             **selection,
             **settings,
         )
@@ -639,11 +650,13 @@ def result_document(
     left_out: Mapping[str, int],
     battles_without_answers: int | None = None,
     simulated_left_out: int = 0,
+    flagged_judgments: int = 0,
 ) -> dict[str, Any]:
     """The JSON document of a board (``workbench leaderboard --json``): the board's own
     fields (:meth:`workbench.stats.leaderboard.Leaderboard.to_json`), then the request it
     answers, the judgments it counts, its battles, the models it left out and the simulated
-    judge's verdicts it left out (:func:`simulated_note`). The quick path
+    judge's verdicts it left out (:func:`simulated_note`), and its judgments on flagged
+    comparisons, counted or left out as the request says (:func:`flagged_note`). The quick path
     and the service both build it here, so the two print the same document."""
     document = dict(board)
     document["request"] = request.to_json()
@@ -652,6 +665,10 @@ def result_document(
     document["battles"] = battles
     document["left_out"] = left_out_json(left_out, request.min_battles)
     document["simulated_left_out"] = simulated_left_out
+    document["flagged_judgments"] = {
+        "judgments": flagged_judgments,
+        "left_out": request.exclude_flagged,
+    }
     if battles_without_answers is not None:
         document["battles_without_answers"] = battles_without_answers
     return document
@@ -664,6 +681,17 @@ def simulated_note(left_out: int) -> str | None:
     return (
         f"{left_out} verdicts of the simulated judge left out (drawn at random; "
         "--include-simulated counts them)"
+    )
+
+
+def flagged_note(judgments: int, left_out: bool) -> str | None:
+    """What a result says of the judgments it met on flagged comparisons (None: none)."""
+    if not judgments:
+        return None
+    if left_out:
+        return f"{judgments} judgments on flagged comparisons left out (--exclude-flagged)"
+    return (
+        f"{judgments} judgments on flagged comparisons counted (--exclude-flagged leaves them out)"
     )
 
 

@@ -27,7 +27,7 @@ from sqlalchemy.orm import Session
 from workbench.services import inter_annotator
 from workbench.services.campaign_settings import settings_of
 from workbench.services.campaigns import assigned_annotators, find_campaign, gold_report
-from workbench.services.flags import flag_counts
+from workbench.services.flags import flag_counts, flagged_tasks
 from workbench.services.pair_choice import ADAPTIVE, pair_choice
 from workbench.stats.errors import StatsInputError
 from workbench.stats.kappa import fleiss_kappa, krippendorff_alpha
@@ -190,6 +190,7 @@ def campaign_status(bundle: Bundle, name: str) -> dict[str, Any]:
             )
         }
         flags = flag_counts(session, campaign.id)
+        flagged = flagged_tasks(session, campaign.id)
         active_leases = session.scalar(
             select(func.count())
             .select_from(PairLease)
@@ -294,6 +295,7 @@ def campaign_status(bundle: Bundle, name: str) -> dict[str, Any]:
         "answered": counts.answered if counts else 0,
         "skipped": counts.skipped if counts else 0,
         "flags": flags,
+        "flagged_tasks": flagged,
         "active_leases": active_leases or 0,
         "annotators": annotators,
         "stuck_tasks": stuck,

@@ -29,6 +29,7 @@ from workbench.storage.judgments import (
     KINDS,
     ORIGINS,
     OutcomeFilter,
+    flagged_judgments,
     read_judgments,
     simulated_left_out,
 )
@@ -52,6 +53,7 @@ __all__ = [
     "ORIGINS",
     "OutcomeFilter",
     "UnknownSelectorError",
+    "flagged_judgments",
     "simulated_left_out",
 ]
 

@@ -31,7 +31,7 @@ from workbench.services.analysis_request import (
     most_battles,
     too_few_battles,
 )
-from workbench.services.outcomes import judgments_frame, simulated_left_out
+from workbench.services.outcomes import flagged_judgments, judgments_frame, simulated_left_out
 from workbench.stats.bradley_terry import Anchor
 from workbench.stats.leaderboard import Leaderboard
 from workbench.stats.ppi import Comparisons, prediction_powered_ratings
@@ -208,6 +208,9 @@ def powered_leaderboard(bundle: Bundle, request: AnalysisRequest) -> Leaderboard
     fraction = pairwise_win_fraction(votes).reindex(index=order, columns=order)
     with bundle.read_session() as session:
         simulated = simulated_left_out(session, judge_filter)
+        flagged = flagged_judgments(session, human_filter) + flagged_judgments(
+            session, judge_filter
+        )
     return LeaderboardResult(
         request.resolved(HUMAN, anchor),
         board,
@@ -215,6 +218,7 @@ def powered_leaderboard(bundle: Bundle, request: AnalysisRequest) -> Leaderboard
         len(labelled),
         left_out=left_out,
         simulated_left_out=simulated,
+        flagged_judgments=flagged,
         powered=inputs,
     )
 

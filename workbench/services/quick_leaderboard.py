@@ -45,8 +45,8 @@ def quick_campaign(request: AnalysisRequest) -> tuple[bool, str | None]:
     if request.method != "bt" or request.style_control or request.include_derived:
         return False, None
     # VisionArena's boards filter on items and outcomes, which the quick statements do not
-    # read; the mean answer tokens need the answers
-    if request.boards or request.answer_tokens:
+    # read (nor does leaving flagged comparisons out); the mean answer tokens need the answers
+    if request.boards or request.answer_tokens or request.exclude_flagged:
         return False, None
     if request.kind not in (AUTO, HUMAN, JUDGE):
         return False, None
@@ -78,6 +78,14 @@ def quick_leaderboard(location: str | Path, request: AnalysisRequest) -> dict[st
     simulated = 0
     if not request.include_simulated:
         simulated = sum(row[4] for row_kind, flag, row in read if flag and row_kind == kind)
+    flagged_read = fast_read.flagged_counts(location, campaign)
+    if flagged_read is None:
+        return None
+    flagged = sum(
+        count
+        for row_kind, simulated_rows, count in flagged_read
+        if row_kind == kind and (request.include_simulated or not simulated_rows)
+    )
     rows = without_ties((row for row_kind, row in found if row_kind == kind), request.ties)
     triples = [(a, b, judgments) for a, b, _outcome, _weight, judgments in rows]
     left_out = too_few_battles(triples, request.min_battles)
@@ -119,6 +127,7 @@ def quick_leaderboard(location: str | Path, request: AnalysisRequest) -> dict[st
         sum(judgments for *_, judgments in rows),
         left_out,
         simulated_left_out=simulated,
+        flagged_judgments=flagged,
     )
 
 

@@ -318,6 +318,7 @@ def filter_flags(filters: OutcomeFilter, kind_flag: str = "--kind") -> str:
         (filters.include_simulated, "--include-simulated"),
         (filters.multi_turn, "--multi-turn"),
         (filters.exclude_ties, "--exclude-ties"),
+        (filters.exclude_flagged, "--exclude-flagged"),
     )
     parts += [flag for on, flag in switches if on]
     return " ".join(parts)

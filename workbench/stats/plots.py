@@ -62,10 +62,54 @@ def ratings_forest_plot(table: pd.DataFrame, title: str = "Ratings") -> Figure:
         axes.plot(ordered["rating"], positions, "o", color="tab:blue")
     axes.set_yticks(positions, ordered["model"].tolist())
     axes.set_xlabel("rating" + (" (95% CI)" if has_intervals else ""))
-    axes.set_title(title, fontsize=10, wrap=True)  # a narrow pane wraps it, not cuts it
+    # over the whole figure, not the axes (which long model names push right), and broken into
+    # lines at each size it is drawn at (wrap_titles), so the layout makes room for every line
+    figure.suptitle(title, fontsize=10, wrap=True)
     axes.grid(axis="x", alpha=0.3)
     _declare_rows(figure, len(ordered), chrome_inches=1.2)  # title, axis label, margins
     return figure
+
+
+#: the Text attribute keeping a wrapping title's own text (its lines as given)
+_UNWRAPPED = "workbench_unwrapped_text"
+#: the share of a figure's width a wrapped title's lines may take
+_TITLE_WIDTH_SHARE = 0.96
+
+
+def wrap_titles(figure: Figure) -> None:
+    """Break each wrapping title of ``figure`` (its suptitle and axes titles set with
+    ``wrap=True``) into lines that fit the figure's current width, measured with its renderer:
+    matplotlib's own wrapping happens at draw time, after the layout has made room for the
+    unbroken lines, so a narrow figure (a docked pane about 440 px wide) cut the title's top
+    line. Call it after setting the size the figure is drawn at; the title's given text is kept
+    and wrapped again at the next size."""
+    renderer = figure.canvas.get_renderer()  # type: ignore[attr-defined]
+    room = figure.bbox.width * _TITLE_WIDTH_SHARE
+    texts = [getattr(figure, "_suptitle", None), *(axes.title for axes in figure.axes)]
+    for text in texts:
+        if text is None or not (text.get_wrap() or hasattr(text, _UNWRAPPED)):
+            continue
+        if not hasattr(text, _UNWRAPPED):
+            setattr(text, _UNWRAPPED, text.get_text())
+            text.set_wrap(False)  # its lines are set here, for the layout to see
+        properties = text.get_fontproperties()
+
+        def width(line: str, properties: object = properties) -> float:
+            found = renderer.get_text_width_height_descent(line, properties, ismath=False)
+            return float(found[0])
+
+        lines: list[str] = []
+        for given in str(getattr(text, _UNWRAPPED)).split("\n"):
+            line = ""
+            for word in given.split(" "):
+                candidate = f"{line} {word}" if line else word
+                if line and width(candidate) > room:
+                    lines.append(line)
+                    line = word
+                else:
+                    line = candidate
+            lines.append(line)
+        text.set_text("\n".join(lines))
 
 
 def name_heatmap_cells(

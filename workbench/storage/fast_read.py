@@ -19,11 +19,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from workbench.storage.compiled_queries import BATTLE_COUNTS_SQL, CAMPAIGN_BATTLE_COUNTS_SQL
+from workbench.storage.compiled_queries import (
+    BATTLE_COUNTS_SQL,
+    CAMPAIGN_BATTLE_COUNTS_SQL,
+    CAMPAIGN_FLAGGED_COUNTS_SQL,
+    FLAGGED_COUNTS_SQL,
+)
 from workbench.storage.locations import location_file
 from workbench.storage.read_only import read_only_uri
 from workbench.storage.revision import HEAD_REVISION
 
+#: whether any flag stands (the read model's ``flagged_judgments`` answers 0 without one)
+STANDING_FLAG_SQL = "SELECT 1 FROM flags WHERE retracted_at IS NULL LIMIT 1"
 #: as long as a bundle opened the usual way waits for a writer (storage.dialects)
 BUSY_TIMEOUT_MS = 10_000
 
@@ -110,5 +117,29 @@ def battle_counts(
             (str(kind), bool(simulated), (a, b, outcome, float(total), int(judgments)))
             for a, b, outcome, total, judgments, _first, kind, simulated in found
         ]
+
+    return _snapshot_read(location, read)
+
+
+#: judgments on flagged comparisons of one kind of evaluator: (kind, whether they are the
+#: simulated judge's verdicts, judgments)
+FlaggedCount = tuple[str, bool, int]
+
+
+def flagged_counts(location: str | Path, campaign: str | None = None) -> list[FlaggedCount] | None:
+    """:func:`workbench.storage.judgments.flagged_judgments` of every judgment, or of one
+    campaign's, per kind of evaluator and whether they are the simulated judge's verdicts, in
+    the bundle file at ``location`` (nothing read past one index lookup when no flag stands);
+    None when this reader does not handle the location (see :func:`_snapshot_read`)."""
+    parameters: dict[str, str] = {}
+    statement = FLAGGED_COUNTS_SQL
+    if campaign is not None:
+        statement, parameters["campaign"] = CAMPAIGN_FLAGGED_COUNTS_SQL, campaign
+
+    def read(connection: sqlite3.Connection) -> list[FlaggedCount]:
+        if connection.execute(STANDING_FLAG_SQL).fetchone() is None:
+            return []
+        found = connection.execute(statement, parameters).fetchall()
+        return [(str(kind), bool(simulated), int(count)) for kind, simulated, count in found]
 
     return _snapshot_read(location, read)

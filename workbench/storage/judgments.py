@@ -82,6 +82,7 @@ from workbench.storage.models import (
     Adjudication,
     Annotator,
     Campaign,
+    Flag,
     Import,
     Item,
     ItemCategory,
@@ -176,6 +177,9 @@ class OutcomeFilter:
     #: keep the verdicts of simulated judge runs (:data:`SIMULATED_JUDGE_MODEL`), drawn at
     #: random: left out unless set or the filter names judge runs, which selects them by name
     include_simulated: bool = False
+    #: leave out judgments on a flagged comparison: an item flagged as a whole, or an item on
+    #: which one of the two sides' answers is flagged (:func:`flagged_clause`)
+    exclude_flagged: bool = False
 
     # filter field -> read-model column
     _COLUMN_OF = {  # noqa: RUF012 - a class-level constant, not a dataclass field
@@ -230,11 +234,13 @@ class OutcomeFilter:
             found.append(or_(rows.c.outcome.is_(None), rows.c.outcome.in_(["a", "b"])))
         if self.exclude_categories:
             found.append(not_(_category_clause(rows, self.exclude_categories, null_safe=True)))
+        if self.exclude_flagged:
+            found.append(not_(flagged_clause(rows)))
         return found
 
     def reads_items(self) -> bool:
         """Whether the filter needs each judgment's item (not in the narrow battle rows)."""
-        return self.multi_turn or bool(self.exclude_categories)
+        return self.multi_turn or bool(self.exclude_categories) or self.exclude_flagged
 
     def describe(self) -> str:
         """The filters set, as ``source=a|b, turn=1``, or ``no filters``."""
@@ -245,8 +251,63 @@ class OutcomeFilter:
             self.exclude_ties,
             self.exclude_categories,
             self.include_simulated,
+            self.exclude_flagged,
         )
         return ", ".join(parts) or "no filters"
+
+
+#: flags that stand (not retracted): the ones that leave comparisons out
+_FLAG_STANDS = Flag.retracted_at.is_(None)
+
+
+def flagged_clause(rows: Subquery) -> ColumnElement[bool]:
+    """Whether a row of :func:`judgment_rows` is on a flagged comparison: a standing flag on
+    its item as a whole (no model: a broken image, an offensive item, the reference answer),
+    or on the answer of the model on either of its sides (an answer that names its model)."""
+    flagged_model = aliased(Model)
+    return (
+        select(Flag.id)
+        .outerjoin(flagged_model, flagged_model.id == Flag.model_id)
+        .where(
+            Flag.item_id == rows.c.item,
+            _FLAG_STANDS,
+            or_(
+                Flag.model_id.is_(None),
+                flagged_model.name == rows.c.model_a,
+                flagged_model.name == rows.c.model_b,
+            ),
+        )
+        .exists()
+    )
+
+
+def flagged_judgments(session: Session, *filters: OutcomeFilter | None) -> int:
+    """How many pairwise judgments ``filters`` select, flagged ones kept, are on a flagged
+    comparison (:func:`flagged_clause`): what a board says it counted, or with
+    ``exclude_flagged`` left out. 0 at the cost of one index read when no flag stands."""
+    if session.scalar(select(Flag.id).where(_FLAG_STANDS).limit(1)) is None:
+        return 0
+    return int(session.scalar(_flagged_counts_statement(filters)) or 0)
+
+
+def _flagged_counts_statement(
+    filters: Sequence[OutcomeFilter | None], by_kind: bool = False
+) -> Any:
+    """The statement of :func:`flagged_judgments`; ``by_kind``: per kind of evaluator and
+    whether the rows are the simulated judge's (the quick path picks its own)."""
+    combined = [one or OutcomeFilter() for one in filters] or [OutcomeFilter()]
+    keeping = [replace(one, exclude_flagged=False) for one in combined]
+    rows = judgment_rows()
+    conditions = _where(rows, keeping) + _pairwise(rows) + [flagged_clause(rows)]
+    if not by_kind:
+        return select(func.count()).select_from(rows).where(*conditions)
+    simulated = case((simulated_clause(rows), 1), else_=0)
+    return (
+        select(rows.c.kind, simulated, func.count())
+        .where(*conditions)
+        .group_by(rows.c.kind, simulated)
+        .order_by(rows.c.kind, simulated)
+    )
 
 
 def simulated_clause(rows: Subquery) -> ColumnElement[bool]:
@@ -956,6 +1017,19 @@ def compiled_battle_counts(campaign: bool = False) -> str:
     return str(statement.compile(dialect=sqlite.dialect(), compile_kwargs={"literal_binds": True}))
 
 
+def compiled_flagged_counts(campaign: bool = False) -> str:
+    """:func:`flagged_judgments` of every judgment, or with ``campaign`` of one campaign's,
+    per kind of evaluator and whether the rows are the simulated judge's, as SQLite text
+    (the campaign left as the parameter ``:campaign``), for the quick path as
+    :func:`compiled_battle_counts`."""
+    from sqlalchemy.dialects import sqlite
+
+    marker: Any = literal_column(":campaign")
+    filters = OutcomeFilter(campaigns=(marker,) if campaign else (), include_simulated=True)
+    statement = _flagged_counts_statement((filters,), by_kind=True)
+    return str(statement.compile(dialect=sqlite.dialect(), compile_kwargs={"literal_binds": True}))
+
+
 def compiled_queries_source() -> str:
     """The text of :data:`COMPILED_QUERIES_MODULE` for this version of the read model."""
     return (
@@ -963,7 +1037,9 @@ def compiled_queries_source() -> str:
         "as SQLite text, for readers that must not import SQLAlchemy (storage.fast_read).\n"
         'Do not edit; tests/storage/test_fast_read.py checks that it is current."""\n\n'
         f'BATTLE_COUNTS_SQL = """\\\n{compiled_battle_counts()}\n"""\n\n'
-        f'CAMPAIGN_BATTLE_COUNTS_SQL = """\\\n{compiled_battle_counts(campaign=True)}\n"""\n'
+        f'CAMPAIGN_BATTLE_COUNTS_SQL = """\\\n{compiled_battle_counts(campaign=True)}\n"""\n\n'
+        f'FLAGGED_COUNTS_SQL = """\\\n{compiled_flagged_counts()}\n"""\n\n'
+        f'CAMPAIGN_FLAGGED_COUNTS_SQL = """\\\n{compiled_flagged_counts(campaign=True)}\n"""\n'
     )
 
 

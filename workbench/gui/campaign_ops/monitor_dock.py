@@ -1,10 +1,10 @@
 """The Campaign monitor dock: per-annotator progress, time per task, skips and attention checks,
-agreement between annotators (kappa and alpha to three decimals, as the CLI prints them) and the
-tasks that cannot finish, with the reason, from ``services.monitor.campaign_status``, and the
-two ways out for the one selected (give it to another annotator, ask fewer votes of it: the
-functions of ``services.stuck_tasks``, as ``workbench campaign reassign`` / ``lower-votes``);
-refreshed off the GUI thread whenever the bundle's judgment watcher sees a vote arrive or be
-undone.
+agreement between annotators (kappa and alpha to three decimals, as the CLI prints them), the
+flags annotators raised (counted per kind, and on which tasks) and the tasks that cannot
+finish, with the reason, from ``services.monitor.campaign_status``, and the two ways out for
+the one selected (give it to another annotator, ask fewer votes of it: the functions of
+``services.stuck_tasks``, as ``workbench campaign reassign`` / ``lower-votes``); refreshed off
+the GUI thread whenever the bundle's judgment watcher sees a vote arrive or be undone.
 Docked, it opens wide enough to read its columns at 1366x768 and 1024x700."""
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ ANNOTATOR_HEADERS = ("Annotator", "Answered", "Skipped", "s/task", "Checks", "Sk
 AGREEMENT_HEADERS = ("Scope", "Comparisons", "Fleiss' κ", "Krippendorff's α")
 STUCK_HEADERS = ("Task", "Item", "Votes", "Why it cannot finish")
 UNRESOLVED_HEADERS = ("Pair", "Difference", "95% interval", "Votes", "Next")
+FLAG_HEADERS = ("Task", "Item", "Flag", "On", "By", "Note")
 #: decimals of kappa and alpha, as ``workbench campaign status`` prints them
 AGREEMENT_DIGITS = 3
 #: the dock's width when it opens docked: its tables' columns readable at 1024x700 too
@@ -81,6 +82,27 @@ def standing_text(status: dict[str, Any]) -> str:
         f"unresolved (rating difference in {standing['unit']}, {standing['coverage']:.0%} "
         f"interval holding 0); {standing['choices_logged']} choice(s) logged"
     )
+
+
+def flag_summary(status: dict[str, Any]) -> str:
+    """The flags' count per kind (reason), as the CLI's ``campaign status`` counts them."""
+    counts = status["flags"]
+    kinds = ", ".join(f"{reason} {count}" for reason, count in counts.items())
+    return f"{sum(counts.values())} flag(s): {kinds}"
+
+
+def flag_rows(status: dict[str, Any]) -> list[tuple[Any, ...]]:
+    return [
+        (
+            row["task"] if row["task"] is not None else "-",
+            f"{row['source']}:{row['item']}",
+            row["reason"],
+            row["flags"],
+            row["by"] or "-",
+            row["note"] or "-",
+        )
+        for row in status["flagged_tasks"]
+    ]
 
 
 def annotator_rows(status: dict[str, Any]) -> list[tuple[Any, ...]]:
@@ -137,6 +159,10 @@ class CampaignMonitorDock(QDockWidget):
             self.agreement.formats[column] = lambda value: display_text(value, AGREEMENT_DIGITS)
         self.stuck = RowsTableModel(STUCK_HEADERS, self)
         self.stuck_label = QLabel("Tasks that cannot finish", body)
+        self.flags = RowsTableModel(FLAG_HEADERS, self)
+        self.flags_label = QLabel("Flags", body)
+        self.flags_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.flags_label.setWordWrap(True)
         layout.addWidget(self.campaigns)
         layout.addWidget(self.summary)
         self.views: dict[str, QTableView] = {}
@@ -144,9 +170,12 @@ class CampaignMonitorDock(QDockWidget):
             (self.annotators, "Annotators"),
             (self.agreement, "Agreement"),
             (self.stuck, "Stuck tasks"),
+            (self.flags, "Flagged tasks"),
         ):
             if model is self.stuck:
                 layout.addWidget(self.stuck_label)
+            if model is self.flags:
+                layout.addWidget(self.flags_label)
             view = QTableView(body)
             view.setModel(model)
             view.setAccessibleName(name)
@@ -180,7 +209,9 @@ class CampaignMonitorDock(QDockWidget):
         stuck_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         stuck_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         stuck_view.hide()
-        layout.addWidget(self._way_out(body))
+        self.flags_label.hide()
+        self.views["Flagged tasks"].hide()
+        layout.insertWidget(layout.indexOf(self.flags_label), self._way_out(body))
         self.setWidget(body)
         self.visibilityChanged.connect(self._visibility_changed)
         self.topLevelChanged.connect(lambda _floating: self.fit_width())
@@ -352,7 +383,9 @@ class CampaignMonitorDock(QDockWidget):
             self.annotators.set_rows([])
             self.agreement.set_rows([])
             self.stuck.set_rows([])
+            self.flags.set_rows([])
             self.way_out_box.hide()
+            self._show_flags(False)
             return
         self.summary.setText(
             f"{status['protocol']} ({status['status']}): {status['tasks']} tasks, "
@@ -374,3 +407,11 @@ class CampaignMonitorDock(QDockWidget):
         self.way_out_box.setVisible(bool(stuck) or bool(self.way_out_status.text()))
         self.way_out.setVisible(bool(stuck))
         self._stuck_selected()
+        flagged = flag_rows(status)
+        self.flags.set_rows(flagged)
+        self.flags_label.setText(flag_summary(status))
+        self._show_flags(bool(status["flags"]))
+
+    def _show_flags(self, shown: bool) -> None:
+        self.flags_label.setVisible(shown)
+        self.views["Flagged tasks"].setVisible(shown)

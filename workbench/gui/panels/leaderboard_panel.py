@@ -51,6 +51,7 @@ from workbench.services.analysis_request import (
     STYLE_ESTIMATOR_NAMES,
     AnalysisRequest,
     RequestError,
+    flagged_note,
     simulated_note,
 )
 from workbench.storage import Bundle
@@ -183,6 +184,11 @@ class LeaderboardPanel(QWidget):
             "Leave out items in this category (--exclude-category; VisionArena's Exclude "
             "Refusal board where the source tags refusals as a category)"
         )
+        self.exclude_flagged = QCheckBox("Exclude flagged", self)
+        self.exclude_flagged.setToolTip(
+            "Leave out judgments on flagged comparisons: an item, or either answer on it, "
+            "flagged by an annotator, the import's model-name check or a judge run"
+        )
         self.refresh_button = QPushButton("Recompute", self)
         self.export_button = QPushButton("Export", self)
         export_menu = QMenu(self.export_button)
@@ -229,6 +235,7 @@ class LeaderboardPanel(QWidget):
             (third_row, "Rater", self.rater),
             (third_row, "Origin", self.origin),
             (third_row, None, self.include_derived),
+            (third_row, None, self.exclude_flagged),
             (second_row, None, self.multi_turn),
             (second_row, None, self.exclude_ties),
             (second_row, None, self.exclude_refusal),
@@ -295,7 +302,7 @@ class LeaderboardPanel(QWidget):
             combo.currentIndexChanged.connect(self.refresh)
         self.style_control.toggled.connect(self._style_changed)
         self.include_derived.toggled.connect(self.refresh)
-        for box in (self.multi_turn, self.exclude_ties, self.exclude_refusal):
+        for box in (self.multi_turn, self.exclude_ties, self.exclude_refusal, self.exclude_flagged):
             box.toggled.connect(self.refresh)
         self.rounds.editingFinished.connect(self.refresh)
         self.min_battles.editingFinished.connect(self.refresh)
@@ -383,6 +390,7 @@ class LeaderboardPanel(QWidget):
                     if self.exclude_category.currentData()
                     else ()
                 ),
+                "exclude_flagged": self.exclude_flagged.isChecked(),
                 "bootstrap": self.rounds.value(),
                 "min_battles": self.min_battles.value(),
             }
@@ -559,6 +567,9 @@ class LeaderboardPanel(QWidget):
             else ""
         )
         simulated = simulated_note(result.simulated_left_out)
+        flagged = flagged_note(result.flagged_judgments, result.request.exclude_flagged)
+        if flagged:
+            simulated = f"{simulated}, {flagged}" if simulated else flagged
         if result.powered is not None:
             rank_sets = ", ".join(
                 f"{row.model} {row.rank_lower}-{row.rank_upper}"

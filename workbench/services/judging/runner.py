@@ -48,6 +48,7 @@ from workbench.judge.templates import ExtractionStep, JudgeTemplate
 from workbench.judge.turn_judgments import turn_judgments_text
 from workbench.logging_setup import redact
 from workbench.progress import CancelRequested, Progress, Steps, never_cancelled, no_progress
+from workbench.services.flags import flag_sent_answers
 from workbench.services.judging import cache
 from workbench.services.judging.cache import CachedResponse
 from workbench.services.judging.verdicts import (
@@ -980,6 +981,18 @@ class JudgeJob:
             run.claimed_by = self._claimant
             run.claim_expires_at = now + timedelta(seconds=CLAIM_SECONDS)
             session.flush()
+            # the answers about to be sent, checked by the importer's model-name rule
+            sent = {
+                (planned.unit.item_id, plan.model_ids[name])
+                for planned in plan.pending
+                for side in (planned.unit.side_a, planned.unit.side_b)
+                if (name := side_name(side)) is not None and name in plan.model_ids
+            }
+            flagged = flag_sent_answers(session, plan.run_name, sent, settings.selection.context)
+            if flagged:
+                log.info(
+                    "judge run '%s': %d answers name their model (flagged)", plan.run_name, flagged
+                )
             self._claim_renewed = time.monotonic()
             return run.id
 
