@@ -1,6 +1,7 @@
 """The Benchmark dock: the paper's tables of the open bundle's benchmark (VisIT-Bench's Elo,
 win rate against the reference and majority agreement; ConvBench's S and R scores, ablation
-deltas and per-task heatmap; CHIRP's bootstrapped Elo, kappa bands, cycles and dCor), from
+deltas and per-task heatmap; CHIRP's bootstrapped Elo, kappa bands, cycles and dCor;
+VisionArena's and WildVision-Bench's boards, categories, style control and rank correlation), from
 the service ``workbench scores`` and the report's "Benchmark scores" section call, computed in
 the panels' worker. A benchmark gets a page by registering a score provider in its plugin."""
 
@@ -40,7 +41,8 @@ from workbench.storage import Bundle
 log = logging.getLogger(__name__)
 
 NO_BENCHMARK = (
-    "No benchmark with tables of its own (VisIT-Bench, ConvBench, CHIRP) has judgments in this "
+    "No benchmark with tables of its own (VisIT-Bench, ConvBench, CHIRP, WildVision-Bench, "
+    "VisionArena) has judgments in this "
     "bundle. Import one (File > Import… or `workbench import`) or judge its items "
     "(`workbench judge`)."
 )
