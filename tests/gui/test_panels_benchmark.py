@@ -198,6 +198,12 @@ def test_the_page_shows_what_workbench_scores_prints(
         "chirp": {"elo", "kappa_with_human_survey", "cycles"},
     }[benchmark]
     assert expected <= shown
+    if benchmark == "chirp":
+        # the median Elo per model and criterion, one heatmap per evaluator
+        assert list(panel.figures) == [
+            "Elo per criterion (human survey)",
+            "Elo per criterion (vlm-judge)",
+        ]
     if benchmark == "convbench":
         assert list(panel.figures) == ["per-task heatmap"]
         heatmap = panel.figures["per-task heatmap"]
@@ -207,6 +213,21 @@ def test_the_page_shows_what_workbench_scores_prints(
     from PySide6.QtWidgets import QApplication
 
     assert QApplication.clipboard().text() == printed["command"]
+
+
+def test_the_report_draws_the_pages_figures(bundles: dict[str, Path], tmp_path: Path) -> None:
+    # (the ConvBench fixture holds grades only: no board, so no report to draw in)
+    benchmark = "chirp"
+    figures = ["Elo per criterion (human survey)", "Elo per criterion (vlm-judge)"]
+    out = tmp_path / "report.html"
+    argv = ["report", str(bundles[benchmark]), "--out", str(out), "--bootstrap", "10"]
+    assert main([*argv, "--min-battles", "0"]) == 0
+    html = out.read_text(encoding="utf-8")
+    section = html[html.index(f"<h3>{benchmark}</h3>") :]
+    for number, name in enumerate(figures):
+        assert f"<h4>{name}</h4>" in section
+        assert f'id="scores-{benchmark}-figure-{number}"' in section
+    assert f'id="scores-{benchmark}-figure-{len(figures)}"' not in section
 
 
 def test_chirp_with_model_sizes_adds_dcor(
