@@ -48,6 +48,11 @@ NO_BENCHMARK = (
 )
 
 
+def _delete_when_idle(view: QWidget, busy: bool) -> None:
+    if not busy:
+        view.deleteLater()
+
+
 def _cell(value: Any) -> str:
     return display_text(value, digits=3)
 
@@ -243,7 +248,13 @@ class BenchmarkPanel(QWidget):
         while self.tabs.count():
             widget = self.tabs.widget(0)
             self.tabs.removeTab(0)
-            if widget is not None:
+            if isinstance(widget, FigureView) and widget.busy:
+                # its drawing still runs: drop its answer, and delete the view once the job
+                # is over (deleted now, the job's end would reach a deleted view)
+                widget.tasks.forget()
+                widget.hide()
+                widget.tasks.busyChanged.connect(partial(_delete_when_idle, widget))
+            elif widget is not None:
                 widget.deleteLater()
         self.tables.clear()
         self.figures.clear()
