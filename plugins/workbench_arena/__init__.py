@@ -5,6 +5,7 @@ verdict labels (``A>>B`` .. ``B>>A``) their judges write."""
 from workbench.plugins import LazyImporter, Plugin
 from workbench_arena.judge_templates import JUDGE_TEMPLATES
 from workbench_arena.protocols import PROTOCOLS
+from workbench_arena.score_manifest import VISIONARENA_SCORES, WILDVISION_SCORES
 
 __version__ = "0.1.0"
 
@@ -38,4 +39,5 @@ plugin = Plugin(
     ),
     protocols=PROTOCOLS,
     judge_templates=JUDGE_TEMPLATES,
+    scores=(WILDVISION_SCORES, VISIONARENA_SCORES),
 )

@@ -15,4 +15,6 @@ CHIRP_SCORES = BenchmarkScores(
     # with --model-attributes FILE (a 'size' column): how often each prefers the larger model,
     # and the distance correlation of Elo with each attribute
     with_attributes=loaded_on_call("workbench_chirp.scores", "attribute_tables"),
+    # the median Elo per model and criterion, one heatmap per evaluator
+    figures=loaded_on_call("workbench_chirp.figures", "score_figures"),
 )

@@ -2,11 +2,14 @@
 the instruction-conditioned caption instead of the image:
 
 - pairwise: the model's answers against the reference answers, anonymised as Assistant A and B
-  with the sides fixed per conversation by the benchmark (``pairwise_model_side``); forced
-  choice per turn and overall, no ties. The score is the model's win rate against the reference;
-- direct: the model's answers beside the references, graded 0-10 per turn; then, as ConvEval
-  does, the overall grade S0 in a second request fed the three turns' judgments J1..J3
-  (:class:`~workbench.judge.templates.OverallPass`).
+  with the sides fixed per conversation by the benchmark (``pairwise_model_side``); a forced
+  choice per turn, no ties; then the overall choice S0 in a second request fed the three
+  turns' judgments J1..J3. The score is the model's win rate against the reference;
+- direct: the model's answers beside the references, graded 0-10 per turn; then the overall
+  grade S0 in a second request fed the three turns' judgments J1..J3.
+
+Both ask S0 as ConvEval does, with the turns' judgments in hand
+(:class:`~workbench.judge.templates.OverallPass`).
 
 The prompts are written for this project following the protocol's structure.
 """
@@ -17,8 +20,9 @@ from workbench.judge.parsing import FieldParser, LabelledField
 from workbench.judge.templates import ExtractionStep, JudgeMode, JudgeTemplate, OverallPass
 from workbench_convbench.pairwise import PAIRWISE_SIDE_KEY
 
-#: 2: an extraction step asks the judge to restate the verdict lines it did not write
-VERSION = "2"
+#: 2: an extraction step asks the judge to restate the verdict lines it did not write;
+#: 3: the overall choice S0 in a request of its own, fed the turns' judgments
+VERSION = "3"
 #: 3: the overall grade S0 in a request of its own, fed the turns' judgments
 DIRECT_VERSION = "3"
 CAPTION_KIND = "instruction-conditioned"
@@ -30,21 +34,22 @@ second reasoning about it, the third creation (writing something new from it); t
 points say what a good answer to a turn must cover."""
 
 PAIRWISE_SYSTEM = f"""\
-You compare two assistants' answers to the same multi-turn conversation.
+You compare two assistants' answers to the same multi-turn conversation, one turn at a time.
 {_CONTEXT}
 
 For each turn, decide which assistant answered it better: correct with respect to the
-description, doing what the instruction asks, and covering the focus points. Then decide which
-assistant's conversation is better overall, taking every turn into account. Ties are not
+description, doing what the instruction asks, and covering the focus points. Ties are not
 allowed: always choose A or B. The order of the assistants and the length of their answers say
-nothing about quality.
+nothing about quality. The conversations as a whole are compared later, from your judgments of
+the turns.
 
-Explain your decisions briefly, then end with one line per turn and a last overall line, in
-exactly this form:
+For each turn in order, write its judgment and then your choice, in exactly this form:
+Turn 1 judgment: (why one assistant answered turn 1 better)
 Turn 1: [[A]]
+Turn 2 judgment: ...
 Turn 2: [[B]]
+Turn 3 judgment: ...
 Turn 3: [[A]]
-Overall: [[A]]
 (with your own choices in the brackets)."""
 
 PAIRWISE_USER = """\
@@ -97,6 +102,14 @@ PAIRWISE_CHOICES = FieldParser(
     turn_fields=True,
 )
 
+OVERALL_CHOICE = FieldParser(
+    name="convbench-overall-choice",
+    description='"Overall: [[A|B]]"; no ties',
+    fields=(LabelledField("Overall"),),
+    kind="choice",
+    allow_tie=False,
+)
+
 DIRECT_SCORES = FieldParser(
     name="convbench-turn-scores",
     description='"Turn N score: [[0-10]]" per turn and "Overall score: [[0-10]]"',
@@ -129,8 +142,7 @@ Report the decisions of the evaluation above in exactly this form, with A or B i
 brackets, and [[unknown]] where it reached no decision:
 Turn 1: [[ ]]
 Turn 2: [[ ]]
-Turn 3: [[ ]]
-Overall: [[ ]]""",
+Turn 3: [[ ]]""",
     parse=PAIRWISE_CHOICES,
     max_tokens=48,
 )
@@ -199,12 +211,59 @@ DIRECT_OVERALL_PASS = OverallPass(
     expected_completion_tokens=200,
 )
 
+PAIRWISE_OVERALL_SYSTEM = f"""\
+You compare two assistants' whole multi-turn conversations.
+{_CONTEXT}
+
+You are shown both assistants' conversations and the judgments already made of each of their
+turns. Taking those judgments into account, and how well each assistant's answers hold
+together across the turns, decide which assistant's conversation is better as a whole. Ties
+are not allowed: always choose A or B. The order of the assistants and the length of their
+answers say nothing about quality.
+
+Explain your decision briefly, then end with exactly this line:
+Overall: [[A]]
+(with your own choice in the brackets)."""
+
+PAIRWISE_OVERALL_USER = (
+    PAIRWISE_USER
+    + """
+
+Judgments of the turns:
+{turn_judgments}"""
+)
+
+PAIRWISE_OVERALL_EXTRACTION = ExtractionStep(
+    system=_EXTRACTION_SYSTEM,
+    user="""\
+---
+{judgment}
+---
+Report the overall decision of the evaluation above in exactly this form, A or B in the
+brackets, or [[unknown]] if it reached none:
+Overall: [[ ]]""",
+    parse=OVERALL_CHOICE,
+    max_tokens=16,
+)
+
+#: ConvEval's second step for pairwise grading: which conversation is better as a whole (S0),
+#: given the turns' judgments; the sides are the first request's
+PAIRWISE_OVERALL_PASS = OverallPass(
+    system=PAIRWISE_OVERALL_SYSTEM,
+    user=PAIRWISE_OVERALL_USER,
+    parse=OVERALL_CHOICE,
+    extraction=PAIRWISE_OVERALL_EXTRACTION,
+    max_tokens=512,
+    expected_completion_tokens=200,
+)
+
 PAIRWISE = JudgeTemplate(
     name="convbench-pairwise",
     version=VERSION,
     title="ConvBench pairwise against the reference",
     description="The model's conversation against the reference conversation, sides fixed by "
-    "pairwise.npy; forced choice per turn and overall",
+    "pairwise.npy; a forced choice per turn, then the overall choice S0 in a second request "
+    "fed the turns' judgments",
     system=PAIRWISE_SYSTEM,
     user=PAIRWISE_USER,
     parse=PAIRWISE_CHOICES,
@@ -214,6 +273,7 @@ PAIRWISE = JudgeTemplate(
     fixed_side_key=PAIRWISE_SIDE_KEY,
     caption_kinds=(CAPTION_KIND,),
     extraction=PAIRWISE_EXTRACTION,
+    overall_pass=PAIRWISE_OVERALL_PASS,
     unparsed="missing",
     max_tokens=1024,
     expected_completion_tokens=400,

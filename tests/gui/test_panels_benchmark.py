@@ -198,6 +198,12 @@ def test_the_page_shows_what_workbench_scores_prints(
         "chirp": {"elo", "kappa_with_human_survey", "cycles"},
     }[benchmark]
     assert expected <= shown
+    if benchmark == "chirp":
+        # the median Elo per model and criterion, one heatmap per evaluator
+        assert list(panel.figures) == [
+            "Elo per criterion (human survey)",
+            "Elo per criterion (vlm-judge)",
+        ]
     if benchmark == "convbench":
         assert list(panel.figures) == ["per-task heatmap"]
         heatmap = panel.figures["per-task heatmap"]
@@ -207,6 +213,21 @@ def test_the_page_shows_what_workbench_scores_prints(
     from PySide6.QtWidgets import QApplication
 
     assert QApplication.clipboard().text() == printed["command"]
+
+
+def test_the_report_draws_the_pages_figures(bundles: dict[str, Path], tmp_path: Path) -> None:
+    # (the ConvBench fixture holds grades only: no board, so no report to draw in)
+    benchmark = "chirp"
+    figures = ["Elo per criterion (human survey)", "Elo per criterion (vlm-judge)"]
+    out = tmp_path / "report.html"
+    argv = ["report", str(bundles[benchmark]), "--out", str(out), "--bootstrap", "10"]
+    assert main([*argv, "--min-battles", "0"]) == 0
+    html = out.read_text(encoding="utf-8")
+    section = html[html.index(f"<h3>{benchmark}</h3>") :]
+    for number, name in enumerate(figures):
+        assert f"<h4>{name}</h4>" in section
+        assert f'id="scores-{benchmark}-figure-{number}"' in section
+    assert f'id="scores-{benchmark}-figure-{len(figures)}"' not in section
 
 
 def test_chirp_with_model_sizes_adds_dcor(
@@ -239,3 +260,200 @@ def test_chirp_with_model_sizes_adds_dcor(
     ]
     assert {row["evaluator"] for row in dcor} == {"human survey", "vlm-judge"}
     assert all(0.0 <= row["dcor"] <= 1.0 for row in dcor)
+
+
+#: VisionArena voters' battles among four of WildVision-Bench's models, stronger first (a
+#: fixture in the published VisionArena-Battle schema: no VisionArena battles are published
+#: here), so that the bundle holds a benchmark's board (GPT-4o's verdicts) and an arena's
+ARENA_MODELS = ("gpt-4o", "gpt-4-vision-preview", "Reka-Flash", "llava-1.5-7b-hf")
+ARENA_TAGS = (("ocr",), ("captioning", "ocr"), ("diagram",), ("captioning",))
+
+
+def vision_arena_rows() -> list[dict[str, Any]]:
+    from tests.plugins.arena.hf_tables import flags, messages, png_bytes
+
+    draw = random.Random(17)
+    rows: list[dict[str, Any]] = []
+    image = {"bytes": png_bytes("red"), "path": "shared.png"}
+    for conversation, tags in enumerate(ARENA_TAGS):
+        for a_index, model_a in enumerate(ARENA_MODELS):
+            for b_index, model_b in enumerate(ARENA_MODELS):
+                if a_index == b_index:
+                    continue
+                for vote in range(3):
+                    prompts = [f"Read sign {conversation}"]
+                    if conversation == 0:
+                        prompts.append("And the small print?")
+                    luck = draw.random()
+                    stronger = "model_a" if a_index < b_index else "model_b"
+                    weaker = "model_b" if a_index < b_index else "model_a"
+                    winner = (
+                        stronger
+                        if luck < 0.6
+                        else weaker
+                        if luck < 0.8
+                        else "tie"
+                        if luck < 0.9
+                        else "tie (bothbad)"
+                    )
+                    rows.append(
+                        {
+                            "question_id": f"arena-{conversation}",
+                            "tstamp": 1718000000.0 + 10 * len(rows),
+                            "model_a": model_a,
+                            "model_b": model_b,
+                            "winner": winner,
+                            "judge_hash": f"voter-{vote}",
+                            "conversation_a": messages(
+                                *[(prompt, f"{model_a}: {prompt}") for prompt in prompts]
+                            ),
+                            "conversation_b": messages(
+                                *[(prompt, f"{model_b}: {prompt}") for prompt in prompts]
+                            ),
+                            "turn": len(prompts),
+                            "anony": True,
+                            "language": "English",
+                            "images": [image],
+                            "categories": flags(*tags),
+                        }
+                    )
+    return rows
+
+
+@pytest.fixture(scope="module")
+def arena_and_benchmark(wildvision_bundle: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The shared WildVision-Bench import with VisionArena battles added."""
+    from tests.plugins.arena.hf_tables import VISION_ARENA_BATTLE, write_parquet
+    from tests.shared_builds import copy_of
+
+    folder = tmp_path_factory.mktemp("arena-and-benchmark")
+    bundle = copy_of(wildvision_bundle, folder)
+    shard = write_parquet(
+        folder / "data" / "train-00000-of-00001.parquet", vision_arena_rows(), VISION_ARENA_BATTLE
+    )
+    import_files(bundle, [shard], "arena-battles")
+    return bundle
+
+
+ARENA_TABLES = {
+    "boards",
+    "board_battles",
+    "refusals",
+    "style_control",
+    "verdicts",
+    "unavailable",
+}
+
+
+def test_the_wildvision_page_shows_what_workbench_scores_prints(
+    qtbot,  # type: ignore[no-untyped-def]
+    window,
+    wildvision_bundle: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    window.open_bundle(wildvision_bundle)
+    window.analysis.show_panel("benchmark")
+    panel = window.analysis.benchmark
+    page = _shown(panel, qtbot)
+    assert page.benchmarks == ["wildvision-bench"]
+    printed = _scores_json(capsys, str(wildvision_bundle), "--benchmark", "wildvision-bench")
+    assert panel.command() == printed["command"]
+    tables = printed["tables"]
+    shown = {name for name, rows in tables.items() if rows}
+    assert shown == ARENA_TABLES and set(panel.tables) == shown
+    for name in shown:
+        assert _as_printed(panel, name) == tables[name], name
+    battles = {row["board"]: row["battles"] for row in tables["board_battles"]}
+    # the published release: 10,974 battles counted, 9,990 without ties, 10,483 without an
+    # answer that refuses; no conversation of two user turns, no category, no human vote
+    assert battles == {
+        "overall": 10974,
+        "exclude ties": 9990,
+        "exclude refusal": 10483,
+        "style control": 10974,
+    }
+    assert {row["table"] for row in tables["unavailable"]} == {
+        "board: multi-turn",
+        "categories",
+        "rank correlation",
+    }
+    gpt4o = next(row for row in tables["verdicts"] if row["model"] == "gpt-4o")
+    # elo_leaderboard.md's row: 255 much better, 148 better, 14 ties, 72 worse, 11 much worse
+    assert [gpt4o[key] for key in ("much_better", "better", "tie", "worse", "much_worse")] == [
+        255,
+        148,
+        14,
+        72,
+        11,
+    ]
+    # every board's ratings are the leaderboard command's own
+    for row in tables["board_battles"]:
+        argv = row["command"].replace("BUNDLE", str(wildvision_bundle)).split()[1:]
+        capsys.readouterr()
+        assert main(argv) == 0
+        board = json.loads(capsys.readouterr().out)
+        styled = row["board"] == "style control"
+        source = tables["style_control"] if styled else tables["boards"]
+        ours = {
+            line["model"]: line["rating"]
+            for line in source
+            if styled or line["board"] == row["board"]
+        }
+        assert ours == {line["model"]: line["rating"] for line in board["models"]}, row["board"]
+    style = {row["model"]: row for row in tables["style_control"]}
+    assert all(
+        row["rank_change"] == row["rank_without_style_control"] - row["rank"]
+        for row in style.values()
+    )
+
+
+def test_the_visionarena_page_adds_categories_multi_turn_and_the_rank_correlation(
+    qtbot,  # type: ignore[no-untyped-def]
+    window,
+    arena_and_benchmark: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from workbench.services.rank_comparison import compare_rankings
+
+    window.open_bundle(arena_and_benchmark)
+    window.analysis.show_panel("benchmark")
+    panel = window.analysis.benchmark
+    _shown(panel, qtbot)
+    assert panel.page.benchmarks == ["wildvision-bench", "visionarena"]
+    panel.page = None
+    panel.choose("visionarena")
+    _shown(panel, qtbot)
+    printed = _scores_json(capsys, str(arena_and_benchmark), "--benchmark", "visionarena")
+    tables = printed["tables"]
+    shown = {name for name, rows in tables.items() if rows}
+    # every table is there: nothing unavailable
+    assert shown == (ARENA_TABLES - {"unavailable"}) | {"categories", "rank_correlation"}
+    assert set(panel.tables) == shown
+    for name in shown:
+        assert _as_printed(panel, name) == tables[name], name
+    boards = {row["board"] for row in tables["board_battles"]}
+    assert {"overall", "multi-turn", "exclude ties", "exclude refusal"} <= boards
+    votes = vision_arena_rows()
+    categories = {row["category"]: row for row in tables["categories"]}
+    for name in ("ocr", "captioning", "diagram"):
+        tagged = [row for row in votes if row["categories"][name]]
+        assert categories[name]["battles"] == len(tagged)
+        both_bad = sum(row["winner"] == "tie (bothbad)" for row in tagged)
+        assert categories[name]["both_bad_share"] == pytest.approx(both_bad / len(tagged))
+    # the correlation is compare-rankings' on the two boards its row names
+    (correlation,) = tables["rank_correlation"]
+    sides = []
+    for command in (correlation["benchmark"], correlation["arena"]):
+        capsys.readouterr()
+        argv = command.replace("BUNDLE", str(arena_and_benchmark)).split()[1:]
+        assert main(argv) == 0
+        path = Path(str(arena_and_benchmark) + f".{len(sides)}.json")
+        path.write_text(capsys.readouterr().out)
+        sides.append(path)
+    expected = compare_rankings(*sides).to_json()
+    assert correlation["shared_models"] == expected["shared_models"] == len(ARENA_MODELS)
+    for key in ("spearman", "kendall_tau", "pearson"):
+        assert correlation[key] == pytest.approx(expected[key]), key
+    assert correlation["confidence_agreement"] == pytest.approx(
+        expected["confidence_agreement"]["share"]
+    )

@@ -127,3 +127,23 @@ def test_judge_simulated_stores_a_named_run_and_remembers_no_endpoint(
     assert load_last_used().base_url is None
     assert main([*argv, "--base-url", "http://127.0.0.1:9/v1"]) == 1
     assert "leave out --base-url" in capsys.readouterr().err
+
+
+OVERALL_PASS_TEMPLATES = [t for t in ALL_TEMPLATES if t.overall_pass is not None]
+
+
+@pytest.mark.parametrize("template", OVERALL_PASS_TEMPLATES, ids=lambda t: t.name)
+def test_the_overall_pass_is_answered_in_its_own_format(template: JudgeTemplate) -> None:
+    step = template.overall_pass
+    assert step is not None and template in simulable([template])
+    system, user = step.render(case(3), "[Judgment of turn 1]\nTurn 1: [[A]]")
+    answer = SimulatedResponder((template,), seed=3).answer(system, user)
+    assert answer.startswith(DISCLAIMER)
+    found = step.parse(answer).by_slot()
+    for slot in template.overall_slots():
+        assert found[slot].outcome is not None or found[slot].score is not None, slot
+
+
+def test_both_convbench_templates_ask_s0_in_a_pass_of_their_own() -> None:
+    names = {template.name for template in OVERALL_PASS_TEMPLATES}
+    assert {"convbench-pairwise", "convbench-direct"} <= names

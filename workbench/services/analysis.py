@@ -905,6 +905,11 @@ def scores(
             f"(sources with judgments: {', '.join(_available_sources(bundle)) or 'none'})"
         )
     tables = provider.compute(judgments)
+    from_boards = getattr(provider, "from_boards", None)
+    if from_boards is not None:
+        from workbench.services.benchmark_boards import BundleBoards
+
+        tables = {**tables, **from_boards(BundleBoards(bundle, filters, provider.source))}
     if model_attributes is not None:
         if provider.with_attributes is None:
             raise AnalysisError(f"the {provider.name} scores use no model attributes")

@@ -879,7 +879,8 @@ def _benchmark_scores(content: ReportContent, bundle: Bundle, judgments: pd.Data
                 content.commands[f"scores:{provider.name}"] = result.command
     if not content.benchmark_scores:
         content.missing["scores"] = (
-            "No benchmark with scores of its own (VisIT-Bench, ConvBench, CHIRP) has judgments "
+            "No benchmark with scores of its own (VisIT-Bench, ConvBench, CHIRP, WildVision-Bench, "
+            "VisionArena) has judgments "
             "in the selection."
         )
 

@@ -788,8 +788,23 @@ def _benchmark_scores(content: ReportContent) -> str:
                     [str(column) for column in table.columns], rows, f"scores-{benchmark}-{name}"
                 )
             )
+        parts += _benchmark_figures(benchmark, tables)
         parts.append(_command(content.commands[f"scores:{benchmark}"]))
     return "".join(parts)
+
+
+def _benchmark_figures(benchmark: str, tables: dict[str, pd.DataFrame]) -> list[str]:
+    """The figures the benchmark's score provider draws from its tables (the Benchmark panel's
+    too: ConvBench's per-task heatmap, CHIRP's Elo per criterion)."""
+    from workbench.services.analysis import score_provider
+
+    draw = score_provider(benchmark).figures
+    if draw is None:
+        return []
+    return [
+        f"<h4>{_text(name)}</h4>" + _figure(figure, name, f"scores-{benchmark}-figure-{number}")
+        for number, (name, figure) in enumerate(draw(tables).items())
+    ]
 
 
 def _methods(content: ReportContent) -> str:

@@ -7,7 +7,9 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
+
+from workbench.errors import WorkbenchError
 
 if TYPE_CHECKING:  # pandas is loaded when scores are computed, not when plugins are listed
     import pandas as pd
@@ -27,6 +29,51 @@ def loaded_on_call(module: str, function: str) -> Callable[..., Any]:
     call.__name__ = function
     call.__qualname__ = f"{module}.{function}"
     return call
+
+
+#: a change a provider may give a :class:`Boards` call besides the request's fields: the board
+#: counts every source the scores' filters keep, not only the provider's (an arena's human
+#: votes and a benchmark's judge verdicts come from different imports)
+ANY_SOURCE = "any_source"
+
+
+class BoardUnavailable(WorkbenchError):
+    """A board a score provider asked for that the bundle cannot give (no conversation of more
+    than one turn for a Multi-Turn board, no human votes for the arena's side); the message
+    says why, and the provider shows it instead of the table."""
+
+
+class Boards(Protocol):
+    """The app's own leaderboards of the open bundle, as a score provider's ``from_boards``
+    asks for them: the services answer (``workbench leaderboard``, ``workbench categories``,
+    ``workbench compare-rankings``), so a benchmark's page shows the same numbers as those
+    commands. Each call takes the scores' filters and the provider's source, changed by the
+    :class:`~workbench.services.analysis_request.AnalysisRequest` fields given (``kind``,
+    ``multi_turn``, ``exclude_ties``, ``exclude_refusal``, ``style_control``...)."""
+
+    def board(self, **changes: Any) -> pd.DataFrame:
+        """The leaderboard's table; :class:`BoardUnavailable` with the reason when there is
+        none."""
+        ...
+
+    def battles(self, **changes: Any) -> int:
+        """How many battles (judgments) that board counts."""
+        ...
+
+    def command(self, **changes: Any) -> str:
+        """The ``workbench leaderboard`` command that prints that board."""
+        ...
+
+    def category_outcomes(self) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """Per category, how the battles ended (battles, ties, both-bad and their shares); and
+        per model, its answers' refusals (``workbench categories``)."""
+        ...
+
+    def compare(self, a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+        """Two boards (each given by its changes) compared over their shared models, as
+        ``workbench compare-rankings --json`` prints it; :class:`BoardUnavailable` when either
+        board is missing."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -54,3 +101,7 @@ class BenchmarkScores:
     #: heatmap), by name; a name whose tables lack what it needs is left out. The app's
     #: Benchmark panel shows them under the tables
     figures: Callable[[ScoreTables], dict[str, Figure]] | None = None
+    #: optional: tables read off the app's own leaderboards of the bundle rather than computed
+    #: from the judgments (VisionArena's boards, style control, categories, rank correlation),
+    #: given a :class:`Boards`; added to ``compute``'s
+    from_boards: Callable[[Boards], ScoreTables] | None = None

@@ -32,6 +32,8 @@ QUESTIONS = ("q-001", "q-002", "q-003")
 ANSWER = re.compile(r"Answer A:\n(?P<a>.*)\n\nAnswer B:\n(?P<b>.*)\Z", re.DOTALL)
 #: the fake judge's order of preference: the larger model wins every criterion
 RANK = {model: rank for rank, model in enumerate(MODELS)}
+#: a training loss per model for the attribute file (CHIRP publishes none: fixture values)
+LOSSES = (2.31, 2.02, 1.87)
 
 
 def robin_files(folder: Path) -> Path:
@@ -210,8 +212,10 @@ def test_kappa_bands_and_pooled_cycles_from_the_files_and_a_judge_run(
     # sizes from a model attribute file: the judge always prefers the larger model, the survey
     # on 8 of its 9 matchups
     sizes = tmp_path / "sizes.csv"
-    rows = "".join(f"{m},{s}\n" for m, s in zip(MODELS, (7, 13, 34), strict=True))
-    sizes.write_text("model,size\n" + rows)
+    rows = "".join(
+        f"{m},{s},{loss}\n" for m, s, loss in zip(MODELS, (7, 13, 34), LOSSES, strict=True)
+    )
+    sizes.write_text("model,size,training_loss\n" + rows)
     with_sizes = ["scores", bundle, "--benchmark", "chirp", "--model-attributes", str(sizes)]
     assert main([*with_sizes, "--json"]) == 0
     larger = pd.DataFrame(json.loads(capsys.readouterr().out)["tables"]["prefers_larger_model"])
@@ -229,14 +233,40 @@ def test_kappa_bands_and_pooled_cycles_from_the_files_and_a_judge_run(
     # and the distance correlation of that Elo with size, recomputed here by the other form
     # of Székely's dCov²: mean(a·b) + mean(a)·mean(b) - 2·mean_k(mean_l a_kl · mean_l b_kl)
     assert main([*with_sizes, "--json"]) == 0
-    dcor = pd.DataFrame(json.loads(capsys.readouterr().out)["tables"]["elo_distance_correlation"])
-    dcor = dcor[(dcor["criterion"] == "overall") & (dcor["attribute"] == "size")]
+    every_dcor = pd.DataFrame(
+        json.loads(capsys.readouterr().out)["tables"]["elo_distance_correlation"]
+    )
+    dcor = every_dcor[(every_dcor["criterion"] == "overall") & (every_dcor["attribute"] == "size")]
     found = dcor.set_index("evaluator").loc[judge_run]
     size = judge_elo["model"].map(dict(zip(MODELS, (7, 13, 34), strict=True)))
     assert found["models"] == len(MODELS)
     assert found["dcor"] == pytest.approx(
         independent_dcor(judge_elo["elo"].to_numpy(), size.to_numpy(dtype=float))
     )
+
+    # any numeric column of the file: a training loss (a fixture's values: CHIRP's models'
+    # losses are not published here) gets its own row, computed the same way
+    by_loss = every_dcor[
+        (every_dcor["criterion"] == "overall") & (every_dcor["attribute"] == "training_loss")
+    ]
+    loss = judge_elo["model"].map(dict(zip(MODELS, LOSSES, strict=True)))
+    assert by_loss.set_index("evaluator").loc[judge_run, "dcor"] == pytest.approx(
+        independent_dcor(judge_elo["elo"].to_numpy(), loss.to_numpy(dtype=float))
+    )
+
+    # the page's and the report's heatmap: per evaluator, models by criterion, each cell the
+    # Elo table's median
+    from workbench_chirp.figures import criterion_matrix, heatmap_name, score_figures
+
+    figures = score_figures({"elo": elo})
+    assert set(figures) == {heatmap_name(name) for name in elo["evaluator"].unique()}
+    matrix = criterion_matrix(elo[elo["evaluator"] == judge_run])
+    assert list(matrix.index) == list(reversed(MODELS)) and matrix.columns[0] == "overall"
+    assert len(matrix.columns) == 5
+    for row in elo[elo["evaluator"] == judge_run].itertuples():
+        assert matrix.loc[row.model, row.criterion] == pytest.approx(row.elo)
+    shown = {text.get_text() for text in figures[heatmap_name(judge_run)].axes[0].texts}
+    assert shown == {f"{value:.0f}" for value in matrix.to_numpy().ravel()}
 
     sizes.write_text(f"model,size\n{MODELS[0]},seven\n")
     assert main(with_sizes) == 1

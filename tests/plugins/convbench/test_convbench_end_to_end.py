@@ -1,8 +1,9 @@
 """ConvBench end to end through the command line: the published folder imported, a model's
 answers in the standard conversation and in both ablations (perfect perception: the reference
 in place of its turn-1 answer; perfect perception and reasoning: references for turns 1 and 2),
-judge runs against a local fake endpoint (direct grading asks each conversation's S0 in a
-second request fed its turn judgments J1..J3), then ``workbench scores --benchmark convbench``.
+judge runs against a local fake endpoint (direct and pairwise grading each ask a conversation's
+S0 in a second request fed its turn judgments J1..J3), then ``workbench scores --benchmark
+convbench``.
 
 ConvBench publishes no model answers here, so the model's answers are written by the test
 (canonical JSONL onto the imported conversations). The fake judge grades by the context it
@@ -35,7 +36,30 @@ GRADES = {STANDARD: (4, 4, 4, 4), PERCEPTION: (9, 6, 5, 6), REASONING: (9, 9, 7,
 ORDINALS = ("first", "second", "third")
 
 
-PAIRWISE_VERDICT = "Turn 1: [[B]]\nTurn 2: [[B]]\nTurn 3: [[A]]\nOverall: [[B]]"
+#: the fake judge's choice per turn in pairwise requests
+PAIRWISE_TURNS = ("B", "B", "A")
+#: the per-turn answer's judgments J1..J3, then a stray overall choice the template did not ask
+#: for: the overall pass's choice (B) must win over it
+PAIRWISE_VERDICT = "\n".join(
+    [
+        *(
+            f"Turn {turn} judgment: J{turn} of the pair\nTurn {turn}: [[{choice}]]"
+            for turn, choice in enumerate(PAIRWISE_TURNS, start=1)
+        ),
+        "Overall: [[A]]",
+    ]
+)
+
+
+def pairwise_overall(user: str) -> str:
+    """S0 from the pairwise overall pass: B when the request carries the three turns' choices
+    under its judgments, else A (as the stray choice)."""
+    judgments = user.split("Judgments of the turns:")[-1]
+    fed = all(
+        f"Turn {turn}: [[{choice}" in judgments
+        for turn, choice in enumerate(PAIRWISE_TURNS, start=1)
+    )
+    return f"The turns were compared.\nOverall: [[{'B' if fed else 'A'}]]"
 
 
 class FakeJudge:
@@ -51,6 +75,8 @@ class FakeJudge:
         system = message_text(messages, "system")
         if "report the decisions" in system:
             return PAIRWISE_VERDICT
+        if "compare two assistants' whole" in system:
+            return pairwise_overall(user)
         if "compare two assistants" in system:
             if self.malformed is not None and self.malformed in user:
                 return "B is better throughout, and overall too."
@@ -184,21 +210,30 @@ def test_ablation_deltas_and_one_pairwise_query_per_conversation(
     first_answers = [str(text) for text in sheet.head(CONVERSATIONS)["first_turn_answer"]]
     judge.malformed = first_answers[0].strip()
     pairwise = [*judged, "--template", "convbench-pairwise", "--models", f"{MODEL},reference"]
+    capsys.readouterr()
+    estimate = _json(capsys, *pairwise, "--dry-run")["estimate"]
+    assert estimate["requests"] == 2 * CONVERSATIONS
     assert main(pairwise) == 0, capsys.readouterr().err
     capsys.readouterr()
-    # one query per conversation, the model on the side pairwise.npy gives it, and one
-    # follow-up for the answer without verdict lines
-    assert server.stats.requests == (2 * len(GRADES) + 1) * CONVERSATIONS + 1
+    # one query per conversation, the model on the side pairwise.npy gives it, its overall
+    # pass on the same sides, and one follow-up for the answer without verdict lines
+    assert server.stats.requests == (2 * len(GRADES) + 2) * CONVERSATIONS + 1
     sides = np.load(folder / "pairwise.npy")[:CONVERSATIONS]
-    model_first = {}
+    model_first: dict[str, dict[int, bool]] = {"turns": {}, "overall": {}}
     for body in server.stats.bodies:
         messages = json.loads(body)["messages"]
-        if "compare two assistants" not in message_text(messages, "system"):
+        system = message_text(messages, "system")
+        if "compare two assistants" not in system:
             continue
         user = message_text(messages, "user")
         (conversation,) = [n for n, text in enumerate(first_answers) if text.strip() in user]
-        model_first[conversation] = MODEL in user.split("=== Assistant B ===")[0]
-    assert model_first == {n: bool(side == 0) for n, side in enumerate(sides)}
+        request = "overall" if "compare two assistants' whole" in system else "turns"
+        assert conversation not in model_first[request]
+        model_first[request][conversation] = MODEL in user.split("=== Assistant B ===")[0]
+        if request == "overall":
+            assert pairwise_overall(user).endswith("[[B]]"), user
+    published = {n: bool(side == 0) for n, side in enumerate(sides)}
+    assert model_first == {"turns": published, "overall": published}
 
     tables = _json(capsys, "scores", bundle, "--benchmark", "convbench")["tables"]
     deltas = pd.DataFrame(tables["ablation_deltas"])
@@ -224,8 +259,12 @@ def test_ablation_deltas_and_one_pairwise_query_per_conversation(
         assert row["R2"] == pytest.approx((one + two + three) / 3)
         assert row["R1"] == pytest.approx(((one + two + three) / 3 + whole) / 2)
     pairwise_scores = scores[scores["grading"] == "pairwise"].set_index("model")
-    # the judge always picks Assistant B overall: the model wins where pairwise.npy put it at B
+    # the overall pass always picks Assistant B (the stray choice of the per-turn answer is A):
+    # the model wins S0 where pairwise.npy put it at B
+    assert float(np.mean(sides == 1)) != float(np.mean(sides == 0))
     assert pairwise_scores.loc[MODEL, "S0"] == pytest.approx(100 * float(np.mean(sides == 1)))
+    # turn 3's choice is A: the model wins it where it was shown first
+    assert pairwise_scores.loc[MODEL, "S3"] == pytest.approx(100 * float(np.mean(sides == 0)))
     # the official scorer's convention: the same wins over all 577 conversations
     official = pd.DataFrame(tables["pairwise_official"]).set_index("model")
     assert official.loc[MODEL, "S0"] == pytest.approx(100 * int(np.sum(sides == 1)) / 577)

@@ -1,6 +1,7 @@
 """The Benchmark dock: the paper's tables of the open bundle's benchmark (VisIT-Bench's Elo,
 win rate against the reference and majority agreement; ConvBench's S and R scores, ablation
-deltas and per-task heatmap; CHIRP's bootstrapped Elo, kappa bands, cycles and dCor), from
+deltas and per-task heatmap; CHIRP's bootstrapped Elo, kappa bands, cycles and dCor;
+VisionArena's and WildVision-Bench's boards, categories, style control and rank correlation), from
 the service ``workbench scores`` and the report's "Benchmark scores" section call, computed in
 the panels' worker. A benchmark gets a page by registering a score provider in its plugin."""
 
@@ -40,10 +41,16 @@ from workbench.storage import Bundle
 log = logging.getLogger(__name__)
 
 NO_BENCHMARK = (
-    "No benchmark with tables of its own (VisIT-Bench, ConvBench, CHIRP) has judgments in this "
+    "No benchmark with tables of its own (VisIT-Bench, ConvBench, CHIRP, WildVision-Bench, "
+    "VisionArena) has judgments in this "
     "bundle. Import one (File > Import… or `workbench import`) or judge its items "
     "(`workbench judge`)."
 )
+
+
+def _delete_when_idle(view: QWidget, busy: bool) -> None:
+    if not busy:
+        view.deleteLater()
 
 
 def _cell(value: Any) -> str:
@@ -241,7 +248,13 @@ class BenchmarkPanel(QWidget):
         while self.tabs.count():
             widget = self.tabs.widget(0)
             self.tabs.removeTab(0)
-            if widget is not None:
+            if isinstance(widget, FigureView) and widget.busy:
+                # its drawing still runs: drop its answer, and delete the view once the job
+                # is over (deleted now, the job's end would reach a deleted view)
+                widget.tasks.forget()
+                widget.hide()
+                widget.tasks.busyChanged.connect(partial(_delete_when_idle, widget))
+            elif widget is not None:
                 widget.deleteLater()
         self.tables.clear()
         self.figures.clear()
