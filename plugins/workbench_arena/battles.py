@@ -92,6 +92,10 @@ class _Battles:
     items: dict[str, _ItemDraft] = field(default_factory=dict)
     answers: dict[tuple[str, str, int], tuple[str, Origin]] = field(default_factory=dict)
     judgments: list[JudgmentRecord] = field(default_factory=list)
+    #: judgments that can be handed on at once: a battle without conversations names no item,
+    #: so nothing read later changes it. Only until the first judgment that waits for its item,
+    #: so that judgments keep the files' order (online Elo plays them in that order).
+    ready: list[JudgmentRecord] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +192,10 @@ class ArenaBattlesImporter(Importer):
                     self._row(value, origin, path.parent, battles, spool, report)
                 except RowError as error:
                     report.reject(origin, error.field, error.reason)
+                if battles.ready:
+                    # a battle log streams: its judgments need not wait for the end
+                    yield from battles.ready
+                    battles.ready.clear()
             for first, count in repeated.items():
                 report.warn(
                     Origin(name),
@@ -308,7 +316,8 @@ class ArenaBattlesImporter(Importer):
                 row, facts, images, origin, folder, battles, report
             )
             metadata["conversation_turns"] = turns
-        battles.judgments.append(
+        held = item_id is not None or battles.judgments
+        (battles.judgments if held else battles.ready).append(
             JudgmentRecord(
                 source=SOURCE,
                 item_external_id=item_id,
