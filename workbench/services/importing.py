@@ -252,18 +252,28 @@ def _text_fields(record: Record) -> Iterator[tuple[str, str | None, object]]:
         yield "context", record.context, Output.__table__.c.context
         yield "text", record.text, Output.__table__.c.text
     elif isinstance(record, JudgmentRecord):
-        yield "source", record.source, Source.__table__.c.name
-        yield "item", record.item_external_id, Item.__table__.c.external_id
-        yield "model_a", record.model_a, Model.__table__.c.name
-        yield "model_b", record.model_b, Model.__table__.c.name
-        yield "criterion", record.criterion, PriorJudgment.__table__.c.criterion
-        yield "label", record.label, PriorJudgment.__table__.c.label
-        yield "rater", record.rater, PriorJudgment.__table__.c.rater
-        yield "group", record.group_key, PriorJudgment.__table__.c.group_key
-        yield "raw_text", record.raw_text, PriorJudgment.__table__.c.raw_text
+        # a battle log is millions of these: the columns are looked up once
+        for name, attribute, column in _JUDGMENT_TEXTS:
+            yield name, getattr(record, attribute), column
     else:
         yield "name", record.name, Model.__table__.c.name
         yield "display_name", record.display_name, Model.__table__.c.display_name
+
+
+_JUDGMENT_TEXTS = (
+    ("source", "source", Source.__table__.c.name),
+    ("item", "item_external_id", Item.__table__.c.external_id),
+    ("model_a", "model_a", Model.__table__.c.name),
+    ("model_b", "model_b", Model.__table__.c.name),
+    ("criterion", "criterion", PriorJudgment.__table__.c.criterion),
+    ("label", "label", PriorJudgment.__table__.c.label),
+    ("rater", "rater", PriorJudgment.__table__.c.rater),
+    ("group", "group_key", PriorJudgment.__table__.c.group_key),
+    ("raw_text", "raw_text", PriorJudgment.__table__.c.raw_text),
+)
+
+#: the length limit of each column texts are stored in (None: unlimited)
+_COLUMN_LENGTHS: dict[object, int | None] = {}
 
 
 def _integer_fields(record: Record) -> Iterator[tuple[str, int | None]]:
@@ -284,14 +294,18 @@ def _integer_fields(record: Record) -> Iterator[tuple[str, int | None]]:
 def _text_problem(text: str, column: object) -> str | None:
     if "\x00" in text:
         return "holds a NUL character (\\x00), which the bundle cannot store"
+    if not text.isascii():  # ASCII encodes as it is: only other text can hold a surrogate
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as error:
+            return (
+                f"holds text that is not valid Unicode ({text[error.start]!r} at character "
+                f"{error.start + 1}, an unpaired surrogate)"
+            )
     try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as error:
-        return (
-            f"holds text that is not valid Unicode ({text[error.start]!r} at character "
-            f"{error.start + 1}, an unpaired surrogate)"
-        )
-    limit = getattr(getattr(column, "type", None), "length", None)
+        limit = _COLUMN_LENGTHS[column]
+    except KeyError:
+        limit = _COLUMN_LENGTHS[column] = getattr(getattr(column, "type", None), "length", None)
     if limit is not None and len(text) > limit:
         return (
             f"is {len(text)} characters long ({text[:_SHOWN_CHARS]!r}...); "
@@ -365,6 +379,10 @@ def _record_problems(
             yield "metadata", f"cannot be stored as JSON: {error}"
 
 
+#: names whose normal spelling is remembered, at most (a hostile file may name millions)
+NAMES_REMEMBERED = 100_000
+
+
 class _ModelNames:
     """Every model name in one spelling (:mod:`workbench.importers.model_names`), across all
     the batches of one import: each name changed is warned about once, a name left empty is
@@ -376,6 +394,9 @@ class _ModelNames:
         self.fallback = fallback
         self.changed: dict[str, str] = {}
         self.names: set[str] = set()
+        #: each name's normal spelling, as found (a battle log names a few models millions of
+        #: times)
+        self._normal: dict[str, str] = {}
 
     def normalized(self, records: Sequence[Record]) -> list[Record]:
         """``records`` with their model names normalized (those left empty rejected)."""
@@ -388,7 +409,11 @@ class _ModelNames:
                 value = getattr(record, name)
                 if value is None:
                     continue
-                normal = normalize_model_name(value)
+                normal = self._normal.get(value)
+                if normal is None:
+                    normal = normalize_model_name(value)
+                    if len(self._normal) < NAMES_REMEMBERED:
+                        self._normal[value] = normal
                 if normal != value:
                     if not normal:
                         origin = getattr(record, "origin", None) or fallback
