@@ -19,7 +19,7 @@ peak = its maximum resident set):
 - **import**: ``workbench import FOLDER --format arena-battles --into NEW`` up to --import-max
   battles, once per --import-formats entry: the same battles as a FastChat battle JSON list
   (``json``), as JSON Lines (``jsonl``) and as a parquet table without images (``parquet``),
-  in files of at most 1,000,000 battles (the importer's row limit is 2,000,000 per file):
+  in files of at most 500,000 battles (the importer's row limit is 2,000,000 per file):
   CPU seconds, battles per CPU second and peak memory.
 
 Goals (docs/PERFORMANCE.md): ratings at 10M battles and 200 models within 10 CPU s and 300 MB,
@@ -193,14 +193,15 @@ def import_files_of(folder: Path, form: str, battles: int, models: int, seed: in
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     names = np.array(model_names(models))
-    written = 0
+    parts = 0
     for first, second, outcome in battles_of(battles, models, seed):
         for begin in range(0, len(first), IMPORT_FILE_ROWS):
             a = names[first[begin : begin + IMPORT_FILE_ROWS]]
             b = names[second[begin : begin + IMPORT_FILE_ROWS]]
             winner = WINNER_NAMES[outcome[begin : begin + IMPORT_FILE_ROWS]]
-            part = folder / f"part-{written // IMPORT_FILE_ROWS:03d}"
-            written += len(a)
+            # one file per generated chunk (at most IMPORT_FILE_ROWS battles each)
+            part = folder / f"part-{parts:03d}"
+            parts += 1
             if form == "parquet":
                 table = pa.table({"model_a": a, "model_b": b, "winner": winner})
                 pq.write_table(table, part.with_suffix(".parquet"))
