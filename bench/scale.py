@@ -2,7 +2,7 @@
 
     python bench/scale.py [--sizes 100000,1000000,10000000] [--models 100,100,200]
         [--rounds 100] [--work /tmp/workbench-scale] [--reference-max 1000000]
-        [--import-max 1000000] [--markdown]
+        [--import-max 1000000] [--import-formats json,jsonl,parquet]
 
 For each size a bundle of that many battles (FastChat's battle-log shape: judgments without
 conversations, ``N`` models with evenly spread strengths, 8% ties, seeded) is generated once
@@ -16,8 +16,11 @@ peak = its maximum resident set):
   battles read from JSON, aggregated with ``np.unique``, L-BFGS per bootstrap round), up to
   --reference-max battles (at 10M the reference's JSON alone needs about 15 GB). The two sets of
   ratings, each centred, must agree within 0.1 Elo points.
-- **import**: ``workbench import FILE --format arena-battles --into NEW`` up to --import-max
-  battles: CPU seconds, battles per CPU second and peak memory.
+- **import**: ``workbench import FOLDER --format arena-battles --into NEW`` up to --import-max
+  battles, once per --import-formats entry: the same battles as a FastChat battle JSON list
+  (``json``), as JSON Lines (``jsonl``) and as a parquet table without images (``parquet``),
+  in files of at most 500,000 battles (the importer's row limit is 2,000,000 per file):
+  CPU seconds, battles per CPU second and peak memory.
 
 Goals (docs/PERFORMANCE.md): ratings at 10M battles and 200 models within 10 CPU s and 300 MB,
 and at least 3x the reference's CPU at 1M and 10M; import at 20,000 battles per CPU second with
@@ -169,21 +172,72 @@ def ratings(
     return row
 
 
-def import_rate(battles_json: Path, args: argparse.Namespace, size: int) -> dict[str, Any]:
+#: battles per import file: under the importer's 2,000,000-row limit for one file
+IMPORT_FILE_ROWS = 1_000_000
+IMPORT_FORMATS = ("json", "jsonl", "parquet")
+
+
+def import_files_of(folder: Path, form: str, battles: int, models: int, seed: int = 0) -> Path:
+    """The battles as import files of one format in ``folder`` (written once; reused while
+    ``<folder>.params.json`` matches): FastChat's battle JSON list, JSON Lines, or parquet."""
+    wanted = {"battles": battles, "models": models, "seed": seed, "format": form}
+    params = folder.with_name(folder.name + ".params.json")
+    if params.exists() and json.loads(params.read_text()) == wanted:
+        return folder
+    import shutil
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    print(f"writing {battles:,} battles as {form} …", file=sys.stderr, flush=True)
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    names = np.array(model_names(models))
+    parts = 0
+    for first, second, outcome in battles_of(battles, models, seed):
+        for begin in range(0, len(first), IMPORT_FILE_ROWS):
+            a = names[first[begin : begin + IMPORT_FILE_ROWS]]
+            b = names[second[begin : begin + IMPORT_FILE_ROWS]]
+            winner = WINNER_NAMES[outcome[begin : begin + IMPORT_FILE_ROWS]]
+            # one file per generated chunk (at most IMPORT_FILE_ROWS battles each)
+            part = folder / f"part-{parts:03d}"
+            parts += 1
+            if form == "parquet":
+                table = pa.table({"model_a": a, "model_b": b, "winner": winner})
+                pq.write_table(table, part.with_suffix(".parquet"))
+                continue
+            rows = (
+                f'{{"model_a": "{x}", "model_b": "{y}", "winner": "{w}"}}'
+                for x, y, w in zip(a.tolist(), b.tolist(), winner.tolist(), strict=True)
+            )
+            if form == "jsonl":
+                part.with_suffix(".jsonl").write_text("\n".join(rows) + "\n", encoding="utf-8")
+            else:
+                part.with_suffix(".json").write_text(
+                    "[" + ",\n".join(rows) + "]\n", encoding="utf-8"
+                )
+    params.write_text(json.dumps(wanted))
+    return folder
+
+
+def import_rate(args: argparse.Namespace, size: int, models: int) -> dict[str, Any]:
     target = args.work / f"imported-{size}.wbb"
-    target.unlink(missing_ok=True)
     env = {**os.environ, "PYTHONPATH": f"{ROOT}:{ROOT / 'plugins'}"}
     cli = [sys.executable, "-m", "workbench.cli"]
-    measured = run(
-        [*cli, "import", str(battles_json), "--format", "arena-battles", "--into", str(target)],
-        env,
-    )
-    target.unlink(missing_ok=True)
-    return {
-        "import_cpu": measured["cpu"],
-        "import_mb": measured["peak_mb"],
-        "import_rate": size / measured["cpu"],
-    }
+    row: dict[str, Any] = {}
+    for form in args.import_formats.split(","):
+        folder = import_files_of(args.work / f"import-{size}-{form}", form, size, models)
+        target.unlink(missing_ok=True)
+        print(f"{size:,} battles: import of {form} …", file=sys.stderr, flush=True)
+        measured = run(
+            [*cli, "import", str(folder), "--format", "arena-battles", "--into", str(target)],
+            env,
+        )
+        target.unlink(missing_ok=True)
+        row[f"import_{form}_cpu"] = measured["cpu"]
+        row[f"import_{form}_mb"] = measured["peak_mb"]
+        row[f"import_{form}_rate"] = size / measured["cpu"]
+    return row
 
 
 def _number(value: Any, digits: int = 1) -> str:
@@ -205,11 +259,19 @@ def table(rows: dict[int, dict[str, Any]], load: tuple[float, float, float]) -> 
         ("reference, peak MB", "reference_mb", 0),
         ("reference CPU / ours", "ratio", 2),
         ("largest rating difference (Elo points)", "difference", 4),
-        ("import, CPU s", "import_cpu", 1),
-        ("import, battles per CPU s", "import_rate", 0),
-        ("import, peak MB", "import_mb", 0),
+        *(
+            (f"import {form}, {label}", f"import_{form}_{key}", digits)
+            for form in IMPORT_FORMATS
+            for label, key, digits in (
+                ("CPU s", "cpu", 1),
+                ("battles per CPU s", "rate", 0),
+                ("peak MB", "mb", 0),
+            )
+        ),
     )
     for label, key, digits in fields:
+        if not any(key in rows[size] for size in sizes) and key != "models":
+            continue
         cells = [_number(rows[size].get(key), digits) for size in sizes]
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     lines.append("")
@@ -225,6 +287,10 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=Path("/tmp/workbench-scale"))
     parser.add_argument("--reference-max", type=int, default=1_000_000)
     parser.add_argument("--import-max", type=int, default=1_000_000)
+    parser.add_argument("--import-formats", default=",".join(IMPORT_FORMATS))
+    parser.add_argument(
+        "--skip-ratings", action="store_true", help="time the imports only (no bundle built)"
+    )
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",")]
     models = [int(count) for count in args.models.split(",")]
@@ -236,12 +302,13 @@ def main() -> None:
     for size, count in zip(sizes, models, strict=True):
         bundle = args.work / f"battles-{size}.wbb"
         battles_json = args.work / f"battles-{size}.json"
-        build(bundle, battles_json, size, count)
-        print(f"{size:,} battles: ratings …", file=sys.stderr, flush=True)
-        rows[size] = {"models": count, **ratings(bundle, battles_json, args, size)}
+        rows[size] = {"models": count}
+        if not args.skip_ratings:
+            build(bundle, battles_json, size, count)
+            print(f"{size:,} battles: ratings …", file=sys.stderr, flush=True)
+            rows[size].update(ratings(bundle, battles_json, args, size))
         if size <= args.import_max:
-            print(f"{size:,} battles: import …", file=sys.stderr, flush=True)
-            rows[size].update(import_rate(battles_json, args, size))
+            rows[size].update(import_rate(args, size, count))
     print(table(rows, os.getloadavg()))
     print(f"\n(whole run {time.perf_counter() - began:.0f} s wall)", file=sys.stderr)
 

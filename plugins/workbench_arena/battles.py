@@ -65,6 +65,8 @@ BATTLE_FACTS: dict[str, type | tuple[type, ...]] = {
     "domain": str,
 }
 
+_FACT_ORDER = {key: order for order, key in enumerate(BATTLE_FACTS)}
+
 #: Facts of the conversation rather than of the vote: kept on the item only, not repeated on each
 #: of its judgments (VisionArena has 30,000).
 ITEM_FACTS = frozenset({"categories", "domain"})
@@ -92,6 +94,10 @@ class _Battles:
     items: dict[str, _ItemDraft] = field(default_factory=dict)
     answers: dict[tuple[str, str, int], tuple[str, Origin]] = field(default_factory=dict)
     judgments: list[JudgmentRecord] = field(default_factory=list)
+    #: judgments that can be handed on at once: a battle without conversations names no item,
+    #: so nothing read later changes it. Only until the first judgment that waits for its item,
+    #: so that judgments keep the files' order (online Elo plays them in that order).
+    ready: list[JudgmentRecord] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,6 +183,7 @@ class ArenaBattlesImporter(Importer):
                 else read_rows(path, name, report, self.limits)
             )
             repeated: Counter[str] = Counter()
+            folder = path.parent
             for origin, value in rows:
                 if seen_rows is not None and is_table_file(path):
                     key = row_fingerprint(value)
@@ -185,9 +192,13 @@ class ArenaBattlesImporter(Importer):
                         repeated[first] += 1
                         continue
                 try:
-                    self._row(value, origin, path.parent, battles, spool, report)
+                    self._row(value, origin, folder, battles, spool, report)
                 except RowError as error:
                     report.reject(origin, error.field, error.reason)
+                if battles.ready:
+                    # a battle log streams: its judgments need not wait for the end
+                    yield from battles.ready
+                    battles.ready.clear()
             for first, count in repeated.items():
                 report.warn(
                     Origin(name),
@@ -265,7 +276,11 @@ class ArenaBattlesImporter(Importer):
 
     @staticmethod
     def _facts(row: dict[str, Any]) -> dict[str, Any]:
-        return {key: typed_field(row, key, kind) for key, kind in BATTLE_FACTS.items()}
+        facts: dict[str, Any] = dict.fromkeys(BATTLE_FACTS)
+        present = BATTLE_FACTS.keys() & row.keys()  # a battle log row has none or a few
+        for key in sorted(present, key=_FACT_ORDER.__getitem__):
+            facts[key] = typed_field(row, key, BATTLE_FACTS[key])
+        return facts
 
     @staticmethod
     def _question_id(row: dict[str, Any]) -> str | int | None:
@@ -308,7 +323,8 @@ class ArenaBattlesImporter(Importer):
                 row, facts, images, origin, folder, battles, report
             )
             metadata["conversation_turns"] = turns
-        battles.judgments.append(
+        held = item_id is not None or battles.judgments
+        (battles.judgments if held else battles.ready).append(
             JudgmentRecord(
                 source=SOURCE,
                 item_external_id=item_id,

@@ -5,8 +5,10 @@ with its file, row and field instead of stopping the import.
 
 from __future__ import annotations
 
+import codecs
 import gzip
 import json
+import re
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +22,7 @@ from workbench.importers.limits import (
     check_file_size,
     check_rows,
     inflate_gzip,
+    read_line,
 )
 
 
@@ -51,10 +54,30 @@ def read_rows(
     """The rows of a JSON Lines file or of a file holding one JSON list, each with its origin.
 
     A JSONL row is its line number; a list element is its 1-based position in the list. A line
-    that is not JSON is rejected and reading goes on; a file that cannot be read at all (not
-    UTF-8, damaged gzip, a list that is not valid JSON) is rejected as a whole. A file past
+    that is not JSON is rejected and reading goes on; a file that cannot be read on (not UTF-8,
+    damaged gzip, a list that is not valid JSON) is rejected as a whole from there. A file past
     ``limits`` (size, inflated size, rows) raises :class:`LimitExceededError`.
+
+    Rows are handed on as they are parsed: an uncompressed JSON Lines file is read a line at a
+    time, and a list's elements are decoded one by one, so a large battle log is never held as
+    Python objects all at once.
     """
+    try:
+        check_file_size(path, limits.max_file_bytes)
+        with path.open("rb") as handle:
+            head = handle.read(_SNIFF_BYTES)
+    except OSError as error:
+        report.reject(Origin(name), None, f"cannot read file: {error.strerror or error}")
+        return
+    plain_lines = (
+        head[:2] != b"\x1f\x8b"
+        and not path.name.endswith(".gz")
+        and not head.removeprefix(codecs.BOM_UTF8).lstrip().startswith(b"[")
+        and (head.strip() or len(head) < _SNIFF_BYTES)
+    )
+    if plain_lines:
+        yield from _streamed_lines(path, name, report, limits)
+        return
     try:
         text = _open_text(path, name, limits)
     except (EOFError, zlib.error, gzip.BadGzipFile) as error:  # BadGzipFile is an OSError
@@ -71,39 +94,94 @@ def read_rows(
         return
     for number, line in enumerate(text.splitlines(), start=1):
         check_rows(name, number, limits)
-        if not line.strip():
-            continue
-        origin = Origin(name, number)
-        try:
-            value = json.loads(line)
-        except json.JSONDecodeError as error:
-            report.reject(origin, None, f"not valid JSON: {error.msg} at column {error.colno}")
-            continue
-        except RecursionError:
-            report.reject(origin, None, "JSON nested too deeply")
-            continue
-        yield origin, value
+        parsed = _line_row(line, name, number, report)
+        if parsed is not None:
+            yield parsed
+
+
+#: bytes read to tell JSON Lines from a JSON list or gzip data
+_SNIFF_BYTES = 4096
+
+
+def _line_row(line: str, name: str, number: int, report: ImportReport) -> tuple[Origin, Any] | None:
+    if not line.strip():
+        return None
+    origin = Origin(name, number)
+    try:
+        return origin, json.loads(line)
+    except json.JSONDecodeError as error:
+        report.reject(origin, None, f"not valid JSON: {error.msg} at column {error.colno}")
+    except RecursionError:
+        report.reject(origin, None, "JSON nested too deeply")
+    return None
+
+
+def _streamed_lines(
+    path: Path, name: str, report: ImportReport, limits: ReadLimits
+) -> Iterator[tuple[Origin, Any]]:
+    """An uncompressed JSON Lines file, one line at a time (each at most
+    ``limits.max_line_bytes``)."""
+    offset = 0
+    number = 0
+    try:
+        with path.open("rb") as handle:
+            while raw := read_line(handle, name, number + 1, limits):
+                number += 1
+                check_rows(name, number, limits)
+                try:
+                    line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+                except UnicodeDecodeError as error:
+                    at = offset + error.start
+                    reason = f"not UTF-8 text: {error.reason} at byte {at}"
+                    report.reject(Origin(name), None, reason)
+                    return
+                offset += len(raw)
+                parsed = _line_row(line, name, number, report)
+                if parsed is not None:
+                    yield parsed
+    except OSError as error:
+        report.reject(Origin(name), None, f"cannot read file: {error.strerror or error}")
+
+
+_SPACE = re.compile(r"[ \t\n\r]*")
 
 
 def _list_rows(
     text: str, name: str, report: ImportReport, limits: ReadLimits
 ) -> Iterator[tuple[Origin, Any]]:
+    """The elements of the JSON list ``text``, decoded one at a time (as ``json.loads`` would
+    read them, with its messages for what is not valid JSON)."""
+    decoder = json.JSONDecoder()
+    position = _SPACE.match(text, text.index("[") + 1).end()  # type: ignore[union-attr]
+    count = 0
     try:
-        values = json.loads(text)
+        if text.startswith("]", position):
+            position += 1
+        else:
+            while True:
+                value, position = decoder.raw_decode(text, position)
+                count += 1
+                check_rows(name, count, limits)
+                yield Origin(name, count), value
+                position = _SPACE.match(text, position).end()  # type: ignore[union-attr]
+                if text.startswith(",", position):
+                    position = _SPACE.match(text, position + 1).end()  # type: ignore[union-attr]
+                    continue
+                if text.startswith("]", position):
+                    position += 1
+                    break
+                raise json.JSONDecodeError("Expecting ',' delimiter", text, position)
+        position = _SPACE.match(text, position).end()  # type: ignore[union-attr]
+        if position != len(text):
+            raise json.JSONDecodeError("Extra data", text, position)
     except json.JSONDecodeError as error:
         report.reject(
             Origin(name, error.lineno),
             None,
             f"not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}",
         )
-        return
     except RecursionError:
         report.reject(Origin(name), None, "JSON nested too deeply")
-        return
-    if isinstance(values, list):
-        check_rows(name, len(values), limits)
-    for position, value in enumerate(values, start=1):
-        yield Origin(name, position), value
 
 
 def require_object(value: Any) -> dict[str, Any]:

@@ -37,8 +37,12 @@ def create(folder: str) -> None:
 
 
 def import_parts(bundle: str, sources: str) -> None:
+    from workbench.services import importing
     from workbench.services.importing import import_files
 
+    # Each part (210 records) streams in batches, written one after another into the one
+    # transaction: a kill between two batches must leave nothing of the part behind.
+    importing.BATCH_RECORDS = 50
     parts = sorted(p for p in Path(sources).iterdir() if p.is_dir())
     confirm("ready")
     for part in parts:

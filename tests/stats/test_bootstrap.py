@@ -90,6 +90,31 @@ def test_online_elo_bootstrap_rounds_are_resampled_sequences() -> None:
     assert (samples.iloc[2][expected.index] - expected).abs().max() < 1e-9
 
 
+def test_online_elo_bootstrap_in_stretches_equals_one_draw_and_holds_one_stretch(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import tracemalloc
+
+    from workbench.stats import bootstrap
+
+    battles = random_battles(20_000, 5, seed=6)
+    rounds = 40
+    # stretches of 997 battle positions, which do not divide the 20,000
+    monkeypatch.setattr(bootstrap, "ELO_PICKS_PER_STRETCH", 997 * rounds)
+    tracemalloc.start()
+    try:
+        samples = bootstrap_online_elo(battles, rounds, seed=7)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    picks = np.random.default_rng(7).integers(0, len(battles), size=(len(battles), rounds))
+    for lane in (0, 17, rounds - 1):
+        expected = online_elo(battles.iloc[picks[:, lane]])
+        assert (samples.iloc[lane][expected.index] - expected).abs().max() < 1e-9
+    # one draw of every pick is 6.4 MB, and the four arrays gathered through it as much each
+    assert peak < picks.nbytes, peak
+
+
 def test_confidence_intervals_are_percentiles() -> None:
     samples = pd.DataFrame({"m": np.arange(101, dtype=float)})
     intervals = confidence_intervals(samples, level=0.9)

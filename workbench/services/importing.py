@@ -1,18 +1,22 @@
-"""Import files into a bundle: read and check everything first, then write in one transaction.
+"""Import files into a bundle: read and check, then write in one transaction.
 
-The order matters for the user's data: every row and every image is read and checked before
-the bundle is opened for writing, and anything found wrong afterwards (an output whose item
-does not exist) rolls the transaction back. So a failed import leaves an existing bundle
-byte-identical, and a bundle this import would have created is not left behind.
+The order matters for the user's data: an import of up to :data:`BATCH_RECORDS` records is read
+and checked whole (every row and every image) before the bundle is opened for writing; a longer
+one streams, each batch checked as it is read and written into the one open transaction, so its
+memory does not grow with its size. Anything found wrong (a rejected row in a later batch, an
+output whose item does not exist) rolls that transaction back. So a failed import leaves an
+existing bundle's data as it was, and a bundle this import would have created is not left
+behind.
 """
 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import logging
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -248,18 +252,28 @@ def _text_fields(record: Record) -> Iterator[tuple[str, str | None, object]]:
         yield "context", record.context, Output.__table__.c.context
         yield "text", record.text, Output.__table__.c.text
     elif isinstance(record, JudgmentRecord):
-        yield "source", record.source, Source.__table__.c.name
-        yield "item", record.item_external_id, Item.__table__.c.external_id
-        yield "model_a", record.model_a, Model.__table__.c.name
-        yield "model_b", record.model_b, Model.__table__.c.name
-        yield "criterion", record.criterion, PriorJudgment.__table__.c.criterion
-        yield "label", record.label, PriorJudgment.__table__.c.label
-        yield "rater", record.rater, PriorJudgment.__table__.c.rater
-        yield "group", record.group_key, PriorJudgment.__table__.c.group_key
-        yield "raw_text", record.raw_text, PriorJudgment.__table__.c.raw_text
+        # a battle log is millions of these: the columns are looked up once
+        for name, attribute, column in _JUDGMENT_TEXTS:
+            yield name, getattr(record, attribute), column
     else:
         yield "name", record.name, Model.__table__.c.name
         yield "display_name", record.display_name, Model.__table__.c.display_name
+
+
+_JUDGMENT_TEXTS = (
+    ("source", "source", Source.__table__.c.name),
+    ("item", "item_external_id", Item.__table__.c.external_id),
+    ("model_a", "model_a", Model.__table__.c.name),
+    ("model_b", "model_b", Model.__table__.c.name),
+    ("criterion", "criterion", PriorJudgment.__table__.c.criterion),
+    ("label", "label", PriorJudgment.__table__.c.label),
+    ("rater", "rater", PriorJudgment.__table__.c.rater),
+    ("group", "group_key", PriorJudgment.__table__.c.group_key),
+    ("raw_text", "raw_text", PriorJudgment.__table__.c.raw_text),
+)
+
+#: the length limit of each column texts are stored in (None: unlimited)
+_COLUMN_LENGTHS: dict[object, int | None] = {}
 
 
 def _integer_fields(record: Record) -> Iterator[tuple[str, int | None]]:
@@ -280,14 +294,18 @@ def _integer_fields(record: Record) -> Iterator[tuple[str, int | None]]:
 def _text_problem(text: str, column: object) -> str | None:
     if "\x00" in text:
         return "holds a NUL character (\\x00), which the bundle cannot store"
+    if not text.isascii():  # ASCII encodes as it is: only other text can hold a surrogate
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as error:
+            return (
+                f"holds text that is not valid Unicode ({text[error.start]!r} at character "
+                f"{error.start + 1}, an unpaired surrogate)"
+            )
     try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as error:
-        return (
-            f"holds text that is not valid Unicode ({text[error.start]!r} at character "
-            f"{error.start + 1}, an unpaired surrogate)"
-        )
-    limit = getattr(getattr(column, "type", None), "length", None)
+        limit = _COLUMN_LENGTHS[column]
+    except KeyError:
+        limit = _COLUMN_LENGTHS[column] = getattr(getattr(column, "type", None), "length", None)
     if limit is not None and len(text) > limit:
         return (
             f"is {len(text)} characters long ({text[:_SHOWN_CHARS]!r}...); "
@@ -361,49 +379,75 @@ def _record_problems(
             yield "metadata", f"cannot be stored as JSON: {error}"
 
 
-def _normalized_model_names(
-    records: Sequence[Record], report: ImportReport, fallback: Origin
-) -> list[Record]:
-    """``records`` with every model name in one spelling (:mod:`workbench.importers.
-    model_names`): each name changed is warned about once, a name left empty is rejected, and
-    different names that still look alike are reported."""
-    changed: dict[str, str] = {}
-    kept: list[Record] = []
-    for record in records:
-        fields = _MODEL_FIELDS.get(type(record), ())
-        renamed: dict[str, Any] = {}
-        for name in fields:
-            value = getattr(record, name)
-            if value is None:
-                continue
-            normal = normalize_model_name(value)
-            if normal != value:
-                if not normal:
-                    origin = getattr(record, "origin", None) or fallback
-                    report.reject(origin, name, "is empty once spaces and invisible characters go")
-                    break
-                if value not in changed:
-                    changed[value] = normal
-                    origin = getattr(record, "origin", None) or fallback
-                    report.warn(
-                        origin,
-                        name,
-                        f"model name {value!r} is stored as {normal!r} (NFC, without zero-width "
-                        "characters or surrounding spaces), so one model is not split in two",
-                    )
-                renamed[name] = normal
-        else:
-            kept.append(replace(record, **renamed) if renamed else record)
-    names = {getattr(r, f) for r in kept for f in _MODEL_FIELDS.get(type(r), ())} - {None}
-    for group in look_alikes(names):
-        report.warn(
-            fallback,
-            "model",
-            f"model names {', '.join(map(repr, group))} look alike but are different names "
-            f"({'; '.join(differing_characters(group)) or 'compatibility forms'}); they are "
-            "kept as different models",
+#: names whose normal spelling is remembered, at most (a hostile file may name millions)
+NAMES_REMEMBERED = 100_000
+
+
+class _ModelNames:
+    """Every model name in one spelling (:mod:`workbench.importers.model_names`), across all
+    the batches of one import: each name changed is warned about once, a name left empty is
+    rejected, and different names that still look alike are reported once every name is
+    known."""
+
+    def __init__(self, report: ImportReport, fallback: Origin) -> None:
+        self.report = report
+        self.fallback = fallback
+        self.changed: dict[str, str] = {}
+        self.names: set[str] = set()
+        #: each name's normal spelling, as found (a battle log names a few models millions of
+        #: times)
+        self._normal: dict[str, str] = {}
+
+    def normalized(self, records: Sequence[Record]) -> list[Record]:
+        """``records`` with their model names normalized (those left empty rejected)."""
+        report, fallback, changed = self.report, self.fallback, self.changed
+        kept: list[Record] = []
+        for record in records:
+            fields = _MODEL_FIELDS.get(type(record), ())
+            renamed: dict[str, Any] = {}
+            for name in fields:
+                value = getattr(record, name)
+                if value is None:
+                    continue
+                normal = self._normal.get(value)
+                if normal is None:
+                    normal = normalize_model_name(value)
+                    if len(self._normal) < NAMES_REMEMBERED:
+                        self._normal[value] = normal
+                if normal != value:
+                    if not normal:
+                        origin = getattr(record, "origin", None) or fallback
+                        report.reject(
+                            origin, name, "is empty once spaces and invisible characters go"
+                        )
+                        break
+                    if value not in changed:
+                        changed[value] = normal
+                        origin = getattr(record, "origin", None) or fallback
+                        report.warn(
+                            origin,
+                            name,
+                            f"model name {value!r} is stored as {normal!r} (NFC, without "
+                            "zero-width characters or surrounding spaces), so one model is not "
+                            "split in two",
+                        )
+                    renamed[name] = normal
+            else:
+                kept.append(replace(record, **renamed) if renamed else record)
+        self.names.update(
+            getattr(r, f) for r in kept for f in _MODEL_FIELDS.get(type(r), ()) if getattr(r, f)
         )
-    return kept
+        return kept
+
+    def report_look_alikes(self) -> None:
+        for group in look_alikes(self.names):
+            self.report.warn(
+                self.fallback,
+                "model",
+                f"model names {', '.join(map(repr, group))} look alike but are different names "
+                f"({'; '.join(differing_characters(group)) or 'compatibility forms'}); they are "
+                "kept as different models",
+            )
 
 
 #: the fields of each record that name a model
@@ -494,6 +538,7 @@ def import_files(
     file_infos = [_hash_file(path, relative_name(path, source_paths)) for path in files]
     fingerprint = fingerprint_of(importer.name, file_infos)
 
+    needs_upgrade = False
     if Bundle.exists(bundle_path):
         try:
             # Not migrated yet: a bundle at an older schema is upgraded (and backed up) only
@@ -501,6 +546,7 @@ def import_files(
             existing = Bundle.open(bundle_path, migrate=False)
         except MigrationDeclinedError:
             existing = None  # an older schema cannot hold this import's fingerprint check
+            needs_upgrade = True
         if existing is not None:
             with existing as bundle, bundle.read_session() as session:
                 previous = find_import(session, importer.name, fingerprint)
@@ -508,18 +554,17 @@ def import_files(
                     return ImportResult(importer.name, shown, True, previous.id, previous.counts)
 
     progress("reading", 0, 0)
-    records: list[Record] = []
-    for record in importer.read(source_paths, report):
-        records.append(record)
-        if len(records) % 1000 == 0:
-            progress("reading", len(records), 0)
-            if report.cancel_requested():
-                raise ImportCancelledError("import cancelled; the bundle was not changed")
-    records = _normalized_model_names(records, report, Origin(file_infos[0].name))
-    records = _storable(records, report, Origin(file_infos[0].name), importer.limits)
-    images = _prepare_images(records, report, progress, importer.limits)
-    _stop_if_rejected(report, skip_rejected)
-    if not records and report.rejections:
+    batches = _CheckedBatches(
+        importer.read(source_paths, report),
+        _ModelNames(report, Origin(file_infos[0].name)),
+        report,
+        progress,
+        skip_rejected,
+        importer.limits,
+    )
+    first = batches.next()
+    whole = batches.done  # every record in hand, checked, before the bundle is opened
+    if whole and not first.records and report.rejections:
         # --skip-rejected with every row rejected: an empty import (or an empty new bundle)
         # would read as a success
         raise ImportRejectedError(
@@ -527,17 +572,28 @@ def import_files(
             f"nothing to import: all {len(report.rejections)} row(s) were rejected; "
             "the bundle was not created or changed",
         )
-
-    progress("writing", 0, len(records))
-    job = _WriteJob(importer.name, importer.version, fingerprint, file_infos, records, images)
+    job = _WriteJob(importer.name, importer.version, fingerprint, file_infos, first, batches)
     result: ImportResult | None = None
     if not Bundle.exists(bundle_path):
         # A new bundle is built aside and published whole (see Bundle.building): a failure
         # removes only that private file, never a bundle another process created meanwhile.
         try:
             with Bundle.building(bundle_path, bulk=True) as bundle:
-                result = _write(bundle, job, shown, report, skip_rejected, started_at)
+                result = _write(bundle, job, shown, report, skip_rejected, started_at, progress)
         except BundleExistsError:
+            if not whole:
+                # the batches already written to the private file cannot be read again: the
+                # import starts over, into the bundle that appeared
+                log.info("%s was created meanwhile; importing into it from the start", shown)
+                return import_files(
+                    bundle_path,
+                    sources,
+                    format_name,
+                    skip_rejected=skip_rejected,
+                    progress=progress,
+                    cancel_requested=cancel_requested,
+                    plugins=plugins,
+                )
             # Another import created the bundle first: land this one in it, as if it had
             # been there all along.
             log.info("%s was created meanwhile; importing into it", shown)
@@ -545,27 +601,100 @@ def import_files(
             del report.rejections[job.rejections_before :]
             del report.warnings[job.warnings_before :]
     if result is None:
+        if not whole and needs_upgrade:
+            # An older schema is upgraded when the bundle is opened for writing, which a
+            # refused import must not have done: the rest is read and checked first.
+            job.rest = list(batches)
         with Bundle.open(bundle_path) as bundle:
             with bundle.read_session() as session:
                 previous = find_import(session, importer.name, fingerprint)
             if previous is not None:
                 return ImportResult(importer.name, shown, True, previous.id, previous.counts)
-            result = _write(bundle, job, shown, report, skip_rejected, started_at)
-    progress("done", len(records), len(records))
+            result = _write(bundle, job, shown, report, skip_rejected, started_at, progress)
+    progress("done", batches.read, batches.read)
     log.info("imported %s into %s: %s", importer.name, shown, result.counts)
     return result
 
 
+#: Records read, checked and written at a time. An import of at most this many is read and
+#: checked whole before the bundle is opened; a longer one streams: each batch is checked and
+#: written into the one open transaction, so memory does not grow with the number of rows and a
+#: refused or killed import still changes nothing (docs/design.md, "Imports").
+BATCH_RECORDS = 20_000
+
+
+@dataclass
+class _Batch:
+    """Records checked and ready to write, with the images they name."""
+
+    records: list[Record]
+    images: dict[str, PreparedImage]
+
+
+class _CheckedBatches:
+    """An importer's records in batches of :data:`BATCH_RECORDS`, each checked as the whole
+    import used to be (names, what the bundle can store, images, rejections) when it is read.
+    Look-alike model names are reported with the last batch, once every name is known."""
+
+    def __init__(
+        self,
+        records: Iterator[Record],
+        names: _ModelNames,
+        report: ImportReport,
+        progress: ProgressCallback,
+        skip_rejected: bool,
+        limits: ReadLimits,
+    ) -> None:
+        self._records = records
+        self._names = names
+        self._report = report
+        self._progress = progress
+        self._skip_rejected = skip_rejected
+        self._limits = limits
+        self.read = 0
+        self.kept = 0
+        self.done = False
+
+    def __iter__(self) -> Iterator[_Batch]:
+        while not self.done:
+            yield self.next()
+
+    def next(self) -> _Batch:
+        report = self._report
+        batch: list[Record] = []
+        self.done = True
+        for record in self._records:
+            batch.append(record)
+            self.read += 1
+            if self.read % 1000 == 0:
+                self._progress("reading", self.read, 0)
+                if report.cancel_requested():
+                    raise ImportCancelledError("import cancelled; the bundle was not changed")
+            if len(batch) >= BATCH_RECORDS:
+                self.done = False
+                break
+        fallback = self._names.fallback
+        records = self._names.normalized(batch)
+        if self.done:
+            self._names.report_look_alikes()
+        records = _storable(records, report, fallback, self._limits)
+        images = _prepare_images(records, report, self._progress, self._limits)
+        _stop_if_rejected(report, self._skip_rejected)
+        self.kept += len(records)
+        return _Batch(records, images)
+
+
 @dataclass
 class _WriteJob:
-    """Everything checked and prepared before the bundle is opened for writing."""
+    """What is written: the first batch, checked before the bundle is opened, and the rest,
+    checked as they are read (nothing more when the first batch is the whole import)."""
 
     importer: str
     importer_version: str
     fingerprint: str
     files: list[ImportFileInfo]
-    records: list[Record]
-    images: dict[str, PreparedImage]
+    first: _Batch
+    rest: Iterable[_Batch]
     rejections_before: int = 0
     warnings_before: int = 0
 
@@ -577,21 +706,32 @@ def _write(
     report: ImportReport,
     skip_rejected: bool,
     started_at: datetime,
+    progress: ProgressCallback = no_progress,
 ) -> ImportResult:
-    """Write the import in one transaction (rolled back whole on any error)."""
+    """Write the import in one transaction (rolled back whole on any error), batch by batch."""
     job.rejections_before, job.warnings_before = len(report.rejections), len(report.warnings)
     with bundle.session() as session:
         writer = ImportWriter(session, report)
-        import_row = writer.write(
+        import_row = writer.begin(
             importer=job.importer,
             importer_version=job.importer_version,
             fingerprint=job.fingerprint,
             files=job.files,
-            records=job.records,
-            images=job.images,
             started_at=started_at,
         )
-        _stop_if_rejected(report, skip_rejected)
+        written = 0
+        for batch in itertools.chain([job.first], job.rest):
+            progress("writing", written, 0)
+            writer.add(batch.records, batch.images)
+            written += len(batch.records)
+            _stop_if_rejected(report, skip_rejected)
+        if not written and report.rejections:
+            raise ImportRejectedError(
+                report.rejections,
+                f"nothing to import: all {len(report.rejections)} row(s) were rejected; "
+                "the bundle was not created or changed",
+            )
+        writer.finish()
         # answers that name their model are flagged as they land (services.flags)
         mentions = flag_model_mentions(session, import_row.id)
         if mentions:

@@ -18,6 +18,10 @@ from workbench.stats.counted_board import bootstrap_counts, resampled_cells
 from workbench.stats.elo import DEFAULT_ELO, EloSettings, online_elo_arrays, sequence_arrays
 from workbench.stats.errors import StatsInputError
 
+#: bootstrap picks (battle positions x rounds) drawn and gathered at a time: about 8 MB per
+#: array of them
+ELO_PICKS_PER_STRETCH = 1 << 20
+
 __all__ = [
     "bootstrap_bradley_terry",
     "bootstrap_online_elo",
@@ -63,10 +67,24 @@ def bootstrap_online_elo(
     battles = checked_battles(battles)
     model_a, model_b, score, weight, models = sequence_arrays(battles)
     rng = np.random.default_rng(seed)
-    picks = rng.integers(0, len(battles), size=(len(battles), rounds))
-    ratings = online_elo_arrays(
-        model_a[picks], model_b[picks], score[picks], weight[picks], len(models), settings
-    )
+    count = len(battles)
+    ratings = np.full((rounds, len(models)), settings.initial)
+    # The draws are made a stretch of battle positions at a time: the generator yields the same
+    # numbers in the same order as one (battles, rounds) draw, so the ratings are identical,
+    # but the picks and the four arrays gathered through them are held for one stretch only
+    # (at a million battles and 100 rounds the whole draw was 4 GB).
+    step = max(1, ELO_PICKS_PER_STRETCH // rounds)
+    for begin in range(0, count, step):
+        picks = rng.integers(0, count, size=(min(step, count - begin), rounds))
+        online_elo_arrays(
+            model_a[picks],
+            model_b[picks],
+            score[picks],
+            weight[picks],
+            len(models),
+            settings,
+            start=ratings,
+        )
     return pd.DataFrame(ratings, columns=list(models))
 
 

@@ -62,9 +62,14 @@ def online_elo_arrays(
     weight: np.ndarray,
     n_models: int,
     settings: EloSettings = DEFAULT_ELO,
+    start: np.ndarray | None = None,
 ) -> np.ndarray:
     """Run online Elo over battle arrays of shape (battles,) or (battles, rounds), the rounds
     side by side; returns ratings of shape (n_models,) or (rounds, n_models).
+
+    ``start`` (rounds, n_models) continues side-by-side rounds from the ratings an earlier
+    stretch of battle positions left (it is updated in place and returned), so a long sequence
+    can be played in bounded pieces with the same result as in one.
 
     Each battle moves model_a by ``k * weight * (score_a - expected_a)`` and model_b by the
     opposite amount, with expected_a = 1 / (1 + base^((r_b - r_a) / scale)) from the ratings
@@ -83,7 +88,7 @@ def online_elo_arrays(
             ratings[b] -= update
         return np.asarray(ratings)
     rounds = model_a.shape[1]
-    table = np.full((rounds, n_models), settings.initial)
+    table = np.full((rounds, n_models), settings.initial) if start is None else start
     lanes = np.arange(rounds)
     for a, b, score, w in zip(model_a, model_b, score_a, weight, strict=True):
         difference = table[lanes, b] - table[lanes, a]

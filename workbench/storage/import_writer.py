@@ -63,7 +63,10 @@ IMAGES_PER_STATEMENT = 32
 
 
 class ImportWriter:
-    """Writes one import. Use :meth:`write` once; it returns the counts of what changed."""
+    """Writes one import, in one or many batches of records inside the caller's transaction:
+    :meth:`begin` once, :meth:`add` per batch, :meth:`finish` once (or :meth:`write` for
+    everything at once). What identifies a row across batches (models, sources, items, the
+    answers this import wrote) is kept here, so a batch boundary changes nothing written."""
 
     def __init__(self, session: Session, report: ImportReport) -> None:
         self.session = session
@@ -73,7 +76,14 @@ class ImportWriter:
         self.counts: Counter[str] = Counter()
         self._source_ids: dict[str, int] = {}
         self._model_ids: dict[str, int] = {}
+        #: the bundle's model names before this import, which new names are compared with
+        self._models_before: frozenset[str] = frozenset()
         self._item_ids: dict[tuple[str, str], int] = {}
+        #: sources whose items already in the bundle have been looked up
+        self._items_loaded: set[int] = set()
+        #: (turn, model, context) of the answers this import wrote, and where each came from
+        self._outputs_written: dict[tuple[int, int, str], Origin | None] = {}
+        self._import_row: Import | None = None
 
     def write(
         self,
@@ -84,6 +94,25 @@ class ImportWriter:
         files: Sequence[ImportFileInfo],
         records: Sequence[Record],
         images: Mapping[str, PreparedImage],
+        started_at: datetime,
+    ) -> Import:
+        self.begin(
+            importer=importer,
+            importer_version=importer_version,
+            fingerprint=fingerprint,
+            files=files,
+            started_at=started_at,
+        )
+        self.add(records, images)
+        return self.finish()
+
+    def begin(
+        self,
+        *,
+        importer: str,
+        importer_version: str,
+        fingerprint: str,
+        files: Sequence[ImportFileInfo],
         started_at: datetime,
     ) -> Import:
         import_row = Import(
@@ -101,7 +130,16 @@ class ImportWriter:
         self.session.flush()
         if files:
             self.origin = Origin(files[0].name)
+        self._source_ids = dict(self.session.execute(select(Source.name, Source.id)).all())
+        self._model_ids = dict(self.session.execute(select(Model.name, Model.id)).all())
+        self._models_before = frozenset(self._model_ids)
+        self._import_row = import_row
+        return import_row
 
+    def add(self, records: Sequence[Record], images: Mapping[str, PreparedImage]) -> None:
+        """Write one batch: its items before the answers and judgments that point at them."""
+        assert self._import_row is not None, "begin() first"
+        import_id = self._import_row.id
         items = [r for r in records if isinstance(r, ItemRecord)]
         outputs = [r for r in records if isinstance(r, OutputRecord)]
         judgments = [r for r in records if isinstance(r, JudgmentRecord)]
@@ -113,10 +151,13 @@ class ImportWriter:
         self._load_models(models, outputs, judgments)
         image_ids = self._store_images(images)
         self._load_items(self._source_ids.values())
-        self._insert_items(items, image_ids, import_row.id)
-        self._store_outputs(outputs, import_row.id)
-        self._insert_judgments(judgments, import_row.id)
+        self._insert_items(items, image_ids, import_id)
+        self._store_outputs(outputs, import_id)
+        self._insert_judgments(judgments, import_id)
 
+    def finish(self) -> Import:
+        import_row = self._import_row
+        assert import_row is not None, "begin() first"
         import_row.counts = dict(sorted(self.counts.items()))
         import_row.warnings = {
             "count": len(self.report.warnings),
@@ -141,13 +182,11 @@ class ImportWriter:
             )
 
     def _load_sources(self, names: set[str]) -> None:
-        existing = dict(self.session.execute(select(Source.name, Source.id)).all())
-        for name in sorted(names - existing.keys()):
-            existing[name] = self.session.execute(
+        for name in sorted(names - self._source_ids.keys()):
+            self._source_ids[name] = self.session.execute(
                 insert(Source).values(name=name).returning(Source.id)
             ).scalar_one()
             self.counts["sources_added"] += 1
-        self._source_ids = existing
 
     def _load_models(
         self,
@@ -161,8 +200,8 @@ class ImportWriter:
             names.add(judgment.model_a)
             if judgment.model_b is not None:
                 names.add(judgment.model_b)
-        existing = dict(self.session.execute(select(Model.name, Model.id)).all())
-        self._report_look_alikes_of_known(names - existing.keys(), existing.keys())
+        existing = self._model_ids
+        self._report_look_alikes_of_known(names - existing.keys(), self._models_before)
         for name in sorted(names - existing.keys()):
             record = described.get(name)
             existing[name] = self.session.execute(
@@ -175,16 +214,20 @@ class ImportWriter:
                 .returning(Model.id)
             ).scalar_one()
             self.counts["models_added"] += 1
-        self._model_ids = existing
 
     def _load_items(self, source_ids: Iterable[int]) -> None:
+        """The ids of the items already in the bundle, for sources not looked up yet (items
+        this import adds are remembered as they are inserted)."""
+        wanted = [source_id for source_id in source_ids if source_id not in self._items_loaded]
+        if not wanted:
+            return
         names = {source_id: name for name, source_id in self._source_ids.items()}
         rows = self.session.execute(
-            select(Item.source_id, Item.external_id, Item.id).where(
-                Item.source_id.in_(list(source_ids))
-            )
+            select(Item.source_id, Item.external_id, Item.id).where(Item.source_id.in_(wanted))
         )
-        self._item_ids = {(names[src], ext): item_id for src, ext, item_id in rows}
+        for src, ext, item_id in rows:
+            self._item_ids.setdefault((names[src], ext), item_id)
+        self._items_loaded.update(wanted)
 
     # --- images and items ---------------------------------------------------------------------
 
@@ -386,12 +429,12 @@ class ImportWriter:
                 self.report.reject(output.origin, "turn", f"item has no turn {output.turn_index}")
                 continue
             key = (turn_id, self._model_ids[output.model], output.context)
-            if key in wanted:
+            if key in wanted or key in self._outputs_written:
+                first = wanted[key].origin if key in wanted else self._outputs_written[key]
                 self.report.reject(
                     output.origin,
                     "output",
-                    f"second answer of model '{output.model}' to the same turn "
-                    f"(first at {wanted[key].origin})",
+                    f"second answer of model '{output.model}' to the same turn (first at {first})",
                 )
                 continue
             wanted[key] = output
@@ -406,6 +449,7 @@ class ImportWriter:
             existing.update({(t, m, c): (oid, text) for t, m, c, oid, text in rows})
         new_rows = []
         for key, output in wanted.items():
+            self._outputs_written[key] = output.origin
             if key in existing:
                 output_id, text = existing[key]
                 if text == output.text:
@@ -470,10 +514,14 @@ class ImportWriter:
                     "rater": judgment.rater,
                     "group_key": judgment.group_key,
                     "raw_text": judgment.raw_text,
-                    "metadata_": dict(judgment.metadata),
+                    "metadata": dict(judgment.metadata),
                 }
             )
             kinds[judgment.kind.value] += 1
-        self._executemany(PriorJudgment, rows, "judgments_added")
+        # Core inserts into the table: the ORM's bulk path spent more than SQLite on each row
+        table = cast(Table, PriorJudgment.__table__)  # a declarative model's table is a Table
+        for chunk in chunked(rows, 5000):
+            self.session.execute(insert(table), list(chunk))
+        self.counts["judgments_added"] += len(rows)
         for kind, count in kinds.items():
             self.counts[f"judgments_{kind}"] += count
