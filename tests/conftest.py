@@ -28,6 +28,7 @@ from pathlib import Path
 import pytest
 
 from tests.backends import BACKENDS, BundleBackend, make_backend
+from tests.bundle_template import replaying_the_schema
 from tests.keyrings import memory_keyring, no_keyring
 from tests.shared_builds import built_once
 from workbench.logging_setup import close_log_file
@@ -69,6 +70,15 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         else:
             os.environ[name] = value
     shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def new_bundles_replay_the_schema() -> Iterator[None]:
+    """A new SQLite bundle made in a test's own process gets the head schema from the SQL dump
+    of one the migrations made once per process (tests/bundle_template.py), a seventh of their
+    CPU; upgrades, server databases and child processes run the migrations."""
+    with replaying_the_schema():
+        yield
 
 
 @pytest.fixture(autouse=True)
