@@ -32,7 +32,7 @@ from workbench.gui.image_loader import ImageLoader
 from workbench.gui.import_dialog import ImportDialog
 from workbench.gui.item_list_panel import ItemListPanel
 from workbench.gui.item_view import ItemView
-from workbench.gui.jobs import Job, JobControl, JobManager, JobStatus
+from workbench.gui.jobs import Access, Job, JobControl, JobManager, JobStatus
 from workbench.gui.jobs_view import JobsDialog, JobsIndicator
 from workbench.gui.linked_selection import LinkedSelection
 from workbench.gui.locations import display_location, same_bundle
@@ -361,7 +361,10 @@ class MainWindow(QMainWindow):
                 cancel_requested=control.cancelled,
             )
 
-        job = self.jobs.submit(f"Automatic backup of {path.name}", "Backup", work)
+        # a backup reads the bundle (VACUUM INTO a snapshot): it never waits behind an export
+        job = self.jobs.submit(
+            f"Automatic backup of {path.name}", "Backup", work, access=Access.READ
+        )
         job.finished.connect(lambda: self._backup_ended(path, job))
 
     def _backup_ended(self, path: Path, job: Job) -> None:
