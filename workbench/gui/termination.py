@@ -12,13 +12,9 @@ to 46 s after a busy session; :func:`exit_process` ends it instead, after the ex
 (the log's last lines, the panel workers) have run.
 
 Python runs a signal handler only when the interpreter next gets control, which Qt's event
-loop may not give it for a long time; so the signal is also written by Python to a socket
-(``signal.set_wakeup_fd``) whose readiness wakes the event loop, which then closes the windows on
-the GUI thread. Qt looks at that socket only after the events already queued, though, and just
-after start-up those (laying out and painting the window, the panels) kept it waiting seconds on
-a loaded machine; so the Python handler, which runs on the GUI thread at once whenever Python
-code runs there, also queues a close ahead of every other event (a high-priority posted event).
-Whichever comes first closes the windows; the other finds them closing.
+loop may not give it for a long time; so the signal is only noted, and written by Python to a
+socket (``signal.set_wakeup_fd``) whose readiness wakes the event loop, which then closes the
+windows on the GUI thread.
 """
 
 from __future__ import annotations
@@ -34,7 +30,7 @@ import threading
 from types import FrameType
 from typing import NoReturn
 
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, QSocketNotifier, Qt
+from PySide6.QtCore import QSocketNotifier
 from PySide6.QtWidgets import QApplication
 
 log = logging.getLogger(__name__)
@@ -43,44 +39,9 @@ log = logging.getLogger(__name__)
 ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
 
-#: the event that asks the app to end, posted by the Python-level signal handler
-_END_EVENT = QEvent.Type(QEvent.registerEventType())
-
-
-class _EndRequests(QObject):
-    """Receives the end request posted by the signal handler, on the GUI thread."""
-
-    def __init__(self, app: QApplication) -> None:
-        super().__init__(app)
-        self.app = app
-        #: an end was asked for and the windows are closing (one request is enough)
-        self.ending = False
-
-    def end(self) -> None:
-        if not self.ending:
-            self.ending = True
-            log.info("asked to end (signal); cancelling the running jobs and closing")
-            close_every_window(self.app)
-
-    def event(self, event: QEvent) -> bool:
-        if event.type() == _END_EVENT:
-            self.end()
-            return True
-        return super().event(event)
-
-
-_requests: list[_EndRequests] = []
-
-
 def _noted(_number: int, _frame: FrameType | None) -> None:
-    """The Python-level handler, on the GUI thread between two Python steps: it only queues
-    the close ahead of the events waiting (closing windows from inside whatever code it
-    interrupted would not be safe). Handling the signal at all keeps the default action (die
-    at once) from being taken."""
-    for requests in _requests:
-        QCoreApplication.postEvent(
-            requests, QEvent(_END_EVENT), Qt.EventPriority.HighEventPriority.value
-        )
+    """The Python-level handler: doing nothing here keeps the default action (die at once)
+    from being taken; the wake-up socket carries the signal to the event loop."""
 
 
 def close_on_termination(app: QApplication) -> QSocketNotifier | None:
@@ -95,8 +56,6 @@ def close_on_termination(app: QApplication) -> QSocketNotifier | None:
     signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
     for number in ENDING_SIGNALS:
         signal.signal(number, _noted)
-    requests = _EndRequests(app)
-    _requests.append(requests)
     notifier = QSocketNotifier(reader.fileno(), QSocketNotifier.Type.Read, app)
 
     def woken() -> None:
@@ -104,7 +63,8 @@ def close_on_termination(app: QApplication) -> QSocketNotifier | None:
         with contextlib.suppress(BlockingIOError):
             received = reader.recv(256)
         if any(byte in ENDING_SIGNALS for byte in received):
-            requests.end()
+            log.info("asked to end (signal); cancelling the running jobs and closing")
+            close_every_window(app)
 
     notifier.activated.connect(woken)
     _wakeup_sockets.append((reader, writer))  # open as long as the process: Python writes one
