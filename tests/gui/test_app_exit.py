@@ -1,7 +1,8 @@
-"""Asked to end (SIGTERM, as at a logout) while a judge run waits on an endpoint that never
-answers, the app cancels the run, closes its window and the process exits with status 0; it
-neither dies by the signal nor waits for the requests. How long that takes is measured by
-``bench/exit_time.py``, not here."""
+"""Asked to end (SIGTERM, as at a logout), the app closes its window and the process exits
+with status 0, whatever runs: a judge run waiting on an endpoint that never answers is
+cancelled, and a read of the bundle that never ends (an item query's first import of the
+statistics stack, on a loaded machine) is not waited for. It neither dies by the signal nor
+waits for the work. How long that takes is measured by ``bench/exit_time.py``, not here."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import queue
 import signal
 import subprocess
 import sys
+import textwrap
 import threading
 from pathlib import Path
 
@@ -76,4 +78,64 @@ def test_asked_to_end_with_a_judge_run_waiting_the_app_cancels_it_and_exits(
         if child.poll() is None:
             child.kill()
         endpoint.close()
+    assert status == 0, child.stderr.read() if child.stderr else ""
+
+
+def test_asked_to_end_while_a_read_of_the_bundle_never_ends_the_app_exits_without_it(
+    tmp_path: Path,
+) -> None:
+    bundle = build_bundle(tmp_path, 6, models=("m-a", "m-b"))
+    # the item list's disagreement flags (a read on a worker, after the first paint) block
+    # until the process ends
+    child_script = textwrap.dedent(
+        f"""
+        import sys
+        import threading
+        from pathlib import Path
+
+        sys.path.insert(0, {str(BENCH.parent)!r})
+        import exit_time
+        from workbench.services.browse import BundleBrowser
+
+        def never_ending_read(self, *args, **kwargs):
+            print("read started", flush=True)
+            threading.Event().wait()
+
+        BundleBrowser.flagged_items = never_ending_read
+        sys.exit(exit_time._child("idle", Path({str(bundle)!r}), "", Path("unused.jsonl")))
+        """
+    )
+    environment = {
+        **os.environ,
+        "QT_QPA_PLATFORM": "offscreen",
+        "VLM_WORKBENCH_HOME": str(tmp_path / "home"),
+    }
+    child = subprocess.Popen(
+        [sys.executable, "-c", child_script],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=environment,
+        cwd=tmp_path,
+    )
+    lines: queue.Queue[str] = queue.Queue()
+
+    def read() -> None:
+        assert child.stdout is not None
+        for line in child.stdout:
+            lines.put(line)
+        lines.put("")
+
+    threading.Thread(target=read, daemon=True).start()
+    try:
+        seen: set[str] = set()
+        while not {"running idle", "read started"} <= seen:
+            line = lines.get(timeout=HANG_GUARD_MS / 1000)
+            assert line, child.stderr.read() if child.stderr else "the app ended early"
+            seen.add(line.strip())
+        child.send_signal(signal.SIGTERM)
+        status = child.wait(timeout=HANG_GUARD_MS / 1000)
+    finally:
+        if child.poll() is None:
+            child.kill()
     assert status == 0, child.stderr.read() if child.stderr else ""

@@ -20,7 +20,7 @@ from tests.services.report_bundle import build_report_bundle
 from workbench.errors import WorkbenchError
 from workbench.gui.annotation.annotation_page import ANNOTATE_PAGE
 from workbench.gui.import_dialog import ImportDialog
-from workbench.gui.jobs import JobControl, JobManager, JobStatus, jobs_for
+from workbench.gui.jobs import Access, JobControl, JobManager, JobStatus, jobs_for
 from workbench.gui.jobs_view import JobsDialog, JobsIndicator
 from workbench.gui.main_window import MainWindow
 from workbench.gui.report_dialog import ReportDialog
@@ -58,7 +58,7 @@ def manager(qtbot) -> Iterator[JobManager]:  # type: ignore[no-untyped-def]
     manager = JobManager()
     yield manager
     manager.cancel_all()
-    manager.pool.waitForDone(WAIT)
+    manager.wait(WAIT)
     qtbot.wait(20)  # the cancelled jobs' outcomes are delivered before the manager goes
     manager.deleteLater()
 
@@ -342,3 +342,67 @@ def test_asked_to_end_a_window_closes_even_if_a_job_ignores_its_cancel(
     finally:
         release.set()
         window.jobs.pool.waitForDone(HANG_GUARD_MS)
+
+
+def test_a_reader_runs_beside_a_writer_and_writers_wait_for_each_other(
+    qtbot,  # type: ignore[no-untyped-def]
+    manager: JobManager,
+) -> None:
+    writer, second_writer, reader = Gate(), Gate(), Gate()
+    first = manager.submit("Import", "Import", writer)
+    second = manager.submit("Restore", "Restore", second_writer)
+    read = manager.submit("Export", "Export", reader, access=Access.READ)
+    assert writer.started.wait(HANG_GUARD_SECONDS)
+    assert reader.started.wait(HANG_GUARD_SECONDS)  # not behind the writer
+    assert second.status is JobStatus.QUEUED and not second_writer.ran
+    assert manager.running() == [first, read]
+    with qtbot.waitSignal(read.finished, timeout=WAIT):
+        reader.release.set()
+    assert read.status is JobStatus.SUCCEEDED and first.status is JobStatus.RUNNING
+    writer.release.set()
+    qtbot.waitUntil(second_writer.started.is_set, timeout=WAIT)
+    second_writer.release.set()
+    qtbot.waitUntil(lambda: not manager.busy, timeout=WAIT)
+    assert [job.status for job in (first, second)] == [JobStatus.SUCCEEDED] * 2
+
+
+def test_a_long_export_does_not_queue_the_automatic_backup_behind_it(
+    qtbot,  # type: ignore[no-untyped-def]
+    monkeypatch: pytest.MonkeyPatch,
+    sample_bundle: Path,
+    tmp_path: Path,
+) -> None:
+    from workbench.export import service
+    from workbench.gui.export_dialog import ExportDialog
+    from workbench.storage.backup_names import list_backups
+
+    path = tmp_path / "work.wbb"
+    copy_bundle(sample_bundle, path)
+    release = threading.Event()
+    exporting = threading.Event()
+    check = service.check_judgment_options
+
+    def held_export(*args, **kwargs):  # type: ignore[no-untyped-def]
+        exporting.set()
+        release.wait(HANG_GUARD_SECONDS)
+        return check(*args, **kwargs)
+
+    monkeypatch.setattr(service, "check_judgment_options", held_export)
+    window = MainWindow(persist_layout=False, auto_backup=False)
+    qtbot.addWidget(window)
+    window.open_bundle(path)
+    dialog = ExportDialog(path, window)
+    dialog.show()
+    qtbot.waitUntil(lambda: not dialog.runner.busy, timeout=WAIT)
+    dialog.out_edit.setText(str(tmp_path / "out" / "pairs.jsonl"))
+    dialog.export_button.click()
+    assert exporting.wait(HANG_GUARD_SECONDS)
+    window.back_up_in_background(path)
+    (backup,) = [job for job in window.jobs.jobs() if job.kind == "Backup"]
+    qtbot.waitUntil(lambda: not backup.active, timeout=WAIT)
+    assert backup.status is JobStatus.SUCCEEDED and len(list_backups(path)) == 1
+    assert dialog.job is not None and dialog.job.status is JobStatus.RUNNING
+    release.set()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=WAIT)
+    assert dialog.job.status is JobStatus.SUCCEEDED
+    window.close()

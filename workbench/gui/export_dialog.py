@@ -25,7 +25,7 @@ from workbench.export import export_bundle as run_export
 from workbench.export.pseudonyms import pseudonym_key
 from workbench.gui.background import BackgroundRunner
 from workbench.gui.forms.ui_export_dialog import Ui_ExportDialog
-from workbench.gui.jobs import Job, JobControl, JobStatus, jobs_for
+from workbench.gui.jobs import Access, Job, JobControl, JobStatus, jobs_for
 from workbench.gui.locations import default_output, display_location
 from workbench.gui.problem_dialog import show_problem
 
@@ -207,7 +207,9 @@ class ExportDialog(QDialog, Ui_ExportDialog):
                 replace_any_file=True,
             )
 
-        self.job = jobs_for(self).submit(f"Export ({options.format}) to {out.name}", "Export", work)
+        self.job = jobs_for(self).submit(
+            f"Export ({options.format}) to {out.name}", "Export", work, access=Access.READ
+        )
         self.job.finished.connect(self._job_ended)
 
     def _job_ended(self) -> None:

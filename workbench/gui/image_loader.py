@@ -127,7 +127,12 @@ class ImageLoader(QObject):
         return self._pool.waitForDone(timeout_ms)
 
     def clear(self) -> None:
+        """Empty the cache once the decodes under way have ended (another bundle is shown)."""
         self._pool.waitForDone()
+        self.forget()
+
+    def forget(self) -> None:
+        """Empty the cache without waiting for the decodes under way (the window is closing)."""
         self._cache.clear()
         self._cached_bytes = 0
 

@@ -3,8 +3,11 @@ export, a report, a judge run, a backup or a restore) is a :class:`Job` of one
 :class:`JobManager`, so one place knows what is running, shows its progress and can cancel it
 (after Vorta's ``JobsManager``).
 
-Work runs where it belongs: a function on the manager's worker thread (one at a time, in the
-order started: they read or write the same bundle, and SQLite serialises writers anyway), or a
+Work runs where it belongs: a function that writes the bundle on the manager's writer thread
+(one writer at a time, in the order started: SQLite serialises writers anyway, and an import
+waits for the one before it rather than failing on a locked database), a function that only
+reads it (an export, a report, a backup: SQLite gives each reader a consistent snapshot beside
+a writer) on the readers' threads at once, never behind a writer or another reader, or a
 coroutine on the asyncio loop qasync shares with Qt (the judge, which waits on the network and
 needs no thread, so it never holds up an export). Cancelling is cooperative: the work asks
 :meth:`JobControl.cancelled` (or registers a handler with :meth:`JobControl.on_cancel`), and the
@@ -48,6 +51,19 @@ class JobStatus(enum.Enum):
 
 
 ACTIVE = (JobStatus.QUEUED, JobStatus.RUNNING)
+
+
+class Access(enum.Enum):
+    """What a thread job does to the bundle, which decides whether it waits for others."""
+
+    #: writes it: waits for the writers started before it
+    WRITE = "write"
+    #: only reads it (and may write files elsewhere): starts at once
+    READ = "read"
+
+
+#: how many readers run at once (the machine's two cores; the GUI thread needs one too)
+READER_THREADS = 2
 
 
 class JobCancelled(Exception):
@@ -243,8 +259,12 @@ class JobManager(QObject):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
+        #: the writers' thread (one job at a time)
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(1)
+        #: the readers' threads
+        self.readers = QThreadPool(self)
+        self.readers.setMaxThreadCount(READER_THREADS)
         self._jobs: list[Job] = []
         #: thread jobs waiting for the worker, with their work
         self._waiting: list[tuple[Job, Callable[[JobControl], Any]]] = []
@@ -275,13 +295,24 @@ class JobManager(QObject):
         work: Callable[[JobControl], Any],
         *,
         cancellable: bool = True,
+        access: Access = Access.WRITE,
     ) -> Job:
-        """Run ``work(control)`` on the worker thread, after the thread jobs started before."""
+        """Run ``work(control)`` on a worker thread: a writer after the writers started
+        before it, a reader (``access`` READ) at once."""
         job = self._add(title, kind, cancellable)
+        if access is Access.READ:
+            job._start()
+            self.readers.start(self._task(job, work))
+            return job
         self._waiting.append((job, work))
         job.finished.connect(self._start_next)
         self._start_next()
         return job
+
+    def wait(self, timeout_ms: int) -> bool:
+        """Block until the thread jobs have run (their outcomes arrive through the event
+        loop); False if some still run after ``timeout_ms`` each."""
+        return self.pool.waitForDone(timeout_ms) and self.readers.waitForDone(timeout_ms)
 
     def submit_async(
         self,
@@ -337,11 +368,16 @@ class JobManager(QObject):
         self._thread_job = job
         job._start()
         self.jobsChanged.emit()
-        ended = job._ended
+        self.pool.start(self._task(job, work))
+
+    @staticmethod
+    def _task(job: Job, work: Callable[[JobControl], Any]) -> Callable[[], None]:
+        """What a worker thread runs: the work, then its outcome queued to the GUI thread."""
+        ended, control = job._ended, job.control
 
         def task() -> None:
             try:
-                value = work(job.control)
+                value = work(control)
             except BaseException as error:  # reported on the GUI thread, never lost
                 outcome: tuple[Any, BaseException | None] = (None, error)
             else:
@@ -351,7 +387,7 @@ class JobManager(QObject):
             except RuntimeError:  # the manager was deleted with its window
                 log.debug("dropped the outcome of a job whose window is gone")
 
-        self.pool.start(task)
+        return task
 
     # --- cancelling and clearing ----------------------------------------------------------------
 

@@ -32,7 +32,7 @@ from workbench.gui.image_loader import ImageLoader
 from workbench.gui.import_dialog import ImportDialog
 from workbench.gui.item_list_panel import ItemListPanel
 from workbench.gui.item_view import ItemView
-from workbench.gui.jobs import Job, JobControl, JobManager, JobStatus
+from workbench.gui.jobs import Access, Job, JobControl, JobManager, JobStatus
 from workbench.gui.jobs_view import JobsDialog, JobsIndicator
 from workbench.gui.linked_selection import LinkedSelection
 from workbench.gui.locations import display_location, same_bundle
@@ -361,7 +361,10 @@ class MainWindow(QMainWindow):
                 cancel_requested=control.cancelled,
             )
 
-        job = self.jobs.submit(f"Automatic backup of {path.name}", "Backup", work)
+        # a backup reads the bundle (VACUUM INTO a snapshot): it never waits behind an export
+        job = self.jobs.submit(
+            f"Automatic backup of {path.name}", "Backup", work, access=Access.READ
+        )
         job.finished.connect(lambda: self._backup_ended(path, job))
 
     def _backup_ended(self, path: Path, job: Job) -> None:
@@ -417,10 +420,18 @@ class MainWindow(QMainWindow):
             self.open_bundle_reporting(self.location)
             self.selection.set_item(current)
 
-    def _close_bundle(self) -> None:
+    def _close_bundle(self, *, wait_for_reads: bool = True) -> None:
+        """Close the open bundle. Before another is shown, the window's reads of this one (item
+        queries, disagreement flags, image fetches) are let finish; a closing window
+        (``wait_for_reads`` off) leaves them: they only read, their results are dropped (each
+        checks that its browser is still shown), the engine's disposal leaves a connection in
+        use to its reader, and after the last window the process ends without them."""
         self.annotation.end()
-        self.runner.wait()
-        self.loader.clear()
+        if wait_for_reads:
+            self.runner.wait()
+            self.loader.clear()
+        else:
+            self.loader.forget()
         self.selection.set_item(None)
         self.selection.set_model_pair(None)  # another bundle may not have these models
         self.item_list.set_browser(None, None)
@@ -655,6 +666,5 @@ class MainWindow(QMainWindow):
             self.save_layout()
             self.settings.sync()
         self.analysis.stop_running_jobs()  # closing does not wait for a panel nobody will see
-        self._close_bundle()
-        self.loader.wait()
+        self._close_bundle(wait_for_reads=False)
         super().closeEvent(event)

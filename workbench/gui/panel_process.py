@@ -38,6 +38,8 @@ log = logging.getLogger(__name__)
 
 #: how long closing a bundle waits for the worker's running job to end before going on
 RELEASE_TIMEOUT_S = 30.0
+#: how long stopping a worker waits for its process to end after being told to
+STOP_TIMEOUT_S = 5.0
 
 
 def _callback_alive(callback: Callable[..., Any] | None) -> bool:
@@ -181,9 +183,14 @@ class PanelProcess(QObject):
             if not finish_running:
                 # the executor has no public way to stop a running job; its processes are
                 # plain multiprocessing processes
-                for process in list(getattr(executor, "_processes", {}).values()):
+                processes = list(getattr(executor, "_processes", {}).values())
+                for process in processes:
                     process.terminate()
-            executor.shutdown(wait=True, cancel_futures=True)
+                for process in processes:  # reaped here: gone once this returns
+                    process.join(STOP_TIMEOUT_S)
+            # a stopped worker's executor is not waited for: its thread notices the ended
+            # process in its own time (joining it took half a second on a busy machine)
+            executor.shutdown(wait=finish_running, cancel_futures=True)
         self.worker_pid = None
 
 

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 
 from workbench.gui.background import BackgroundRunner
 from workbench.gui.forms.ui_report_dialog import Ui_ReportDialog
-from workbench.gui.jobs import Job, JobControl, JobStatus, jobs_for
+from workbench.gui.jobs import Access, Job, JobControl, JobStatus, jobs_for
 from workbench.gui.locations import default_output, display_location
 from workbench.gui.problem_dialog import show_problem
 
@@ -140,7 +140,7 @@ class ReportDialog(QDialog, Ui_ReportDialog):
 
             return write_report(bundle, out, request, stepped)
 
-        job = jobs_for(self).submit(f"Report to {out.name}", "Report", work)
+        job = jobs_for(self).submit(f"Report to {out.name}", "Report", work, access=Access.READ)
         self.job = job
         job.changed.connect(self._stepped)
         job.finished.connect(lambda: self._job_ended(job, out))

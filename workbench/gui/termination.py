@@ -92,8 +92,23 @@ def exit_process(status: int) -> NoReturn:
     """End the process with ``status`` now that the last window has closed: run the exit
     handlers, flush the standard streams, and leave without waiting for background readers."""
     log.info("the last window closed; exiting with status %d", status)
+    _leave_qt_standing()
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()
     os._exit(status)
+
+
+def _leave_qt_standing() -> None:
+    """Take PySide's own exit handler out of the exit handlers: it destroys the application
+    and every object under it, and each thread pool destroyed waits for its tasks (an item
+    query's first import of pandas: seconds on a loaded machine), while a task that ends
+    meanwhile emits to an object already deleted ("Signal source has been deleted", or a
+    crash). The process ends next and nothing of that teardown is kept: settings were saved
+    and the bundle closed when the window closed."""
+    from PySide6 import QtCore
+
+    teardown = getattr(QtCore, "__moduleShutdown", None)
+    if teardown is not None:
+        atexit.unregister(teardown)

@@ -17,6 +17,7 @@ import importlib
 import logging
 import os
 import socket
+import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -1103,8 +1104,20 @@ def _delete_earlier_verdicts(session: Any, rows: list[dict[str, Any]]) -> None:
         )
 
 
+#: held while the HTTP stack is imported: the one import of it in the process
+_runtime_lock = threading.Lock()
+_runtime_ready = False
+
+
 def prepare_runtime() -> None:
-    """Import the HTTP stack. Every run does this first, in a worker thread.
+    """Import the HTTP stack, once per process, on the first thread that asks; a thread that
+    asks meanwhile waits for that import instead of starting its own. Every run does this
+    first, in a worker thread.
+
+    Two threads importing openai (and pydantic under it) at once fail now and then with a
+    circular-import error, since each finds the other's half-initialised modules: the GUI
+    prepares at start-up while a judge run started early prepares too, and the CLI prepares
+    while it plans the run that prepares again.
 
     The import takes about a second, and parts of it (the openai package's compiled schemas)
     hold the interpreter lock for up to ~100 ms, so even in a thread the first run of a process
@@ -1114,6 +1127,16 @@ def prepare_runtime() -> None:
     (workbench/gui/collector.py), and a CLI run of thousands of requests starts none
     (bench/judge_throughput.py counts them).
     """
+    global _runtime_ready
+    if _runtime_ready:
+        return
+    with _runtime_lock:
+        if not _runtime_ready:
+            _import_http_stack()
+            _runtime_ready = True
+
+
+def _import_http_stack() -> None:
     importlib.import_module("openai")
     importlib.import_module("openai.types.chat")
 
