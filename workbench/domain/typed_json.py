@@ -189,7 +189,7 @@ def _fields(
     model: type[Model], data: Mapping[str, Any], prefix: str, lenient: bool = False
 ) -> Model:
     """:func:`read_model` of a (possibly nested) model, its settings named ``prefix + name``."""
-    hints = typing.get_type_hints(model)
+    hints = _type_hints(model)
     values: dict[str, Any] = {}
     for spec in _stored_fields(model):
         if spec.name in data:
@@ -204,6 +204,20 @@ def _fields(
         return model(**values)
     except TypeError as error:  # a required setting missing
         raise SettingError(f"setting '{prefix.rstrip('.')}' is incomplete ({error})") from None
+
+
+#: each settings model's resolved field types, by model
+_TYPE_HINTS: dict[type[Any], dict[str, Any]] = {}
+
+
+def _type_hints(model: type[Any]) -> dict[str, Any]:
+    """A settings model's resolved field types. Resolving the annotations (strings under
+    ``from __future__ import annotations``) costs milliseconds, and a campaign's settings are read
+    at every task handed out, so each model's are resolved once."""
+    hints = _TYPE_HINTS.get(model)
+    if hints is None:
+        hints = _TYPE_HINTS[model] = typing.get_type_hints(model)
+    return hints
 
 
 #: a field's metadata saying it is not stored (a state of the running app, not a setting)
