@@ -29,6 +29,12 @@ DEFAULT_LEASE_MINUTES = 30.0
 DEFAULT_PACK_LEASE_DAYS = 14.0
 
 
+#: how a campaign chooses its next task's pair (``services.pair_choice``)
+UNIFORM = "uniform"
+ADAPTIVE = "adaptive"
+PAIR_CHOICES = (UNIFORM, ADAPTIVE)
+
+
 class CampaignSettingsError(WorkbenchError):
     """A campaign's stored settings do not fit the model (a hand-edited or damaged bundle)."""
 
@@ -92,7 +98,7 @@ class CampaignSettings:
     created_by: str | None = None
     #: how the next task's pair is chosen: "uniform" (the schedule's order) or "adaptive"
     #: (from the votes so far, ``services.adaptive_pairing``)
-    pair_choice: str = "uniform"
+    pair_choice: str = UNIFORM
     #: a pack's campaign: True, with the sequences of the tasks shown swapped
     pack: bool = False
     shown_swapped: tuple[int, ...] | None = None
@@ -102,9 +108,10 @@ class CampaignSettings:
             value = getattr(self, name)
             if value is not None and not value > 0:
                 raise SettingError(f"setting '{name}' must be positive, not {value!r}")
-        if self.pair_choice not in ("uniform", "adaptive"):
+        if self.pair_choice not in PAIR_CHOICES:
             raise SettingError(
-                f"setting 'pair_choice' must be uniform or adaptive, not {self.pair_choice!r}"
+                f"setting 'pair_choice' must be {' or '.join(PAIR_CHOICES)}, "
+                f"not {self.pair_choice!r}"
             )
 
     @property

@@ -10,11 +10,14 @@ from typing import Any
 
 from workbench.domain.protocols import Display
 from workbench.services.campaign_errors import CampaignError
-from workbench.services.campaign_settings import CampaignSettings
+from workbench.services.campaign_settings import (
+    ADAPTIVE,
+    PAIR_CHOICES,
+    UNIFORM,
+    CampaignSettings,
+)
 
-UNIFORM = "uniform"
-ADAPTIVE = "adaptive"
-PAIR_CHOICES = (UNIFORM, ADAPTIVE)
+__all__ = ["ADAPTIVE", "PAIR_CHOICES", "UNIFORM", "check_pair_choice", "pair_choice"]
 
 
 def pair_choice(settings: Mapping[str, Any] | None, campaign: str) -> str:
