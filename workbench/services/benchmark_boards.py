@@ -6,7 +6,6 @@ the comparison ``workbench compare-rankings``: one service per figure, whatever 
 
 from __future__ import annotations
 
-import math
 from dataclasses import fields, replace
 from typing import Any
 
@@ -16,7 +15,7 @@ from workbench.errors import WorkbenchError
 from workbench.services.analysis import leaderboard
 from workbench.services.analysis_request import AnalysisRequest
 from workbench.services.category_outcomes import category_outcomes
-from workbench.services.rank_comparison import Ranking, RankingComparisonResult
+from workbench.services.rank_comparison import BUNDLE_WORD, RankingComparisonResult, ranking_of
 from workbench.stats.benchmark_scores import ANY_SOURCE, BoardUnavailable
 from workbench.stats.errors import StatsInputError
 from workbench.stats.rank_agreement import compare_boards
@@ -76,19 +75,7 @@ class BundleBoards:
         return found.table, found.refusals
 
     def compare(self, a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
-        sides = []
-        for changes in (a, b):
-            result = self._result(**changes)
-            table = result.table.set_index("model")
-            board = pd.DataFrame(
-                {
-                    "rating": table["rating"],
-                    "lower": table.get("ci_lower", math.nan),
-                    "upper": table.get("ci_upper", math.nan),
-                }
-            )
-            described = f"bundle leaderboard ({result.request.filters().describe()})"
-            sides.append(Ranking("BUNDLE", described, board))
+        sides = [ranking_of(self._result(**changes), BUNDLE_WORD) for changes in (a, b)]
         try:
             comparison = compare_boards(sides[0].board, sides[1].board)
         except StatsInputError as error:

@@ -25,6 +25,7 @@ from workbench.stats.errors import StatsInputError
 from workbench.stats.rank_agreement import RankComparison, compare_boards
 
 if TYPE_CHECKING:
+    from workbench.services.analysis import LeaderboardResult
     from workbench.services.analysis_request import AnalysisRequest
     from workbench.storage import Bundle
 
@@ -163,6 +164,11 @@ def bundle_ranking(bundle: Bundle, request: AnalysisRequest | None, source: str)
         result = leaderboard(bundle, request or LeaderboardRequest())
     except (AnalysisError, RequestError, StatsInputError) as error:
         raise RankingInputError(f"{source}: {error}") from None
+    return ranking_of(result, source)
+
+
+def ranking_of(result: LeaderboardResult, source: str) -> Ranking:
+    """A bundle's leaderboard already computed, as a side named ``source``."""
     table = result.table.set_index("model")
     board = pd.DataFrame(
         {
