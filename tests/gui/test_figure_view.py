@@ -94,3 +94,44 @@ def test_the_ratings_title_fits_a_docked_pane(shared_data, width: int) -> None: 
     assert box.height <= (2 if width >= 440 else 3) * line + 2, (box.height, line)
     # the words are all there, in order, only broken into lines
     assert " ".join(str(shown.get_text()).split()) == " ".join(title.split())
+
+
+def test_the_figure_follows_its_pane_when_the_scroll_bar_comes_and_goes(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """In a real window, floating or docking a dock changes the pane's height first: the last
+    render is then taller than the pane, the vertical bar appears (the pane narrows by its
+    width with no resize of the view), the re-render fits, and the bar goes again. The figure
+    stayed drawn at the width of the pane with or without the bar, whichever was last, until a
+    manual resize (seen under Xvfb with a window manager at 1366x768)."""
+    from PySide6.QtCore import Qt
+
+    class Inline:
+        busy = False
+
+        def run(self, function, on_result, on_error=None):  # type: ignore[no-untyped-def]
+            on_result(function())
+
+    view = FigureView(Inline())  # type: ignore[arg-type]
+    qtbot.addWidget(view)
+    view.resize(440, 260)
+    view.show()
+    qtbot.waitExposed(view, timeout=HANG_GUARD_MS)
+    view.show_figure(lambda: forest(3))
+    area = view.scroll_area
+
+    def drawn_at_the_pane() -> None:
+        assert view._rendered_size == view.target_size() == area.viewport().size()
+        assert view.pixmap is not None
+        assert round(view.pixmap.width() / view.pixmap.devicePixelRatio()) == (
+            area.viewport().width()
+        )
+
+    qtbot.waitUntil(drawn_at_the_pane, timeout=HANG_GUARD_MS)
+    off, on = Qt.ScrollBarPolicy.ScrollBarAlwaysOff, Qt.ScrollBarPolicy.ScrollBarAlwaysOn
+    area.setVerticalScrollBarPolicy(off)
+    qtbot.waitUntil(drawn_at_the_pane, timeout=HANG_GUARD_MS)
+    wide = view._rendered_size.width()
+    for policy in (on, off):  # the bar comes, then goes
+        area.setVerticalScrollBarPolicy(policy)
+        qtbot.waitUntil(drawn_at_the_pane, timeout=HANG_GUARD_MS)
+        assert (view._rendered_size.width() < wide) == (policy == on)
+    assert view.size().width() == 440  # the view itself never resized

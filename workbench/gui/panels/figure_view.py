@@ -8,7 +8,7 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QSize, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer
 from PySide6.QtGui import QImage, QPixmap, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
@@ -64,6 +64,9 @@ class FigureView(QWidget):
         self._resize_timer.setSingleShot(True)
         self._resize_timer.setInterval(RESIZE_DEBOUNCE_MS)
         self._resize_timer.timeout.connect(self._render_if_needed)
+        # the image area also changes without this widget resizing: the scroll area's vertical
+        # bar comes or goes when a render's height changes, and the figure must follow it
+        self.scroll_area.viewport().installEventFilter(self)
 
     @property
     def recipe(self) -> FigureRecipe | None:
@@ -163,6 +166,15 @@ class FigureView(QWidget):
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         self._render_if_needed()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if (
+            event.type() == QEvent.Type.Resize
+            and watched is self.scroll_area.viewport()
+            and self._recipe is not None
+        ):
+            self._resize_timer.start()
+        return super().eventFilter(watched, event)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
