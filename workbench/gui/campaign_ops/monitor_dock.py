@@ -389,8 +389,8 @@ class CampaignMonitorDock(QDockWidget):
             return
         self.summary.setText(
             f"{status['protocol']} ({status['status']}): {status['tasks']} tasks, "
-            f"{status['complete_tasks']} complete; {status['answered']} answers, "
-            f"{status['skipped']} skips; {status['active_leases']} in progress"
+            f"{status['complete_tasks']} complete; {status['answered']} answered, "
+            f"{status['skipped']} skipped; {status['active_leases']} in progress"
         )
         self.annotators.set_rows(annotator_rows(status))
         self.agreement.set_rows(agreement_rows(status))
