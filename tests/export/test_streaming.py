@@ -4,9 +4,9 @@ and the memory an export holds does not grow with the number of judgments."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
-import tracemalloc
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,8 +18,6 @@ from workbench.export import (
     ExportOptions,
     export_bundle,
     external_sort,
-    items,
-    judgments,
     pairwise,
     service,
 )
@@ -183,35 +181,55 @@ def synthetic_bundles(tmp_path_factory: pytest.TempPathFactory) -> dict[int, Pat
     return bundles
 
 
-def _traced_peak(bundle: Path, out: Path, options: ExportOptions) -> int:
+#: Measures, in a process of its own, the memory one export holds. tracemalloc counts every
+#: thread's allocations, and a pytest worker still runs threads left by earlier tests; and the
+#: cycles an earlier export left are freed whenever the collector happens to run, which moved
+#: a peak by 150 KB either way (more than the growth allowed), so each export starts collected.
+_PEAKS_OF_EXPORTS = """
+import gc, json, sys, tracemalloc
+from pathlib import Path
+from workbench.export import ExportOptions, export_bundle, external_sort, items, judgments, pairwise
+
+# a batch of rows, a chunk of items and a run of records far smaller than the bundles, so
+# what each holds is about the same for both
+judgments._BATCH = 100
+pairwise._ITEM_CHUNK = 10
+items.ITEMS_PER_QUERY = 10
+external_sort.SORT_RUN = 100
+export_format, out, *bundles = sys.argv[1:]
+options = ExportOptions(format=export_format)
+export_bundle(Path(bundles[0]), Path(out) / "warm", options)  # imports, caches
+peaks = []
+for number, bundle in enumerate(bundles):
+    gc.collect()
     tracemalloc.start()
-    try:
-        start, _ = tracemalloc.get_traced_memory()
-        export_bundle(bundle, out, options)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    return peak - start
+    start, _ = tracemalloc.get_traced_memory()
+    export_bundle(Path(bundle), Path(out) / f"export-{number}", options)
+    peaks.append(tracemalloc.get_traced_memory()[1] - start)
+    tracemalloc.stop()
+print(json.dumps(peaks))
+"""
+
+
+def _traced_peaks(bundles: list[Path], out: Path, export_format: str) -> list[int]:
+    finished = subprocess.run(
+        [sys.executable, "-c", _PEAKS_OF_EXPORTS, export_format, str(out), *map(str, bundles)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert finished.returncode == 0, finished.stderr
+    return [int(peak) for peak in json.loads(finished.stdout)]
 
 
 @pytest.mark.parametrize("export_format", ["jsonl", "arena", "items"])
 def test_memory_does_not_grow_with_the_judgments(
-    synthetic_bundles: dict[int, Path],
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    export_format: str,
+    synthetic_bundles: dict[int, Path], tmp_path: Path, export_format: str
 ) -> None:
-    # a batch of rows, a chunk of items and a run of records far smaller than the bundles, so
-    # what each holds is about the same for both
-    monkeypatch.setattr(judgments, "_BATCH", 100)
-    monkeypatch.setattr(pairwise, "_ITEM_CHUNK", 10)
-    monkeypatch.setattr(items, "ITEMS_PER_QUERY", 10)
-    monkeypatch.setattr(external_sort, "SORT_RUN", 100)
-    options = ExportOptions(format=export_format)
-    export_bundle(synthetic_bundles[1_500], tmp_path / "warm", options)  # imports, caches
-    small = _traced_peak(synthetic_bundles[1_500], tmp_path / "small", options)
-    large = _traced_peak(synthetic_bundles[6_000], tmp_path / "large", options)
-    record = (tmp_path / "large").stat().st_size / 6_000
+    small, large = _traced_peaks(
+        [synthetic_bundles[1_500], synthetic_bundles[6_000]], tmp_path, export_format
+    )
+    record = (tmp_path / "export-1").stat().st_size / 6_000
     # held per extra judgment: a list of them (or of their records) costs more than a record
     per_judgment = (large - small) / (6_000 - 1_500)
     assert per_judgment < record / 4, (small, large, record)
