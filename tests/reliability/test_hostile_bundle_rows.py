@@ -39,6 +39,14 @@ def png(width: int = 4, height: int = 3) -> bytes:
     return buffer.getvalue()
 
 
+def png_claiming(width: int, height: int) -> bytes:
+    """A 1x1 PNG whose header claims ``width`` x ``height`` pixels: a decompression bomb as
+    Pillow sees it from the header alone."""
+    tiny = png(1, 1)
+    header = b"IHDR" + width.to_bytes(4, "big") + height.to_bytes(4, "big") + tiny[24:29]
+    return tiny[:12] + header + zlib.crc32(header).to_bytes(4, "big") + tiny[33:]
+
+
 def cycle_item(item_id: str) -> dict:
     """An item whose human votes form a cycle over three models: the report's gallery shows
     it, with its image."""
@@ -110,11 +118,8 @@ def test_the_gate_refuses_documents_oversized_files_and_too_many_pixels() -> Non
     with pytest.raises(ImageProblemError, match="pixels is over the limit"):
         open_stored_image(png(40, 40), max_pixels=1_000)
     # a header claiming more pixels than the limit is refused before any pixel is decoded
-    tiny = png(1, 1)
-    header = b"IHDR" + (100_000).to_bytes(4, "big") * 2 + tiny[24:29]
-    claimed = tiny[:12] + header + zlib.crc32(header).to_bytes(4, "big") + tiny[33:]
     with pytest.raises(ImageProblemError, match=r"decompression bomb|over the limit"):
-        open_stored_image(claimed)
+        open_stored_image(png_claiming(100_000, 100_000))
     assert MAX_IMAGE_PIXELS < 100_000 * 100_000
 
 
@@ -177,6 +182,19 @@ def test_report_never_starts_ghostscript_on_an_eps_stored_in_a_bundle(
     assert done.returncode == 0, done.stderr
     assert "q1" in out.read_text(encoding="utf-8")  # the gallery shows the case
     assert not log.exists(), "an external program was started"
+
+
+def test_report_is_written_past_an_over_limit_image_stored_in_a_bundle(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bundle = make_bundle(tmp_path)
+    # Pillow's own limit refuses this header with DecompressionBombError: the report ended in
+    # an internal error on it
+    bomb = png_claiming(100_000, 100_000)
+    set_image_row(bundle, data=bomb, sha256=hashlib.sha256(bomb).hexdigest(), size_bytes=len(bomb))
+    out = tmp_path / "report.html"
+    assert main(["report", str(bundle), "--out", str(out)]) == 0, capsys.readouterr().err
+    assert "q1" in out.read_text(encoding="utf-8")  # the case is shown, without its picture
 
 
 # --- copies between bundles --------------------------------------------------------------------

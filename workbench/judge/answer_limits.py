@@ -12,7 +12,7 @@ client's own transports, proxies from the environment included.
 from __future__ import annotations
 
 import zlib
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any
 
 #: the most an answer may be, as sent and once inflated (a verdict is a few kilobytes)
@@ -31,6 +31,57 @@ class AnswerUnreadable(Exception):
     """An answer in an encoding the client did not ask for, or a damaged compressed body."""
 
 
+def _too_large(where: str, limit: int, what: str) -> AnswerTooLarge:
+    return AnswerTooLarge(f"the answer from {where} is over the limit of {limit:,} bytes {what}")
+
+
+class _BoundedInflater:
+    """Inflates one gzip or deflate body in steps of at most what is left under ``limit``, so
+    a bomb stops at the limit instead of filling memory."""
+
+    def __init__(self, encoding: str, limit: int, where: str) -> None:
+        self._encoding = encoding
+        self._limit = limit
+        self._where = where
+        self._inflated = 0
+        self._decoder: Any = None
+
+    def _decoder_for(self, chunk: bytes) -> Any:
+        if self._decoder is None:
+            wbits = _INFLATED[self._encoding]
+            if wbits is None:  # deflate: zlib-wrapped as specified, or raw as some send
+                wbits = zlib.MAX_WBITS if (chunk[0] & 0x0F) == 8 else -zlib.MAX_WBITS
+            self._decoder = zlib.decompressobj(wbits)
+        return self._decoder
+
+    def _counted(self, out: bytes) -> bytes:
+        self._inflated += len(out)
+        if self._inflated > self._limit:
+            raise _too_large(self._where, self._limit, "inflated")
+        return out
+
+    def inflate(self, chunk: bytes) -> Iterator[bytes]:
+        """The inflated bytes of the next ``chunk`` received."""
+        if not chunk:
+            return
+        decoder = self._decoder_for(chunk)
+        data = chunk
+        while data:
+            try:
+                out = decoder.decompress(data, self._limit - self._inflated + 1)
+            except zlib.error as error:
+                raise AnswerUnreadable(
+                    f"the answer from {self._where} is damaged {self._encoding} data: {error}"
+                ) from None
+            if self._counted(out):
+                yield out
+            data = decoder.unconsumed_tail
+
+    def rest(self) -> bytes:
+        """What the decoder still holds once the body has ended."""
+        return b"" if self._decoder is None else self._counted(self._decoder.flush())
+
+
 def capped_answers(
     limit: int = MAX_ANSWER_BYTES, where: str = "the endpoint"
 ) -> dict[str, list[Callable[[Any], Awaitable[None]]]]:
@@ -46,46 +97,27 @@ def capped_answers(
             self._where = where
 
         def _too_large(self, what: str) -> AnswerTooLarge:
-            return AnswerTooLarge(
-                f"the answer from {self._where} is over the limit of {self._limit:,} bytes {what}"
-            )
+            return _too_large(self._where, self._limit, what)
 
         async def __aiter__(self) -> AsyncIterator[bytes]:
-            received = inflated = 0
-            decoder: Any = None
+            received = 0
+            inflater = (
+                None
+                if self._encoding is None
+                else _BoundedInflater(self._encoding, self._limit, self._where)
+            )
             async for chunk in self._raw:
                 received += len(chunk)
                 if received > self._limit:
                     raise self._too_large("as sent")
-                if self._encoding is None:
+                if inflater is None:
                     yield chunk
                     continue
-                if decoder is None and chunk:
-                    wbits = _INFLATED[self._encoding]
-                    if wbits is None:  # deflate: zlib-wrapped as specified, or raw as some send
-                        wbits = zlib.MAX_WBITS if (chunk[0] & 0x0F) == 8 else -zlib.MAX_WBITS
-                    decoder = zlib.decompressobj(wbits)
-                data = chunk
-                while data:
-                    try:
-                        out = decoder.decompress(data, self._limit - inflated + 1)
-                    except zlib.error as error:
-                        raise AnswerUnreadable(
-                            f"the answer from {self._where} is damaged {self._encoding} "
-                            f"data: {error}"
-                        ) from None
-                    inflated += len(out)
-                    if inflated > self._limit:
-                        raise self._too_large("inflated")
-                    if out:
-                        yield out
-                    data = decoder.unconsumed_tail
-            if decoder is not None:
-                rest = decoder.flush()
-                if inflated + len(rest) > self._limit:
-                    raise self._too_large("inflated")
-                if rest:
-                    yield rest
+                for out in inflater.inflate(chunk):
+                    yield out
+            rest = inflater.rest() if inflater is not None else b""
+            if rest:
+                yield rest
 
         async def aclose(self) -> None:
             await self._raw.aclose()
