@@ -1,5 +1,6 @@
 """The frozen one-folder app (packaging/build-desktop-app.sh) starts: it generates the demo
-bundle, lists its plugins from the frozen entry points, and renders a screenshot offscreen.
+bundle, lists its plugins from the frozen entry points, writes the demo's HTML report (its
+templates are data files) and renders a screenshot offscreen.
 
 A full PyInstaller build takes a minute or more, so the test runs only when asked for with
 VLM_WORKBENCH_TEST_FROZEN=1 and when PyInstaller is installed."""
@@ -66,6 +67,10 @@ def test_frozen_app_makes_the_demo_and_a_screenshot(executable: Path, tmp_path: 
     bundle = tmp_path / "demo.wbb"
     _run(executable, tmp_path, "demo", "--out", str(bundle))
     assert bundle.is_file()
+    # the report's templates are read from the frozen app's data files
+    report = tmp_path / "report.html"
+    _run(executable, tmp_path, "report", str(bundle), "--out", str(report), "--bootstrap", "5")
+    assert "<h2>Leaderboard</h2>" in report.read_text(encoding="utf-8")
     shot = tmp_path / "shot.png"
     _run(executable, tmp_path, "open", str(bundle), "--screenshot", str(shot))
     with Image.open(shot) as image:

@@ -53,6 +53,10 @@ def test_wheel_contains_plugins_resources_and_migrations(wheel: Path) -> None:
         assert f"workbench/storage/migrations/{source.relative_to(migrations)}" in names
     assert "workbench/export/__init__.py" in names
     assert "workbench/judge/prices.toml" in names  # the judge's dated price list
+    templates = ROOT / "workbench" / "services" / "report_templates"
+    for source in templates.rglob("*"):
+        if source.is_file():  # the report's Jinja2 templates
+            assert f"workbench/services/report_templates/{source.relative_to(templates)}" in names
     assert not any(name.startswith(("tests/", "bench/")) for name in names)
 
 
