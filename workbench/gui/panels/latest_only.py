@@ -12,16 +12,17 @@ Task = tuple[Callable[[], Any], Callable[[Any], None], Callable[[BaseException],
 
 
 class Runner(Protocol):
-    """Runs ``function`` elsewhere and calls back on the GUI thread: a thread pool
-    (:class:`~workbench.gui.background.BackgroundRunner`) or the panels' worker process
-    (:class:`~workbench.gui.panel_process.PanelProcess`, picklable functions only)."""
+    """Runs ``function`` elsewhere and calls back on the GUI thread: as a job on the window's
+    threads (:class:`~workbench.gui.background.BackgroundRunner`) or in the panels' worker
+    process (:class:`~workbench.gui.panel_process.ProcessRunner`, picklable functions only);
+    what it returns (the job) is not used here."""
 
     def run(
         self,
         function: Callable[[], Any],
         on_result: Callable[[Any], None],
         on_error: Callable[[BaseException], None] | None = None,
-    ) -> None: ...
+    ) -> object: ...
 
 
 class LatestOnly(QObject):
