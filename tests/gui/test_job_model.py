@@ -21,6 +21,7 @@ from tests.patience import HANG_GUARD_MS
 from workbench.gui.background import BackgroundRunner
 from workbench.gui.jobs import Access, JobCancelled, JobManager, JobStatus
 from workbench.gui.panel_process import PanelProcess, ProcessRunner
+from workbench.gui.panels.latest_only import LatestOnly
 
 pytestmark = pytest.mark.gui
 
@@ -142,3 +143,19 @@ def test_a_panel_computation_is_listed_and_cancelled_through_its_job(
     runner.run(partial(os.getpid), pids.append)
     qtbot.waitUntil(lambda: len(pids) == 2, timeout=WAIT)
     assert pids[1] != pids[0]
+
+
+def test_a_cancelled_panel_computation_leaves_the_panel_as_it_was(
+    qtbot, window: Window, process: PanelProcess, tmp_path: Path
+) -> None:
+    tasks = LatestOnly(ProcessRunner(process, window), window)
+    results: list[object] = []
+    errors: list[BaseException] = []
+    marker = tmp_path / "started"
+    tasks.submit(partial(started_then_sleeps, str(marker)), results.append, errors.append)
+    qtbot.waitUntil(marker.exists, timeout=WAIT)
+    (job,) = window.jobs.running()
+    job.cancel()
+    # not stuck "Computing…", and no error shown for what the user stopped
+    qtbot.waitUntil(lambda: not tasks.busy, timeout=WAIT)
+    assert results == [] and errors == []

@@ -8,6 +8,8 @@ from typing import Any, Protocol
 
 from PySide6.QtCore import QObject, Signal
 
+from workbench.gui.jobs import JobCancelled
+
 Task = tuple[Callable[[], Any], Callable[[Any], None], Callable[[BaseException], None]]
 
 
@@ -82,8 +84,13 @@ class LatestOnly(QObject):
             elif not self._running:
                 self.busyChanged.emit(False)
 
+        def failed(error: BaseException) -> None:
+            # a cancelled computation (its job, or its worker stopped) leaves the panel as it was
+            if not isinstance(error, JobCancelled):
+                on_error(error)
+
         self.runner.run(
             function,
             lambda value: finish(lambda: on_result(value)),
-            lambda error: finish(lambda: on_error(error)),
+            lambda error: finish(lambda: failed(error)),
         )
