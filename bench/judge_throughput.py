@@ -42,8 +42,8 @@ from workbench_visit_bench.judge_templates import REFERENCE_FREE  # noqa: E402
 from tests.judge.helpers import build_bundle  # noqa: E402
 from workbench.judge.secrets import Secret  # noqa: E402
 from workbench.services.judging.runner import (  # noqa: E402
-    JudgeJob,
     JudgeProgress,
+    JudgeRunner,
     JudgeSettings,
     plan_run,
     prepare_runtime,
@@ -236,7 +236,7 @@ async def _measure(
         while len(answered) < state.done:
             answered.append(time.perf_counter())
 
-    job = JudgeJob(bundle, plan, Secret("bench-key-not-secret"), on_progress=progress)  # type: ignore[arg-type]
+    job = JudgeRunner(bundle, plan, Secret("bench-key-not-secret"), on_progress=progress)  # type: ignore[arg-type]
     started = time.perf_counter()
     task = asyncio.create_task(job.run())
     stall = busy = 0.0

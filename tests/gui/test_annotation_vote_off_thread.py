@@ -17,6 +17,7 @@ from tests.gui.annotation_bundle import build_annotation_bundle
 from tests.gui.test_annotation_view import start_view
 from tests.patience import HANG_GUARD_MS
 from tests.storage.failing_disk import failing_disk
+from workbench.gui.jobs import jobs_for
 from workbench.storage import Bundle, dialects
 from workbench.storage.bundle import copy_bundle
 
@@ -217,3 +218,24 @@ def test_the_window_recovers_once_the_disk_is_back_after_an_input_output_error(
         view.end()
     with sqlite3.connect(bundle_path) as connection:
         assert vote_count(connection) == 2
+
+
+def test_a_vote_being_written_is_listed_and_lands_even_if_cancelled(
+    qtbot, bundle_path: Path, other_writer: sqlite3.Connection
+) -> None:
+    with Bundle.open(bundle_path) as bundle:
+        view = start_idle(qtbot, bundle, True)
+        manager = jobs_for(view)
+        other_writer.execute("BEGIN IMMEDIATE")  # the vote waits on the bundle's lock
+        qtbot.keyClick(view, Qt.Key.Key_A)
+        qtbot.waitUntil(
+            lambda: any(job.kind == "Vote" for job in manager.running()), timeout=HANG_GUARD_MS
+        )
+        (vote,) = [job for job in manager.running() if job.kind == "Vote"]
+        vote.cancel()  # a vote being written is finished: the user was told it is saving
+        other_writer.execute("ROLLBACK")
+        qtbot.waitUntil(lambda: vote_count(other_writer) == 1, timeout=HANG_GUARD_MS)
+        qtbot.waitUntil(lambda: not view.busy, timeout=HANG_GUARD_MS)
+        assert view.answer_panel is not None
+        assert view.answer_panel.message.text() == "Saved."
+        view.end()

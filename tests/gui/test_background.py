@@ -21,7 +21,7 @@ pytestmark = pytest.mark.gui
 class Owner(QWidget):
     def __init__(self) -> None:
         super().__init__()
-        self.runner = BackgroundRunner(max_threads=1, parent=self)
+        self.runner = BackgroundRunner(self, in_order=True)
         self.label = QLabel(self)
 
     def show_result(self, value: str) -> None:

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from tests.patience import HANG_GUARD_MS
-from workbench.gui.panel_jobs import render_figure
+from workbench.gui.panel_computations import render_figure
 from workbench.gui.panels.figure_view import FigureView
 from workbench.stats.plots import LEGIBLE_ROW_POINTS, legible_height_inches, ratings_forest_plot
 

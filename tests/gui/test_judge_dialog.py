@@ -115,7 +115,7 @@ class TickWatch:
 
     def _tick(self) -> None:
         now = (time.perf_counter(), time.thread_time())
-        if self._last is not None and self.dialog.job is not None:
+        if self._last is not None and self.dialog.runner is not None:
             self.wall_gap = max(self.wall_gap, now[0] - self._last[0])
             self.cpu_gap = max(self.cpu_gap, now[1] - self._last[1])
         self._last = now
@@ -210,7 +210,7 @@ def test_cancel_stops_the_run_and_keeps_what_was_answered(
         estimate(qtbot, dialog)
         dialog.start_button.click()
         qtbot.waitUntil(
-            lambda: dialog.job is not None and dialog.job.progress.done >= 2,
+            lambda: dialog.runner is not None and dialog.runner.progress.done >= 2,
             timeout=HANG_GUARD_MS,
         )
         dialog.cancel_button.click()

@@ -19,8 +19,8 @@ from tests.gui.panel_bundle import build_panel_bundle
 from tests.gui.panel_window import wait_for_file
 from tests.patience import HANG_GUARD_MS, HANG_GUARD_SECONDS
 from workbench.errors import WorkbenchError
-from workbench.gui import panel_jobs
-from workbench.gui.panel_jobs import PanelJobError, bundle_ref
+from workbench.gui import panel_computations
+from workbench.gui.panel_computations import PanelComputationError, bundle_ref
 from workbench.gui.panel_process import PanelProcess, ProcessRunner
 from workbench.storage import Bundle
 
@@ -63,10 +63,14 @@ def test_a_job_runs_in_another_process_and_answers_on_the_gui_thread(qtbot, proc
 
 
 def test_errors_come_back_with_their_message(qtbot, process) -> None:  # type: ignore[no-untyped-def]
-    _, (user,) = run_and_wait(qtbot, process, partial(panel_jobs._guarded, failing_job, "user"))
+    _, (user,) = run_and_wait(
+        qtbot, process, partial(panel_computations._guarded, failing_job, "user")
+    )
     assert type(user) is WorkbenchError and str(user) == "no judgments match this selection"
-    _, (other,) = run_and_wait(qtbot, process, partial(panel_jobs._guarded, failing_job, "bug"))
-    assert isinstance(other, PanelJobError) and not isinstance(other, WorkbenchError)
+    _, (other,) = run_and_wait(
+        qtbot, process, partial(panel_computations._guarded, failing_job, "bug")
+    )
+    assert isinstance(other, PanelComputationError) and not isinstance(other, WorkbenchError)
     assert "KeyError: 'm-z'" in str(other) and "failing_job" in str(other)  # the traceback
 
 
@@ -104,7 +108,7 @@ def test_the_worker_lets_go_of_the_bundle_when_asked(qtbot, process, tmp_path: P
     with Bundle.open(path) as bundle:
         ref = bundle_ref(bundle)
         assert bundle_ref(bundle) is ref  # one reference per open bundle
-        (choices,), _ = run_and_wait(qtbot, process, partial(panel_jobs.read_choices, ref))
+        (choices,), _ = run_and_wait(qtbot, process, partial(panel_computations.read_choices, ref))
         assert "m-a" in choices.models
         (held,), _ = run_and_wait(qtbot, process, partial(held_bundle))
         assert held == ref
@@ -115,8 +119,8 @@ def test_the_worker_lets_go_of_the_bundle_when_asked(qtbot, process, tmp_path: P
         assert bundle_ref(again).token != ref.token
 
 
-def held_bundle() -> panel_jobs.BundleRef | None:
-    return panel_jobs._opened.ref
+def held_bundle() -> panel_computations.BundleRef | None:
+    return panel_computations._opened.ref
 
 
 def test_results_for_a_deleted_owner_are_dropped(qtbot, process, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -143,11 +147,11 @@ def _alive(qobject: QObject) -> bool:
 APP_THAT_GETS_KILLED = """
 import multiprocessing, os, sys, time
 from concurrent.futures import ProcessPoolExecutor
-from workbench.gui import panel_jobs
+from workbench.gui import panel_computations
 
 if __name__ == "__main__":
     context = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(1, mp_context=context, initializer=panel_jobs.start_worker)
+    pool = ProcessPoolExecutor(1, mp_context=context, initializer=panel_computations.start_worker)
     print(pool.submit(os.getpid).result(), flush=True)
     time.sleep(120)
 """

@@ -13,8 +13,8 @@ from workbench.judge.client import RetryPolicy
 from workbench.judge.secrets import Secret
 from workbench.judge.templates import JudgeTemplate
 from workbench.services.judging.runner import (
-    JudgeJob,
     JudgePlan,
+    JudgeRunner,
     JudgeSettings,
     JudgeSummary,
     plan_run,
@@ -55,7 +55,7 @@ def judge(
     cancel_after: int | None = None,
 ) -> tuple[JudgePlan, JudgeSummary]:
     plan = plan_run(bundle, settings, template=template)
-    job: JudgeJob
+    job: JudgeRunner
 
     def progress(state: Any) -> None:
         if on_progress is not None:
@@ -63,5 +63,5 @@ def judge(
         if cancel_after is not None and state.done >= cancel_after:
             job.cancel()
 
-    job = JudgeJob(bundle, plan, Secret(key), on_progress=progress)
+    job = JudgeRunner(bundle, plan, Secret(key), on_progress=progress)
     return plan, asyncio.run(job.run())

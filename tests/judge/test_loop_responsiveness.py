@@ -21,7 +21,7 @@ from tests.judge.fake_openai_server import FakeOpenAIServer, Faults
 from tests.judge.helpers import FAKE_KEY, build_bundle
 from tests.judge.judging import settings_for
 from workbench.judge.secrets import Secret
-from workbench.services.judging.runner import JudgeJob, plan_run
+from workbench.services.judging.runner import JudgeRunner, plan_run
 
 pytestmark = pytest.mark.budget
 
@@ -52,7 +52,7 @@ def test_the_loop_is_never_busy_for_long_during_a_run(tmp_path: Path) -> None:
         assert len(plan.pending) == 600
 
         async def run_and_watch() -> tuple[float, str]:
-            job = JudgeJob(bundle, plan, Secret(FAKE_KEY))
+            job = JudgeRunner(bundle, plan, Secret(FAKE_KEY))
             task = asyncio.create_task(job.run())
             busiest = 0.0
             while not task.done():

@@ -72,9 +72,9 @@ def judge(bundle: str, base_url: str, run_name: str) -> None:
     from tests.judge.helpers import FAKE_KEY
     from tests.judge.judging import QUICK_RETRY
     from workbench.judge.secrets import Secret
-    from workbench.services.judging.runner import JudgeJob, JudgeSettings, plan_run
+    from workbench.services.judging.runner import JudgeRunner, JudgeSettings, plan_run
 
-    class ConfirmingJob(JudgeJob):
+    class ConfirmingRunner(JudgeRunner):
         """Prints the request hashes of each batch of verdicts once it is committed."""
 
         def _write(self, batch):  # type: ignore[no-untyped-def]
@@ -92,7 +92,7 @@ def judge(bundle: str, base_url: str, run_name: str) -> None:
         run_name=run_name,
     )
     plan = plan_run(bundle, settings, template=REFERENCE_FREE)
-    job = ConfirmingJob(bundle, plan, Secret(FAKE_KEY))
+    job = ConfirmingRunner(bundle, plan, Secret(FAKE_KEY))
     confirm("ready")
     summary = asyncio.run(job.run())
     confirm("finished", summary.status)

@@ -28,7 +28,7 @@ from tests.services.campaign_helpers import registry_with_all_protocols
 from workbench.judge.secrets import Secret
 from workbench.services.campaigns import CampaignSpec, add_annotator, create_campaign
 from workbench.services.importing import import_files
-from workbench.services.judging.runner import JudgeJob, plan_run
+from workbench.services.judging.runner import JudgeRunner, plan_run
 from workbench.services.judging.worklist import JudgeScope
 from workbench.services.voting import AnnotationSession
 from workbench.storage import Bundle
@@ -151,7 +151,7 @@ def test_the_same_comparison_through_every_path_has_the_same_coordinates(
             server, REFERENCE_FREE, selection=JudgeScope(models=(first, second), swap=False)
         )
         plan = plan_run(bundle_path, options, template=REFERENCE_FREE)
-        asyncio.run(JudgeJob(bundle_path, plan, Secret(FAKE_KEY)).run())
+        asyncio.run(JudgeRunner(bundle_path, plan, Secret(FAKE_KEY)).run())
 
         with Bundle.open(bundle_path) as bundle, bundle.read_session() as session:
             names, rows = read_judgments(session, OutcomeFilter())
@@ -205,7 +205,7 @@ def test_an_ablation_context_reads_the_same_from_a_campaign_and_a_judge_run(
         scope = JudgeScope(models=NAMES[:2], swap=False, context=context)
         options = settings_for(server, REFERENCE_FREE, selection=scope)
         plan = plan_run(bundle_path, options, template=REFERENCE_FREE)
-        asyncio.run(JudgeJob(bundle_path, plan, Secret(FAKE_KEY)).run())
+        asyncio.run(JudgeRunner(bundle_path, plan, Secret(FAKE_KEY)).run())
     with Bundle.open(bundle_path) as bundle, bundle.read_session() as session:
         _, rows = read_judgments(session, columns=("origin", "context", "campaign"))
         _, ablation = read_judgments(

@@ -406,7 +406,7 @@ def _run_judge(args: argparse.Namespace, *, remember: bool) -> int:
     from workbench.judge.client import EndpointError
     from workbench.judge.last_used import remember_endpoint
     from workbench.judge.secrets import resolve_api_key
-    from workbench.services.judging.runner import JudgeJob, plan_run, prepare_runtime
+    from workbench.services.judging.runner import JudgeRunner, plan_run, prepare_runtime
 
     def prepare() -> None:
         with contextlib.suppress(Exception):  # the run prepares again and reports a failure
@@ -440,7 +440,7 @@ def _run_judge(args: argparse.Namespace, *, remember: bool) -> int:
             settings.concurrency,
         )
     progress = TerminalProgress(stream=sys.stderr)
-    job = JudgeJob(
+    job = JudgeRunner(
         args.bundle,
         plan,
         key.secret,

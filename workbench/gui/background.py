@@ -1,11 +1,16 @@
-"""Run a function on a worker thread and get its result back on the GUI thread.
+"""One owner's door to its window's :class:`~workbench.gui.jobs.JobManager` for the work it does
+for itself: run a function as an unlisted job and get its result back on the GUI thread.
 
 Queries that can take longer than a frame (a search over every output, sorting 100,000 items by
-a count) go through :class:`BackgroundRunner`, so the event loop is never blocked by them.
+a count), the pickers' reads, the watcher's polls, a vote and the next task read ahead go
+through a :class:`BackgroundRunner`, so the event loop is never blocked by them and the window's
+manager lists them with the rest of its jobs. The runner has no threads of its own: it is a
+group of the manager's jobs, run one at a time in order when asked (``in_order``), that its
+owner can wait for and ask whether it is busy.
 
 A result can arrive after its owner is gone (a dialog closed while its query ran, a test's window
-deleted before the pool finished): it is then dropped, because calling into a deleted widget
-raises ``RuntimeError`` on the GUI thread.
+deleted before the manager's threads finished): it is then dropped, because calling into a
+deleted widget raises ``RuntimeError`` on the GUI thread.
 """
 
 from __future__ import annotations
@@ -15,97 +20,84 @@ from collections.abc import Callable
 from typing import Any
 
 import shiboken6
-from PySide6.QtCore import QObject, QThreadPool, Signal
+from PySide6.QtCore import QObject, Signal
+
+from workbench.gui.jobs import Access, Job, JobManager, jobs_for
 
 log = logging.getLogger(__name__)
 
-
-def _callback_alive(callback: Callable[..., Any] | None) -> bool:
-    """False when ``callback`` is a method of a Qt object whose C++ side is deleted."""
-    owner = getattr(callback, "__self__", None)
-    return not isinstance(owner, QObject) or shiboken6.isValid(owner)
-
-
-class _Relay(QObject):
-    """Lives on the GUI thread; signals emitted from the worker are queued to it."""
-
-    succeeded = Signal(object)
-    failed = Signal(object)
+#: how long :meth:`BackgroundRunner.wait` waits by default
+WAIT_MS = 30_000
 
 
 class BackgroundRunner(QObject):
-    """Runs callables on its own thread pool and reports how many are still running."""
+    """Runs callables as unlisted jobs of its window's manager and reports how many of them
+    have not ended."""
 
     busyChanged = Signal(bool)
 
-    def __init__(self, max_threads: int = 2, parent: QObject | None = None) -> None:
+    def __init__(
+        self, parent: QObject | None = None, *, in_order: bool = False, kind: str = "Read"
+    ) -> None:
         super().__init__(parent)
-        self.pool = QThreadPool(self)
-        self.pool.setMaxThreadCount(max_threads)
-        self._relays: set[_Relay] = set()
+        #: one job at a time, in the order given (a vote before the read that follows it)
+        self.in_order = in_order
+        #: the jobs' generic name in :meth:`JobManager.running` ("Read", "Poll"…)
+        self.kind = kind
+        self._jobs: set[Job] = set()
+        self._manager: JobManager | None = None
+
+    @property
+    def manager(self) -> JobManager:
+        """The manager of this runner's window (found once: a runner does not change window)."""
+        if self._manager is None or not shiboken6.isValid(self._manager):
+            self._manager = jobs_for(self)
+        return self._manager
 
     @property
     def busy(self) -> bool:
-        return bool(self._relays)
+        return bool(self._jobs)
 
     def run(
         self,
         function: Callable[[], Any],
         on_result: Callable[[Any], None],
         on_error: Callable[[BaseException], None] | None = None,
-    ) -> None:
-        """Call ``function()`` on a worker thread, then ``on_result(value)`` or
-        ``on_error(exception)`` on the GUI thread."""
-        relay = _Relay()
+        *,
+        access: Access = Access.READ,
+        kind: str = "",
+        title: str = "",
+    ) -> Job:
+        """Call ``function()`` on one of the manager's threads (after the writers before it if
+        ``access`` is WRITE), then ``on_result(value)`` or ``on_error(exception)`` on the GUI
+        thread (``on_error`` gets :class:`~workbench.gui.jobs.JobCancelled` if the job was
+        cancelled)."""
         was_busy = self.busy
-        self._relays.add(relay)
+        job = self.manager.run(
+            kind or self.kind,
+            function,
+            on_result,
+            on_error,
+            title=title,
+            access=access,
+            group=self,
+            in_order=self.in_order,
+            owner=self,
+        )
+        self._jobs.add(job)
 
-        def alive() -> bool:
-            """Whether the runner still exists; a result for a deleted one is dropped."""
-            return shiboken6.isValid(self)
-
-        def finish() -> None:
-            self._relays.discard(relay)
-            if shiboken6.isValid(relay):
-                relay.deleteLater()
-            if alive() and not self.busy:
+        def ended() -> None:
+            self._jobs.discard(job)
+            if shiboken6.isValid(self) and not self.busy:
                 self.busyChanged.emit(False)
 
-        def deliver(value: Any) -> None:
-            try:
-                if alive() and _callback_alive(on_result):
-                    on_result(value)
-                else:
-                    log.debug("dropped a background result: its owner is gone")
-            finally:
-                finish()
-
-        def fail(error: BaseException) -> None:
-            try:
-                if on_error is None:
-                    log.error("background task failed", exc_info=error)
-                elif alive() and _callback_alive(on_error):
-                    on_error(error)
-                else:
-                    log.debug("dropped a background error, its owner is gone: %r", error)
-            finally:
-                finish()
-
-        relay.succeeded.connect(deliver)
-        relay.failed.connect(fail)
-
-        def task() -> None:
-            try:
-                value = function()
-            except BaseException as error:  # reported on the GUI thread, never lost
-                relay.failed.emit(error)
-            else:
-                relay.succeeded.emit(value)
-
-        self.pool.start(task)
+        # after the manager's delivery: busy stays true while the owner takes the result
+        job.finished.connect(ended)
         if not was_busy:
             self.busyChanged.emit(True)
+        return job
 
-    def wait(self, timeout_ms: int = 30_000) -> bool:
-        """Block until every task has run (their results are delivered by the event loop)."""
-        return self.pool.waitForDone(timeout_ms)
+    def wait(self, timeout_ms: int = WAIT_MS) -> bool:
+        """Block until every job of this runner has run, queued ones included (their results
+        are delivered by the event loop)."""
+        return self.manager.wait(timeout_ms, group=self)

@@ -81,7 +81,7 @@ class ExportDialog(QDialog, Ui_ExportDialog):
         self.summary: ExportSummary | None = None
         self.message_box: QMessageBox | None = None
         # only for the campaign names: the export itself is a job of the window's job manager
-        self.runner = BackgroundRunner(max_threads=1, parent=self)
+        self.runner = BackgroundRunner(self, in_order=True, kind="Picker read")
         self.job: Job | None = None
 
         self.bundle_label.setText(display_location(bundle))

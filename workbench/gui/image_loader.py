@@ -1,9 +1,9 @@
 """Decode a bundle's images off the GUI thread and keep the recent ones in memory.
 
 Images are decoded by Pillow with their EXIF orientation applied (``ImageOps.exif_transpose``),
-together with a thumbnail, on a worker pool; the GUI thread only converts a finished image to
-a pixmap. A least-recently-used cache bounded by bytes keeps moving back and forth between
-items free of decoding.
+together with a thumbnail, as unlisted jobs of the window's job manager; the GUI thread only
+converts a finished image to a pixmap. A least-recently-used cache bounded by bytes keeps moving
+back and forth between items free of decoding.
 """
 
 from __future__ import annotations
@@ -15,9 +15,10 @@ from dataclasses import dataclass
 
 from PIL import Image as PILImage
 from PIL import ImageOps
-from PySide6.QtCore import QObject, QSize, QThreadPool, Signal
+from PySide6.QtCore import QObject, QSize, Signal
 from PySide6.QtGui import QImage
 
+from workbench.gui.background import BackgroundRunner
 from workbench.importers.images import ImageProblemError, open_stored_image
 
 log = logging.getLogger(__name__)
@@ -70,12 +71,8 @@ def decode_image(data: bytes) -> DecodedImage:
         return DecodedImage(QImage(), QImage(), f"cannot decode image: {error}")
 
 
-class _Relay(QObject):
-    decoded = Signal(int, object)
-
-
 class ImageLoader(QObject):
-    """Gives decoded images by id, decoding on a worker pool and caching the results.
+    """Gives decoded images by id, decoding them as jobs and caching the results.
 
     ``fetch_bytes(image_id)`` reads an image's stored bytes; it is called on worker threads.
     """
@@ -94,10 +91,7 @@ class ImageLoader(QObject):
         self._cache_limit = cache_bytes
         self._cached_bytes = 0
         self._pending: set[int] = set()
-        self._pool = QThreadPool(self)
-        self._pool.setMaxThreadCount(2)
-        self._relay = _Relay(self)
-        self._relay.decoded.connect(self._store)
+        self.runner = BackgroundRunner(self, kind="Image load")
 
     def cached(self, image_id: int) -> DecodedImage | None:
         """The decoded image if it is in the cache (and mark it recently used)."""
@@ -124,11 +118,11 @@ class ImageLoader(QObject):
         return len(self._pending)
 
     def wait(self, timeout_ms: int = 30_000) -> bool:
-        return self._pool.waitForDone(timeout_ms)
+        return self.runner.wait(timeout_ms)
 
     def clear(self) -> None:
         """Empty the cache once the decodes under way have ended (another bundle is shown)."""
-        self._pool.waitForDone()
+        self.runner.wait()
         self.forget()
 
     def forget(self) -> None:
@@ -140,22 +134,27 @@ class ImageLoader(QObject):
         if image_id in self._pending:
             return
         self._pending.add(image_id)
-        fetch, relay = self._fetch_bytes, self._relay
+        fetch = self._fetch_bytes
 
-        def task() -> None:
+        def task() -> DecodedImage:
             try:
                 data = fetch(image_id)
-                decoded = (
+                return (
                     decode_image(data)
                     if data is not None
                     else DecodedImage(QImage(), QImage(), "image not in the bundle")
                 )
             except Exception as error:  # a damaged image must not take the viewer down
                 log.exception("decoding image %s failed", image_id)
-                decoded = DecodedImage(QImage(), QImage(), str(error))
-            relay.decoded.emit(image_id, decoded)
+                return DecodedImage(QImage(), QImage(), str(error))
 
-        self._pool.start(task)
+        self.runner.run(
+            task,
+            lambda decoded: self._store(image_id, decoded),
+            # cancelled: decoded again when next asked for
+            lambda _cancelled: self._pending.discard(image_id),
+            title=f"Image {image_id}",
+        )
 
     def _store(self, image_id: int, decoded: DecodedImage) -> None:
         self._pending.discard(image_id)

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QAbstractItemView, QComboBox, QHeaderView, QWidget
 from workbench.gui.background import BackgroundRunner
 from workbench.gui.forms.ui_item_list_panel import Ui_ItemListPanel
 from workbench.gui.item_table_model import PAGE_SIZE, ItemTableModel
+from workbench.gui.jobs import JobCancelled
 from workbench.gui.linked_selection import LinkedSelection
 from workbench.gui.panels.empty_hint import install_empty_hint
 from workbench.services.browse import (
@@ -215,7 +216,10 @@ class ItemListPanel(QWidget):
                 self._follow_selection(self.selection.item_id)
 
         def fail(error: BaseException) -> None:
-            if generation == self._generation:
+            if generation == self._generation and isinstance(error, JobCancelled):
+                self.querying = False
+                self.ui.countLabel.setText("The search was cancelled.")
+            elif generation == self._generation:
                 self.querying = False
                 log.error("item query failed", exc_info=error)
                 self.ui.countLabel.setText("The search failed; see the log.")

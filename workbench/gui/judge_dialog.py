@@ -48,9 +48,9 @@ from workbench.services.judging.plan_text import (
     plan_over_limits,
 )
 from workbench.services.judging.runner import (
-    JudgeJob,
     JudgePlan,
     JudgeProgress,
+    JudgeRunner,
     JudgeSettings,
     JudgeSummary,
     plan_run,
@@ -124,7 +124,7 @@ class JudgeDialog(QDialog, Ui_JudgeDialog):
         self.bundle = bundle
         self.templates: list[JudgeTemplate] = list((plugins or registry()).judge_templates())
         self.plan: JudgePlan | None = None
-        self.job: JudgeJob | None = None
+        self.runner: JudgeRunner | None = None
         #: the estimate, a job of the window's job manager while it plans
         self.estimate_job: Job | None = None
         self.run_job: Job | None = None  # the run, a job of the window's job manager
@@ -524,14 +524,14 @@ class JudgeDialog(QDialog, Ui_JudgeDialog):
             self._progress(progress)
             control.progress(progress.done + progress.failed, progress.total)
 
-        job = JudgeJob(self.bundle, plan, key.secret, on_progress=progress)
-        self.job = job
-        control.on_cancel(job.cancel)
+        runner = JudgeRunner(self.bundle, plan, key.secret, on_progress=progress)
+        self.runner = runner
+        control.on_cancel(runner.cancel)
         self.progress_bar.setRange(0, max(1, len(plan.pending)))
         self.progress_bar.setValue(0)
         self.status_label.setText(f"Starting… {notes}".strip())
         try:
-            summary = await job.run()
+            summary = await runner.run()
         finally:
             self.plan = None  # what is left has changed: a new run needs a new estimate
         self.summary = summary

@@ -493,7 +493,9 @@ class MainWindow(QMainWindow):
         browser = self.browser
         if following is None or browser is None or following == item_id:
             return
-        self.runner.run(lambda: browser.item_image_ids(following), self.loader.prefetch)
+        self.runner.run(
+            lambda: browser.item_image_ids(following), self.loader.prefetch, kind="Read ahead"
+        )
 
     def step(self, direction: int) -> None:
         target = self.item_list.neighbour(direction)
@@ -665,6 +667,6 @@ class MainWindow(QMainWindow):
             self.annotation.show_page(ITEMS_PAGE)  # the inspector's layout is what is saved
             self.save_layout()
             self.settings.sync()
-        self.analysis.stop_running_jobs()  # closing does not wait for a panel nobody will see
+        self.analysis.stop_panel_computations()  # closing does not wait for a panel nobody will see
         self._close_bundle(wait_for_reads=False)
         super().closeEvent(event)

@@ -5,17 +5,19 @@ drawing, and hands results back to the GUI thread.
 Why a process and not threads: the panels' work is Python-heavy (SQLAlchemy, pandas, scipy,
 matplotlib) and holds the interpreter lock for long stretches; on a thread the GUI thread waited
 for that lock, and the event loop stalled for 150-280 ms while only 2-50 ms of it was the GUI's
-own work (docs/PERFORMANCE.md, "Event-loop stalls"). In a process that work
-has its own interpreter lock; the GUI process only pickles a job's switches and unpickles a
-compact result (tables of a few hundred rows, pixels).
+own work (docs/PERFORMANCE.md, "Event-loop stalls"). In a process that work has its own
+interpreter lock; the GUI process only pickles a computation's switches and unpickles a compact
+result (tables of a few hundred rows, pixels).
 
-:class:`PanelProcess` has :class:`~workbench.gui.background.BackgroundRunner`'s ``run`` and
-``busy``, so :class:`~workbench.gui.panels.latest_only.LatestOnly` drives either; its jobs must
-be picklable (the functions of :mod:`workbench.gui.panel_jobs`, bound with
-:func:`functools.partial`). The process starts on first use (after the window's first paint:
-no panel computes before a bundle is open) and is shared by every window of the app (one per
-lane: the docks use two); it is shut down when the application quits (and at interpreter exit,
-so tests leave no process behind).
+A panel reaches its worker through a :class:`ProcessRunner`, which has
+:class:`~workbench.gui.background.BackgroundRunner`'s ``run`` and ``busy`` (so
+:class:`~workbench.gui.panels.latest_only.LatestOnly` drives either) and makes each computation
+a job of the window's :class:`~workbench.gui.jobs.JobManager`, listed by its ``running()`` and
+cancelled through it. Computations must be picklable (the functions of
+:mod:`workbench.gui.panel_computations`, bound with :func:`functools.partial`). The process
+starts on first use (after the window's first paint: no panel computes before a bundle is open)
+and is shared by every window of the app (one per lane: the docks use two); it is shut down
+when the application quits (and at interpreter exit, so tests leave no process behind).
 """
 
 from __future__ import annotations
@@ -25,18 +27,19 @@ import logging
 import multiprocessing
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 import shiboken6
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
-from workbench.gui import panel_jobs
+from workbench.gui import panel_computations
+from workbench.gui.jobs import Job, JobCancelled, jobs_for
 
 log = logging.getLogger(__name__)
 
-#: how long closing a bundle waits for the worker's running job to end before going on
+#: how long closing a bundle waits for the worker's running computation to end before going on
 RELEASE_TIMEOUT_S = 30.0
 #: how long stopping a worker waits for its process to end after being told to
 STOP_TIMEOUT_S = 5.0
@@ -55,9 +58,9 @@ class _Relay(QObject):
 
 
 class PanelProcess(QObject):
-    """One worker process running picklable jobs in order, their results delivered on the GUI
-    thread; state a job keeps in the worker (the open bundle, the leaderboard's counts) is
-    there for the next job of the same process."""
+    """One worker process running picklable computations in order, their results delivered
+    on the GUI thread; state a computation keeps in the worker (the open bundle, the
+    leaderboard's counts) is there for the next computation of the same process."""
 
     busyChanged = Signal(bool)
 
@@ -68,9 +71,9 @@ class PanelProcess(QObject):
         self._relays: set[_Relay] = set()
         #: the worker's process id once it answered (for tests and diagnostics)
         self.worker_pid: int | None = None
-        #: processes started so far (a crashed worker is replaced on the next job)
+        #: processes started so far (a crashed worker is replaced on the next computation)
         self.starts = 0
-        #: a job may have opened a bundle in the worker since the last release
+        #: a computation may have opened a bundle in the worker since the last release
         self._may_hold_bundle = False
 
     @property
@@ -87,11 +90,11 @@ class PanelProcess(QObject):
                 # spawn: a fork of a process running Qt and threads can deadlock in the child
                 context = multiprocessing.get_context("spawn")
                 self._executor = ProcessPoolExecutor(
-                    max_workers=1, mp_context=context, initializer=panel_jobs.start_worker
+                    max_workers=1, mp_context=context, initializer=panel_computations.start_worker
                 )
                 self.starts += 1
                 # first in the queue: the stacks load while the GUI goes on
-                self._executor.submit(panel_jobs.warm_up).add_done_callback(self._warmed)
+                self._executor.submit(panel_computations.warm_up).add_done_callback(self._warmed)
             return self._executor
 
     def _warmed(self, future: Future[int]) -> None:
@@ -99,7 +102,7 @@ class PanelProcess(QObject):
             self.worker_pid = future.result()
 
     def start(self) -> None:
-        """Start the worker now (it starts on the first job otherwise)."""
+        """Start the worker now (it starts on the first computation otherwise)."""
         self._pool()
 
     def run(
@@ -107,9 +110,11 @@ class PanelProcess(QObject):
         function: Callable[[], Any],
         on_result: Callable[[Any], None],
         on_error: Callable[[BaseException], None] | None = None,
-    ) -> None:
+    ) -> Future[Any]:
         """Run the picklable ``function()`` in the worker, then ``on_result(value)`` or
-        ``on_error(exception)`` on the GUI thread (dropped if their owner is deleted)."""
+        ``on_error(exception)`` on the GUI thread (dropped if their owner is deleted; a
+        computation cancelled before it started, see :meth:`cancel`, ends with
+        :class:`~concurrent.futures.CancelledError`)."""
         relay = _Relay()
         was_busy = self.busy
         self._relays.add(relay)
@@ -121,12 +126,12 @@ class PanelProcess(QObject):
             error = future.exception() if not future.cancelled() else None
             if isinstance(error, BrokenProcessPool):
                 self._forget_broken_pool()
+            if future.cancelled():
+                error = CancelledError()
             try:
-                if future.cancelled():
-                    log.debug("a panel job was cancelled at shut-down")
-                elif error is not None:
+                if error is not None:
                     if on_error is None:
-                        log.error("panel job failed", exc_info=error)
+                        log.error("panel computation failed", exc_info=error)
                     elif _callback_alive(on_error):
                         on_error(error)
                 elif _callback_alive(on_result):
@@ -150,6 +155,20 @@ class PanelProcess(QObject):
             self.busyChanged.emit(True)
         # called on the executor's thread (or here, if already done): queued to the GUI thread
         future.add_done_callback(lambda done: relay.finished.emit(done))
+        return future
+
+    def cancel(self, future: Future[Any]) -> None:
+        """Stop one computation: one still waiting never starts; the one running is stopped
+        with the worker process (the executor cannot stop a running call otherwise), which
+        drops the computations queued behind it too and the worker's kept state (a new process
+        starts on the next computation)."""
+        if future.done() or future.cancel():
+            return
+        with self._lock:
+            running = self._executor
+        if running is not None:
+            log.info("stopping the panel worker to cancel the computation it runs")
+            self.shutdown(finish_running=False)
 
     def _forget_broken_pool(self) -> None:
         with self._lock:
@@ -160,28 +179,29 @@ class PanelProcess(QObject):
 
     def release_bundle(self) -> None:
         """Have the worker close the bundle it holds, waiting (up to
-        :data:`RELEASE_TIMEOUT_S`) for the job it runs: the caller closes, replaces or deletes
-        the bundle next. A closing window stops a running job first (:meth:`shutdown`)."""
+        :data:`RELEASE_TIMEOUT_S`) for the computation it runs: the caller closes, replaces or
+        deletes the bundle next. A closing window stops a running computation first
+        (:meth:`shutdown`)."""
         with self._lock:
             executor = self._executor
         if executor is None or not self._may_hold_bundle:
             return
         self._may_hold_bundle = False
         try:
-            executor.submit(panel_jobs.release).result(timeout=RELEASE_TIMEOUT_S)
+            executor.submit(panel_computations.release).result(timeout=RELEASE_TIMEOUT_S)
         except Exception as error:  # a dead worker holds nothing
             log.warning("the panel worker did not release the bundle: %s", error)
 
     def shutdown(self, *, finish_running: bool = True) -> None:
-        """Stop the worker: waiting jobs are dropped; the running one is waited for, or, with
-        ``finish_running`` off (the app quitting), stopped with its process. A panel job only
-        reads the bundle, so stopping it loses nothing, and a count of cycles on a large bundle
-        would otherwise keep a closed app alive for tens of seconds."""
+        """Stop the worker: waiting computations are dropped; the running one is waited for, or,
+        with ``finish_running`` off (the app quitting), stopped with its process. A panel
+        computation only reads the bundle, so stopping it loses nothing, and a count of cycles on
+        a large bundle would otherwise keep a closed app alive for tens of seconds."""
         with self._lock:
             executor, self._executor = self._executor, None
         if executor is not None:
             if not finish_running:
-                # the executor has no public way to stop a running job; its processes are
+                # the executor has no public way to stop a running computation; its processes are
                 # plain multiprocessing processes
                 processes = list(getattr(executor, "_processes", {}).values())
                 for process in processes:
@@ -196,52 +216,52 @@ class PanelProcess(QObject):
 
 class ProcessRunner(QObject):
     """One owner's door to a :class:`PanelProcess` (the shared worker outlives any window):
-    results that arrive after the runner is deleted (its window closed) are dropped, as
-    :class:`~workbench.gui.background.BackgroundRunner` drops them."""
+    each computation is an unlisted job of the owner's window's
+    :class:`~workbench.gui.jobs.JobManager`, which lists it while it runs and cancels it through
+    :meth:`PanelProcess.cancel`; results that arrive after the runner is deleted (its window
+    closed) are dropped, as :class:`~workbench.gui.background.BackgroundRunner` drops them."""
 
     busyChanged = Signal(bool)
 
     def __init__(self, process: PanelProcess, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.process = process
-        self._running = 0
+        self._jobs: set[Job] = set()
 
     @property
     def busy(self) -> bool:
-        return self._running > 0
+        return bool(self._jobs)
 
     def run(
         self,
         function: Callable[[], Any],
         on_result: Callable[[Any], None],
         on_error: Callable[[BaseException], None] | None = None,
-    ) -> None:
-        self._running += 1
-        if self._running == 1:
+    ) -> Job:
+        name = getattr(getattr(function, "func", function), "__name__", "computation")
+        manager = jobs_for(self)
+        job = manager.follow(f"Panel: {name}", "Panel computation")
+        manager.deliver(job, on_result, on_error, owner=self)
+        was_busy = self.busy
+        self._jobs.add(job)
+
+        def ended() -> None:
+            self._jobs.discard(job)
+            if shiboken6.isValid(self) and not self.busy:
+                self.busyChanged.emit(False)
+
+        job.finished.connect(ended)
+        if not was_busy:
             self.busyChanged.emit(True)
+        future = self.process.run(function, job.end, lambda error: job.end(None, error))
 
-        def finish(callback: Callable[[], None]) -> None:
-            if not shiboken6.isValid(self):
-                log.debug("dropped a panel result: its owner is gone")
-                return
-            self._running -= 1
-            try:
-                callback()
-            finally:
-                if shiboken6.isValid(self) and self._running == 0:
-                    self.busyChanged.emit(False)
+        def cancel() -> None:
+            self.process.cancel(future)
+            # ended now: a stopped worker's executor tells its futures in its own time
+            job.end(None, JobCancelled("cancelled"))
 
-        def failed(error: BaseException) -> None:
-            if on_error is None:
-                log.error("panel job failed", exc_info=error)
-            elif _callback_alive(on_error):
-                on_error(error)
-
-        self.process.run(
-            function,
-            lambda value: finish(lambda: on_result(value) if _callback_alive(on_result) else None),
-            lambda error: finish(lambda: failed(error)),
-        )
+        job.control.on_cancel(cancel)
+        return job
 
 
 #: the app's workers by lane (see :func:`shared_panel_process`)

@@ -48,7 +48,7 @@ class ReportDialog(QDialog, Ui_ReportDialog):
         self.setupUi(self)  # ui/report_dialog.ui
         self.bundle = bundle
         # only for the choices: the report itself is a job of the window's job manager
-        self.runner = BackgroundRunner(max_threads=1, parent=self)
+        self.runner = BackgroundRunner(self, in_order=True, kind="Picker read")
         self.job: Job | None = None
         self.message_box: QMessageBox | None = None
 

@@ -572,7 +572,7 @@ def import_files(
             f"nothing to import: all {len(report.rejections)} row(s) were rejected; "
             "the bundle was not created or changed",
         )
-    job = _WriteJob(importer.name, importer.version, fingerprint, file_infos, first, batches)
+    job = _ImportWrite(importer.name, importer.version, fingerprint, file_infos, first, batches)
     result: ImportResult | None = None
     if not Bundle.exists(bundle_path):
         # A new bundle is built aside and published whole (see Bundle.building): a failure
@@ -685,7 +685,7 @@ class _CheckedBatches:
 
 
 @dataclass
-class _WriteJob:
+class _ImportWrite:
     """What is written: the first batch, checked before the bundle is opened, and the rest,
     checked as they are read (nothing more when the first batch is the whole import)."""
 
@@ -701,7 +701,7 @@ class _WriteJob:
 
 def _write(
     bundle: Bundle,
-    job: _WriteJob,
+    job: _ImportWrite,
     shown: Path | str,
     report: ImportReport,
     skip_rejected: bool,

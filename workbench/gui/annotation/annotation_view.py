@@ -44,6 +44,7 @@ from workbench.gui.background import BackgroundRunner
 from workbench.gui.elided_label import ElidedLabel
 from workbench.gui.image_loader import DecodedImage
 from workbench.gui.image_viewer import ImageViewerDialog
+from workbench.gui.jobs import Access
 from workbench.services.blind_tasks import BlindTask, Progress
 from workbench.services.campaign_errors import StaleTaskError
 from workbench.services.practice import PracticeFeedback
@@ -152,8 +153,9 @@ class AnnotationView(QWidget):
         self.flag_dialog: FlagDialog | None = None
         self._flag_token = ""
         self.zoom: ImageViewerDialog | None = None
-        # one writer at a time, so answers are stored in the order they were given
-        self.runner = BackgroundRunner(max_threads=1, parent=self)
+        # one at a time, so answers are stored in the order they were given and a read ahead
+        # sees the vote before it
+        self.runner = BackgroundRunner(self, in_order=True, kind="Read ahead")
         self._saving = False
         #: saving the answer to the task before the one on screen (the page moved on at once)
         self._saving_ahead = False
@@ -655,7 +657,7 @@ class AnnotationView(QWidget):
                     error=True,
                 )
 
-        self.runner.run(commit, done, failed)
+        self.runner.run(commit, done, failed, access=Access.WRITE, kind="Vote")
 
     def _give_answer_after_save(self) -> None:
         answer, self._after_save = self._after_save, None
@@ -745,7 +747,7 @@ class AnnotationView(QWidget):
                 text = f"{failure}: {failure_reason(error)}. {hint}".strip()
                 self.answer_panel.show_message(text, error=True)
 
-        self.runner.run(work, done, failed)
+        self.runner.run(work, done, failed, access=Access.WRITE, kind="Annotation write")
 
     def _show_after_write(
         self,

@@ -446,7 +446,7 @@ class NewCampaignDialog(QDialog, Ui_NewCampaignDialog):
         #: previews asked for; only the latest one's answer is shown
         self._preview_asked = 0
         self.previews_shown = 0
-        self.runner = BackgroundRunner(1, self)
+        self.runner = BackgroundRunner(self, in_order=True, kind="Preview")
         self._preview_timer = QTimer(self)
         self._preview_timer.setSingleShot(True)
         self._preview_timer.setInterval(PREVIEW_DELAY_MS)

@@ -35,6 +35,7 @@ from workbench.gui.annotation.task_display import PreparedImage, TaskDisplay, pr
 from workbench.gui.background import BackgroundRunner
 from workbench.gui.image_loader import DecodedImage
 from workbench.gui.image_viewer import ImageViewerDialog
+from workbench.gui.jobs import Access
 from workbench.gui.screen_fit import resize_within_screen
 from workbench.services.adjudication import AnswerOption
 from workbench.services.blind_tasks import BlindTask
@@ -331,7 +332,7 @@ class AdjudicationDialog(QDialog):
                 advance=True,
             )
 
-        self.runner.run(write, done, self._failed)
+        self.runner.run(write, done, self._failed, access=Access.WRITE, kind="Adjudication")
 
     def _failed(self, error: BaseException) -> None:
         self.status.setText(str(error).splitlines()[0] if str(error) else type(error).__name__)

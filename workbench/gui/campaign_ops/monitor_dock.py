@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.gui.background import BackgroundRunner
+from workbench.gui.jobs import Access
 from workbench.gui.panels.rows_model import RowsTableModel, display_text
 from workbench.storage import Bundle
 
@@ -309,7 +310,7 @@ class CampaignMonitorDock(QDockWidget):
         def failed(error: BaseException) -> None:
             self.way_out_status.setText(str(error).splitlines()[0] if str(error) else repr(error))
 
-        self.runner.run(write, done, failed)
+        self.runner.run(write, done, failed, access=Access.WRITE, kind="Campaign write")
 
     def _visibility_changed(self, visible: bool) -> None:
         if visible:

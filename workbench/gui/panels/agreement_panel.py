@@ -25,9 +25,9 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.errors import WorkbenchError
-from workbench.gui import panel_jobs
+from workbench.gui import panel_computations
 from workbench.gui.linked_selection import LinkedSelection
-from workbench.gui.panel_jobs import AgreementOutcome, bundle_ref
+from workbench.gui.panel_computations import AgreementOutcome, bundle_ref
 from workbench.gui.panels.column_widths import fit_columns_to_sample
 from workbench.gui.panels.computing import ComputingStatus
 from workbench.gui.panels.empty_hint import AGREEMENT_HINT, install_empty_hint
@@ -241,7 +241,7 @@ class AgreementPanel(QWidget):
         side_a, side_b = self.sides()
         convention = self.convention.currentData()
         self.tasks.submit(
-            partial(panel_jobs.agreement, bundle_ref(bundle), side_a, side_b, convention),
+            partial(panel_computations.agreement, bundle_ref(bundle), side_a, side_b, convention),
             self._show,
             self._failed,
         )

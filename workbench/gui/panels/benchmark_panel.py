@@ -28,8 +28,8 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.errors import WorkbenchError
-from workbench.gui import panel_jobs
-from workbench.gui.panel_jobs import BenchmarkPage, bundle_ref
+from workbench.gui import panel_computations
+from workbench.gui.panel_computations import BenchmarkPage, bundle_ref
 from workbench.gui.panels.column_widths import fit_columns_to_sample
 from workbench.gui.panels.computing import ComputingStatus
 from workbench.gui.panels.figure_view import FigureView
@@ -182,7 +182,9 @@ class BenchmarkPanel(QWidget):
         chosen = self.benchmark.currentData()
         self.status.setText("")
         self.tasks.submit(
-            partial(panel_jobs.benchmark_page, bundle_ref(bundle), chosen, self.model_attributes),
+            partial(
+                panel_computations.benchmark_page, bundle_ref(bundle), chosen, self.model_attributes
+            ),
             self._show,
             self._failed,
         )

@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.errors import WorkbenchError
-from workbench.gui import panel_jobs
-from workbench.gui.panel_jobs import bundle_ref
+from workbench.gui import panel_computations
+from workbench.gui.panel_computations import bundle_ref
 from workbench.gui.panels.latest_only import LatestOnly, Runner
 from workbench.gui.panels.request_line import RequestLine
 from workbench.gui.panels.rows_model import RowsTableModel
@@ -192,7 +192,7 @@ class CompareDialog(QDialog):
         self.status.setText("Computing both boards…")
         self.tasks.submit(
             partial(
-                panel_jobs.compare_rankings,
+                panel_computations.compare_rankings,
                 bundle_ref(self.bundle),
                 self.shown,
                 self.other,

@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.gui import panel_jobs
+from workbench.gui import panel_computations
 from workbench.gui.flow_layout import FlowLayout
 from workbench.gui.linked_selection import LinkedSelection
 from workbench.gui.panel_process import ProcessRunner, shared_panel_process
@@ -229,10 +229,10 @@ class AnalysisDocks(QObject):
         working = (api.busy for api in self.api.values())
         return self.runner.busy or self.other_runner.busy or any(working)
 
-    def stop_running_jobs(self) -> None:
-        """Stop the workers' running jobs with their processes (a panel job only reads): the
-        window is closing, and a count of cycles on a large bundle would hold its close for
-        tens of seconds. The next job starts a new worker."""
+    def stop_panel_computations(self) -> None:
+        """Stop the workers' running computations with their processes (a computation only
+        reads): the window is closing, and a count of cycles on a large bundle would hold its
+        close for tens of seconds. The next computation starts a new worker."""
         for process in (self.process, self.other_process):
             if process.busy:
                 process.shutdown(finish_running=False)
@@ -270,7 +270,9 @@ class AnalysisDocks(QObject):
             self._show_choices(bundle, None)
 
         self.runner.run(
-            partial(panel_jobs.read_choices, panel_jobs.bundle_ref(bundle)), read, failed
+            partial(panel_computations.read_choices, panel_computations.bundle_ref(bundle)),
+            read,
+            failed,
         )
 
     def _show_choices(self, bundle: Bundle, choices: AnalysisChoices | None) -> None:

@@ -18,9 +18,9 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.errors import WorkbenchError
-from workbench.gui import panel_jobs
+from workbench.gui import panel_computations
 from workbench.gui.linked_selection import LinkedSelection
-from workbench.gui.panel_jobs import bundle_ref
+from workbench.gui.panel_computations import bundle_ref
 from workbench.gui.panels.column_widths import fit_columns_to_sample
 from workbench.gui.panels.computing import ComputingStatus
 from workbench.gui.panels.empty_hint import FAILURES_HINT, install_empty_hint
@@ -127,7 +127,9 @@ class FailuresPanel(QWidget):
         self.model.set_rows([])  # the rows of another question are not this one's answer
         self.request_row.set_request(None, None)
         self.tasks.submit(
-            partial(panel_jobs.failures, bundle_ref(bundle), kind, model), self._show, self._failed
+            partial(panel_computations.failures, bundle_ref(bundle), kind, model),
+            self._show,
+            self._failed,
         )
 
     def _show(self, rows: FailureCases) -> None:

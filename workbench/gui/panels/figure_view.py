@@ -12,8 +12,8 @@ from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer
 from PySide6.QtGui import QImage, QPixmap, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
-from workbench.gui import panel_jobs
-from workbench.gui.panel_jobs import FigureRecipe, RenderedFigure, render_figure
+from workbench.gui import panel_computations
+from workbench.gui.panel_computations import FigureRecipe, RenderedFigure, render_figure
 from workbench.gui.panels.latest_only import LatestOnly, Runner
 
 if TYPE_CHECKING:
@@ -132,7 +132,7 @@ class FigureView(QWidget):
         ratio = self.devicePixelRatioF()
         width, height = size.width(), size.height()
         self.tasks.submit(
-            partial(panel_jobs.render, recipe, width, height, ratio),
+            partial(panel_computations.render, recipe, width, height, ratio),
             lambda rendered: self._show_pixels(recipe, size, rendered),
             lambda error: self._failed(recipe, error),
         )

@@ -23,9 +23,9 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.errors import WorkbenchError
-from workbench.gui import panel_jobs
+from workbench.gui import panel_computations
 from workbench.gui.linked_selection import LinkedSelection
-from workbench.gui.panel_jobs import GraphOutcome, bundle_ref
+from workbench.gui.panel_computations import GraphOutcome, bundle_ref
 from workbench.gui.panels.column_widths import fit_columns_to_sample
 from workbench.gui.panels.computing import ComputingStatus
 from workbench.gui.panels.empty_hint import CYCLES_HINT, install_empty_hint
@@ -200,7 +200,7 @@ class GraphPanel(QWidget):
         source, scope = self.source.currentData(), self.cycle_scope.currentData()
         self.status.setText("")
         self.list_tasks.submit(
-            partial(panel_jobs.cycles, bundle_ref(bundle), source, scope),
+            partial(panel_computations.cycles, bundle_ref(bundle), source, scope),
             lambda rows: self._show_cycles(rows, scope=scope, source=source),
             self._failed,
         )
@@ -246,7 +246,7 @@ class GraphPanel(QWidget):
             scope = (None, category)
 
         self.graph_tasks.submit(
-            partial(panel_jobs.preference_graph, bundle_ref(bundle), *scope, source, title),
+            partial(panel_computations.preference_graph, bundle_ref(bundle), *scope, source, title),
             lambda outcome: self._show_graph(scope, outcome),
             self._failed,
         )
@@ -284,7 +284,14 @@ class GraphPanel(QWidget):
         item_id, category = self._edge_scope
         source = self.source.currentData()
         self.edge_tasks.submit(
-            partial(panel_jobs.edge_judgments, bundle_ref(bundle), edge, source, item_id, category),
+            partial(
+                panel_computations.edge_judgments,
+                bundle_ref(bundle),
+                edge,
+                source,
+                item_id,
+                category,
+            ),
             self.judgments_model.set_rows,
             self._failed,
         )

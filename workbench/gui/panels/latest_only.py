@@ -8,20 +8,23 @@ from typing import Any, Protocol
 
 from PySide6.QtCore import QObject, Signal
 
+from workbench.gui.jobs import JobCancelled
+
 Task = tuple[Callable[[], Any], Callable[[Any], None], Callable[[BaseException], None]]
 
 
 class Runner(Protocol):
-    """Runs ``function`` elsewhere and calls back on the GUI thread: a thread pool
-    (:class:`~workbench.gui.background.BackgroundRunner`) or the panels' worker process
-    (:class:`~workbench.gui.panel_process.PanelProcess`, picklable functions only)."""
+    """Runs ``function`` elsewhere and calls back on the GUI thread: as a job on the window's
+    threads (:class:`~workbench.gui.background.BackgroundRunner`) or in the panels' worker
+    process (:class:`~workbench.gui.panel_process.ProcessRunner`, picklable functions only);
+    what it returns (the job) is not used here."""
 
     def run(
         self,
         function: Callable[[], Any],
         on_result: Callable[[Any], None],
         on_error: Callable[[BaseException], None] | None = None,
-    ) -> None: ...
+    ) -> object: ...
 
 
 class LatestOnly(QObject):
@@ -81,8 +84,13 @@ class LatestOnly(QObject):
             elif not self._running:
                 self.busyChanged.emit(False)
 
+        def failed(error: BaseException) -> None:
+            # a cancelled computation (its job, or its worker stopped) leaves the panel as it was
+            if not isinstance(error, JobCancelled):
+                on_error(error)
+
         self.runner.run(
             function,
             lambda value: finish(lambda: on_result(value)),
-            lambda error: finish(lambda: on_error(error)),
+            lambda error: finish(lambda: failed(error)),
         )

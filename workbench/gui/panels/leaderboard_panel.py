@@ -30,9 +30,14 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.errors import WorkbenchError
-from workbench.gui import panel_jobs
+from workbench.gui import panel_computations
 from workbench.gui.linked_selection import LinkedSelection
-from workbench.gui.panel_jobs import FigureRecipe, LeaderboardOutcome, RenderedFigure, bundle_ref
+from workbench.gui.panel_computations import (
+    FigureRecipe,
+    LeaderboardOutcome,
+    RenderedFigure,
+    bundle_ref,
+)
 from workbench.gui.panels.column_widths import fit_columns_to_sample
 from workbench.gui.panels.compare_dialog import CompareDialog
 from workbench.gui.panels.computing import ComputingStatus
@@ -463,24 +468,26 @@ class LeaderboardPanel(QWidget):
             return
         # the computing line says how long; this line says what the table shows meanwhile
         self.status.setText("Showing the previous result." if self.result else "")
-        job = partial(panel_jobs.leaderboard, bundle_ref(bundle), keep_counts=self.keep_counts)
+        compute = partial(
+            panel_computations.leaderboard, bundle_ref(bundle), keep_counts=self.keep_counts
+        )
         if _points_first(request):
             # the fit alone takes a fraction of the bootstrap's time at 100 models: the new
             # ratings are shown first, the intervals when the rounds are done (same ratings)
             self.tasks.submit(
-                partial(job, replace(request, bootstrap=0)),
-                lambda outcome: self._show_points(outcome, request, job),
+                partial(compute, replace(request, bootstrap=0)),
+                lambda outcome: self._show_points(outcome, request, compute),
                 self._failed,
             )
         else:
-            self.tasks.submit(partial(job, request), self._show_outcome, self._failed)
+            self.tasks.submit(partial(compute, request), self._show_outcome, self._failed)
 
     def _show_points(
-        self, outcome: LeaderboardOutcome, request: AnalysisRequest, job: partial[Any]
+        self, outcome: LeaderboardOutcome, request: AnalysisRequest, compute: partial[Any]
     ) -> None:
         self.count_reads = (outcome.full_reads, outcome.incremental_reads)
         self._show(outcome.result, intervals_pending=request.bootstrap)
-        self.tasks.submit(partial(job, request), self._show_outcome, self._failed)
+        self.tasks.submit(partial(compute, request), self._show_outcome, self._failed)
 
     def _show_outcome(self, outcome: LeaderboardOutcome) -> None:
         self.count_reads = (outcome.full_reads, outcome.incremental_reads)
@@ -493,8 +500,8 @@ class LeaderboardPanel(QWidget):
         # never spend; only the plot on screen is drawn now, the other when its tab is shown
         drawings: dict[str, tuple[FigureRecipe, tuple[int, int, float] | None]] = {}
         for name, view, figure in (
-            ("forest", self.forest, panel_jobs.forest_figure),
-            ("heatmap", self.heatmap, panel_jobs.heatmap_figure),
+            ("forest", self.forest, panel_computations.forest_figure),
+            ("heatmap", self.heatmap, panel_computations.heatmap_figure),
         ):
             size = view.target_size()
             drawings[name] = (
@@ -504,7 +511,7 @@ class LeaderboardPanel(QWidget):
                 else None,
             )
         self.drawings.submit(
-            partial(panel_jobs.render_each, drawings),
+            partial(panel_computations.render_each, drawings),
             lambda rendered: self._show_figures(drawings, rendered),
             self._drawing_failed,
         )

@@ -18,6 +18,7 @@ import logging
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from workbench.gui.background import BackgroundRunner
+from workbench.gui.jobs import JobCancelled
 from workbench.services.judgment_activity import judgment_activity
 from workbench.storage import Bundle
 
@@ -59,7 +60,7 @@ class JudgmentWatcher(QObject):
         self._again = False
         # Stale answers (from a bundle since replaced) are recognised by their generation.
         self._generation = 0
-        self.runner = BackgroundRunner(max_threads=1, parent=self)
+        self.runner = BackgroundRunner(self, in_order=True, kind="Poll")
         self.timer = QTimer(self)
         self.timer.setSingleShot(True)
         self.timer.setInterval(POLL_INTERVAL_MS)
@@ -121,6 +122,9 @@ class JudgmentWatcher(QObject):
 
     def _failed(self, generation: int, error: BaseException) -> None:
         if generation != self._generation:
+            return
+        if isinstance(error, JobCancelled):  # stopped, not out of reach: the next one is due
+            self._schedule()
             return
         self.polls += 1
         if not self.failing:

@@ -3,8 +3,8 @@ run it on an asyncio loop with bounded concurrency, storing every verdict with i
 it arrives. Cancelling stops cleanly; running the same settings again resumes the same run and
 judges only what is left.
 
-The GUI calls :func:`plan_run` in a worker thread and awaits :meth:`JudgeJob.run` on the qasync
-loop; the CLI does the same on a plain loop. Bundle reads and writes, image encoding and the
+The GUI calls :func:`plan_run` in a worker thread and awaits :meth:`JudgeRunner.run` on the
+qasync loop; the CLI does the same on a plain loop. Bundle reads and writes, image encoding and the
 final bookkeeping run in threads, so the loop is never blocked by them.
 """
 
@@ -480,7 +480,7 @@ class _UnitOutcome:
 ProgressCallback = Callable[[JudgeProgress], None]
 
 
-class JudgeJob:
+class JudgeRunner:
     """One session of a run: ``await run()`` judges the plan's pending requests; ``cancel()``
     (from a button, a signal handler, anything on the loop's thread) stops it cleanly."""
 

@@ -1,10 +1,11 @@
-"""The analysis panels' computations as picklable jobs, run in the panel worker process
+"""The analysis panels' computations as picklable functions, run in the panel worker process
 (:mod:`workbench.gui.panel_process`): each takes a :class:`BundleRef` and the panel's switches,
 opens the bundle there (once, kept until another is asked for), and returns a compact result.
 
 Qt-free, and importing nothing heavy at module level: the worker imports this module to unpickle
-a job, and the GUI process imports it to build jobs, before either needs pandas or matplotlib.
-Each job also runs unchanged on a thread (tests, or a runner without a process)."""
+a computation, and the GUI process imports it to build computations, before either needs pandas
+or matplotlib. Each computation also runs unchanged on a thread (tests, or a runner without a
+process)."""
 
 from __future__ import annotations
 
@@ -43,8 +44,8 @@ if TYPE_CHECKING:
 FigureRecipe = Callable[[], "Figure"]
 
 
-class PanelJobError(Exception):
-    """A job failed in the worker with an error that is not the user's to fix; the message
+class PanelComputationError(Exception):
+    """A computation failed in the worker with an error that is not the user's to fix; the message
     carries the worker's traceback, since the original exception may not survive pickling."""
 
 
@@ -123,14 +124,14 @@ _opened = _Opened()
 
 def _guarded(function: Callable[..., Any], *args: Any) -> Any:
     """Call ``function``; an error comes back as one that pickles: a :class:`WorkbenchError`
-    with its message (the user can act on it), anything else as :class:`PanelJobError` with the
-    worker's traceback (logged by the panel)."""
+    with its message (the user can act on it), anything else as :class:`PanelComputationError`
+    with the worker's traceback (logged by the panel)."""
     try:
         return function(*args)
     except WorkbenchError as error:
         raise WorkbenchError(str(error)) from None
     except Exception as error:
-        raise PanelJobError(
+        raise PanelComputationError(
             f"{type(error).__name__}: {error}\n\nIn the panel worker:\n{traceback.format_exc()}"
         ) from None
 
@@ -169,7 +170,7 @@ def start_worker() -> None:
 
 def _exit_with_the_app() -> None:
     """End the worker when the app's process ends, however it ends: a pool's worker waits for
-    its next job forever, and an app killed (or crashed) never tells it to stop."""
+    its next computation forever, and an app killed (or crashed) never tells it to stop."""
     import multiprocessing
     import multiprocessing.connection
     import os
@@ -186,7 +187,7 @@ def _exit_with_the_app() -> None:
 
 
 def warm_up() -> int:
-    """Import the statistics, plotting and graph stacks, so the first job does not pay for
+    """Import the statistics, plotting and graph stacks, so the first computation does not pay for
     them; returns the worker's process id."""
     import os
 
@@ -265,7 +266,7 @@ def render_figure(
     return RenderedFigure(bytes(buffer), rendered_width, rendered_height)
 
 
-# --- the panels' jobs -----------------------------------------------------------------------
+# --- the panels' computations --------------------------------------------------------------
 
 
 def read_choices(ref: BundleRef) -> AnalysisChoices:
@@ -381,8 +382,8 @@ def render(recipe: FigureRecipe, width: int, height: int, pixel_ratio: float) ->
 def render_each(
     drawings: dict[str, tuple[FigureRecipe, tuple[int, int, float] | None]],
 ) -> dict[str, RenderedFigure | None]:
-    """Several figures in one job: each recipe drawn at its size, or not drawn (None: its view
-    is hidden and draws when shown)."""
+    """Several figures in one computation: each recipe drawn at its size, or not drawn (None:
+    its view is hidden and draws when shown)."""
 
     def draw_all() -> dict[str, RenderedFigure | None]:
         return {

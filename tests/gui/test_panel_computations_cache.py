@@ -15,8 +15,8 @@ import pytest
 from tests.gui.test_panel_process import run_and_wait
 from tests.services.campaign_helpers import MODELS, build_campaign_bundle
 from tests.services.test_judgment_cache import add_conversation_verdicts
-from workbench.gui import panel_jobs
-from workbench.gui.panel_jobs import JudgmentReads, bundle_ref
+from workbench.gui import panel_computations
+from workbench.gui.panel_computations import JudgmentReads, bundle_ref
 from workbench.gui.panel_process import PanelProcess
 from workbench.services.analysis import (
     LOSES_TO_ALL,
@@ -69,12 +69,16 @@ def run(qtbot, process: PanelProcess, job) -> Any:  # type: ignore[no-untyped-de
 def panels(qtbot, process: PanelProcess, bundle: Bundle, item: int) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     """The three panels' results as the worker computes them."""
     ref = bundle_ref(bundle)
-    graph = run(qtbot, process, partial(panel_jobs.preference_graph, ref, item, None, "all", "t"))
+    graph = run(
+        qtbot, process, partial(panel_computations.preference_graph, ref, item, None, "all", "t")
+    )
     return {
-        "cycles": run(qtbot, process, partial(panel_jobs.cycles, ref, "all")),
-        "losers": list(run(qtbot, process, partial(panel_jobs.failures, ref, LOSES_TO_ALL, FIRST))),
+        "cycles": run(qtbot, process, partial(panel_computations.cycles, ref, "all")),
+        "losers": list(
+            run(qtbot, process, partial(panel_computations.failures, ref, LOSES_TO_ALL, FIRST))
+        ),
         "agreement": run(
-            qtbot, process, partial(panel_jobs.agreement, ref, "human", "judge")
+            qtbot, process, partial(panel_computations.agreement, ref, "human", "judge")
         ).result.to_json(),
         "graph": graph.edges,
     }
@@ -105,14 +109,14 @@ def test_a_vote_is_read_incrementally_by_the_worker(qtbot, process, bundle: Bund
     vote("a")  # a human side for the agreement panel
     assert panels(qtbot, process, bundle, item) == fresh(bundle, item)
     # three frames kept: the pooled judgments, and each agreement side
-    assert run(qtbot, process, panel_jobs.judgment_reads).full_reads == 3
+    assert run(qtbot, process, panel_computations.judgment_reads).full_reads == 3
 
     for choice in ("b", "tie"):
         vote(choice)
         assert panels(qtbot, process, bundle, item) == fresh(bundle, item)
-    reads: JudgmentReads = run(qtbot, process, panel_jobs.judgment_reads)
+    reads: JudgmentReads = run(qtbot, process, panel_computations.judgment_reads)
     assert (reads.full_reads, reads.incremental_reads) == (3, 6)  # each frame once a vote
 
     session.undo()
     assert panels(qtbot, process, bundle, item) == fresh(bundle, item)
-    assert run(qtbot, process, panel_jobs.judgment_reads).full_reads == 6
+    assert run(qtbot, process, panel_computations.judgment_reads).full_reads == 6
