@@ -4,6 +4,7 @@ be replayed from the log; pairing can be switched before the first vote and not 
 
 from __future__ import annotations
 
+import json
 import math
 import random
 import threading
@@ -172,6 +173,8 @@ def test_positions_stay_counterbalanced_and_every_choice_replays(
     assert standing["unresolved"] == sum(not row["resolved"] for row in standing["pairs"])
     assert main(["campaign", "replay-choices", str(bundle.location), "c"]) == 0
     assert "60 of 60 logged choice(s)" in capsys.readouterr().out
+    assert main(["campaign", "status", str(bundle.location), "c", "--verify"]) == 0
+    assert "verify: c (adaptive pairing): 60 of 60 logged choice(s)" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("column", ["chosen", "draw", "votes_added"])
@@ -195,6 +198,16 @@ def test_a_tampered_log_fails_replay(
     assert replay.replayed == 6
     assert main(["campaign", "replay-choices", str(bundle.location), "c"]) == 1
     assert "choice 7 differs" in capsys.readouterr().out
+    # status checks the log by the same replay when asked, and only then
+    assert main(["campaign", "status", str(bundle.location), "c"]) == 0
+    assert "verify" not in capsys.readouterr().out
+    assert main(["campaign", "status", str(bundle.location), "c", "--verify"]) == 1
+    printed = capsys.readouterr().out
+    assert "6 of 12 logged choice(s)" in printed and "the log does not match" in printed
+    assert f"choice 7 differs in {replay.first_mismatch['what']}" in printed
+    assert main(["campaign", "status", str(bundle.location), "c", "--verify", "--json"]) == 1
+    verify = json.loads(capsys.readouterr().out)["verify"]
+    assert verify["ok"] is False and verify["first_mismatch"]["ordinal"] == 7
 
 
 def test_pairing_switches_before_the_first_vote_and_not_after(
