@@ -10,6 +10,7 @@ import random
 import threading
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from tests.backends import BundleBackend
 from tests.services.campaign_helpers import build_campaign_bundle, registry_with_all_protocols
 from workbench.cli import main
 from workbench.plugins import Registry
+from workbench.services import adaptive_pairing
 from workbench.services.adaptive_pairing import (
     adaptive_standing,
     replay_choices,
@@ -361,4 +363,31 @@ def test_an_undone_vote_leaves_the_state_of_the_next_choice_and_the_log_replays(
     with bundle.read_session() as db:
         eighth = db.scalars(select(PairChoice).where(PairChoice.ordinal == 8)).one()
         assert eighth.votes_removed == [retracted] and eighth.votes_added == []
+    assert replay_choices(bundle, "c").ok
+
+
+def test_a_hand_out_reads_the_log_after_the_choice_it_remembers_and_only_once_committed(
+    bundle: Bundle, plugins: Registry
+) -> None:
+    create(bundle, plugins, "c", "adaptive")
+    simulate(bundle, plugins, "c", 5)
+    with bundle.read_session() as db:
+        campaign_id = find_campaign(db, "c").id
+        last_vote = db.scalars(select(Vote.uuid).order_by(Vote.id.desc()).limit(1)).one()
+    remembered = adaptive_pairing._LOGGED_PREFIXES[bundle.engine][campaign_id]
+    assert remembered.ordinal == 5 and len(remembered.logged) == 4
+    # a hand-out that rolls back is not remembered
+    annotator = AnnotationSession(bundle, "c", "bea", plugins)
+    with pytest.raises(RuntimeError), bundle.session() as db:
+        assert annotator._claim(db) is not None
+        raise RuntimeError("the transaction fails")
+    assert adaptive_pairing._LOGGED_PREFIXES[bundle.engine][campaign_id] == remembered
+    # a remembered choice whose row is not the log's is dropped and the whole log read again
+    adaptive_pairing._LOGGED_PREFIXES[bundle.engine][campaign_id] = replace(
+        remembered, row=(0, "0" * 64, 0), logged=frozenset()
+    )
+    assert annotator.next_task() is not None
+    with bundle.read_session() as db:
+        sixth = db.scalars(select(PairChoice).where(PairChoice.ordinal == 6)).one()
+    assert sixth.votes_added == [last_vote] and sixth.votes_removed == []
     assert replay_choices(bundle, "c").ok
