@@ -391,3 +391,33 @@ def test_a_hand_out_reads_the_log_after_the_choice_it_remembers_and_only_once_co
         sixth = db.scalars(select(PairChoice).where(PairChoice.ordinal == 6)).one()
     assert sixth.votes_added == [last_vote] and sixth.votes_removed == []
     assert replay_choices(bundle, "c").ok
+
+
+def test_the_open_pairs_are_those_with_a_task_short_of_its_votes(
+    bundle: Bundle, plugins: Registry
+) -> None:
+    create(bundle, plugins, "c", "adaptive")
+    simulate(bundle, plugins, "c", 6)
+    with bundle.session() as db:
+        campaign_id = find_campaign(db, "c").id
+        # every task of one pair gets all its votes (by the counters)
+        target = db.scalars(
+            select(ScheduledPair).where(ScheduledPair.campaign_id == campaign_id).limit(1)
+        ).one()
+        full = adaptive_pairing.campaign_candidates(db, campaign_id).index_of_task(
+            target.left_model_id, target.right_model_id
+        )
+        for task in db.scalars(
+            select(ScheduledPair).where(
+                ScheduledPair.campaign_id == campaign_id,
+                adaptive_pairing.of_pair(
+                    adaptive_pairing.campaign_candidates(db, campaign_id), full
+                ),
+            )
+        ):
+            task.votes_target = 0
+        db.flush()
+        candidates, unfinished = adaptive_pairing.candidates_and_unfinished(db, campaign_id)
+        assert candidates == adaptive_pairing.campaign_candidates(db, campaign_id)
+        assert len(candidates.pairs) == 6
+        assert unfinished == [number for number in range(6) if number != full]

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 import numpy as np
-from sqlalchemy import and_, event, func, or_, select
+from sqlalchemy import and_, case, event, func, or_, select
 from sqlalchemy.orm import Session
 
 from workbench.services.campaign_errors import CampaignError
@@ -107,6 +107,10 @@ def campaign_candidates(session: Session, campaign_id: int) -> Candidates:
         .where(ScheduledPair.campaign_id == campaign_id, ScheduledPair.gold_choice.is_(None))
         .distinct()
     ).all()
+    return _candidates_of(rows)
+
+
+def _candidates_of(rows: Iterable[tuple[int | None, int | None]]) -> Candidates:
     keyed = {tuple(sorted((_key(left), _key(right)))) for left, right in rows}
     contestants = tuple(sorted({key for pair in keyed for key in pair}))
     position = {key: index for index, key in enumerate(contestants)}
@@ -376,21 +380,25 @@ def choose_among(
     )
 
 
-def unfinished_pairs(session: Session, campaign_id: int, candidates: Candidates) -> list[int]:
-    """The candidate pairs with an ordinary task short of its votes (by the campaign counters;
-    leases and who answered are the hand-out's to check)."""
-    rows = session.execute(
-        select(ScheduledPair.left_model_id, ScheduledPair.right_model_id)
-        .outerjoin(CampaignPairCount, CampaignPairCount.pair_id == ScheduledPair.id)
-        .where(
-            ScheduledPair.campaign_id == campaign_id,
-            ScheduledPair.gold_choice.is_(None),
-            func.coalesce(CampaignPairCount.votes, 0) < ScheduledPair.votes_target,
+def candidates_and_unfinished(session: Session, campaign_id: int) -> tuple[Candidates, list[int]]:
+    """The candidate pairs (:func:`campaign_candidates`) and, in the same scan of the campaign's
+    tasks, those with an ordinary task short of its votes by the campaign counters (leases and
+    who answered are the hand-out's to check)."""
+    short = func.max(
+        case(
+            (func.coalesce(CampaignPairCount.votes, 0) < ScheduledPair.votes_target, 1),
+            else_=0,
         )
-        .distinct()
+    )
+    rows = session.execute(
+        select(ScheduledPair.left_model_id, ScheduledPair.right_model_id, short)
+        .outerjoin(CampaignPairCount, CampaignPairCount.pair_id == ScheduledPair.id)
+        .where(ScheduledPair.campaign_id == campaign_id, ScheduledPair.gold_choice.is_(None))
+        .group_by(ScheduledPair.left_model_id, ScheduledPair.right_model_id)
     ).all()
-    numbers = {candidates.index_of_task(left, right) for left, right in rows}
-    return sorted(number for number in numbers if number is not None)
+    candidates = _candidates_of((left, right) for left, right, _ in rows)
+    numbers = {candidates.index_of_task(left, right) for left, right, open_ in rows if open_}
+    return candidates, sorted(number for number in numbers if number is not None)
 
 
 def pair_models(candidates: Candidates, number: int) -> tuple[int | None, int | None]:
