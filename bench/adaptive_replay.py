@@ -12,8 +12,9 @@ the current order against the full data's is at least 0.9, and every adjacent pa
 data's order that the full data separates (its 95% interval of the difference excludes 0) is
 separated the same way. Adaptive runs draw each pair with ``workbench.stats.active_sampling``,
 the campaign's rule, refitting every ``refit_every`` votes; uniform runs draw every askable pair
-alike; informed runs follow a fixed schedule built from the full data's answer (a bound, not a
-rule a campaign could follow). Shared by bench/sample_efficiency.py and the tests.
+alike; informed runs follow a fixed schedule built from the full data's answer (a heuristic a
+campaign could not follow, not a bound: bench/pairing_bound.py computes one); fixed runs follow
+given probabilities. Shared by bench/sample_efficiency.py and bench/pairing_bound.py.
 """
 
 from __future__ import annotations
@@ -188,12 +189,12 @@ def reached(
     return True
 
 
-SCHEDULES = ("uniform", "adaptive", "informed")
+SCHEDULES = ("uniform", "adaptive", "informed", "fixed")
 
 
 def informed_probabilities(world: World, exploration: float = 0.1) -> np.ndarray:
-    """A fixed schedule that knows the full data's answer, as a bound on what any rule can
-    save: each model's share grows with the hardest separation it takes part in (1 / z² of its
+    """A fixed schedule that knows the full data's answer (a heuristic, not a bound): each
+    model's share grows with the hardest separation it takes part in (1 / z² of its
     difference in the full data), each candidate pair gets the sum of its two models' shares,
     and ``exploration`` is spread evenly as in the adaptive rule."""
     need = np.zeros(len(world.models))
@@ -219,17 +220,23 @@ def votes_needed(
     budget: int,
     check_every: int = 100,
     refit_every: int = 25,
+    probabilities: np.ndarray | None = None,
 ) -> int | None:
     """Votes until both goals hold (a multiple of ``check_every``), None within ``budget``.
-    ``schedule`` is one of :data:`SCHEDULES`."""
+    ``schedule`` is one of :data:`SCHEDULES`; ``fixed`` draws every vote from the given
+    ``probabilities`` over the candidate pairs (``bench/pairing_bound.py``'s optimal
+    allocation)."""
     if schedule not in SCHEDULES:
         raise ValueError(f"schedule is one of {', '.join(SCHEDULES)}")
+    if (schedule == "fixed") != (probabilities is not None):
+        raise ValueError("probabilities are given with the fixed schedule, and only with it")
     rng = np.random.default_rng(seed)
     count = len(world.first)
     wins_first, wins_second, ties = np.zeros(count), np.zeros(count), np.zeros(count)
-    probabilities = (
-        informed_probabilities(world) if schedule == "informed" else np.full(count, 1 / count)
-    )
+    if probabilities is None:
+        probabilities = (
+            informed_probabilities(world) if schedule == "informed" else np.full(count, 1 / count)
+        )
     for vote in range(1, budget + 1):
         if schedule == "adaptive" and vote % refit_every == 1:
             probabilities = pair_weights(_state(world, wins_first, wins_second, ties)).probabilities

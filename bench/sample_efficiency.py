@@ -22,10 +22,11 @@ Adaptive pairing, the other half of the same goal (``--pairing-seeds``, replays 
 synthetic 40-model population, the median over seeds of the votes until the order matches the
 full data's (Kendall tau >= 0.9) and every adjacent pair the full data separates is separated,
 for uniform pairing, the campaign's adaptive rule (``workbench.stats.active_sampling``) and an
-informed fixed schedule that knows the full data's answer (a bound on what a rule can save).
+informed fixed schedule that knows the full data's answer (a heuristic; bench/pairing_bound.py
+bounds what choosing pairs can save).
 Goal: adaptive at half the votes of uniform or fewer.
 
-    python bench/sample_efficiency.py --pairing-seeds 50 [--ppi-seeds 0]
+    python bench/sample_efficiency.py --pairing-seeds 50 [--ppi-seeds 0] [--jobs 4]
 """
 
 from __future__ import annotations
@@ -34,12 +35,13 @@ import argparse
 import json
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from adaptive_replay import synthetic_world, votes_needed, wildvision_world
+from adaptive_replay import World, synthetic_world, votes_needed, wildvision_world
 from ppi_population import make_population, true_ratings
 
 from workbench.stats.ppi import (
@@ -97,23 +99,53 @@ WILDVISION_BATTLES = (
 PAIRING_BUDGET = 60_000
 
 
-def pairing(seeds: int) -> dict[str, dict[str, float | None]]:
+def _votes_needed(task: tuple[str, str, int, int]) -> float:
+    """One replay (a process pool's unit of work): votes to the goal, inf if not reached."""
+    name, schedule, seed, refit_every = task
+    world = _world(name, seed)
+    votes = votes_needed(world, schedule, seed, PAIRING_BUDGET, refit_every=refit_every)
+    return np.inf if votes is None else float(votes)
+
+
+_WORLDS: dict[tuple[str, int], World] = {}
+
+
+def _world(name: str, seed: int) -> World:
+    # WildVision-Bench is one world for every seed; the synthetic one is drawn per seed
+    key = (name, 0 if name == "WildVision-Bench" else seed)
+    if key not in _WORLDS:
+        _WORLDS[key] = (
+            wildvision_world(WILDVISION_BATTLES)
+            if name == "WildVision-Bench"
+            else synthetic_world(seed)
+        )
+    return _WORLDS[key]
+
+
+def pairing(seeds: int, jobs: int = 1) -> dict[str, dict[str, float | None]]:
     """Median votes to the goal per world and schedule (None: some seed's median run did not
-    reach it within the budget), and adaptive's and the informed schedule's ratio to uniform."""
-    worlds = [("WildVision-Bench", lambda seed: wildvision_world(WILDVISION_BATTLES), 25)]
-    worlds.append(("synthetic 40 models", synthetic_world, 100))
+    reach it within the budget), and adaptive's and the informed schedule's ratio to uniform.
+    ``jobs`` processes share the seeds (each replay is independent and seeded)."""
+    worlds = [("WildVision-Bench", 25), ("synthetic 40 models", 100)]
+    tasks = [
+        (name, schedule, seed, refit_every)
+        for name, refit_every in worlds
+        for schedule in ("uniform", "adaptive", "informed")
+        for seed in range(seeds)
+    ]
+    if jobs > 1:
+        with ProcessPoolExecutor(jobs) as pool:
+            needed = list(pool.map(_votes_needed, tasks, chunksize=4))
+    else:
+        needed = [_votes_needed(task) for task in tasks]
+    by_run = dict(zip(tasks, needed, strict=True))
     results: dict[str, dict[str, float | None]] = {}
-    cache = {}
-    for name, make, refit_every in worlds:
+    for name, refit_every in worlds:
         medians: dict[str, float | None] = {}
         for schedule in ("uniform", "adaptive", "informed"):
-            needed = []
-            for seed in range(seeds):
-                key = (name, seed if name != "WildVision-Bench" else 0)
-                world = cache.get(key) or cache.setdefault(key, make(seed))
-                votes = votes_needed(world, schedule, seed, PAIRING_BUDGET, refit_every=refit_every)
-                needed.append(np.inf if votes is None else votes)
-            median = float(np.median(needed))
+            median = float(
+                np.median([by_run[(name, schedule, seed, refit_every)] for seed in range(seeds)])
+            )
             medians[schedule] = None if np.isinf(median) else median
         uniform = medians["uniform"]
         for schedule in ("adaptive", "informed"):
@@ -129,6 +161,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", "--ppi-seeds", dest="seeds", type=int, default=200)
     parser.add_argument("--pairing-seeds", type=int, default=0)
+    parser.add_argument(
+        "--jobs", type=int, default=1, help="processes sharing the pairing replays (default 1)"
+    )
     parser.add_argument("--humans", type=int, default=200)
     parser.add_argument("--judge-only", type=int, default=5000)
     parser.add_argument("--json", action="store_true")
@@ -152,7 +187,9 @@ def main() -> int:
             and uninformative["width_ratio_median"] >= 0.99
         )
     if args.pairing_seeds:
-        for world, medians in pairing(args.pairing_seeds).items():
+        if args.jobs < 1:
+            parser.error("--jobs must be at least 1")
+        for world, medians in pairing(args.pairing_seeds, args.jobs).items():
             results[f"pairing, {world}"] = medians
             ratio = medians["adaptive_over_uniform"]
             passed = passed and ratio is not None and ratio <= 0.5

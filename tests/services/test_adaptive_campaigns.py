@@ -4,11 +4,13 @@ be replayed from the log; pairing can be switched before the first vote and not 
 
 from __future__ import annotations
 
+import json
 import math
 import random
 import threading
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -18,6 +20,7 @@ from tests.backends import BundleBackend
 from tests.services.campaign_helpers import build_campaign_bundle, registry_with_all_protocols
 from workbench.cli import main
 from workbench.plugins import Registry
+from workbench.services import adaptive_pairing
 from workbench.services.adaptive_pairing import (
     adaptive_standing,
     replay_choices,
@@ -172,6 +175,8 @@ def test_positions_stay_counterbalanced_and_every_choice_replays(
     assert standing["unresolved"] == sum(not row["resolved"] for row in standing["pairs"])
     assert main(["campaign", "replay-choices", str(bundle.location), "c"]) == 0
     assert "60 of 60 logged choice(s)" in capsys.readouterr().out
+    assert main(["campaign", "status", str(bundle.location), "c", "--verify"]) == 0
+    assert "verify: c (adaptive pairing): 60 of 60 logged choice(s)" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("column", ["chosen", "draw", "votes_added"])
@@ -195,6 +200,16 @@ def test_a_tampered_log_fails_replay(
     assert replay.replayed == 6
     assert main(["campaign", "replay-choices", str(bundle.location), "c"]) == 1
     assert "choice 7 differs" in capsys.readouterr().out
+    # status checks the log by the same replay when asked, and only then
+    assert main(["campaign", "status", str(bundle.location), "c"]) == 0
+    assert "verify" not in capsys.readouterr().out
+    assert main(["campaign", "status", str(bundle.location), "c", "--verify"]) == 1
+    printed = capsys.readouterr().out
+    assert "6 of 12 logged choice(s)" in printed and "the log does not match" in printed
+    assert f"choice 7 differs in {replay.first_mismatch['what']}" in printed
+    assert main(["campaign", "status", str(bundle.location), "c", "--verify", "--json"]) == 1
+    verify = json.loads(capsys.readouterr().out)["verify"]
+    assert verify["ok"] is False and verify["first_mismatch"]["ordinal"] == 7
 
 
 def test_pairing_switches_before_the_first_vote_and_not_after(
@@ -349,3 +364,60 @@ def test_an_undone_vote_leaves_the_state_of_the_next_choice_and_the_log_replays(
         eighth = db.scalars(select(PairChoice).where(PairChoice.ordinal == 8)).one()
         assert eighth.votes_removed == [retracted] and eighth.votes_added == []
     assert replay_choices(bundle, "c").ok
+
+
+def test_a_hand_out_reads_the_log_after_the_choice_it_remembers_and_only_once_committed(
+    bundle: Bundle, plugins: Registry
+) -> None:
+    create(bundle, plugins, "c", "adaptive")
+    simulate(bundle, plugins, "c", 5)
+    with bundle.read_session() as db:
+        campaign_id = find_campaign(db, "c").id
+        last_vote = db.scalars(select(Vote.uuid).order_by(Vote.id.desc()).limit(1)).one()
+    remembered = adaptive_pairing._LOGGED_PREFIXES[bundle.engine][campaign_id]
+    assert remembered.ordinal == 5 and len(remembered.logged) == 4
+    # a hand-out that rolls back is not remembered
+    annotator = AnnotationSession(bundle, "c", "bea", plugins)
+    with pytest.raises(RuntimeError), bundle.session() as db:
+        assert annotator._claim(db) is not None
+        raise RuntimeError("the transaction fails")
+    assert adaptive_pairing._LOGGED_PREFIXES[bundle.engine][campaign_id] == remembered
+    # a remembered choice whose row is not the log's is dropped and the whole log read again
+    adaptive_pairing._LOGGED_PREFIXES[bundle.engine][campaign_id] = replace(
+        remembered, row=(0, "0" * 64, 0), logged=frozenset()
+    )
+    assert annotator.next_task() is not None
+    with bundle.read_session() as db:
+        sixth = db.scalars(select(PairChoice).where(PairChoice.ordinal == 6)).one()
+    assert sixth.votes_added == [last_vote] and sixth.votes_removed == []
+    assert replay_choices(bundle, "c").ok
+
+
+def test_the_open_pairs_are_those_with_a_task_short_of_its_votes(
+    bundle: Bundle, plugins: Registry
+) -> None:
+    create(bundle, plugins, "c", "adaptive")
+    simulate(bundle, plugins, "c", 6)
+    with bundle.session() as db:
+        campaign_id = find_campaign(db, "c").id
+        # every task of one pair gets all its votes (by the counters)
+        target = db.scalars(
+            select(ScheduledPair).where(ScheduledPair.campaign_id == campaign_id).limit(1)
+        ).one()
+        full = adaptive_pairing.campaign_candidates(db, campaign_id).index_of_task(
+            target.left_model_id, target.right_model_id
+        )
+        for task in db.scalars(
+            select(ScheduledPair).where(
+                ScheduledPair.campaign_id == campaign_id,
+                adaptive_pairing.of_pair(
+                    adaptive_pairing.campaign_candidates(db, campaign_id), full
+                ),
+            )
+        ):
+            task.votes_target = 0
+        db.flush()
+        candidates, unfinished = adaptive_pairing.candidates_and_unfinished(db, campaign_id)
+        assert candidates == adaptive_pairing.campaign_candidates(db, campaign_id)
+        assert len(candidates.pairs) == 6
+        assert unfinished == [number for number in range(6) if number != full]

@@ -7,7 +7,10 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from workbench.services.adaptive_pairing import ChoiceReplay
 
 #: the values of ``workbench.services.scheduling.Pairing`` (not imported here: it pulls in
 #: networkx, which every other command would then pay for at start-up)
@@ -171,6 +174,12 @@ def _register_campaign(commands: Any) -> None:
     status.add_argument("bundle", metavar="BUNDLE", help=BUNDLE_HELP)
     status.add_argument("name", metavar="NAME")
     status.add_argument("--json", action="store_true", help="print as JSON")
+    status.add_argument(
+        "--verify",
+        action="store_true",
+        help="also make every logged pair choice again (as replay-choices does); exit 1 naming "
+        "the first that differs",
+    )
     status.set_defaults(handler=run_status)
 
     disagreements = actions.add_parser(
@@ -404,18 +413,22 @@ def run_replay_choices(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(replay.to_json())
         return 0 if replay.ok else 1
+    _print_replay(replay, "")
+    return 0 if replay.ok else 1
+
+
+def _print_replay(replay: ChoiceReplay, lead: str, indent: str = "") -> None:
     print(
-        f"{replay.campaign} ({replay.pairing} pairing): {replay.replayed} of {replay.choices} "
-        "logged choice(s) made again from the seed and the order of votes"
+        f"{lead}{replay.campaign} ({replay.pairing} pairing): {replay.replayed} of "
+        f"{replay.choices} logged choice(s) made again from the seed and the order of votes"
+        + ("" if replay.ok else "; the log does not match")
     )
     mismatch = replay.first_mismatch
     if mismatch is not None:
         print(
-            f"  choice {mismatch['ordinal']} differs in {mismatch['what']}: recomputed "
+            f"{indent}  choice {mismatch['ordinal']} differs in {mismatch['what']}: recomputed "
             f"{mismatch['recomputed']}, logged {mismatch['logged']}"
         )
-        return 1
-    return 0
 
 
 def _read_text(path: Path) -> str:
@@ -483,14 +496,17 @@ def _figure(value: float | None) -> str:
 
 
 def run_status(args: argparse.Namespace) -> int:
+    from workbench.services.adaptive_pairing import replay_choices
     from workbench.services.monitor import campaign_status
     from workbench.storage import Bundle
 
     with Bundle.open(args.bundle, migrate=False) as bundle:
         status = campaign_status(bundle, args.name)
+        replay = replay_choices(bundle, args.name) if args.verify else None
+    verified = replay is None or replay.ok
     if args.json:
-        _print_json(status)
-        return 0
+        _print_json(status if replay is None else {**status, "verify": replay.to_json()})
+        return 0 if verified else 1
     print(f"{status['campaign']}: {status['protocol']} ({status['status']})")
     print(
         f"  {status['tasks']} tasks, {status['complete_tasks']} complete, "
@@ -527,7 +543,9 @@ def run_status(args: argparse.Namespace) -> int:
             f"Fleiss {_figure(figures['fleiss_kappa'])}, "
             f"Krippendorff {_figure(figures['krippendorff_alpha'])}"
         )
-    return 0
+    if replay is not None:
+        _print_replay(replay, "  verify: ", "  ")
+    return 0 if verified else 1
 
 
 def _print_standing(standing: dict[str, Any]) -> None:

@@ -26,12 +26,14 @@ from __future__ import annotations
 
 import hashlib
 import math
+import weakref
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
-from sqlalchemy import and_, func, or_, select
+from sqlalchemy import and_, case, event, func, or_, select
 from sqlalchemy.orm import Session
 
 from workbench.services.campaign_errors import CampaignError
@@ -105,6 +107,10 @@ def campaign_candidates(session: Session, campaign_id: int) -> Candidates:
         .where(ScheduledPair.campaign_id == campaign_id, ScheduledPair.gold_choice.is_(None))
         .distinct()
     ).all()
+    return _candidates_of(rows)
+
+
+def _candidates_of(rows: Iterable[tuple[int | None, int | None]]) -> Candidates:
     keyed = {tuple(sorted((_key(left), _key(right)))) for left, right in rows}
     contestants = tuple(sorted({key for pair in keyed for key in pair}))
     position = {key: index for index, key in enumerate(contestants)}
@@ -141,8 +147,10 @@ def counted_votes(session: Session, campaign: Campaign) -> dict[str, Battle]:
             *_countable(_first_criterion(campaign)),
         )
     )
+    # model ids start at 1, so ``or`` maps the reference answer's None to REFERENCE_KEY; the
+    # choice is one of the countable ones, never None
     return {
-        uuid: (_key(left), _key(right), str(choice))
+        uuid: (left or REFERENCE_KEY, right or REFERENCE_KEY, cast(str, choice))
         for uuid, left, right, choice in session.execute(statement)
     }
 
@@ -153,15 +161,16 @@ def build_state(candidates: Candidates, battles: Iterable[Battle]) -> PairChoice
     count = len(candidates.pairs)
     wins_first, wins_second, ties = np.zeros(count), np.zeros(count), np.zeros(count)
     index = candidates.index_of
-    for left, right, choice in battles:
+    # battles repeat a few (pair, outcome) kinds many times: count the kinds first
+    for (left, right, choice), times in Counter(battles).items():
         number = index(left, right)
         left_is_first = left <= right
         if choice in TIED:
-            ties[number] += 1
+            ties[number] += times
         elif (choice == WIN_LEFT) == left_is_first:
-            wins_first[number] += 1
+            wins_first[number] += times
         else:
-            wins_second[number] += 1
+            wins_second[number] += times
     pairs = np.array(candidates.pairs, dtype=np.int64).reshape(-1, 2)
     return PairChoiceState(
         models=len(candidates.contestants),
@@ -196,19 +205,76 @@ class OpenTask:
     right: int | None
 
 
+@dataclass(frozen=True)
+class _LoggedPrefix:
+    """The votes counted as of a campaign's choice ``ordinal``, with that choice's row
+    (id, state digest, task) to check that the log read later is the one this was read from."""
+
+    ordinal: int
+    row: tuple[int, str, int]
+    logged: frozenset[str]
+
+
+#: per engine and campaign, the logged votes as of the last choice committed through it: the log
+#: only grows, so a hand-out reads the choices after that one instead of the whole log (at 30,000
+#: choices, decoding every row's vote list was most of a hand-out's time)
+_LOGGED_PREFIXES: weakref.WeakKeyDictionary[Any, dict[int, _LoggedPrefix]] = (
+    weakref.WeakKeyDictionary()
+)
+_PENDING = "adaptive_logged_prefixes"
+
+
 def _log_state(session: Session, campaign_id: int) -> tuple[int, set[str]]:
-    """The last ordinal logged and the votes counted as of it."""
-    counted: set[str] = set()
-    last = 0
+    """The last ordinal logged and the votes counted as of it: the prefix remembered for this
+    engine (if its last row is still the one it was read from), then the rows after it."""
+    bind = session.get_bind()
+    cached = _LOGGED_PREFIXES.get(bind, {}).get(campaign_id)
+    if cached is not None:
+        row = session.execute(
+            select(PairChoice.id, PairChoice.state_sha256, PairChoice.pair_id).where(
+                PairChoice.campaign_id == campaign_id, PairChoice.ordinal == cached.ordinal
+            )
+        ).first()
+        if row is None or tuple(row) != cached.row:
+            cached = None
+    last = 0 if cached is None else cached.ordinal
+    counted = set() if cached is None else set(cached.logged)
     for ordinal, added, removed in session.execute(
         select(PairChoice.ordinal, PairChoice.votes_added, PairChoice.votes_removed)
-        .where(PairChoice.campaign_id == campaign_id)
+        .where(PairChoice.campaign_id == campaign_id, PairChoice.ordinal > last)
         .order_by(PairChoice.ordinal)
     ):
         counted.difference_update(removed)
         counted.update(added)
         last = ordinal
     return last, counted
+
+
+def _remember_after_commit(
+    session: Session, campaign_id: int, row: PairChoice, logged: set[str]
+) -> None:
+    """Remember the logged votes as of ``row`` for the next hand-out, once (and only if) the
+    transaction that wrote it commits."""
+    if _PENDING not in session.info:
+        event.listen(session, "after_commit", _publish)
+        event.listen(session, "after_soft_rollback", _forget)
+    pending = session.info.setdefault(_PENDING, {})
+    prefix = _LoggedPrefix(row.ordinal, (row.id, row.state_sha256, row.pair_id), frozenset(logged))
+    pending[(session.get_bind(), campaign_id)] = prefix
+
+
+def _publish(session: Session) -> None:
+    pending = session.info.get(_PENDING)
+    for (bind, campaign_id), prefix in (pending or {}).items():
+        _LOGGED_PREFIXES.setdefault(bind, {})[campaign_id] = prefix
+    if pending:
+        pending.clear()
+
+
+def _forget(session: Session, previous_transaction: Any) -> None:
+    pending = session.info.get(_PENDING)
+    if pending:
+        pending.clear()
 
 
 def lock_campaign(session: Session, campaign_id: int) -> None:
@@ -249,6 +315,7 @@ def choose_tasks(
     added = sorted(set(votes) - logged)
     removed = sorted(logged - set(votes))
     chosen_ids: list[int] = []
+    last_row: PairChoice | None = None
     while len(chosen_ids) < count and available:
         draw = choice_draw(campaign.seed, last + 1)
         pair_id = None
@@ -261,25 +328,29 @@ def choose_tasks(
         if pair_id is None:
             break
         last += 1
-        session.add(
-            PairChoice(
-                campaign_id=campaign.id,
-                ordinal=last,
-                draw=draw,
-                state_sha256=state_digest,
-                probabilities_sha256=digest,
-                available=list(available),
-                chosen=chosen,
-                pair_id=pair_id,
-                annotator_id=annotator_id,
-                votes_added=added,
-                votes_removed=removed,
-                origin=origin,
-            )
+        row = PairChoice(
+            campaign_id=campaign.id,
+            ordinal=last,
+            draw=draw,
+            state_sha256=state_digest,
+            probabilities_sha256=digest,
+            available=list(available),
+            chosen=chosen,
+            pair_id=pair_id,
+            annotator_id=annotator_id,
+            votes_added=added,
+            votes_removed=removed,
+            origin=origin,
         )
+        session.add(row)
+        logged.difference_update(removed)
+        logged.update(added)
         added, removed = [], []
         chosen_ids.append(pair_id)
+        last_row = row
     session.flush()
+    if last_row is not None:
+        _remember_after_commit(session, campaign.id, last_row, logged)
     return chosen_ids
 
 
@@ -309,21 +380,25 @@ def choose_among(
     )
 
 
-def unfinished_pairs(session: Session, campaign_id: int, candidates: Candidates) -> list[int]:
-    """The candidate pairs with an ordinary task short of its votes (by the campaign counters;
-    leases and who answered are the hand-out's to check)."""
-    rows = session.execute(
-        select(ScheduledPair.left_model_id, ScheduledPair.right_model_id)
-        .outerjoin(CampaignPairCount, CampaignPairCount.pair_id == ScheduledPair.id)
-        .where(
-            ScheduledPair.campaign_id == campaign_id,
-            ScheduledPair.gold_choice.is_(None),
-            func.coalesce(CampaignPairCount.votes, 0) < ScheduledPair.votes_target,
+def candidates_and_unfinished(session: Session, campaign_id: int) -> tuple[Candidates, list[int]]:
+    """The candidate pairs (:func:`campaign_candidates`) and, in the same scan of the campaign's
+    tasks, those with an ordinary task short of its votes by the campaign counters (leases and
+    who answered are the hand-out's to check)."""
+    short = func.max(
+        case(
+            (func.coalesce(CampaignPairCount.votes, 0) < ScheduledPair.votes_target, 1),
+            else_=0,
         )
-        .distinct()
+    )
+    rows = session.execute(
+        select(ScheduledPair.left_model_id, ScheduledPair.right_model_id, short)
+        .outerjoin(CampaignPairCount, CampaignPairCount.pair_id == ScheduledPair.id)
+        .where(ScheduledPair.campaign_id == campaign_id, ScheduledPair.gold_choice.is_(None))
+        .group_by(ScheduledPair.left_model_id, ScheduledPair.right_model_id)
     ).all()
-    numbers = {candidates.index_of_task(left, right) for left, right in rows}
-    return sorted(number for number in numbers if number is not None)
+    candidates = _candidates_of((left, right) for left, right, _ in rows)
+    numbers = {candidates.index_of_task(left, right) for left, right, open_ in rows if open_}
+    return candidates, sorted(number for number in numbers if number is not None)
 
 
 def pair_models(candidates: Candidates, number: int) -> tuple[int | None, int | None]:

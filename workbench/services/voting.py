@@ -440,12 +440,11 @@ class AnnotationSession:
         # imported here: the rule's numpy and scipy are not loaded for uniform campaigns
         from workbench.services.adaptive_pairing import (
             ORIGIN_LEASE,
-            campaign_candidates,
+            candidates_and_unfinished,
             choose_tasks,
             gold_due,
             lock_campaign,
             of_pair,
-            unfinished_pairs,
         )
 
         lock_campaign(session, self._campaign_id)
@@ -457,7 +456,7 @@ class AnnotationSession:
             pair_id: int = check.id
         else:
             campaign = session.get_one(Campaign, self._campaign_id)
-            candidates = campaign_candidates(session, self._campaign_id)
+            candidates, unfinished = candidates_and_unfinished(session, self._campaign_id)
 
             def first_open(number: int) -> int | None:
                 statement = (
@@ -478,7 +477,7 @@ class AnnotationSession:
                 session,
                 campaign,
                 self._annotator_id,
-                unfinished_pairs(session, self._campaign_id, candidates),
+                unfinished,
                 first_open,
                 1,
                 ORIGIN_LEASE,
