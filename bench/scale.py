@@ -119,6 +119,19 @@ def build(
     import_id = connection.execute("SELECT id FROM imports").fetchone()[0]
     ids = dict(connection.execute("SELECT name, id FROM models"))
     model_ids = np.array([ids[name] for name in names])
+    # the indexes are built once after the rows (sorted), not updated row by row
+    indexes = [
+        sql
+        for (sql,) in connection.execute(
+            "SELECT sql FROM sqlite_master WHERE type = 'index' "
+            "AND tbl_name = 'prior_judgments' AND sql IS NOT NULL"
+        )
+    ]
+    for (name,) in connection.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'index' "
+        "AND tbl_name = 'prior_judgments' AND sql IS NOT NULL"
+    ).fetchall():
+        connection.execute(f'DROP INDEX "{name}"')
     out = battles_json.open("w", encoding="utf-8") if with_json else None
     with contextlib.nullcontext() if out is None else out:
         separator = "["
@@ -145,6 +158,8 @@ def build(
                 separator = ",\n"
         if out is not None:
             out.write("]\n" if separator != "[" else "[]\n")
+    for sql in indexes:
+        connection.execute(sql)
     connection.commit()
     connection.execute("ANALYZE")
     connection.close()
