@@ -32,6 +32,7 @@ the test suite.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sqlite3
@@ -77,12 +78,21 @@ def battles_of(battles: int, models: int, seed: int) -> Iterator[tuple[np.ndarra
         yield first, second, outcome
 
 
-def build(bundle: Path, battles_json: Path, battles: int, models: int, seed: int = 0) -> None:
-    """Generate the bundle (through the app's schema, the judgments by bulk insert) and the same
-    battles as FastChat's battle JSON, once; reused while ``<bundle>.params.json`` matches."""
-    wanted = {"battles": battles, "models": models, "seed": seed}
+def build(
+    bundle: Path,
+    battles_json: Path,
+    battles: int,
+    models: int,
+    seed: int = 0,
+    with_json: bool = True,
+) -> None:
+    """Generate the bundle (through the app's schema, the judgments by bulk insert of seeded
+    draws, not through the importer) and, with ``with_json``, the same battles as FastChat's
+    battle JSON for the reference, once; reused while ``<bundle>.params.json`` matches. Without
+    the JSON a 10M-battle bundle is a few minutes of one core."""
+    wanted = {"battles": battles, "models": models, "seed": seed, "json": with_json}
     params = bundle.with_name(bundle.name + ".params.json")
-    kept = bundle.exists() and battles_json.exists() and params.exists()
+    kept = bundle.exists() and (battles_json.exists() or not with_json) and params.exists()
     if kept and json.loads(params.read_text()) == wanted:
         return
     from datetime import UTC, datetime
@@ -105,12 +115,26 @@ def build(bundle: Path, battles_json: Path, battles: int, models: int, seed: int
         )
         session.add_all(Model(name=name) for name in names)
     connection = sqlite3.connect(bundle)
+    connection.execute("PRAGMA synchronous = OFF")  # a generated file: rebuilt if cut short
     import_id = connection.execute("SELECT id FROM imports").fetchone()[0]
     ids = dict(connection.execute("SELECT name, id FROM models"))
     model_ids = np.array([ids[name] for name in names])
-    with battles_json.open("w", encoding="utf-8") as out:
-        out.write("[")
-        separator = ""
+    # the indexes are built once after the rows (sorted), not updated row by row
+    indexes = [
+        sql
+        for (sql,) in connection.execute(
+            "SELECT sql FROM sqlite_master WHERE type = 'index' "
+            "AND tbl_name = 'prior_judgments' AND sql IS NOT NULL"
+        )
+    ]
+    for (name,) in connection.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'index' "
+        "AND tbl_name = 'prior_judgments' AND sql IS NOT NULL"
+    ).fetchall():
+        connection.execute(f'DROP INDEX "{name}"')
+    out = battles_json.open("w", encoding="utf-8") if with_json else None
+    with contextlib.nullcontext() if out is None else out:
+        separator = "["
         for first, second, outcome in battles_of(battles, models, seed):
             rows = zip(
                 model_ids[first].tolist(),
@@ -124,13 +148,18 @@ def build(bundle: Path, battles_json: Path, battles: int, models: int, seed: int
                 "VALUES (?, 'human', 'overall', ?, ?, ?, 1, '{}')",
                 ((import_id, a, b, o) for a, b, o in rows),
             )
+            if out is None:
+                continue
             for a, b, winner in zip(first, second, WINNER_NAMES[outcome], strict=True):
                 out.write(
                     f'{separator}{{"model_a": "{names[a]}", "model_b": "{names[b]}", '
                     f'"winner": "{winner}"}}'
                 )
                 separator = ",\n"
-        out.write("]\n")
+        if out is not None:
+            out.write("]\n" if separator != "[" else "[]\n")
+    for sql in indexes:
+        connection.execute(sql)
     connection.commit()
     connection.execute("ANALYZE")
     connection.close()
@@ -304,7 +333,7 @@ def main() -> None:
         battles_json = args.work / f"battles-{size}.json"
         rows[size] = {"models": count}
         if not args.skip_ratings:
-            build(bundle, battles_json, size, count)
+            build(bundle, battles_json, size, count, with_json=size <= args.reference_max)
             print(f"{size:,} battles: ratings …", file=sys.stderr, flush=True)
             rows[size].update(ratings(bundle, battles_json, args, size))
         if size <= args.import_max:

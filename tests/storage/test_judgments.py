@@ -4,9 +4,11 @@ filters in SQL, derived judgments left out by default, and the aggregates read i
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from sqlalchemy import String, literal
 from sqlalchemy.dialects import sqlite
 
 from tests.stats.bundle_helpers import (
@@ -15,12 +17,14 @@ from tests.stats.bundle_helpers import (
     build_bundle,
     item_line,
 )
-from workbench.storage import Bundle
+from workbench.storage import Bundle, judgments
 from workbench.storage.judgments import (
     COLUMNS,
     OutcomeFilter,
+    StoreColumn,
     _battle_counts_statement,
     battle_counts,
+    compiled_queries_source,
     counts_per_item,
     distinct_values,
     fingerprint,
@@ -131,6 +135,47 @@ def test_aggregates_in_sql_match_the_rows(bundle_path: Path) -> None:
     assert categories == ["ocr"]  # NULL is no choice
     # the inspector counts everything stored, the derived battle too
     assert sorted(per_item.values()) == [3, 3]
+
+
+def test_a_store_added_to_the_declaration_is_in_every_variant(
+    bundle_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The union's variants (wide rows, battle counts on the pairwise rows, the inspector's
+    narrow counts, the fingerprint, the quick path's compiled text) are generated from the one
+    declaration of stores: a store declared there (here the votes again, under another
+    origin) is read by each of them, with no other change."""
+    with Bundle.open(bundle_path) as bundle, bundle.read_session() as session:
+        counts = {row[:3]: row[3] for row in battle_counts(session)}
+        per_item = counts_per_item(session)
+        stamp = fingerprint(session)
+    votes = next(store for store in judgments.STORES if store.origin == "campaign")
+    echo = replace(
+        votes,
+        origin="echo",
+        columns={**votes.columns, "origin": StoreColumn(literal("echo", String))},
+    )
+    monkeypatch.setattr(judgments, "STORES", (*judgments.STORES, echo))
+
+    rows = _rows(bundle_path)
+    campaign = [row for row in rows if row["origin"] == "campaign"]
+    echoed = [row for row in rows if row["origin"] == "echo"]
+    assert rows[-len(echoed) :] == echoed  # stored order follows the declaration
+    assert [{**row, "origin": "campaign"} for row in echoed] == campaign
+    with Bundle.open(bundle_path) as bundle, bundle.read_session() as session:
+        echoed_counts = {row[:3]: row[3] for row in battle_counts(session)}
+        echoed_per_item = counts_per_item(session)
+        echoed_stamp = fingerprint(session)
+    vote_battles = Counter(
+        (row["model_a"], row["model_b"], row["outcome"]) for row in campaign if row["outcome"]
+    )
+    assert echoed_counts == {key: counts.get(key, 0) + vote_battles[key] for key in echoed_counts}
+    votes_per_item = Counter(row["item"] for row in campaign)
+    assert echoed_per_item == {
+        item: count + votes_per_item[item] for item, count in per_item.items()
+    }
+    assert len(echoed_stamp) == len(stamp) + 2
+    # the quick path's statements: battle counts and flagged counts, of all and of a campaign
+    assert compiled_queries_source().count("'echo'") >= 4
 
 
 def test_fingerprint_follows_arrivals_and_retractions(bundle_path: Path) -> None:

@@ -133,7 +133,6 @@ COLUMNS = (
 ORIGINS = tuple(origin.value for origin in JudgmentOrigin)
 KINDS = tuple(kind.value for kind in JudgmentKind)
 OUTCOME_VALUES = tuple(outcome.value for outcome in Outcome)
-_ORIGIN_ORDER = {origin: index for index, origin in enumerate(ORIGINS)}
 ADJUDICATION = JudgmentOrigin.ADJUDICATION.value
 #: the evaluator of every adjudicated answer (who settled it is the row's ``rater``)
 ADJUDICATED = "adjudicated"
@@ -368,12 +367,6 @@ def _side(name: Any, other: Any, outcome: Any) -> Any:
     )
 
 
-#: which rows of a store are judgments: every imported one, votes not retracted, verdicts of
-#: calls that did not fail. The wide rows, the narrow rows and the fingerprint all use these.
-_VOTE_COUNTS = Vote.retracted_at.is_(None)
-_VERDICT_COUNTS = JudgeVerdict.error.is_(None)
-
-
 def _prior_derived() -> Any:
     return _metadata_text(PriorJudgment.metadata_, DERIVED_KEY).is_not(None)
 
@@ -407,254 +400,330 @@ DETAIL_COLUMNS: dict[str, TypeEngine[Any]] = {
 }
 
 
-def _details(wanted: bool, **present: Any) -> list[Any]:
-    """The detail columns of one store: those it has, NULL (typed) for the others."""
-    if not wanted:
-        return []
-    return [
-        (present[name] if name in present else type_coerce(null(), kind)).label(name)
-        for name, kind in DETAIL_COLUMNS.items()
-    ]
-
-
 def _text(value: Any = None) -> Any:
     return cast(null(), String) if value is None else literal(value, String)
 
 
-def _prior_rows(details: bool) -> Any:
-    model_a, model_b = aliased(Model), aliased(Model)
-    outcome = PriorJudgment.outcome
-    return (
-        select(
-            literal(JudgmentOrigin.IMPORTED.value, String).label("origin"),
-            PriorJudgment.kind.label("kind"),
-            func.coalesce(PriorJudgment.rater, Import.importer).label("evaluator"),
-            Source.name.label("source"),
-            Import.importer.label("importer"),
-            _text().label("campaign"),
-            _text().label("judge_run"),
-            _text().label("annotator"),
-            PriorJudgment.rater.label("rater"),
-            PriorJudgment.item_id.label("item"),
-            Item.external_id.label("item_external_id"),
-            Item.category.label("category"),
-            Item.family.label("family"),
-            Item.language.label("language"),
-            PriorJudgment.turn_index.label("turn"),
-            Turn.category.label("turn_category"),
-            PriorJudgment.criterion.label("criterion"),
-            func.coalesce(
-                _metadata_text(PriorJudgment.metadata_, "context"), STANDARD_CONTEXT
-            ).label("context"),
-            _side(model_a.name, model_b.name, outcome).label("model_a"),
-            _side(model_b.name, model_a.name, outcome).label("model_b"),
-            outcome.label("outcome"),
-            func.coalesce(PriorJudgment.strength, 1).label("strength"),
-            PriorJudgment.label.label("label"),
-            PriorJudgment.score.label("score"),
-            cast(null(), Boolean).label("position_flip"),
-            PriorJudgment.group_key.label("group_key"),
-            type_coerce(null(), UtcDateTime()).label("time"),
-            _prior_derived().label("derived"),
+# --- the stores, declared once --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StoreJoin:
+    """A table a store's rows are joined with (``outer``: kept without a match), after the
+    joins named in ``through`` (those its condition reads)."""
+
+    target: Any
+    on: Any
+    outer: bool = False
+    through: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class StoreColumn:
+    """One column of a store's judgments: its SQL expression and the joins it reads."""
+
+    expression: Any
+    joins: tuple[str, ...] = ()
+
+
+def _column(expression: Any, *joins: str) -> StoreColumn:
+    return StoreColumn(expression, joins)
+
+
+@dataclass(frozen=True)
+class JudgmentStore:
+    """One table of judgments as the read model shows it: the origin its rows have, the
+    condition under which a row is no judgment (``left_out``: a retracted vote, a failed
+    call; each on a partial index), the joins its columns may read, and the expression of
+    every column of :data:`COLUMNS` (and of the :data:`DETAIL_COLUMNS` it has). Each variant
+    of the union (wide, pairwise, narrow, the quick path's compiled text, the fingerprint)
+    is generated from these, selecting only the columns it reads and joining only what they
+    read: the joins left out are on required keys (or outer), so every variant has the same
+    rows."""
+
+    origin: str
+    table: Any
+    left_out: Any | None
+    joins: dict[str, StoreJoin]
+    columns: dict[str, StoreColumn]
+
+    def __post_init__(self) -> None:
+        missing = [name for name in COLUMNS if name not in self.columns]
+        unknown = [
+            name for name in self.columns if name not in COLUMNS and name not in DETAIL_COLUMNS
+        ]
+        if missing or unknown:
+            raise ValueError(
+                f"judgment store {self.origin!r}: columns missing {missing}, unknown {unknown}"
+            )
+
+    def select(self, columns: Sequence[str]) -> Any:
+        """The store's judgments with ``columns`` (labelled so, in that order; a detail
+        column the store lacks is a typed NULL), joining only what they read."""
+        chosen: list[Any] = []
+        needed: set[str] = set()
+        for name in columns:
+            column = self.columns.get(name)
+            if column is None:
+                chosen.append(type_coerce(null(), DETAIL_COLUMNS[name]).label(name))
+                continue
+            chosen.append(column.expression.label(name))
+            needed.update(column.joins)
+        pending = list(needed)
+        while pending:
+            needed.update(through := self.joins[pending.pop()].through)
+            pending += through
+        statement = select(*chosen).select_from(self.table)
+        for name, join in self.joins.items():  # declared order: a join after those it reads
+            if name in needed:
+                statement = statement.join(join.target, join.on, isouter=join.outer)
+        if self.left_out is not None:
+            statement = statement.where(not_(self.left_out))
+        return statement
+
+
+def _declared_stores() -> tuple[JudgmentStore, ...]:
+    side_a, side_b = aliased(Model, name="side_a"), aliased(Model, name="side_b")
+
+    def sides(outcome: Any, *joins: str) -> dict[str, StoreColumn]:
+        return {
+            "model_a": _column(
+                _side(side_a.name, side_b.name, outcome), "side_a", "side_b", *joins
+            ),
+            "model_b": _column(
+                _side(side_b.name, side_a.name, outcome), "side_a", "side_b", *joins
+            ),
+            "outcome": _column(outcome, *joins),
+        }
+
+    def turn(item: Any, index: Any, *through: str) -> StoreJoin:
+        return StoreJoin(Turn, (Turn.item_id == item) & (Turn.index == index), True, through)
+
+    prior_outcome = PriorJudgment.outcome
+    imported = JudgmentStore(
+        origin=JudgmentOrigin.IMPORTED.value,
+        table=PriorJudgment,
+        left_out=None,
+        joins={
+            "side_a": StoreJoin(side_a, PriorJudgment.model_a_id == side_a.id),
+            "side_b": StoreJoin(side_b, PriorJudgment.model_b_id == side_b.id, outer=True),
+            "item": StoreJoin(Item, PriorJudgment.item_id == Item.id, outer=True),
+            "source": StoreJoin(Source, Item.source_id == Source.id, True, ("item",)),
+            "import": StoreJoin(Import, PriorJudgment.import_id == Import.id),
+            "turn": turn(PriorJudgment.item_id, PriorJudgment.turn_index),
+        },
+        columns={
+            "origin": _column(literal(JudgmentOrigin.IMPORTED.value, String)),
+            "kind": _column(PriorJudgment.kind),
+            "evaluator": _column(func.coalesce(PriorJudgment.rater, Import.importer), "import"),
+            "source": _column(Source.name, "source"),
+            "importer": _column(Import.importer, "import"),
+            "campaign": _column(_text()),
+            "judge_run": _column(_text()),
+            "annotator": _column(_text()),
+            "rater": _column(PriorJudgment.rater),
+            "item": _column(PriorJudgment.item_id),
+            "item_external_id": _column(Item.external_id, "item"),
+            "category": _column(Item.category, "item"),
+            "family": _column(Item.family, "item"),
+            "language": _column(Item.language, "item"),
+            "turn": _column(PriorJudgment.turn_index),
+            "turn_category": _column(Turn.category, "turn"),
+            "criterion": _column(PriorJudgment.criterion),
+            "context": _column(
+                func.coalesce(_metadata_text(PriorJudgment.metadata_, "context"), STANDARD_CONTEXT)
+            ),
+            **sides(prior_outcome),
+            "strength": _column(func.coalesce(PriorJudgment.strength, 1)),
+            "label": _column(PriorJudgment.label),
+            "score": _column(PriorJudgment.score),
+            "position_flip": _column(cast(null(), Boolean)),
+            "group_key": _column(PriorJudgment.group_key),
+            "time": _column(type_coerce(null(), UtcDateTime())),
+            "derived": _column(_prior_derived()),
             # an exported judge verdict counted as a tie for want of a readable one, imported
-            _metadata_text(PriorJudgment.metadata_, UNPARSED_KEY).is_not(None).label("unparsed"),
-            PriorJudgment.id.label("row_id"),
-            *_details(
-                details,
-                raw_text=PriorJudgment.raw_text,
-                metadata=PriorJudgment.metadata_,
-            ),
-        )
-        .join(model_a, PriorJudgment.model_a_id == model_a.id)
-        .outerjoin(model_b, PriorJudgment.model_b_id == model_b.id)
-        .outerjoin(Item, PriorJudgment.item_id == Item.id)
-        .outerjoin(Source, Item.source_id == Source.id)
-        .join(Import, PriorJudgment.import_id == Import.id)
-        .outerjoin(
-            Turn, (Turn.item_id == PriorJudgment.item_id) & (Turn.index == PriorJudgment.turn_index)
-        )
+            "unparsed": _column(_metadata_text(PriorJudgment.metadata_, UNPARSED_KEY).is_not(None)),
+            "row_id": _column(PriorJudgment.id),
+            "raw_text": _column(PriorJudgment.raw_text),
+            "metadata": _column(PriorJudgment.metadata_),
+        },
     )
-
-
-def _vote_rows(details: bool) -> Any:
-    model_a, model_b = aliased(Model), aliased(Model)
     # a pairwise choice is an outcome; verification choices and skips are not
-    outcome = case((Vote.choice.in_(OUTCOME_VALUES), Vote.choice), else_=null())
-    statement = (
-        select(
-            literal(JudgmentOrigin.CAMPAIGN.value, String).label("origin"),
-            literal(JudgmentKind.HUMAN.value, String).label("kind"),
-            Annotator.handle.label("evaluator"),
-            Source.name.label("source"),
-            _text().label("importer"),
-            Campaign.name.label("campaign"),
-            _text().label("judge_run"),
-            Annotator.handle.label("annotator"),
-            _text().label("rater"),
-            Vote.item_id.label("item"),
-            Item.external_id.label("item_external_id"),
-            Item.category.label("category"),
-            Item.family.label("family"),
-            Item.language.label("language"),
-            Vote.turn_index.label("turn"),
-            Turn.category.label("turn_category"),
-            Vote.criterion.label("criterion"),
-            _campaign_context().label("context"),
-            _side(model_a.name, model_b.name, outcome).label("model_a"),
-            _side(model_b.name, model_a.name, outcome).label("model_b"),
-            outcome.label("outcome"),
-            literal(1, Integer).label("strength"),
-            Vote.choice.label("label"),
-            Vote.grade.label("score"),
-            cast(null(), Boolean).label("position_flip"),
-            case(
-                (Vote.pair_id.is_not(None), "pair:" + cast(Vote.pair_id, String)),
-                else_=null(),
-            ).label("group_key"),
-            Vote.cast_at.label("time"),
-            false().label("derived"),
-            false().label("unparsed"),
-            Vote.id.label("row_id"),
-            *_details(
-                details,
-                raw_text=Vote.comment,
-                protocol=Campaign.protocol,
-                campaign_context=_metadata_text(Campaign.settings, "output_context"),
-                vote_uuid=Vote.uuid,
-                shown_at=Vote.shown_at,
-                duration_ms=Vote.duration_ms,
-                skip_reason=Vote.skip_reason,
-                pair_sequence=ScheduledPair.sequence,
+    vote_outcome = case((Vote.choice.in_(OUTCOME_VALUES), Vote.choice), else_=null())
+    votes = JudgmentStore(
+        origin=JudgmentOrigin.CAMPAIGN.value,
+        table=Vote,
+        left_out=Vote.retracted_at.is_not(None),
+        joins={
+            "side_a": StoreJoin(side_a, Vote.model_a_id == side_a.id, outer=True),
+            "side_b": StoreJoin(side_b, Vote.model_b_id == side_b.id, outer=True),
+            "campaign": StoreJoin(Campaign, Vote.campaign_id == Campaign.id),
+            "annotator": StoreJoin(Annotator, Vote.annotator_id == Annotator.id),
+            "item": StoreJoin(Item, Vote.item_id == Item.id),
+            "source": StoreJoin(Source, Item.source_id == Source.id, through=("item",)),
+            "turn": turn(Vote.item_id, Vote.turn_index),
+            "pair": StoreJoin(ScheduledPair, Vote.pair_id == ScheduledPair.id, outer=True),
+        },
+        columns={
+            "origin": _column(literal(JudgmentOrigin.CAMPAIGN.value, String)),
+            "kind": _column(literal(JudgmentKind.HUMAN.value, String)),
+            "evaluator": _column(Annotator.handle, "annotator"),
+            "source": _column(Source.name, "source"),
+            "importer": _column(_text()),
+            "campaign": _column(Campaign.name, "campaign"),
+            "judge_run": _column(_text()),
+            "annotator": _column(Annotator.handle, "annotator"),
+            "rater": _column(_text()),
+            "item": _column(Vote.item_id),
+            "item_external_id": _column(Item.external_id, "item"),
+            "category": _column(Item.category, "item"),
+            "family": _column(Item.family, "item"),
+            "language": _column(Item.language, "item"),
+            "turn": _column(Vote.turn_index),
+            "turn_category": _column(Turn.category, "turn"),
+            "criterion": _column(Vote.criterion),
+            "context": _column(_campaign_context(), "campaign"),
+            **sides(vote_outcome),
+            "strength": _column(literal(1, Integer)),
+            "label": _column(Vote.choice),
+            "score": _column(Vote.grade),
+            "position_flip": _column(cast(null(), Boolean)),
+            "group_key": _column(
+                case(
+                    (Vote.pair_id.is_not(None), "pair:" + cast(Vote.pair_id, String)),
+                    else_=null(),
+                )
             ),
-        )
-        .outerjoin(model_a, Vote.model_a_id == model_a.id)
-        .outerjoin(model_b, Vote.model_b_id == model_b.id)
-        .join(Campaign, Vote.campaign_id == Campaign.id)
-        .join(Annotator, Vote.annotator_id == Annotator.id)
-        .join(Item, Vote.item_id == Item.id)
-        .join(Source, Item.source_id == Source.id)
-        .outerjoin(Turn, (Turn.item_id == Vote.item_id) & (Turn.index == Vote.turn_index))
-        .where(_VOTE_COUNTS)
+            "time": _column(Vote.cast_at),
+            "derived": _column(false()),
+            "unparsed": _column(false()),
+            "row_id": _column(Vote.id),
+            "raw_text": _column(Vote.comment),
+            "protocol": _column(Campaign.protocol, "campaign"),
+            "campaign_context": _column(
+                _metadata_text(Campaign.settings, "output_context"), "campaign"
+            ),
+            "vote_uuid": _column(Vote.uuid),
+            "shown_at": _column(Vote.shown_at),
+            "duration_ms": _column(Vote.duration_ms),
+            "skip_reason": _column(Vote.skip_reason),
+            "pair_sequence": _column(ScheduledPair.sequence, "pair"),
+        },
     )
-    if details:
-        statement = statement.outerjoin(ScheduledPair, Vote.pair_id == ScheduledPair.id)
-    return statement
-
-
-def _verdict_rows(details: bool) -> Any:
-    model_a, model_b = aliased(Model), aliased(Model)
-    outcome = JudgeVerdict.outcome
-    return (
-        select(
-            literal(JudgmentOrigin.JUDGE_RUN.value, String).label("origin"),
-            literal(JudgmentKind.JUDGE.value, String).label("kind"),
-            JudgeRun.name.label("evaluator"),
-            Source.name.label("source"),
-            _text().label("importer"),
-            _text().label("campaign"),
-            JudgeRun.name.label("judge_run"),
-            _text().label("annotator"),
-            _text().label("rater"),
-            JudgeVerdict.item_id.label("item"),
-            Item.external_id.label("item_external_id"),
-            Item.category.label("category"),
-            Item.family.label("family"),
-            Item.language.label("language"),
-            JudgeVerdict.turn_index.label("turn"),
-            Turn.category.label("turn_category"),
-            JudgeVerdict.criterion.label("criterion"),
-            func.coalesce(_metadata_text(JudgeRun.parameters, "context"), STANDARD_CONTEXT).label(
-                "context"
+    verdicts = JudgmentStore(
+        origin=JudgmentOrigin.JUDGE_RUN.value,
+        table=JudgeVerdict,
+        left_out=JudgeVerdict.error.is_not(None),
+        joins={
+            "side_a": StoreJoin(side_a, JudgeVerdict.model_a_id == side_a.id),
+            "side_b": StoreJoin(side_b, JudgeVerdict.model_b_id == side_b.id, outer=True),
+            "run": StoreJoin(JudgeRun, JudgeVerdict.run_id == JudgeRun.id),
+            "item": StoreJoin(Item, JudgeVerdict.item_id == Item.id),
+            "source": StoreJoin(Source, Item.source_id == Source.id, through=("item",)),
+            "turn": turn(JudgeVerdict.item_id, JudgeVerdict.turn_index),
+        },
+        columns={
+            "origin": _column(literal(JudgmentOrigin.JUDGE_RUN.value, String)),
+            "kind": _column(literal(JudgmentKind.JUDGE.value, String)),
+            "evaluator": _column(JudgeRun.name, "run"),
+            "source": _column(Source.name, "source"),
+            "importer": _column(_text()),
+            "campaign": _column(_text()),
+            "judge_run": _column(JudgeRun.name, "run"),
+            "annotator": _column(_text()),
+            "rater": _column(_text()),
+            "item": _column(JudgeVerdict.item_id),
+            "item_external_id": _column(Item.external_id, "item"),
+            "category": _column(Item.category, "item"),
+            "family": _column(Item.family, "item"),
+            "language": _column(Item.language, "item"),
+            "turn": _column(JudgeVerdict.turn_index),
+            "turn_category": _column(Turn.category, "turn"),
+            "criterion": _column(JudgeVerdict.criterion),
+            "context": _column(
+                func.coalesce(_metadata_text(JudgeRun.parameters, "context"), STANDARD_CONTEXT),
+                "run",
             ),
-            _side(model_a.name, model_b.name, outcome).label("model_a"),
-            _side(model_b.name, model_a.name, outcome).label("model_b"),
-            outcome.label("outcome"),
-            func.coalesce(JudgeVerdict.strength, 1).label("strength"),
-            JudgeVerdict.label.label("label"),
-            cast(JudgeVerdict.score, Float).label("score"),
-            JudgeVerdict.position_flip.label("position_flip"),
-            _text().label("group_key"),
-            JudgeVerdict.created_at.label("time"),
-            false().label("derived"),
-            _verdict_unparsed().label("unparsed"),
-            JudgeVerdict.id.label("row_id"),
-            *_details(
-                details,
-                raw_text=JudgeVerdict.raw_text,
-                judge_model=JudgeRun.judge_model,
-                template_name=JudgeRun.template_name,
-                template_version=JudgeRun.template_version,
-                request_hash=JudgeVerdict.request_hash,
-            ),
-        )
-        .join(model_a, JudgeVerdict.model_a_id == model_a.id)
-        .outerjoin(model_b, JudgeVerdict.model_b_id == model_b.id)
-        .join(JudgeRun, JudgeVerdict.run_id == JudgeRun.id)
-        .join(Item, JudgeVerdict.item_id == Item.id)
-        .join(Source, Item.source_id == Source.id)
-        .outerjoin(
-            Turn, (Turn.item_id == JudgeVerdict.item_id) & (Turn.index == JudgeVerdict.turn_index)
-        )
-        .where(_VERDICT_COUNTS)
+            **sides(JudgeVerdict.outcome),
+            "strength": _column(func.coalesce(JudgeVerdict.strength, 1)),
+            "label": _column(JudgeVerdict.label),
+            "score": _column(cast(JudgeVerdict.score, Float)),
+            "position_flip": _column(JudgeVerdict.position_flip),
+            "group_key": _column(_text()),
+            "time": _column(JudgeVerdict.created_at),
+            "derived": _column(false()),
+            "unparsed": _column(_verdict_unparsed()),
+            "row_id": _column(JudgeVerdict.id),
+            "raw_text": _column(JudgeVerdict.raw_text),
+            "judge_model": _column(JudgeRun.judge_model, "run"),
+            "template_name": _column(JudgeRun.template_name, "run"),
+            "template_version": _column(JudgeRun.template_version, "run"),
+            "request_hash": _column(JudgeVerdict.request_hash),
+        },
     )
-
-
-def _adjudication_rows(details: bool) -> Any:
-    model_a, model_b = aliased(Model), aliased(Model)
-    outcome = case((Adjudication.choice.in_(OUTCOME_VALUES), Adjudication.choice), else_=null())
-    statement = (
-        select(
-            literal(ADJUDICATION, String).label("origin"),
-            literal(JudgmentKind.HUMAN.value, String).label("kind"),
-            literal(ADJUDICATED, String).label("evaluator"),
-            Source.name.label("source"),
-            _text().label("importer"),
-            Campaign.name.label("campaign"),
-            _text().label("judge_run"),
-            _text().label("annotator"),
-            Adjudication.adjudicator.label("rater"),
-            ScheduledPair.item_id.label("item"),
-            Item.external_id.label("item_external_id"),
-            Item.category.label("category"),
-            Item.family.label("family"),
-            Item.language.label("language"),
-            ScheduledPair.turn_index.label("turn"),
-            Turn.category.label("turn_category"),
-            Adjudication.criterion.label("criterion"),
-            _campaign_context().label("context"),
+    settled = case((Adjudication.choice.in_(OUTCOME_VALUES), Adjudication.choice), else_=null())
+    adjudications = JudgmentStore(
+        origin=ADJUDICATION,
+        table=Adjudication,
+        left_out=None,
+        joins={
+            "pair": StoreJoin(ScheduledPair, Adjudication.pair_id == ScheduledPair.id),
+            "campaign": StoreJoin(Campaign, Adjudication.campaign_id == Campaign.id),
+            "item": StoreJoin(Item, ScheduledPair.item_id == Item.id, through=("pair",)),
+            "source": StoreJoin(Source, Item.source_id == Source.id, through=("item",)),
             # the sides as the task showed them, as the votes it settles have them
-            _side(model_a.name, model_b.name, outcome).label("model_a"),
-            _side(model_b.name, model_a.name, outcome).label("model_b"),
-            outcome.label("outcome"),
-            literal(1, Integer).label("strength"),
-            Adjudication.choice.label("label"),
-            Adjudication.grade.label("score"),
-            cast(null(), Boolean).label("position_flip"),
-            ("pair:" + cast(Adjudication.pair_id, String)).label("group_key"),
-            Adjudication.adjudicated_at.label("time"),
-            false().label("derived"),
-            false().label("unparsed"),
-            Adjudication.id.label("row_id"),
-            *_details(
-                details,
-                raw_text=Adjudication.note,
-                protocol=Campaign.protocol,
-                campaign_context=_metadata_text(Campaign.settings, "output_context"),
-                pair_sequence=ScheduledPair.sequence,
+            "side_a": StoreJoin(side_a, ScheduledPair.left_model_id == side_a.id, True, ("pair",)),
+            "side_b": StoreJoin(side_b, ScheduledPair.right_model_id == side_b.id, True, ("pair",)),
+            "turn": turn(ScheduledPair.item_id, ScheduledPair.turn_index, "pair"),
+        },
+        columns={
+            "origin": _column(literal(ADJUDICATION, String)),
+            "kind": _column(literal(JudgmentKind.HUMAN.value, String)),
+            "evaluator": _column(literal(ADJUDICATED, String)),
+            "source": _column(Source.name, "source"),
+            "importer": _column(_text()),
+            "campaign": _column(Campaign.name, "campaign"),
+            "judge_run": _column(_text()),
+            "annotator": _column(_text()),
+            "rater": _column(Adjudication.adjudicator),
+            "item": _column(ScheduledPair.item_id, "pair"),
+            "item_external_id": _column(Item.external_id, "item"),
+            "category": _column(Item.category, "item"),
+            "family": _column(Item.family, "item"),
+            "language": _column(Item.language, "item"),
+            "turn": _column(ScheduledPair.turn_index, "pair"),
+            "turn_category": _column(Turn.category, "turn"),
+            "criterion": _column(Adjudication.criterion),
+            "context": _column(_campaign_context(), "campaign"),
+            **sides(settled),
+            "strength": _column(literal(1, Integer)),
+            "label": _column(Adjudication.choice),
+            "score": _column(Adjudication.grade),
+            "position_flip": _column(cast(null(), Boolean)),
+            "group_key": _column("pair:" + cast(Adjudication.pair_id, String)),
+            "time": _column(Adjudication.adjudicated_at),
+            "derived": _column(false()),
+            "unparsed": _column(false()),
+            "row_id": _column(Adjudication.id),
+            "raw_text": _column(Adjudication.note),
+            "protocol": _column(Campaign.protocol, "campaign"),
+            "campaign_context": _column(
+                _metadata_text(Campaign.settings, "output_context"), "campaign"
             ),
-        )
-        .join(ScheduledPair, Adjudication.pair_id == ScheduledPair.id)
-        .join(Campaign, Adjudication.campaign_id == Campaign.id)
-        .join(Item, ScheduledPair.item_id == Item.id)
-        .join(Source, Item.source_id == Source.id)
-        .outerjoin(model_a, ScheduledPair.left_model_id == model_a.id)
-        .outerjoin(model_b, ScheduledPair.right_model_id == model_b.id)
-        .outerjoin(
-            Turn,
-            (Turn.item_id == ScheduledPair.item_id) & (Turn.index == ScheduledPair.turn_index),
-        )
+            "pair_sequence": _column(ScheduledPair.sequence, "pair"),
+        },
     )
-    return statement
+    return (imported, votes, verdicts, adjudications)
+
+
+#: every store of judgments, in stored order (a position in stored order is the store's index,
+#: then the row's id): the one declaration every variant of the union is generated from
+STORES: tuple[JudgmentStore, ...] = _declared_stores()
+
+
+def _stores(columns: Sequence[str]) -> list[Any]:
+    """Each store's select of ``columns``, in the order of :data:`STORES`."""
+    return [store.select(columns) for store in STORES]
 
 
 def judgment_rows(details: bool = False) -> Subquery:
@@ -664,47 +733,18 @@ def judgment_rows(details: bool = False) -> Subquery:
 
 
 def _wide_stores(details: bool = False) -> list[Any]:
-    """:func:`judgment_rows`'s selects, one per store in the order of :data:`ORIGINS`."""
-    return [
-        _prior_rows(details),
-        _vote_rows(details),
-        _verdict_rows(details),
-        _adjudication_rows(details),
-    ]
+    """:func:`judgment_rows`'s selects, one per store in the order of :data:`STORES`."""
+    return _stores(COLUMNS + (tuple(DETAIL_COLUMNS) if details else ()))
+
+
+#: the columns of :func:`narrow_judgment_rows`: what the inspector's counts per item need
+NARROW_COLUMNS = ("origin", "kind", "item", "derived")
 
 
 def _narrow_stores() -> list[Any]:
-    """Each store's judgments with only ``origin``, ``kind``, ``item`` and ``derived``, without
-    joins (the joins of :func:`judgment_rows` are on required keys, so they keep the same
-    rows): what the inspector's counts per item need, one indexed query per store."""
-    return [
-        select(
-            literal(JudgmentOrigin.IMPORTED.value, String).label("origin"),
-            PriorJudgment.kind.label("kind"),
-            PriorJudgment.item_id.label("item"),
-            _prior_derived().label("derived"),
-        ),
-        select(
-            literal(JudgmentOrigin.CAMPAIGN.value, String).label("origin"),
-            literal(JudgmentKind.HUMAN.value, String).label("kind"),
-            Vote.item_id.label("item"),
-            false().label("derived"),
-        ).where(_VOTE_COUNTS),
-        select(
-            literal(JudgmentOrigin.JUDGE_RUN.value, String).label("origin"),
-            literal(JudgmentKind.JUDGE.value, String).label("kind"),
-            JudgeVerdict.item_id.label("item"),
-            false().label("derived"),
-        ).where(_VERDICT_COUNTS),
-        select(
-            literal(ADJUDICATION, String).label("origin"),
-            literal(JudgmentKind.HUMAN.value, String).label("kind"),
-            ScheduledPair.item_id.label("item"),
-            false().label("derived"),
-        )
-        .select_from(Adjudication)
-        .join(ScheduledPair, Adjudication.pair_id == ScheduledPair.id),
-    ]
+    """Each store's judgments with only :data:`NARROW_COLUMNS` (without joins but an
+    adjudication's task, which holds its item): one indexed query per store."""
+    return _stores(NARROW_COLUMNS)
 
 
 #: the columns of :func:`pairwise_judgment_rows`: what battle counts read, and the filters they
@@ -723,77 +763,11 @@ PAIRWISE_COLUMNS = (
 
 
 def _pairwise_stores() -> list[Any]:
-    """Each store's judgments with only :data:`PAIRWISE_COLUMNS`, the same expressions as
-    :func:`judgment_rows`, and only the joins those columns need (the models, and a vote's or
-    adjudication's campaign for its name): the other joins of the wide rows are on required
-    keys, so they keep the same rows (as in :func:`_narrow_stores`), and each costs a lookup per
-    judgment, which on a million votes is most of a battle count's time."""
-    prior_a, prior_b = aliased(Model), aliased(Model)
-    vote_a, vote_b = aliased(Model), aliased(Model)
-    verdict_a, verdict_b = aliased(Model), aliased(Model)
-    left, right = aliased(Model), aliased(Model)
-    vote_outcome = case((Vote.choice.in_(OUTCOME_VALUES), Vote.choice), else_=null())
-    settled = case((Adjudication.choice.in_(OUTCOME_VALUES), Adjudication.choice), else_=null())
-    return [
-        select(
-            literal(JudgmentOrigin.IMPORTED.value, String).label("origin"),
-            PriorJudgment.kind.label("kind"),
-            _text().label("campaign"),
-            _side(prior_a.name, prior_b.name, PriorJudgment.outcome).label("model_a"),
-            _side(prior_b.name, prior_a.name, PriorJudgment.outcome).label("model_b"),
-            PriorJudgment.outcome.label("outcome"),
-            func.coalesce(PriorJudgment.strength, 1).label("strength"),
-            _prior_derived().label("derived"),
-            PriorJudgment.id.label("row_id"),
-        )
-        .join(prior_a, PriorJudgment.model_a_id == prior_a.id)
-        .outerjoin(prior_b, PriorJudgment.model_b_id == prior_b.id),
-        select(
-            literal(JudgmentOrigin.CAMPAIGN.value, String).label("origin"),
-            literal(JudgmentKind.HUMAN.value, String).label("kind"),
-            Campaign.name.label("campaign"),
-            _side(vote_a.name, vote_b.name, vote_outcome).label("model_a"),
-            _side(vote_b.name, vote_a.name, vote_outcome).label("model_b"),
-            vote_outcome.label("outcome"),
-            literal(1, Integer).label("strength"),
-            false().label("derived"),
-            Vote.id.label("row_id"),
-        )
-        .outerjoin(vote_a, Vote.model_a_id == vote_a.id)
-        .outerjoin(vote_b, Vote.model_b_id == vote_b.id)
-        .join(Campaign, Vote.campaign_id == Campaign.id)
-        .where(_VOTE_COUNTS),
-        select(
-            literal(JudgmentOrigin.JUDGE_RUN.value, String).label("origin"),
-            literal(JudgmentKind.JUDGE.value, String).label("kind"),
-            _text().label("campaign"),
-            _side(verdict_a.name, verdict_b.name, JudgeVerdict.outcome).label("model_a"),
-            _side(verdict_b.name, verdict_a.name, JudgeVerdict.outcome).label("model_b"),
-            JudgeVerdict.outcome.label("outcome"),
-            func.coalesce(JudgeVerdict.strength, 1).label("strength"),
-            false().label("derived"),
-            JudgeVerdict.id.label("row_id"),
-        )
-        .join(verdict_a, JudgeVerdict.model_a_id == verdict_a.id)
-        .outerjoin(verdict_b, JudgeVerdict.model_b_id == verdict_b.id)
-        .where(_VERDICT_COUNTS),
-        select(
-            literal(ADJUDICATION, String).label("origin"),
-            literal(JudgmentKind.HUMAN.value, String).label("kind"),
-            Campaign.name.label("campaign"),
-            _side(left.name, right.name, settled).label("model_a"),
-            _side(right.name, left.name, settled).label("model_b"),
-            settled.label("outcome"),
-            literal(1, Integer).label("strength"),
-            false().label("derived"),
-            Adjudication.id.label("row_id"),
-        )
-        .select_from(Adjudication)
-        .join(ScheduledPair, Adjudication.pair_id == ScheduledPair.id)
-        .join(Campaign, Adjudication.campaign_id == Campaign.id)
-        .outerjoin(left, ScheduledPair.left_model_id == left.id)
-        .outerjoin(right, ScheduledPair.right_model_id == right.id),
-    ]
+    """Each store's judgments with only :data:`PAIRWISE_COLUMNS`: only the joins those columns
+    need (the models, and a vote's or adjudication's campaign for its name). Each join the
+    wide rows have besides costs a lookup per judgment, which on a million votes is most of a
+    battle count's time."""
+    return _stores(PAIRWISE_COLUMNS)
 
 
 def pairwise_judgment_rows() -> Subquery:
@@ -817,7 +791,7 @@ def narrow_judgment_rows() -> Subquery:
 
 
 def _origin_order(rows: Subquery) -> Any:
-    return case(*((rows.c.origin == name, rank) for name, rank in _ORIGIN_ORDER.items()))
+    return case(*((rows.c.origin == store.origin, rank) for rank, store in enumerate(STORES)))
 
 
 def _where(rows: Subquery, filters: Sequence[OutcomeFilter | None]) -> list[Any]:
@@ -1044,14 +1018,14 @@ def compiled_queries_source() -> str:
 
 
 def _stored_after(stores: Sequence[Any], after: Sequence[int]) -> list[Any]:
-    """Each store's select (in the order of :data:`ORIGINS`) kept to the rows with an id above
+    """Each store's select (in the order of :data:`STORES`) kept to the rows with an id above
     the store's largest in fingerprint ``after``. The condition goes inside each select, where
     it is a range of the store's primary key: put on the union as ``(origin = ... AND row_id >
     ...) OR ...`` SQLite read every row of every store (0.3 s per vote at 1,000,000 votes)."""
     return [
         store.where(table.id > largest)
         for store, (table, _left_out), largest in zip(
-            stores, _FINGERPRINT_STORES, _largest_ids(after), strict=True
+            stores, _fingerprint_stores(), _largest_ids(after), strict=True
         )
     ]
 
@@ -1105,14 +1079,10 @@ def kinds_per_item(session: Session, ids: Sequence[int] | None = None) -> dict[i
     return found
 
 
-#: the stores a fingerprint covers, in the order of :data:`ORIGINS`, with the condition under
-#: which the read model leaves a row out (each on a partial index of schema 0005)
-_FINGERPRINT_STORES: tuple[tuple[Any, Any], ...] = (
-    (PriorJudgment, None),
-    (Vote, Vote.retracted_at.is_not(None)),
-    (JudgeVerdict, JudgeVerdict.error.is_not(None)),
-    (Adjudication, None),
-)
+def _fingerprint_stores() -> list[tuple[Any, Any]]:
+    """The stores a fingerprint covers, in the order of :data:`STORES`, with the condition
+    under which the read model leaves a row out (each on a partial index of schema 0005)."""
+    return [(store.table, store.left_out) for store in STORES]
 
 
 def fingerprint_statements() -> list[Any]:
@@ -1124,7 +1094,7 @@ def fingerprint_statements() -> list[Any]:
     partial index and ``max(id)`` from the end of the primary key, where the combined query
     read the whole table (0.35 s at 1,000,000 votes)."""
     statements: list[Any] = []
-    for table, left_out in _FINGERPRINT_STORES:
+    for table, left_out in _fingerprint_stores():
         statements.append(select(func.count()).select_from(table))
         if left_out is not None:
             statements.append(select(func.count()).select_from(table).where(left_out))
@@ -1142,7 +1112,7 @@ def fingerprint(session: Session) -> tuple[int, ...]:
     the bundle's size (see :func:`fingerprint_statements`), not the union's joins."""
     statements = iter(fingerprint_statements())
     values: list[int] = []
-    for _table, left_out in _FINGERPRINT_STORES:
+    for _table, left_out in _fingerprint_stores():
         count = int(session.execute(next(statements)).scalar() or 0)
         if left_out is not None:
             count -= int(session.execute(next(statements)).scalar() or 0)
@@ -1180,7 +1150,7 @@ def stored_after_statements() -> list[Any]:
     """The queries :func:`stored_after` runs, one per store, each with a ``largest`` parameter:
     a range of the primary key, so a vote's refresh reads the new rows, not the bundle."""
     statements: list[Any] = []
-    for table, left_out in _FINGERPRINT_STORES:
+    for table, left_out in _fingerprint_stores():
         statement = select(func.count(table.id)).where(table.id > bindparam("largest"))
         if left_out is not None:
             statement = statement.where(not_(left_out))
@@ -1193,7 +1163,7 @@ def only_added(before: Sequence[int], now: Sequence[int], added: Sequence[int]) 
     store grew by exactly the rows stored after ``before`` (``added``, from
     :func:`stored_after`: none retracted) and no adjudication was recorded or replaced in place
     (its time changed)."""
-    stores = len(_FINGERPRINT_STORES)
+    stores = len(_fingerprint_stores())
     return now[2 * stores :] == before[2 * stores :] and all(
         new - old == count
         for old, new, count in zip(
@@ -1224,7 +1194,7 @@ def catch_up(session: Session, before: Sequence[int] | None) -> CatchUp:
 
 def _largest_ids(after: Sequence[int]) -> Sequence[int]:
     """The largest id per store in fingerprint ``after``, in the order of :data:`ORIGINS`."""
-    return after[1 : 2 * len(_FINGERPRINT_STORES) : 2]
+    return after[1 : 2 * len(_fingerprint_stores()) : 2]
 
 
 if __name__ == "__main__":
