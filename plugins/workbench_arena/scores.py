@@ -97,6 +97,21 @@ def score_tables(judgments: pd.DataFrame) -> ScoreTables:
     return {"verdicts": verdict_counts(judgments)}
 
 
+#: per board: its models and battles, the bootstrap rounds of its intervals (the scores'
+#: request's: ``--bootstrap``) and the command that prints it
+BOARD_BATTLES_COLUMNS = ("board", "models", "battles", "bootstrap_rounds", "command")
+
+
+def _board_row(boards: Boards, name: str, models: int, changes: dict[str, Any]) -> tuple:
+    return (
+        name,
+        models,
+        boards.battles(**changes),
+        boards.rounds(**changes),
+        boards.command(**changes),
+    )
+
+
 def board_tables(boards: Boards) -> ScoreTables:
     """The tables read off the app's leaderboards (see the module docstring)."""
     unavailable: list[tuple[str, str]] = []
@@ -109,7 +124,7 @@ def board_tables(boards: Boards) -> ScoreTables:
             continue
         table = table.assign(board=name, rank=ranks(table["rating"]))
         rows.append(table[list(BOARD_COLUMNS)])
-        counts.append((name, len(table), boards.battles(**changes), boards.command(**changes)))
+        counts.append(_board_row(boards, name, len(table), changes))
     board_table = (
         pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=list(BOARD_COLUMNS))
     )
@@ -122,14 +137,7 @@ def board_tables(boards: Boards) -> ScoreTables:
         styled = boards.board(style_control=True)
         styled = styled.assign(rank=ranks(styled["rating"]))
         style = styled[list(STYLE_COLUMNS)].sort_values(["rank", "model"], kind="stable")
-        counts.append(
-            (
-                "style control",
-                len(style),
-                boards.battles(style_control=True),
-                boards.command(style_control=True),
-            )
-        )
+        counts.append(_board_row(boards, "style control", len(style), {"style_control": True}))
     except BoardUnavailable as reason:
         unavailable.append(("style control", str(reason)))
         style = pd.DataFrame(columns=list(STYLE_COLUMNS))
@@ -137,7 +145,7 @@ def board_tables(boards: Boards) -> ScoreTables:
     correlation = _rank_correlation(boards, unavailable)
     return {
         "boards": board_table,
-        "board_battles": pd.DataFrame(counts, columns=["board", "models", "battles", "command"]),
+        "board_battles": pd.DataFrame(counts, columns=list(BOARD_BATTLES_COLUMNS)),
         "categories": categories,
         "refusals": refusals,
         "style_control": style,

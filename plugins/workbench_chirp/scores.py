@@ -162,6 +162,13 @@ ELO_SEED = 0
 ELO_COLUMNS = ["evaluator", "criterion", "model", "elo", "lower", "upper", "battles"]
 
 
+def _median_elo(group: pd.DataFrame, rounds: int, seed: int) -> pd.DataFrame:
+    columns = ["model_a", "model_b", "outcome"]
+    if "weight" in group.columns:
+        columns.append("weight")
+    return median_online_elo(group[columns].reset_index(drop=True), rounds, seed)
+
+
 def bootstrapped_elo(
     judgments: pd.DataFrame, rounds: int = ELO_ROUNDS, seed: int = ELO_SEED
 ) -> pd.DataFrame:
@@ -171,14 +178,67 @@ def bootstrapped_elo(
     pooled = pooled_evaluators(judgments)
     tables = []
     for (evaluator, criterion), group in pooled.groupby(["evaluator", "criterion"], sort=True):
-        columns = ["model_a", "model_b", "outcome"]
-        if "weight" in group.columns:
-            columns.append("weight")
-        table = median_online_elo(group[columns].reset_index(drop=True), rounds, seed)
+        table = _median_elo(group, rounds, seed)
         tables.append(table.assign(evaluator=evaluator, criterion=criterion))
     if not tables:
         return pd.DataFrame(columns=ELO_COLUMNS)
     return pd.concat(tables, ignore_index=True)[ELO_COLUMNS]
+
+
+#: a question category gets an Elo for an evaluator and criterion from this many of its
+#: comparisons on (the app's minimum battles of a board): CHIRP's survey gives about 65 per
+#: category (13 questions of 5 matchups), and a median Elo of a handful of battles mostly
+#: repeats the starting rating
+MIN_CATEGORY_COMPARISONS = 10
+#: the category of the questions whose item has none
+NO_CATEGORY = "(no category)"
+CATEGORY_ELO_COLUMNS = [
+    "evaluator",
+    "criterion",
+    "category",
+    "model",
+    "elo",
+    "lower",
+    "upper",
+    "battles",
+]
+NOT_RATED_COLUMNS = ["evaluator", "criterion", "category", "comparisons", "reason"]
+
+
+def elo_per_question_category(
+    judgments: pd.DataFrame,
+    rounds: int = ELO_ROUNDS,
+    seed: int = ELO_SEED,
+    minimum: int = MIN_CATEGORY_COMPARISONS,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """CHIRP's "median Elo per model and category": per evaluator (the human survey pooled),
+    criterion and question category, each model's median online Elo over ``rounds`` bootstrap
+    resamples of that category's comparisons alone (as :func:`bootstrapped_elo`). A category
+    with fewer than ``minimum`` comparisons, or questions without a category, are not rated:
+    the second table names them with their comparisons and the reason."""
+    pooled = pooled_evaluators(judgments)
+    category = pooled["category"] if "category" in pooled.columns else None
+    if category is None:
+        category = pd.Series(np.nan, index=pooled.index, dtype=object)
+    pooled = pooled.assign(category=category.fillna(NO_CATEGORY).astype(str))
+    tables, not_rated = [], []
+    keys = ["evaluator", "criterion", "category"]
+    for (evaluator, criterion, name), group in pooled.groupby(keys, sort=True):
+        if name == NO_CATEGORY:
+            reason = "its questions have no category"
+        elif len(group) < minimum:
+            reason = f"{len(group)} comparisons, fewer than {minimum}"
+        else:
+            table = _median_elo(group, rounds, seed)
+            tables.append(table.assign(evaluator=evaluator, criterion=criterion, category=name))
+            continue
+        not_rated.append([evaluator, criterion, name, len(group), reason])
+    elo = (
+        pd.concat(tables, ignore_index=True)[CATEGORY_ELO_COLUMNS]
+        if tables
+        else pd.DataFrame(columns=CATEGORY_ELO_COLUMNS)
+    )
+    return elo, pd.DataFrame(not_rated, columns=NOT_RATED_COLUMNS)
 
 
 def elo_distance_correlation(elo: pd.DataFrame, attributes: pd.DataFrame) -> pd.DataFrame:
@@ -214,8 +274,11 @@ def attribute_tables(judgments: pd.DataFrame, attributes: pd.DataFrame) -> Score
 
 def score_tables(judgments: pd.DataFrame) -> ScoreTables:
     """The tables ``workbench scores --benchmark chirp`` prints."""
+    per_category, not_rated = elo_per_question_category(judgments)
     return {
         "elo": bootstrapped_elo(judgments),
+        "elo_per_question_category": per_category,
+        "question_categories_not_rated": not_rated,
         "kappa_with_human_survey": kappa_with_humans(judgments),
         "cycles": cycles_per_evaluator(judgments),
     }

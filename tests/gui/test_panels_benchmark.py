@@ -462,3 +462,29 @@ def test_the_visionarena_page_adds_categories_multi_turn_and_the_rank_correlatio
     assert correlation["confidence_agreement"] == pytest.approx(
         expected["confidence_agreement"]["share"]
     )
+
+
+def test_the_page_boards_use_the_rounds_asked_for(
+    qtbot,  # type: ignore[no-untyped-def]
+    window,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from tests.plugins.arena.hf_tables import VISION_ARENA_BATTLE, write_parquet
+    from tests.plugins.arena.test_arena_categories import battle_rows
+
+    shard = write_parquet(tmp_path / "train.parquet", battle_rows(), VISION_ARENA_BATTLE)
+    bundle = tmp_path / "arena.wbb"
+    import_files(bundle, [shard], "arena-battles")
+    window.open_bundle(bundle)
+    window.analysis.show_panel("benchmark")
+    panel = window.analysis.benchmark
+    _shown(panel, qtbot)
+    panel.page = None
+    panel.rounds.setValue(7)
+    panel.rounds.editingFinished.emit()
+    _shown(panel, qtbot)
+    printed = _scores_json(capsys, str(bundle), "--benchmark", "visionarena", "--bootstrap", "7")
+    assert panel.command() == printed["command"]
+    assert set(panel.table_frame("board_battles")["bootstrap_rounds"]) == {7}
+    assert _as_printed(panel, "boards") == printed["tables"]["boards"]

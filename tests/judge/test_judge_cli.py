@@ -234,3 +234,30 @@ def test_the_http_stack_loads_while_the_run_is_planned(
         seen_while_planning.clear()
         assert main(judge_args(bundle, server)) == 0
     assert seen_while_planning == [True]
+
+
+@pytest.mark.parametrize(
+    ("template", "becomes", "counted"),
+    [
+        ("visit-bench-pairwise", "counted as ties", "all"),
+        ("arena-five-level", "kept without an outcome, on no board", "parsed"),
+    ],
+)
+def test_the_summary_says_what_unreadable_verdicts_became_and_the_board_agrees(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], template: str, becomes: str, counted: str
+) -> None:
+    bundle = build_bundle(tmp_path, 10)
+    with FakeOpenAIServer(faults=Faults(malformed_share=0.3)) as server:
+        args = judge_args(bundle, server, "--text-only", "--json")
+        args[args.index("visit-bench-pairwise")] = template
+        assert main(args) == 0, capsys.readouterr().err
+        done = json.loads(capsys.readouterr().out)
+        assert main(["judge", str(bundle), *args[2:-1], "--run", "again", "--no-cache"]) == 0
+    text = capsys.readouterr().out
+    unresolved = done["unresolved"]
+    assert unresolved > 0  # the same answers, so the same count in the second run
+    assert f"{unresolved} stored flagged: {becomes}" in text
+    assert main(["leaderboard", str(bundle), "--judge-run", done["run"], "--json"]) == 0
+    board = json.loads(capsys.readouterr().out)
+    verdicts = done["verdicts"]
+    assert board["battles"] == (verdicts if counted == "all" else verdicts - unresolved)

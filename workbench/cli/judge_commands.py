@@ -299,7 +299,15 @@ def _confirm(plan: Any, args: argparse.Namespace) -> None:
         raise WorkbenchError("not started: nothing was sent")
 
 
-def _print_summary(summary: Any) -> None:
+#: what a verdict left unreadable after the extraction step becomes, by the template's rule
+#: (``JudgeTemplate.unparsed``), as the run's summary says it
+UNPARSED_BECOMES = {
+    "tie": "counted as ties",
+    "missing": "kept without an outcome, on no board (the template's rule)",
+}
+
+
+def _print_summary(summary: Any, unparsed: str) -> None:
     p = summary.progress
     print(f"run '{summary.run_name}': {summary.status} in {p.elapsed:.1f} s")
     if summary.stop_reason and summary.status != "cancelled":
@@ -311,7 +319,8 @@ def _print_summary(summary: Any) -> None:
     print(f"  verdicts        {p.verdicts}")
     print(
         f"  parse failures  {p.parse_failures} ({p.extracted} resolved by the extraction "
-        f"follow-up, {p.unresolved} stored flagged)"
+        f"follow-up, {p.unresolved} stored flagged"
+        + (f": {UNPARSED_BECOMES[unparsed]})" if p.unresolved else ")")
     )
     print(f"  failed          {p.failed}")
     if p.failed:
@@ -459,7 +468,7 @@ def _run_judge(args: argparse.Namespace, *, remember: bool) -> int:
         if args.json:
             print(json.dumps({**summary.as_dict(), "estimate": plan.estimate.as_dict()}, indent=2))
         else:
-            _print_summary(summary)
+            _print_summary(summary, plan.template.unparsed)
         print(f"workbench: {stopped}", file=sys.stderr)
         return 1
     finally:
@@ -467,7 +476,7 @@ def _run_judge(args: argparse.Namespace, *, remember: bool) -> int:
     if args.json:
         print(json.dumps({**summary.as_dict(), "estimate": plan.estimate.as_dict()}, indent=2))
     else:
-        _print_summary(summary)
+        _print_summary(summary, plan.template.unparsed)
     if summary.status == "cancelled":
         return 130
     # a request that failed is work not done, whatever else stopped the run (run again)

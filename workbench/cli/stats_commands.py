@@ -373,6 +373,19 @@ def register(commands: Any) -> None:
         "parameters), for the tables that need them (CHIRP: how often each evaluator prefers "
         "the larger model)",
     )
+    from workbench.services import analysis_request as defaults
+
+    scores.add_argument(
+        "--bootstrap",
+        type=int,
+        metavar="N",
+        help="bootstrap rounds of the boards read off the leaderboards (VisionArena, "
+        f"WildVision-Bench; default {defaults.DEFAULT_BOOTSTRAP_ROUNDS}); the papers' own Elo "
+        "tables keep their protocol's rounds (CHIRP 500, VisIT-Bench 1000)",
+    )
+    scores.add_argument(
+        "--seed", type=int, metavar="N", help=f"their seed (default {defaults.DEFAULT_SEED})"
+    )
     _add_filters(scores)
     scores.add_argument("--json", action="store_true", help="print as JSON")
     scores.set_defaults(handler=run_scores)
@@ -764,12 +777,38 @@ def benchmark_scores(name: str) -> Any:
         raise StatsCommandError(str(error)) from error
 
 
+class ScoresUsageError(StatsCommandError):
+    """``workbench scores`` given a setting its benchmark has no use for, or a bad one."""
+
+    exit_code = 2
+
+
+def _score_boards(args: argparse.Namespace, provider: Any) -> tuple[int, int]:
+    """The bootstrap rounds and seed of the boards ``provider`` reads off the leaderboards;
+    refused naming the flag when it reads none or the value is negative."""
+    from workbench.services import analysis_request as defaults
+
+    for flag, value in (("--bootstrap", args.bootstrap), ("--seed", args.seed)):
+        if value is None:
+            continue
+        if provider.from_boards is None:
+            raise ScoresUsageError(
+                f"{flag}: the {provider.name} scores read no leaderboard; their own bootstrapped "
+                "tables use their paper's rounds"
+            )
+        if value < 0:
+            raise ScoresUsageError(f"{flag} cannot be negative")
+    rounds = defaults.DEFAULT_BOOTSTRAP_ROUNDS if args.bootstrap is None else args.bootstrap
+    return rounds, defaults.DEFAULT_SEED if args.seed is None else args.seed
+
+
 def run_scores(args: argparse.Namespace) -> int:
     from workbench.services.analysis import AnalysisError, read_model_attributes, scores
     from workbench.storage import Bundle
 
     provider = benchmark_scores(args.benchmark)
     filters = _filters(args)
+    boards = _score_boards(args, provider)
     try:
         attributes = (
             read_model_attributes(args.model_attributes)
@@ -780,7 +819,7 @@ def run_scores(args: argparse.Namespace) -> int:
         raise StatsCommandError(f"--model-attributes: {error}") from error
     with Bundle.open(args.bundle, read_only=True) as bundle:
         try:
-            result = scores(bundle, provider, filters, attributes, args.model_attributes)
+            result = scores(bundle, provider, filters, attributes, args.model_attributes, boards)
         except AnalysisError as error:
             raise StatsCommandError(str(error)) from error
     tables = result.tables
@@ -788,6 +827,8 @@ def run_scores(args: argparse.Namespace) -> int:
         _print_json(result.to_json())
         return 0
     print(f"{provider.description} ({filters.describe()})")
+    if provider.from_boards is not None:
+        print(f"boards: 95% CI from {boards[0]} bootstrap rounds (seed {boards[1]})")
     for name, table in tables.items():
         print()
         print(f"[{name}]")

@@ -520,11 +520,15 @@ def benchmark_figure(benchmark: str, name: str, tables: dict[str, pd.DataFrame])
 
 
 def benchmark_page(
-    ref: BundleRef, benchmark: str | None, model_attributes: str | None = None
+    ref: BundleRef,
+    benchmark: str | None,
+    model_attributes: str | None = None,
+    rounds: int | None = None,
 ) -> BenchmarkPage:
     """The page of ``benchmark`` (None: the first the bundle has) through the service
     ``workbench scores`` and the report call; with ``model_attributes`` (a CSV file) also the
-    tables that need them (CHIRP's dCor and larger-model preference)."""
+    tables that need them (CHIRP's dCor and larger-model preference); ``rounds``: the bootstrap
+    rounds of the boards read off the leaderboards (None: the default)."""
 
     def compute() -> BenchmarkPage:
         from functools import partial
@@ -535,6 +539,7 @@ def benchmark_page(
             score_provider,
             scores,
         )
+        from workbench.services.analysis_request import DEFAULT_BOOTSTRAP_ROUNDS, DEFAULT_SEED
 
         bundle = _opened.get(ref)
         available = benchmarks_with_scores(bundle)
@@ -550,6 +555,7 @@ def benchmark_page(
             provider,
             model_attributes=attributes,
             attributes_file=model_attributes if attributes is not None else None,
+            boards=(DEFAULT_BOOTSTRAP_ROUNDS if rounds is None else rounds, DEFAULT_SEED),
         )
         names = list(provider.figures(result.tables)) if provider.figures is not None else []
         recipes: dict[str, FigureRecipe] = {

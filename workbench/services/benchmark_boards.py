@@ -2,7 +2,9 @@
 tables off them (:class:`~workbench.stats.benchmark_scores.Boards`: VisionArena's boards, style
 control, categories and benchmark-vs-arena rank correlation). Each board is the one
 ``workbench leaderboard`` prints for the same request, the categories ``workbench categories``,
-the comparison ``workbench compare-rankings``: one service per figure, whatever the door."""
+the comparison ``workbench compare-rankings``: one service per figure, whatever the door. Every
+board is fitted with the bootstrap rounds and seed the caller asks for (``workbench scores
+--bootstrap``, ``report --bootstrap``, the Benchmark panel's rounds), stated with each board."""
 
 from __future__ import annotations
 
@@ -13,7 +15,11 @@ import pandas as pd
 
 from workbench.errors import WorkbenchError
 from workbench.services.analysis import leaderboard
-from workbench.services.analysis_request import AnalysisRequest
+from workbench.services.analysis_request import (
+    DEFAULT_BOOTSTRAP_ROUNDS,
+    DEFAULT_SEED,
+    AnalysisRequest,
+)
 from workbench.services.category_outcomes import category_outcomes
 from workbench.services.rank_comparison import BUNDLE_WORD, RankingComparisonResult, ranking_of
 from workbench.stats.benchmark_scores import ANY_SOURCE, BoardUnavailable
@@ -28,10 +34,19 @@ _FILTER_FIELDS = frozenset(field.name for field in fields(OutcomeFilter))
 class BundleBoards:
     """:class:`~workbench.stats.benchmark_scores.Boards` of ``bundle`` under the scores'
     ``filters``, limited to ``source`` unless the filters name sources (or a call asks for
-    :data:`ANY_SOURCE`). Boards are computed once per request."""
+    :data:`ANY_SOURCE`), their intervals from ``bootstrap`` rounds drawn with ``seed``. Boards
+    are computed once per request."""
 
-    def __init__(self, bundle: Bundle, filters: OutcomeFilter, source: str) -> None:
+    def __init__(
+        self,
+        bundle: Bundle,
+        filters: OutcomeFilter,
+        source: str,
+        bootstrap: int = DEFAULT_BOOTSTRAP_ROUNDS,
+        seed: int = DEFAULT_SEED,
+    ) -> None:
         self.bundle, self.filters, self.source = bundle, filters, source
+        self.bootstrap, self.seed = bootstrap, seed
         self._results: dict[AnalysisRequest, Any] = {}
 
     def request(self, **changes: Any) -> AnalysisRequest:
@@ -41,7 +56,8 @@ class BundleBoards:
         # the board filters (multi_turn, exclude_ties...) are the read model's too
         selection = {name: changes.pop(name) for name in list(changes) if name in _FILTER_FIELDS}
         filters = replace(self.filters, sources=tuple(sources), **selection)
-        return AnalysisRequest.selecting(filters, **changes)
+        fitting = {"bootstrap": self.bootstrap, "seed": self.seed, **changes}
+        return AnalysisRequest.selecting(filters, **fitting)
 
     def _result(self, **changes: Any) -> Any:
         request = self.request(**changes)
@@ -60,6 +76,10 @@ class BundleBoards:
 
     def battles(self, **changes: Any) -> int:
         return int(self._result(**changes).battles)
+
+    def rounds(self, **changes: Any) -> int:
+        """The bootstrap rounds that board's intervals come from (0: none)."""
+        return int(self._result(**changes).board.bootstrap)
 
     def command(self, **changes: Any) -> str:
         """The resolved request's command (kind and anchor named), else the request's own."""

@@ -869,7 +869,8 @@ def _benchmark_scores(content: ReportContent, bundle: Bundle, judgments: pd.Data
             if provider.source not in sources:
                 continue
             try:
-                result = scores(bundle, provider, content.request.filters)
+                rounds = (content.request.bootstrap, content.request.seed)
+                result = scores(bundle, provider, content.request.filters, boards=rounds)
             except (AnalysisError, StatsInputError) as error:
                 content.missing[f"scores:{provider.name}"] = str(error)
                 continue

@@ -60,6 +60,11 @@ class Boards(Protocol):
         """How many battles (judgments) that board counts."""
         ...
 
+    def rounds(self, **changes: Any) -> int:
+        """The bootstrap rounds that board's intervals come from (the scores' request's; 0 for
+        none)."""
+        ...
+
     def command(self, **changes: Any) -> str:
         """The ``workbench leaderboard`` command that prints that board."""
         ...

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QSpinBox,
     QTableView,
     QTabWidget,
     QVBoxLayout,
@@ -36,6 +37,7 @@ from workbench.gui.panels.figure_view import FigureView
 from workbench.gui.panels.latest_only import LatestOnly, Runner
 from workbench.gui.panels.rows_model import RowsTableModel, display_text
 from workbench.services.analysis import AnalysisChoices
+from workbench.services.analysis_request import DEFAULT_BOOTSTRAP_ROUNDS
 from workbench.storage import Bundle
 
 log = logging.getLogger(__name__)
@@ -77,6 +79,15 @@ class BenchmarkPanel(QWidget):
             "A CSV with a 'model' column and numeric ones (size...), for CHIRP's distance "
             "correlation of Elo and its larger-model preference"
         )
+        self.rounds = QSpinBox(self)
+        self.rounds.setRange(0, 2000)
+        self.rounds.setSingleStep(100)
+        self.rounds.setValue(DEFAULT_BOOTSTRAP_ROUNDS)
+        self.rounds.setToolTip(
+            "Bootstrap rounds of the boards read off the leaderboards (VisionArena, "
+            "WildVision-Bench; 0 for none); CHIRP's and VisIT-Bench's Elo tables keep their "
+            "paper's rounds"
+        )
         self.refresh_button = QPushButton("Refresh", self)
         self.status = QLabel("No bundle open.", self)
         self.computing = ComputingStatus((self.tasks,), (), self)
@@ -84,6 +95,8 @@ class BenchmarkPanel(QWidget):
         top.addWidget(QLabel("Benchmark", self))
         top.addWidget(self.benchmark)
         top.addWidget(self.attributes_button)
+        top.addWidget(QLabel("Rounds", self))
+        top.addWidget(self.rounds)
         top.addWidget(self.refresh_button)
         top.addStretch(1)
         top.addWidget(self.computing)
@@ -118,6 +131,7 @@ class BenchmarkPanel(QWidget):
 
         self.benchmark.currentIndexChanged.connect(self.refresh)
         self.refresh_button.clicked.connect(self.refresh)
+        self.rounds.editingFinished.connect(self.refresh)
         self.attributes_button.clicked.connect(self._choose_attributes)
         self.copy_command_button.clicked.connect(self.copy_command)
 
@@ -183,7 +197,11 @@ class BenchmarkPanel(QWidget):
         self.status.setText("")
         self.tasks.submit(
             partial(
-                panel_computations.benchmark_page, bundle_ref(bundle), chosen, self.model_attributes
+                panel_computations.benchmark_page,
+                bundle_ref(bundle),
+                chosen,
+                self.model_attributes,
+                self.rounds.value(),
             ),
             self._show,
             self._failed,

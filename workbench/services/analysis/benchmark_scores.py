@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from workbench.services.analysis.common import AnalysisError, available_sources
+from workbench.services.analysis_request import DEFAULT_BOOTSTRAP_ROUNDS, DEFAULT_SEED
 from workbench.services.outcomes import OutcomeFilter, judgments_frame
 from workbench.services.to_json import jsonable, records
 from workbench.stats.errors import StatsInputError
@@ -73,9 +74,13 @@ def benchmarks_with_scores(bundle: Bundle) -> list[str]:
 
 
 def scores_command(
-    name: str, filters: OutcomeFilter | None = None, model_attributes: str | Path | None = None
+    name: str,
+    filters: OutcomeFilter | None = None,
+    model_attributes: str | Path | None = None,
+    boards: tuple[int, int] | None = None,
 ) -> str:
-    """The ``workbench scores`` command line that prints benchmark ``name``'s tables."""
+    """The ``workbench scores`` command line that prints benchmark ``name``'s tables;
+    ``boards``: the bootstrap rounds and seed of the boards it reads off the leaderboards."""
     import shlex
 
     from workbench.services.report import filter_flags
@@ -84,6 +89,8 @@ def scores_command(
     flags = filter_flags(filters or OutcomeFilter())
     if flags:
         parts.append(flags)
+    if boards is not None:
+        parts.append(f"--bootstrap {boards[0]} --seed {boards[1]}")
     if model_attributes is not None:
         parts.append(f"--model-attributes {shlex.quote(str(model_attributes))}")
     return " ".join(parts) + " --json"
@@ -123,11 +130,13 @@ def scores(
     filters: OutcomeFilter | None = None,
     model_attributes: pd.DataFrame | None = None,
     attributes_file: str | Path | None = None,
+    boards: tuple[int, int] = (DEFAULT_BOOTSTRAP_ROUNDS, DEFAULT_SEED),
 ) -> ScoresResult:
     """The tables a plugin's score provider (``BenchmarkScores``) computes from its source's
     judgments within ``filters``; with ``model_attributes`` (``model`` and numeric columns, read
     from ``attributes_file``, which the result's command names), also the provider's tables
-    that need them."""
+    that need them. ``boards``: the bootstrap rounds and seed of the boards a provider reads
+    off the app's leaderboards."""
     filters = filters or OutcomeFilter()
     with bundle.read_session() as session:
         judgments = judgments_frame(
@@ -146,7 +155,7 @@ def scores(
     if from_boards is not None:
         from workbench.services.benchmark_boards import BundleBoards
 
-        tables = {**tables, **from_boards(BundleBoards(bundle, filters, provider.source))}
+        tables = {**tables, **from_boards(BundleBoards(bundle, filters, provider.source, *boards))}
     if model_attributes is not None:
         if provider.with_attributes is None:
             raise AnalysisError(f"the {provider.name} scores use no model attributes")
@@ -154,5 +163,6 @@ def scores(
             tables = {**tables, **provider.with_attributes(judgments, model_attributes)}
         except StatsInputError as error:
             raise AnalysisError(f"model attributes: {error}") from error
-    command = scores_command(provider.name, filters, attributes_file)
+    fitted = boards if from_boards is not None else None
+    command = scores_command(provider.name, filters, attributes_file, fitted)
     return ScoresResult(provider.name, filters.describe(), tables, command)

@@ -147,6 +147,10 @@ class JudgePlan:
     replaces: int = 0
     #: requests to send that repeat another one exactly (sent once, the answer shared)
     identical: int = 0
+    #: requests that repeat another item's request for the same two models exactly (the same
+    #: prompt, answers and images, or none, as text-only judging of look-alike items gives):
+    #: the run stores one verdict per request, so its boards count each such pair once
+    shared_verdicts: int = 0
     #: requests of an image-based template that go without some of their item's images, and
     #: those of them that go without any image (text only), because the images are missing
     missing_images: int = 0
@@ -158,6 +162,7 @@ class JudgePlan:
             "resumes_existing_run": self.run_exists,
             "replaces_verdicts": self.replaces,
             "identical_requests_sent_once": self.identical,
+            "requests_sharing_a_stored_verdict": self.shared_verdicts,
             "requests_missing_images": self.missing_images,
             "requests_without_images": self.without_images,
             "limits": self.settings.budget.as_dict(),
@@ -424,6 +429,7 @@ def plan_run(
         estimate=estimate,
         replaces=0 if settings.use_cache else replaced,
         identical=len(to_send) - len(distinct),
+        shared_verdicts=len(keys) - len(set(keys)),
         missing_images=len(losing),
         without_images=without,
     )
