@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.image import AxesImage
 
 from workbench.stats.benchmark_scores import ScoreTables
 from workbench.stats.plots import name_heatmap_cells
@@ -62,11 +64,12 @@ def criterion_matrix(elo: pd.DataFrame) -> pd.DataFrame:
     return matrix.loc[rows, columns]
 
 
-def elo_heatmap(matrix: pd.DataFrame, evaluator: str) -> Figure:
-    """The heatmap of :func:`criterion_matrix`, each cell its Elo, coloured on one scale."""
+def _elo_cells(matrix: pd.DataFrame, extra_height: float) -> tuple[Figure, Axes, AxesImage]:
+    """A figure sized to ``matrix`` (models by columns) with each cell its Elo, coloured on one
+    scale over the finite cells; ``extra_height``: inches for the title and what goes under."""
     values = matrix.to_numpy(dtype=float)
     width = max(4.0, 0.9 * len(matrix.columns) + 3.0)
-    height = max(2.5, 0.4 * len(matrix.index) + 1.8)
+    height = max(2.5, 0.4 * len(matrix.index) + extra_height)
     figure = Figure(figsize=(width, height), layout="constrained")
     axes = figure.add_subplot()
     finite = values[np.isfinite(values)]
@@ -80,6 +83,12 @@ def elo_heatmap(matrix: pd.DataFrame, evaluator: str) -> Figure:
         lambda value: f"{value:.0f}",
         lambda value: "black" if value > middle else "white",
     )
+    return figure, axes, image
+
+
+def elo_heatmap(matrix: pd.DataFrame, evaluator: str) -> Figure:
+    """The heatmap of :func:`criterion_matrix`, each cell its Elo, coloured on one scale."""
+    figure, axes, image = _elo_cells(matrix, 1.8)
     axes.set_title(f"Median Elo (500 bootstrap rounds) per criterion, {evaluator}")
     figure.colorbar(image, ax=axes, shrink=0.8, label="Elo")
     return figure
@@ -90,22 +99,7 @@ def category_heatmap(
 ) -> Figure:
     """The heatmap of :func:`category_matrix`: each rated cell its Elo; a category that is not
     rated is blank with :data:`NOT_RATED` in its cells, its reason written under the map."""
-    values = matrix.to_numpy(dtype=float)
-    width = max(4.0, 0.9 * len(matrix.columns) + 3.0)
-    height = max(2.5, 0.4 * len(matrix.index) + 2.2 + 0.2 * len(not_rated))
-    figure = Figure(figsize=(width, height), layout="constrained")
-    axes = figure.add_subplot()
-    finite = values[np.isfinite(values)]
-    low, high = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
-    middle = (low + high) / 2
-    image = axes.imshow(np.ma.masked_invalid(values), cmap="viridis", vmin=low, vmax=high)
-    name_heatmap_cells(
-        axes,
-        matrix,
-        values,
-        lambda value: f"{value:.0f}",
-        lambda value: "black" if value > middle else "white",
-    )
+    figure, axes, image = _elo_cells(matrix, 2.2 + 0.2 * len(not_rated))
     unrated = set(not_rated["category"])
     for column, name in enumerate(matrix.columns):
         if name in unrated:
