@@ -30,11 +30,38 @@ log = logging.getLogger(__name__)
 WAIT_MS = 30_000
 
 
-class BackgroundRunner(QObject):
-    """Runs callables as unlisted jobs of its window's manager and reports how many of them
-    have not ended."""
+class JobGroup(QObject):
+    """The jobs one owner has started and not seen end: ``busy`` while there are any, with
+    ``busyChanged`` when that changes (the owner shows "Computing…" or a spinner by it)."""
 
     busyChanged = Signal(bool)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._jobs: set[Job] = set()
+
+    @property
+    def busy(self) -> bool:
+        return bool(self._jobs)
+
+    def _track(self, job: Job) -> None:
+        was_busy = self.busy
+        self._jobs.add(job)
+
+        def ended() -> None:
+            self._jobs.discard(job)
+            if shiboken6.isValid(self) and not self.busy:
+                self.busyChanged.emit(False)
+
+        # after the manager's delivery: busy stays true while the owner takes the result
+        job.finished.connect(ended)
+        if not was_busy:
+            self.busyChanged.emit(True)
+
+
+class BackgroundRunner(JobGroup):
+    """Runs callables as unlisted jobs of its window's manager and reports how many of them
+    have not ended."""
 
     def __init__(
         self, parent: QObject | None = None, *, in_order: bool = False, kind: str = "Read"
@@ -44,7 +71,6 @@ class BackgroundRunner(QObject):
         self.in_order = in_order
         #: the jobs' generic name in :meth:`JobManager.running` ("Read", "Poll"…)
         self.kind = kind
-        self._jobs: set[Job] = set()
         self._manager: JobManager | None = None
 
     @property
@@ -53,10 +79,6 @@ class BackgroundRunner(QObject):
         if self._manager is None or not shiboken6.isValid(self._manager):
             self._manager = jobs_for(self)
         return self._manager
-
-    @property
-    def busy(self) -> bool:
-        return bool(self._jobs)
 
     def run(
         self,
@@ -72,7 +94,6 @@ class BackgroundRunner(QObject):
         ``access`` is WRITE), then ``on_result(value)`` or ``on_error(exception)`` on the GUI
         thread (``on_error`` gets :class:`~workbench.gui.jobs.JobCancelled` if the job was
         cancelled)."""
-        was_busy = self.busy
         job = self.manager.run(
             kind or self.kind,
             function,
@@ -84,17 +105,7 @@ class BackgroundRunner(QObject):
             in_order=self.in_order,
             owner=self,
         )
-        self._jobs.add(job)
-
-        def ended() -> None:
-            self._jobs.discard(job)
-            if shiboken6.isValid(self) and not self.busy:
-                self.busyChanged.emit(False)
-
-        # after the manager's delivery: busy stays true while the owner takes the result
-        job.finished.connect(ended)
-        if not was_busy:
-            self.busyChanged.emit(True)
+        self._track(job)
         return job
 
     def wait(self, timeout_ms: int = WAIT_MS) -> bool:

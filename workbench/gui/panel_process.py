@@ -35,6 +35,7 @@ import shiboken6
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
 from workbench.gui import panel_computations
+from workbench.gui.background import JobGroup
 from workbench.gui.jobs import Job, JobCancelled, jobs_for
 
 log = logging.getLogger(__name__)
@@ -214,23 +215,16 @@ class PanelProcess(QObject):
         self.worker_pid = None
 
 
-class ProcessRunner(QObject):
+class ProcessRunner(JobGroup):
     """One owner's door to a :class:`PanelProcess` (the shared worker outlives any window):
     each computation is an unlisted job of the owner's window's
     :class:`~workbench.gui.jobs.JobManager`, which lists it while it runs and cancels it through
     :meth:`PanelProcess.cancel`; results that arrive after the runner is deleted (its window
     closed) are dropped, as :class:`~workbench.gui.background.BackgroundRunner` drops them."""
 
-    busyChanged = Signal(bool)
-
     def __init__(self, process: PanelProcess, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.process = process
-        self._jobs: set[Job] = set()
-
-    @property
-    def busy(self) -> bool:
-        return bool(self._jobs)
 
     def run(
         self,
@@ -242,17 +236,7 @@ class ProcessRunner(QObject):
         manager = jobs_for(self)
         job = manager.follow(f"Panel: {name}", "Panel computation")
         manager.deliver(job, on_result, on_error, owner=self)
-        was_busy = self.busy
-        self._jobs.add(job)
-
-        def ended() -> None:
-            self._jobs.discard(job)
-            if shiboken6.isValid(self) and not self.busy:
-                self.busyChanged.emit(False)
-
-        job.finished.connect(ended)
-        if not was_busy:
-            self.busyChanged.emit(True)
+        self._track(job)
         future = self.process.run(function, job.end, lambda error: job.end(None, error))
 
         def cancel() -> None:
