@@ -32,8 +32,9 @@ PROJECT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from annotation_next_task import add_random_tasks, insert_in_batches, percentile  # noqa: E402
 from make_synthetic_bundle import make_synthetic_bundle  # noqa: E402
-from sqlalchemy import insert, select  # noqa: E402
+from sqlalchemy import select  # noqa: E402
 
 from workbench.services.campaigns import add_annotator  # noqa: E402
 from workbench.services.voting import AnnotationSession  # noqa: E402
@@ -44,7 +45,6 @@ from workbench.storage.models import (  # noqa: E402
     Campaign,
     Model,
     PairChoice,
-    ScheduledPair,
     Vote,
 )
 
@@ -75,28 +75,7 @@ def add_campaign(bundle: Bundle, name: str, pairing: str, tasks: int, items: int
         other = Annotator(handle=f"bench-other-{name}")
         session.add(other)
         session.flush()
-        pairs = []
-        for sequence in range(1, tasks + 1):
-            left, right = rng.sample(models, 2)
-            pairs.append(
-                {
-                    "campaign_id": campaign.id,
-                    "sequence": sequence,
-                    "item_id": rng.randrange(1, items + 1),
-                    "turn_index": None,
-                    "left_model_id": left,
-                    "right_model_id": right,
-                    "votes_target": 1,
-                    "gold_choice": None,
-                }
-            )
-        for start in range(0, len(pairs), 10_000):
-            session.execute(insert(ScheduledPair), pairs[start : start + 10_000])
-        rows = session.execute(
-            select(ScheduledPair.id, ScheduledPair.item_id)
-            .where(ScheduledPair.campaign_id == campaign.id)
-            .order_by(ScheduledPair.sequence)
-        ).all()
+        rows = add_random_tasks(session, campaign.id, models, tasks, items, 1, rng)
         votes = [
             {
                 "uuid": uuid.uuid4().hex,
@@ -112,8 +91,7 @@ def add_campaign(bundle: Bundle, name: str, pairing: str, tasks: int, items: int
             for pair_id, item_id in rows
             if rng.random() < ANSWERED_SHARE
         ]
-        for start in range(0, len(votes), 10_000):
-            session.execute(insert(Vote), votes[start : start + 10_000])
+        insert_in_batches(session, Vote, votes)
         if pairing == "adaptive":
             log = [
                 {
@@ -132,15 +110,9 @@ def add_campaign(bundle: Bundle, name: str, pairing: str, tasks: int, items: int
                 }
                 for ordinal, vote in enumerate(votes, start=1)
             ]
-            for start in range(0, len(log), 10_000):
-                session.execute(insert(PairChoice), log[start : start + 10_000])
+            insert_in_batches(session, PairChoice, log)
         rebuild_counters(session, [campaign.id])
     return len(votes)
-
-
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
 def measure(tasks: int, steps: int, items: int) -> dict[str, dict[str, float]]:

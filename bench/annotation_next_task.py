@@ -28,13 +28,15 @@ import time
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 PROJECT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from make_synthetic_bundle import make_synthetic_bundle  # noqa: E402
-from sqlalchemy import func, insert, literal, select  # noqa: E402
+from sqlalchemy import Row, func, insert, literal, select  # noqa: E402
+from sqlalchemy.orm import Session  # noqa: E402
 
 from workbench.services.campaigns import add_annotator  # noqa: E402
 from workbench.services.voting import AnnotationSession, open_pairs  # noqa: E402
@@ -76,28 +78,7 @@ def add_campaign(bundle: Bundle, tasks: int, items: int, seed: int = 1) -> None:
         others = [Annotator(handle=f"bench-other-{n}") for n in range(2)]
         session.add_all(others)
         session.flush()
-        pairs = []
-        for sequence in range(1, tasks + 1):
-            left, right = rng.sample(models, 2)
-            pairs.append(
-                {
-                    "campaign_id": campaign.id,
-                    "sequence": sequence,
-                    "item_id": rng.randrange(1, items + 1),
-                    "turn_index": None,
-                    "left_model_id": left,
-                    "right_model_id": right,
-                    "votes_target": 2,
-                    "gold_choice": None,
-                }
-            )
-        for start in range(0, len(pairs), 10_000):
-            session.execute(insert(ScheduledPair), pairs[start : start + 10_000])
-        rows = session.execute(
-            select(ScheduledPair.id, ScheduledPair.item_id).where(
-                ScheduledPair.campaign_id == campaign.id
-            )
-        ).all()
+        rows = add_random_tasks(session, campaign.id, models, tasks, items, 2, rng)
         votes = [
             {
                 "uuid": uuid.uuid4().hex,
@@ -114,9 +95,49 @@ def add_campaign(bundle: Bundle, tasks: int, items: int, seed: int = 1) -> None:
             if rng.random() < ANSWERED_SHARE
             for other in others
         ]
-        for start in range(0, len(votes), 10_000):
-            session.execute(insert(Vote), votes[start : start + 10_000])
+        insert_in_batches(session, Vote, votes)
         rebuild_counters(session, [campaign.id])
+
+
+def insert_in_batches(session: Session, table: type, rows: list[dict[str, Any]]) -> None:
+    for start in range(0, len(rows), 10_000):
+        session.execute(insert(table), rows[start : start + 10_000])
+
+
+def add_random_tasks(
+    session: Session,
+    campaign_id: int,
+    models: list[int],
+    tasks: int,
+    items: int,
+    votes_target: int,
+    rng: random.Random,
+) -> list[Row[tuple[int, int]]]:
+    """``tasks`` tasks of the campaign, each a random pair of ``models`` on a random one of the
+    first ``items`` items; returns their (id, item id) in task order."""
+    pairs = []
+    for sequence in range(1, tasks + 1):
+        left, right = rng.sample(models, 2)
+        pairs.append(
+            {
+                "campaign_id": campaign_id,
+                "sequence": sequence,
+                "item_id": rng.randrange(1, items + 1),
+                "turn_index": None,
+                "left_model_id": left,
+                "right_model_id": right,
+                "votes_target": votes_target,
+                "gold_choice": None,
+            }
+        )
+    insert_in_batches(session, ScheduledPair, pairs)
+    return list(
+        session.execute(
+            select(ScheduledPair.id, ScheduledPair.item_id)
+            .where(ScheduledPair.campaign_id == campaign_id)
+            .order_by(ScheduledPair.sequence)
+        ).all()
+    )
 
 
 def recount_progress(bundle: Bundle, annotator: AnnotationSession) -> float:
