@@ -162,37 +162,3 @@ def test_the_dry_run_explains_identical_requests(
     args = ["--model", "gpt-4o-mini", "--models", "m-a,m-b,m-c", "--dry-run"]
     assert main(["judge", str(bundle), *TEMPLATE, *args]) == 0
     assert "12 identical requests are sent once" in capsys.readouterr().out
-
-
-def test_the_plan_says_when_two_items_share_one_stored_verdict(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    # q0 and q1 ask the same thing and get the same answers (a dataset's look-alike items,
-    # or items judged on text alone): their requests are identical, and the run's uniqueness
-    # rule (one verdict per request and pair of models) stores one verdict for both
-    lines = [
-        item_line(
-            f"q{n}",
-            turns=[{"prompt": "What is this?" if n < 2 else f"What is {n}?", "references": []}],
-            outputs=[{"model": "m-a", "text": "A cat."}, {"model": "m-b", "text": "A dog."}],
-            judgments=[],
-        )
-        for n in range(3)
-    ]
-    bundle = tmp_path / "alike.wbb"
-    import_files(bundle, [write_jsonl(tmp_path / "src", lines)], "jsonl")
-    plan = dry_run(bundle, capsys, "--model", "gpt-4o-mini", "--models", "m-a,m-b")
-    assert plan["requests_total"] == 6 and plan["requests_sharing_a_stored_verdict"] == 2
-    capsys.readouterr()
-    with FakeOpenAIServer() as server:
-        args = ["--base-url", server.base_url, "--model", "gpt-4o-mini", "--models", "m-a,m-b"]
-        assert main(["judge", str(bundle), *TEMPLATE, *args, "--dry-run"]) == 0
-        said = capsys.readouterr().out
-        assert "2 requests repeat another item's request for the same models exactly" in said
-        assert main(["judge", str(bundle), *TEMPLATE, *args, "--run", "r", "--yes"]) == 0
-    capsys.readouterr()
-    assert (
-        main(["leaderboard", str(bundle), "--judge-run", "r", "--min-battles", "0", "--json"]) == 0
-    )
-    # the board counts what the plan said: 6 requests, 4 verdicts stored
-    assert json.loads(capsys.readouterr().out)["battles"] == 6 - 2

@@ -465,11 +465,13 @@ class JudgeVerdict(Base):
     __tablename__ = "judge_verdicts"
     __table_args__ = (
         Index("ix_judge_verdicts_models", "model_a_id", "model_b_id"),
-        # each request's verdicts once per run (schema 0003); NULLs folded, as both backends
-        # treat NULLs as distinct in a unique index
+        # each item's verdicts of a request once per run (schema 0003, the item since 0010:
+        # look-alike items send identical requests); NULLs folded, as both backends treat
+        # NULLs as distinct in a unique index
         Index(
             "ux_judge_verdicts_request",
             "run_id",
+            "item_id",
             "request_hash",
             "model_a_id",
             func.coalesce(text("model_b_id"), 0),

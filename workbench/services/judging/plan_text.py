@@ -34,11 +34,6 @@ def plan_lines(plan: JudgePlan) -> list[str]:
             f"{plan.identical:,} identical requests are sent once "
             "(the same prompt for two comparisons: one answer serves both)"
         )
-    if plan.shared_verdicts:
-        lines.append(
-            f"{plan.shared_verdicts:,} requests repeat another item's request for the same models "
-            "exactly: the run stores one verdict for both, so its boards count them once"
-        )
     if plan.replaces:
         lines.append(f"{plan.replaces:,} verdicts judged before are asked again and replaced")
     if plan.missing_images:

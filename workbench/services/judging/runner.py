@@ -147,10 +147,6 @@ class JudgePlan:
     replaces: int = 0
     #: requests to send that repeat another one exactly (sent once, the answer shared)
     identical: int = 0
-    #: requests that repeat another item's request for the same two models exactly (the same
-    #: prompt, answers and images, or none, as text-only judging of look-alike items gives):
-    #: the run stores one verdict per request, so its boards count each such pair once
-    shared_verdicts: int = 0
     #: requests of an image-based template that go without some of their item's images, and
     #: those of them that go without any image (text only), because the images are missing
     missing_images: int = 0
@@ -162,7 +158,6 @@ class JudgePlan:
             "resumes_existing_run": self.run_exists,
             "replaces_verdicts": self.replaces,
             "identical_requests_sent_once": self.identical,
-            "requests_sharing_a_stored_verdict": self.shared_verdicts,
             "requests_missing_images": self.missing_images,
             "requests_without_images": self.without_images,
             "limits": self.settings.budget.as_dict(),
@@ -325,13 +320,18 @@ def plan_run(
             )
         steps("work list", 0, 0)
         work = build_work_list(session, template, settings.selection, steps)
-        done: set[tuple[str, int, int | None]] = set()
+        # what the run holds already, per item: two items sending the same request are two
+        # units, each with its own verdicts
+        done: set[tuple[int, str, int, int | None]] = set()
         if run is not None:
             done = {
-                (digest, model_a, model_b)
-                for digest, model_a, model_b in session.execute(
+                (item, digest, model_a, model_b)
+                for item, digest, model_a, model_b in session.execute(
                     select(
-                        JudgeVerdict.request_hash, JudgeVerdict.model_a_id, JudgeVerdict.model_b_id
+                        JudgeVerdict.item_id,
+                        JudgeVerdict.request_hash,
+                        JudgeVerdict.model_a_id,
+                        JudgeVerdict.model_b_id,
                     ).where(JudgeVerdict.run_id == run.id)
                 )
             }
@@ -429,7 +429,6 @@ def plan_run(
         estimate=estimate,
         replaces=0 if settings.use_cache else replaced,
         identical=len(to_send) - len(distinct),
-        shared_verdicts=len(keys) - len(set(keys)),
         missing_images=len(losing),
         without_images=without,
     )
@@ -452,12 +451,14 @@ def _call(
 
 def _stored_key(
     unit: WorkUnit, call: JudgeCall, model_ids: dict[str, int]
-) -> tuple[str, int, int | None]:
+) -> tuple[int, str, int, int | None]:
+    """The key under which the run stores ``unit``'s verdicts (the verdicts' unique index
+    without criterion and turn, which one unit's answer fills together)."""
     from workbench.services.judging.verdicts import stored_sides
 
     sides = stored_sides(unit)
     model_b = model_ids[sides.model_b] if sides.model_b is not None else None
-    return (call.hash, model_ids[sides.model_a], model_b)
+    return (unit.item_id, call.hash, model_ids[sides.model_a], model_b)
 
 
 # --- running -----------------------------------------------------------------------------------
@@ -1093,14 +1094,16 @@ def _claim_held(claimed_by: str | None, expires_at: datetime | None, now: dateti
 
 
 def _delete_earlier_verdicts(session: Any, rows: list[dict[str, Any]]) -> None:
-    """Remove the run's earlier verdicts of the requests ``rows`` answer again."""
+    """Remove the run's earlier verdicts of the items' requests ``rows`` answer again."""
     keys = {
-        (row["run_id"], row["request_hash"], row["model_a_id"], row["model_b_id"]) for row in rows
+        (row["run_id"], row["item_id"], row["request_hash"], row["model_a_id"], row["model_b_id"])
+        for row in rows
     }
-    for run_id, digest, model_a, model_b in keys:
+    for run_id, item_id, digest, model_a, model_b in keys:
         session.execute(
             delete(JudgeVerdict).where(
                 JudgeVerdict.run_id == run_id,
+                JudgeVerdict.item_id == item_id,
                 JudgeVerdict.request_hash == digest,
                 JudgeVerdict.model_a_id == model_a,
                 JudgeVerdict.model_b_id.is_(None)
