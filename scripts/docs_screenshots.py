@@ -1,6 +1,7 @@
 """Render docs/annotation.md's screenshots (the annotator's window, the coordinator's docked
 monitor with its flags table, the adjudication dialog) at 1366x768, offscreen, from the demo
-bundle with a campaign voted on as the pictures describe:
+bundle with a campaign voted on as the pictures describe, and docs/importers/chirp.md's (the
+Benchmark panel's CHIRP page on its median-Elo-per-question-category heatmap):
 
     python scripts/docs_screenshots.py [--out docs/images] [--size 1366x768]
 
@@ -10,12 +11,21 @@ answer ("names_model") and one item ("broken_image"); annotator ``ben`` answers 
 tasks, opposite to ``ana`` on two of them, so adjudication has disputes to show. Each picture is
 then taken by the app's own ``--screenshot`` option in a fresh process (read-only: the
 screenshot writes nothing). Run it from the project root with the project on PYTHONPATH.
+
+CHIRP's human judgments are not published, so its picture is drawn from a survey made up here
+in the canonical JSONL (source ``chirp``, three Robin models, one participant per matchup,
+seeded choices whose favourite differs by question category; one category has too few
+questions and shows as not rated). The ``--screenshot`` option renders the page's first tab, so
+this picture is taken in a fresh process that opens the same window, selects the heatmap's tab
+once the page is computed, and saves it the same way.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import random
 import subprocess
 import sys
 import tempfile
@@ -24,6 +34,7 @@ from pathlib import Path
 from workbench.demo import generate_demo_bundle
 from workbench.domain.protocols import swap_sides
 from workbench.services.campaigns import CampaignSpec, add_annotator, create_campaign
+from workbench.services.importing import import_files
 from workbench.services.voting import AnnotationSession
 from workbench.storage import Bundle
 
@@ -71,6 +82,91 @@ def prepare_bundle(path: Path) -> None:
             ben.cast(task.token, _as_shown(ben, mine))
 
 
+CHIRP_MODELS = ("robin-llava-7b", "robin-llava-13b", "robin-llava-34b")
+#: questions per category, and how likely the survey's participant prefers the larger model of
+#: a matchup there (the last category has too few questions to be rated)
+CHIRP_CATEGORIES = {
+    "Visual Reasoning": (6, 0.85),
+    "Humor": (6, 0.2),
+    "Poetry": (6, 0.55),
+    "Counting": (2, 0.5),
+}
+#: how long the heatmap's page may take to compute and draw (a loaded machine takes a while)
+PAGE_PATIENCE_S = 600.0
+
+
+def prepare_chirp_bundle(path: Path) -> None:
+    """Questions by category with the three models' answers and a survey of one participant
+    per matchup, imported as canonical JSONL."""
+    draw = random.Random(29)
+    lines = []
+    participant = 0
+    for category, (questions, larger_wins) in CHIRP_CATEGORIES.items():
+        for number in range(questions):
+            question = f"{category.split()[0].lower()}-{number + 1}"
+            judgments = []
+            for small, large in ((0, 1), (1, 2), (0, 2)):
+                participant += 1
+                judgments.append(
+                    {
+                        "kind": "human",
+                        "model_a": CHIRP_MODELS[small],
+                        "model_b": CHIRP_MODELS[large],
+                        "outcome": "b" if draw.random() < larger_wins else "a",
+                        "criterion": "overall",
+                        "rater": f"participant-{participant}",
+                    }
+                )
+            lines.append(
+                {
+                    "format": "vlm-workbench/item",
+                    "format_version": 1,
+                    "source": "chirp",
+                    "id": question,
+                    "category": category,
+                    "turns": [{"prompt": f"What could happen next in scene {question}?"}],
+                    "outputs": [
+                        {"model": model, "text": f"{model} describes scene {question}."}
+                        for model in CHIRP_MODELS
+                    ],
+                    "judgments": judgments,
+                }
+            )
+    source = path.parent / "chirp-survey.jsonl"
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    import_files(path, [source], "jsonl")
+
+
+def render_chirp_categories(bundle: Path, target: Path, size: str) -> None:
+    """In this process (a fresh one): the main window on ``bundle``, the Benchmark panel's
+    CHIRP page, its per-category heatmap's tab chosen, saved to ``target``."""
+    from workbench_chirp.figures import category_heatmap_name
+
+    from workbench.gui.app import _application, parse_size, render_window, wait_until_idle
+    from workbench.gui.main_window import MainWindow
+
+    _application()
+    window = MainWindow(persist_layout=False, read_only=True)
+    window.open_bundle(bundle)
+    window.analysis.show_panel("benchmark")
+    window.resize(*parse_size(size))
+    window.show()
+    if not wait_until_idle(window, PAGE_PATIENCE_S):
+        raise SystemExit("the benchmark page was not computed in time")
+    tabs = window.analysis.benchmark.tabs
+    wanted = category_heatmap_name("human survey")
+    found = [index for index in range(tabs.count()) if tabs.tabText(index) == wanted]
+    if not found:
+        names = [tabs.tabText(index) for index in range(tabs.count())]
+        raise SystemExit(f"no tab {wanted!r} on the benchmark page: {names}")
+    tabs.setCurrentIndex(found[0])
+    if not wait_until_idle(window, PAGE_PATIENCE_S):
+        raise SystemExit("the heatmap was not drawn in time")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    render_window(window, target)
+    window.close()
+
+
 def _workbench(*arguments: str) -> None:
     environment = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     command = [sys.executable, "-c", "import sys; from workbench.cli import main; sys.exit(main())"]
@@ -93,16 +189,36 @@ def render(bundle: Path, out: Path, size: str) -> list[Path]:
     return written
 
 
+def render_chirp(folder: Path, out: Path, size: str) -> Path:
+    bundle = folder / "chirp.wbb"
+    prepare_chirp_bundle(bundle)
+    target = out / "chirp-question-categories.png"
+    environment = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    child = [sys.executable, __file__, "--chirp-page", str(bundle), str(target), size]
+    subprocess.run(child, check=True, env=environment)
+    return target
+
+
 def main() -> None:
+    if sys.argv[1:2] == ["--chirp-page"]:  # the child process of render_chirp
+        bundle, target, size = sys.argv[2:5]
+        render_chirp_categories(Path(bundle), Path(target), size)
+        return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("docs/images"))
     parser.add_argument("--size", default="1366x768")
+    parser.add_argument(
+        "--only", choices=("annotation", "chirp"), help="render one document's pictures only"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="workbench-docs-shots-") as folder:
-        bundle = Path(folder) / "demo.wbb"
-        prepare_bundle(bundle)
-        for path in render(bundle, args.out, args.size):
-            print(path)
+        if args.only in (None, "annotation"):
+            bundle = Path(folder) / "demo.wbb"
+            prepare_bundle(bundle)
+            for path in render(bundle, args.out, args.size):
+                print(path)
+        if args.only in (None, "chirp"):
+            print(render_chirp(Path(folder), args.out, args.size))
 
 
 if __name__ == "__main__":

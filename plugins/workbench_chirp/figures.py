@@ -70,7 +70,10 @@ def _elo_cells(matrix: pd.DataFrame, extra_height: float) -> tuple[Figure, Axes,
     values = matrix.to_numpy(dtype=float)
     width = max(4.0, 0.9 * len(matrix.columns) + 3.0)
     height = max(2.5, 0.4 * len(matrix.index) + extra_height)
-    figure = Figure(figsize=(width, height), layout="constrained")
+    # "compressed", not "constrained": the map keeps square cells, and a pane wider than the
+    # figure made the constrained layout push it to the right edge (its colorbar anchors it
+    # there), cutting the title; compressed keeps map and colorbar together, centred
+    figure = Figure(figsize=(width, height), layout="compressed")
     axes = figure.add_subplot()
     finite = values[np.isfinite(values)]
     low, high = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
@@ -89,7 +92,7 @@ def _elo_cells(matrix: pd.DataFrame, extra_height: float) -> tuple[Figure, Axes,
 def elo_heatmap(matrix: pd.DataFrame, evaluator: str) -> Figure:
     """The heatmap of :func:`criterion_matrix`, each cell its Elo, coloured on one scale."""
     figure, axes, image = _elo_cells(matrix, 1.8)
-    axes.set_title(f"Median Elo (500 bootstrap rounds) per criterion, {evaluator}")
+    axes.set_title(f"Median Elo (500 bootstrap rounds) per criterion, {evaluator}", wrap=True)
     figure.colorbar(image, ax=axes, shrink=0.8, label="Elo")
     return figure
 
@@ -106,7 +109,8 @@ def category_heatmap(
             for row in range(len(matrix.index)):
                 axes.text(column, row, NOT_RATED, ha="center", va="center", fontsize=7)
     axes.set_title(
-        f"Median Elo (500 bootstrap rounds) per question category\n{criterion}, {evaluator}"
+        f"Median Elo (500 bootstrap rounds) per question category\n{criterion}, {evaluator}",
+        wrap=True,  # a narrow pane breaks it into lines (stats.plots.wrap_titles)
     )
     if len(not_rated):
         reasons = "; ".join(f"{row.category}: {row.reason}" for row in not_rated.itertuples())

@@ -31,7 +31,9 @@ def task_heatmap(table: pd.DataFrame) -> Figure:
     values = matrix.to_numpy(dtype=float) / SCALE_TOP[grading]
     width = max(4.0, 0.55 * len(matrix.columns) + 2.5)
     height = max(2.5, 0.4 * len(matrix.index) + 1.8)
-    figure = Figure(figsize=(width, height), layout="constrained")
+    # square cells and a colorbar: "compressed" keeps them together and centred in a pane of
+    # any shape ("constrained" pushed the map to the right edge, cutting its title)
+    figure = Figure(figsize=(width, height), layout="compressed")
     axes = figure.add_subplot()
     image = axes.imshow(np.ma.masked_invalid(values), cmap="viridis", vmin=0.0, vmax=1.0)
     name_heatmap_cells(
@@ -42,7 +44,7 @@ def task_heatmap(table: pd.DataFrame) -> Figure:
         lambda value: "black" if value > 0.6 else "white",
     )
     evaluator = str(table["evaluator"].iloc[0])
-    axes.set_title(f"{score} per instruction category ({grading}, {evaluator})")
+    axes.set_title(f"{score} per instruction category ({grading}, {evaluator})", wrap=True)
     figure.colorbar(image, ax=axes, shrink=0.8, label=f"{score} / {SCALE_TOP[grading]:g}")
     return figure
 
