@@ -142,7 +142,9 @@ def win_rate_heatmap(matrix: pd.DataFrame, title: str = "Win rate (row beats col
     if matrix.empty:
         raise StatsInputError("no win rates to plot")
     size = max(3.5, 0.45 * len(matrix.columns) + 2.0)
-    figure = Figure(figsize=(size + 1.0, size), layout="constrained")
+    # "compressed" keeps the square map and its colorbar together and centred in a pane of any
+    # shape; "constrained" anchored them to the right edge of a wide pane
+    figure = Figure(figsize=(size + 1.0, size), layout="compressed")
     axes = figure.add_subplot()
     values = matrix.to_numpy(dtype=float)
     image = axes.imshow(np.ma.masked_invalid(values), cmap="RdBu", vmin=0.0, vmax=1.0)

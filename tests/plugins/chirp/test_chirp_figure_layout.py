@@ -1,7 +1,7 @@
 """The benchmark pages' heatmaps (CHIRP's Elo per criterion and per question category,
-ConvBench's per-task map) drawn at a docked pane's shapes, as the panel draws them: the map and
-its colorbar stay together and inside the picture, and the title is not cut, whatever the
-pane's width."""
+ConvBench's per-task map) and the core win-rate matrix, drawn at a docked pane's shapes as the
+panel draws them: the map and its colorbar stay together and inside the picture, and the title
+is not cut, whatever the pane's width."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from workbench_chirp.figures import category_heatmap, elo_heatmap
 from workbench_convbench.figures import task_heatmap
 
 from workbench.gui.panel_computations import render_figure
+from workbench.stats.plots import win_rate_heatmap
 
 MODELS = ("robin-llava-13b", "robin-llava-34b", "robin-llava-7b")
 CATEGORIES = ("Counting", "Humor", "Poetry", "Visual Reasoning")
@@ -50,8 +51,15 @@ def convbench_per_task() -> Figure:
     return task_heatmap(pd.DataFrame(rows))
 
 
+def win_rate_matrix() -> Figure:
+    values = np.array([[np.nan, 0.62, 0.71], [0.38, np.nan, 0.55], [0.29, 0.45, np.nan]])
+    return win_rate_heatmap(pd.DataFrame(values, index=list(MODELS), columns=list(MODELS)))
+
+
 @pytest.mark.parametrize("pane", PANES, ids=lambda pane: f"{pane[0]}x{pane[1]}")
-@pytest.mark.parametrize("build", [chirp_by_category, chirp_by_criterion, convbench_per_task])
+@pytest.mark.parametrize(
+    "build", [chirp_by_category, chirp_by_criterion, convbench_per_task, win_rate_matrix]
+)
 def test_the_map_its_colorbar_and_title_stay_together_inside_the_pane(
     build: object, pane: tuple[int, int]
 ) -> None:
