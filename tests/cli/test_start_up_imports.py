@@ -1,7 +1,9 @@
-"""A fast start: ``workbench --version`` and ``workbench info`` load none of the statistics,
-plotting, graph or judge stacks, and ``workbench open`` paints its first items before loading
-matplotlib, networkx or openai (they load when a panel is first shown, or on a worker after the
-first paint). Each command runs in a fresh interpreter, as a user starts it."""
+"""A fast start: ``workbench --help`` loads the command registry and nothing of a command,
+``workbench --version`` and ``workbench info`` load none of the statistics, plotting, graph or
+judge stacks, a command loads its own module and no other command's, and ``workbench open``
+paints its first items before loading matplotlib, networkx or openai (they load when a panel is
+first shown, or on a worker after the first paint). Each command runs in a fresh interpreter, as
+a user starts it."""
 
 from __future__ import annotations
 
@@ -14,8 +16,30 @@ from pathlib import Path
 import pytest
 
 from tests.shared_builds import copy_of
+from workbench.cli.registry import COMMANDS, Command
 
 HEAVY_FOR_COMMANDS = ("openai", "matplotlib", "scipy", "networkx")
+#: what building the parser must not load: every library a command's module brings
+HEAVY_FOR_HELP = (
+    *HEAVY_FOR_COMMANDS,
+    "pandas",
+    "numpy",
+    "pyarrow",
+    "sqlalchemy",
+    "alembic",
+    "PIL",
+    "PySide6",
+    "keyring",
+)
+#: the modules of workbench.cli every command loads: the entry, the registry and the argument
+#: builders (the rest of workbench.cli are command modules, loaded only by their command)
+LEAN_CLI_MODULES = {
+    "workbench.cli",
+    "workbench.cli._startup",
+    "workbench.cli.arguments",
+    "workbench.cli.display",
+    "workbench.cli.registry",
+}
 HEAVY_BEFORE_FIRST_PAINT = ("openai", "matplotlib", "networkx")
 # the interactive open (the path users and bench/first_paint.py time) also defers these
 DEFERRED_BY_INTERACTIVE_OPEN = ("pandas", "scipy", "alembic")
@@ -44,8 +68,71 @@ def _imported_modules(*args: str, env: dict[str, str] | None = None) -> set[str]
     return modules
 
 
+def _modules_at_exit(*args: str) -> set[str]:
+    """Every module in ``sys.modules`` when ``workbench ARGS`` ends, in a fresh interpreter
+    (-X importtime leaves out a module imported through importlib, as the registry imports a
+    command's module)."""
+    code = (
+        "import json, sys\n"
+        "from workbench.cli import main\n"
+        "try:\n"
+        "    code = main(sys.argv[1:])\n"
+        "except SystemExit as done:\n"
+        "    code = done.code\n"
+        "print(json.dumps(sorted(sys.modules)), file=sys.stderr)\n"
+        "sys.exit(code)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return set(json.loads(done.stderr.splitlines()[-1]))
+
+
 def _top_level(modules: set[str]) -> set[str]:
     return {name.split(".")[0] for name in modules}
+
+
+def _command_modules(modules: set[str]) -> set[str]:
+    return {name for name in modules if name.startswith("workbench.cli.")} - LEAN_CLI_MODULES
+
+
+def test_help_loads_the_registry_and_no_command() -> None:
+    """The parser of every command is built from the registry alone: no command module, no
+    service, storage or GUI module, none of the libraries they use."""
+    modules = _modules_at_exit("--help")
+    assert not _top_level(modules) & set(HEAVY_FOR_HELP), sorted(
+        _top_level(modules) & set(HEAVY_FOR_HELP)
+    )
+    assert not _command_modules(modules), sorted(_command_modules(modules))
+    ours = {name for name in modules if name.startswith("workbench.")}
+    below = {name for name in ours if name.split(".")[1] in ("storage", "gui", "judge", "demo")}
+    assert not below, f"workbench --help imported {sorted(below)}"
+
+
+def _registered() -> list[Command]:
+    return [
+        command
+        for entry in COMMANDS
+        for command in ((entry,) if isinstance(entry, Command) else entry.actions)
+    ]
+
+
+def test_every_registered_command_names_a_function_of_a_command_module() -> None:
+    """Read from the modules' source, not imported (the GUI commands' module imports Qt)."""
+    import ast
+    import importlib.util
+
+    for command in _registered():
+        module, _, function = command.runs.partition(":")
+        spec = importlib.util.find_spec(module)
+        assert spec is not None and spec.origin is not None, command.runs
+        tree = ast.parse(Path(spec.origin).read_text(encoding="utf-8"))
+        defined = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+        assert function in defined, f"{command.name}: {command.runs} names no function"
+        assert module not in LEAN_CLI_MODULES, (
+            f"{command.name} runs in a module every command loads"
+        )
 
 
 def test_version_loads_no_heavy_stack() -> None:
@@ -53,9 +140,11 @@ def test_version_loads_no_heavy_stack() -> None:
     assert not loaded, f"workbench --version imported {sorted(loaded)}"
 
 
-def test_info_loads_no_heavy_stack(demo_bundle: Path) -> None:
-    loaded = _top_level(_imported_modules("info", str(demo_bundle))) & set(HEAVY_FOR_COMMANDS)
+def test_info_loads_no_heavy_stack_and_no_other_command(demo_bundle: Path) -> None:
+    modules = _modules_at_exit("info", str(demo_bundle))
+    loaded = _top_level(modules) & set(HEAVY_FOR_COMMANDS)
     assert not loaded, f"workbench info imported {sorted(loaded)}"
+    assert _command_modules(modules) == {"workbench.cli.bundle_commands"}
 
 
 @pytest.mark.gui
@@ -177,3 +266,14 @@ def test_a_judge_run_loads_no_file_reader_or_numerics_stack(tmp_path: Path) -> N
     loaded = _top_level(modules) & set(NOT_FOR_THE_JUDGE_RUN)
     assert not loaded, f"workbench judge imported {sorted(loaded)}"
     assert "workbench_arena.battles" not in modules
+
+
+def test_the_argument_builders_repeat_the_services_values() -> None:
+    """The constants workbench/cli/arguments.py repeats by value, so that building the parser
+    loads neither the scheduler nor the statistics, are the services' own."""
+    from workbench.cli.arguments import AGREEMENT_CONVENTION_NAMES, PAIRINGS
+    from workbench.services.scheduling import Pairing
+    from workbench.stats.agreement import AGREEMENT_CONVENTIONS
+
+    assert tuple(pairing.value for pairing in Pairing) == PAIRINGS
+    assert tuple(AGREEMENT_CONVENTIONS) == AGREEMENT_CONVENTION_NAMES

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from workbench.cli.gui_commands import PAGES as CLI_PAGES
+from workbench.cli.arguments import PAGES as CLI_PAGES
 
 pytestmark = [pytest.mark.gui, pytest.mark.shared_data]
 

@@ -13,7 +13,7 @@ from workbench_convbench.score_manifest import CONVBENCH_SCORES
 from tests.gui.panel_bundle import build_panel_bundle
 from tests.stats.bundle_helpers import build_bundle, item_line
 from workbench.cli import main
-from workbench.cli.stats_commands import FAILURE_KIND_NAMES, FAILURES_KIND_FLAG
+from workbench.cli.arguments import FAILURE_KIND_NAMES, FAILURES_KIND_FLAG
 from workbench.services import analysis
 from workbench.services.outcomes import OutcomeFilter
 from workbench.storage import Bundle

@@ -16,7 +16,7 @@ import pytest
 from tests.gui.panel_bundle import build_panel_bundle
 from tests.services.campaign_ops_bundle import build_ops_bundle
 from tests.shared_builds import copy_of
-from workbench.cli import main
+from workbench.cli import main, stats_commands
 from workbench.services import analysis
 from workbench.services.analysis_request import AnalysisRequest, RequestError
 from workbench.services.quick_leaderboard import NO_FILTERS, ONE_CAMPAIGN, quick_leaderboard
@@ -103,7 +103,7 @@ def test_one_campaigns_document_is_the_services(
         pytest.skip("this bundle has no campaign")
     request = AnalysisRequest(campaigns=(campaigns[0],), bootstrap=15, min_battles=0)
     expected = service_json(bundle_path, request)
-    monkeypatch.setattr(analysis, "leaderboard", None)  # the full path is not taken
+    monkeypatch.setattr(stats_commands, "leaderboard", None)  # the full path is not taken
     capsys.readouterr()
     argv = ["leaderboard", str(bundle_path), "--campaign", campaigns[0], "--bootstrap", "15"]
     assert main([*argv, "--min-battles", "0", "--json"]) == 0
@@ -121,7 +121,7 @@ def test_the_command_takes_the_quick_path_only_without_filters(
         full_calls.append(args)
         return full(*args, **kwargs)
 
-    monkeypatch.setattr(analysis, "leaderboard", counted)
+    monkeypatch.setattr(stats_commands, "leaderboard", counted)  # the full path's service
     capsys.readouterr()
     argv = ["leaderboard", str(bundle_path), "--min-battles", "0"]
     assert main([*argv, "--bootstrap", "20", "--json"]) == 0

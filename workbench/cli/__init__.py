@@ -1,6 +1,7 @@
-"""The ``workbench`` command line. Each command lives in its own module and registers a
-subparser; errors the user can act on print one line and exit 1, bad usage exits 2, and any
-other failure is logged with its traceback and reported in one line."""
+"""The ``workbench`` command line. Every command is declared once in workbench/cli/registry.py,
+which imports a command's module only when that command runs; errors the user can act on print
+one line and exit 1, bad usage exits 2, and any other failure is logged with its traceback and
+reported in one line."""
 
 from __future__ import annotations
 
@@ -17,42 +18,15 @@ import sys
 from collections.abc import Sequence
 
 from workbench import __version__
-from workbench.cli import (
-    bundle_commands,
-    campaign_commands,
-    category_commands,
-    compare_commands,
-    export_commands,
-    gui_commands,
-    import_command,
-    judge_commands,
-    maintenance_commands,
-    report_command,
-    server_commands,
-    stats_commands,
-)
 from workbench.cli.display import safe_output
+from workbench.cli.registry import DEFAULT_RUNS, add_commands, runner
 from workbench.errors import WorkbenchError
+from workbench.logging_setup import configure_logging, log_file
 
 log = logging.getLogger(__name__)
 _startup.loaded()
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-
-COMMAND_MODULES = (
-    import_command,
-    bundle_commands,
-    campaign_commands,
-    stats_commands,
-    category_commands,
-    compare_commands,
-    judge_commands,
-    export_commands,
-    report_command,
-    maintenance_commands,
-    server_commands,
-    gui_commands,
-)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -63,9 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"workbench {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug messages")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in COMMAND_MODULES:
-        module.register(commands)
+    add_commands(parser)
     return parser
 
 
@@ -78,7 +50,7 @@ def _run(argv: Sequence[str] | None) -> int:
     args: argparse.Namespace | None = None
     try:
         args = _configured(argv)
-        handler = getattr(args, "handler", None) or gui_commands.launch_default
+        handler = getattr(args, "handler", None) or runner(DEFAULT_RUNS)
         return int(handler(args) or EXIT_OK)
     except WorkbenchError as error:
         print(f"workbench: {error}", file=sys.stderr)
@@ -95,8 +67,6 @@ def _run(argv: Sequence[str] | None) -> int:
         print(f"workbench: {where}{error.strerror or error}", file=sys.stderr)
         return EXIT_FAILED
     except Exception as error:
-        from workbench.logging_setup import log_file
-
         log.exception("unexpected failure in %s", getattr(args, "command", None))
         print(
             f"workbench: internal error: {type(error).__name__}: {error} (details in {log_file()})",
@@ -117,8 +87,6 @@ def _reader_went_away() -> int:
 
 def _configured(argv: Sequence[str] | None) -> argparse.Namespace:
     args = build_parser().parse_args(argv)
-    from workbench.logging_setup import configure_logging
-
     configure_logging(verbose=args.verbose)
     return args
 

@@ -1,9 +1,11 @@
 """Ctrl-C while the command line loads ends with one line, not a traceback.
 
-Loading the libraries (SQLAlchemy, Alembic, pandas...) takes a second or more, before ``main``
-can catch anything. ``workbench.cli`` imports this module first; it makes SIGINT end the
-process with one line until :func:`loaded` puts the usual handler back. It imports nothing
-slow itself, so the window before it takes over is as short as the interpreter's start.
+Before ``main`` can catch anything, the interpreter loads ``workbench.cli``: the command
+registry, the argument builders and logging (a command's own module, with SQLAlchemy, pandas and
+the rest, loads later, inside ``main``, which reports an interrupt itself). ``workbench.cli``
+imports this module first; it makes SIGINT end the process with one line until :func:`loaded`
+puts the usual handler back. It imports nothing slow itself, so the window before it takes over
+is as short as the interpreter's start.
 """
 
 import contextlib

@@ -7,24 +7,12 @@ import argparse
 import json
 from typing import Any
 
-from workbench.cli.stats_commands import _add_filters, _filters
-
-
-def register(commands: Any) -> None:
-    categories = commands.add_parser(
-        "categories",
-        help="battles, ties and both-bad share per category (every category of an item counts)",
-    )
-    categories.add_argument("bundle", metavar="BUNDLE")
-    _add_filters(categories)
-    categories.add_argument("--json", action="store_true", help="print the table as JSON")
-    categories.set_defaults(handler=run_categories)
+from workbench.cli.stats_commands import _filters
+from workbench.services.category_outcomes import category_outcomes
+from workbench.storage import Bundle
 
 
 def run_categories(args: argparse.Namespace) -> int:
-    from workbench.services.category_outcomes import category_outcomes
-    from workbench.storage import Bundle
-
     with Bundle.open(args.bundle, read_only=True) as bundle:
         result = category_outcomes(bundle, _filters(args))
     if args.json:

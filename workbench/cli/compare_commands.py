@@ -6,42 +6,18 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import NoReturn
 
+from workbench.cli.arguments import add_request_flags
 from workbench.errors import WorkbenchError
-
-if TYPE_CHECKING:
-    from workbench.services.analysis_request import AnalysisRequest
+from workbench.services.analysis_request import AnalysisRequest, RequestError
+from workbench.services.rank_comparison import compare_rankings
 
 
 class RequestFlagsError(WorkbenchError):
     """A side's request flags that the leaderboard's parser refuses: bad usage."""
 
     exit_code = 2
-
-
-def register(commands: Any) -> None:
-    compare = commands.add_parser(
-        "compare-rankings",
-        help="Spearman, Kendall, Pearson and confidence agreement of two leaderboards",
-        description="Each of A and B is a `workbench leaderboard --json` output, JSON Lines of "
-        "{model: rating} (the first line the fit, the others bootstrap rounds, as "
-        "WildVision-Bench's bootstrapping_results.jsonl), or a bundle (its leaderboard under "
-        "the default request, or the request --a-request/--b-request gives). Models in only "
-        "one board are listed and left out.",
-    )
-    compare.add_argument("a", metavar="A")
-    compare.add_argument("b", metavar="B")
-    for side in ("a", "b"):
-        compare.add_argument(
-            f"--{side}-request",
-            metavar="FLAGS",
-            help=f"the leaderboard flags of bundle {side.upper()}'s board, as one argument, "
-            "e.g. --" + side + "-request='--kind judge --judge-run gpt4o' (as `workbench "
-            "leaderboard` takes them; default: the default request)",
-        )
-    compare.add_argument("--json", action="store_true", help="print the result as JSON")
-    compare.set_defaults(handler=run_compare_rankings)
 
 
 def _number(value: float) -> str:
@@ -62,8 +38,6 @@ class _SideParser(argparse.ArgumentParser):
 def parse_side_request(option: str, text: str | None) -> AnalysisRequest | None:
     """A side's request from its flags (``--kind judge --category ocr``), parsed by the
     leaderboard's own parser and :meth:`AnalysisRequest.from_args` (None: no flags given)."""
-    from workbench.cli.stats_commands import add_request_flags
-    from workbench.services.analysis_request import AnalysisRequest, RequestError
 
     if text is None:
         return None
@@ -82,8 +56,6 @@ def parse_side_request(option: str, text: str | None) -> AnalysisRequest | None:
 
 
 def run_compare_rankings(args: argparse.Namespace) -> int:
-    from workbench.services.rank_comparison import compare_rankings
-
     result = compare_rankings(
         args.a,
         args.b,

@@ -6,34 +6,15 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 from workbench.cli.progress import TerminalProgress
-
-
-def register(commands: Any) -> None:
-    parser = commands.add_parser(
-        "import",
-        help="import benchmark files into a bundle (created when absent)",
-        description="Import benchmark files into a bundle. The import is one transaction: it "
-        "lands whole or not at all. Importing the same files again changes nothing.",
-    )
-    parser.add_argument("sources", nargs="+", metavar="SOURCE", help="files or folders to read")
-    parser.add_argument("--format", required=True, help="import format (see 'workbench plugins')")
-    parser.add_argument("--into", required=True, metavar="BUNDLE", help="the bundle file")
-    parser.add_argument(
-        "--skip-rejected",
-        action="store_true",
-        help="import the valid rows and list the rejected ones, instead of importing nothing",
-    )
-    parser.add_argument("--json", action="store_true", help="print the result as JSON")
-    parser.set_defaults(handler=run)
+from workbench.errors import WorkbenchError
+from workbench.services.importing import import_files
+from workbench.services.maintenance import automatic_backup
+from workbench.storage.locations import location_file
 
 
 def run(args: argparse.Namespace) -> int:
-    from workbench.services.importing import import_files
-    from workbench.storage.locations import location_file
-
     # a bundle this import creates needs no backup yet: a copy would only double it
     into_file = location_file(args.into)
     existed = into_file is not None and into_file.is_file()
@@ -72,8 +53,6 @@ def _back_up_if_due(path: Path) -> None:
     import too, so `workbench restore` has something after a CLI-only workflow. Made once the
     import has landed: a refused import changes nothing, not even the backups. A backup that
     fails is reported and does not fail the import."""
-    from workbench.errors import WorkbenchError
-    from workbench.services.maintenance import automatic_backup
 
     try:
         backup, _all_backups_bytes = automatic_backup(path)

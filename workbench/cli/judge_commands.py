@@ -4,169 +4,41 @@ and ``workbench judge-templates`` (the judge prompts the installed plugins offer
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import json
 import signal
 import sys
 import threading
-from pathlib import Path
 from typing import Any
+
+from workbench.cli.progress import TerminalProgress
+from workbench.errors import WorkbenchError
+from workbench.judge.client import EndpointError, RetryPolicy
+from workbench.judge.cost import default_prices, load_prices, parse_price
+from workbench.judge.last_used import (
+    LOCAL_EXAMPLE,
+    REMEMBERED_PRICE,
+    load_last_used,
+    remember_endpoint,
+    remembered,
+)
+from workbench.judge.limits import run_budget
+from workbench.judge.secrets import resolve_api_key
+from workbench.judge.simulated import SIMULATED_MODEL, SimulatedResponder
+from workbench.judge.simulated_endpoint import SimulatedJudgeServer
+from workbench.plugins import UnknownJudgeTemplateError, registry
+from workbench.services.judging.plan_text import confirmation_text, plan_lines, plan_over_limits
+from workbench.services.judging.runner import JudgeRunner, JudgeSettings, plan_run, prepare_runtime
+from workbench.services.judging.worklist import JudgeScope
 
 #: requests at once when none is given and none is remembered for the endpoint
 DEFAULT_CONCURRENCY = 8
 
 
-def register(commands: Any) -> None:
-    judge = commands.add_parser(
-        "judge",
-        help="judge pairs (or grade outputs) with an LLM at an OpenAI-compatible endpoint",
-        description="Judge a bundle's pairs with an LLM judge. Every pair is judged in both "
-        "orders unless --no-swap. Verdicts are stored in the bundle as they arrive; running the "
-        "same command again resumes the run and judges only what is left, and answers already "
-        "in the bundle's response cache cost nothing. The API key comes from --api-key-env, "
-        "OPENAI_API_KEY or the system keyring, and is never stored or printed.",
-    )
-    judge.add_argument(
-        "bundle", metavar="BUNDLE", help="a bundle file, or a postgresql:// URL of a server bundle"
-    )
-    judge.add_argument(
-        "--base-url",
-        metavar="URL",
-        help="the endpoint, e.g. http://127.0.0.1:8000/v1 for a local server or "
-        "https://api.openai.com/v1 (default: the last one used; there is no other default)",
-    )
-    judge.add_argument(
-        "--model", metavar="NAME", help="the judge model (default: the last one used)"
-    )
-    judge.add_argument(
-        "--simulated",
-        action="store_true",
-        help="try the judge without a model: a built-in simulated judge on loopback answers in "
-        "the template's format with verdicts drawn at random (its runs are named "
-        "workbench-simulated-judge; see docs/judge.md)",
-    )
-    judge.add_argument(
-        "--template", required=True, metavar="NAME", help="see 'workbench judge-templates'"
-    )
-    what = judge.add_mutually_exclusive_group()
-    what.add_argument("--campaign", metavar="NAME", help="judge the pairs of this campaign")
-    what.add_argument(
-        "--models",
-        metavar="A,B,...",
-        help="models to compare ('reference' for the reference answer; default: every model "
-        "that answered the items)",
-    )
-    judge.add_argument(
-        "--items",
-        default="all",
-        help="'all' (default), a source name, or comma-separated item ids",
-    )
-    judge.add_argument("--anchor", metavar="MODEL", help="compare every model with this one")
-    judge.add_argument(
-        "--context", default="standard", help="which outputs to judge (default: standard)"
-    )
-    judge.add_argument("--limit", type=int, metavar="N", help="judge at most N comparisons")
-    judge.add_argument(
-        "--matchups-of",
-        metavar="SELECTOR",
-        help="judge only the model pairs these judgments compared on each item, e.g. human "
-        "(CHIRP's judges on the human survey's matchups); selectors as in 'workbench agreement'",
-    )
-    judge.add_argument(
-        "--concurrency",
-        type=int,
-        metavar="N",
-        help="requests at once (default: the number used last with this endpoint, else 8)",
-    )
-    judge.add_argument(
-        "--swap",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="judge every pair in both orders (default: on, except for a template whose "
-        "benchmark fixes the side, such as convbench-pairwise: one query per conversation)",
-    )
-    judge.add_argument(
-        "--max-cost",
-        type=float,
-        metavar="USD",
-        help="stop before exceeding (default 5 when the model's price is known; 0: no limit)",
-    )
-    judge.add_argument(
-        "--max-requests",
-        type=int,
-        metavar="N",
-        help="stop after N requests (default 1000; 0: no limit)",
-    )
-    judge.add_argument(
-        "--yes",
-        action="store_true",
-        help="start without asking when the estimate is above the limits (the run still stops "
-        "at them)",
-    )
-    judge.add_argument(
-        "--text-only",
-        action="store_true",
-        help="let an image-based template judge items whose images are missing, on text alone",
-    )
-    judge.add_argument(
-        "--max-total-tokens", type=int, metavar="N", help="stop before exceeding N tokens"
-    )
-    judge.add_argument("--temperature", type=float, help="default: the template's (usually 0)")
-    judge.add_argument(
-        "--max-output-tokens", type=int, metavar="N", help="per answer (default: the template's)"
-    )
-    judge.add_argument(
-        "--price",
-        metavar="IN,OUT",
-        help="the judge model's price in dollars per million input and output tokens "
-        "(0,0 for a local model)",
-    )
-    judge.add_argument(
-        "--prices", type=Path, metavar="FILE.json", help='prices {"model": [in, out], ...}'
-    )
-    judge.add_argument(
-        "--api-key-env", metavar="VAR", help="read the API key from this environment variable"
-    )
-    judge.add_argument("--run", metavar="NAME", help="run name (default: derived from settings)")
-    judge.add_argument("--no-cache", action="store_true", help="ask again even if cached")
-    judge.add_argument(
-        "--timeout",
-        type=float,
-        default=120.0,
-        metavar="S",
-        help="wall-clock seconds per attempt, however slowly the answer arrives (default 120)",
-    )
-    judge.add_argument(
-        "--attempts", type=int, default=6, metavar="N", help="tries per request (default 6)"
-    )
-    judge.add_argument(
-        "--dry-run", action="store_true", help="print what would be sent and its cost estimate"
-    )
-    judge.add_argument("--json", action="store_true", help="print the result as JSON")
-    judge.set_defaults(handler=run_judge)
-
-    serve = commands.add_parser(
-        "simulated-judge",
-        help="serve the simulated judge on loopback, for the app's judge dialog (verdicts drawn "
-        "at random, never a measurement)",
-    )
-    serve.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (default 8000)")
-    serve.add_argument("--seed", type=int, default=0, help="seed of the drawn verdicts")
-    serve.set_defaults(handler=run_simulated_judge)
-
-    templates = commands.add_parser(
-        "judge-templates", help="list the judge prompt templates, or show one"
-    )
-    templates.add_argument("--show", metavar="NAME", help="print this template in full")
-    templates.add_argument("--json", action="store_true", help="print as JSON")
-    templates.set_defaults(handler=run_templates)
-
-
 def _endpoint_and_model(args: argparse.Namespace) -> tuple[str, str]:
     """``--base-url`` and ``--model``, or the last ones used. No endpoint is assumed: a hosted
     (paid) one is used only when the user names it."""
-    from workbench.errors import WorkbenchError
-    from workbench.judge.last_used import LOCAL_EXAMPLE, load_last_used, remembered
 
     last = load_last_used()
     base_url = args.base_url or last.base_url
@@ -184,13 +56,6 @@ def _endpoint_and_model(args: argparse.Namespace) -> tuple[str, str]:
 
 
 def _settings(args: argparse.Namespace, prices: Any) -> Any:
-    from workbench.errors import WorkbenchError
-    from workbench.judge.client import RetryPolicy
-    from workbench.judge.last_used import remembered
-    from workbench.judge.limits import run_budget
-    from workbench.services.judging.runner import JudgeSettings
-    from workbench.services.judging.worklist import JudgeScope
-
     for name in ("concurrency", "attempts"):
         if getattr(args, name) is not None and getattr(args, name) < 1:
             raise WorkbenchError(f"--{name} must be at least 1")
@@ -230,8 +95,6 @@ def _settings(args: argparse.Namespace, prices: Any) -> Any:
 
 
 def _swaps_by_default(template_name: str) -> bool:
-    from workbench.plugins import UnknownJudgeTemplateError, registry
-
     try:
         return registry().judge_template(template_name).swaps_by_default
     except UnknownJudgeTemplateError:
@@ -239,9 +102,6 @@ def _swaps_by_default(template_name: str) -> bool:
 
 
 def _prices(args: argparse.Namespace) -> Any:
-    from workbench.judge.cost import default_prices, load_prices, parse_price
-    from workbench.judge.last_used import REMEMBERED_PRICE, load_last_used, remembered
-
     prices = default_prices()
     if args.prices:
         prices = load_prices(args.prices, prices)
@@ -269,8 +129,6 @@ def _money(value: float | None) -> str:
 
 
 def _print_estimate(plan: Any, stream: Any) -> None:
-    from workbench.services.judging.plan_text import plan_lines, plan_over_limits
-
     first, *rest = plan_lines(plan)
     print(first, file=stream)
     for line in rest:
@@ -282,8 +140,6 @@ def _print_estimate(plan: Any, stream: Any) -> None:
 
 def _confirm(plan: Any, args: argparse.Namespace) -> None:
     """Ask before a run whose estimate is above its limits; refuse when no one can answer."""
-    from workbench.errors import WorkbenchError
-    from workbench.services.judging.plan_text import confirmation_text, plan_over_limits
 
     if args.yes or not plan_over_limits(plan):
         return
@@ -336,8 +192,6 @@ def _print_summary(summary: Any, unparsed: str) -> None:
 
 
 async def _run_job(job: Any) -> Any:
-    import asyncio
-
     loop = asyncio.get_running_loop()
     # Ctrl+C stops the run cleanly (what is answered is stored) and still prints the counts.
     # Where signal handlers cannot be set (Windows), KeyboardInterrupt cancels the run instead.
@@ -351,17 +205,11 @@ async def _run_job(job: Any) -> Any:
 
 
 def _simulated_server(seed: int = 0, port: int = 0) -> Any:
-    from workbench.judge.simulated import SimulatedResponder
-    from workbench.judge.simulated_endpoint import SimulatedJudgeServer
-    from workbench.plugins import registry
-
     responder = SimulatedResponder(tuple(registry().judge_templates()), seed)
     return SimulatedJudgeServer(responder, port)
 
 
 def run_simulated_judge(args: argparse.Namespace) -> int:
-    from workbench.judge.simulated import SIMULATED_MODEL
-
     try:
         server = _simulated_server(args.seed, args.port)
     except OSError as error:
@@ -389,8 +237,6 @@ def run_judge(args: argparse.Namespace) -> int:
 def _run_simulated(args: argparse.Namespace) -> int:
     """The run against a simulated judge served for it on loopback; the endpoint (a fresh
     port) is not remembered as the last one used."""
-    from workbench.errors import WorkbenchError
-    from workbench.judge.simulated import SIMULATED_MODEL
 
     if args.base_url or args.model:
         raise WorkbenchError(
@@ -411,12 +257,6 @@ def _run_simulated(args: argparse.Namespace) -> int:
 
 
 def _run_judge(args: argparse.Namespace, *, remember: bool) -> int:
-    from workbench.cli.progress import TerminalProgress
-    from workbench.judge.client import EndpointError
-    from workbench.judge.last_used import remember_endpoint
-    from workbench.judge.secrets import resolve_api_key
-    from workbench.services.judging.runner import JudgeRunner, plan_run, prepare_runtime
-
     def prepare() -> None:
         with contextlib.suppress(Exception):  # the run prepares again and reports a failure
             prepare_runtime()
@@ -455,7 +295,6 @@ def _run_judge(args: argparse.Namespace, *, remember: bool) -> int:
         key.secret,
         on_progress=lambda p: progress("judging", p.done + p.failed, p.total),
     )
-    import asyncio  # here, not at the top: every other command starts without it
 
     try:
         summary = asyncio.run(_run_job(job))
@@ -482,57 +321,3 @@ def _run_judge(args: argparse.Namespace, *, remember: bool) -> int:
     # a request that failed is work not done, whatever else stopped the run (run again)
     ok = summary.status in ("completed", "budget_exhausted") and not summary.progress.failed
     return 0 if ok else 1
-
-
-def run_templates(args: argparse.Namespace) -> int:
-    from workbench.plugins import registry
-
-    plugins = registry()
-    if args.show:
-        template = plugins.judge_template(args.show)
-        if args.json:
-            print(json.dumps(template.as_record(), indent=2, ensure_ascii=False))
-            return 0
-        record = template.as_record()
-        print(f"{template.label}: {template.title}")
-        print(f"  {template.description}")
-        print(f"  plugin: {plugins.plugin_of_template(template).name}")
-        print(
-            f"  mode: {record['mode']}, criteria: {', '.join(template.criteria)}"
-            + (", plus one verdict per turn" if template.turn_verdicts else "")
-        )
-        images = f"yes, long side at most {template.max_image_side} px"
-        print(f"  images sent: {images if template.send_images else 'no'}")
-        print(f"  verdict read by: {template.parse.name}: {template.parse.description}")
-        print(f"  no verdict: {'a tie, flagged' if template.unparsed == 'tie' else 'no outcome'}")
-        print("\n--- system ---\n" + template.system)
-        print("\n--- user ---\n" + template.user)
-        if template.extraction is not None:
-            print("\n--- answer extraction follow-up (system) ---\n" + template.extraction.system)
-            print("\n--- answer extraction follow-up (user) ---\n" + template.extraction.user)
-        if template.overall_pass is not None:
-            step = template.overall_pass
-            print("\n--- overall pass, fed the turns' judgments (system) ---\n" + step.system)
-            print("\n--- overall pass, fed the turns' judgments (user) ---\n" + step.user)
-        return 0
-    listing: list[dict[str, Any]] = [
-        {
-            "name": template.name,
-            "version": template.version,
-            "plugin": plugins.plugin_of_template(template).name,
-            "mode": template.mode.value,
-            "images": template.send_images,
-            "title": template.title,
-            "description": template.description,
-        }
-        for template in plugins.judge_templates()
-    ]
-    if args.json:
-        print(json.dumps(listing, indent=2, ensure_ascii=False))
-        return 0
-    if not listing:
-        print("no judge templates installed")
-    for entry in listing:
-        kind = entry["mode"] + (", images" if entry["images"] else ", text only")
-        print(f"{entry['name']}@{entry['version']} ({entry['plugin']}; {kind}): {entry['title']}")
-    return 0

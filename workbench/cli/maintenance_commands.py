@@ -5,57 +5,18 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
-from typing import Any
 
-
-def register(commands: Any) -> None:
-    check = commands.add_parser("check", help="check a bundle file for damage")
-    check.add_argument("bundle", metavar="BUNDLE")
-    check.add_argument(
-        "--full",
-        action="store_true",
-        help="SQLite's full integrity check and the foreign-key check (slower)",
-    )
-    check.add_argument("--json", action="store_true", help="print as JSON")
-    check.set_defaults(handler=run_check)
-
-    backup = commands.add_parser(
-        "backup",
-        help="write a backup copy of a bundle (beside it, or in the backup folder if one is set)",
-    )
-    backup.add_argument("bundle", metavar="BUNDLE")
-    backup.set_defaults(handler=run_backup)
-
-    backups = commands.add_parser("backups", help="list a bundle's backups, newest first")
-    backups.add_argument("bundle", metavar="BUNDLE")
-    backups.add_argument("--json", action="store_true", help="print as JSON")
-    backups.set_defaults(handler=run_backups)
-
-    restore = commands.add_parser(
-        "restore",
-        help="put a backup in place of a (damaged) bundle; the bundle is kept aside",
-    )
-    restore.add_argument("bundle", metavar="BUNDLE")
-    restore.add_argument(
-        "--from",
-        dest="backup",
-        metavar="FILE",
-        type=Path,
-        help="the backup to restore (default: the newest one, beside the bundle or in the "
-        "backup folder)",
-    )
-    restore.add_argument(
-        "--force",
-        action="store_true",
-        help="restore a backup of another bundle (by default only this bundle's own backups)",
-    )
-    restore.set_defaults(handler=run_restore)
+from workbench.services.maintenance import (
+    back_up,
+    backups,
+    bundle_file,
+    check,
+    restore,
+    set_aside_stale_wal,
+)
 
 
 def run_check(args: argparse.Namespace) -> int:
-    from workbench.services.maintenance import check
-
     result = check(args.bundle, full=args.full)
     path, problems, backup = result.bundle, result.problems, result.latest_backup
     if result.wal_set_aside is not None and not args.json:
@@ -78,8 +39,6 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def run_backup(args: argparse.Namespace) -> int:
-    from workbench.services.maintenance import back_up, set_aside_stale_wal
-
     aside = set_aside_stale_wal(args.bundle)
     if aside is not None:
         print(f"{args.bundle}: {aside.describe()}")
@@ -88,8 +47,6 @@ def run_backup(args: argparse.Namespace) -> int:
 
 
 def run_backups(args: argparse.Namespace) -> int:
-    from workbench.services.maintenance import backups, bundle_file
-
     listing = [
         {
             "path": str(backup.path),
@@ -109,8 +66,6 @@ def run_backups(args: argparse.Namespace) -> int:
 
 
 def run_restore(args: argparse.Namespace) -> int:
-    from workbench.services.maintenance import restore
-
     result = restore(args.bundle, args.backup, force=args.force)
     print(f"restored {result.bundle} from {result.backup}")
     if result.aside is not None:

@@ -5,79 +5,37 @@ password in the system keyring)."""
 from __future__ import annotations
 
 import argparse
+import getpass
 import json
 from typing import Any
 
-URL_HELP = "a postgresql://USER@HOST[:PORT]/DATABASE URL (TLS options as ?sslmode=...)"
+from sqlalchemy import text
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError
 
-
-def register(commands: Any) -> None:
-    push = commands.add_parser(
-        "push",
-        help="copy a bundle to a server (or merge it into the copy there)",
-        description="Copy every table of BUNDLE, images included, to the bundle at URL: "
-        "created in an empty database, or merged into the same bundle pushed before (votes by "
-        "UUID, judge runs by name...). Pushing again copies nothing. A row that differs on "
-        "the two sides stops the push and changes nothing.",
-    )
-    push.add_argument("bundle", metavar="BUNDLE", help="the bundle file (or a URL)")
-    push.add_argument("url", metavar="URL", help=URL_HELP)
-    push.add_argument("--json", action="store_true", help="print the summary as JSON")
-    push.set_defaults(handler=run_push)
-
-    pull = commands.add_parser(
-        "pull",
-        help="copy a server bundle into a file (or merge it into the file)",
-        description="Copy every table of the bundle at URL into BUNDLE: a new file, or the "
-        "same bundle pulled or pushed before, which gains what the server gained.",
-    )
-    pull.add_argument("url", metavar="URL", help=URL_HELP)
-    pull.add_argument("bundle", metavar="BUNDLE", help="the bundle file (or a URL)")
-    pull.add_argument("--json", action="store_true", help="print the summary as JSON")
-    pull.set_defaults(handler=run_pull)
-
-    server = commands.add_parser("server", help="a bundle on a PostgreSQL server")
-    actions = server.add_subparsers(dest="server_command", metavar="ACTION", required=True)
-    init = actions.add_parser(
-        "init", help="create an empty bundle (the schema) in an empty database"
-    )
-    init.add_argument("url", metavar="URL", help=URL_HELP)
-    init.set_defaults(handler=run_init)
-    check = actions.add_parser(
-        "check", help="connect, and show the schema revision, the TLS state and the counts"
-    )
-    check.add_argument("url", metavar="URL", help=URL_HELP)
-    check.add_argument("--json", action="store_true", help="print as JSON")
-    check.set_defaults(handler=run_check)
-    login = actions.add_parser(
-        "login",
-        help="ask for the database password and keep it in the system keyring",
-        description="Ask for the password of the URL's user (never echoed), check that it "
-        "connects, and store it in the system keyring for this user, host, port and database.",
-    )
-    login.add_argument("url", metavar="URL", help=URL_HELP)
-    login.add_argument(
-        "--no-check", action="store_true", help="store the password without connecting first"
-    )
-    login.set_defaults(handler=run_login)
-    logout = actions.add_parser("logout", help="remove the stored password of a database")
-    logout.add_argument("url", metavar="URL", help=URL_HELP)
-    logout.set_defaults(handler=run_logout)
+from workbench.cli.arguments import URL_HELP
+from workbench.cli.progress import TerminalProgress
+from workbench.logging_setup import register_secret
+from workbench.services.maintenance import (
+    forget_server_password,
+    masked,
+    password_source,
+    store_server_password,
+)
+from workbench.services.sync import copy_bundle_rows
+from workbench.storage import Bundle, head_revision
+from workbench.storage.dialects import connection_error, make_engine, parse_location
+from workbench.storage.errors import BundleError
+from workbench.storage.queries import bundle_counts
 
 
 def _server_url(text: str) -> str:
-    from workbench.storage.dialects import parse_location
-    from workbench.storage.errors import BundleError
-
     if not parse_location(text).is_server:
         raise BundleError(f"{text} is not a server: give a postgresql:// URL ({URL_HELP})")
     return text
 
 
 def _copy(source: str, target: str, as_json: bool) -> int:
-    from workbench.cli.progress import TerminalProgress
-    from workbench.services.sync import copy_bundle_rows
-
     progress = TerminalProgress()
     try:
         report = copy_bundle_rows(source, target, progress)
@@ -116,16 +74,12 @@ def run_pull(args: argparse.Namespace) -> int:
 
 
 def run_init(args: argparse.Namespace) -> int:
-    from workbench.storage import Bundle
-
     with Bundle.create(_server_url(args.url)) as bundle:
         print(f"created an empty bundle in {bundle.location} (schema {bundle.revision()})")
     return 0
 
 
 def _server_facts(bundle: Any) -> dict[str, Any]:
-    from sqlalchemy import text
-
     with bundle.read_session() as session:
         version = session.scalar(text("SHOW server_version"))
         ssl = session.execute(
@@ -141,10 +95,6 @@ def _server_facts(bundle: Any) -> dict[str, Any]:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    from workbench.services.maintenance import password_source
-    from workbench.storage import Bundle, head_revision
-    from workbench.storage.queries import bundle_counts
-
     url = _server_url(args.url)
     # no migration here: checking a server must not change it
     with Bundle.open(url, migrate=False) as bundle:
@@ -175,12 +125,6 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def _check_connects(url: str, password: str) -> None:
-    from sqlalchemy import text
-    from sqlalchemy.engine import make_url
-    from sqlalchemy.exc import DBAPIError
-
-    from workbench.storage.dialects import connection_error, make_engine, parse_location
-
     location = parse_location(url)
     assert location.url is not None
     with_password = parse_location(
@@ -197,12 +141,6 @@ def _check_connects(url: str, password: str) -> None:
 
 
 def run_login(args: argparse.Namespace) -> int:
-    import getpass
-
-    from workbench.logging_setup import register_secret
-    from workbench.services.maintenance import masked, store_server_password
-    from workbench.storage.errors import BundleError
-
     url = _server_url(args.url)
     password = getpass.getpass(f"password for {masked(url)}: ")
     if not password:
@@ -216,8 +154,6 @@ def run_login(args: argparse.Namespace) -> int:
 
 
 def run_logout(args: argparse.Namespace) -> int:
-    from workbench.services.maintenance import forget_server_password, masked
-
     url = _server_url(args.url)
     if forget_server_password(url):
         print(f"removed the stored password for {masked(url)}")

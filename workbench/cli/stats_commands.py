@@ -1,402 +1,49 @@
-"""``workbench leaderboard``, ``workbench agreement``, ``workbench contradictions`` and
-``workbench scores``: statistics over the judgments in a bundle."""
+"""``workbench agreement``, ``workbench contradictions``, ``workbench failures``, ``workbench
+scores`` and the full path of ``workbench leaderboard``: statistics over the judgments in a
+bundle."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import math
-from pathlib import Path
 from typing import Any
 
+from workbench.cli.arguments import AGREEMENT_DEFAULTS, FILTER_FLAGS
+from workbench.cli.progress import TerminalProgress
 from workbench.errors import WorkbenchError
-from workbench.stats.cycle_scopes import CYCLE_SCOPES, DEFAULT_CYCLE_SCOPE, DEFAULT_MAX_CYCLE_LENGTH
-
-FILTER_FLAGS = (
-    ("--source", "sources", str, "only items of this source (repeatable)"),
-    ("--campaign", "campaigns", str, "only votes of this campaign"),
-    ("--annotator", "annotators", str, "only votes of this annotator (handle)"),
-    ("--judge-run", "judge_runs", str, "only verdicts of this judge run"),
-    ("--rater", "raters", str, "only imported judgments of this rater"),
-    ("--category", "categories", str, "only items of this category"),
-    ("--family", "families", str, "only items of this family"),
-    ("--language", "languages", str, "only items in this language"),
-    ("--turn", "turns", int, "only judgments of this turn (1-based)"),
-    ("--criterion", "criteria", str, "only judgments on this criterion"),
+from workbench.services import analysis_request as defaults
+from workbench.services.analysis import (
+    AnalysisError,
+    agreement,
+    contradictions,
+    failure_cases,
+    leaderboard,
+    read_model_attributes,
+    score_provider,
+    scores,
 )
-
-
-#: workbench.stats.agreement.AGREEMENT_CONVENTIONS, default first, named here so that building
-#: the parser imports no statistics
-AGREEMENT_CONVENTION_NAMES = ("majority", "mt-bench")
-#: the defaults of ``workbench agreement``'s settings of two sides, by flag (none of them
-#: applies to ``--inter-annotator``)
-AGREEMENT_DEFAULTS: dict[str, Any] = {
-    "--bootstrap": 100,
-    "--seed": 0,
-    "--convention": AGREEMENT_CONVENTION_NAMES[0],
-    "--decisive-weight": 3.0,
-}
-
-#: the Failures panel's questions (workbench.services.analysis.FAILURE_KINDS), named here so
-#: that building the parser imports no service
-FAILURE_KIND_NAMES = (
-    "disagreement",
-    "cycles",
-    "loses-to-all",
-    "reference-flagged",
-    "lowest-turn-scores",
+from workbench.services.analysis_request import (
+    METHODS,
+    AnalysisRequest,
+    flagged_note,
+    simulated_note,
 )
-#: how ``workbench failures`` spells the kind of evaluator (its ``--kind`` is the question):
-#: workbench.services.analysis.FAILURES_KIND_FLAG
-FAILURES_KIND_FLAG = "--judgments"
+from workbench.services.inter_annotator import inter_annotator_agreement
+from workbench.services.outcomes import OutcomeFilter
+from workbench.services.to_json import jsonable
+from workbench.stats.cycle_scopes import CYCLE_SCOPES
+from workbench.storage import Bundle
 
 
 class StatsCommandError(WorkbenchError):
     pass
 
 
-def _add_filters(
-    parser: argparse.ArgumentParser, pooling: bool = False, kind_flag: str = "--kind"
-) -> None:
-    """The selection flags; with ``pooling`` (the leaderboard and the report) ``--kind`` may be
-    ``all``, which needs ``--pool-kinds``. ``kind_flag``: the kind's flag where ``--kind``
-    names something else (``workbench failures``)."""
-    group = parser.add_argument_group("filters (repeat a flag to allow several values)")
-    for flag, dest, kind, text in FILTER_FLAGS:
-        group.add_argument(
-            flag,
-            dest=dest,
-            type=kind,
-            action="append",
-            default=[],
-            metavar="N" if kind is int else "NAME",
-            help=text,
-        )
-    group.add_argument(
-        kind_flag,
-        dest="kinds",
-        choices=("human", "judge", "all") if pooling else ("human", "judge"),
-        action="append",
-        default=[],
-        help="only human or only judge judgments"
-        + (
-            " (default: human when the selection has any, else judge; all pools both and "
-            "needs --pool-kinds)"
-            if pooling
-            else ""
-        ),
-    )
-    if pooling:
-        group.add_argument(
-            "--pool-kinds",
-            action="store_true",
-            help="count human judgments and judge verdicts together in one board (labelled "
-            "'pooled: human + judge')",
-        )
-    group.add_argument(
-        "--origin",
-        dest="origins",
-        choices=("imported", "campaign", "judge-run", "adjudication"),
-        action="append",
-        default=[],
-        help="only judgments imported with a benchmark, cast in campaigns, from judge runs, or "
-        "settled by adjudication (left out unless named)",
-    )
-    group.add_argument(
-        "--include-derived",
-        action="store_true",
-        help="also count judgments an importer derived from others it stored (WildVision-Bench's "
-        "battles, derived from GPT-4o's verdicts); left out by default so nothing counts twice",
-    )
-    group.add_argument(
-        "--include-simulated",
-        action="store_true",
-        help="also count the verdicts of simulated judge runs (judge model "
-        "workbench-simulated-judge, drawn at random); left out by default unless --judge-run "
-        "names the run",
-    )
-    group.add_argument(
-        "--exclude-flagged",
-        action="store_true",
-        help="leave out judgments on flagged comparisons: an item, or either side's answer on "
-        "it, flagged by an annotator, the importer's model-name rule or a judge run (counted "
-        "and said otherwise)",
-    )
-    group.add_argument(
-        "--multi-turn",
-        action="store_true",
-        help="only conversations of more than one user turn (VisionArena's Multi-Turn board)",
-    )
-    group.add_argument(
-        "--exclude-ties",
-        action="store_true",
-        help="leave out tie and both-bad outcomes (VisionArena's Exclude Ties board)",
-    )
-    group.add_argument(
-        "--exclude-category",
-        dest="exclude_categories",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="leave out items in this category (repeatable); --exclude-category refusal is "
-        "VisionArena's Exclude Refusal board where the source tags refusals",
-    )
-
-
-def add_request_flags(parser: argparse.ArgumentParser, fitting: bool = True) -> None:
-    """The flags of an analysis request (``workbench leaderboard``, ``workbench report``),
-    parsed by :meth:`AnalysisRequest.from_args`; their defaults are the request's. Without
-    ``fitting`` (the report, which fits Bradley-Terry with and without style control) the
-    method, style control and Elo's K are not offered."""
-    from workbench.services import analysis_request as defaults
-
-    if fitting:
-        parser.add_argument(
-            "--method",
-            choices=tuple(defaults.METHODS),
-            default=defaults.DEFAULT_METHOD,
-            help="bt: Bradley-Terry maximum likelihood (default); elo: online Elo in stored "
-            "order; ppi: the human votes' Bradley-Terry powered by the judge verdicts on the "
-            "same kind of comparisons (prediction-powered inference), with rank-sets",
-        )
-        parser.add_argument(
-            "--coverage",
-            type=float,
-            default=defaults.DEFAULT_COVERAGE,
-            metavar="P",
-            help="--method ppi: coverage of the intervals and rank-sets (default "
-            f"{defaults.DEFAULT_COVERAGE:g})",
-        )
-    parser.add_argument(
-        "--bootstrap",
-        type=int,
-        default=defaults.DEFAULT_BOOTSTRAP_ROUNDS,
-        metavar="N",
-        help=f"bootstrap rounds for 95%% CIs (default {defaults.DEFAULT_BOOTSTRAP_ROUNDS})",
-    )
-    parser.add_argument(
-        "--seed",
-        type=int,
-        default=defaults.DEFAULT_SEED,
-        metavar="S",
-        help=f"bootstrap seed (default {defaults.DEFAULT_SEED})",
-    )
-    parser.add_argument(
-        "--anchor",
-        metavar="MODEL[=VALUE]",
-        help="pin a model's rating, e.g. gpt-4o=1000 (default: the model with the most battles "
-        f"at {defaults.DEFAULT_ANCHOR_RATING:g})",
-    )
-    parser.add_argument(
-        "--exclude-refusal",
-        action="store_true",
-        help="leave out battles in which either answer refuses, found by a phrase rule in the "
-        "answers (VisionArena's Exclude Refusal board on data that does not tag refusals)",
-    )
-    if fitting:
-        parser.add_argument(
-            "--style-control",
-            nargs="?",
-            const=defaults.DEFAULT_STYLE_ESTIMATOR,
-            choices=defaults.STYLE_ESTIMATOR_NAMES,
-            metavar="ESTIMATOR",
-            help="control for answer length and markdown (bt only), with FastChat's 2024 "
-            "estimator (fastchat-2024, the default) or LMArena's current contextual "
-            "Bradley-Terry (lmarena); plain ratings are shown too",
-        )
-    parser.add_argument(
-        "--decisive-weight",
-        type=float,
-        default=defaults.DEFAULT_DECISIVE_WEIGHT,
-        metavar="W",
-        help=f"count a 'much better' verdict as W battles (default "
-        f"{defaults.DEFAULT_DECISIVE_WEIGHT:g}, the rule of WildVision-Bench and "
-        "Arena-Hard-Auto; 1 counts every verdict once)",
-    )
-    parser.add_argument(
-        "--ties",
-        choices=tuple(defaults.TIE_POLICIES),
-        default=defaults.DEFAULT_TIES,
-        help="half: a tie (or both bad) counts half a win to each side (default); drop: ties "
-        "are left out",
-    )
-    parser.add_argument(
-        "--min-battles",
-        type=int,
-        default=defaults.DEFAULT_MIN_BATTLES,
-        metavar="N",
-        help="leave out, with the reason, models in fewer than N battles (default "
-        f"{defaults.DEFAULT_MIN_BATTLES}; 0 keeps every model)",
-    )
-    if fitting:
-        parser.add_argument(
-            "--k-factor",
-            type=float,
-            default=defaults.DEFAULT_K_FACTOR,
-            metavar="K",
-            help=f"Elo K factor (default {defaults.DEFAULT_K_FACTOR:g})",
-        )
-    _add_filters(parser, pooling=True)
-
-
-def _add_scope(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--scope",
-        choices=tuple(CYCLE_SCOPES),
-        default=DEFAULT_CYCLE_SCOPE,
-        help="where a preference cycle is looked for: per-evaluator (each evaluator's own "
-        "judgments of an item; the default) or pooled-per-item (all judgments of the item)",
-    )
-
-
-def register(commands: Any) -> None:
-    leaderboard = commands.add_parser(
-        "leaderboard", help="rate the models from the pairwise outcomes in a bundle"
-    )
-    leaderboard.add_argument("bundle", metavar="BUNDLE")
-    add_request_flags(leaderboard)
-    leaderboard.add_argument(
-        "--answer-tokens",
-        action="store_true",
-        help="add each model's mean answer length in tokens (WildVision-Bench's Avg Tokens)",
-    )
-    leaderboard.add_argument("--json", action="store_true", help="print as JSON")
-    leaderboard.add_argument(
-        "--plot", type=Path, metavar="FILE", help="save a ratings plot (png, svg or pdf)"
-    )
-    leaderboard.add_argument(
-        "--heatmap", type=Path, metavar="FILE", help="save the observed win-rate heatmap"
-    )
-    leaderboard.add_argument(
-        "--csv", type=Path, metavar="FILE", help="save the leaderboard table as CSV"
-    )
-    leaderboard.set_defaults(handler=run_leaderboard)
-
-    agreement = commands.add_parser(
-        "agreement", help="agreement of two evaluators (e.g. a judge and the humans)"
-    )
-    agreement.add_argument("bundle", metavar="BUNDLE")
-    agreement.add_argument(
-        "--a",
-        metavar="SOURCE",
-        help="first evaluator: human, judge, imported, campaign, judge-run, adjudication, or "
-        "KEY:NAME with KEY in source, campaign, annotator, run, rater, evaluator, category, "
-        "language, criterion; join terms with commas (e.g. human,source:visit-bench)",
-    )
-    agreement.add_argument("--b", metavar="SOURCE", help="second evaluator")
-    agreement.add_argument(
-        "--inter-annotator",
-        action="store_true",
-        help="instead of two sides: the agreement among the human raters within each group "
-        "(each campaign's annotators, each imported benchmark's raters) of the selection, "
-        "Fleiss' kappa and Krippendorff's alpha, as workbench campaign status and the report",
-    )
-    agreement.add_argument(
-        "--bootstrap",
-        type=int,
-        default=AGREEMENT_DEFAULTS["--bootstrap"],
-        metavar="N",
-        help="bootstrap rounds for the leaderboards compared by rank (default 100)",
-    )
-    agreement.add_argument("--seed", type=int, default=AGREEMENT_DEFAULTS["--seed"])
-    agreement.add_argument(
-        "--convention",
-        choices=AGREEMENT_CONVENTION_NAMES,
-        default=AGREEMENT_DEFAULTS["--convention"],
-        help="majority: each side's majority per comparison, one count per comparison (the "
-        "default); mt-bench: side b's majority against each vote of side a, one count per vote "
-        "(MT-Bench's human-vs-judge agreement). Both are given with and without ties",
-    )
-    agreement.add_argument(
-        "--decisive-weight",
-        type=float,
-        default=AGREEMENT_DEFAULTS["--decisive-weight"],
-        metavar="W",
-        help="battles a 'much better' verdict counts as in the leaderboards compared by rank "
-        "(default 3, as workbench leaderboard)",
-    )
-    _add_filters(agreement)
-    agreement.add_argument("--json", action="store_true", help="print as JSON")
-    agreement.set_defaults(handler=run_agreement)
-
-    contradictions = commands.add_parser(
-        "contradictions", help="preference cycles (A>B, B>C, C>A) per item and evaluator"
-    )
-    contradictions.add_argument("bundle", metavar="BUNDLE")
-    _add_scope(contradictions)
-    contradictions.add_argument(
-        "--by-criterion", action="store_true", help="separate graphs per criterion"
-    )
-    contradictions.add_argument(
-        "--max-length",
-        type=int,
-        default=DEFAULT_MAX_CYCLE_LENGTH,
-        metavar="N",
-        help=f"longest cycle to look for (default {DEFAULT_MAX_CYCLE_LENGTH}, as the panels)",
-    )
-    contradictions.add_argument(
-        "--list", type=int, default=20, metavar="N", help="cycles to list (default 20)"
-    )
-    _add_filters(contradictions)
-    contradictions.add_argument("--json", action="store_true", help="print as JSON")
-    contradictions.set_defaults(handler=run_contradictions)
-
-    failures = commands.add_parser(
-        "failures", help="items that answer a failure question (e.g. judge/human disagreement)"
-    )
-    failures.add_argument("bundle", metavar="BUNDLE")
-    failures.add_argument(
-        "--kind",
-        required=True,
-        choices=FAILURE_KIND_NAMES,
-        help="disagreement, cycles, loses-to-all (with --model), reference-flagged or "
-        "lowest-turn-scores",
-    )
-    failures.add_argument("--model", help="the model of loses-to-all")
-    _add_scope(failures)
-    # the judgments cycles and loses-to-all read, as the Graph and Failure cases panels choose
-    _add_filters(failures, kind_flag=FAILURES_KIND_FLAG)
-    failures.add_argument("--json", action="store_true", help="print as JSON")
-    failures.set_defaults(handler=run_failures)
-
-    scores = commands.add_parser("scores", help="a benchmark's own scores (e.g. ConvBench)")
-    scores.add_argument("bundle", metavar="BUNDLE")
-    scores.add_argument(
-        "--benchmark", required=True, help="whose scores, e.g. convbench or visit-bench"
-    )
-    scores.add_argument(
-        "--model-attributes",
-        type=Path,
-        metavar="CSV",
-        help="a CSV with a 'model' column and numeric ones such as 'size' (billions of "
-        "parameters), for the tables that need them (CHIRP: how often each evaluator prefers "
-        "the larger model)",
-    )
-    from workbench.services import analysis_request as defaults
-
-    scores.add_argument(
-        "--bootstrap",
-        type=int,
-        metavar="N",
-        help="bootstrap rounds of the boards read off the leaderboards (VisionArena, "
-        f"WildVision-Bench; default {defaults.DEFAULT_BOOTSTRAP_ROUNDS}); the papers' own Elo "
-        "tables keep their protocol's rounds (CHIRP 500, VisIT-Bench 1000)",
-    )
-    scores.add_argument(
-        "--seed", type=int, metavar="N", help=f"their seed (default {defaults.DEFAULT_SEED})"
-    )
-    _add_filters(scores)
-    scores.add_argument("--json", action="store_true", help="print as JSON")
-    scores.set_defaults(handler=run_scores)
-
-
 # --- helpers -----------------------------------------------------------------------------------
 
 
 def _filters(args: argparse.Namespace) -> Any:
-    from workbench.services.outcomes import OutcomeFilter
-
     return OutcomeFilter(
         **{dest: tuple(getattr(args, dest)) for _, dest, _, _ in FILTER_FLAGS},
         kinds=tuple(args.kinds),
@@ -411,8 +58,6 @@ def _filters(args: argparse.Namespace) -> Any:
 
 
 def _print_json(document: Any) -> None:
-    from workbench.services.to_json import jsonable
-
     print(json.dumps(jsonable(document), indent=2))
 
 
@@ -425,29 +70,9 @@ def _number(value: Any, digits: int = 1) -> str:
 # --- leaderboard -------------------------------------------------------------------------------
 
 
-def _quick_leaderboard(args: argparse.Namespace, request: Any) -> dict[str, Any] | None:
-    """The document of a plain ``--method bt --json`` leaderboard of every judgment or of one
-    campaign's, read without pandas or SQLAlchemy (services.quick_leaderboard), or None for
-    the full path."""
-    if not args.json or args.plot or args.heatmap or args.csv:
-        return None
-    from workbench.services.quick_leaderboard import quick_leaderboard
-
-    return quick_leaderboard(args.bundle, request)
-
-
-def run_leaderboard(args: argparse.Namespace) -> int:
-    from workbench.services.analysis_request import AnalysisRequest
-
-    request = AnalysisRequest.from_args(args)
-    document = _quick_leaderboard(args, request)
-    if document is not None:
-        print(json.dumps(document, indent=2))
-        return 0
-    from workbench.cli.progress import TerminalProgress
-    from workbench.services.analysis import AnalysisError, leaderboard
-    from workbench.storage import Bundle
-
+def run_full_leaderboard(args: argparse.Namespace, request: AnalysisRequest) -> int:
+    """``workbench leaderboard`` where the quick path declines (leaderboard_command.py): the
+    analysis service's leaderboard, printed, plotted or saved as asked."""
     progress = TerminalProgress()
     try:
         # a large bundle's full path takes tens of seconds: a terminal sees the time go by
@@ -481,8 +106,6 @@ def run_leaderboard(args: argparse.Namespace) -> int:
 
 
 def _print_leaderboard(result: Any) -> None:
-    from workbench.services.analysis_request import METHODS, flagged_note, simulated_note
-
     board, request = result.board, result.request
     judged = (
         f"{result.battles} human votes, powered by judge verdicts"
@@ -568,9 +191,6 @@ class AgreementUsageError(StatsCommandError):
 
 
 def run_agreement(args: argparse.Namespace) -> int:
-    from workbench.services.analysis import AnalysisError, agreement
-    from workbench.storage import Bundle
-
     if args.inter_annotator:
         return _run_inter_annotator(args)
     if args.a is None or args.b is None:
@@ -601,9 +221,6 @@ def run_agreement(args: argparse.Namespace) -> int:
 
 
 def _run_inter_annotator(args: argparse.Namespace) -> int:
-    from workbench.services.inter_annotator import inter_annotator_agreement
-    from workbench.storage import Bundle
-
     given = [flag for flag, value in (("--a", args.a), ("--b", args.b)) if value is not None]
     # the two sides' settings: the raters within a group have none of them
     given += [
@@ -701,9 +318,6 @@ def _pct(value: Any) -> Any:
 
 
 def run_contradictions(args: argparse.Namespace) -> int:
-    from workbench.services.analysis import AnalysisError, contradictions
-    from workbench.storage import Bundle
-
     filters = _filters(args)
     with Bundle.open(args.bundle, read_only=True) as bundle:
         try:
@@ -742,9 +356,6 @@ def run_contradictions(args: argparse.Namespace) -> int:
 
 
 def run_failures(args: argparse.Namespace) -> int:
-    from workbench.services.analysis import AnalysisError, failure_cases
-    from workbench.storage import Bundle
-
     with Bundle.open(args.bundle, read_only=True) as bundle:
         try:
             document = failure_cases(
@@ -769,7 +380,6 @@ def run_failures(args: argparse.Namespace) -> int:
 
 def benchmark_scores(name: str) -> Any:
     """The :class:`BenchmarkScores` a plugin registered under ``name``."""
-    from workbench.services.analysis import AnalysisError, score_provider
 
     try:
         return score_provider(name)
@@ -786,7 +396,6 @@ class ScoresUsageError(StatsCommandError):
 def _score_boards(args: argparse.Namespace, provider: Any) -> tuple[int, int]:
     """The bootstrap rounds and seed of the boards ``provider`` reads off the leaderboards;
     refused naming the flag when it reads none or the value is negative."""
-    from workbench.services import analysis_request as defaults
 
     for flag, value in (("--bootstrap", args.bootstrap), ("--seed", args.seed)):
         if value is None:
@@ -803,9 +412,6 @@ def _score_boards(args: argparse.Namespace, provider: Any) -> tuple[int, int]:
 
 
 def run_scores(args: argparse.Namespace) -> int:
-    from workbench.services.analysis import AnalysisError, read_model_attributes, scores
-    from workbench.storage import Bundle
-
     provider = benchmark_scores(args.benchmark)
     filters = _filters(args)
     boards = _score_boards(args, provider)
