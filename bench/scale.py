@@ -269,6 +269,7 @@ def import_rate(args: argparse.Namespace, size: int, models: int) -> dict[str, A
             measured = run(
                 [*cli, "import", str(folder), "--format", "arena-battles", "--into", str(target)],
                 env,
+                cwd=tree,  # python -m reads the package from the working folder first
             )
             target.unlink(missing_ok=True)
             row[f"{key}_{form}_cpu"] = measured["cpu"]
