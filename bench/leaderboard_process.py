@@ -97,11 +97,12 @@ print(json.dumps({"battles": len(battles), "models": table.to_dict(orient="recor
 """
 
 
-def run(command: list[str], env: dict[str, str]) -> dict[str, Any]:
-    """Run ``command``; its wall time, CPU time (user + system) and peak RSS, and its output."""
+def run(command: list[str], env: dict[str, str], cwd: Path = ROOT) -> dict[str, Any]:
+    """Run ``command`` in ``cwd``; its wall time, CPU time (user + system) and peak RSS, and its
+    output. (``python -m`` puts ``cwd`` first on the path, before PYTHONPATH.)"""
     began = time.perf_counter()
     process = subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=ROOT
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=cwd
     )
     # wait4 gives this child's own rusage, not the largest of all children so far
     output = process.stdout.read() if process.stdout else b""

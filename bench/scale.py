@@ -2,7 +2,7 @@
 
     python bench/scale.py [--sizes 100000,1000000,10000000] [--models 100,100,200]
         [--rounds 100] [--work /tmp/workbench-scale] [--reference-max 1000000]
-        [--import-max 1000000] [--import-formats json,jsonl,parquet]
+        [--import-max 1000000] [--import-formats json,jsonl,parquet] [--baseline TREE]
 
 For each size a bundle of that many battles (FastChat's battle-log shape: judgments without
 conversations, ``N`` models with evenly spread strengths, 8% ties, seeded) is generated once
@@ -20,7 +20,9 @@ peak = its maximum resident set):
   battles, once per --import-formats entry: the same battles as a FastChat battle JSON list
   (``json``), as JSON Lines (``jsonl``) and as a parquet table without images (``parquet``),
   in files of at most 500,000 battles (the importer's row limit is 2,000,000 per file):
-  CPU seconds, battles per CPU second and peak memory.
+  CPU seconds, battles per CPU second and peak memory. With ``--baseline TREE`` (a checkout of
+  another commit) each import is also run by that tree's code right after ours, and the table
+  gives the two side by side with their ratios, CPU and wall apart.
 
 Goals (docs/PERFORMANCE.md): ratings at 10M battles and 200 models within 10 CPU s and 300 MB,
 and at least 3x the reference's CPU at 1M and 10M; import at 20,000 battles per CPU second with
@@ -250,22 +252,35 @@ def import_files_of(folder: Path, form: str, battles: int, models: int, seed: in
 
 
 def import_rate(args: argparse.Namespace, size: int, models: int) -> dict[str, Any]:
+    """Each format's import as a whole process; with --baseline, the same import by the code of
+    that tree right after ours (the two alternate, so both meet the same load)."""
     target = args.work / f"imported-{size}.wbb"
-    env = {**os.environ, "PYTHONPATH": f"{ROOT}:{ROOT / 'plugins'}"}
+    trees = {"import": ROOT}
+    if args.baseline is not None:
+        trees["baseline"] = args.baseline.resolve()
     cli = [sys.executable, "-m", "workbench.cli"]
     row: dict[str, Any] = {}
     for form in args.import_formats.split(","):
         folder = import_files_of(args.work / f"import-{size}-{form}", form, size, models)
-        target.unlink(missing_ok=True)
-        print(f"{size:,} battles: import of {form} …", file=sys.stderr, flush=True)
-        measured = run(
-            [*cli, "import", str(folder), "--format", "arena-battles", "--into", str(target)],
-            env,
-        )
-        target.unlink(missing_ok=True)
-        row[f"import_{form}_cpu"] = measured["cpu"]
-        row[f"import_{form}_mb"] = measured["peak_mb"]
-        row[f"import_{form}_rate"] = size / measured["cpu"]
+        for key, tree in trees.items():
+            env = {**os.environ, "PYTHONPATH": f"{tree}:{tree / 'plugins'}"}
+            target.unlink(missing_ok=True)
+            print(f"{size:,} battles: {key} of {form} ({tree}) …", file=sys.stderr, flush=True)
+            measured = run(
+                [*cli, "import", str(folder), "--format", "arena-battles", "--into", str(target)],
+                env,
+                cwd=tree,  # python -m reads the package from the working folder first
+            )
+            target.unlink(missing_ok=True)
+            row[f"{key}_{form}_cpu"] = measured["cpu"]
+            row[f"{key}_{form}_wall"] = measured["wall"]
+            row[f"{key}_{form}_mb"] = measured["peak_mb"]
+            row[f"{key}_{form}_rate"] = size / measured["cpu"]
+        if args.baseline is not None:
+            row[f"baseline_{form}_ratio"] = row[f"baseline_{form}_cpu"] / row[f"import_{form}_cpu"]
+            row[f"baseline_{form}_wall_ratio"] = (
+                row[f"baseline_{form}_wall"] / row[f"import_{form}_wall"]
+            )
     return row
 
 
@@ -289,13 +304,20 @@ def table(rows: dict[int, dict[str, Any]], load: tuple[float, float, float]) -> 
         ("reference CPU / ours", "ratio", 2),
         ("largest rating difference (Elo points)", "difference", 4),
         *(
-            (f"import {form}, {label}", f"import_{form}_{key}", digits)
+            (f"{who} {form}, {label}", f"{prefix}_{form}_{key}", digits)
             for form in IMPORT_FORMATS
+            for who, prefix in (("import", "import"), ("baseline import", "baseline"))
             for label, key, digits in (
                 ("CPU s", "cpu", 1),
+                ("wall s", "wall", 1),
                 ("battles per CPU s", "rate", 0),
                 ("peak MB", "mb", 0),
             )
+        ),
+        *(
+            (f"baseline / ours, import {form}, {label}", f"baseline_{form}_{key}", 2)
+            for form in IMPORT_FORMATS
+            for label, key in (("CPU", "ratio"), ("wall", "wall_ratio"))
         ),
     )
     for label, key, digits in fields:
@@ -319,6 +341,12 @@ def main() -> None:
     parser.add_argument("--import-formats", default=",".join(IMPORT_FORMATS))
     parser.add_argument(
         "--skip-ratings", action="store_true", help="time the imports only (no bundle built)"
+    )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="a checkout of another commit (git worktree or git archive): its import is timed "
+        "right after ours on the same files, and the table gives the ratios",
     )
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",")]

@@ -107,12 +107,16 @@ class _Judge:
     prompt: str | None = None
 
 
+#: a vote whose row names no judge (most of a battle log): one value for all of them
+_UNNAMED_PERSON = _Judge(JudgmentKind.HUMAN, None)
+
+
 def read_judge(value: Any) -> _Judge:
     """Who voted. FastChat writes a person as a string ("arena_user_…", MT-bench's "expert_0",
     "author_2", VisionArena's ``judge_hash``) and an automatic judge as ``[model, prompt
     template]`` ("gpt-4", "pair-v2")."""
     if value is None:
-        return _Judge(JudgmentKind.HUMAN, None)
+        return _UNNAMED_PERSON
     if isinstance(value, str) and value.strip():
         return _Judge(JudgmentKind.HUMAN, value)
     if (
@@ -278,8 +282,9 @@ class ArenaBattlesImporter(Importer):
     def _facts(row: dict[str, Any]) -> dict[str, Any]:
         facts: dict[str, Any] = dict.fromkeys(BATTLE_FACTS)
         present = BATTLE_FACTS.keys() & row.keys()  # a battle log row has none or a few
-        for key in sorted(present, key=_FACT_ORDER.__getitem__):
-            facts[key] = typed_field(row, key, BATTLE_FACTS[key])
+        if present:
+            for key in sorted(present, key=_FACT_ORDER.__getitem__):
+                facts[key] = typed_field(row, key, BATTLE_FACTS[key])
         return facts
 
     @staticmethod
@@ -308,9 +313,11 @@ class ArenaBattlesImporter(Importer):
         question_id = self._question_id(row)
         judge = read_judge(row["judge"] if row.get("judge") is not None else row.get("judge_hash"))
         facts = self._facts(row)
-        metadata: dict[str, Any] = {
-            key: fact for key, fact in facts.items() if fact is not None and key not in ITEM_FACTS
-        }
+        metadata: dict[str, Any] = (
+            {key: fact for key, fact in facts.items() if fact is not None and key not in ITEM_FACTS}
+            if BATTLE_FACTS.keys() & row.keys()
+            else {}
+        )
         if question_id is not None:
             metadata["question_id"] = question_id
         if judge.prompt is not None:

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
-from workbench.importers.tables import read_ahead
+from workbench.importers.base import ImportReport
+from workbench.importers.tables import BATCH_ROWS, _batches, read_ahead, read_table_rows
 
 
 def batch(number: int) -> pa.RecordBatch:
@@ -59,3 +62,35 @@ def test_a_caller_that_stops_early_stops_the_thread_and_closes_the_source() -> N
     reader.close()
     assert closed.is_set()
     assert not [t for t in threading.enumerate() if t.name == "table-read-ahead"]
+
+
+def test_small_rows_are_read_in_large_batches_and_large_rows_in_small_ones(
+    tmp_path: Path,
+) -> None:
+    """A battle log's rows (two names and a winner) come in batches of thousands (checking and
+    handing over a batch of 64 cost as much as decoding its rows); rows carrying images still
+    come 64 at a time."""
+    small = tmp_path / "battles.parquet"
+    rows = 50_000
+    pq.write_table(
+        pa.table(
+            {
+                "model_a": [f"model-{n % 7}" for n in range(rows)],
+                "model_b": [f"model-{n % 5}" for n in range(rows)],
+                "winner": ["model_a"] * rows,
+            }
+        ),
+        small,
+    )
+    large = tmp_path / "images.parquet"
+    pq.write_table(pa.table({"image": [bytes([n % 251]) * 200_000 for n in range(200)]}), large)
+    sizes = [b.num_rows for b in _batches(small, small.name, None, BATCH_ROWS)]
+    assert sum(sizes) == rows
+    assert len(sizes) <= rows // 10_000 + 1
+    image_sizes = [b.num_rows for b in _batches(large, large.name, None, BATCH_ROWS)]
+    assert max(image_sizes) <= BATCH_ROWS and sum(image_sizes) == 200
+    report = ImportReport()
+    read = list(read_table_rows(small, small.name, report))
+    assert not report.rejections
+    assert [origin.row for origin, _ in read[:2]] == [1, 2] and len(read) == rows
+    assert read[-1][1] == {"model_a": "model-5", "model_b": "model-4", "winner": "model_a"}

@@ -38,6 +38,7 @@ from workbench.services.campaigns import (
 from workbench.services.voting import AnnotationSession
 from workbench.storage import Bundle
 from workbench.storage.models import (
+    Campaign,
     Model,
     Output,
     PairLease,
@@ -388,6 +389,59 @@ def test_registry_is_used_for_the_protocol(bundle: Bundle) -> None:
     assert isinstance(PLUGINS, Registry)
     assert session.protocol is PLUGINS.protocol("arena-battle")
     assert session.protocol.choice_for_key("x").value == "both_bad"
+
+
+def test_a_vote_and_the_next_task_load_no_task_object_and_check_the_settings_once(
+    bundle: Bundle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker's step reads the task's columns, not ORM objects of it (loading one cost CPU
+    at every vote), does not check again on SQLite that the task it found open is open, and
+    checks the campaign's settings again only when they change (changed settings are seen at
+    the next hand-out)."""
+    from sqlalchemy import event
+
+    from workbench.services.campaign_settings import CampaignSettings, CampaignSettingsError
+
+    make_campaign(bundle, "arena-battle", models=list(MODELS[:3]), votes_per_pair=1)
+    ann = AnnotationSession(bundle, "c", "ann", PLUGINS)
+    task = ann.next_task()
+    assert task is not None
+    loaded: list[int] = []
+    checked: list[str] = []
+    original = CampaignSettings.from_json
+
+    def from_json(cls: type[CampaignSettings], data: Any, campaign: str) -> CampaignSettings:
+        checked.append(campaign)
+        return original(data, campaign)
+
+    def load(target: ScheduledPair, _context: object) -> None:
+        loaded.append(target.id)
+
+    ran: list[str] = []
+
+    def record(_conn, _cursor, statement, *_args) -> None:  # type: ignore[no-untyped-def]
+        ran.append(" ".join(statement.split()))
+
+    monkeypatch.setattr(CampaignSettings, "from_json", classmethod(from_json))
+    event.listen(ScheduledPair, "load", load)
+    event.listen(bundle.engine, "before_cursor_execute", record)
+    try:
+        for _ in range(3):
+            _receipt, task = ann.cast_and_next(task.token, "a")
+            assert task is not None
+    finally:
+        event.remove(ScheduledPair, "load", load)
+        event.remove(bundle.engine, "before_cursor_execute", record)
+    assert loaded == []
+    if bundle.engine.dialect.name == "sqlite":
+        # the writer holds the database's lock from BEGIN: the task found open is still open
+        assert not [s for s in ran if s.startswith("SELECT EXISTS (SELECT scheduled_pairs.id")]
+    assert checked == []  # the settings read at each hand-out are the ones checked before
+    with bundle.session() as session:
+        campaign = session.scalars(select(Campaign).where(Campaign.name == "c")).one()
+        campaign.settings = {**campaign.settings, "pair_choice": "changed"}
+    with pytest.raises(CampaignSettingsError, match="pair_choice"):
+        ann.cast_and_next(task.token, "a")  # changed settings are checked again
 
 
 def test_cast_and_next_commits_the_vote_and_the_next_lease_together(bundle: Bundle) -> None:

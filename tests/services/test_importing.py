@@ -5,16 +5,25 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import select
 
 from tests.importers.canonical_helpers import item_line, write_jsonl
-from workbench.domain import ItemRecord, Origin, OutputRecord, TurnRecord
+from workbench.domain import (
+    ItemRecord,
+    JudgmentKind,
+    JudgmentRecord,
+    Origin,
+    Outcome,
+    OutputRecord,
+    TurnRecord,
+)
 from workbench.errors import WorkbenchError
-from workbench.importers.base import Importer, ImportRejectedError
+from workbench.importers.base import Importer, ImportRejectedError, ImportReport
 from workbench.plugins import Plugin, Registry, UnknownFormatError
-from workbench.services.importing import ImportCancelledError, import_files
+from workbench.services.importing import ImportCancelledError, _storable, import_files
 from workbench.storage import Bundle
 from workbench.storage.models import Import, ItemImage, Output, PriorJudgment
 from workbench.storage.queries import bundle_counts
@@ -200,3 +209,72 @@ def test_skip_rejected_with_nothing_valid_leaves_an_existing_bundle_unchanged(
     with pytest.raises(ImportRejectedError, match="nothing to import"):
         import_files(bundle_with_one_item, [source], "jsonl", skip_rejected=True)
     assert sha256(bundle_with_one_item) == before
+
+
+def _judgment(row: int, **fields: object) -> JudgmentRecord:
+    values: dict[str, Any] = {
+        "source": "arena",
+        "item_external_id": None,
+        "kind": JudgmentKind.HUMAN,
+        "model_a": "model-a",
+        "model_b": "model-b",
+        "outcome": Outcome.A,
+        "label": "model_a",
+        "origin": Origin("battles.jsonl", row),
+    }
+    return JudgmentRecord(**{**values, **fields})  # type: ignore[arg-type]
+
+
+def test_each_judgment_is_checked_whole_after_the_same_texts_were_storable() -> None:
+    """Texts found storable are remembered (a battle log repeats them millions of times); a
+    text that is not, in any field, is still refused with its reason."""
+    report = ImportReport()
+    clean = [_judgment(row) for row in range(1, 4)]
+    hostile = [
+        _judgment(10, label="model_a\x00"),
+        _judgment(11, model_b="model-b\ud800"),
+        _judgment(12, rater="r" * 129),
+        _judgment(13, turn_index=0),
+        _judgment(14, strength=2**70),
+        _judgment(15, score=float("nan")),
+        _judgment(16, metadata={"tstamp": float("inf")}),
+        _judgment(17, rater="r" * 129),  # a text refused once is refused again
+    ]
+    kept = _storable([*clean, *hostile, *clean], report, Origin("battles.jsonl"))
+    assert kept == [*clean, *clean]
+    refused = [(problem.row, problem.field) for problem in report.rejections]
+    assert refused == [
+        (10, "label"),
+        (11, "model_b"),
+        (12, "rater"),
+        (13, "turn"),
+        (14, "strength"),
+        (15, "score"),
+        (16, "metadata"),
+        (17, "rater"),
+    ]
+    assert "NUL" in report.rejections[0].reason
+    assert "unpaired surrogate" in report.rejections[1].reason
+    assert "at most 128" in report.rejections[2].reason
+
+
+def test_a_text_repeated_across_judgments_is_checked_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from workbench.services import importing
+
+    checked: list[str] = []
+    original = importing._text_problem
+
+    def text_problem(text: str, column: object) -> str | None:
+        checked.append(text)
+        return original(text, column)
+
+    monkeypatch.setattr(importing, "_STORABLE_TEXTS", {})
+    monkeypatch.setattr(importing, "_text_problem", text_problem)
+    judgments = [_judgment(row, model_a=f"model-{row % 3}") for row in range(1, 1001)]
+    assert _storable(judgments, ImportReport(), Origin("battles.jsonl")) == judgments
+    # source, criterion, label, model_b and three model_a names: each once
+    assert sorted(checked) == sorted(
+        ["arena", "overall", "model_a", "model-b", "model-0", "model-1", "model-2"]
+    )

@@ -44,7 +44,16 @@ TABLE_SUFFIXES = (PARQUET_SUFFIX, ARROW_SUFFIX)
 #: Rows per batch: small, because one row of an arena dataset may carry several images.
 BATCH_ROWS = 64
 
-#: Batches decoded ahead of the importer (each up to BATCH_ROWS rows, a few MB with images).
+#: A parquet row group of small rows (a battle log: two names and a winner, about 40 bytes a
+#: row) is read in batches of about this many bytes, as its footer declares them, instead: the
+#: checks and hand-over of a batch cost as much as decoding 64 such rows.
+BATCH_BYTES = 4 * 1024 * 1024
+
+#: ... and of at most this many rows.
+MAX_BATCH_ROWS = 20_000
+
+#: Batches decoded ahead of the importer (each up to BATCH_ROWS rows, a few MB with images, or
+#: about BATCH_BYTES of small rows).
 READ_AHEAD = 2
 
 #: Folders a Hugging Face download keeps beside the data that never hold rows of the dataset:
@@ -186,6 +195,21 @@ def check_parquet_footer(
     return sorted(dictionary_columns)
 
 
+def group_batch_rows(row_group: pq.RowGroupMetaData, batch_rows: int = BATCH_ROWS) -> int:
+    """Rows per batch for one parquet row group: ``batch_rows``, or more where its rows are
+    small, up to :data:`BATCH_BYTES` of them as the footer declares them inflated (each column
+    chunk already held to ``max_decompressed_bytes`` by :func:`check_parquet_footer`) and at
+    most :data:`MAX_BATCH_ROWS`."""
+    rows = row_group.num_rows
+    if rows <= batch_rows:
+        return batch_rows
+    declared = sum(
+        row_group.column(index).total_uncompressed_size for index in range(row_group.num_columns)
+    )
+    per_row = max(1, declared // rows)
+    return max(batch_rows, min(MAX_BATCH_ROWS, BATCH_BYTES // per_row))
+
+
 def _batches(
     path: Path,
     name: str,
@@ -209,7 +233,10 @@ def _batches(
                 # file is done.
                 for group in range(parquet.metadata.num_row_groups):
                     yield from parquet.iter_batches(
-                        batch_size=batch_rows, row_groups=[group], columns=wanted, use_threads=False
+                        batch_size=group_batch_rows(footer.row_group(group), batch_rows),
+                        row_groups=[group],
+                        columns=wanted,
+                        use_threads=False,
                     )
             finally:
                 parquet.close()

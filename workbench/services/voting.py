@@ -20,6 +20,7 @@ this session object can map back to a scheduled pair. Nothing it raises or logs 
 
 from __future__ import annotations
 
+import copy
 import logging
 import secrets
 import time
@@ -27,9 +28,11 @@ import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from sqlalchemy import (
     BindParameter,
+    Row,
     Select,
     bindparam,
     delete,
@@ -325,9 +328,20 @@ class AnnotationSession:
         self._pair_row = (
             select(ScheduledPair).where(ScheduledPair.id == bindparam("pair")).with_for_update()
         )
+        self._task_columns = select(
+            ScheduledPair.item_id,
+            ScheduledPair.turn_index,
+            ScheduledPair.left_model_id,
+            ScheduledPair.right_model_id,
+        ).where(ScheduledPair.id == bindparam("pair"))
+        self._order_columns = select(
+            ScheduledPair.sequence, ScheduledPair.left_model_id, ScheduledPair.right_model_id
+        ).where(ScheduledPair.id == bindparam("pair"))
         # read at every hand-out: a campaign may be switched to adaptive pairing before its
         # first vote while a session is open
         self._settings = select(Campaign.settings).where(Campaign.id == self._campaign_id)
+        #: the settings last read at a hand-out, and the pair choice they give
+        self._known_pair_choice: tuple[dict[str, Any] | None, str] | None = None
         # an adaptive campaign's hand-out: the first open attention check, and the first open
         # ordinary task (of the pair drawn), other than the task on screen; the cheap tests
         # come first, so the queue's per-task counts run only on the tasks that pass them
@@ -370,7 +384,7 @@ class AnnotationSession:
     def _build(self, session: Session, pair_id: int) -> BlindTask:
         return build_task(
             session,
-            session.get_one(ScheduledPair, pair_id),
+            session.connection().execute(self._task_columns, {"pair": pair_id}).one(),
             self.protocol,
             self._output_context,
             secrets.token_urlsafe(16),
@@ -384,10 +398,11 @@ class AnnotationSession:
         self._shown = _Shown(task, pair_id, _now(), time.monotonic(), swapped)
         return task
 
-    def _lock(self, session: Session, pair_id: int) -> ScheduledPair:
-        """The pair's row, locked until the transaction ends (a no-op on SQLite, whose writers
-        hold the database's write lock from BEGIN)."""
-        return session.scalars(self._pair_row, {"pair": pair_id}).one()
+    def _lock(self, session: Session, pair_id: int) -> Row[Any]:
+        """The pair's row (its columns), locked until the transaction ends (a no-op on SQLite,
+        whose writers hold the database's write lock from BEGIN). Read on the connection: an
+        ORM object of it was never used, and loading one cost CPU at every vote."""
+        return session.connection().execute(self._pair_row, {"pair": pair_id}).one()
 
     def _lease(self, session: Session, pair_id: int) -> None:
         """Take or renew this annotator's lease on a pair whose row the caller has locked, in
@@ -395,14 +410,10 @@ class AnnotationSession:
         lease_pairs(session, [pair_id], self._annotator_id, self._lease_for, self._swapped)
 
     def _choose_order(self, session: Session, pair_id: int) -> None:
-        pair = session.get_one(ScheduledPair, pair_id)
+        connection = session.connection()  # the columns alone: an ORM object cost CPU per vote
+        sequence, left, right = connection.execute(self._order_columns, {"pair": pair_id}).one()
         self._swapped[pair_id] = self._orders.choose(
-            session.connection(),
-            pair_id,
-            pair.sequence,
-            pair.left_model_id,
-            pair.right_model_id,
-            _now(),
+            connection, pair_id, sequence, left, right, _now()
         )
 
     def _release(self, session: Session, pair_id: int) -> None:
@@ -414,7 +425,7 @@ class AnnotationSession:
         transaction; None when none is left. An adaptive campaign chooses the pair instead
         (:meth:`_claim_adaptive`)."""
         connection = session.connection()  # Core statements: the ORM's execution path is unused
-        if pair_choice(connection.scalar(self._settings), self.campaign_name) == ADAPTIVE:
+        if self._pair_choice(connection.scalar(self._settings)) == ADAPTIVE:
             return self._claim_adaptive(session, passing)
         after = -1
         while True:
@@ -425,12 +436,26 @@ class AnnotationSession:
             if pair_id == passing:
                 continue
             # The candidate was chosen from a snapshot taken before its lock was granted; a new
-            # statement sees what the lock's previous holder committed (its lease or vote).
-            still_open = connection.scalar(self._still_open, {"now": _now(), "pair": pair_id})
-            if still_open:
+            # statement sees what the lock's previous holder committed (its lease or vote). On
+            # SQLite the write transaction began with the database's write lock, so the snapshot
+            # is already the latest: no other writer can have committed since.
+            if connection.dialect.name == "sqlite" or connection.scalar(
+                self._still_open, {"now": _now(), "pair": pair_id}
+            ):
                 self._choose_order(session, pair_id)
                 self._lease(session, pair_id)
                 return pair_id
+
+    def _pair_choice(self, settings: dict[str, Any] | None) -> str:
+        """:func:`pair_choice` of the settings read at a hand-out, checked again only when they
+        differ from the last ones read (checking them cost more than reading them)."""
+        known = self._known_pair_choice
+        if known is None or known[0] != settings:
+            known = self._known_pair_choice = (
+                copy.deepcopy(settings),
+                pair_choice(settings, self.campaign_name),
+            )
+        return known[1]
 
     def _claim_adaptive(self, session: Session, passing: int | None) -> int | None:
         """Lease the task the adaptive rule chooses among those open to this annotator (other
