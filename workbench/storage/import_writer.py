@@ -25,6 +25,7 @@ from workbench.importers.base import ImportReport, Record
 from workbench.importers.images import PreparedImage, image_key
 from workbench.importers.model_names import differing_characters, look_alikes_of_known
 from workbench.storage.batching import chunked
+from workbench.storage.judgment_counts import counting_imported
 from workbench.storage.models import (
     Caption,
     Image,
@@ -520,8 +521,9 @@ class ImportWriter:
             kinds[judgment.kind.value] += 1
         # Core inserts into the table: the ORM's bulk path spent more than SQLite on each row
         table = cast(Table, PriorJudgment.__table__)  # a declarative model's table is a Table
-        for chunk in chunked(rows, 5000):
-            self.session.execute(insert(table), list(chunk))
+        with counting_imported(self.session, import_id):
+            for chunk in chunked(rows, 5000):
+                self.session.execute(insert(table), list(chunk))
         self.counts["judgments_added"] += len(rows)
         for kind, count in kinds.items():
             self.counts[f"judgments_{kind}"] += count
