@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from sqlalchemy import select
 from workbench_visit_bench.judge_templates import REFERENCE_FREE
 
+from tests.backends import BundleBackend, Location
 from tests.importers.canonical_helpers import item_line, write_jsonl
 from tests.judge.fake_openai_server import FakeOpenAIServer
 from tests.judge.helpers import FAKE_KEY
@@ -107,7 +108,7 @@ FILTERS = (
 )
 
 
-def check(location: Path | str) -> None:
+def check(location: Location) -> None:
     """The kept counts equal a recount, and every filter's battle counts read from them equal
     the scan's (the scan of every judgment stored after an empty fingerprint)."""
     with Bundle.open(location) as bundle, bundle.read_session() as session:
@@ -165,9 +166,12 @@ def vote(bundle: Bundle, campaign: str, handle: str, choices: list[str]) -> Anno
     return session
 
 
-def test_every_write_path_keeps_the_counts(judge: tuple[FakeOpenAIServer, Judge], tmp_path: Path):
+def test_every_write_path_keeps_the_counts(
+    judge: tuple[FakeOpenAIServer, Judge], tmp_path: Path, bundle_backend: BundleBackend
+) -> None:
+    """On SQLite and on a server bundle (the pack and the copy are files either way)."""
     server, scripted = judge
-    path = tmp_path / "bundle.wbb"
+    path = bundle_backend.new_location()
     import_files(path, [write_jsonl(tmp_path / "src", source_lines())], "jsonl")
     check(path)
 

@@ -491,8 +491,13 @@ class JudgmentStore:
         for name in columns:
             column = self.columns.get(name)
             if column is None:
-                empty = DETAIL_COLUMNS[name] if name in DETAIL_COLUMNS else CELL_COLUMNS[name]
-                chosen.append(type_coerce(null(), empty).label(name))
+                # an id a store has not is a typed NULL (PostgreSQL reads a bare one as text)
+                empty = (
+                    type_coerce(null(), DETAIL_COLUMNS[name])
+                    if name in DETAIL_COLUMNS
+                    else cast(null(), CELL_COLUMNS[name])
+                )
+                chosen.append(empty.label(name))
                 continue
             chosen.append(column.expression.label(name))
             needed.update(column.joins)
@@ -959,6 +964,18 @@ def read_judgments(
     statement = select_judgments(*filters, columns=columns, pairwise=pairwise, after=after)
     result = session.execute(statement)
     return list(result.keys()), [tuple(row) for row in result]
+
+
+def has_pairwise_judgments(session: Session, *filters: OutcomeFilter | None) -> bool:
+    """Whether the filters keep a pairwise judgment: one kept cell when the kept counts
+    answer them (a lookup whatever the bundle's size), else the first judgment found."""
+    if _kept_will_do(filters):
+        rows = kept_cell_rows(filters)
+        conditions = _where(rows, filters) + _pairwise(rows)
+        statement: Any = select(rows.c.kind).where(*conditions).limit(1)
+    else:
+        statement = select_judgments(*filters, columns=("kind",), pairwise=True).limit(1)
+    return session.execute(statement).first() is not None
 
 
 def distinct_values(
