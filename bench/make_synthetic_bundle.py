@@ -284,6 +284,10 @@ def make_synthetic_bundle(
 
             if votes:
                 counts.update(_insert_votes(connection, rng, items, models, votes, seed))
+            # rows written directly: the judgment counts per cell are counted from them
+            from workbench.storage.judgment_counts import recount
+
+            recount(connection)
     finally:
         bundle.close()
     return counts

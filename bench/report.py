@@ -121,6 +121,11 @@ def add_campaign_and_judge(bundle_path: Path, seed: int = 0) -> None:
                         request_hash=f"bench-{index}-{order}",
                     )
                 )
+        session.flush()
+        # rows added directly, not through the vote path or the judge runner: counted here
+        from workbench.storage.judgment_counts import recount
+
+        recount(session)
 
 
 def build(data: Path, bundle: Path) -> None:

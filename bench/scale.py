@@ -3,6 +3,7 @@
     python bench/scale.py [--sizes 100000,1000000,10000000] [--models 100,100,200]
         [--rounds 100] [--work /tmp/workbench-scale] [--reference-max 1000000]
         [--import-max 1000000] [--import-formats json,jsonl,parquet] [--baseline TREE]
+        [--postgres ADMIN_URL --postgres-dir DIR] [--postgres-max 1000000]
 
 For each size a bundle of that many battles (FastChat's battle-log shape: judgments without
 conversations, ``N`` models with evenly spread strengths, 8% ties, seeded) is generated once
@@ -16,6 +17,13 @@ peak = its maximum resident set):
   battles read from JSON, aggregated with ``np.unique``, L-BFGS per bootstrap round), up to
   --reference-max battles (at 10M the reference's JSON alone needs about 15 GB). The two sets of
   ratings, each centred, must agree within 0.1 Elo points.
+- **PostgreSQL** (``--postgres``, the URL ``scripts/postgres.sh start DIR`` prints, with that
+  ``DIR``): the same battles copied into a server bundle (``COPY``) and counted per cell there,
+  then the same leaderboard command on its URL: the client's CPU by ``os.wait4`` and the
+  server's, read as its postmaster's reaped children (the backend ends with the client), and
+  their sum against the SQLite figure, up to --postgres-max battles.
+- A bundle kept from an older schema is upgraded first (``workbench upgrade``, which counts its
+  judgments per cell once); its CPU is printed too.
 - **import**: ``workbench import FOLDER --format arena-battles --into NEW`` up to --import-max
   battles, once per --import-formats entry: the same battles as a FastChat battle JSON list
   (``json``), as JSON Lines (``jsonl``) and as a parquet table without images (``parquet``),
@@ -163,6 +171,13 @@ def build(
     for sql in indexes:
         connection.execute(sql)
     connection.commit()
+    connection.close()
+    from workbench.storage.judgment_counts import recount
+
+    # the judgments went in behind the app's write paths, which keep the counts per cell
+    with Bundle.open(bundle) as opened, opened.session() as session:
+        recount(session)
+    connection = sqlite3.connect(bundle)
     connection.execute("ANALYZE")
     connection.close()
     params.write_text(json.dumps(wanted))
@@ -173,11 +188,15 @@ def ratings(
 ) -> dict[str, Any]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     cli = [sys.executable, "-m", "workbench.cli"]
+    # a bundle kept from an older schema is upgraded first: the upgrade counts its judgments
+    # per cell once (a no-op at the current schema)
+    upgraded = run([*cli, "upgrade", str(bundle)], env)
     command = [*cli, "leaderboard", str(bundle), "--method", "bt"]
     command += ["--bootstrap", str(args.rounds), "--min-battles", "0", "--json"]
     run(command, env)  # warms the page cache
     ours = run(command, env)
     row: dict[str, Any] = {
+        "upgrade_cpu": upgraded["cpu"],
         "ours_cpu": ours["cpu"],
         "ours_wall": ours["wall"],
         "ours_mb": ours["peak_mb"],
@@ -201,6 +220,82 @@ def ratings(
             difference=difference,
         )
     return row
+
+
+#: the tables a generated bundle's battles live in, copied to the server in this order
+SERVER_TABLES = ("imports", "models", "prior_judgments")
+
+
+def _server_children_cpu(data: Path) -> float:
+    """CPU seconds of the server's ended backends: its postmaster's reaped children (a backend
+    ends, and is reaped, when its client disconnects)."""
+    pid = int((data / "postmaster.pid").read_text().split()[0])
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    # fields after the name: state is field 3 of stat, cutime and cstime fields 16 and 17
+    return (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")
+
+
+def server_bundle(bundle: Path, admin_url: str, size: int) -> str:
+    """The generated bundle's battles in a server bundle (a database of their own on the
+    server of ``admin_url``), copied with COPY and counted per cell there."""
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    from workbench.storage import Bundle
+    from workbench.storage.judgment_counts import recount
+
+    database = f"workbench_scale_{size}"
+    url = make_url(admin_url).set(database=database).render_as_string(False)
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{database}"')
+        admin.execute(f'CREATE DATABASE "{database}"')
+    Bundle.create(url).close()
+    print(f"{size:,} battles: copying to the server …", file=sys.stderr, flush=True)
+    source = sqlite3.connect(bundle)
+    with psycopg.connect(url) as target:
+        for table in SERVER_TABLES:
+            rows = source.execute(f"SELECT * FROM {table}")
+            names = ", ".join(f'"{column[0]}"' for column in rows.description)
+            with target.cursor().copy(f"COPY {table} ({names}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
+            target.execute(
+                f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
+                f"(SELECT max(id) FROM {table}))"
+            )
+    source.close()
+    with Bundle.open(url) as opened, opened.session() as session:
+        recount(session)
+    with psycopg.connect(url, autocommit=True) as target:
+        target.execute("ANALYZE")
+    return url
+
+
+def server_ratings(
+    bundle: Path, args: argparse.Namespace, size: int, sqlite_cpu: float
+) -> dict[str, Any]:
+    """The leaderboard of the same battles in a server bundle: the client process's CPU (by
+    wait4) and the server's (its backends' CPU, read from the postmaster's reaped children)."""
+    url = server_bundle(bundle, args.postgres, size)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "workbench.cli", "leaderboard", url, "--method", "bt"]
+    command += ["--bootstrap", str(args.rounds), "--min-battles", "0", "--json"]
+    data = args.postgres_dir / "data"
+    run(command, env)  # warms the server's cache
+    time.sleep(1)  # the backend of that run is reaped before the count starts
+    before = _server_children_cpu(data)
+    client = run(command, env)
+    time.sleep(1)
+    server = _server_children_cpu(data) - before
+    total = client["cpu"] + server
+    return {
+        "server_client_cpu": client["cpu"],
+        "server_client_mb": client["peak_mb"],
+        "server_server_cpu": server,
+        "server_total_cpu": total,
+        "server_wall": client["wall"],
+        "server_over_sqlite": total / sqlite_cpu,
+    }
 
 
 #: battles per import file: under the importer's 2,000,000-row limit for one file
@@ -288,7 +383,11 @@ def _number(value: Any, digits: int = 1) -> str:
     return "–" if value is None else f"{value:,.{digits}f}"
 
 
-def table(rows: dict[int, dict[str, Any]], load: tuple[float, float, float]) -> str:
+def table(
+    rows: dict[int, dict[str, Any]],
+    load: tuple[float, float, float],
+    started: tuple[float, float, float],
+) -> str:
     sizes = sorted(rows)
     lines = [
         "| step | " + " | ".join(f"{size:,} battles" for size in sizes) + " |",
@@ -303,6 +402,13 @@ def table(rows: dict[int, dict[str, Any]], load: tuple[float, float, float]) -> 
         ("reference, peak MB", "reference_mb", 0),
         ("reference CPU / ours", "ratio", 2),
         ("largest rating difference (Elo points)", "difference", 4),
+        ("schema upgrade of a kept bundle, CPU s", "upgrade_cpu", 2),
+        ("PostgreSQL: client CPU s", "server_client_cpu", 2),
+        ("PostgreSQL: client peak MB", "server_client_mb", 0),
+        ("PostgreSQL: server CPU s", "server_server_cpu", 2),
+        ("PostgreSQL: client + server CPU s", "server_total_cpu", 2),
+        ("PostgreSQL: wall s", "server_wall", 2),
+        ("PostgreSQL CPU / SQLite CPU", "server_over_sqlite", 2),
         *(
             (f"{who} {form}, {label}", f"{prefix}_{form}_{key}", digits)
             for form in IMPORT_FORMATS
@@ -326,7 +432,11 @@ def table(rows: dict[int, dict[str, Any]], load: tuple[float, float, float]) -> 
         cells = [_number(rows[size].get(key), digits) for size in sizes]
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     lines.append("")
-    lines.append(f"Load average during the run: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}.")
+    lines.append(
+        f"Load average (1, 5, 15 min) at the start: {started[0]:.2f} {started[1]:.2f} "
+        f"{started[2]:.2f}; at the end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} "
+        f"({os.cpu_count()} cores)."
+    )
     return "\n".join(lines)
 
 
@@ -348,14 +458,29 @@ def main() -> None:
         help="a checkout of another commit (git worktree or git archive): its import is timed "
         "right after ours on the same files, and the table gives the ratios",
     )
+    parser.add_argument(
+        "--postgres",
+        metavar="ADMIN_URL",
+        help="also rate the battles in a server bundle on this server (scripts/postgres.sh "
+        "start DIR prints the URL), up to --postgres-max battles",
+    )
+    parser.add_argument(
+        "--postgres-dir",
+        type=Path,
+        help="the folder given to scripts/postgres.sh start (its server's CPU is read there)",
+    )
+    parser.add_argument("--postgres-max", type=int, default=1_000_000)
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",")]
     models = [int(count) for count in args.models.split(",")]
     if len(models) != len(sizes):
         raise SystemExit("--models needs one count per --sizes entry")
     args.work.mkdir(parents=True, exist_ok=True)
+    if args.postgres and args.postgres_dir is None:
+        raise SystemExit("--postgres needs --postgres-dir (the folder of scripts/postgres.sh)")
     rows: dict[int, dict[str, Any]] = {}
     began = time.perf_counter()
+    started = os.getloadavg()
     for size, count in zip(sizes, models, strict=True):
         bundle = args.work / f"battles-{size}.wbb"
         battles_json = args.work / f"battles-{size}.json"
@@ -364,9 +489,11 @@ def main() -> None:
             build(bundle, battles_json, size, count, with_json=size <= args.reference_max)
             print(f"{size:,} battles: ratings …", file=sys.stderr, flush=True)
             rows[size].update(ratings(bundle, battles_json, args, size))
+            if args.postgres and size <= args.postgres_max:
+                rows[size].update(server_ratings(bundle, args, size, rows[size]["ours_cpu"]))
         if size <= args.import_max:
             rows[size].update(import_rate(args, size, count))
-    print(table(rows, os.getloadavg()))
+    print(table(rows, os.getloadavg(), started))
     print(f"\n(whole run {time.perf_counter() - began:.0f} s wall)", file=sys.stderr)
 
 

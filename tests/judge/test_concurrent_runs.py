@@ -116,6 +116,7 @@ def test_the_migration_keeps_the_first_of_duplicate_verdicts(tmp_path: Path) -> 
             "campaign_counts",
             "flags",  # 0008
             "pair_choices",  # 0009
+            "judgment_counts",  # 0011
         ):
             connection.execute(f"DROP TABLE {table}")
         for table in ("votes", "pair_leases"):  # 0008

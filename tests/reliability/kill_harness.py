@@ -31,6 +31,7 @@ from workbench.storage import Bundle, head_revision
 from workbench.storage.backups import list_backups
 from workbench.storage.bundle import copy_bundle
 from workbench.storage.integrity import check_file_header, integrity_check
+from workbench.storage.judgment_counts import kept_cells, recounted_cells
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 WORKER_TIMEOUT = float(HANG_GUARD_SECONDS)  # a hang guard: a start or an end, never a budget
@@ -532,7 +533,8 @@ WORKLOADS: dict[str, type[Workload]] = {
 
 
 def check_after_kill(path: Path) -> list[str]:
-    """The header check every open runs, SQLite's integrity check, and an open."""
+    """The header check every open runs, SQLite's integrity check, an open, and the judgment
+    counts kept per cell equal to a recount (they are written in the judgments' transaction)."""
     if not path.exists():
         return []
     problems = []
@@ -542,7 +544,9 @@ def check_after_kill(path: Path) -> list[str]:
         problems.append(f"header check: {error}")
     problems += integrity_check(path)
     try:
-        Bundle.open(path).close()
+        with Bundle.open(path) as bundle, bundle.read_session() as session:
+            if kept_cells(session) != recounted_cells(session):
+                problems.append("the kept judgment counts differ from a recount")
     except Exception as error:
         problems.append(f"open: {error}")
     return problems

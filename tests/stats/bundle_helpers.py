@@ -11,6 +11,7 @@ from typing import Any
 
 from workbench.services.importing import import_files
 from workbench.storage import Bundle
+from workbench.storage.judgment_counts import CAMPAIGN, JUDGE_RUN, count_added
 from workbench.storage.models import (
     Annotator,
     Campaign,
@@ -97,6 +98,8 @@ def add_campaign_votes(
                     retracted_at=datetime.now(UTC) if retracted else None,
                 )
             )
+        session.flush()  # written here without the app's vote path, so counted here too
+        count_added(session, CAMPAIGN, Vote.campaign_id == row.id)
 
 
 def add_judge_verdicts(
@@ -134,3 +137,5 @@ def add_judge_verdicts(
                     error=None if outcome else "timeout",
                 )
             )
+        session.flush()  # written here without the judge runner, so counted here too
+        count_added(session, JUDGE_RUN, JudgeVerdict.run_id == row.id)

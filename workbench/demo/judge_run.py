@@ -25,6 +25,7 @@ from workbench.demo.votes import answer_length, correct_turns
 from workbench.domain import Outcome
 from workbench.services.judging.verdicts import mark_position_flips
 from workbench.storage.bundle import Bundle
+from workbench.storage.judgment_counts import counting_verdicts
 from workbench.storage.models import Item, JudgeRun, JudgeVerdict, Model
 
 SIMULATED_JUDGE = "simulated-judge (demo)"
@@ -134,6 +135,7 @@ def store_judge_run(bundle: Bundle, verdicts: Sequence[SimulatedVerdict], seed: 
                     "metadata_": {"demo": True, "simulated": True},
                 }
             )
-        session.execute(insert(JudgeVerdict), rows)
+        with counting_verdicts(session, rows):
+            session.execute(insert(JudgeVerdict), rows)
         mark_position_flips(session, run.id)
         return run.id

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import and_, select
 from sqlalchemy.orm import Session
 
 from workbench.plugins import Registry
@@ -26,6 +26,7 @@ from workbench.services.campaign_settings import settings_of
 from workbench.services.campaigns import campaign_protocol, find_campaign
 from workbench.services.voting import answer_rows
 from workbench.storage.bundle import Bundle
+from workbench.storage.judgment_counts import ADJUDICATION, changing
 from workbench.storage.models import (
     Adjudication,
     Annotator,
@@ -268,19 +269,17 @@ def record_adjudication(
         # choice needs a comment); every criterion shares the protocol's answers
         rows = answer_rows(protocol, dict.fromkeys(names, answer), note.strip() or None)
         _, choice, grade = next(row for row in rows if row[0] == criterion)
-        stored = session.scalar(
-            select(Adjudication).where(
-                Adjudication.pair_id == pair.id, Adjudication.criterion == criterion
-            )
-        )
-        if stored is None:
-            stored = Adjudication(campaign_id=campaign.id, pair_id=pair.id, criterion=criterion)
-            session.add(stored)
-        stored.choice, stored.grade = choice, grade
-        stored.note = note.strip()
-        stored.adjudicator = adjudicator
-        stored.adjudicated_at = datetime.now(UTC)
-        session.flush()
+        settled = and_(Adjudication.pair_id == pair.id, Adjudication.criterion == criterion)
+        with changing(session, ADJUDICATION, settled):
+            stored = session.scalar(select(Adjudication).where(settled))
+            if stored is None:
+                stored = Adjudication(campaign_id=campaign.id, pair_id=pair.id, criterion=criterion)
+                session.add(stored)
+            stored.choice, stored.grade = choice, grade
+            stored.note = note.strip()
+            stored.adjudicator = adjudicator
+            stored.adjudicated_at = datetime.now(UTC)
+            session.flush()
         result = {"campaign": campaign.name, "task": task, "criterion": criterion}
         result |= _settled_json(stored)
     log.info("adjudicated task %d of %s", task, campaign.name)

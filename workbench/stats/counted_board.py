@@ -7,6 +7,7 @@ cannot disagree."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,8 +18,10 @@ from workbench.stats.errors import StatsInputError
 from workbench.stats.pair_counts import PairCounts, count_pairs, first_appearance_codes
 
 OUTCOME_VALUES = frozenset(outcome.value for outcome in Outcome)
-# Rounds are solved in blocks so memory stays near this many Hessian entries at once.
+# Rounds are drawn and solved in blocks so memory stays near this many Hessian entries, and
+# this many (round, pair) entries per working array, at once.
 HESSIAN_BUDGET = 4_000_000
+ROUND_PAIR_BUDGET = 500_000
 CONFIDENCE_LEVEL = 0.95
 
 
@@ -78,13 +81,23 @@ class CountedRows:
 def resampled_cells(counts: PairCounts, rounds: int, seed: int | None) -> np.ndarray:
     """``rounds`` bootstrap resamples of the battles behind ``counts``, as (rounds, cells) weights
     of :attr:`PairCounts.cells` (multinomial with the observed number of battles)."""
+    return np.vstack(list(_resampled_blocks(counts, rounds, seed, rounds)))
+
+
+def _resampled_blocks(
+    counts: PairCounts, rounds: int, seed: int | None, block: int
+) -> Iterator[np.ndarray]:
+    """:func:`resampled_cells` in blocks of at most ``block`` rounds: the same draws (one
+    generator draws the rounds in order), without holding every round at once."""
     if rounds < 1:
         raise StatsInputError("the number of bootstrap rounds must be at least 1")
     observed = np.append(counts.cells, counts.self_weight)
     battles = round(float(observed.sum()))
     rng = np.random.default_rng(seed)
-    draws = rng.multinomial(battles, observed / observed.sum(), size=rounds)
-    return draws[:, :-1].astype(np.float64)
+    for start in range(0, rounds, block):
+        size = min(block, rounds - start)
+        draws = rng.multinomial(battles, observed / observed.sum(), size=size)
+        yield draws[:, :-1].astype(np.float64)
 
 
 def bootstrap_counts(
@@ -96,13 +109,18 @@ def bootstrap_counts(
 ) -> np.ndarray:
     """Bradley-Terry ratings of ``rounds`` bootstrap resamples, (rounds, models) in the order
     of ``counts.models``; see :func:`workbench.stats.bootstrap.bootstrap_bradley_terry`."""
-    cells = resampled_cells(counts, rounds, seed)
     n_models = len(counts.models)
-    block = max(1, HESSIAN_BUDGET // (n_models * n_models))
+    block = max(
+        1,
+        min(
+            HESSIAN_BUDGET // (n_models * n_models),
+            ROUND_PAIR_BUDGET // max(1, len(counts.first)),
+        ),
+    )
     return np.vstack(
         [
-            fit_counts(counts, cells[start : start + block], anchor, scale)
-            for start in range(0, rounds, block)
+            fit_counts(counts, cells, anchor, scale)
+            for cells in _resampled_blocks(counts, rounds, seed, block)
         ]
     )
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import cast
@@ -39,6 +39,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from workbench.storage.batching import chunked
+from workbench.storage.judgment_counts import changing_votes
 from workbench.storage.models import (
     Base,
     Campaign,
@@ -215,16 +216,19 @@ def counting(session: Session, pair_ids: Iterable[int], *, answers: bool = True)
         yield
         return
     session.flush()  # the states are read on the connection, which does not flush the session
-    before = _pair_states(session, ids, answers)
-    active.update(ids)
-    try:
-        yield
-        session.flush()
-    finally:
-        active.difference_update(ids)
-    after = _pair_states(session, ids, answers)
-    for pair_id, state in after.items():
-        _apply(session, before[pair_id], state, pair_id)
+    # the leaderboards' judgment counts move with the same votes (leases change no judgment)
+    judgments = changing_votes(session, ids) if answers else nullcontext()
+    with judgments:
+        before = _pair_states(session, ids, answers)
+        active.update(ids)
+        try:
+            yield
+            session.flush()
+        finally:
+            active.difference_update(ids)
+        after = _pair_states(session, ids, answers)
+        for pair_id, state in after.items():
+            _apply(session, before[pair_id], state, pair_id)
 
 
 def rebuild_counters(executor: Executor, campaign_ids: Iterable[int] | None = None) -> None:

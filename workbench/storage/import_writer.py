@@ -25,6 +25,7 @@ from workbench.importers.base import ImportReport, Record
 from workbench.importers.images import PreparedImage, image_key
 from workbench.importers.model_names import differing_characters, look_alikes_of_known
 from workbench.storage.batching import chunked, insert_rows
+from workbench.storage.judgment_counts import counting_imported
 from workbench.storage.models import (
     Caption,
     Image,
@@ -520,7 +521,8 @@ class ImportWriter:
             kinds[judgment.kind.value] += 1
         # Core inserts into the table: the ORM's bulk path spent more than SQLite on each row
         table = cast(Table, PriorJudgment.__table__)  # a declarative model's table is a Table
-        insert_rows(self.session, table, rows)
+        with counting_imported(self.session, import_id):
+            insert_rows(self.session, table, rows)
         self.counts["judgments_added"] += len(rows)
         for kind, count in kinds.items():
             self.counts[f"judgments_{kind}"] += count

@@ -88,6 +88,7 @@ from workbench.storage.models import (
     ItemCategory,
     JudgeRun,
     JudgeVerdict,
+    JudgmentCount,
     Model,
     PriorJudgment,
     ScheduledPair,
@@ -313,6 +314,8 @@ def simulated_clause(rows: Subquery) -> ColumnElement[bool]:
     """Whether a row of :func:`judgment_rows` (or of the narrower stores, which have
     ``origin`` and ``row_id`` too) is a verdict of a simulated judge run."""
     runs = select(JudgeRun.id).where(JudgeRun.judge_model == SIMULATED_JUDGE_MODEL)
+    if "judge_run_id" in rows.c:  # a cell of the kept counts knows its run
+        return and_(rows.c.origin == JudgmentOrigin.JUDGE_RUN.value, rows.c.judge_run_id.in_(runs))
     verdicts = select(JudgeVerdict.id).where(JudgeVerdict.run_id.in_(runs))
     return and_(rows.c.origin == JudgmentOrigin.JUDGE_RUN.value, rows.c.row_id.in_(verdicts))
 
@@ -327,10 +330,15 @@ def simulated_left_out(session: Session, *filters: OutcomeFilter | None) -> int:
     if session.scalar(simulated_runs.limit(1)) is None:
         return 0  # the usual case, answered without reading the judgments
     keeping = [replace(one, include_simulated=True) for one in combined]
-    stores = _pairwise_stores() if _pairwise_will_do(keeping) else _wide_stores()
-    rows = union_all(*stores).subquery("judgments")
+    if _kept_will_do(keeping):
+        rows = kept_cell_rows(keeping)
+        counted: Any = func.sum(rows.c.judgments)
+    else:
+        stores = _pairwise_stores() if _pairwise_will_do(keeping) else _wide_stores()
+        rows = union_all(*stores).subquery("judgments")
+        counted = func.count()
     conditions = _where(rows, keeping) + _pairwise(rows) + [simulated_clause(rows)]
-    return int(session.scalar(select(func.count()).select_from(rows).where(*conditions)) or 0)
+    return int(session.scalar(select(counted).select_from(rows).where(*conditions)) or 0)
 
 
 def tagged_categories(session: Session) -> list[str]:
@@ -400,6 +408,22 @@ DETAIL_COLUMNS: dict[str, TypeEngine[Any]] = {
 }
 
 
+#: the ids a cell of the kept counts is keyed by (:mod:`workbench.storage.judgment_counts`),
+#: where the read model's columns carry names; NULL where a store has none
+CELL_COLUMNS: dict[str, TypeEngine[Any]] = {
+    name: Integer()
+    for name in (
+        "import_id",
+        "campaign_id",
+        "annotator_id",
+        "judge_run_id",
+        "source_id",
+        "model_a_id",
+        "model_b_id",
+    )
+}
+
+
 def _text(value: Any = None) -> Any:
     return cast(null(), String) if value is None else literal(value, String)
 
@@ -450,7 +474,9 @@ class JudgmentStore:
     def __post_init__(self) -> None:
         missing = [name for name in COLUMNS if name not in self.columns]
         unknown = [
-            name for name in self.columns if name not in COLUMNS and name not in DETAIL_COLUMNS
+            name
+            for name in self.columns
+            if name not in COLUMNS and name not in DETAIL_COLUMNS and name not in CELL_COLUMNS
         ]
         if missing or unknown:
             raise ValueError(
@@ -465,7 +491,13 @@ class JudgmentStore:
         for name in columns:
             column = self.columns.get(name)
             if column is None:
-                chosen.append(type_coerce(null(), DETAIL_COLUMNS[name]).label(name))
+                # an id a store has not is a typed NULL (PostgreSQL reads a bare one as text)
+                empty = (
+                    type_coerce(null(), DETAIL_COLUMNS[name])
+                    if name in DETAIL_COLUMNS
+                    else cast(null(), CELL_COLUMNS[name])
+                )
+                chosen.append(empty.label(name))
                 continue
             chosen.append(column.expression.label(name))
             needed.update(column.joins)
@@ -546,6 +578,10 @@ def _declared_stores() -> tuple[JudgmentStore, ...]:
             "row_id": _column(PriorJudgment.id),
             "raw_text": _column(PriorJudgment.raw_text),
             "metadata": _column(PriorJudgment.metadata_),
+            "import_id": _column(PriorJudgment.import_id),
+            "source_id": _column(Item.source_id, "item"),
+            "model_a_id": _column(PriorJudgment.model_a_id),
+            "model_b_id": _column(PriorJudgment.model_b_id),
         },
     )
     # a pairwise choice is an outcome; verification choices and skips are not
@@ -608,6 +644,11 @@ def _declared_stores() -> tuple[JudgmentStore, ...]:
             "duration_ms": _column(Vote.duration_ms),
             "skip_reason": _column(Vote.skip_reason),
             "pair_sequence": _column(ScheduledPair.sequence, "pair"),
+            "campaign_id": _column(Vote.campaign_id),
+            "annotator_id": _column(Vote.annotator_id),
+            "source_id": _column(Item.source_id, "item"),
+            "model_a_id": _column(Vote.model_a_id),
+            "model_b_id": _column(Vote.model_b_id),
         },
     )
     verdicts = JudgmentStore(
@@ -659,6 +700,10 @@ def _declared_stores() -> tuple[JudgmentStore, ...]:
             "template_name": _column(JudgeRun.template_name, "run"),
             "template_version": _column(JudgeRun.template_version, "run"),
             "request_hash": _column(JudgeVerdict.request_hash),
+            "judge_run_id": _column(JudgeVerdict.run_id),
+            "source_id": _column(Item.source_id, "item"),
+            "model_a_id": _column(JudgeVerdict.model_a_id),
+            "model_b_id": _column(JudgeVerdict.model_b_id),
         },
     )
     settled = case((Adjudication.choice.in_(OUTCOME_VALUES), Adjudication.choice), else_=null())
@@ -711,6 +756,10 @@ def _declared_stores() -> tuple[JudgmentStore, ...]:
                 _metadata_text(Campaign.settings, "output_context"), "campaign"
             ),
             "pair_sequence": _column(ScheduledPair.sequence, "pair"),
+            "campaign_id": _column(Adjudication.campaign_id),
+            "source_id": _column(Item.source_id, "item"),
+            "model_a_id": _column(ScheduledPair.left_model_id, "pair"),
+            "model_b_id": _column(ScheduledPair.right_model_id, "pair"),
         },
     )
     return (imported, votes, verdicts, adjudications)
@@ -785,6 +834,78 @@ def _pairwise_will_do(filters: Sequence[OutcomeFilter | None]) -> bool:
     ) and not any(one.reads_items() for one in filters if one is not None)
 
 
+#: the read-model columns a cell of the kept counts (:class:`JudgmentCount`) answers filters
+#: on: a filter on any other (an item's category, a rater, the item itself) reads the judgments
+KEPT_COLUMNS = (
+    "origin",
+    "kind",
+    "source",
+    "campaign",
+    "judge_run",
+    "annotator",
+    "turn",
+    "criterion",
+    "context",
+)
+
+
+def _kept_will_do(filters: Sequence[OutcomeFilter | None]) -> bool:
+    """Whether the kept counts answer every filter: each names no column but
+    :data:`KEPT_COLUMNS` (a rater or evaluator, which selects an imported rater's judgments,
+    is not kept per cell) and reads no item."""
+    return all(
+        column in KEPT_COLUMNS
+        for one in filters
+        if one is not None
+        for column, _ in one._dimensions()
+    ) and not any(one.reads_items() for one in filters if one is not None)
+
+
+def kept_cell_rows(filters: Sequence[OutcomeFilter | None] = ()) -> Subquery:
+    """The kept counts (:class:`~workbench.storage.models.JudgmentCount`) as rows with the read
+    model's column names (``origin``, ``kind``, ``model_a``, ``model_b``, ``outcome``,
+    ``derived`` and those of :data:`KEPT_COLUMNS` the ``filters`` name), the cell's
+    ``judge_run_id`` (for :func:`simulated_clause`), ``judgments``, ``strong`` (the decisive
+    ones of strength 2 or more) and ``first_position``: joining only the names the filters
+    read."""
+    cells = JudgmentCount.__table__
+    side_a, side_b = aliased(Model, name="side_a"), aliased(Model, name="side_b")
+    named = {column for one in filters if one is not None for column, _ in one._dimensions()}
+    columns: list[Any] = [
+        cells.c.origin,
+        cells.c.kind,
+        _side(side_a.name, side_b.name, cells.c.outcome).label("model_a"),
+        _side(side_b.name, side_a.name, cells.c.outcome).label("model_b"),
+        cells.c.outcome,
+        cells.c.derived,
+        cells.c.judge_run_id,
+        cells.c.judgments,
+        cells.c.strong,
+        cells.c.first_position,
+    ]
+    statement_joins: list[tuple[Any, Any]] = [
+        (side_a, side_a.id == cells.c.model_a_id),
+        (side_b, side_b.id == cells.c.model_b_id),
+    ]
+    names = {
+        "source": (Source, Source.name, cells.c.source_id == Source.id),
+        "campaign": (Campaign, Campaign.name, cells.c.campaign_id == Campaign.id),
+        "judge_run": (JudgeRun, JudgeRun.name, cells.c.judge_run_id == JudgeRun.id),
+        "annotator": (Annotator, Annotator.handle, cells.c.annotator_id == Annotator.id),
+    }
+    for column, (target, name, on) in names.items():
+        if column in named:
+            columns.append(name.label(column))
+            statement_joins.append((target, on))
+    if "turn" in named:
+        columns.append(case((cells.c.turn == -1, null()), else_=cells.c.turn).label("turn"))
+    columns += [cells.c.criterion, cells.c.context]
+    statement = select(*columns).select_from(cells)
+    for target, on in statement_joins:
+        statement = statement.outerjoin(target, on)
+    return statement.subquery("kept_judgments")
+
+
 def narrow_judgment_rows() -> Subquery:
     """:func:`_narrow_stores` as one subquery."""
     return union_all(*_narrow_stores()).subquery("narrow_judgments")
@@ -843,6 +964,18 @@ def read_judgments(
     statement = select_judgments(*filters, columns=columns, pairwise=pairwise, after=after)
     result = session.execute(statement)
     return list(result.keys()), [tuple(row) for row in result]
+
+
+def has_pairwise_judgments(session: Session, *filters: OutcomeFilter | None) -> bool:
+    """Whether the filters keep a pairwise judgment: one kept cell when the kept counts
+    answer them (a lookup whatever the bundle's size), else the first judgment found."""
+    if _kept_will_do(filters):
+        rows = kept_cell_rows(filters)
+        conditions = _where(rows, filters) + _pairwise(rows)
+        statement: Any = select(rows.c.kind).where(*conditions).limit(1)
+    else:
+        statement = select_judgments(*filters, columns=("kind",), pairwise=True).limit(1)
+    return session.execute(statement).first() is not None
 
 
 def distinct_values(
@@ -935,37 +1068,41 @@ def _battle_counts_statement(
     """The statement of :func:`positioned_battle_counts`; ``decisive_weight`` is an SQL
     expression (a literal, or the bound parameter of :func:`compiled_battle_counts`), or None
     to count every judgment once."""
-    stores = _pairwise_stores() if _pairwise_will_do(filters) else _wide_stores()
-    if after is not None:
-        stores = _stored_after(stores, after)
-    rows = union_all(*stores).subquery("judgments")
-    conditions = _where(rows, filters) + _pairwise(rows)
-    if decisive_weight is None:
-        weight: Any = literal(1.0, Float)
+    if after is None and _kept_will_do(filters):
+        # the counts kept per cell as judgments are written: a read of the cells, not a scan
+        rows = kept_cell_rows(filters)
+        decisive = rows.c.judgments - rows.c.strong
+        if decisive_weight is None:
+            total: Any = cast(func.sum(rows.c.judgments), Float)
+        else:
+            total = func.sum(cast(decisive, Float) + rows.c.strong * decisive_weight)
+        counted: Any = func.sum(rows.c.judgments)
+        first: Any = func.min(rows.c.first_position)
     else:
-        weight = case(
-            (and_(rows.c.outcome.in_(["a", "b"]), rows.c.strength >= 2), decisive_weight),
-            else_=literal(1.0, Float),
-        )
-    # a position in stored order: origin first, then the row's id within its store
-    position = _origin_order(rows) * literal(1 << 40, BigInteger) + rows.c.row_id
+        stores = _pairwise_stores() if _pairwise_will_do(filters) else _wide_stores()
+        if after is not None:
+            stores = _stored_after(stores, after)
+        rows = union_all(*stores).subquery("judgments")
+        if decisive_weight is None:
+            weight: Any = literal(1.0, Float)
+        else:
+            weight = case(
+                (and_(rows.c.outcome.in_(["a", "b"]), rows.c.strength >= 2), decisive_weight),
+                else_=literal(1.0, Float),
+            )
+        total, counted = func.sum(weight), func.count()
+        # a position in stored order: origin first, then the row's id within its store
+        first = func.min(_origin_order(rows) * literal(1 << 40, BigInteger) + rows.c.row_id)
+    conditions = _where(rows, filters) + _pairwise(rows)
     # by kind: the quick path picks the human or the judge rows (the request's kind) itself,
     # and keeps or leaves out (and counts) the simulated judge's verdicts
     simulated = case((simulated_clause(rows), 1), else_=0)
     kind = [rows.c.kind, simulated] if by_kind else []
     return (
-        select(
-            rows.c.model_a,
-            rows.c.model_b,
-            rows.c.outcome,
-            func.sum(weight),
-            func.count(),
-            func.min(position),
-            *kind,
-        )
+        select(rows.c.model_a, rows.c.model_b, rows.c.outcome, total, counted, first, *kind)
         .where(*conditions)
         .group_by(rows.c.model_a, rows.c.model_b, rows.c.outcome, *kind)
-        .order_by(func.min(position))
+        .order_by(first)
     )
 
 

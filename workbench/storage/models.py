@@ -14,6 +14,7 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     DateTime,
     Float,
@@ -664,3 +665,39 @@ class PairChoice(Base):
     votes_removed: Mapped[list[str]] = mapped_column(JSON)
     origin: Mapped[str] = mapped_column(String(16))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class JudgmentCount(Base):
+    """The pairwise judgments of one cell, kept by ``storage.judgment_counts`` in the
+    transaction of every write of judgments (schema 0011), so that a leaderboard reads its
+    counts per cell instead of scanning the judgments.
+
+    A cell is everything a leaderboard's selection can tell apart without the item: the store
+    (``origin``) and ``kind``, who judged (the import, campaign and annotator, or judge run),
+    the item's source, the turn, criterion and output context, whether the judgment is derived,
+    the two sides as shown and the outcome. Absent values are stored as 0 (ids), -1 (turn), so
+    that the key is unique on both backends. ``strong`` counts the decisive judgments of
+    strength 2 or more (a "much better" verdict counts ``decisive_weight`` battles);
+    ``first_position`` is the cell's first judgment in stored order (the store's rank times
+    2**40 plus its id), the order in which a board meets its models.
+    """
+
+    __tablename__ = "judgment_counts"
+
+    model_a_id: Mapped[int] = mapped_column(primary_key=True)
+    model_b_id: Mapped[int] = mapped_column(primary_key=True)
+    outcome: Mapped[str] = mapped_column(String(16), primary_key=True)
+    origin: Mapped[str] = mapped_column(String(16), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16), primary_key=True)
+    import_id: Mapped[int] = mapped_column(primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(primary_key=True)
+    annotator_id: Mapped[int] = mapped_column(primary_key=True)
+    judge_run_id: Mapped[int] = mapped_column(primary_key=True)
+    source_id: Mapped[int] = mapped_column(primary_key=True)
+    turn: Mapped[int] = mapped_column(primary_key=True)
+    criterion: Mapped[str] = mapped_column(Text, primary_key=True)
+    context: Mapped[str] = mapped_column(Text, primary_key=True)
+    derived: Mapped[bool] = mapped_column(Boolean, primary_key=True)
+    judgments: Mapped[int] = mapped_column(BigInteger)
+    strong: Mapped[int] = mapped_column(BigInteger)
+    first_position: Mapped[int] = mapped_column(BigInteger)

@@ -6,4 +6,4 @@ quick sqlite3 reader (:mod:`workbench.storage.fast_read`) and the bundle's open
 #: ``alembic_version`` with one query and never imports Alembic (about 0.2 s of a start-up), and
 #: the quick reader reads only bundles at it; tests/storage/test_bundle.py checks it against
 #: Alembic's own head, so a new migration must move it.
-HEAD_REVISION = "0010"
+HEAD_REVISION = "0011"

@@ -28,6 +28,7 @@ from workbench.storage.copier import (
 )
 from workbench.storage.counters import rebuild_counters
 from workbench.storage.errors import BundleError
+from workbench.storage.judgment_counts import recount
 from workbench.storage.models import Base
 
 log = logging.getLogger(__name__)
@@ -61,7 +62,9 @@ RULES: Mapping[str, TableRule] = SYNC_POLICY.rules
 #: tables whose rows only mean something on the database they were written in (hand-out leases)
 TRANSIENT_TABLES = frozenset({"pair_leases"})
 #: tables derived from others, recounted in the target after a copy instead of copied
-DERIVED_TABLES = frozenset({"campaign_counts", "campaign_pair_counts", "campaign_annotator_counts"})
+DERIVED_TABLES = frozenset(
+    {"campaign_counts", "campaign_pair_counts", "campaign_annotator_counts", "judgment_counts"}
+)
 
 #: blob columns: never compared (their table's key is their hash) and read only in batches
 BLOB_COLUMNS = {"images": "data"}
@@ -406,6 +409,7 @@ def copy_rows(
         copier.copy_table(table)
     copier.advance_sequences()
     rebuild_counters(target)
+    recount(target)
     return copier.report
 
 

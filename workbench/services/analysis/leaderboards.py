@@ -44,7 +44,7 @@ from workbench.stats.leaderboard import Leaderboard, compute_leaderboard
 from workbench.stats.weighting import weight_by_strength
 from workbench.stats.winrate import pairwise_win_fraction
 from workbench.storage.bundle import Bundle
-from workbench.storage.judgments import battle_counts, distinct_values, select_judgments
+from workbench.storage.judgments import battle_counts, distinct_values, has_pairwise_judgments
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -156,8 +156,7 @@ def _counts_frame(rows: list[CountRow]) -> pd.DataFrame:
 def _has_judgments(bundle: Bundle, selection: OutcomeFilter) -> bool:
     """Whether ``selection`` keeps a pairwise judgment: the first one found, not a count."""
     with bundle.read_session() as session:
-        statement = select_judgments(selection, columns=("kind",), pairwise=True).limit(1)
-        return session.execute(statement).first() is not None
+        return has_pairwise_judgments(session, selection)
 
 
 def resolved_request(bundle: Bundle, request: AnalysisRequest) -> AnalysisRequest:

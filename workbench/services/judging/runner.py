@@ -63,6 +63,7 @@ from workbench.services.judging.verdicts import (
 from workbench.services.judging.worklist import JudgeScope, WorkUnit, build_work_list, side_name
 from workbench.storage.bundle import Bundle
 from workbench.storage.dialects import insert_ignoring_conflicts
+from workbench.storage.judgment_counts import changing_run_context, counting_verdicts
 from workbench.storage.models import Image, JudgeRun, JudgeVerdict, utcnow
 from workbench.storage.queries import missing_image_slots
 
@@ -982,7 +983,9 @@ class JudgeRunner:
                 )
                 session.add(run)
             run.base_url = public_base_url(settings.base_url)
-            run.parameters = parameters
+            # the run's verdicts are counted under its context: kept counts move if it does
+            with changing_run_context(session, run, parameters):
+                run.parameters = parameters
             run.budget = settings.budget.as_dict()
             run.status = "running"
             run.finished_at = None
@@ -1054,11 +1057,12 @@ class JudgeRunner:
         entries = [entry for outcome in batch for entry in outcome.cache_entries]
         with self._bundle.session() as session:
             cache.store(session, entries, replace=not self.plan.settings.use_cache)
-            if rows and self.plan.replaces:
-                _delete_earlier_verdicts(session, rows)
-            if rows:
-                # a verdict stored already (by a process whose claim ran out) is kept once
-                session.execute(insert_ignoring_conflicts(session, JudgeVerdict), rows)
+            with counting_verdicts(session, rows):
+                if rows and self.plan.replaces:
+                    _delete_earlier_verdicts(session, rows)
+                if rows:
+                    # a verdict stored already (by a process whose claim ran out) is kept once
+                    session.execute(insert_ignoring_conflicts(session, JudgeVerdict), rows)
 
     def _close_run(self) -> tuple[int, int]:
         assert self._bundle is not None and self._run_id is not None
