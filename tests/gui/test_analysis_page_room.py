@@ -124,3 +124,28 @@ def test_picker_rows_wrap_and_keep_captions_with_their_pickers(qtbot) -> None:  
         pair = combo.parentWidget()
         assert pair is not panel and isinstance(pair.layout().itemAt(0).widget(), QLabel)
         assert QRect(QRect(combo.mapTo(panel, combo.rect().topLeft()), combo.size())).right() <= 400
+
+
+def test_the_view_menu_opens_a_panel_with_its_room_beside_the_monitor(
+    qtbot, full_bundle: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """The PI's path: the campaign monitor docked on the right, then View > Leaderboard; the
+    panel opened at a strip with no row showing."""
+    from workbench.gui.main_window import MainWindow
+
+    window = MainWindow(persist_layout=False)
+    qtbot.addWidget(window)
+    window.resize(1366, 768)
+    window.open_bundle(full_bundle)
+    window.show()
+    wait_idle(qtbot, window)
+    window.campaign_ops.monitor_action.trigger()
+    dock = window.analysis.docks["leaderboard"]
+    dock.toggleViewAction().trigger()
+    board = window.analysis.leaderboard
+    qtbot.waitUntil(lambda: board.result is not None, timeout=HANG_GUARD_MS)
+    wait_idle(qtbot, window)
+    table = board.table
+    rows = visible_in(table.viewport(), dock).height() // table.rowHeight(0)
+    assert rows >= 10, f"{rows} rows on screen"
+    window.close()

@@ -83,6 +83,30 @@ def columns_fit(view: QTableView) -> bool:
     return True
 
 
+def all_columns_fit(view: QTableView) -> bool:
+    """Every column lies whole inside the viewport, the last one included."""
+    model = view.model()
+    width = view.viewport().width()
+    return all(
+        view.columnViewportPosition(column) >= 0
+        and view.columnViewportPosition(column) + view.columnWidth(column) <= width
+        and view.columnWidth(column) >= min(view.sizeHintForColumn(column), 60)
+        for column in range(model.columnCount())
+    )
+
+
+def rows_whole(view: QTableView) -> bool:
+    """Every row lies whole inside the viewport, as tall as its wrapped cells need."""
+    height = view.viewport().height()
+    for row in range(view.model().rowCount()):
+        top = view.rowViewportPosition(row)
+        if top < 0 or top + view.rowHeight(row) > height:
+            return False
+        if view.rowHeight(row) < view.sizeHintForRow(row):
+            return False
+    return True
+
+
 def test_the_status_lists_the_task_that_cannot_finish(
     ops_bundle: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -123,11 +147,16 @@ def test_the_docked_monitor_is_readable_with_kappa_as_the_cli_prints_it(  # type
     assert all_tasks[2] == f"{overall:.3f}"
     assert main(["campaign", "status", str(ops_bundle), CAMPAIGN]) == 0
     assert f"Fleiss {all_tasks[2]}" in capsys.readouterr().out  # the CLI's figure
-    for name in ("Annotators", "Agreement"):
-        view = monitor.views[name]
-        assert view.isVisible() and columns_fit(view), name
+    annotators_view = monitor.views["Annotators"]
+    assert annotators_view.isVisible() and columns_fit(annotators_view)
+    # kappa and alpha are figures: whole, never cut as text is; the scope's name wraps
+    agreement_view = monitor.views["Agreement"]
+    assert agreement_view.isVisible() and all_columns_fit(agreement_view)
+    for row in range(monitor.agreement.rowCount()):
+        assert agreement_view.rowHeight(row) >= agreement_view.sizeHintForRow(row)
     stuck_view = monitor.views["Stuck tasks"]
     assert stuck_view.isVisible()
+    assert rows_whole(stuck_view)  # why it cannot finish: every line of the reason shown
     [row] = cells(monitor.stuck)
     assert row[2] == "2/3" and SKIP_REASON in row[3]
     assert monitor.width() >= 340  # a new dock's 250 px cut the columns

@@ -12,15 +12,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QDockWidget,
+    QFrame,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QMainWindow,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QTableView,
     QVBoxLayout,
@@ -43,6 +46,34 @@ AGREEMENT_DIGITS = 3
 READABLE_WIDTH = 520
 #: the least width left to another dock when the monitor takes room from it
 MIN_OTHER_DOCK_WIDTH = 220
+#: the rows each table shows whole (every line of a stuck task's reason) before it scrolls
+ROWS_SHOWN = {"Annotators": 4, "Agreement": 3, "Stuck tasks": 3, "Flagged tasks": 3}
+
+
+class WholeRowsTableView(QTableView):
+    """A table that asks for the height of its first rows as laid out (wrapped cells make a
+    row taller), so a layout never cuts the sentence in them: at 1024x700 the reason a task
+    cannot finish wraps to five lines and a plain table showed two."""
+
+    def __init__(self, rows_shown: int, wrap: bool, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.rows_shown = rows_shown
+        self.setWordWrap(wrap)
+        self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.verticalHeader().sectionResized.connect(lambda *_: self.updateGeometry())
+
+    def _rows_height(self) -> int:
+        rows = min(self.model().rowCount(), self.rows_shown) if self.model() else 0
+        height = sum(self.rowHeight(row) for row in range(rows))
+        height += self.horizontalHeader().height() + 2 * self.frameWidth()
+        bar = self.horizontalScrollBar()
+        return height + (bar.sizeHint().height() if bar.isVisible() else 0)
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(super().minimumSizeHint().width(), self._rows_height())
+
+    def sizeHint(self) -> QSize:
+        return QSize(super().sizeHint().width(), self._rows_height())
 
 
 def stuck_rows(status: dict[str, Any]) -> list[tuple[Any, ...]]:
@@ -177,10 +208,12 @@ class CampaignMonitorDock(QDockWidget):
                 layout.addWidget(self.stuck_label)
             if model is self.flags:
                 layout.addWidget(self.flags_label)
-            view = QTableView(body)
+            # the reason is a sentence, a scope a name: wrapped, not cut
+            wrap = model is self.stuck or model is self.agreement
+            view = WholeRowsTableView(ROWS_SHOWN[name], wrap, body)
             view.setModel(model)
             view.setAccessibleName(name)
-            view.setWordWrap(False)
+            model.modelReset.connect(view.updateGeometry)
             view.verticalHeader().hide()
             header = view.horizontalHeader()
             header.setStretchLastSection(True)
@@ -205,15 +238,24 @@ class CampaignMonitorDock(QDockWidget):
         self.unresolved_label.hide()
         unresolved_view.hide()
         stuck_view = self.views["Stuck tasks"]
-        stuck_view.setWordWrap(True)  # the reason is a sentence: wrapped, not cut
-        self.stuck.modelReset.connect(stuck_view.resizeRowsToContents)
+        # kappa and alpha are figures, read whole; the scope's name wraps in the room left
+        agreement_header = self.views["Agreement"].horizontalHeader()
+        agreement_header.setStretchLastSection(False)
+        agreement_header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        agreement_header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         stuck_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         stuck_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         stuck_view.hide()
         self.flags_label.hide()
         self.views["Flagged tasks"].hide()
         layout.insertWidget(layout.indexOf(self.flags_label), self._way_out(body))
-        self.setWidget(body)
+        # the tables keep the heights they ask for; a short dock scrolls rather than cut them
+        scroll = QScrollArea(self)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setWidget(body)
+        self.setWidget(scroll)
         self.visibilityChanged.connect(self._visibility_changed)
         self.topLevelChanged.connect(lambda _floating: self.fit_width())
 
@@ -320,8 +362,10 @@ class CampaignMonitorDock(QDockWidget):
     @staticmethod
     def _fit_columns(view: QTableView) -> None:
         model = view.model()
+        header = view.horizontalHeader()
         for column in range(model.columnCount() - 1):
-            view.resizeColumnToContents(column)
+            if header.sectionResizeMode(column) == QHeaderView.ResizeMode.Interactive:
+                view.resizeColumnToContents(column)
 
     def fit_width(self) -> None:
         """Docked, take the width the tables need (not the 250 px a new dock gets), leaving

@@ -310,11 +310,24 @@ class AnalysisDocks(QObject):
         if not visible and name not in self.built:
             return
         panel = self.panel(name)
+        if visible:
+            # opened from the View menu after a dock elsewhere took the height, it came back
+            # as a strip with no row showing: give it its share again
+            QTimer.singleShot(0, lambda: self._give_room(self.docks[name]))
         self._on_screen[panel] = visible
         self.api[panel].set_on_screen(visible)
         if visible and panel in self._stale:
             self._stale.discard(panel)
             self.api[panel].refresh()
+
+    def _give_room(self, dock: QDockWidget) -> None:
+        window = self.window
+        if dock.isFloating() or not dock.isVisible():
+            return
+        share = DOCK_SHARE_SHORT if window.height() < SHORT_WINDOW else DOCK_SHARE
+        wanted = int(window.height() * share)
+        if dock.height() < wanted * 0.9:
+            window.resizeDocks([dock], [wanted], Qt.Orientation.Vertical)
 
     def show_all(self) -> None:
         """Show every panel: leaderboard and graph side by side, failures, agreement and
