@@ -202,7 +202,8 @@ def test_the_http_stack_loads_while_the_run_is_planned(
     second of a whole-process run); a dry run does not load it at all."""
     import threading
 
-    from workbench.services.judging import runner
+    # the names the command calls (it imports them from the runner at its top)
+    from workbench.cli import judge_commands as runner
 
     preparing = threading.Event()
     planned = threading.Event()

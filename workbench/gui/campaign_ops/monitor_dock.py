@@ -239,10 +239,12 @@ class CampaignMonitorDock(QDockWidget):
         unresolved_view.hide()
         stuck_view = self.views["Stuck tasks"]
         # kappa and alpha are figures, read whole; the scope's name wraps in the room left
-        agreement_header = self.views["Agreement"].horizontalHeader()
+        # (measured once per new status, not by Qt's ResizeToContents mode on every change)
+        agreement_view = self.views["Agreement"]
+        agreement_header = agreement_view.horizontalHeader()
         agreement_header.setStretchLastSection(False)
-        agreement_header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         agreement_header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.agreement.modelReset.connect(lambda: self._fit_figures(agreement_view))
         stuck_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         stuck_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         stuck_view.hide()
@@ -366,6 +368,11 @@ class CampaignMonitorDock(QDockWidget):
         for column in range(model.columnCount() - 1):
             if header.sectionResizeMode(column) == QHeaderView.ResizeMode.Interactive:
                 view.resizeColumnToContents(column)
+
+    @staticmethod
+    def _fit_figures(view: QTableView) -> None:
+        for column in range(1, view.model().columnCount()):
+            view.resizeColumnToContents(column)
 
     def fit_width(self) -> None:
         """Docked, take the width the tables need (not the 250 px a new dock gets), leaving
