@@ -102,3 +102,21 @@ def test_a_full_disk_stops_the_import_with_a_clear_error(monkeypatch: pytest.Mon
     sha = spool.add(image("red"))
     with pytest.raises(ImageProblemError, match=r"cannot set images aside.*No space left"):
         spool.outcome(sha)
+
+
+def test_a_spool_abandoned_from_its_own_worker_neither_joins_nor_waits() -> None:
+    # The collector may run the report's finalizer on a spool worker: closing there would join
+    # the thread it runs on.
+    report = ImportReport()
+    spool = report.image_spool()
+    spool.outcome(spool.add(image("red")))
+    assert spool._workers is not None
+    with pytest.raises(RuntimeError, match="join"):
+        spool._workers.submit(spool.close).result()
+    report = ImportReport()
+    spool = report.image_spool()
+    spool.outcome(spool.add(image("red")))
+    assert spool._workers is not None
+    spool._workers.submit(spool.abandon).result()
+    with pytest.raises(ImageProblemError, match="spool is closed"):
+        spool.read(0, 1)

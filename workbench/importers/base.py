@@ -65,10 +65,17 @@ class ImportReport:
         makes no file)."""
         if self.spool is None:
             self.spool = ImageSpool(limits.max_image_bytes)
-            # The spool's images point back at it, so only the cycle collector would free it;
-            # closing it with the report gives its disk space back as soon as the import ends.
-            weakref.finalize(self, self.spool.close)
+            # A report dropped without close() (an importer read directly) still lets its
+            # workers go. Only without waiting: the cycle collector runs finalizers on whatever
+            # thread it interrupts, and a join there can wait on a lock that thread holds.
+            weakref.finalize(self, self.spool.abandon)
         return self.spool
+
+    def close(self) -> None:
+        """Let go of what the import held while reading: its image spool's workers and file.
+        The import service calls it when the import ends, however it ends."""
+        if self.spool is not None:
+            self.spool.close()
 
     def reject(self, origin: Origin | None, field: str | None, reason: str) -> None:
         self.rejections.append(ImportProblem.at(origin, field, reason))

@@ -309,10 +309,22 @@ class ImageSpool:
         return data
 
     def close(self) -> None:
+        """Wait for the workers, then give the file's disk space back."""
         if self._workers is not None:
             self._workers.shutdown(wait=True, cancel_futures=True)
             self._workers = None
         if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def abandon(self) -> None:
+        """:meth:`close` without waiting, so it is safe from a finalizer on any thread: the
+        workers get no more work, and the file is closed unless a worker may still be writing
+        to it (then it closes when the spool is freed)."""
+        if self._workers is not None:
+            self._workers.shutdown(wait=False, cancel_futures=True)
+            self._workers = None
+        if self._file is not None and all(future.done() for future in self._pending):
             self._file.close()
             self._file = None
 

@@ -567,98 +567,110 @@ def import_files(
 
     started_at = datetime.now(UTC)
     report = ImportReport(cancel_requested=cancel_requested)
-    files = importer.files(source_paths)
-    if not files:
-        given = ", ".join(str(path) for path in source_paths)
-        raise WorkbenchError(f"no files for format '{format_name}' in {given}")
-    undecodable = [path for path in files if not _utf8_name(relative_name(path, source_paths))]
-    if undecodable:
-        # The name is stored with the import (and PostgreSQL, like the fingerprint, needs
-        # UTF-8); Python holds such a name with surrogate escapes that cannot be encoded.
-        shown_names = ", ".join(ascii(str(path))[1:-1] for path in undecodable[:5])
-        raise WorkbenchError(
-            f"file names that are not valid UTF-8: {shown_names}; rename them and import again"
-        )
-    progress("hashing", 0, len(files))
-    file_infos = [_hash_file(path, relative_name(path, source_paths)) for path in files]
-    fingerprint = fingerprint_of(importer.name, file_infos)
+    reading: Iterator[Record] | None = None
+    try:
+        files = importer.files(source_paths)
+        if not files:
+            given = ", ".join(str(path) for path in source_paths)
+            raise WorkbenchError(f"no files for format '{format_name}' in {given}")
+        undecodable = [path for path in files if not _utf8_name(relative_name(path, source_paths))]
+        if undecodable:
+            # The name is stored with the import (and PostgreSQL, like the fingerprint, needs
+            # UTF-8); Python holds such a name with surrogate escapes that cannot be encoded.
+            shown_names = ", ".join(ascii(str(path))[1:-1] for path in undecodable[:5])
+            raise WorkbenchError(
+                f"file names that are not valid UTF-8: {shown_names}; rename them and import again"
+            )
+        progress("hashing", 0, len(files))
+        file_infos = [_hash_file(path, relative_name(path, source_paths)) for path in files]
+        fingerprint = fingerprint_of(importer.name, file_infos)
 
-    needs_upgrade = False
-    if Bundle.exists(bundle_path):
-        try:
-            # Not migrated yet: a bundle at an older schema is upgraded (and backed up) only
-            # once the input has passed every check, so a refused import leaves it as it was.
-            existing = Bundle.open(bundle_path, migrate=False)
-        except MigrationDeclinedError:
-            existing = None  # an older schema cannot hold this import's fingerprint check
-            needs_upgrade = True
-        if existing is not None:
-            with existing as bundle, bundle.read_session() as session:
-                previous = find_import(session, importer.name, fingerprint)
+        needs_upgrade = False
+        if Bundle.exists(bundle_path):
+            try:
+                # Not migrated yet: a bundle at an older schema is upgraded (and backed up) only
+                # once the input has passed every check, so a refused import leaves it as it was.
+                existing = Bundle.open(bundle_path, migrate=False)
+            except MigrationDeclinedError:
+                existing = None  # an older schema cannot hold this import's fingerprint check
+                needs_upgrade = True
+            if existing is not None:
+                with existing as bundle, bundle.read_session() as session:
+                    previous = find_import(session, importer.name, fingerprint)
+                    if previous is not None:
+                        return ImportResult(
+                            importer.name, shown, True, previous.id, previous.counts
+                        )
+
+        progress("reading", 0, 0)
+        batches = _CheckedBatches(
+            importer.read(source_paths, report),
+            _ModelNames(report, Origin(file_infos[0].name)),
+            report,
+            progress,
+            skip_rejected,
+            importer.limits,
+        )
+        first = batches.next()
+        whole = batches.done  # every record in hand, checked, before the bundle is opened
+        if whole and not first.records and report.rejections:
+            # --skip-rejected with every row rejected: an empty import (or an empty new bundle)
+            # would read as a success
+            raise ImportRejectedError(
+                report.rejections,
+                f"nothing to import: all {len(report.rejections)} row(s) were rejected; "
+                "the bundle was not created or changed",
+            )
+        job = _ImportWrite(importer.name, importer.version, fingerprint, file_infos, first, batches)
+        result: ImportResult | None = None
+        if not Bundle.exists(bundle_path):
+            # A new bundle is built aside and published whole (see Bundle.building): a failure
+            # removes only that private file, never a bundle another process created meanwhile.
+            try:
+                with Bundle.building(bundle_path, bulk=True) as bundle:
+                    result = _write(bundle, job, shown, report, skip_rejected, started_at, progress)
+            except BundleExistsError:
+                if not whole:
+                    # the batches already written to the private file cannot be read again: the
+                    # import starts over, into the bundle that appeared
+                    log.info("%s was created meanwhile; importing into it from the start", shown)
+                    return import_files(
+                        bundle_path,
+                        sources,
+                        format_name,
+                        skip_rejected=skip_rejected,
+                        progress=progress,
+                        cancel_requested=cancel_requested,
+                        plugins=plugins,
+                    )
+                # Another import created the bundle first: land this one in it, as if it had
+                # been there all along.
+                log.info("%s was created meanwhile; importing into it", shown)
+                result = None
+                del report.rejections[job.rejections_before :]
+                del report.warnings[job.warnings_before :]
+        if result is None:
+            if not whole and needs_upgrade:
+                # An older schema is upgraded when the bundle is opened for writing, which a
+                # refused import must not have done: the rest is read and checked first.
+                job.rest = list(batches)
+            with Bundle.open(bundle_path) as bundle:
+                with bundle.read_session() as session:
+                    previous = find_import(session, importer.name, fingerprint)
                 if previous is not None:
                     return ImportResult(importer.name, shown, True, previous.id, previous.counts)
-
-    progress("reading", 0, 0)
-    batches = _CheckedBatches(
-        importer.read(source_paths, report),
-        _ModelNames(report, Origin(file_infos[0].name)),
-        report,
-        progress,
-        skip_rejected,
-        importer.limits,
-    )
-    first = batches.next()
-    whole = batches.done  # every record in hand, checked, before the bundle is opened
-    if whole and not first.records and report.rejections:
-        # --skip-rejected with every row rejected: an empty import (or an empty new bundle)
-        # would read as a success
-        raise ImportRejectedError(
-            report.rejections,
-            f"nothing to import: all {len(report.rejections)} row(s) were rejected; "
-            "the bundle was not created or changed",
-        )
-    job = _ImportWrite(importer.name, importer.version, fingerprint, file_infos, first, batches)
-    result: ImportResult | None = None
-    if not Bundle.exists(bundle_path):
-        # A new bundle is built aside and published whole (see Bundle.building): a failure
-        # removes only that private file, never a bundle another process created meanwhile.
-        try:
-            with Bundle.building(bundle_path, bulk=True) as bundle:
                 result = _write(bundle, job, shown, report, skip_rejected, started_at, progress)
-        except BundleExistsError:
-            if not whole:
-                # the batches already written to the private file cannot be read again: the
-                # import starts over, into the bundle that appeared
-                log.info("%s was created meanwhile; importing into it from the start", shown)
-                return import_files(
-                    bundle_path,
-                    sources,
-                    format_name,
-                    skip_rejected=skip_rejected,
-                    progress=progress,
-                    cancel_requested=cancel_requested,
-                    plugins=plugins,
-                )
-            # Another import created the bundle first: land this one in it, as if it had
-            # been there all along.
-            log.info("%s was created meanwhile; importing into it", shown)
-            result = None
-            del report.rejections[job.rejections_before :]
-            del report.warnings[job.warnings_before :]
-    if result is None:
-        if not whole and needs_upgrade:
-            # An older schema is upgraded when the bundle is opened for writing, which a
-            # refused import must not have done: the rest is read and checked first.
-            job.rest = list(batches)
-        with Bundle.open(bundle_path) as bundle:
-            with bundle.read_session() as session:
-                previous = find_import(session, importer.name, fingerprint)
-            if previous is not None:
-                return ImportResult(importer.name, shown, True, previous.id, previous.counts)
-            result = _write(bundle, job, shown, report, skip_rejected, started_at, progress)
-    progress("done", batches.read, batches.read)
-    log.info("imported %s into %s: %s", importer.name, shown, result.counts)
-    return result
+        progress("done", batches.read, batches.read)
+        log.info("imported %s into %s: %s", importer.name, shown, result.counts)
+        return result
+    finally:
+        # Ended here, on the caller's thread, whatever the outcome: a reader left to the
+        # garbage collector would stop its threads from whichever thread it interrupts.
+        if reading is not None:
+            close = getattr(reading, "close", None)
+            if close is not None:
+                close()
+        report.close()
 
 
 #: Records read, checked and written at a time. An import of at most this many is read and

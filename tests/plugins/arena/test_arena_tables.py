@@ -4,7 +4,9 @@ WildVision-Arena (written here with pyarrow)."""
 
 from __future__ import annotations
 
+import gc
 import tempfile
+import threading
 from pathlib import Path
 
 import pytest
@@ -235,6 +237,25 @@ def test_embedded_images_wait_in_the_spool_once_and_go_with_the_import(tmp_path:
     del report, records, slots, kept
     with pytest.raises(ImageProblemError, match="spool is closed"):
         spool.read(0, 1)
+
+
+def test_an_import_stops_its_reading_threads_itself_however_it_ends(tmp_path: Path) -> None:
+    # Left to the garbage collector, the reader's and the spool's threads would be stopped from
+    # whichever thread the collector interrupts, where a join can wait on a lock held there.
+    rows = wildvision_battles()
+    rows[1]["image"] = {"bytes": png_bytes("blue")[:60], "path": "w2.png"}
+    shard = write_parquet(tmp_path / "battle.parquet", rows, WILDVISION_BATTLE)
+    before = set(threading.enumerate())
+    gc.disable()
+    try:
+        with pytest.raises(ImportRejectedError):
+            import_files(tmp_path / "refused.wbb", [shard], "arena-battles")
+        left_by_refused = [t.name for t in set(threading.enumerate()) - before if t.is_alive()]
+        import_files(tmp_path / "kept.wbb", [shard], "arena-battles", skip_rejected=True)
+        left_by_kept = [t.name for t in set(threading.enumerate()) - before if t.is_alive()]
+    finally:
+        gc.enable()
+    assert left_by_refused == [] and left_by_kept == []
 
 
 def test_vision_arena_chat_and_bench_rows_bring_items_without_votes(tmp_path: Path) -> None:
