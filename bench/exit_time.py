@@ -23,6 +23,7 @@ status, per case. The demo bundle is generated once into a temporary folder.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import queue
 import shutil
@@ -133,7 +134,8 @@ class SilentEndpoint:
         self.held: list[socket.socket] = []
         #: set once a request is waiting
         self.connected = threading.Event()
-        threading.Thread(target=self._accept, daemon=True).start()
+        self.accepting = threading.Thread(target=self._accept, daemon=True)
+        self.accepting.start()
 
     @property
     def base_url(self) -> str:
@@ -149,6 +151,11 @@ class SilentEndpoint:
             self.connected.set()
 
     def close(self) -> None:
+        # closing the socket does not wake an accept() blocked in another thread (Linux);
+        # shutting it down does, so the accepting thread ends here instead of outliving us
+        with contextlib.suppress(OSError):  # systems that refuse to shut down a listener
+            self.server.shutdown(socket.SHUT_RDWR)
+        self.accepting.join()
         self.server.close()
         for connection in self.held:
             connection.close()

@@ -9,11 +9,13 @@ from __future__ import annotations
 import os
 import queue
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,16 +27,28 @@ pytestmark = pytest.mark.gui
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "exit_time.py"
 
 
-def test_asked_to_end_with_a_judge_run_waiting_the_app_cancels_it_and_exits(
-    tmp_path: Path,
-) -> None:
+def silent_endpoint() -> Any:
     sys.path.insert(0, str(BENCH.parent))
     try:
         from exit_time import SilentEndpoint
     finally:
         sys.path.remove(str(BENCH.parent))
+    return SilentEndpoint()
+
+
+def test_the_silent_endpoint_s_thread_ends_when_it_is_closed() -> None:
+    endpoint = silent_endpoint()
+    with socket.create_connection(("127.0.0.1", endpoint.port)):
+        assert endpoint.connected.wait(timeout=HANG_GUARD_MS / 1000)
+        endpoint.close()
+    assert not endpoint.accepting.is_alive()
+
+
+def test_asked_to_end_with_a_judge_run_waiting_the_app_cancels_it_and_exits(
+    tmp_path: Path,
+) -> None:
+    endpoint = silent_endpoint()
     bundle = build_bundle(tmp_path, 6, models=("m-a", "m-b"))
-    endpoint = SilentEndpoint()
     environment = {
         **os.environ,
         "QT_QPA_PLATFORM": "offscreen",

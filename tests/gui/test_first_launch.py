@@ -14,9 +14,10 @@ pytestmark = pytest.mark.gui
 
 @pytest.fixture
 def launches(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
-    import workbench.demo
-    import workbench.gui.app
-    import workbench.recent
+    # patched where the command looks them up: it imports them at its top, so patching
+    # workbench.gui.app instead worked only when no earlier test in the process had imported
+    # the command, and otherwise opened a real window that nothing closed
+    import workbench.cli.gui_commands as gui_commands
 
     calls: list[dict[str, Any]] = []
 
@@ -24,11 +25,11 @@ def launches(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
         calls.append({"bundle": bundle, **options})
         return 0
 
-    monkeypatch.setattr(workbench.gui.app, "run_app", run_app)
-    monkeypatch.setattr(workbench.gui.app, "resume_annotation", lambda: None)
-    monkeypatch.setattr(workbench.recent, "most_recent_location", lambda: None)
+    monkeypatch.setattr(gui_commands, "run_app", run_app)
+    monkeypatch.setattr(gui_commands, "resume_annotation", lambda: None)
+    monkeypatch.setattr(gui_commands, "most_recent_location", lambda: None)
     monkeypatch.setattr(
-        workbench.demo, "generate_demo_bundle", lambda path: Path(path).write_bytes(b"demo")
+        gui_commands, "generate_demo_bundle", lambda path: Path(path).write_bytes(b"demo")
     )
     return calls
 
