@@ -411,3 +411,25 @@ def test_the_keys_beside_the_guidelines_are_whole(
         ):
             assert geometry.right() < left_of_guidelines, label.text()
     window.close()
+
+
+def test_the_guidelines_at_the_start_take_the_keyboard(
+    qtbot, bundle_path: Path, tmp_path: Path
+) -> None:
+    """Seen in a real window: the guidelines opened at the start of a session did not have the
+    keyboard (the page took it as the window was shown), so Esc left them up, Z zoomed and a
+    vote key chose an answer under them."""
+    campaign = guided_campaign(bundle_path, tmp_path)
+    bundle = Bundle.open(bundle_path)
+    window = open_window(qtbot, bundle, campaign, SIZES[0])
+    view = window.view
+    overlay = view.help_overlay
+    assert overlay is not None
+    qtbot.waitUntil(lambda: overlay.isVisible() and view.task is not None)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is not None)
+    assert QApplication.focusWidget() is overlay
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_A)  # the keyboard's next key
+    assert not overlay.is_open
+    assert view.answer_panel is not None
+    assert view.answer_panel.checked_values() == [None] * len(view.answer_panel.checked_values())
+    window.close()

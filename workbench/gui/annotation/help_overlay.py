@@ -140,6 +140,10 @@ class HelpOverlay(QFrame):
             and self.is_open
         ):
             self._cover_parent()
+            if event.type() == QEvent.Type.Show:
+                # opened before its window was shown, it asked for the keyboard in vain: the
+                # page had it, so Esc left the guidelines up and a vote key chose under them
+                self.setFocus()
         return False
 
     def toggle(self) -> None:
