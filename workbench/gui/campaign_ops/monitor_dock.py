@@ -5,7 +5,8 @@ finish, with the reason, from ``services.monitor.campaign_status``, and the two 
 the one selected (give it to another annotator, ask fewer votes of it: the functions of
 ``services.stuck_tasks``, as ``workbench campaign reassign`` / ``lower-votes``); refreshed off
 the GUI thread whenever the bundle's judgment watcher sees a vote arrive or be undone.
-Docked, it opens wide enough to read its columns at 1366x768 and 1024x700."""
+Docked, it opens wide enough to read its columns at 1366x768; where the docks beside it
+cannot give that width (a 1024x700 screen), it shares the widest one's place as a tab."""
 
 from __future__ import annotations
 
