@@ -268,6 +268,8 @@ def test_no_part_of_the_docked_monitor_is_cut_at_its_right_edge(  # type: ignore
     qtbot.waitUntil(lambda: monitor.stuck.rowCount() == 1, timeout=HANG_GUARD_MS)
     wait_idle(qtbot, window)
     assert not monitor.isFloating() and monitor.visibleRegion().boundingRect().width() > 0
+    # beside the item list where there is room for both; sharing its place where there is not
+    assert bool(window.tabifiedDockWidgets(monitor)) == (size[0] < 1366)
     scroll = monitor.widget()
     room = scroll.viewport().width()
     body = scroll.widget()

@@ -408,17 +408,20 @@ class CampaignMonitorDock(QDockWidget):
             share = deficit // len(others) + 1
             sizes = [max(MIN_OTHER_DOCK_WIDTH, dock.width() - share) for dock in others]
             window.resizeDocks([*others, self], [*sizes, wanted], Qt.Orientation.Horizontal)
-        if self.width() < NARROWEST_READABLE_WIDTH and others:
-            # the docks beside it cannot give more (the item list's filters need their
-            # width): share the widest one's place as a tab, shown in front, rather than
-            # cut every table's columns behind a scroll bar (once the showing that called
-            # this has ended: moving a dock while it is being shown hid it under X11)
+        if others:
+            # where the docks beside it cannot give more (the item list's filters need their
+            # width), it shares the widest one's place as a tab, shown in front, rather than
+            # cut every table's columns behind a scroll bar. Judged once the layout has taken
+            # the new sizes and the showing that called this has ended (moving a dock while
+            # it is being shown hid it under X11).
             widest = max(others, key=lambda dock: dock.width())
             QTimer.singleShot(0, lambda: self._share_place(widest, wanted))
 
     def _share_place(self, other: QDockWidget, wanted: int) -> None:
         window = self.parentWidget()
         if not isinstance(window, QMainWindow) or self.isFloating() or self.isHidden():
+            return
+        if self.width() >= NARROWEST_READABLE_WIDTH or not other.isVisible():
             return
         window.tabifyDockWidget(other, self)
         self.show()
