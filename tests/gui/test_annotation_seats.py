@@ -358,3 +358,78 @@ def test_an_undone_answer_comes_back_selected_and_enter_saves_it(  # type: ignor
     assert [choice for choice, _ in standing] == [second.value] * criteria
     assert "clearer" in [comment for _, comment in standing]  # with the answer, as before
     window.close()
+
+
+def text_whole(label) -> bool:  # type: ignore[no-untyped-def]
+    """Every line of the label's text shown: at its width, wrapped at words, it needs no more
+    height than the label has, and no word is wider than the label."""
+    from PySide6.QtCore import QRect
+
+    room = label.contentsRect()
+    metrics = label.fontMetrics()
+    words = label.text().split()
+    needed = metrics.boundingRect(
+        QRect(0, 0, room.width(), 100_000), Qt.TextFlag.TextWordWrap, label.text()
+    )
+    widest = max(metrics.horizontalAdvance(word) for word in words)
+    return needed.height() <= room.height() and widest <= room.width()
+
+
+#: the window a 1024x700 screen gives the app under a window manager (title bar and frame off)
+WALKED = [*SIZES, (972, 665)]
+
+
+@pytest.mark.parametrize("size", WALKED, ids=[f"{w}x{h}" for w, h in WALKED])
+def test_the_keys_beside_the_guidelines_are_whole(
+    qtbot, bundle_path: Path, tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """Seen in a real window at 1366x768: beside the guidelines, the longest key's meaning
+    ("Zoom into the image with the focus, else the first (the zoom follows the task)") was
+    cut at the guidelines' edge, and the key column ran off the overlay's left edge."""
+    from PySide6.QtWidgets import QLabel
+
+    campaign = guided_campaign(bundle_path, tmp_path)
+    bundle = Bundle.open(bundle_path)
+    window = open_window(qtbot, bundle, campaign, size)
+    overlay = window.view.help_overlay
+    assert overlay is not None
+    qtbot.waitUntil(lambda: overlay.isVisible() and overlay.geometry() == window.view.rect())
+    overlay.layout().activate()  # laid out at its size (as the next paint would)
+    area = overlay.guidelines_area
+    assert area is not None
+    left_of_guidelines = area.mapTo(overlay, area.rect().topLeft()).x()
+    labels = [label for label in overlay.findChildren(QLabel) if label.parent() is overlay]
+    meanings = [label for label in labels if "Zoom into the image with the focus" in label.text()]
+    assert meanings
+    for label in labels:
+        if not label.text() or label.text() in ("Keys", "Guidelines"):
+            continue
+        geometry = label.geometry()
+        assert geometry.left() >= 0 and text_whole(label), label.text()
+        if geometry.top() < area.mapTo(overlay, area.rect().bottomLeft()).y() and (
+            label.text() != "Press any key or click to close."
+        ):
+            assert geometry.right() < left_of_guidelines, label.text()
+    window.close()
+
+
+def test_the_guidelines_at_the_start_take_the_keyboard(
+    qtbot, bundle_path: Path, tmp_path: Path
+) -> None:
+    """Seen in a real window: the guidelines opened at the start of a session did not have the
+    keyboard (the page took it as the window was shown), so Esc left them up, Z zoomed and a
+    vote key chose an answer under them."""
+    campaign = guided_campaign(bundle_path, tmp_path)
+    bundle = Bundle.open(bundle_path)
+    window = open_window(qtbot, bundle, campaign, SIZES[0])
+    view = window.view
+    overlay = view.help_overlay
+    assert overlay is not None
+    qtbot.waitUntil(lambda: overlay.isVisible() and view.task is not None)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is not None)
+    assert QApplication.focusWidget() is overlay
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_A)  # the keyboard's next key
+    assert not overlay.is_open
+    assert view.answer_panel is not None
+    assert view.answer_panel.checked_values() == [None] * len(view.answer_panel.checked_values())
+    window.close()

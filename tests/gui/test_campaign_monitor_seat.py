@@ -230,3 +230,75 @@ def test_the_monitor_unsticks_the_task(qtbot, tmp_path: Path, way: str) -> None:
     assert not monitor.views["Stuck tasks"].isVisible()
     assert campaign_status(window.bundle, CAMPAIGN)["stuck_tasks"] == []
     window.close()
+
+
+#: the window a 1024x700 screen gives the app under a window manager (title bar and frame off)
+SMALL_SCREEN_WINDOW = (972, 665)
+WALKED = [*SIZES, SMALL_SCREEN_WINDOW]
+
+
+def headers_whole(view: QTableView) -> bool:
+    """Every column at least as wide as its header's text, the last one included."""
+    header = view.horizontalHeader()
+    return all(
+        view.columnWidth(column) >= header.sectionSizeFromContents(column).width()
+        for column in range(view.model().columnCount())
+    )
+
+
+@pytest.mark.parametrize("size", WALKED, ids=[f"{w}x{h}" for w, h in WALKED])
+def test_no_part_of_the_docked_monitor_is_cut_at_its_right_edge(  # type: ignore[no-untyped-def]
+    qtbot, ops_bundle: Path, size: tuple[int, int]
+) -> None:
+    """Seen in a real window on a 1024x700 screen: the way-out buttons in one row made the
+    dock's body wider than the dock, so kappa, alpha and the reason a task cannot finish sat
+    behind its right edge; the skip reasons and the stuck table's last header were cut behind
+    a scroll bar; the flags needed the dock scrolled; scope names broke mid-word."""
+    from workbench.gui.main_window import MainWindow
+
+    window = MainWindow(persist_layout=False)
+    qtbot.addWidget(window)
+    window.resize(*size)
+    window.open_bundle(ops_bundle)
+    window.show()
+    wait_idle(qtbot, window)
+    window.campaign_ops.monitor_action.trigger()
+    monitor = window.campaign_ops.monitor
+    qtbot.waitUntil(lambda: monitor.flags.rowCount() == 2, timeout=HANG_GUARD_MS)
+    qtbot.waitUntil(lambda: monitor.stuck.rowCount() == 1, timeout=HANG_GUARD_MS)
+    wait_idle(qtbot, window)
+    assert not monitor.isFloating() and monitor.visibleRegion().boundingRect().width() > 0
+    # beside the item list where there is room for both; sharing its place where there is not
+    assert bool(window.tabifiedDockWidgets(monitor)) == (size[0] < 1366)
+    scroll = monitor.widget()
+    room = scroll.viewport().width()
+    body = scroll.widget()
+    assert body.width() <= room
+    layout = body.layout()
+    for index in range(layout.count()):
+        widget = layout.itemAt(index).widget()
+        if widget is not None and widget.isVisible():
+            assert widget.geometry().right() < room, widget.accessibleName() or widget
+    for name in ("Annotators", "Agreement", "Stuck tasks", "Flagged tasks"):
+        view = monitor.views[name]
+        assert view.isVisible(), name
+        assert not view.horizontalScrollBar().isVisible(), name
+        assert headers_whole(view), name
+        assert all_columns_fit(view) if name == "Agreement" else columns_fit(view), name
+    # the skip reason wraps whole in its cell, not elided
+    annotators = monitor.views["Annotators"]
+    assert rows_whole(annotators)
+    # no scope breaks inside a word
+    agreement = monitor.views["Agreement"]
+    metrics = agreement.fontMetrics()
+    for row in range(monitor.agreement.rowCount()):
+        scope = str(monitor.agreement.index(row, 0).data(Qt.ItemDataRole.DisplayRole))
+        widest = max(metrics.horizontalAdvance(word) for word in scope.split())
+        assert widest + 2 * agreement.style().pixelMetric(
+            agreement.style().PixelMetric.PM_FocusFrameHMargin
+        ) < agreement.columnWidth(0), scope
+    # the flags are on screen without scrolling the dock
+    flags = monitor.views["Flagged tasks"]
+    bottom = flags.mapTo(scroll.viewport(), flags.rect().bottomLeft()).y()
+    assert bottom <= scroll.viewport().height()
+    window.close()

@@ -161,3 +161,20 @@ def test_adaptive_pairing_is_a_choice_of_the_form_stated_in_the_preview(  # type
         # back to uniform: the default entry
         dialog.pairing_box.setCurrentIndex(0)
         assert dialog.spec().pair_choice == "uniform" and dialog.spec().pairing is None
+
+
+def test_the_dialog_opens_with_the_name_to_type(qtbot, ops_bundle: Path) -> None:  # type: ignore[no-untyped-def]
+    """Seen in a real window: a name typed as the dialog opened went nowhere."""
+    from PySide6.QtWidgets import QApplication
+
+    with Bundle.open(ops_bundle) as bundle:
+        dialog = NewCampaignDialog(bundle, ["tests"], list(MODELS[:2]), PLUGINS)
+        qtbot.addWidget(dialog)
+        dialog.show()
+        qtbot.waitExposed(dialog)
+        dialog.activateWindow()
+        qtbot.waitUntil(dialog.isActiveWindow)
+        qtbot.keyClicks(QApplication.focusWidget(), "walk-1")
+        assert dialog.name_field.text() == "walk-1"
+        settle(qtbot, dialog)
+        dialog.close()

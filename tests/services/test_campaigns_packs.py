@@ -431,3 +431,17 @@ def test_a_pack_is_neither_merged_into_nor_exported_from_another_pack(
             export_pack(pack, "c", "ann", tmp_path / "third.wbb")
     assert not (tmp_path / "third.wbb").exists()
     assert first.read_bytes() == before
+
+
+def test_a_pack_carries_the_campaigns_guidelines(main: Location, tmp_path: Path) -> None:
+    """The README's annotator path is a pack: its annotator reads the guidelines at the start
+    of a session as one at the lab does (a pack once left them behind)."""
+    from workbench.services.campaigns import campaign_guidelines, set_campaign_guidelines
+
+    guidelines = "# How to judge\n\nLook at every image before answering."
+    with Bundle.open(main) as bundle:
+        set_campaign_guidelines(bundle, "c", guidelines)
+    pack = export(main, "ann", tmp_path / "ann.wbb", limit=2)
+    with Bundle.open(pack) as bundle:
+        assert campaign_guidelines(bundle, "c") == guidelines
+        assert AnnotationSession(bundle, "c", "ann", PLUGINS).guidelines == guidelines

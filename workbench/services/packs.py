@@ -518,6 +518,8 @@ def export_pack(
                     criteria=settings.criteria,
                     output_context=settings.output_context,
                     pairing=settings.pairing,
+                    # the annotator reads them before the first task, offline as at the lab
+                    guidelines=settings.guidelines,
                     pack=True,
                     shown_swapped=tuple(
                         swapped_sequences(

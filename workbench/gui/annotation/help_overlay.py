@@ -47,6 +47,10 @@ def key_rows(protocol: AnnotationProtocol) -> list[tuple[str, str]]:
     return rows + list(VIEW_KEYS)
 
 
+#: the guidelines' least width beside the keys
+GUIDELINES_LEAST_WIDTH = 320
+
+
 class HelpOverlay(QFrame):
     """A panel over the parent widget listing the keys, beside the campaign's guidelines when
     it has some; any key or a click outside the guidelines hides it."""
@@ -74,14 +78,22 @@ class HelpOverlay(QFrame):
             key_label.setStyleSheet("font-weight: bold; font-family: monospace;")
             key_label.setTextFormat(Qt.TextFormat.PlainText)
             key_label.setAlignment(Qt.AlignmentFlag.AlignRight)
+            key_label.setWordWrap(guidelines is not None)
             meaning_label = QLabel(meaning, self)
             meaning_label.setTextFormat(Qt.TextFormat.PlainText)
+            # beside the guidelines the longest meaning was cut at their edge: it wraps
+            meaning_label.setWordWrap(guidelines is not None)
             grid.addWidget(key_label, row, 0)
             grid.addWidget(meaning_label, row, 1)
         grid.setHorizontalSpacing(24)
+        grid.setColumnStretch(1, 1)
         wrapper = QHBoxLayout()
-        wrapper.addStretch(1)
-        wrapper.addLayout(grid)
+        # alone the keys sit in the middle; beside the guidelines they share the width with
+        # them, with no margin left empty (centred, the keys were squeezed to a column so
+        # narrow that their meanings wrapped to more lines than 1024x700 has room for)
+        side = 0 if guidelines is not None else 1
+        wrapper.addStretch(side)
+        wrapper.addLayout(grid, 3 * (1 - side))
         self.guidelines: SafeTextView | None = None
         self.guidelines_area: QScrollArea | None = None
         if guidelines is not None:
@@ -92,16 +104,17 @@ class HelpOverlay(QFrame):
             scroll = self.guidelines_area = QScrollArea(self)
             scroll.setWidgetResizable(True)
             scroll.setWidget(self.guidelines)
-            scroll.setMinimumWidth(420)
-            scroll.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+            scroll.setMinimumWidth(GUIDELINES_LEAST_WIDTH)
+            # its width by the stretch factors, shared with the keys (not all the room left)
+            scroll.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
             column = QVBoxLayout()
             heading = QLabel("Guidelines", self)
             heading.setStyleSheet("font-size: 14pt; font-weight: bold;")
             column.addWidget(heading)
             column.addWidget(scroll, 1)
             wrapper.addSpacing(32)
-            wrapper.addLayout(column, 3)
-        wrapper.addStretch(1)
+            wrapper.addLayout(column, 2)  # they scroll; the keys are read whole
+        wrapper.addStretch(side)
         outer.addLayout(wrapper, 6 if guidelines is not None else 0)
         close_hint = QLabel("Press any key or click to close.", self)
         close_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -127,6 +140,10 @@ class HelpOverlay(QFrame):
             and self.is_open
         ):
             self._cover_parent()
+            if event.type() == QEvent.Type.Show:
+                # opened before its window was shown, it asked for the keyboard in vain: the
+                # page had it, so Esc left the guidelines up and a vote key chose under them
+                self.setFocus()
         return False
 
     def toggle(self) -> None:

@@ -472,6 +472,9 @@ class NewCampaignDialog(QDialog, Ui_NewCampaignDialog):
         self.buttons.rejected.connect(self.reject)
         self._options_changed()
         resize_within_screen(self, 960, 720)
+        # typing starts with the name (the frame's first focus was elsewhere, so the keys of a
+        # name typed at once were lost)
+        self.name_field.setFocus()
 
     # --- the form -------------------------------------------------------------------------
 

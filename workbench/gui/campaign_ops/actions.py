@@ -29,6 +29,8 @@ class CampaignOps:
         self.monitor_action.setObjectName("campaignMonitorAction")
         self.monitor_action.setShortcut(QKeySequence("Ctrl+Shift+M"))
         self.monitor_action.setToolTip("Progress and agreement of a campaign (Ctrl+Shift+M)")
+        # shown again where it shares a place as a tab (a narrow window), it comes to the front
+        self.monitor_action.triggered.connect(self._raise_monitor)
         self.adjudicate_action = QAction("&Adjudicate disagreements…", window)
         self.adjudicate_action.setObjectName("adjudicateAction")
         self.adjudicate_action.setShortcut(QKeySequence("Ctrl+Shift+J"))
@@ -41,6 +43,10 @@ class CampaignOps:
         self.adjudication: AdjudicationDialog | None = None
         # the watcher polls the bundle off the GUI thread; a change refreshes the open monitor
         window.analysis.watcher.judgmentsChanged.connect(self.monitor.refresh)
+
+    def _raise_monitor(self, shown: bool) -> None:
+        if shown:
+            self.monitor.raise_()
 
     def show_monitor(self, campaign: str | None = None) -> CampaignMonitorDock:
         self.monitor.wanted = campaign

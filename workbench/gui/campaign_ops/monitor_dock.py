@@ -5,20 +5,21 @@ finish, with the reason, from ``services.monitor.campaign_status``, and the two 
 the one selected (give it to another annotator, ask fewer votes of it: the functions of
 ``services.stuck_tasks``, as ``workbench campaign reassign`` / ``lower-votes``); refreshed off
 the GUI thread whenever the bundle's judgment watcher sees a vote arrive or be undone.
-Docked, it opens wide enough to read its columns at 1366x768 and 1024x700."""
+Docked, it opens wide enough to read its columns at 1366x768; where the docks beside it
+cannot give that width (a 1024x700 screen), it shares the widest one's place as a tab."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QDockWidget,
     QFrame,
-    QHBoxLayout,
+    QGridLayout,
     QHeaderView,
     QLabel,
     QMainWindow,
@@ -44,6 +45,10 @@ FLAG_HEADERS = ("Task", "Item", "Flag", "On", "By", "Note")
 AGREEMENT_DIGITS = 3
 #: the dock's width when it opens docked: its tables' columns readable at 1024x700 too
 READABLE_WIDTH = 520
+#: below this docked width its tables cut columns (at 1024x700 beside the item list it had 306)
+NARROWEST_READABLE_WIDTH = 440
+#: the least width of a table's free-text last column (it wraps in what it gets)
+LAST_COLUMN_LEAST_WIDTH = 60
 #: the least width left to another dock when the monitor takes room from it
 MIN_OTHER_DOCK_WIDTH = 220
 #: the rows each table shows whole (every line of a stuck task's reason) before it scrolls
@@ -208,9 +213,12 @@ class CampaignMonitorDock(QDockWidget):
                 layout.addWidget(self.stuck_label)
             if model is self.flags:
                 layout.addWidget(self.flags_label)
-            # the reason is a sentence, a scope a name: wrapped, not cut
-            wrap = model is self.stuck or model is self.agreement
-            view = WholeRowsTableView(ROWS_SHOWN[name], wrap, body)
+            # the reason, the skip reasons and a flag's note are sentences, a scope a name:
+            # wrapped, not cut
+            view = WholeRowsTableView(ROWS_SHOWN[name], True, body)
+            # the free-text last column may narrow to a word's width (Qt's 100 px default
+            # pushed the flags' note behind a scroll bar in a 440 px dock)
+            view.horizontalHeader().setDefaultSectionSize(LAST_COLUMN_LEAST_WIDTH)
             view.setModel(model)
             view.setAccessibleName(name)
             model.modelReset.connect(view.updateGeometry)
@@ -264,7 +272,7 @@ class CampaignMonitorDock(QDockWidget):
     def _way_out(self, body: QWidget) -> QWidget:
         """The actions on the selected stuck task: reassign it, or lower the votes it needs."""
         self.way_out = QWidget(body)
-        row = QHBoxLayout(self.way_out)
+        row = QGridLayout(self.way_out)
         row.setContentsMargins(0, 0, 0, 0)
         self.reassign_to = QComboBox(self.way_out)
         self.reassign_to.setEditable(True)
@@ -288,10 +296,13 @@ class CampaignMonitorDock(QDockWidget):
         self.lower_button.clicked.connect(
             lambda: self.lower_votes(self.selected_stuck_task(), self.votes_needed.value())
         )
-        for widget in (self.reassign_to, self.reassign_button, self.votes_needed):
-            row.addWidget(widget)
-        row.addWidget(self.lower_button)
-        row.setStretch(0, 1)
+        # two rows, one per way out: in one row they made the dock's body wider than a
+        # narrow dock (1024x700), cutting every table's right edge
+        row.addWidget(self.reassign_to, 0, 0)
+        row.addWidget(self.reassign_button, 0, 1)
+        row.addWidget(self.votes_needed, 1, 0, Qt.AlignmentFlag.AlignRight)
+        row.addWidget(self.lower_button, 1, 1)
+        row.setColumnStretch(0, 1)
         self.way_out_status = QLabel(body)
         self.way_out_status.setTextFormat(Qt.TextFormat.PlainText)
         self.way_out_status.setWordWrap(True)
@@ -397,6 +408,25 @@ class CampaignMonitorDock(QDockWidget):
             share = deficit // len(others) + 1
             sizes = [max(MIN_OTHER_DOCK_WIDTH, dock.width() - share) for dock in others]
             window.resizeDocks([*others, self], [*sizes, wanted], Qt.Orientation.Horizontal)
+        if others:
+            # where the docks beside it cannot give more (the item list's filters need their
+            # width), it shares the widest one's place as a tab, shown in front, rather than
+            # cut every table's columns behind a scroll bar. Judged once the layout has taken
+            # the new sizes and the showing that called this has ended (moving a dock while
+            # it is being shown hid it under X11).
+            widest = max(others, key=lambda dock: dock.width())
+            QTimer.singleShot(0, lambda: self._share_place(widest, wanted))
+
+    def _share_place(self, other: QDockWidget, wanted: int) -> None:
+        window = self.parentWidget()
+        if not isinstance(window, QMainWindow) or self.isFloating() or self.isHidden():
+            return
+        if self.width() >= NARROWEST_READABLE_WIDTH or not other.isVisible():
+            return
+        window.tabifyDockWidget(other, self)
+        self.show()
+        self.raise_()
+        window.resizeDocks([self], [wanted], Qt.Orientation.Horizontal)
 
     def refresh(self) -> None:
         """Read the campaigns and the chosen one's status off the GUI thread, if shown."""
