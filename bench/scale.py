@@ -88,6 +88,24 @@ def battles_of(battles: int, models: int, seed: int) -> Iterator[tuple[np.ndarra
         yield first, second, outcome
 
 
+#: the prompts a generated bundle's battles are spread over: the app opens on its item list, so
+#: a bundle without items could not paint a first item (an arena's battles each have a prompt of
+#: their own; 100,000 keeps the bundle small and the judgments per item of the item list's
+#: column at 100 at 10M battles)
+ITEMS = 100_000
+
+
+def item_ids_of(battles: int, items: int, seed: int) -> Iterator[np.ndarray]:
+    """Which item (0-based) each battle of :func:`battles_of` is about, chunk by chunk: drawn
+    uniformly from a stream of its own, so the battles themselves do not change with it."""
+    rng = np.random.default_rng([seed, 1])
+    made = 0
+    while made < battles:
+        size = min(CHUNK, battles - made)
+        made += size
+        yield rng.integers(0, items, size)
+
+
 def build(
     bundle: Path,
     battles_json: Path,
@@ -95,12 +113,20 @@ def build(
     models: int,
     seed: int = 0,
     with_json: bool = True,
+    items: int = ITEMS,
 ) -> None:
     """Generate the bundle (through the app's schema, the judgments by bulk insert of seeded
     draws, not through the importer) and, with ``with_json``, the same battles as FastChat's
-    battle JSON for the reference, once; reused while ``<bundle>.params.json`` matches. Without
-    the JSON a 10M-battle bundle is a few minutes of one core."""
-    wanted = {"battles": battles, "models": models, "seed": seed, "json": with_json}
+    battle JSON for the reference, once; reused while ``<bundle>.params.json`` matches. Each
+    battle is about one of ``items`` prompts (an item with one turn, source "synthetic"), as an
+    arena's battles are. Without the JSON a 10M-battle bundle is a few minutes of one core."""
+    wanted = {
+        "battles": battles,
+        "models": models,
+        "seed": seed,
+        "json": with_json,
+        "items": items,
+    }
     params = bundle.with_name(bundle.name + ".params.json")
     kept = bundle.exists() and (battles_json.exists() or not with_json) and params.exists()
     if kept and json.loads(params.read_text()) == wanted:
@@ -108,7 +134,7 @@ def build(
     from datetime import UTC, datetime
 
     from workbench.storage import Bundle
-    from workbench.storage.models import Import, Model
+    from workbench.storage.models import Import, Model, Source
 
     print(f"generating {battles:,} battles of {models} models …", file=sys.stderr, flush=True)
     bundle.unlink(missing_ok=True)
@@ -124,11 +150,23 @@ def build(
             )
         )
         session.add_all(Model(name=name) for name in names)
+        session.add(Source(name="synthetic", created_at=datetime.now(UTC)))
     connection = sqlite3.connect(bundle)
     connection.execute("PRAGMA synchronous = OFF")  # a generated file: rebuilt if cut short
+    (source_id,) = connection.execute("SELECT id FROM sources").fetchone()
+    connection.executemany(
+        "INSERT INTO items (id, source_id, external_id, family, metadata) "
+        "VALUES (?, ?, ?, 'arena', '{}')",
+        ((number + 1, source_id, f"prompt-{number:06d}") for number in range(items)),
+    )
+    connection.executemany(
+        'INSERT INTO turns (item_id, "index", prompt) VALUES (?, 0, ?)',
+        ((number + 1, f"Synthetic arena prompt number {number}.") for number in range(items)),
+    )
     import_id = connection.execute("SELECT id FROM imports").fetchone()[0]
     ids = dict(connection.execute("SELECT name, id FROM models"))
     model_ids = np.array([ids[name] for name in names])
+    item_ids = np.arange(1, items + 1)
     # the indexes are built once after the rows (sorted), not updated row by row
     indexes = [
         sql
@@ -145,18 +183,22 @@ def build(
     out = battles_json.open("w", encoding="utf-8") if with_json else None
     with contextlib.nullcontext() if out is None else out:
         separator = "["
-        for first, second, outcome in battles_of(battles, models, seed):
+        chunks = zip(
+            battles_of(battles, models, seed), item_ids_of(battles, items, seed), strict=True
+        )
+        for (first, second, outcome), about in chunks:
             rows = zip(
+                item_ids[about].tolist(),
                 model_ids[first].tolist(),
                 model_ids[second].tolist(),
                 OUTCOMES[outcome].tolist(),
                 strict=True,
             )
             connection.executemany(
-                "INSERT INTO prior_judgments (import_id, kind, criterion, model_a_id, "
+                "INSERT INTO prior_judgments (import_id, item_id, kind, criterion, model_a_id, "
                 "model_b_id, outcome, strength, metadata) "
-                "VALUES (?, 'human', 'overall', ?, ?, ?, 1, '{}')",
-                ((import_id, a, b, o) for a, b, o in rows),
+                "VALUES (?, ?, 'human', 'overall', ?, ?, ?, 1, '{}')",
+                ((import_id, item, a, b, o) for item, a, b, o in rows),
             )
             if out is None:
                 continue
@@ -223,7 +265,7 @@ def ratings(
 
 
 #: the tables a generated bundle's battles live in, copied to the server in this order
-SERVER_TABLES = ("imports", "models", "prior_judgments")
+SERVER_TABLES = ("imports", "models", "sources", "items", "turns", "prior_judgments")
 
 
 def _server_children_cpu(data: Path) -> float:
