@@ -340,6 +340,43 @@ def server_ratings(
     }
 
 
+def first_paint(bundle: Path, runs: int) -> dict[str, Any]:
+    """``workbench open BUNDLE`` to its first painted item against a bare PySide6 window, as
+    bench/first_paint.py times them (fresh processes, alternating, each with XDG folders of its
+    own): the medians of ``runs`` each, CPU (the process's, and its GUI thread's, at the paint)
+    and wall apart."""
+    import statistics
+    import tempfile
+
+    from first_paint import _compile_package, _time_child
+
+    _compile_package(ROOT / "workbench")
+    script = str(BENCH / "first_paint.py")
+    ours_command = [sys.executable, "-m", "workbench.cli", "open", str(bundle.resolve())]
+    ours: list[tuple[float, float, float]] = []
+    bare: list[tuple[float, float, float]] = []
+    with tempfile.TemporaryDirectory(prefix="scale-paint-") as folder:
+        work = Path(folder)
+        report = work / "report.json"
+        bare_command = [sys.executable, script, "--bare-window", str(report)]
+        for run in range(runs):
+            bare.append(_time_child(bare_command, report, work / f"bare-{run}"))
+            ours.append(_time_child(ours_command, report, work / f"ours-{run}", ROOT))
+    wall, cpu, gui = (statistics.median(one[index] for one in ours) for index in range(3))
+    bare_wall, bare_cpu, bare_gui = (
+        statistics.median(one[index] for one in bare) for index in range(3)
+    )
+    return {
+        "paint_cpu": cpu,
+        "paint_bare_cpu": bare_cpu,
+        "paint_over_cpu": cpu - bare_cpu,
+        "paint_gui_cpu": gui,
+        "paint_over_gui_cpu": gui - bare_gui,
+        "paint_wall": wall,
+        "paint_over_wall": wall - bare_wall,
+    }
+
+
 #: battles per import file: under the importer's 2,000,000-row limit for one file
 IMPORT_FILE_ROWS = 1_000_000
 IMPORT_FORMATS = ("json", "jsonl", "parquet")
@@ -451,6 +488,13 @@ def table(
         ("PostgreSQL: client + server CPU s", "server_total_cpu", 2),
         ("PostgreSQL: wall s", "server_wall", 2),
         ("PostgreSQL CPU / SQLite CPU", "server_over_sqlite", 2),
+        ("first paint (`workbench open`), CPU s", "paint_cpu", 2),
+        ("bare PySide6 window's first paint, CPU s", "paint_bare_cpu", 2),
+        ("first paint over the bare window, CPU s", "paint_over_cpu", 2),
+        ("first paint, GUI thread's CPU s", "paint_gui_cpu", 2),
+        ("first paint over the bare window, GUI thread's CPU s", "paint_over_gui_cpu", 2),
+        ("first paint, wall s", "paint_wall", 2),
+        ("first paint over the bare window, wall s", "paint_over_wall", 2),
         *(
             (f"{who} {form}, {label}", f"{prefix}_{form}_{key}", digits)
             for form in IMPORT_FORMATS
@@ -512,6 +556,12 @@ def main() -> None:
         help="the folder given to scripts/postgres.sh start (its server's CPU is read there)",
     )
     parser.add_argument("--postgres-max", type=int, default=1_000_000)
+    parser.add_argument(
+        "--paint-runs",
+        type=int,
+        default=3,
+        help="first paints of each bundle (and of a bare window) to take the median of; 0: none",
+    )
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",")]
     models = [int(count) for count in args.models.split(",")]
@@ -533,6 +583,9 @@ def main() -> None:
             rows[size].update(ratings(bundle, battles_json, args, size))
             if args.postgres and size <= args.postgres_max:
                 rows[size].update(server_ratings(bundle, args, size, rows[size]["ours_cpu"]))
+            if args.paint_runs:
+                print(f"{size:,} battles: first paint …", file=sys.stderr, flush=True)
+                rows[size].update(first_paint(bundle, args.paint_runs))
         if size <= args.import_max:
             rows[size].update(import_rate(args, size, count))
     print(table(rows, os.getloadavg(), started))
