@@ -64,6 +64,7 @@ from sqlalchemy import (
     type_coerce,
     union_all,
 )
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session, aliased
 from sqlalchemy.sql import Subquery
 from sqlalchemy.types import TypeEngine
@@ -1116,8 +1117,6 @@ _PARAMETER_MARKERS = {"sqlite": ":{}", "postgresql": "%({})s"}
 
 
 def _compiled(statement: Any, dialect: str) -> str:
-    from sqlalchemy.dialects import postgresql, sqlite
-
     compiler = sqlite.dialect() if dialect == "sqlite" else postgresql.dialect()
     text = str(statement.compile(dialect=compiler, compile_kwargs={"literal_binds": True}))
     if dialect == "postgresql":
