@@ -189,6 +189,8 @@ def test_a_server_bundle_reads_the_counts_a_file_reads(
         assert flagged_read == fast_read.flagged_counts(sqlite_reference, campaign)
         assert flagged_read is not None
         assert sum(count for _kind, simulated, count in flagged_read if not simulated) == flagged
+        # what a board reads: both in one snapshot
+        assert fast_read.board_counts(location, 2.5, campaign) == (found, flagged_read)
 
 
 def test_a_server_url_it_cannot_read_is_left_to_the_usual_open(

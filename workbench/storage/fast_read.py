@@ -157,14 +157,14 @@ def info_value(location: str | Path, key: str) -> InfoValue | None:
     return None if is_server_url(location) else _snapshot_read(location, read)
 
 
-def battle_counts(
-    location: str | Path, decisive_weight: float, campaign: str | None = None
-) -> list[KindCountRow] | None:
-    """:func:`workbench.storage.judgments.battle_counts` of every judgment (no filter), or of
-    one campaign's, per kind of evaluator (``human`` or ``judge``, the first field) and
-    whether the rows are the simulated judge's verdicts (the second), in the
-    bundle file at ``location``, read in one snapshot; None when this reader does not handle
-    the location (see :func:`_snapshot_read`)."""
+#: judgments on flagged comparisons of one kind of evaluator: (kind, whether they are the
+#: simulated judge's verdicts, judgments)
+FlaggedCount = tuple[str, bool, int]
+
+
+def _battle_counts_read(
+    decisive_weight: float, campaign: str | None
+) -> Callable[[Any, bool], list[KindCountRow]]:
     parameters: dict[str, float | str] = {"decisive_weight": float(decisive_weight)}
     statements = (BATTLE_COUNTS_SQL, SERVER_BATTLE_COUNTS_SQL)
     if campaign is not None:
@@ -178,19 +178,10 @@ def battle_counts(
             for a, b, outcome, total, judgments, _first, kind, simulated in found
         ]
 
-    return _snapshot_read(location, read)
+    return read
 
 
-#: judgments on flagged comparisons of one kind of evaluator: (kind, whether they are the
-#: simulated judge's verdicts, judgments)
-FlaggedCount = tuple[str, bool, int]
-
-
-def flagged_counts(location: str | Path, campaign: str | None = None) -> list[FlaggedCount] | None:
-    """:func:`workbench.storage.judgments.flagged_judgments` of every judgment, or of one
-    campaign's, per kind of evaluator and whether they are the simulated judge's verdicts, in
-    the bundle file at ``location`` (nothing read past one index lookup when no flag stands);
-    None when this reader does not handle the location (see :func:`_snapshot_read`)."""
+def _flagged_counts_read(campaign: str | None) -> Callable[[Any, bool], list[FlaggedCount]]:
     parameters: dict[str, str] = {}
     statements = (FLAGGED_COUNTS_SQL, SERVER_FLAGGED_COUNTS_SQL)
     if campaign is not None:
@@ -203,4 +194,40 @@ def flagged_counts(location: str | Path, campaign: str | None = None) -> list[Fl
         found = connection.execute(statements[on_server], parameters).fetchall()
         return [(str(kind), bool(simulated), int(count)) for kind, simulated, count in found]
 
-    return _snapshot_read(location, read)
+    return read
+
+
+def battle_counts(
+    location: str | Path, decisive_weight: float, campaign: str | None = None
+) -> list[KindCountRow] | None:
+    """:func:`workbench.storage.judgments.battle_counts` of every judgment (no filter), or of
+    one campaign's, per kind of evaluator (``human`` or ``judge``, the first field) and
+    whether the rows are the simulated judge's verdicts (the second), in the bundle at
+    ``location``, read in one snapshot; None when this reader does not handle the location
+    (see :func:`_snapshot_read`)."""
+    return _snapshot_read(location, _battle_counts_read(decisive_weight, campaign))
+
+
+def flagged_counts(location: str | Path, campaign: str | None = None) -> list[FlaggedCount] | None:
+    """:func:`workbench.storage.judgments.flagged_judgments` of every judgment, or of one
+    campaign's, per kind of evaluator and whether they are the simulated judge's verdicts, in
+    the bundle at ``location`` (nothing read past one index lookup when no flag stands);
+    None when this reader does not handle the location (see :func:`_snapshot_read`)."""
+    return _snapshot_read(location, _flagged_counts_read(campaign))
+
+
+def board_counts(
+    location: str | Path, decisive_weight: float, campaign: str | None = None
+) -> tuple[list[KindCountRow], list[FlaggedCount]] | None:
+    """:func:`battle_counts` and :func:`flagged_counts` in one snapshot (one connection): what a
+    board reads, so its counts and what it says of flagged comparisons agree; None when this
+    reader does not handle the location."""
+    counts = _battle_counts_read(decisive_weight, campaign)
+    flagged = _flagged_counts_read(campaign)
+    return _snapshot_read(
+        location,
+        lambda connection, on_server: (
+            counts(connection, on_server),
+            flagged(connection, on_server),
+        ),
+    )
