@@ -3,10 +3,11 @@
     python bench/scale.py [--sizes 100000,1000000,10000000] [--models 100,100,200]
         [--rounds 100] [--work /tmp/workbench-scale] [--reference-max 1000000]
         [--import-max 1000000] [--import-formats json,jsonl,parquet] [--baseline TREE]
-        [--postgres ADMIN_URL --postgres-dir DIR] [--postgres-max 1000000]
+        [--postgres ADMIN_URL --postgres-dir DIR] [--postgres-max 1000000] [--paint-runs 3]
 
-For each size a bundle of that many battles (FastChat's battle-log shape: judgments without
-conversations, ``N`` models with evenly spread strengths, 8% ties, seeded) is generated once
+For each size a bundle of that many battles (FastChat's battle-log shape: ``N`` models with
+evenly spread strengths, 8% ties, each battle about one of 100,000 one-turn prompts, seeded) is
+generated once
 into --work and reused while its parameters match; the same battles are written as FastChat's
 battle JSON for the reference and for the import. Then, as whole processes (start-up, imports
 and reading included), each timed by ``os.wait4`` (CPU = user + system of that process alone,
@@ -22,6 +23,10 @@ peak = its maximum resident set):
   then the same leaderboard command on its URL: the client's CPU by ``os.wait4`` and the
   server's, read as its postmaster's reaped children (the backend ends with the client), and
   their sum against the SQLite figure, up to --postgres-max battles.
+- **first paint** (``--paint-runs``, 0 for none): ``workbench open B`` to its first painted
+  item against a bare PySide6 window, alternating as bench/first_paint.py does; the medians of
+  the CPU each process had spent at its paint (all threads, and the GUI thread alone) and of the
+  wall time, and ours over the bare window's (goal: 1.5 CPU s at 10M).
 - A bundle kept from an older schema is upgraded first (``workbench upgrade``, which counts its
   judgments per cell once); its CPU is printed too.
 - **import**: ``workbench import FOLDER --format arena-battles --into NEW`` up to --import-max
