@@ -3,10 +3,11 @@
     python bench/scale.py [--sizes 100000,1000000,10000000] [--models 100,100,200]
         [--rounds 100] [--work /tmp/workbench-scale] [--reference-max 1000000]
         [--import-max 1000000] [--import-formats json,jsonl,parquet] [--baseline TREE]
-        [--postgres ADMIN_URL --postgres-dir DIR] [--postgres-max 1000000]
+        [--postgres ADMIN_URL --postgres-dir DIR] [--postgres-max 1000000] [--paint-runs 3]
 
-For each size a bundle of that many battles (FastChat's battle-log shape: judgments without
-conversations, ``N`` models with evenly spread strengths, 8% ties, seeded) is generated once
+For each size a bundle of that many battles (FastChat's battle-log shape: ``N`` models with
+evenly spread strengths, 8% ties, each battle about one of 100,000 one-turn prompts, seeded) is
+generated once
 into --work and reused while its parameters match; the same battles are written as FastChat's
 battle JSON for the reference and for the import. Then, as whole processes (start-up, imports
 and reading included), each timed by ``os.wait4`` (CPU = user + system of that process alone,
@@ -22,6 +23,10 @@ peak = its maximum resident set):
   then the same leaderboard command on its URL: the client's CPU by ``os.wait4`` and the
   server's, read as its postmaster's reaped children (the backend ends with the client), and
   their sum against the SQLite figure, up to --postgres-max battles.
+- **first paint** (``--paint-runs``, 0 for none): ``workbench open B`` to its first painted
+  item against a bare PySide6 window, alternating as bench/first_paint.py does; the medians of
+  the CPU each process had spent at its paint (all threads, and the GUI thread alone) and of the
+  wall time, and ours over the bare window's (goal: 1.5 CPU s at 10M).
 - A bundle kept from an older schema is upgraded first (``workbench upgrade``, which counts its
   judgments per cell once); its CPU is printed too.
 - **import**: ``workbench import FOLDER --format arena-battles --into NEW`` up to --import-max
@@ -88,6 +93,24 @@ def battles_of(battles: int, models: int, seed: int) -> Iterator[tuple[np.ndarra
         yield first, second, outcome
 
 
+#: the prompts a generated bundle's battles are spread over: the app opens on its item list, so
+#: a bundle without items could not paint a first item (an arena's battles each have a prompt of
+#: their own; 100,000 keeps the bundle small and the judgments per item of the item list's
+#: column at 100 at 10M battles)
+ITEMS = 100_000
+
+
+def item_ids_of(battles: int, items: int, seed: int) -> Iterator[np.ndarray]:
+    """Which item (0-based) each battle of :func:`battles_of` is about, chunk by chunk: drawn
+    uniformly from a stream of its own, so the battles themselves do not change with it."""
+    rng = np.random.default_rng([seed, 1])
+    made = 0
+    while made < battles:
+        size = min(CHUNK, battles - made)
+        made += size
+        yield rng.integers(0, items, size)
+
+
 def build(
     bundle: Path,
     battles_json: Path,
@@ -95,12 +118,20 @@ def build(
     models: int,
     seed: int = 0,
     with_json: bool = True,
+    items: int = ITEMS,
 ) -> None:
     """Generate the bundle (through the app's schema, the judgments by bulk insert of seeded
     draws, not through the importer) and, with ``with_json``, the same battles as FastChat's
-    battle JSON for the reference, once; reused while ``<bundle>.params.json`` matches. Without
-    the JSON a 10M-battle bundle is a few minutes of one core."""
-    wanted = {"battles": battles, "models": models, "seed": seed, "json": with_json}
+    battle JSON for the reference, once; reused while ``<bundle>.params.json`` matches. Each
+    battle is about one of ``items`` prompts (an item with one turn, source "synthetic"), as an
+    arena's battles are. Without the JSON a 10M-battle bundle is a few minutes of one core."""
+    wanted = {
+        "battles": battles,
+        "models": models,
+        "seed": seed,
+        "json": with_json,
+        "items": items,
+    }
     params = bundle.with_name(bundle.name + ".params.json")
     kept = bundle.exists() and (battles_json.exists() or not with_json) and params.exists()
     if kept and json.loads(params.read_text()) == wanted:
@@ -108,7 +139,7 @@ def build(
     from datetime import UTC, datetime
 
     from workbench.storage import Bundle
-    from workbench.storage.models import Import, Model
+    from workbench.storage.models import Import, Model, Source
 
     print(f"generating {battles:,} battles of {models} models …", file=sys.stderr, flush=True)
     bundle.unlink(missing_ok=True)
@@ -124,11 +155,23 @@ def build(
             )
         )
         session.add_all(Model(name=name) for name in names)
+        session.add(Source(name="synthetic", created_at=datetime.now(UTC)))
     connection = sqlite3.connect(bundle)
     connection.execute("PRAGMA synchronous = OFF")  # a generated file: rebuilt if cut short
+    (source_id,) = connection.execute("SELECT id FROM sources").fetchone()
+    connection.executemany(
+        "INSERT INTO items (id, source_id, external_id, family, metadata) "
+        "VALUES (?, ?, ?, 'arena', '{}')",
+        ((number + 1, source_id, f"prompt-{number:06d}") for number in range(items)),
+    )
+    connection.executemany(
+        'INSERT INTO turns (item_id, "index", prompt) VALUES (?, 0, ?)',
+        ((number + 1, f"Synthetic arena prompt number {number}.") for number in range(items)),
+    )
     import_id = connection.execute("SELECT id FROM imports").fetchone()[0]
     ids = dict(connection.execute("SELECT name, id FROM models"))
     model_ids = np.array([ids[name] for name in names])
+    item_ids = np.arange(1, items + 1)
     # the indexes are built once after the rows (sorted), not updated row by row
     indexes = [
         sql
@@ -145,18 +188,22 @@ def build(
     out = battles_json.open("w", encoding="utf-8") if with_json else None
     with contextlib.nullcontext() if out is None else out:
         separator = "["
-        for first, second, outcome in battles_of(battles, models, seed):
+        chunks = zip(
+            battles_of(battles, models, seed), item_ids_of(battles, items, seed), strict=True
+        )
+        for (first, second, outcome), about in chunks:
             rows = zip(
+                item_ids[about].tolist(),
                 model_ids[first].tolist(),
                 model_ids[second].tolist(),
                 OUTCOMES[outcome].tolist(),
                 strict=True,
             )
             connection.executemany(
-                "INSERT INTO prior_judgments (import_id, kind, criterion, model_a_id, "
+                "INSERT INTO prior_judgments (import_id, item_id, kind, criterion, model_a_id, "
                 "model_b_id, outcome, strength, metadata) "
-                "VALUES (?, 'human', 'overall', ?, ?, ?, 1, '{}')",
-                ((import_id, a, b, o) for a, b, o in rows),
+                "VALUES (?, ?, 'human', 'overall', ?, ?, ?, 1, '{}')",
+                ((import_id, item, a, b, o) for item, a, b, o in rows),
             )
             if out is None:
                 continue
@@ -223,7 +270,7 @@ def ratings(
 
 
 #: the tables a generated bundle's battles live in, copied to the server in this order
-SERVER_TABLES = ("imports", "models", "prior_judgments")
+SERVER_TABLES = ("imports", "models", "sources", "items", "turns", "prior_judgments")
 
 
 def _server_children_cpu(data: Path) -> float:
@@ -295,6 +342,43 @@ def server_ratings(
         "server_total_cpu": total,
         "server_wall": client["wall"],
         "server_over_sqlite": total / sqlite_cpu,
+    }
+
+
+def first_paint(bundle: Path, runs: int) -> dict[str, Any]:
+    """``workbench open BUNDLE`` to its first painted item against a bare PySide6 window, as
+    bench/first_paint.py times them (fresh processes, alternating, each with XDG folders of its
+    own): the medians of ``runs`` each, CPU (the process's, and its GUI thread's, at the paint)
+    and wall apart."""
+    import statistics
+    import tempfile
+
+    from first_paint import _compile_package, _time_child
+
+    _compile_package(ROOT / "workbench")
+    script = str(BENCH / "first_paint.py")
+    ours_command = [sys.executable, "-m", "workbench.cli", "open", str(bundle.resolve())]
+    ours: list[tuple[float, float, float]] = []
+    bare: list[tuple[float, float, float]] = []
+    with tempfile.TemporaryDirectory(prefix="scale-paint-") as folder:
+        work = Path(folder)
+        report = work / "report.json"
+        bare_command = [sys.executable, script, "--bare-window", str(report)]
+        for run in range(runs):
+            bare.append(_time_child(bare_command, report, work / f"bare-{run}"))
+            ours.append(_time_child(ours_command, report, work / f"ours-{run}", ROOT))
+    wall, cpu, gui = (statistics.median(one[index] for one in ours) for index in range(3))
+    bare_wall, bare_cpu, bare_gui = (
+        statistics.median(one[index] for one in bare) for index in range(3)
+    )
+    return {
+        "paint_cpu": cpu,
+        "paint_bare_cpu": bare_cpu,
+        "paint_over_cpu": cpu - bare_cpu,
+        "paint_gui_cpu": gui,
+        "paint_over_gui_cpu": gui - bare_gui,
+        "paint_wall": wall,
+        "paint_over_wall": wall - bare_wall,
     }
 
 
@@ -409,6 +493,13 @@ def table(
         ("PostgreSQL: client + server CPU s", "server_total_cpu", 2),
         ("PostgreSQL: wall s", "server_wall", 2),
         ("PostgreSQL CPU / SQLite CPU", "server_over_sqlite", 2),
+        ("first paint (`workbench open`), CPU s", "paint_cpu", 2),
+        ("bare PySide6 window's first paint, CPU s", "paint_bare_cpu", 2),
+        ("first paint over the bare window, CPU s", "paint_over_cpu", 2),
+        ("first paint, GUI thread's CPU s", "paint_gui_cpu", 2),
+        ("first paint over the bare window, GUI thread's CPU s", "paint_over_gui_cpu", 2),
+        ("first paint, wall s", "paint_wall", 2),
+        ("first paint over the bare window, wall s", "paint_over_wall", 2),
         *(
             (f"{who} {form}, {label}", f"{prefix}_{form}_{key}", digits)
             for form in IMPORT_FORMATS
@@ -470,6 +561,12 @@ def main() -> None:
         help="the folder given to scripts/postgres.sh start (its server's CPU is read there)",
     )
     parser.add_argument("--postgres-max", type=int, default=1_000_000)
+    parser.add_argument(
+        "--paint-runs",
+        type=int,
+        default=3,
+        help="first paints of each bundle (and of a bare window) to take the median of; 0: none",
+    )
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",")]
     models = [int(count) for count in args.models.split(",")]
@@ -491,6 +588,9 @@ def main() -> None:
             rows[size].update(ratings(bundle, battles_json, args, size))
             if args.postgres and size <= args.postgres_max:
                 rows[size].update(server_ratings(bundle, args, size, rows[size]["ours_cpu"]))
+            if args.paint_runs:
+                print(f"{size:,} battles: first paint …", file=sys.stderr, flush=True)
+                rows[size].update(first_paint(bundle, args.paint_runs))
         if size <= args.import_max:
             rows[size].update(import_rate(args, size, count))
     print(table(rows, os.getloadavg(), started))

@@ -150,7 +150,7 @@ def test_polls_never_overlap_and_failures_are_reported_once(  # type: ignore[no-
     watcher.pollRecovered.connect(lambda: recoveries.append(True))
     with Bundle.open(sample_bundle) as bundle:
         monkeypatch.setattr(watcher_module, "judgment_activity", slow_activity)
-        watcher.set_bundle(bundle)  # the baseline is read here, on the GUI thread
+        watcher.set_bundle(bundle)  # the baseline is read by the first poll, on the worker
         threads.clear()
         watcher.timer.setInterval(10)
         qtbot.waitUntil(lambda: watcher.polls >= 4, timeout=HANG_GUARD_MS)

@@ -13,9 +13,13 @@ from typing import Any
 
 import pytest
 
+from tests.backends import BundleBackend
 from tests.gui.panel_bundle import build_panel_bundle
+from tests.importers.canonical_helpers import write_jsonl
 from tests.services.campaign_ops_bundle import build_ops_bundle
 from tests.shared_builds import copy_of
+from tests.storage.counted_bundle import build_counted_bundle
+from tests.storage.test_judgment_counts import source_lines
 from workbench.cli import main, stats_commands
 from workbench.services import analysis
 from workbench.services.analysis_request import AnalysisRequest, RequestError
@@ -159,3 +163,27 @@ def test_the_command_loads_no_pandas_scipy_or_sqlalchemy(bundle_path: Path) -> N
     assert done.returncode == 0, done.stderr[-2000:]
     assert json.loads(done.stdout)["filters"] == NO_FILTERS
     assert done.stderr.strip().splitlines()[-1] == "[]"
+
+
+def test_a_server_bundles_command_prints_the_services_document_without_sqlalchemy(
+    bundle_backend: BundleBackend, tmp_path: Path
+) -> None:
+    """On a server bundle too, the command reads the counts through the driver alone (the
+    server aggregates them) and prints what the full service gives on the same bundle."""
+    location = bundle_backend.new_location()
+    build_counted_bundle(location, write_jsonl(tmp_path, source_lines()))
+    request = AnalysisRequest(bootstrap=12, seed=3, min_battles=0)
+    expected = service_json(location, request)  # type: ignore[arg-type]
+    code = (
+        "import sys; from workbench.cli import main; "
+        f"code = main(['leaderboard', {str(location)!r}, '--bootstrap', '12', '--seed', '3', "
+        "'--min-battles', '0', '--json']); "
+        "print(sorted(m for m in ('pandas', 'scipy', 'sqlalchemy', 'alembic') "
+        "if m in sys.modules), file=sys.stderr); sys.exit(code)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=os.environ, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stderr.strip().splitlines()[-1] == "[]"
+    assert json.loads(done.stdout) == expected

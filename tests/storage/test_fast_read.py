@@ -8,10 +8,15 @@ import hashlib
 import sqlite3
 from pathlib import Path
 
+import psycopg
 import pytest
 
+from tests.backends import BundleBackend
+from tests.importers.canonical_helpers import write_jsonl
 from tests.services.campaign_ops_bundle import build_ops_bundle
 from tests.shared_builds import copy_of
+from tests.storage.counted_bundle import build_counted_bundle
+from tests.storage.test_judgment_counts import source_lines
 from workbench.storage import Bundle, fast_read
 from workbench.storage.bundle import alembic_head_revision
 from workbench.storage.judgments import (
@@ -19,6 +24,7 @@ from workbench.storage.judgments import (
     OutcomeFilter,
     battle_counts,
     compiled_queries_source,
+    flagged_judgments,
     read_judgments,
 )
 
@@ -116,7 +122,7 @@ def test_what_is_not_a_bundle_file_is_declined(tmp_path: Path) -> None:
     assert fast_read.battle_counts(plain, 3.0) is None
     assert fast_read.battle_counts(tmp_path / "missing.wbb", 3.0) is None
     assert fast_read.battle_counts(tmp_path, 3.0) is None
-    assert fast_read.battle_counts("postgresql://lab@db/bundle", 3.0) is None
+    assert fast_read.battle_counts("postgresql://lab@db/", 3.0) is None  # names no database
     assert text.read_text() == "not a database"
 
 
@@ -144,3 +150,65 @@ def test_info_value_declines_what_it_is_not_sure_of(demo_bundle: Path, tmp_path:
     before = hashlib.sha256(older.read_bytes()).hexdigest()
     assert fast_read.info_value(older, "pack") is None  # left to Bundle.open to migrate
     assert hashlib.sha256(older.read_bytes()).hexdigest() == before
+
+
+# --- a bundle on a PostgreSQL server ---------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def jsonl_source(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_jsonl(tmp_path_factory.mktemp("src"), source_lines())
+
+
+@pytest.fixture(scope="module")
+def sqlite_reference(tmp_path_factory: pytest.TempPathFactory, jsonl_source: Path) -> Path:
+    path = tmp_path_factory.mktemp("reference") / "reference.wbb"
+    build_counted_bundle(path, jsonl_source)
+    return path
+
+
+def test_a_server_bundle_reads_the_counts_a_file_reads(
+    bundle_backend: BundleBackend, jsonl_source: Path, sqlite_reference: Path
+) -> None:
+    """The same judgments on either backend: the quick reader's counts (every judgment, one
+    campaign's, the flagged ones) equal the read model's on that bundle and the file's, read
+    through the database's driver alone."""
+    location = bundle_backend.new_location()
+    build_counted_bundle(location, jsonl_source)
+    for campaign in (None, "pilot"):
+        filters = OutcomeFilter(campaigns=("pilot",) if campaign else ())
+        with Bundle.open(location) as bundle, bundle.read_session() as session:
+            expected = per_kind(session, filters, 2.5)
+            flagged = flagged_judgments(session, filters)
+        assert expected["human"] and flagged
+        found = fast_read.battle_counts(location, 2.5, campaign)
+        assert found == fast_read.battle_counts(sqlite_reference, 2.5, campaign)
+        for kind, counted in expected.items():
+            assert of_kind(found, kind) == counted
+        flagged_read = fast_read.flagged_counts(location, campaign)
+        assert flagged_read == fast_read.flagged_counts(sqlite_reference, campaign)
+        assert flagged_read is not None
+        assert sum(count for _kind, simulated, count in flagged_read if not simulated) == flagged
+        # what a board reads: both in one snapshot
+        assert fast_read.board_counts(location, 2.5, campaign) == (found, flagged_read)
+
+
+def test_a_server_url_it_cannot_read_is_left_to_the_usual_open(
+    bundle_backend: BundleBackend,
+) -> None:
+    """A URL without a database or with a control character is declined before connecting; a
+    server bundle at another schema revision is declined, and nothing is written to it."""
+    assert fast_read.battle_counts("postgresql://lab@127.0.0.1:1/", 3.0) is None
+    assert fast_read.battle_counts("postgresql://lab@127.0.0.1:1/db%00x", 3.0) is None
+    if bundle_backend.name != "postgresql":
+        return
+    location = bundle_backend.new_location()
+    Bundle.create(location).close()
+    assert fast_read.battle_counts(location, 3.0) == []
+    with psycopg.connect(str(location), autocommit=True) as connection:
+        connection.execute("UPDATE alembic_version SET version_num = '0003'")
+    assert fast_read.battle_counts(location, 3.0) is None
+    assert fast_read.flagged_counts(location) is None
+    with psycopg.connect(str(location)) as connection:
+        found = connection.execute("SELECT version_num FROM alembic_version").fetchall()
+    assert found == [("0003",)]

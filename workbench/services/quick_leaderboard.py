@@ -1,11 +1,11 @@
-"""``workbench leaderboard --method bt --json`` over every judgment of a bundle file (or one
-campaign's), without pandas, SQLAlchemy or Alembic: the battle counts come from one aggregate
-query (:mod:`workbench.storage.fast_read`), the request's rules (its kind, ties, minimum of
-battles, default anchor) from :mod:`workbench.services.analysis_request`, and the ratings from
-the same numpy code the full service uses (:func:`workbench.stats.counted_board.counted_board`),
-so the document is the one :func:`workbench.services.analysis.leaderboard` gives (a test
-compares them). Start-up is most of a command's time; this path imports a tenth of what the
-full one does."""
+"""``workbench leaderboard --method bt --json`` over every judgment of a bundle (a file or a
+server's) or one campaign's, without pandas, SQLAlchemy or Alembic: the battle counts come from
+one aggregate query (:mod:`workbench.storage.fast_read`, which a server answers itself), the
+request's rules (its kind, ties, minimum of battles, default anchor) from
+:mod:`workbench.services.analysis_request`, and the ratings from the same numpy code the full
+service uses (:func:`workbench.stats.counted_board.counted_board`), so the document is the one
+:func:`workbench.services.analysis.leaderboard` gives (a test compares them). Start-up is most
+of a command's time; this path imports a tenth of what the full one does."""
 
 from __future__ import annotations
 
@@ -65,7 +65,10 @@ def quick_leaderboard(location: str | Path, request: AnalysisRequest) -> dict[st
     quick, campaign = quick_campaign(request)
     if not quick:
         return None
-    read = fast_read.battle_counts(location, request.decisive_weight, campaign)
+    both = fast_read.board_counts(location, request.decisive_weight, campaign)
+    if both is None:
+        return None
+    read, flagged_read = both
     if not read:
         return None
     found = _kept(read, request.include_simulated)
@@ -78,9 +81,6 @@ def quick_leaderboard(location: str | Path, request: AnalysisRequest) -> dict[st
     simulated = 0
     if not request.include_simulated:
         simulated = sum(row[4] for row_kind, flag, row in read if flag and row_kind == kind)
-    flagged_read = fast_read.flagged_counts(location, campaign)
-    if flagged_read is None:
-        return None
     flagged = sum(
         count
         for row_kind, simulated_rows, count in flagged_read

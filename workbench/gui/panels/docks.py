@@ -192,8 +192,9 @@ class AnalysisDocks(QObject):
                 self._stale.add(panel)  # computed when first on screen
             elif self._opening is not None:
                 self._reading_state(api, True)
-                if self._reading is not self._opening:
-                    self._read_choices(self._opening)  # the first panel of this bundle
+                # the first panel of this bundle (after the watcher's baseline: see set_bundle)
+                if self._reading is not self._opening and not self.watcher.reading_baseline:
+                    self._read_choices(self._opening)
         return self.built[name]
 
     def _build(self, name: str) -> tuple[QWidget, Panel]:
@@ -251,12 +252,18 @@ class AnalysisDocks(QObject):
             # until its choices are read, a panel says the bundle is being read, not that none
             # is open or that it holds nothing
             self._reading_state(api, bundle is not None)
-        self.watcher.set_bundle(bundle)
         if bundle is None:
+            self.watcher.set_bundle(None)
             # the caller closes the bundle next: the workers let go of it first
             self.process.release_bundle()
             self.other_process.release_bundle()
-        elif self.built:
+            return
+        # the choices (and then the panels) are read once the watcher has the fingerprint it
+        # compares with, so a judgment stored before their read is never taken for the baseline
+        self.watcher.set_bundle(bundle, then=partial(self._choices_after_baseline, bundle))
+
+    def _choices_after_baseline(self, bundle: Bundle) -> None:
+        if bundle is self._opening and self.built:
             self._read_choices(bundle)
 
     def _read_choices(self, bundle: Bundle) -> None:

@@ -6,6 +6,12 @@ answered, so a slow server never piles them up. A bundle file is polled every 40
 bundle every 2 s, since each poll is a network round trip there. A failed poll (a server gone,
 a file locked for long) is reported once through ``pollFailed`` and retried at the same pace.
 
+The fingerprint changes are measured against is read by the first poll, on the worker too:
+counting a store is a scan of one of its indexes, a noticeable pause at ten million judgments,
+never taken on the GUI thread when a bundle opens. Whoever reads the judgments after the open
+(the panels) starts from :meth:`JudgmentWatcher.set_bundle`'s ``then``, called once that first
+fingerprint is read, so a change made before their read is never mistaken for the baseline.
+
 A vote cast in this process need not wait for the next poll: :meth:`poll_now` polls at once
 (after the running poll, if any), so the panels refresh as soon as the vote is committed and
 the fingerprint then already includes it, so the regular poll finds no second change.
@@ -14,6 +20,7 @@ the fingerprint then already includes it, so the regular poll finds no second ch
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -56,6 +63,10 @@ class JudgmentWatcher(QObject):
         self.failing = False
         self.polls = 0  # answered polls, successful or not (for tests and diagnostics)
         self._fingerprint: tuple[int, ...] | None = None
+        #: whether the first poll of the bundle, which reads the baseline, is still due
+        self._baseline_due = False
+        #: what runs once the first fingerprint of the bundle is read (or could not be)
+        self._then: Callable[[], None] | None = None
         #: a poll was asked for while one ran: poll again as soon as it answers
         self._again = False
         # Stale answers (from a bundle since replaced) are recognised by their generation.
@@ -70,19 +81,28 @@ class JudgmentWatcher(QObject):
     def polling(self) -> bool:
         return self.runner.busy
 
-    def set_bundle(self, bundle: Bundle | None) -> None:
+    @property
+    def reading_baseline(self) -> bool:
+        """Whether the first fingerprint of the bundle is still being read (``then`` due)."""
+        return self._baseline_due
+
+    def set_bundle(self, bundle: Bundle | None, then: Callable[[], None] | None = None) -> None:
         """Watch ``bundle`` (None: stop). Waits for a poll of the previous bundle to end, so
-        the caller may close that bundle afterwards."""
+        the caller may close that bundle afterwards. The first poll, at once on the worker,
+        reads the fingerprint later ones are compared with; ``then`` is called when it has
+        answered (or failed), for readers that must not start before it."""
         self._generation += 1
         self.timer.stop()
         self.runner.wait()
         self.bundle = bundle
         self.failing = False
         self._again = False
-        self._fingerprint = judgment_activity(bundle) if bundle is not None else None
+        self._fingerprint = None
+        self._baseline_due = bundle is not None
+        self._then = then if bundle is not None else None
         if bundle is not None:
             self.timer.setInterval(poll_interval_ms(bundle))
-            self.timer.start()
+            self.poll()
 
     def poll(self) -> None:
         """Start one poll on the worker, unless one is still running."""
@@ -115,10 +135,20 @@ class JudgmentWatcher(QObject):
             self.failing = False
             log.info("the bundle answers again")
             self.pollRecovered.emit()
-        if fingerprint != self._fingerprint:
+        if self._baseline_due:
+            self._fingerprint = fingerprint  # the baseline: the readers start after it
+            self._started()
+        elif fingerprint != self._fingerprint:
+            # (a baseline that could not be read counts any later answer as a change)
             self._fingerprint = fingerprint
             self.judgmentsChanged.emit()
         self._schedule()
+
+    def _started(self) -> None:
+        self._baseline_due = False
+        then, self._then = self._then, None
+        if then is not None:
+            then()
 
     def _failed(self, generation: int, error: BaseException) -> None:
         if generation != self._generation:
@@ -134,6 +164,7 @@ class JudgmentWatcher(QObject):
             self.pollFailed.emit(short_message(error))
         else:
             log.debug("poll failed again: %s", short_message(error))
+        self._started()  # the readers try on their own, and say why they cannot read
         self._schedule()
 
     def _schedule(self) -> None:
