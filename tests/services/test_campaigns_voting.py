@@ -444,6 +444,35 @@ def test_a_vote_and_the_next_task_load_no_task_object_and_check_the_settings_onc
         ann.cast_and_next(task.token, "a")  # changed settings are checked again
 
 
+def test_a_vote_and_the_next_task_splice_no_list_of_ids_into_their_sql(bundle: Bundle) -> None:
+    """Every statement of the worker's step names its task, item and models by plain
+    parameters: a list of ids (SQLAlchemy's "expanding" parameter) is spliced into the SQL at
+    every execution, which cost CPU at every vote."""
+    from sqlalchemy import event
+
+    make_campaign(bundle, "arena-battle", models=list(MODELS[:3]), votes_per_pair=1)
+    ann = AnnotationSession(bundle, "c", "ann", PLUGINS)
+    task = ann.next_task()
+    assert task is not None
+    spliced: list[str] = []
+    ran: list[str] = []
+
+    def record(_conn, _cursor, statement, _parameters, context, _many) -> None:  # type: ignore[no-untyped-def]
+        ran.append(statement)
+        if context.compiled is not None and context.compiled.post_compile_params:
+            spliced.append(" ".join(statement.split()))
+
+    event.listen(bundle.engine, "before_cursor_execute", record)
+    try:
+        for _ in range(2):
+            _receipt, task = ann.cast_and_next(task.token, "a")
+            assert task is not None
+    finally:
+        event.remove(bundle.engine, "before_cursor_execute", record)
+    assert ran and spliced == []
+    assert all(turn.responses[0] and turn.responses[1] for turn in task.turns)
+
+
 def test_cast_and_next_commits_the_vote_and_the_next_lease_together(bundle: Bundle) -> None:
     """The view's step: the same tasks, votes and leases as cast then next_task,
     with the vote and the next lease in one write transaction."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 from pathlib import Path
@@ -278,3 +279,39 @@ def test_a_text_repeated_across_judgments_is_checked_once(
     assert sorted(checked) == sorted(
         ["arena", "overall", "model_a", "model-b", "model-0", "model-1", "model-2"]
     )
+
+
+def test_no_full_collection_starts_by_itself_while_an_import_runs(tmp_path: Path) -> None:
+    from workbench.services.importing import _FullCollectionPause
+
+    before = gc.get_threshold()
+    during: list[int] = []
+
+    def progress(stage: str, done: int, total: int) -> None:
+        during.append(gc.get_threshold()[2])
+
+    source = write_jsonl(tmp_path / "src", [item_line("q1"), item_line("q2")])
+    import_files(tmp_path / "new.wbb", [source], "jsonl", progress=progress)
+    assert during and set(during) == {_FullCollectionPause.OUT_OF_REACH}
+    assert gc.get_threshold() == before
+
+
+def test_overlapping_imports_restore_the_threshold_found_before_the_first() -> None:
+    from workbench.services.importing import _FullCollectionPause
+
+    pause = _FullCollectionPause()
+    before = gc.get_threshold()
+    first, second = pause.deferred(), pause.deferred()
+    first.__enter__()
+    second.__enter__()
+    first.__exit__(None, None, None)  # the first import ends while the second still runs
+    assert gc.get_threshold()[2] == _FullCollectionPause.OUT_OF_REACH
+    second.__exit__(None, None, None)
+    assert gc.get_threshold() == before
+
+
+def test_a_failed_import_restores_the_threshold(tmp_path: Path) -> None:
+    before = gc.get_threshold()
+    with pytest.raises(WorkbenchError):
+        import_files(tmp_path / "b.wbb", [tmp_path / "absent"], "jsonl")
+    assert gc.get_threshold() == before

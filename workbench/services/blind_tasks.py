@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from sqlalchemy import Row, bindparam, select
+from sqlalchemy import Row, bindparam, or_, select
 from sqlalchemy.orm import Session
 
 from workbench.domain.protocols import AnnotationProtocol
@@ -118,21 +118,27 @@ _TURNS = (
     .where(Turn.item_id == bindparam("item"))
     .order_by(Turn.index)
 )
+# The references and answers of the item's turns, named by the item and the two models rather
+# than by lists of ids: a list is spliced into the SQL at every execution (SQLAlchemy's
+# "expanding" parameters), which cost more CPU per task than SQLite's work. Rows of turns after
+# the judged one are read and not shown.
+_ITEM_TURNS = select(Turn.id).where(Turn.item_id == bindparam("item")).scalar_subquery()
 _REFERENCES = select(Reference.id, Reference.turn_id, Reference.kind, Reference.text).where(
-    Reference.turn_id.in_(bindparam("turns", expanding=True))
+    Reference.turn_id.in_(_ITEM_TURNS)
 )
 _OUTPUTS = select(Output.turn_id, Output.model_id, Output.text).where(
-    Output.turn_id.in_(bindparam("turns", expanding=True)),
-    Output.model_id.in_(bindparam("models", expanding=True)),
+    Output.turn_id.in_(_ITEM_TURNS),
+    or_(Output.model_id == bindparam("first"), Output.model_id == bindparam("second")),
     Output.context == bindparam("context"),
 )
 
 
-def _references(session: Session, turn_ids: list[int], kinds: tuple[str, ...]) -> dict[int, str]:
-    """Per turn, the reference to show: the first of ``kinds`` it has, else its first one."""
+def _references(session: Session, item_id: int, kinds: tuple[str, ...]) -> dict[int, str]:
+    """Per turn of the item, the reference to show: the first of ``kinds`` it has, else its
+    first one."""
     rank = {kind: position for position, kind in enumerate(kinds)}
     chosen: dict[int, tuple[int, int, str]] = {}
-    rows = session.connection().execute(_REFERENCES, {"turns": turn_ids})
+    rows = session.connection().execute(_REFERENCES, {"item": item_id})
     for reference_id, turn_id, kind, text in rows:
         key = (rank.get(kind, len(kinds)), reference_id, text)
         if turn_id not in chosen or key < chosen[turn_id]:
@@ -172,17 +178,16 @@ def build_task(
         for turn_id, index, prompt in connection.execute(_TURNS, {"item": pair.item_id})
         if pair.turn_index is None or index <= pair.turn_index
     ]
-    turn_ids = [turn_id for turn_id, _, _ in turns]
-    references = _references(session, turn_ids, protocol.reference_kinds)
+    references = _references(session, pair.item_id, protocol.reference_kinds)
     sides = [pair.left_model_id, pair.right_model_id][: protocol.output_count]
     if swapped:
         sides.reverse()
     answers: dict[tuple[int, int], str] = {}
     wanted_models = [model_id for model_id in sides if model_id is not None]
     if wanted_models:
-        for turn_id, model_id, text in connection.execute(
-            _OUTPUTS, {"turns": turn_ids, "models": wanted_models, "context": output_context}
-        ):
+        first, second = wanted_models[0], wanted_models[-1]
+        values = {"item": pair.item_id, "first": first, "second": second, "context": output_context}
+        for turn_id, model_id, text in connection.execute(_OUTPUTS, values):
             answers[(turn_id, model_id)] = text
     shown_turns = []
     for turn_id, index, prompt in turns:

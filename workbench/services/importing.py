@@ -11,13 +11,16 @@ behind.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import itertools
 import json
 import logging
 import math
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -534,6 +537,46 @@ def _storable(
     return kept
 
 
+class _FullCollectionPause:
+    """Keeps CPython from starting a full garbage collection while an import runs.
+
+    A full collection walks every object the process holds (SQLAlchemy's, pyarrow's, the
+    batch's: 100 ms or more each), and CPython starts one whenever the objects that survived the
+    young collections grow by a quarter, which a stream of batches of fresh records does again
+    and again: a battle log of 300,000 rows met 23 of them, an eighth of the import's CPU. Only
+    the automatic full collections are deferred (the young generations are collected as
+    usual, and reference counting frees a batch's records when it is written), so memory stays
+    bounded; the oldest generation's threshold is restored when the last import running ends.
+    The app's own collector (workbench/gui/collector.py) already keeps it out of reach."""
+
+    #: the oldest generation's threshold while deferred: never reached
+    OUT_OF_REACH = 2**31 - 1
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._running = 0
+        self._oldest_before = 0
+
+    @contextmanager
+    def deferred(self) -> Iterator[None]:
+        with self._lock:
+            if self._running == 0:
+                young, middle, self._oldest_before = gc.get_threshold()
+                gc.set_threshold(young, middle, self.OUT_OF_REACH)
+            self._running += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._running -= 1
+                if self._running == 0:
+                    young, middle, _oldest = gc.get_threshold()
+                    gc.set_threshold(young, middle, self._oldest_before)
+
+
+_FULL_COLLECTIONS = _FullCollectionPause()
+
+
 def import_files(
     bundle_path: str | Path,
     sources: Sequence[str | Path],
@@ -551,6 +594,28 @@ def import_files(
     lands; with True the valid rows land and the rejections are returned and recorded.
     Importing the same files again is a no-op that reports ``already_imported``.
     """
+    with _FULL_COLLECTIONS.deferred():
+        return _import_files(
+            bundle_path,
+            sources,
+            format_name,
+            skip_rejected=skip_rejected,
+            progress=progress,
+            cancel_requested=cancel_requested,
+            plugins=plugins,
+        )
+
+
+def _import_files(
+    bundle_path: str | Path,
+    sources: Sequence[str | Path],
+    format_name: str,
+    *,
+    skip_rejected: bool,
+    progress: ProgressCallback,
+    cancel_requested: Callable[[], bool],
+    plugins: Registry | None,
+) -> ImportResult:
     importer = (plugins or registry()).importer(format_name)
     location = parse_location(bundle_path)
     shown = location.path if location.path is not None else location.display

@@ -214,6 +214,10 @@ _RELEASE = delete(PairLease).where(
     PairLease.annotator_id == bindparam("annotator"),
     PairLease.pair_id.in_(bindparam("ids", expanding=True)),
 )
+#: one task's (a vote's): a list of ids is spliced into the SQL at every execution
+_RELEASE_ONE = delete(PairLease).where(
+    PairLease.annotator_id == bindparam("annotator"), PairLease.pair_id == bindparam("id")
+)
 _LEASE = insert(PairLease)
 _VOTE = insert(Vote)
 
@@ -221,7 +225,11 @@ _VOTE = insert(Vote)
 def release_leases(session: Session, pair_ids: Sequence[int], annotator_id: int) -> None:
     """End the annotator's leases on ``pair_ids`` (answered, or about to be leased anew)."""
     with counting(session, pair_ids, answers=False):
-        session.connection().execute(_RELEASE, {"annotator": annotator_id, "ids": list(pair_ids)})
+        connection = session.connection()
+        if len(pair_ids) == 1:
+            connection.execute(_RELEASE_ONE, {"annotator": annotator_id, "id": pair_ids[0]})
+        else:
+            connection.execute(_RELEASE, {"annotator": annotator_id, "ids": list(pair_ids)})
 
 
 def lease_pairs(

@@ -106,12 +106,14 @@ def _pair_states(session: Session, pair_ids: list[int], answers: bool) -> dict[i
     only) no answer is read: a lease changes no answer and no task's openness, so the states
     then differ in their leases alone, which is all :func:`_apply` needs of them."""
     connection = session.connection()  # Core statements: see _upsert
-    pairs = connection.execute(_PAIR_ROWS, {"ids": pair_ids}).all()
+    one = len(pair_ids) == 1
+    ids = {"id": pair_ids[0]} if one else {"ids": pair_ids}
+    pairs = connection.execute(_PAIR_ROW if one else _PAIR_ROWS, ids).all()
     found: dict[int, set[int]] = defaultdict(set)
     skipped: dict[int, set[int]] = defaultdict(set)
     if answers:
         for pair_id, annotator_id, has_answer in connection.execute(
-            _ANSWERS_OF_PAIRS, {"ids": pair_ids}
+            _ANSWERS_OF_PAIR if one else _ANSWERS_OF_PAIRS, ids
         ):
             (found if has_answer else skipped)[pair_id].add(annotator_id)
     return {
@@ -140,24 +142,34 @@ def _standing_answers(*where: ColumnElement[bool]) -> Select:
     )
 
 
-# Built once: a statement keeps its compiled form's cache key, so each block only binds ids
-# (building the queries anew per vote cost more CPU than running them).
-_PAIR_ROWS = (
-    select(
-        ScheduledPair.id,
-        ScheduledPair.campaign_id,
-        ScheduledPair.votes_target,
-        ScheduledPair.gold_choice.is_not(None),
-        select(func.count())
-        .where(PairLease.pair_id == ScheduledPair.id)
-        .correlate(ScheduledPair)
-        .scalar_subquery(),
+def _pair_rows(which: ColumnElement[bool]) -> Select:
+    """(task, campaign, votes target, is an attention check, leases) of the tasks ``which``
+    selects, locking their rows."""
+    return (
+        select(
+            ScheduledPair.id,
+            ScheduledPair.campaign_id,
+            ScheduledPair.votes_target,
+            ScheduledPair.gold_choice.is_not(None),
+            select(func.count())
+            .where(PairLease.pair_id == ScheduledPair.id)
+            .correlate(ScheduledPair)
+            .scalar_subquery(),
+        )
+        .where(which)
+        .order_by(ScheduledPair.id)
+        .with_for_update(of=ScheduledPair)
     )
-    .where(ScheduledPair.id.in_(bindparam("ids", expanding=True)))
-    .order_by(ScheduledPair.id)
-    .with_for_update(of=ScheduledPair)
-)
+
+
+# Built once: a statement keeps its compiled form's cache key, so each block only binds ids
+# (building the queries anew per vote cost more CPU than running them). A vote's blocks touch
+# one task each, and a list of ids is spliced into the SQL at every execution (SQLAlchemy's
+# "expanding" parameters): one task is named by a plain parameter instead.
+_PAIR_ROWS = _pair_rows(ScheduledPair.id.in_(bindparam("ids", expanding=True)))
+_PAIR_ROW = _pair_rows(ScheduledPair.id == bindparam("id"))
 _ANSWERS_OF_PAIRS = _standing_answers(Vote.pair_id.in_(bindparam("ids", expanding=True)))
+_ANSWERS_OF_PAIR = _standing_answers(Vote.pair_id == bindparam("id"))
 
 
 def _apply(session: Session, before: _PairState, after: _PairState, pair_id: int) -> None:

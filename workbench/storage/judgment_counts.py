@@ -140,7 +140,10 @@ def _cells_of(origin: str, condition: Any = None) -> Any:
         "context": rows.c.context,
         "derived": rows.c.derived,
     }
-    strong = case((and_(rows.c.outcome.in_(["a", "b"]), rows.c.strength >= 2), 1), else_=0)
+    # a decisive outcome, written as two comparisons: a list given to IN is spliced into the SQL
+    # at every execution, and a vote runs this statement twice
+    decisive = or_(rows.c.outcome == "a", rows.c.outcome == "b")
+    strong = case((and_(decisive, rows.c.strength >= 2), 1), else_=0)
     position = literal(rank * STORE_SPAN, BigInteger) + rows.c.row_id
     # a pairwise judgment: an outcome between two sides, one of which may be the reference
     pairwise = and_(
@@ -214,6 +217,13 @@ def _rows_upsert(dialect_name: str) -> Any:
 @cache
 def _votes_of_pairs() -> Any:
     return _cells_of(CAMPAIGN, Vote.pair_id.in_(bindparam("pair_ids", expanding=True)))
+
+
+@cache
+def _votes_of_pair() -> Any:
+    """:func:`_votes_of_pairs` of one task (a vote's), with a plain parameter: a list of ids
+    is spliced into the SQL at every execution."""
+    return _cells_of(CAMPAIGN, Vote.pair_id == bindparam("pair_id"))
 
 
 def _key_match() -> list[Any]:
@@ -308,10 +318,13 @@ def changing(executor: Executor, origin: str, condition: Any) -> Iterator[None]:
 def changing_votes(executor: Executor, pair_ids: Sequence[int]) -> Iterator[None]:
     """:func:`changing` for the votes on the campaign tasks ``pair_ids`` (a vote, an undo, a
     skip, a pack merged), with statements built once."""
-    parameters = {"pair_ids": list(pair_ids)}
-    before = _read_cells(executor, _votes_of_pairs(), parameters)
+    ids = list(pair_ids)
+    one = len(ids) == 1
+    statement = _votes_of_pair() if one else _votes_of_pairs()
+    parameters = {"pair_id": ids[0]} if one else {"pair_ids": ids}
+    before = _read_cells(executor, statement, parameters)
     yield
-    apply_difference(executor, before, _read_cells(executor, _votes_of_pairs(), parameters))
+    apply_difference(executor, before, _read_cells(executor, statement, parameters))
 
 
 def apply_difference(

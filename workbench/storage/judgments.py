@@ -586,7 +586,10 @@ def _declared_stores() -> tuple[JudgmentStore, ...]:
         },
     )
     # a pairwise choice is an outcome; verification choices and skips are not
-    vote_outcome = case((Vote.choice.in_(OUTCOME_VALUES), Vote.choice), else_=null())
+    # (comparisons, not IN: a list given to IN is spliced into the SQL at every execution, and
+    # a vote reads its task's cells through this twice)
+    is_outcome = or_(*(Vote.choice == value for value in OUTCOME_VALUES))
+    vote_outcome = case((is_outcome, Vote.choice), else_=null())
     votes = JudgmentStore(
         origin=JudgmentOrigin.CAMPAIGN.value,
         table=Vote,
