@@ -56,23 +56,9 @@ JUDGE_RUN = JudgmentOrigin.JUDGE_RUN.value
 ADJUDICATION = JudgmentOrigin.ADJUDICATION.value
 
 #: the key of a cell, in the order of the table's primary key
-KEY = (
-    "model_a_id",
-    "model_b_id",
-    "outcome",
-    "origin",
-    "kind",
-    "import_id",
-    "campaign_id",
-    "annotator_id",
-    "judge_run_id",
-    "source_id",
-    "turn",
-    "criterion",
-    "context",
-    "derived",
-)
-VALUES = ("judgments", "strong", "first_position")
+KEY = tuple(column.name for column in JudgmentCount.__table__.primary_key)
+#: what a cell holds: the judgments, the strong decisive ones and the first one's position
+VALUES = tuple(column.name for column in JudgmentCount.__table__.columns if not column.primary_key)
 #: what an absent id or turn is stored as (both backends treat NULLs in a key as distinct)
 NO_ID, NO_TURN = 0, -1
 #: a position in stored order: the store's rank in the declaration times this, plus the
@@ -80,7 +66,8 @@ NO_ID, NO_TURN = 0, -1
 #: (the read model's ``_origin_order``)
 STORE_SPAN = 1 << 40
 
-#: the read-model columns a cell's key and values are computed from
+#: the read-model columns a cell's key and values are computed from: its ids are the read
+#: model's own (:data:`workbench.storage.judgments.CELL_COLUMNS`)
 _READ = (
     "origin",
     "kind",
@@ -91,15 +78,10 @@ _READ = (
     "outcome",
     "strength",
     "row_id",
-    "import_id",
-    "campaign_id",
-    "annotator_id",
-    "judge_run_id",
-    "source_id",
-    "model_a_id",
-    "model_b_id",
+    *judgments.CELL_COLUMNS,
 )
-_IDS = ("import_id", "campaign_id", "annotator_id", "judge_run_id", "source_id")
+#: the ids of who judged and of the item's source (the two sides' ids are keyed apart)
+_IDS = tuple(name for name in judgments.CELL_COLUMNS if name not in ("model_a_id", "model_b_id"))
 
 Cell = tuple[Any, ...]
 Counts = tuple[int, int, int]
