@@ -292,7 +292,8 @@ class ArenaBattlesImporter(Importer):
         for key in ID_KEYS:
             value = typed_field(row, key, (str, int))
             if value is not None:
-                return value
+                result: str | int | None = value
+                return result
         return None
 
     def _battle(

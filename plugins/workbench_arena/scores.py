@@ -102,7 +102,7 @@ def score_tables(judgments: pd.DataFrame) -> ScoreTables:
 BOARD_BATTLES_COLUMNS = ("board", "models", "battles", "bootstrap_rounds", "command")
 
 
-def _board_row(boards: Boards, name: str, models: int, changes: dict[str, Any]) -> tuple:
+def _board_row(boards: Boards, name: str, models: int, changes: dict[str, Any]) -> tuple[Any, ...]:
     return (
         name,
         models,

@@ -420,7 +420,7 @@ COMMANDS: tuple[Command | CommandGroup, ...] = (
 )
 
 
-def _add(commands: argparse._SubParsersAction, command: Command) -> None:
+def _add(commands: argparse._SubParsersAction[argparse.ArgumentParser], command: Command) -> None:
     parser = commands.add_parser(command.name, help=command.help, description=command.description)
     command.arguments(parser)
     parser.set_defaults(handler=command)

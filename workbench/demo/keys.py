@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,10 @@ class DemoItem:
     scene: dict[str, Any] = field(default_factory=dict)
 
 
-def other_than(truth: Any, candidates: list[Any], rng: random.Random) -> Any:
+_Answer = TypeVar("_Answer")
+
+
+def other_than(truth: _Answer, candidates: list[_Answer], rng: random.Random) -> _Answer:
     """A random candidate that is not the truth (candidates must hold at least one)."""
     options = [c for c in candidates if c != truth]
     if not options:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QAbstractItemView, QComboBox, QHeaderView, QWidget
@@ -133,7 +134,7 @@ class ItemListPanel(QWidget):
         else:
             self.refresh()
 
-    def _fetch_rows(self, ids: Sequence[int]) -> list:
+    def _fetch_rows(self, ids: Sequence[int]) -> list[Any]:
         """A page of rows with the flags SQL finds; the disagreement flag, which needs the
         statistics stack, follows from a worker, so the first page is shown without loading
         pandas on the GUI thread."""

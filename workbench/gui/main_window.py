@@ -166,8 +166,8 @@ class MainWindow(QMainWindow):
         self.jobs_action.setStatusTip("Running and finished imports, exports, reports and runs")
         ui.viewMenu.insertAction(ui.resetLayoutAction, self.jobs_action)
         for action in self.actions_with_shortcuts():
-            keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
-            action.setToolTip(f"{action.toolTip()} ({keys})")
+            shortcut = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+            action.setToolTip(f"{action.toolTip()} ({shortcut})")
             self.addAction(action)  # shortcuts work even when a dock has focus
         self.open_server_action.triggered.connect(self.choose_server_bundle)
         self.jobs_action.triggered.connect(self.show_jobs)
@@ -183,7 +183,7 @@ class MainWindow(QMainWindow):
         ui.aboutAction.triggered.connect(lambda: show_about(self))
         ui.recentMenu.aboutToShow.connect(self._fill_recent_menu)
 
-    def actions_with_shortcuts(self) -> list:
+    def actions_with_shortcuts(self) -> list[QAction]:
         ui = self.ui
         return [
             ui.openAction,

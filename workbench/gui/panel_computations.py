@@ -16,7 +16,7 @@ import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from workbench.errors import WorkbenchError
 
@@ -122,7 +122,10 @@ class _Opened:
 _opened = _Opened()
 
 
-def _guarded(function: Callable[..., Any], *args: Any) -> Any:
+_Result = TypeVar("_Result")
+
+
+def _guarded(function: Callable[..., _Result], *args: Any) -> _Result:
     """Call ``function``; an error comes back as one that pickles: a :class:`WorkbenchError`
     with its message (the user can act on it), anything else as :class:`PanelComputationError`
     with the worker's traceback (logged by the panel)."""
@@ -516,7 +519,8 @@ def benchmark_figure(benchmark: str, name: str, tables: dict[str, pd.DataFrame])
     """Figure ``name`` of ``benchmark``'s page, drawn by its score provider from its tables."""
     from workbench.services.analysis import score_provider
 
-    return score_provider(benchmark).figures(tables)[name]
+    result: Figure = score_provider(benchmark).figures(tables)[name]
+    return result
 
 
 def benchmark_page(

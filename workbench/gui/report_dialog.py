@@ -205,7 +205,10 @@ class ReportMenuEntry(QObject):
         actions = menu.actions()
         export_action = window.tools.export_action
         after = actions.index(export_action) + 1 if export_action in actions else len(actions)
-        menu.insertAction(actions[after] if after < len(actions) else None, self.action)
+        if after < len(actions):
+            menu.insertAction(actions[after], self.action)
+        else:
+            menu.addAction(self.action)
         self.action.triggered.connect(self.show_dialog)
 
     def show_dialog(self) -> ReportDialog | None:

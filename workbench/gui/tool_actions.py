@@ -35,10 +35,10 @@ class ToolActions(QObject):
         self.export_action.setStatusTip("Write the bundle's items or judgments to a file")
         file_actions = ui.fileMenu.actions()
         after_import = file_actions.index(ui.importAction) + 1
-        ui.fileMenu.insertAction(
-            file_actions[after_import] if after_import < len(file_actions) else None,
-            self.export_action,
-        )
+        if after_import < len(file_actions):
+            ui.fileMenu.insertAction(file_actions[after_import], self.export_action)
+        else:
+            ui.fileMenu.addAction(self.export_action)
 
         self.tools_menu = QMenu("&Tools", window)
         self.tools_menu.setObjectName("toolsMenu")

@@ -75,11 +75,12 @@ def _text(obj: dict[str, Any], key: str, where: str, *, required: bool = False) 
 
 
 def _text(obj: dict[str, Any], key: str, where: str, *, required: bool = False) -> str | None:
-    return _get(obj, key, str, where, required=required)
+    result: str | None = _get(obj, key, str, where, required=required)
+    return result
 
 
 def _objects(obj: dict[str, Any], key: str, where: str) -> list[dict[str, Any]]:
-    values = _get(obj, key, list, where, default=[])
+    values: list[dict[str, Any]] = _get(obj, key, list, where, default=[])
     for index, value in enumerate(values):
         if not isinstance(value, dict):
             raise RowError(f"{where}{key}[{index}]", "must be an object")
@@ -120,7 +121,8 @@ def _image(entry: dict[str, Any], position: int, folder: Path, where: str) -> Im
 
 
 def _flag(obj: dict[str, Any], key: str, where: str) -> bool | None:
-    return _get(obj, key, bool, where)
+    result: bool | None = _get(obj, key, bool, where)
+    return result
 
 
 def parse_item_line(data: Any, folder: Path, origin: Origin) -> list[Record]:

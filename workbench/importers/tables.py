@@ -123,7 +123,7 @@ def read_table_rows(
         report.reject(Origin(name), None, f"not a readable {kind} file: {detail}")
 
 
-def decoded_bytes(values: pa.RecordBatch | pa.Array) -> int:
+def decoded_bytes(values: pa.RecordBatch | pa.Array[Any]) -> int:
     """About what ``values.to_pylist()`` will hold: the bytes of every text and binary value,
     each counted as often as a row refers to it (a dictionary's entry once per index), and 8
     bytes for every other value or list slot. Slices count only their own rows."""

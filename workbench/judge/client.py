@@ -83,7 +83,8 @@ class RetryPolicy:
         """The wait before retry number ``attempt`` (1-based): exponential, capped, with "equal
         jitter" (half fixed, half random) so that many waiting requests do not return at once."""
         ceiling = min(self.max_delay, self.base_delay * 2 ** (attempt - 1))
-        return ceiling / 2 + rng.uniform(0, ceiling / 2)
+        result: float = ceiling / 2 + rng.uniform(0, ceiling / 2)
+        return result
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ was the reference answer rather than a model's output is named ``reference``.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -118,7 +118,7 @@ def judgments_frame(
     names, rows = read_judgments(session, *filters, pairwise=pairwise, columns=columns, after=after)
     frame = pd.DataFrame(rows, columns=names, dtype=object)
     frame["weight"] = 1.0
-    conversions = {
+    conversions: dict[str, Callable[[pd.Series], pd.Series]] = {
         "score": lambda values: pd.to_numeric(values, errors="coerce"),
         "turn": lambda values: values.astype("Int64"),
         "strength": lambda values: values.fillna(1).astype(int),
@@ -200,7 +200,8 @@ def answer_style_features(
         if not answers:
             return None
         if pd.isna(turn):
-            return np.sum(list(answers.values()), axis=0)
+            result: np.ndarray | None = np.sum(list(answers.values()), axis=0)
+            return result
         return answers.get(int(turn))
 
     width = len(STYLE_FEATURES)

@@ -228,7 +228,8 @@ def _models(frame: pd.DataFrame) -> set[str]:
 
 
 def _touches(frame: pd.DataFrame, models: dict[str, int]) -> np.ndarray:
-    return (frame["first"].isin(models) | frame["second"].isin(models)).to_numpy()
+    result: np.ndarray = (frame["first"].isin(models) | frame["second"].isin(models)).to_numpy()
+    return result
 
 
 def _comparisons(frame: pd.DataFrame, index: dict[str, int]) -> Comparisons:

@@ -242,7 +242,7 @@ class RankingComparisonResult:
         file) and the command beside the figures."""
         found = self.comparison
         order = found.ci_order
-        return jsonable(
+        result: dict[str, Any] = jsonable(
             {
                 "a": self._side_json(self.a),
                 "b": self._side_json(self.b),
@@ -264,6 +264,7 @@ class RankingComparisonResult:
                 "ranks": self.ranks().to_dict("records"),
             }
         )
+        return result
 
     @staticmethod
     def _side_json(side: Ranking) -> dict[str, Any]:

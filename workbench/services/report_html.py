@@ -14,9 +14,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from workbench.progress import Progress
 from workbench.services import report_sections
 from workbench.services.report import (
-    Progress,
     ReportContent,
     ReportRequest,
     build_report,

@@ -189,7 +189,9 @@ def single_tasks(
     return tasks, shortfalls
 
 
-def _extra_left(odd_pairs: Sequence[tuple[Contestant, Contestant]], rng: random.Random) -> dict:
+def _extra_left(
+    odd_pairs: Sequence[tuple[Contestant, Contestant]], rng: random.Random
+) -> dict[tuple[Contestant, Contestant], Contestant]:
     """For each pair with an odd number of comparisons, the contestant that gets the extra left,
     chosen so that no contestant collects more than one extra left (or right) overall.
 

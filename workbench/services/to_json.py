@@ -5,11 +5,17 @@ prints what it returns."""
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, overload
 
 import pandas as pd
 
 
+@overload
+def jsonable(value: dict[Any, Any]) -> dict[str, Any]: ...
+@overload
+def jsonable(value: list[Any] | tuple[Any, ...]) -> list[Any]: ...
+@overload
+def jsonable(value: object) -> Any: ...
 def jsonable(value: Any) -> Any:
     if isinstance(value, dict):
         return {str(key): jsonable(item) for key, item in value.items()}

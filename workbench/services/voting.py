@@ -172,7 +172,7 @@ def answer_rows(
 
 def open_pairs(
     campaign_id: int, annotator_id: int, now: datetime | BindParameter[datetime] | None = None
-) -> Select:
+) -> Select[Any]:
     """The ids of the tasks an annotator may still be given: not answered (or skipped) by them,
     and short of votes counting the unexpired leases others hold on them, or an attention check
     (those go to everyone)."""
@@ -376,7 +376,7 @@ class AnnotationSession:
 
     # --- the queue -----------------------------------------------------------------------------
 
-    def _open_pairs(self) -> Select:
+    def _open_pairs(self) -> Select[Any]:
         return open_pairs(self._campaign_id, self._annotator_id)
 
     def _progress(self, session: Session, holding: int | None = None) -> Progress:
@@ -452,7 +452,8 @@ class AnnotationSession:
             ):
                 self._choose_order(session, pair_id)
                 self._lease(session, pair_id)
-                return pair_id
+                result: int | None = pair_id
+                return result
 
     def _pair_choice(self, settings: dict[str, Any] | None) -> str:
         """:func:`pair_choice` of the settings read at a hand-out, checked again only when they

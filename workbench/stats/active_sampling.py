@@ -113,7 +113,9 @@ def fit_with_covariance(state: PairChoiceState) -> tuple[np.ndarray, np.ndarray]
     return strengths, np.linalg.inv(information)
 
 
-def information_matrix(models: int, first: np.ndarray, second: np.ndarray, weight: np.ndarray):
+def information_matrix(
+    models: int, first: np.ndarray, second: np.ndarray, weight: np.ndarray
+) -> np.ndarray:
     information = np.diag(np.full(models, PRIOR_PRECISION))
     np.add.at(information, (first, first), weight)
     np.add.at(information, (second, second), weight)

@@ -23,7 +23,7 @@ from workbench.stats.preferences import majority_preferences
 __all__ = ["CYCLE_SCOPES", "DEFAULT_CYCLE_SCOPE", "DEFAULT_MAX_CYCLE_LENGTH", "POOLED_PER_ITEM"]
 
 
-def preference_graph(judgments: pd.DataFrame) -> nx.DiGraph:
+def preference_graph(judgments: pd.DataFrame) -> nx.DiGraph[str]:
     """Models as nodes, an edge from the less preferred to the preferred model of every pair
     with a net preference (ties and even splits draw no edge). Edge attributes: ``votes`` (all
     judgments of the pair) and ``consensus`` (share of them for the preferred model), which
@@ -33,7 +33,9 @@ def preference_graph(judgments: pd.DataFrame) -> nx.DiGraph:
     return _graph_of(majority_preferences(judgments, ["first", "second"]))
 
 
-def preference_graphs_by(judgments: pd.DataFrame, group: str) -> Iterator[tuple[Any, nx.DiGraph]]:
+def preference_graphs_by(
+    judgments: pd.DataFrame, group: str
+) -> Iterator[tuple[Any, nx.DiGraph[str]]]:
     """``(value, preference_graph(rows of that value))`` for each value of column ``group``, in
     sorted order, from one majority count over all the rows: a count per group cost pandas'
     fixed overhead (milliseconds) once per item, which made the cycles of 2,000 items take tens
@@ -50,7 +52,7 @@ def preference_graphs_by(judgments: pd.DataFrame, group: str) -> Iterator[tuple[
         yield values[start], _graph_of(table.iloc[start:stop])
 
 
-def _graph_of(table: pd.DataFrame) -> nx.DiGraph:
+def _graph_of(table: pd.DataFrame) -> nx.DiGraph[str]:
     """The graph of one group's majority table (rows by first, then second model)."""
     graph: nx.DiGraph[str] = nx.DiGraph()
     graph.add_nodes_from(pd.unique(pd.concat([table["first"], table["second"]])))
@@ -74,7 +76,9 @@ def _graph_of(table: pd.DataFrame) -> nx.DiGraph:
     return graph
 
 
-def preference_cycles(graph: nx.DiGraph, max_length: int | None = None) -> list[tuple[str, ...]]:
+def preference_cycles(
+    graph: nx.DiGraph[str], max_length: int | None = None
+) -> list[tuple[str, ...]]:
     """Every elementary cycle of a preference graph, each once, rotated to start at its smallest
     model name (``networkx.simple_cycles``; Johnson 1975). ``max_length`` bounds the cycle length
     (a complete graph of many models has very many long cycles)."""

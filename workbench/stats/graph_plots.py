@@ -13,7 +13,7 @@ CONSISTENT_COLOUR = "#2ca02c"  # green
 MIN_OPACITY = 0.25
 
 
-def edge_colours(graph: nx.DiGraph) -> dict[tuple[str, str], str]:
+def edge_colours(graph: nx.DiGraph[str]) -> dict[tuple[str, str], str]:
     """Each edge's colour: red when it lies on a cycle, green otherwise. An edge lies on a cycle
     exactly when both ends are in the same strongly connected component (Tarjan 1972)."""
     component_of = {
@@ -35,7 +35,7 @@ def edge_opacity(consensus: float) -> float:
     return MIN_OPACITY + (1.0 - MIN_OPACITY) * (share - 0.5) / 0.5
 
 
-def contradiction_graph_figure(graph: nx.DiGraph, title: str = "Preferences") -> Figure:
+def contradiction_graph_figure(graph: nx.DiGraph[str], title: str = "Preferences") -> Figure:
     """The figure of ``graph`` (edges loser -> winner with a ``consensus`` attribute), nodes on a
     circle in name order so the same models sit in the same places from item to item."""
     figure = Figure(figsize=(5.5, 5.0), layout="constrained")

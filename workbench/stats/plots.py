@@ -164,7 +164,7 @@ def win_rate_heatmap(matrix: pd.DataFrame, title: str = "Win rate (row beats col
 
 
 def preference_graph_plot(
-    graph: nx.DiGraph, expected_order: list[str] | None = None, title: str = "Preferences"
+    graph: nx.DiGraph[str], expected_order: list[str] | None = None, title: str = "Preferences"
 ) -> Figure:
     """A preference graph as CHIRP draws it: an arrow from the less to the more preferred model,
     its opacity the consensus; with ``expected_order`` (best first) arrows that agree with it are

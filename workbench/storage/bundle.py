@@ -118,7 +118,8 @@ def _is_connection_failure(error: BaseException) -> bool:
     sqlstate = getattr(error.orig, "sqlstate", None)
     if sqlstate is None:  # refused, unreachable or timed out before the server answered
         return isinstance(error, OperationalError)
-    return sqlstate.startswith(_CONNECTION_SQLSTATES)
+    result: bool = sqlstate.startswith(_CONNECTION_SQLSTATES)
+    return result
 
 
 def _rollback_journal(dbapi_connection: sqlite3.Connection, _record: object) -> None:

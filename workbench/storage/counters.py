@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import cast
+from typing import Any, cast
 
 from sqlalchemy import (
     ColumnElement,
@@ -129,7 +129,7 @@ def _pair_states(session: Session, pair_ids: list[int], answers: bool) -> dict[i
     }
 
 
-def _standing_answers(*where: ColumnElement[bool]) -> Select:
+def _standing_answers(*where: ColumnElement[bool]) -> Select[int | None, int, Any]:
     """(task, annotator, 1 if answered else 0 for skipped) for every standing answer or skip."""
     return (
         select(

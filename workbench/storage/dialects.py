@@ -290,4 +290,5 @@ def insert_ignoring_conflicts(session: Session, table: Any) -> Insert:
     """``INSERT ... ON CONFLICT DO NOTHING`` into ``table`` in the session's dialect: rows whose
     key is already stored are left as they are."""
     dialect = postgresql if session.get_bind().dialect.name == POSTGRESQL else sqlite
-    return dialect.insert(table).on_conflict_do_nothing()
+    result: Insert = dialect.insert(table).on_conflict_do_nothing()
+    return result

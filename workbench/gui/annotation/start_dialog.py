@@ -79,7 +79,8 @@ class StartAnnotatingDialog(QDialog, Ui_StartAnnotatingDialog):
 
     @property
     def campaign(self) -> str | None:
-        return self.campaign_box.currentData()
+        result: str | None = self.campaign_box.currentData()
+        return result
 
     @property
     def annotator(self) -> str | None:

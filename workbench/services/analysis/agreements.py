@@ -207,7 +207,8 @@ def _without_overlap(
 def _judgment_keys(judgments: pd.DataFrame) -> np.ndarray:
     """One integer per judgment, unique across the stores: its origin's rank and its row id."""
     origin = pd.Categorical(judgments["origin"], categories=list(ORIGINS)).codes.astype(np.int64)
-    return origin * (1 << 48) + judgments["row_id"].to_numpy(dtype=np.int64)
+    result: np.ndarray = origin * (1 << 48) + judgments["row_id"].to_numpy(dtype=np.int64)
+    return result
 
 
 def _rank_agreement(

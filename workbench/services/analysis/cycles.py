@@ -92,7 +92,7 @@ def _item_cycles(
 
 def item_graph(
     bundle: Bundle, item_id: int, source: str = ALL_SOURCES, cache: JudgmentCache | None = None
-) -> nx.DiGraph:
+) -> nx.DiGraph[str]:
     """The preference graph of one item's pooled judgments (edges loser -> winner, with
     ``votes`` and ``consensus``)."""
     from workbench.stats.contradictions import preference_graph
@@ -103,7 +103,7 @@ def item_graph(
 
 def category_graph(
     bundle: Bundle, category: str, source: str = ALL_SOURCES, cache: JudgmentCache | None = None
-) -> nx.DiGraph:
+) -> nx.DiGraph[str]:
     """The preference graph of the pooled judgments of every item in ``category``."""
     from workbench.stats.contradictions import preference_graph
 

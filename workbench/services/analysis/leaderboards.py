@@ -93,7 +93,8 @@ class LeaderboardResult:
         )
         if self.powered is not None:
             document["prediction_powered"] = self.powered.to_json()
-        return jsonable(document)
+        result: dict[str, Any] = jsonable(document)
+        return result
 
     def write_csv(self, path: Path) -> None:
         """The table as CSV (``workbench leaderboard --csv``, the panel's export) under a first
