@@ -142,7 +142,7 @@ def _standing_answers(*where: ColumnElement[bool]) -> Select[int | None, int, An
     )
 
 
-def _pair_rows(which: ColumnElement[bool]) -> Select:
+def _pair_rows(which: ColumnElement[bool]) -> Select[Any]:
     """(task, campaign, votes target, is an attention check, leases) of the tasks ``which``
     selects, locking their rows."""
     return (

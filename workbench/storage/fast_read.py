@@ -72,7 +72,9 @@ def _readable_file(location: str | Path) -> Path | None:
 
 
 def _at_current_revision(connection: Any) -> bool:
-    revisions = connection.execute("SELECT version_num FROM alembic_version").fetchall()
+    revisions: list[tuple[str, ...]] = connection.execute(
+        "SELECT version_num FROM alembic_version"
+    ).fetchall()
     return revisions == [(HEAD_REVISION,)]
 
 

@@ -1120,7 +1120,9 @@ _PARAMETER_MARKERS = {"sqlite": ":{}", "postgresql": "%({})s"}
 
 
 def _compiled(statement: Any, dialect: str) -> str:
-    compiler = sqlite.dialect() if dialect == "sqlite" else postgresql.dialect()
+    # chosen first, then called: SQLite's ``dialect`` alias alone is unannotated
+    make = sqlite.dialect if dialect == "sqlite" else postgresql.dialect
+    compiler = make()
     text = str(statement.compile(dialect=compiler, compile_kwargs={"literal_binds": True}))
     if dialect == "postgresql":
         for name in ("decisive_weight", "campaign"):
