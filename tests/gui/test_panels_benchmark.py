@@ -335,6 +335,22 @@ def arena_and_benchmark(wildvision_bundle: Path, tmp_path_factory: pytest.TempPa
     return bundle
 
 
+#: the arena pages' bootstrap rounds: the tables are compared between the page and the command at
+#: equal rounds and seed, which holds at any number of rounds (the rounds asked for reach the
+#: boards: test_the_page_boards_use_the_rounds_asked_for); the default 100 made each page's
+#: style-controlled board alone about 6 CPU s more
+ARENA_ROUNDS = 10
+
+
+def _opened_at_arena_rounds(window, bundle: Path) -> Any:  # type: ignore[no-untyped-def]
+    """The Benchmark panel of ``window`` on ``bundle``, its boards at :data:`ARENA_ROUNDS`."""
+    panel = window.analysis.benchmark
+    panel.rounds.setValue(ARENA_ROUNDS)
+    window.open_bundle(bundle)
+    window.analysis.show_panel("benchmark")
+    return panel
+
+
 ARENA_TABLES = {
     "boards",
     "board_battles",
@@ -351,12 +367,13 @@ def test_the_wildvision_page_shows_what_workbench_scores_prints(
     wildvision_bundle: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    window.open_bundle(wildvision_bundle)
-    window.analysis.show_panel("benchmark")
-    panel = window.analysis.benchmark
+    panel = _opened_at_arena_rounds(window, wildvision_bundle)
     page = _shown(panel, qtbot)
     assert page.benchmarks == ["wildvision-bench"]
-    printed = _scores_json(capsys, str(wildvision_bundle), "--benchmark", "wildvision-bench")
+    rounds = ("--bootstrap", str(ARENA_ROUNDS))
+    printed = _scores_json(
+        capsys, str(wildvision_bundle), "--benchmark", "wildvision-bench", *rounds
+    )
     assert panel.command() == printed["command"]
     tables = printed["tables"]
     shown = {name for name, rows in tables.items() if rows}
@@ -391,8 +408,9 @@ def test_the_wildvision_page_shows_what_workbench_scores_prints(
     # compared here), so the command runs without them (the style-controlled board's 100
     # rounds took 7.7 CPU s, 1.6 without)
     for row in tables["board_battles"]:
-        assert "--method bt" in row["command"] and "--bootstrap 100" in row["command"]
-        command = row["command"].replace("--bootstrap 100", "--bootstrap 0")
+        asked = f"--bootstrap {ARENA_ROUNDS}"
+        assert "--method bt" in row["command"] and asked in row["command"]
+        command = row["command"].replace(asked, "--bootstrap 0")
         argv = command.replace("BUNDLE", str(wildvision_bundle)).split()[1:]
         capsys.readouterr()
         assert main(argv) == 0
@@ -420,15 +438,17 @@ def test_the_visionarena_page_adds_categories_multi_turn_and_the_rank_correlatio
 ) -> None:
     from workbench.services.rank_comparison import compare_rankings
 
-    window.open_bundle(arena_and_benchmark)
-    window.analysis.show_panel("benchmark")
-    panel = window.analysis.benchmark
+    panel = _opened_at_arena_rounds(window, arena_and_benchmark)
     _shown(panel, qtbot)
     assert panel.page.benchmarks == ["wildvision-bench", "visionarena"]
     panel.page = None
     panel.choose("visionarena")
     _shown(panel, qtbot)
-    printed = _scores_json(capsys, str(arena_and_benchmark), "--benchmark", "visionarena")
+    printed = _scores_json(
+        capsys,
+        str(arena_and_benchmark),
+        *("--benchmark", "visionarena", "--bootstrap", str(ARENA_ROUNDS)),
+    )
     tables = printed["tables"]
     shown = {name for name, rows in tables.items() if rows}
     # every table is there: nothing unavailable
