@@ -107,7 +107,7 @@ def test_waiting_for_a_runner_runs_its_queued_jobs_too(qtbot, window: Window) ->
 
 @pytest.fixture
 def process(qapp) -> Iterator[PanelProcess]:  # type: ignore[no-untyped-def]
-    process = PanelProcess()
+    process = PanelProcess(warm=False)  # given no panel computation: the stacks are not needed
     yield process
     process.shutdown(finish_running=False)
 

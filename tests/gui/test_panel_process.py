@@ -29,10 +29,29 @@ pytestmark = pytest.mark.gui
 
 @pytest.fixture
 def process(qapp) -> Iterator[PanelProcess]:  # type: ignore[no-untyped-def]
-    # a process of the test's own, not the app's shared one
-    process = PanelProcess()
+    # a process of the test's own, not the app's shared one; these tests give it no panel
+    # computation, so it skips the warm-up's imports (about 3 CPU s a start)
+    process = PanelProcess(warm=False)
     yield process
     process.shutdown()
+
+
+@pytest.fixture
+def warm_process(qapp) -> Iterator[PanelProcess]:  # type: ignore[no-untyped-def]
+    process = PanelProcess()  # as the app makes its workers
+    yield process
+    process.shutdown()
+
+
+#: modules the warm-up imports and a spawned worker does not import by itself
+WARMED_UP = ("matplotlib", "networkx", "workbench.services.analysis", "workbench.stats.plots")
+
+
+def loaded_in_worker() -> list[str]:
+    """Module-level (so it pickles): which of :data:`WARMED_UP` the worker has imported."""
+    import sys
+
+    return [name for name in WARMED_UP if name in sys.modules]
 
 
 def run_and_wait(qtbot, process: PanelProcess, job) -> tuple[list, list]:  # type: ignore[no-untyped-def]
@@ -50,16 +69,26 @@ def failing_job(kind: str) -> None:
     raise KeyError("m-z")
 
 
-def test_a_job_runs_in_another_process_and_answers_on_the_gui_thread(qtbot, process) -> None:  # type: ignore[no-untyped-def]
+def test_a_job_runs_in_another_process_and_answers_on_the_gui_thread(qtbot, warm_process) -> None:  # type: ignore[no-untyped-def]
+    process = warm_process
     answered_on: list[threading.Thread] = []
     process.run(partial(os.getpid), lambda pid: answered_on.append(threading.current_thread()))
     qtbot.waitUntil(lambda: bool(answered_on), timeout=HANG_GUARD_MS)
     assert answered_on == [threading.main_thread()]
     (pid,), _ = run_and_wait(qtbot, process, partial(os.getpid))
     assert pid != os.getpid()
-    # the warm-up's answer
+    # the warm-up's answer, after it imported the panels' stacks, before the first job
     qtbot.waitUntil(lambda: process.worker_pid == pid, timeout=HANG_GUARD_MS)
     assert not process.busy
+    (loaded,), _ = run_and_wait(qtbot, process, partial(loaded_in_worker))
+    assert loaded == list(WARMED_UP)
+
+
+def test_a_worker_without_the_warm_up_imports_no_stacks_and_still_answers(qtbot, process) -> None:  # type: ignore[no-untyped-def]
+    (loaded,), _ = run_and_wait(qtbot, process, partial(loaded_in_worker))
+    assert loaded == []
+    (pid,), _ = run_and_wait(qtbot, process, partial(os.getpid))
+    qtbot.waitUntil(lambda: process.worker_pid == pid, timeout=HANG_GUARD_MS)
 
 
 def test_errors_come_back_with_their_message(qtbot, process) -> None:  # type: ignore[no-untyped-def]

@@ -25,6 +25,7 @@ from __future__ import annotations
 import atexit
 import logging
 import multiprocessing
+import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
@@ -65,8 +66,12 @@ class PanelProcess(QObject):
 
     busyChanged = Signal(bool)
 
-    def __init__(self, parent: QObject | None = None) -> None:
+    def __init__(self, parent: QObject | None = None, *, warm: bool = True) -> None:
+        """``warm``: the worker's first job imports the panels' stacks (about 3 CPU s, see
+        :func:`~workbench.gui.panel_computations.warm_up`); off, it only reports the worker's
+        id, for a worker that is given no panel computation."""
         super().__init__(parent)
+        self._first_job: Callable[[], int] = panel_computations.warm_up if warm else os.getpid
         self._executor: ProcessPoolExecutor | None = None
         self._lock = threading.Lock()
         self._relays: set[_Relay] = set()
@@ -95,7 +100,7 @@ class PanelProcess(QObject):
                 )
                 self.starts += 1
                 # first in the queue: the stacks load while the GUI goes on
-                self._executor.submit(panel_computations.warm_up).add_done_callback(self._warmed)
+                self._executor.submit(self._first_job).add_done_callback(self._warmed)
             return self._executor
 
     def _warmed(self, future: Future[int]) -> None:
