@@ -30,6 +30,8 @@ from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtGui import QWindow
 from PySide6.QtWidgets import QApplication
 
+from workbench.gui import tweaks
+
 log = logging.getLogger(__name__)
 
 #: the oldest generation's threshold: never reached, so CPython never starts a full collection
@@ -107,8 +109,11 @@ class IdleCollector(QObject):
         return True
 
 
-def install_idle_collector(app: QApplication) -> IdleCollector:
-    """Move the app's full collections to idle moments (once per application)."""
+def install_idle_collector(app: QApplication) -> IdleCollector | None:
+    """Move the app's full collections to idle moments (once per application; None, and
+    CPython's own rule kept, where the tweak is turned off)."""
+    if not tweaks.enabled(tweaks.IDLE_COLLECTION):
+        return None
     existing = app.findChild(IdleCollector)
     if isinstance(existing, IdleCollector):
         return existing

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from workbench.errors import WorkbenchError
+from workbench.gui import tweaks
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -159,6 +160,9 @@ def start_worker() -> None:
     import contextlib
     import os
 
+    _exit_with_the_app()
+    if not tweaks.enabled(tweaks.NICE_PANEL_WORKER):
+        return
     # where it is not allowed, the worker runs at the app's priority
     if hasattr(os, "setsid"):
         with contextlib.suppress(OSError):
@@ -168,7 +172,6 @@ def start_worker() -> None:
             os.nice(WORKER_NICENESS)
     with contextlib.suppress(OSError), open("/proc/self/autogroup", "w") as autogroup:
         autogroup.write(str(WORKER_NICENESS))
-    _exit_with_the_app()
 
 
 def _exit_with_the_app() -> None:
