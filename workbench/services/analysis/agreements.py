@@ -3,6 +3,7 @@ agreement``, the Agreement panel)."""
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -112,7 +113,6 @@ class AgreementResult:
         selection is not known, e.g. sides read by the caller)."""
         if self.selection is None:
             return None
-        import shlex
 
         parts = [
             "workbench agreement BUNDLE",
