@@ -13,7 +13,7 @@ from workbench.plugins import registry
 from workbench.services.analysis.common import (
     MAX_CYCLE_LENGTH,
     AnalysisError,
-    command_flags,
+    json_command,
     pairwise_judgments,
     source_filter,
 )
@@ -97,10 +97,7 @@ class FailureCases(list[FailureRow]):
             parts.append(f"--model {shlex.quote(self.model)}")
         if self.scope is not None:
             parts.append(f"--scope {self.scope}")
-        flags = command_flags(self.filters, FAILURES_KIND_FLAG)
-        if flags:
-            parts.append(flags)
-        return " ".join(parts) + " --json"
+        return json_command(parts, self.filters, FAILURES_KIND_FLAG)
 
     def to_json(self) -> dict[str, Any]:
         """What ``workbench failures --json`` prints."""
