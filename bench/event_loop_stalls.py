@@ -2,7 +2,7 @@
 against an idle event loop timed in the same run, over several runs.
 
     QT_QPA_PLATFORM=offscreen python bench/event_loop_stalls.py [--runs 3] [--long]
-        [--case synthetic|wildvision]
+        [--case synthetic|wildvision] [--tweaks]
 
 Each run is a fresh ``pytest tests/gui/test_panels_responsiveness.py -s``: the synthetic cases
 (20 models, 20,000 judgments, 500 bootstrap rounds) and the WildVision-Bench open (the shared
@@ -17,15 +17,23 @@ ratio to the idle gap, the budget, the GUI thread's most CPU between any two tic
 CPU": the app's own longest piece of work on it), the test's verdict, and the load average
 before and after each run; for the WildVision-Bench open, the seconds from the open until each
 panel showed its result.
+
+--tweaks compares the app's scheduling tweaks (workbench/gui/tweaks.py): each run becomes a
+round of runs, one with every tweak on and one with each tweak turned off alone, in that order,
+so each setting meets the machine's load of the same moment; the medians per setting and case
+over the rounds are printed at the end.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import re
+import statistics
 import subprocess
 import sys
+from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -49,7 +57,7 @@ def load() -> str:
 
 
 def one_run(
-    long: bool, case: str | None
+    long: bool, case: str | None, switches: dict[str, str] | None = None
 ) -> tuple[list[tuple[str, str, tuple[int, ...]]], str, str, str]:
     before = load()
     command = [sys.executable, "-m", "pytest", TEST, "-s", "-v", "-p", "no:cacheprovider"]
@@ -59,6 +67,7 @@ def one_run(
     # this tree's plugins too, not those of another checkout on the interpreter's path
     path = os.pathsep.join((str(ROOT), str(ROOT / "plugins")))
     environment = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": path}
+    environment.update(switches or {})
     output = subprocess.run(
         command, cwd=ROOT, env=environment, capture_output=True, text=True, check=False
     ).stdout
@@ -87,25 +96,46 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--long", action="store_true", help="the 1,000,000-vote variant only")
     parser.add_argument("--case", choices=sorted(CASES), help="only these cases (default: all)")
+    parser.add_argument(
+        "--tweaks", action="store_true", help="each run: every tweak on, then each one off alone"
+    )
     args = parser.parse_args()
+    # the tweaks' variables, read from the app's one list of them (this tree's)
+    sys.path.insert(0, str(ROOT))
+    from workbench.gui.tweaks import TWEAKS
+
+    settings: list[tuple[str, dict[str, str]]] = [("all on", dict.fromkeys(TWEAKS, "1"))]
+    if args.tweaks:
+        for tweak in TWEAKS:
+            settings.append((f"{tweak}=0", {**dict.fromkeys(TWEAKS, "1"), tweak: "0"}))
+    stalls: dict[tuple[str, str], list[int]] = defaultdict(list)
     print(
-        f"{'run':<5}{'case':<62}{'stall':>8}{'GUI CPU':>9}{'queued':>9}{'idle':>7}{'ratio':>7}"
+        f"{'run':<5}{'setting':<36}{'case':<62}{'stall':>8}{'GUI CPU':>9}{'queued':>9}"
+        f"{'idle':>7}{'ratio':>7}"
         f"{'budget':>8}{'max CPU':>9}  verdict  load before / after"
     )
-    for run in range(1, args.runs + 1):
-        results, before, after, shown = one_run(args.long, args.case)
+    for run, (setting, switches) in itertools.product(range(1, args.runs + 1), settings):
+        results, before, after, shown = one_run(args.long, args.case, switches)
         for name, verdict, figure in results:
             if not figure:
-                print(f"{run:<5}{name[5:]:<62}{'no figure':>48}  {verdict:<7}  {before} / {after}")
+                print(
+                    f"{run:<5}{setting:<36}{name[5:]:<62}{'no figure':>48}  {verdict:<7}  "
+                    f"{before} / {after}"
+                )
                 continue
             stall, cpu, queued, idle, budget, most_cpu = figure
+            stalls[setting, name[5:]].append(stall)
             print(
-                f"{run:<5}{name[5:]:<62}{stall:>6}ms{cpu:>7}ms{queued:>7}ms{idle:>5}ms"
+                f"{run:<5}{setting:<36}{name[5:]:<62}{stall:>6}ms{cpu:>7}ms{queued:>7}ms{idle:>5}ms"
                 f"{stall / max(idle, 1):>6.1f}x{budget:>6}ms{most_cpu:>7}ms  {verdict:<7}  "
                 f"{before} / {after}"
             )
         if shown:
             print(f"{'':<5}  WildVision-Bench panels' results shown (s after the open): {shown}")
+    if args.tweaks:
+        print(f"\nmedian longest stall over {args.runs} round(s)")
+        for (setting, name), values in stalls.items():
+            print(f"{setting:<36}{name:<62}{statistics.median(values):>8.0f}ms  {values}")
     return 0
 
 

@@ -18,6 +18,7 @@ from functools import cache
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
+from workbench import __version__
 from workbench.domain.protocols import AnnotationProtocol
 from workbench.errors import WorkbenchError
 from workbench.importers.base import Importer
@@ -236,8 +237,6 @@ def registry() -> Registry:
 def core_plugin() -> Plugin:
     """The formats of VLM Workbench itself, registered through the same entry point group as
     any benchmark (``core``), so the registry treats them alike."""
-    from workbench import __version__
-
     return Plugin(
         name="core",
         version=__version__,

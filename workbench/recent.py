@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from sqlalchemy.engine import make_url
+
 from workbench.domain.settings import MAX_RECENT, AppSettings
 from workbench.storage.app_settings import load_settings, update_settings
 from workbench.storage.dialects import parse_location
@@ -27,8 +29,6 @@ def is_server_location(location: str | Path) -> bool:
 def without_password(url: str) -> str:
     """``url`` with no password in it at all (a masked ``***`` would be taken for one when the
     entry is opened again; without one, the keyring or the environment supplies it)."""
-    from sqlalchemy.engine import make_url
-
     # URL.set() leaves a field alone when given None; the named tuple's _replace clears it
     return make_url(url)._replace(password=None).render_as_string(hide_password=False)
 

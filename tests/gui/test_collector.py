@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from workbench.gui import collector as collector_module
 from workbench.gui.collector import NO_AUTOMATIC_FULL_COLLECTION, IdleCollector
+from workbench.gui.jobs import JobManager
 
 pytestmark = pytest.mark.gui
 
@@ -133,3 +134,25 @@ def test_a_user_who_is_never_idle_still_gets_a_full_collection_now_and_then(
         assert idle_collector.collect_if_idle()
     assert seen == ["full"]
     del survivors
+
+
+def test_a_user_waiting_for_a_computation_is_not_idle(
+    qapp: QApplication, idle_collector: IdleCollector, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No input for a while, but a panel's computation running: its result's redraw must not
+    wait behind a full collection."""
+    survivors = _grow_the_old_generation()
+    monkeypatch.setattr(collector_module, "IDLE_AFTER_S", 0.0)
+    window = QWidget()  # a window with its own jobs, as the main window
+    window.jobs = JobManager(window)  # type: ignore[attr-defined]
+    computation = window.jobs.follow("Leaderboard", "panel")  # type: ignore[attr-defined]
+    try:
+        with _full_collections() as seen:
+            assert not idle_collector.collect_if_idle()
+            computation.end(None)
+            qapp.processEvents()  # the end is delivered on the GUI thread
+            assert idle_collector.collect_if_idle()
+        assert seen == ["full"]
+    finally:
+        window.deleteLater()
+        del survivors

@@ -17,6 +17,7 @@ clock by tests/gui/test_panels_leaderboard.py."""
 
 from __future__ import annotations
 
+import gc
 import os
 import random
 import subprocess
@@ -94,14 +95,24 @@ def busy_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(autouse=True)
-def app_switch_interval() -> Iterator[None]:
-    """The interpreter lock's switch interval the app sets at start-up (run_app)."""
+def app_tweaks(qapp) -> Iterator[None]:  # type: ignore[no-untyped-def]
+    """The scheduling tweaks the app makes at start-up (run_app; each on unless its variable in
+    workbench/gui/tweaks.py is 0): the interpreter lock's switch interval and the idle
+    collector, undone after the test."""
+    from workbench.gui.collector import IdleCollector, install_idle_collector
     from workbench.gui.event_loop import favour_the_event_loop
 
-    default = sys.getswitchinterval()
+    default_interval, default_thresholds = sys.getswitchinterval(), gc.get_threshold()
+    before = qapp.findChild(IdleCollector)
     favour_the_event_loop()
+    collector = install_idle_collector(qapp)
     yield
-    sys.setswitchinterval(default)
+    if collector is not None and collector is not before:
+        collector.timer.stop()
+        collector.setParent(None)
+        collector.deleteLater()
+    gc.set_threshold(*default_thresholds)
+    sys.setswitchinterval(default_interval)
 
 
 def _analysis_window(qtbot, rounds: int | None = BOOTSTRAP_ROUNDS):  # type: ignore[no-untyped-def]

@@ -82,7 +82,9 @@ def _application() -> QApplication:
     from workbench.gui.fonts import install_fallback_fonts
     from workbench.gui.resources import app_icon
     from workbench.gui.termination import close_on_termination
+    from workbench.gui.tweaks import check_switches
 
+    check_switches()
     # instance() is typed as the core application; in this process it is a QApplication (made
     # here, or by pytest-qt's qapp)
     app = cast("QApplication | None", QApplication.instance())

@@ -9,7 +9,8 @@ loads a panel or a judge run happens at some point the user cannot choose.
 
 So the app turns off only the automatic *full* collections (the third generation's threshold is
 set out of reach; the young generations are collected as usual, in a few milliseconds) and runs
-the full collection itself after the user has left the keyboard and mouse alone for a while.
+the full collection itself after the user has left the keyboard and mouse alone for a while
+and no job of the app is running or queued.
 Unreachable cycles that reached the oldest generation wait for that moment instead of being
 freed at a random one. An annotator who votes without a 10 s pause for an hour never gives one,
 so a backstop still collects once the young generations have been collected
@@ -29,6 +30,9 @@ import time
 from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtGui import QWindow
 from PySide6.QtWidgets import QApplication
+
+from workbench.gui import tweaks
+from workbench.gui.jobs import JobManager
 
 log = logging.getLogger(__name__)
 
@@ -81,6 +85,17 @@ class IdleCollector(QObject):
         if window is not None:
             window.installEventFilter(self)
 
+    def work_pending(self) -> bool:
+        """Whether any job of the app or of one of its windows is running or queued (a panel's
+        computation, a query, an import...)."""
+        app = QApplication.instance()
+        if not isinstance(app, QApplication):
+            return False
+        managers = app.findChildren(JobManager)
+        for widget in app.topLevelWidgets():
+            managers += widget.findChildren(JobManager)
+        return any(manager.running() or manager.queued() for manager in managers)
+
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() in _INPUT_EVENTS:
             self.last_input = time.monotonic()
@@ -91,7 +106,9 @@ class IdleCollector(QObject):
         if so much has been allocated since the last one that waiting longer would let memory
         grow; whether it ran."""
         pending = gc.get_count()[2]
-        busy = time.monotonic() - self.last_input < IDLE_AFTER_S
+        # a user who gives no input while a panel computes or a query runs is waiting for it,
+        # not away: a full collection then stalled the result's redraw by its whole length
+        busy = time.monotonic() - self.last_input < IDLE_AFTER_S or self.work_pending()
         if busy and pending < BUSY_BACKSTOP_COLLECTIONS:
             return False
         if pending < MIN_YOUNG_COLLECTIONS:
@@ -107,8 +124,11 @@ class IdleCollector(QObject):
         return True
 
 
-def install_idle_collector(app: QApplication) -> IdleCollector:
-    """Move the app's full collections to idle moments (once per application)."""
+def install_idle_collector(app: QApplication) -> IdleCollector | None:
+    """Move the app's full collections to idle moments (once per application; None, and
+    CPython's own rule kept, where the tweak is turned off)."""
+    if not tweaks.enabled(tweaks.IDLE_COLLECTION):
+        return None
     existing = app.findChild(IdleCollector)
     if isinstance(existing, IdleCollector):
         return existing

@@ -10,6 +10,8 @@ import threading
 
 from PySide6.QtWidgets import QApplication
 
+from workbench.gui import tweaks
+
 log = logging.getLogger(__name__)
 
 #: how long a thread may keep the interpreter lock when another asks for it (Python's default
@@ -25,7 +27,8 @@ def favour_the_event_loop() -> None:
     busy worker that takes the lock back at each switch kept the event loop waiting 200-260 ms
     at a stretch on the loaded 2-core machine, and 100-160 ms on recompute at 0.5-1 ms (measured by
     tests/gui/test_panels_responsiveness.py). The cost is more lock hand-overs on the workers."""
-    sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
+    if tweaks.enabled(tweaks.SHORT_SWITCH_INTERVAL):
+        sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
 
 
 def run_shared_loop(app: QApplication) -> int:

@@ -28,6 +28,7 @@ from workbench.gui.forms.ui_export_dialog import Ui_ExportDialog
 from workbench.gui.jobs import Access, Job, JobControl, JobStatus, jobs_for
 from workbench.gui.locations import default_output, display_location
 from workbench.gui.problem_dialog import show_problem
+from workbench.storage import Bundle
 
 log = logging.getLogger(__name__)
 
@@ -110,7 +111,6 @@ class ExportDialog(QDialog, Ui_ExportDialog):
 
     def _campaign_names(self) -> list[str]:
         from workbench.services.campaigns import list_campaigns
-        from workbench.storage import Bundle
 
         with Bundle.open(self.bundle, migrate=False) as bundle:
             return [campaign["name"] for campaign in list_campaigns(bundle)]

@@ -49,6 +49,7 @@ from workbench.gui.tool_actions import ToolActions
 from workbench.recent import available, recent_locations, remember_location
 from workbench.recent import is_server_location as is_server
 from workbench.services.browse import SQL_FLAGS, BundleBrowser, FilterChoices, ItemFlag
+from workbench.services.maintenance import automatic_backup
 from workbench.storage import Bundle
 from workbench.storage.errors import BundleDamagedError
 
@@ -351,7 +352,6 @@ class MainWindow(QMainWindow):
 
     def back_up_in_background(self, path: Path) -> None:
         """Make the day's automatic backup of ``path`` on a worker, if one is due."""
-        from workbench.services.maintenance import automatic_backup
 
         def work(control: JobControl) -> tuple[Path | None, int]:
             # cancelled, the copy is interrupted and leaves no backup file; none is pruned

@@ -9,16 +9,20 @@ process)."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import os
 import threading
 import traceback
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from workbench.errors import WorkbenchError
+from workbench.gui import tweaks
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -156,9 +160,9 @@ def start_worker() -> None:
     session's share, and the GUI thread then waited up to 141 ms for a core at 1,000,000 votes.
     So the worker starts a session of its own (it also no longer gets the terminal's Ctrl-C:
     the app stops it) and lowers that session's weight as well as its own."""
-    import contextlib
-    import os
-
+    _exit_with_the_app()
+    if not tweaks.enabled(tweaks.NICE_PANEL_WORKER):
+        return
     # where it is not allowed, the worker runs at the app's priority
     if hasattr(os, "setsid"):
         with contextlib.suppress(OSError):
@@ -168,7 +172,6 @@ def start_worker() -> None:
             os.nice(WORKER_NICENESS)
     with contextlib.suppress(OSError), open("/proc/self/autogroup", "w") as autogroup:
         autogroup.write(str(WORKER_NICENESS))
-    _exit_with_the_app()
 
 
 def _exit_with_the_app() -> None:
@@ -176,7 +179,6 @@ def _exit_with_the_app() -> None:
     its next computation forever, and an app killed (or crashed) never tells it to stop."""
     import multiprocessing
     import multiprocessing.connection
-    import os
 
     app = multiprocessing.parent_process()
     if app is None:
@@ -192,8 +194,6 @@ def _exit_with_the_app() -> None:
 def warm_up() -> int:
     """Import the statistics, plotting and graph stacks, so the first computation does not pay for
     them; returns the worker's process id."""
-    import os
-
     import matplotlib
 
     matplotlib.use("Agg")
@@ -421,8 +421,6 @@ def preference_graph(
     """The graph of one item (``category`` None) or of a whole category."""
 
     def compute() -> GraphOutcome:
-        from functools import partial
-
         from workbench.services.analysis import category_graph, item_graph
         from workbench.stats.graph_plots import edge_colours
 
@@ -487,8 +485,6 @@ def agreement(
     """Side a against side b under ``convention`` (``workbench agreement --convention``)."""
 
     def compute() -> AgreementOutcome:
-        from functools import partial
-
         from workbench.services.analysis import agreement as compare
 
         result = compare(
@@ -535,8 +531,6 @@ def benchmark_page(
     rounds of the boards read off the leaderboards (None: the default)."""
 
     def compute() -> BenchmarkPage:
-        from functools import partial
-
         from workbench.services.analysis import (
             benchmarks_with_scores,
             read_model_attributes,

@@ -24,6 +24,7 @@ from workbench.gui.forms.ui_report_dialog import Ui_ReportDialog
 from workbench.gui.jobs import Access, Job, JobControl, JobStatus, jobs_for
 from workbench.gui.locations import default_output, display_location
 from workbench.gui.problem_dialog import show_problem
+from workbench.storage import Bundle
 
 if TYPE_CHECKING:  # the report's modules load matplotlib and networkx: imported when used, so
     # the main window (which adds the menu entry at start-up) paints without them
@@ -76,7 +77,6 @@ class ReportDialog(QDialog, Ui_ReportDialog):
 
     def _choices(self) -> AnalysisChoices:
         from workbench.services.analysis import analysis_choices
-        from workbench.storage import Bundle
 
         with Bundle.open(self.bundle, migrate=False) as bundle:
             return analysis_choices(bundle)

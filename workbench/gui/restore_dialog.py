@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.gui.jobs import Job, JobControl, JobStatus, jobs_for
-from workbench.services.maintenance import backup_time
+from workbench.services.maintenance import backup_time, restore
 from workbench.storage.errors import BundleDamagedError
 
 log = logging.getLogger(__name__)
@@ -115,7 +115,6 @@ class DamagedBundleDialog(QDialog):
         :attr:`restored` and close."""
         if self.backup is None or (self.job is not None and self.job.active):
             return
-        from workbench.services.maintenance import restore
 
         path, backup = self.path, self.backup
 

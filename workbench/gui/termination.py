@@ -30,6 +30,7 @@ import threading
 from types import FrameType
 from typing import NoReturn
 
+from PySide6 import QtCore
 from PySide6.QtCore import QSocketNotifier
 from PySide6.QtWidgets import QApplication
 
@@ -107,8 +108,6 @@ def _leave_qt_standing() -> None:
     meanwhile emits to an object already deleted ("Signal source has been deleted", or a
     crash). The process ends next and nothing of that teardown is kept: settings were saved
     and the bundle closed when the window closed."""
-    from PySide6 import QtCore
-
     teardown = getattr(QtCore, "__moduleShutdown", None)
     if teardown is not None:
         atexit.unregister(teardown)

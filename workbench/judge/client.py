@@ -20,7 +20,12 @@ from datetime import UTC, datetime
 from typing import Any, cast
 
 from workbench.errors import WorkbenchError
-from workbench.judge.answer_limits import MAX_ANSWER_BYTES, AnswerTooLarge, AnswerUnreadable
+from workbench.judge.answer_limits import (
+    MAX_ANSWER_BYTES,
+    AnswerTooLarge,
+    AnswerUnreadable,
+    capped_answers,
+)
 from workbench.judge.cost import Price
 from workbench.judge.secrets import Secret, public_base_url, scrub
 from workbench.logging_setup import redact
@@ -330,8 +335,6 @@ class JudgeClient:
         max_answer_bytes: int = MAX_ANSWER_BYTES,
     ) -> None:
         import openai
-
-        from workbench.judge.answer_limits import capped_answers
 
         if concurrency < 1:
             raise WorkbenchError("concurrency must be at least 1")

@@ -39,7 +39,7 @@ from sqlalchemy.orm import Session
 from workbench.services.campaign_errors import CampaignError
 from workbench.services.campaign_items import REFERENCE_NAME
 from workbench.services.campaign_settings import changed_settings, settings_of
-from workbench.services.campaigns import find_campaign
+from workbench.services.campaigns import campaign_protocol, find_campaign
 from workbench.services.pair_choice import (
     check_pair_choice,
     pair_choice,
@@ -442,8 +442,6 @@ def set_pair_choice(bundle: Bundle, name: str, choice: str) -> str:
     """Switch a campaign between uniform and adaptive pairing; refused once it has a vote (its
     choices so far were made one way, and the other would not account for them). Returns the
     pairing it had."""
-    from workbench.services.campaigns import campaign_protocol
-
     with bundle.session() as session:
         campaign = find_campaign(session, name)
         check_pair_choice(choice, campaign_protocol(campaign).display)

@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 
 from workbench.domain import STANDARD_CONTEXT, JudgmentOrigin
 from workbench.errors import WorkbenchError
-from workbench.stats.style import STYLE_FEATURES, style_counts
+from workbench.stats.style import STYLE_FEATURES, count_tokens, style_counts
 from workbench.stats.weighting import weight_by_strength
 from workbench.storage.bundle import Bundle
 from workbench.storage.judgments import COLUMNS as READ_MODEL_COLUMNS
@@ -223,8 +223,6 @@ def mean_answer_tokens(session: Session, models: Iterable[str]) -> dict[str, flo
     the standard context): the output's ``token_len`` metadata where the source gave one, as
     WildVision-Bench's "Avg Tokens" column, else words and punctuation marks (the length of
     style control). Models without answers are left out."""
-    from workbench.stats.style import count_tokens
-
     totals: dict[str, list[float]] = {}
     statement = (
         select(Model.name, Output.text, Output.metadata_)

@@ -36,7 +36,7 @@ from workbench.stats.bradley_terry import Anchor
 from workbench.stats.leaderboard import Leaderboard
 from workbench.stats.ppi import Comparisons, prediction_powered_ratings
 from workbench.stats.preferences import FIRST, SECOND, oriented
-from workbench.stats.winrate import predicted_win_rate
+from workbench.stats.winrate import pairwise_win_fraction, predicted_win_rate
 from workbench.storage.judgments import OutcomeFilter
 
 if TYPE_CHECKING:
@@ -201,7 +201,6 @@ def powered_leaderboard(bundle: Bundle, request: AnalysisRequest) -> Leaderboard
         judge_weight=ratings.lam,
         coverage=request.coverage,
     )
-    from workbench.stats.winrate import pairwise_win_fraction
 
     order = list(table["model"])
     votes = labelled[["model_a", "model_b", "outcome", "weight"]]

@@ -10,6 +10,7 @@ outcomes read model, then :mod:`workbench.stats`), so a test can check the repor
 from __future__ import annotations
 
 import math
+import shlex
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -18,7 +19,7 @@ import numpy as np
 import pandas as pd
 from sqlalchemy import func, select
 
-from workbench import __version__
+from workbench import __version__, plugins
 from workbench.errors import WorkbenchError
 from workbench.progress import Progress
 from workbench.services.analysis import (
@@ -325,8 +326,6 @@ def filter_flags(filters: OutcomeFilter, kind_flag: str = "--kind") -> str:
 
 
 def _quoted(text: str) -> str:
-    import shlex
-
     return shlex.quote(text)
 
 
@@ -861,10 +860,8 @@ def _benchmark_scores(content: ReportContent, bundle: Bundle, judgments: pd.Data
     """The tables of each benchmark whose source the selection holds (VisIT-Bench's agreement
     by majority, ConvBench's S and R scores, CHIRP's kappa...): what ``workbench scores
     --benchmark NAME`` prints, from the same service function."""
-    from workbench.plugins import registry
-
     sources = set(judgments["source"].dropna())
-    for plugin in registry().plugins:
+    for plugin in plugins.registry().plugins:
         for provider in plugin.scores:
             if provider.source not in sources:
                 continue

@@ -29,6 +29,7 @@ from workbench.services.report_figures import (
     ImageBudget,
 )
 from workbench.services.report_templating import environment
+from workbench.storage import Bundle
 
 __all__ = ["MAX_IMAGE_BYTES", "MAX_TOTAL_IMAGE_BYTES", "render_report", "write_report"]
 
@@ -109,7 +110,6 @@ def write_report(
     not at all); the bundle is opened without migrating and only read. Returns the file's size.
     ``workbench report`` and File > Export report… both call this."""
     from workbench.export.atomic import write_bytes_atomically
-    from workbench.storage import Bundle
 
     with Bundle.open(location, migrate=False) as bundle:
         content = build_report(bundle, request, progress)

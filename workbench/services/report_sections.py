@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from workbench.services.analysis import score_provider
 from workbench.services.analysis_request import simulated_note
 from workbench.services.inter_annotator import DEFINITION as INTER_ANNOTATOR_DEFINITION
 from workbench.services.report import Board, GalleryCase, ReportContent, filter_flags
@@ -514,7 +515,6 @@ def benchmark_scores(content: ReportContent) -> dict[str, Any]:
     per-task heatmap, CHIRP's Elo per criterion)."""
     if not content.benchmark_scores:
         return _missing(content, "scores")
-    from workbench.services.analysis import score_provider
 
     benchmarks = []
     for benchmark, tables in content.benchmark_scores.items():

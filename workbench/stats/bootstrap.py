@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from workbench.stats.battles import PairCounts, checked_battles, pair_counts
+from workbench.stats.battles import PairCounts, battles_per_model, checked_battles, pair_counts
 from workbench.stats.bradley_terry import DEFAULT_SCALE, Anchor, EloScale
 from workbench.stats.counted_board import bootstrap_counts, resampled_cells
 from workbench.stats.elo import DEFAULT_ELO, EloSettings, online_elo_arrays, sequence_arrays
@@ -111,8 +111,6 @@ def median_online_elo(
     (:func:`bootstrap_online_elo`), with the percentile interval at ``level`` and the battles
     it took part in; best first. The benchmarks whose papers report bootstrapped online Elo
     (VisIT-Bench, CHIRP) read it so, as FastChat's ``get_bootstrap_result`` tables do."""
-    from workbench.stats.battles import battles_per_model
-
     samples = bootstrap_online_elo(battles, rounds, seed, settings)
     intervals = confidence_intervals(samples, level)
     table = pd.DataFrame(

@@ -455,6 +455,16 @@ def _column(expression: Any, *joins: str) -> StoreColumn:
     return StoreColumn(expression, joins)
 
 
+def _item_columns() -> dict[str, StoreColumn]:
+    """The columns every store reads from its judgment's item, through its ``item`` join."""
+    return {
+        "item_external_id": _column(Item.external_id, "item"),
+        "category": _column(Item.category, "item"),
+        "family": _column(Item.family, "item"),
+        "language": _column(Item.language, "item"),
+    }
+
+
 @dataclass(frozen=True)
 class JudgmentStore:
     """One table of judgments as the read model shows it: the origin its rows have, the
@@ -556,10 +566,7 @@ def _declared_stores() -> tuple[JudgmentStore, ...]:
             "annotator": _column(_text()),
             "rater": _column(PriorJudgment.rater),
             "item": _column(PriorJudgment.item_id),
-            "item_external_id": _column(Item.external_id, "item"),
-            "category": _column(Item.category, "item"),
-            "family": _column(Item.family, "item"),
-            "language": _column(Item.language, "item"),
+            **_item_columns(),
             "turn": _column(PriorJudgment.turn_index),
             "turn_category": _column(Turn.category, "turn"),
             "criterion": _column(PriorJudgment.criterion),
@@ -615,10 +622,7 @@ def _declared_stores() -> tuple[JudgmentStore, ...]:
             "annotator": _column(Annotator.handle, "annotator"),
             "rater": _column(_text()),
             "item": _column(Vote.item_id),
-            "item_external_id": _column(Item.external_id, "item"),
-            "category": _column(Item.category, "item"),
-            "family": _column(Item.family, "item"),
-            "language": _column(Item.language, "item"),
+            **_item_columns(),
             "turn": _column(Vote.turn_index),
             "turn_category": _column(Turn.category, "turn"),
             "criterion": _column(Vote.criterion),
@@ -678,10 +682,7 @@ def _declared_stores() -> tuple[JudgmentStore, ...]:
             "annotator": _column(_text()),
             "rater": _column(_text()),
             "item": _column(JudgeVerdict.item_id),
-            "item_external_id": _column(Item.external_id, "item"),
-            "category": _column(Item.category, "item"),
-            "family": _column(Item.family, "item"),
-            "language": _column(Item.language, "item"),
+            **_item_columns(),
             "turn": _column(JudgeVerdict.turn_index),
             "turn_category": _column(Turn.category, "turn"),
             "criterion": _column(JudgeVerdict.criterion),
@@ -736,10 +737,7 @@ def _declared_stores() -> tuple[JudgmentStore, ...]:
             "annotator": _column(_text()),
             "rater": _column(Adjudication.adjudicator),
             "item": _column(ScheduledPair.item_id, "pair"),
-            "item_external_id": _column(Item.external_id, "item"),
-            "category": _column(Item.category, "item"),
-            "family": _column(Item.family, "item"),
-            "language": _column(Item.language, "item"),
+            **_item_columns(),
             "turn": _column(ScheduledPair.turn_index, "pair"),
             "turn_category": _column(Turn.category, "turn"),
             "criterion": _column(Adjudication.criterion),

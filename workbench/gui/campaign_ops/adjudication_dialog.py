@@ -37,8 +37,15 @@ from workbench.gui.image_loader import DecodedImage
 from workbench.gui.image_viewer import ImageViewerDialog
 from workbench.gui.jobs import Access
 from workbench.gui.screen_fit import resize_within_screen
-from workbench.services.adjudication import AnswerOption
+from workbench.services.adjudication import (
+    AnswerOption,
+    answer_options,
+    disagreements,
+    disputed_task,
+    record_adjudication,
+)
 from workbench.services.blind_tasks import BlindTask
+from workbench.services.campaigns import list_campaigns
 from workbench.storage import Bundle
 
 #: the key that moves to the next disputed task without recording an answer
@@ -165,8 +172,6 @@ class AdjudicationDialog(QDialog):
             return
 
         def names() -> list[str]:
-            from workbench.services.campaigns import list_campaigns
-
             return [row["name"] for row in list_campaigns(bundle)]
 
         def fill(found: list[str]) -> None:
@@ -191,8 +196,6 @@ class AdjudicationDialog(QDialog):
             return
 
         def read() -> tuple[list[dict[str, Any]], list[AnswerOption]]:
-            from workbench.services.adjudication import answer_options, disagreements
-
             return disagreements(bundle, campaign), answer_options(bundle, campaign)
 
         self.runner.run(
@@ -266,8 +269,6 @@ class AdjudicationDialog(QDialog):
         height = self.display.max_tile_height
 
         def read() -> tuple[BlindTask, dict[int, PreparedImage]]:
-            from workbench.services.adjudication import disputed_task
-
             blind = disputed_task(bundle, campaign, task)
             return blind, prepare_images(blind, height)
 
@@ -320,8 +321,6 @@ class AdjudicationDialog(QDialog):
         note, adjudicator = self.note.text(), self.adjudicator.text()
 
         def write() -> dict[str, Any]:
-            from workbench.services.adjudication import record_adjudication
-
             return record_adjudication(bundle, campaign, task, answer, note, adjudicator)
 
         def done(record: dict[str, Any]) -> None:

@@ -24,12 +24,14 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDockWidget,
+    QFrame,
     QGridLayout,
     QHBoxLayout,
     QLabel,
     QLayout,
     QMainWindow,
     QMenu,
+    QScrollArea,
     QTableView,
     QWidget,
 )
@@ -394,8 +396,6 @@ def _scrolling(panel: QWidget) -> QWidget:
     window past the screen (at 1366x768 the analysis docks share the width). Its pickers wrap
     onto further lines (see :func:`wrap_picker_rows`), so it fits its dock's width and scrolls
     only down, when a dock is shorter than the panel's least height."""
-    from PySide6.QtWidgets import QFrame, QScrollArea
-
     area = QScrollArea()
     area.setWidgetResizable(True)
     area.setFrameShape(QFrame.Shape.NoFrame)

@@ -3,6 +3,7 @@ agreement``, the Agreement panel)."""
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -14,7 +15,7 @@ from workbench.services.analysis.common import (
     JUDGE_SIDE,
     AnalysisError,
     available_sources,
-    command_flags,
+    json_command,
     pairwise_judgments,
 )
 from workbench.services.analysis_request import DEFAULT_DECISIVE_WEIGHT
@@ -112,7 +113,6 @@ class AgreementResult:
         selection is not known, e.g. sides read by the caller)."""
         if self.selection is None:
             return None
-        import shlex
 
         parts = [
             "workbench agreement BUNDLE",
@@ -122,10 +122,7 @@ class AgreementResult:
         ]
         if self.decisive_weight != DEFAULT_DECISIVE_WEIGHT:
             parts.append(f"--decisive-weight {self.decisive_weight or 1:g}")
-        flags = command_flags(self.selection)
-        if flags:
-            parts.append(flags)
-        return " ".join(parts) + " --json"
+        return json_command(parts, self.selection)
 
     def to_json(self) -> dict[str, Any]:
         """What ``workbench agreement --json`` prints."""

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from workbench import plugins
 from workbench.services.analysis.common import AnalysisError, available_sources
 from workbench.services.analysis_request import DEFAULT_BOOTSTRAP_ROUNDS, DEFAULT_SEED
 from workbench.services.outcomes import OutcomeFilter, judgments_frame
@@ -45,8 +47,6 @@ class ScoresResult:
 def score_provider(name: str) -> Any:
     """The score provider (:class:`~workbench.stats.benchmark_scores.BenchmarkScores`) a plugin
     registered under ``name``; :class:`AnalysisError` naming those there are otherwise."""
-    from workbench import plugins  # the registry as it is now (tests replace it)
-
     known = []
     for plugin in plugins.registry().plugins:
         for provider in plugin.scores:
@@ -62,8 +62,6 @@ def benchmarks_with_scores(bundle: Bundle) -> list[str]:
     """The score providers (by name, in the registry's order) whose benchmark's source has
     judgments in ``bundle``: the pages the app's Benchmark panel offers. A benchmark gets a
     page by registering a provider in its plugin; nothing here names one."""
-    from workbench import plugins
-
     sources = set(available_sources(bundle))
     return [
         provider.name
@@ -81,8 +79,6 @@ def scores_command(
 ) -> str:
     """The ``workbench scores`` command line that prints benchmark ``name``'s tables;
     ``boards``: the bootstrap rounds and seed of the boards it reads off the leaderboards."""
-    import shlex
-
     from workbench.services.report import filter_flags
 
     parts = ["workbench scores BUNDLE", f"--benchmark {shlex.quote(name)}"]

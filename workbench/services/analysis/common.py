@@ -53,12 +53,13 @@ def source_filter(source: str, category: str | None, criterion: str | None) -> O
     )
 
 
-def command_flags(filters: OutcomeFilter, kind_flag: str = "--kind") -> str:
-    """The command-line flags that select ``filters`` (the report's rendering of them), the
-    kind of evaluator under ``kind_flag``."""
+def json_command(parts: list[str], filters: OutcomeFilter, kind_flag: str = "--kind") -> str:
+    """The command line of ``parts`` with the flags that select ``filters`` (the report's
+    rendering of them, the kind of evaluator under ``kind_flag``), asking for JSON."""
     from workbench.services.report import filter_flags
 
-    return filter_flags(filters, kind_flag)
+    flags = filter_flags(filters, kind_flag)
+    return " ".join([*parts, flags] if flags else parts) + " --json"
 
 
 def pairwise_judgments(

@@ -11,7 +11,7 @@ from workbench.services.analysis.common import (
     MAX_CYCLE_LENGTH,
     AnalysisError,
     available_sources,
-    command_flags,
+    json_command,
     pairwise_judgments,
 )
 from workbench.services.analysis.cycles import check_scope
@@ -52,10 +52,7 @@ class ContradictionsResult:
             parts.append(f"--max-length {self.max_length}")
         if self.by_criterion:
             parts.append("--by-criterion")
-        flags = command_flags(self.selection)
-        if flags:
-            parts.append(flags)
-        return " ".join(parts) + " --json"
+        return json_command(parts, self.selection)
 
     def to_json(self) -> dict[str, Any]:
         """What ``workbench contradictions --json`` prints."""

@@ -3,6 +3,7 @@ references and lowest turn scores (``workbench failures``, the Failures panel)."
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -12,12 +13,12 @@ from workbench.plugins import registry
 from workbench.services.analysis.common import (
     MAX_CYCLE_LENGTH,
     AnalysisError,
-    command_flags,
+    json_command,
     pairwise_judgments,
     source_filter,
 )
 from workbench.services.analysis.cycles import check_scope, cycle_rows
-from workbench.services.browse import ItemFlag, item_flags
+from workbench.services.browse import ItemFlag, item_flags, item_rows
 from workbench.services.judgment_cache import JudgmentCache
 from workbench.services.outcomes import OutcomeFilter, judgments_frame
 from workbench.services.to_json import jsonable
@@ -91,17 +92,12 @@ class FailureCases(list[FailureRow]):
 
     def command(self) -> str:
         """The ``workbench failures`` command that prints these items."""
-        import shlex
-
         parts = ["workbench failures BUNDLE", f"--kind {self.kind}"]
         if self.model is not None:
             parts.append(f"--model {shlex.quote(self.model)}")
         if self.scope is not None:
             parts.append(f"--scope {self.scope}")
-        flags = command_flags(self.filters, FAILURES_KIND_FLAG)
-        if flags:
-            parts.append(flags)
-        return " ".join(parts) + " --json"
+        return json_command(parts, self.filters, FAILURES_KIND_FLAG)
 
     def to_json(self) -> dict[str, Any]:
         """What ``workbench failures --json`` prints."""
@@ -131,8 +127,6 @@ class FailureCases(list[FailureRow]):
 
 
 def _labels(bundle: Bundle, ids: set[int]) -> dict[int, tuple[str, str | None]]:
-    from workbench.services.browse import item_rows
-
     with bundle.read_session() as session:
         rows = item_rows(session, sorted(ids))
     return {row.id: (f"{row.source}/{row.external_id}", row.category) for row in rows}

@@ -58,6 +58,7 @@ from workbench.services.judging.verdicts import (
     Resolution,
     mark_position_flips,
     resolve,
+    stored_sides,
     verdict_rows,
 )
 from workbench.services.judging.worklist import JudgeScope, WorkUnit, build_work_list, side_name
@@ -455,8 +456,6 @@ def _stored_key(
 ) -> tuple[int, str, int, int | None]:
     """The key under which the run stores ``unit``'s verdicts (the verdicts' unique index
     without criterion and turn, which one unit's answer fills together)."""
-    from workbench.services.judging.verdicts import stored_sides
-
     sides = stored_sides(unit)
     model_b = model_ids[sides.model_b] if sides.model_b is not None else None
     return (unit.item_id, call.hash, model_ids[sides.model_a], model_b)
