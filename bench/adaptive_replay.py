@@ -10,11 +10,13 @@ Bradley-Terry model itself; its "full data" is a uniform sample as large as Wild
 A run stops at the first check (every ``check_every`` votes) where both hold: Kendall's tau of
 the current order against the full data's is at least 0.9, and every adjacent pair of the full
 data's order that the full data separates (its 95% interval of the difference excludes 0) is
-separated the same way. Adaptive runs draw each pair with ``workbench.stats.active_sampling``,
-the campaign's rule, refitting every ``refit_every`` votes; uniform runs draw every askable pair
-alike; informed runs follow a fixed schedule built from the full data's answer (a heuristic a
-campaign could not follow, not a bound: bench/pairing_bound.py computes one); fixed runs follow
-given probabilities. Shared by bench/sample_efficiency.py and bench/pairing_bound.py.
+separated the same way. Adaptive runs draw each pair with ``workbench.stats.active_sampling``'s
+published rule, design runs with its plug-in design (planning for as many votes as the full data
+holds, as a campaign plans its tasks' votes), both refitting every ``refit_every`` votes;
+uniform runs draw every askable pair alike; informed runs follow a fixed schedule built from
+the full data's answer (a heuristic a campaign could not follow, not a bound:
+bench/pairing_bound.py computes one); fixed runs follow given probabilities. Shared by
+bench/sample_efficiency.py and bench/pairing_bound.py.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from scipy.stats import kendalltau
 
 from workbench.stats.active_sampling import (
     PairChoiceState,
+    design_weights,
     draw_pair,
     fit_with_covariance,
     information_matrix,
@@ -58,6 +61,8 @@ class World:
     # per candidate pair: the outcomes it can answer with, from first's side (1, 0 or 0.5)
     answers: tuple[np.ndarray, ...] | None = None
     skills: np.ndarray | None = None
+    #: the votes a campaign over this world plans (the full data's size)
+    planned_votes: int = 0
 
     def answer(self, pair: int, rng: np.random.Generator) -> float:
         if self.answers is not None:
@@ -137,6 +142,7 @@ def wildvision_world(path: Path) -> World:
         strengths,
         covariance,
         answers=answers,
+        planned_votes=len(rows),
     )
 
 
@@ -167,6 +173,7 @@ def synthetic_world(seed: int, models: int = 40, full_battles: int = 20_000) -> 
         skills,
         covariance,
         skills=skills,
+        planned_votes=full_battles,
     )
 
 
@@ -189,7 +196,7 @@ def reached(
     return True
 
 
-SCHEDULES = ("uniform", "adaptive", "informed", "fixed")
+SCHEDULES = ("uniform", "adaptive", "design", "informed", "fixed")
 
 
 def informed_probabilities(world: World, exploration: float = 0.1) -> np.ndarray:
@@ -240,6 +247,9 @@ def votes_needed(
     for vote in range(1, budget + 1):
         if schedule == "adaptive" and vote % refit_every == 1:
             probabilities = pair_weights(_state(world, wins_first, wins_second, ties)).probabilities
+        elif schedule == "design" and vote % refit_every == 1:
+            state = _state(world, wins_first, wins_second, ties)
+            probabilities = design_weights(state, world.planned_votes).probabilities
         pair = draw_pair(probabilities, float(rng.random()))
         outcome = world.answer(pair, rng)
         if outcome == 1.0:

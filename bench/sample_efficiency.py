@@ -21,12 +21,14 @@ Adaptive pairing, the other half of the same goal (``--pairing-seeds``, replays 
 ``bench/adaptive_replay.py``): in two worlds, the published WildVision-Bench battles and a
 synthetic 40-model population, the median over seeds of the votes until the order matches the
 full data's (Kendall tau >= 0.9) and every adjacent pair the full data separates is separated,
-for uniform pairing, the campaign's adaptive rule (``workbench.stats.active_sampling``) and an
-informed fixed schedule that knows the full data's answer (a heuristic; bench/pairing_bound.py
-bounds what choosing pairs can save).
-Goal: adaptive at half the votes of uniform or fewer.
+for uniform pairing, the published adaptive rule (``adaptive``, Chatbot Arena's weights), the
+plug-in design that adaptive campaigns now use (``design``, ``workbench.stats.active_sampling``)
+and an informed fixed schedule that knows the full data's answer (a heuristic;
+bench/pairing_bound.py bounds what choosing pairs can save).
+Goal: the campaigns' rule (design) at half the votes of uniform or fewer.
 
     python bench/sample_efficiency.py --pairing-seeds 50 [--ppi-seeds 0] [--jobs 4]
+        [--schedules uniform,adaptive,design,informed]
 """
 
 from __future__ import annotations
@@ -122,15 +124,22 @@ def _world(name: str, seed: int) -> World:
     return _WORLDS[key]
 
 
-def pairing(seeds: int, jobs: int = 1) -> dict[str, dict[str, float | None]]:
+PAIRING_SCHEDULES = ("uniform", "adaptive", "design", "informed")
+
+
+def pairing(
+    seeds: int, jobs: int = 1, schedules: tuple[str, ...] = PAIRING_SCHEDULES
+) -> dict[str, dict[str, float | None]]:
     """Median votes to the goal per world and schedule (None: some seed's median run did not
     reach it within the budget), and adaptive's and the informed schedule's ratio to uniform.
-    ``jobs`` processes share the seeds (each replay is independent and seeded)."""
+    ``jobs`` processes share the seeds (each replay is independent and seeded); uniform is
+    always among ``schedules``."""
+    schedules = ("uniform", *(name for name in schedules if name != "uniform"))
     worlds = [("WildVision-Bench", 25), ("synthetic 40 models", 100)]
     tasks = [
         (name, schedule, seed, refit_every)
         for name, refit_every in worlds
-        for schedule in ("uniform", "adaptive", "informed")
+        for schedule in schedules
         for seed in range(seeds)
     ]
     if jobs > 1:
@@ -142,13 +151,13 @@ def pairing(seeds: int, jobs: int = 1) -> dict[str, dict[str, float | None]]:
     results: dict[str, dict[str, float | None]] = {}
     for name, refit_every in worlds:
         medians: dict[str, float | None] = {}
-        for schedule in ("uniform", "adaptive", "informed"):
+        for schedule in schedules:
             median = float(
                 np.median([by_run[(name, schedule, seed, refit_every)] for seed in range(seeds)])
             )
             medians[schedule] = None if np.isinf(median) else median
         uniform = medians["uniform"]
-        for schedule in ("adaptive", "informed"):
+        for schedule in schedules[1:]:
             value = medians[schedule]
             medians[f"{schedule}_over_uniform"] = (
                 value / uniform if value is not None and uniform else None
@@ -163,6 +172,11 @@ def main() -> int:
     parser.add_argument("--pairing-seeds", type=int, default=0)
     parser.add_argument(
         "--jobs", type=int, default=1, help="processes sharing the pairing replays (default 1)"
+    )
+    parser.add_argument(
+        "--schedules",
+        default=",".join(PAIRING_SCHEDULES),
+        help="pairing schedules to replay beside uniform (default: all four)",
     )
     parser.add_argument("--humans", type=int, default=200)
     parser.add_argument("--judge-only", type=int, default=5000)
@@ -189,9 +203,15 @@ def main() -> int:
     if args.pairing_seeds:
         if args.jobs < 1:
             parser.error("--jobs must be at least 1")
-        for world, medians in pairing(args.pairing_seeds, args.jobs).items():
+        schedules = tuple(name for name in args.schedules.split(",") if name)
+        unknown = sorted(set(schedules) - set(PAIRING_SCHEDULES))
+        if unknown:
+            parser.error(
+                f"--schedules: {', '.join(unknown)} not among {', '.join(PAIRING_SCHEDULES)}"
+            )
+        for world, medians in pairing(args.pairing_seeds, args.jobs, schedules).items():
             results[f"pairing, {world}"] = medians
-            ratio = medians["adaptive_over_uniform"]
+            ratio = medians.get("design_over_uniform")
             passed = passed and ratio is not None and ratio <= 0.5
     if args.json:
         print(json.dumps({"settings": vars(args), "results": results, "passed": passed}, indent=2))

@@ -23,10 +23,14 @@ from workbench.plugins import Registry
 from workbench.services import adaptive_pairing
 from workbench.services.adaptive_pairing import (
     adaptive_standing,
+    build_state,
+    campaign_candidates,
+    probabilities_digest,
     replay_choices,
     set_pair_choice,
 )
 from workbench.services.campaign_errors import CampaignError
+from workbench.services.campaign_settings import changed_settings
 from workbench.services.campaigns import (
     CampaignSpec,
     add_annotator,
@@ -38,6 +42,7 @@ from workbench.services.monitor import campaign_status
 from workbench.services.packs import merge_pack, pack_info
 from workbench.services.sync import copy_bundle_rows
 from workbench.services.voting import AnnotationSession
+from workbench.stats.active_sampling import pair_weights
 from workbench.storage import Bundle
 from workbench.storage.models import Model, PairChoice, ScheduledPair, Vote
 
@@ -136,17 +141,23 @@ def test_adaptive_tasks_concentrate_on_the_close_pair(
     if pair_choice == "uniform":
         assert status["pairing"] == "uniform" and status["adaptive"] is None
         return
-    # the monitor: the close pair is unresolved, the far pair is not
+    # the monitor: the close pair has had the most battles, the far pair is resolved, and each
+    # pair is resolved exactly when its interval excludes 0, unresolved ones listed first
     standing = status["adaptive"]
     rows = {frozenset((row["first"], row["second"])): row for row in standing["pairs"]}
-    assert not rows[CLOSE]["resolved"] and rows[CLOSE]["low"] < 0 < rows[CLOSE]["high"]
+    assert rows[CLOSE]["battles"] == max(row["battles"] for row in rows.values())
     far = rows[frozenset(("far-above", "far-below"))]
     assert far["resolved"] and far["low"] > 0
-    assert standing["pairs"][0]["resolved"] is False  # unresolved first
+    for row in standing["pairs"]:
+        assert row["resolved"] == (row["low"] > 0 or row["high"] < 0)
+    resolved = [row["resolved"] for row in standing["pairs"]]
+    assert resolved == sorted(resolved)  # unresolved first
     assert main(["campaign", "status", str(bundle.location), "c"]) == 0
     printed = capsys.readouterr().out
     assert f"{standing['unresolved']} of 6 pair(s) unresolved" in printed
-    assert "close-one - close-two:" in printed and "far-above - far-below:" not in printed
+    assert "adaptive pairing (adjacent-design rule)" in printed
+    for row in standing["pairs"]:
+        assert (f"{row['first']} - {row['second']}:" in printed) == (not row["resolved"])
 
 
 def test_positions_stay_counterbalanced_and_every_choice_replays(
@@ -421,3 +432,56 @@ def test_the_open_pairs_are_those_with_a_task_short_of_its_votes(
         assert candidates == adaptive_pairing.campaign_candidates(db, campaign_id)
         assert len(candidates.pairs) == 6
         assert unfinished == [number for number in range(6) if number != full]
+
+
+def test_a_campaign_naming_no_rule_chooses_and_replays_by_the_published_one(
+    bundle: Bundle, plugins: Registry
+) -> None:
+    create(bundle, plugins, "new", "adaptive")
+    create(bundle, plugins, "old", "adaptive")
+    with bundle.session() as db:
+        new, old = find_campaign(db, "new"), find_campaign(db, "old")
+        assert new.settings["pair_rule"] == "adjacent-design"
+        # a campaign stored before rules had names
+        old.settings = changed_settings(old, pair_rule=None)
+        assert "pair_rule" not in old.settings
+    for name in ("new", "old"):
+        simulate(bundle, plugins, name, 12)
+        assert replay_choices(bundle, name).ok
+    with bundle.read_session() as db:
+        campaign = find_campaign(db, "old")
+        candidates = campaign_candidates(db, campaign.id)
+        first = db.scalars(
+            select(PairChoice).where(PairChoice.campaign_id == campaign.id, PairChoice.ordinal == 1)
+        ).one()
+        standing = adaptive_standing(db, find_campaign(db, "new"))
+    # the published rule's digest of the first (empty) state, without a rule name in it
+    empty = build_state(candidates, [])
+    published = probabilities_digest(pair_weights(empty).probabilities)
+    assert first.probabilities_sha256 == published
+    assert standing["rule"] == "adjacent-design"
+
+
+def test_a_log_replayed_by_another_rule_fails_at_its_first_choice(
+    bundle: Bundle, plugins: Registry
+) -> None:
+    create(bundle, plugins, "c", "adaptive")
+    simulate(bundle, plugins, "c", 6)
+    with bundle.session() as db:
+        campaign = find_campaign(db, "c")
+        campaign.settings = changed_settings(campaign, pair_rule="edge-weighted")
+    replay = replay_choices(bundle, "c")
+    assert replay.first_mismatch is not None
+    assert replay.first_mismatch["ordinal"] == 1
+    assert replay.first_mismatch["what"] == "probabilities_sha256"
+
+
+def test_a_campaign_switched_to_adaptive_names_the_current_rule(
+    bundle: Bundle, plugins: Registry
+) -> None:
+    create(bundle, plugins, "c", "uniform")
+    with bundle.read_session() as db:
+        assert find_campaign(db, "c").settings.get("pair_rule") is None
+    set_pair_choice(bundle, "c", "adaptive")
+    with bundle.read_session() as db:
+        assert find_campaign(db, "c").settings["pair_rule"] == "adjacent-design"

@@ -4,11 +4,16 @@ exploration floor, and a draw is a pure function of the seed and the ordinal."""
 from __future__ import annotations
 
 import numpy as np
+from scipy.stats import norm
 
 from workbench.stats.active_sampling import (
     PairChoiceState,
+    _criterion_gradient,
     choice_draw,
+    design_weights,
     draw_pair,
+    fit_with_covariance,
+    information_matrix,
     pair_weights,
 )
 
@@ -64,3 +69,40 @@ def test_a_draw_depends_on_the_seed_and_the_ordinal_alone() -> None:
     assert draw_pair(np.array([0.2, 0.3, 0.5]), 0.1) == 0
     assert draw_pair(np.array([0.2, 0.3, 0.5]), 0.45) == 1
     assert draw_pair(np.array([0.2, 0.3, 0.5]), 0.99) == 2
+
+
+def test_the_design_plans_its_votes_for_the_open_pair() -> None:
+    weights = design_weights(_state(), budget=1000, exploration=0.1)  # 900 more votes to plan
+    assert np.isclose(weights.probabilities.sum(), 1.0)
+    assert weights.probabilities[0] > 0.6
+    assert (weights.probabilities >= 0.1 / 3 - 1e-12).all()
+
+
+def test_without_battles_the_design_is_uniform() -> None:
+    empty = PairChoiceState(3, np.array([0, 0, 1]), np.array([1, 2, 2]), *np.zeros((3, 3)))
+    assert np.allclose(design_weights(empty, budget=100).probabilities, 1 / 3)
+
+
+def test_the_designs_gradient_is_the_sum_over_the_differences() -> None:
+    # the Laplacian form against the sum it stands for, term by term
+    state = _state()
+    strengths, _ = fit_with_covariance(state)
+    first, second = state.first, state.second
+    p = 1 / (1 + np.exp(-(strengths[first] - strengths[second])))
+    w = p * (1 - p)
+    high, low = np.array([0, 1, 0]), np.array([1, 2, 2])
+    difference = strengths[high] - strengths[low]
+    inverse = np.linalg.inv(information_matrix(3, first, second, 50 * w))
+    expected = np.zeros(len(first))
+    for a in range(len(first)):
+        x = np.zeros(3)
+        x[first[a]], x[second[a]] = 1.0, -1.0
+        for y in range(len(high)):
+            c = np.zeros(3)
+            c[high[y]], c[low[y]] = 1.0, -1.0
+            variance = c @ inverse @ c
+            z = difference[y] / np.sqrt(variance)
+            slope = norm.pdf(z - 1.96) * z / variance
+            expected[a] += w[a] * slope * (x @ inverse @ c) ** 2
+    computed = _criterion_gradient(inverse, high, low, difference, first, second, w, 1.96)
+    assert np.allclose(computed, expected, rtol=1e-9, atol=0)

@@ -106,7 +106,8 @@ def _print_standing(standing: dict[str, Any]) -> None:
     them."""
     pairs = standing["pairs"]
     print(
-        f"  adaptive pairing: {standing['choices_logged']} choice(s) logged; "
+        f"  adaptive pairing ({standing['rule']} rule): "
+        f"{standing['choices_logged']} choice(s) logged; "
         f"{standing['unresolved']} of {len(pairs)} pair(s) unresolved (the "
         f"{standing['coverage']:.0%} interval of the rating difference, in "
         f"{standing['unit']}, holds 0)"

@@ -38,15 +38,23 @@ from sqlalchemy.orm import Session
 
 from workbench.services.campaign_errors import CampaignError
 from workbench.services.campaign_items import REFERENCE_NAME
-from workbench.services.campaign_settings import changed_settings, settings_of
+from workbench.services.campaign_settings import (
+    DESIGN_PAIR_RULE,
+    PUBLISHED_PAIR_RULE,
+    changed_settings,
+    settings_of,
+)
 from workbench.services.campaigns import campaign_protocol, find_campaign
 from workbench.services.pair_choice import (
+    ADAPTIVE,
     check_pair_choice,
     pair_choice,
 )
 from workbench.stats.active_sampling import (
     PairChoiceState,
+    PairWeights,
     choice_draw,
+    design_weights,
     draw_pair,
     pair_weights,
 )
@@ -182,11 +190,44 @@ def build_state(candidates: Candidates, battles: Iterable[Battle]) -> PairChoice
     )
 
 
-def probabilities_digest(probabilities: np.ndarray) -> str:
-    """A SHA-256 of the probabilities written to 12 significant digits (the last bits of a
-    linear solve may differ between machines; a choice does not)."""
+def probabilities_digest(probabilities: np.ndarray, rule: str = PUBLISHED_PAIR_RULE) -> str:
+    """A SHA-256 of the rule's name and the probabilities written to 12 significant digits (the
+    last bits of a linear solve may differ between machines; a choice does not). The published
+    rule's digest has no name in it, as it was logged before rules had names."""
     text = ",".join(f"{value:.12g}" for value in probabilities)
+    if rule != PUBLISHED_PAIR_RULE:
+        text = f"{rule}:{text}"
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class ChoiceRule:
+    """How a campaign weighs its candidate pairs: the rule's name and the votes the campaign
+    plans (its ordinary tasks times its votes per task), which the design plans up to."""
+
+    name: str
+    planned_votes: int
+
+    def weights(self, state: PairChoiceState) -> PairWeights:
+        if self.name == DESIGN_PAIR_RULE:
+            return design_weights(state, self.planned_votes)
+        return pair_weights(state)
+
+
+def choice_rule(session: Session, campaign: Campaign) -> ChoiceRule:
+    """The campaign's rule (its settings; the published one when they name none) and its
+    planned votes (from the campaign counters, which its schedule fixes at creation)."""
+    counts = session.get(CampaignCount, campaign.id)
+    if counts is None:
+        tasks = session.scalar(
+            select(func.count()).where(
+                ScheduledPair.campaign_id == campaign.id, ScheduledPair.gold_choice.is_(None)
+            )
+        )
+        ordinary = tasks or 0
+    else:
+        ordinary = counts.tasks - counts.gold_tasks
+    return ChoiceRule(settings_of(campaign).adaptive_rule, ordinary * campaign.votes_per_pair)
 
 
 def _masked(probabilities: np.ndarray, available: Sequence[int]) -> np.ndarray:
@@ -308,9 +349,10 @@ def choose_tasks(
     votes = counted_votes(session, campaign)
     last, logged = _log_state(session, campaign.id)
     state = build_state(candidates, votes.values())
-    probabilities = pair_weights(state).probabilities
+    rule = choice_rule(session, campaign)
+    probabilities = rule.weights(state).probabilities
     state_digest = state.digest()
-    digest = probabilities_digest(probabilities)
+    digest = probabilities_digest(probabilities, rule.name)
     available = sorted(set(maybe_open))
     added = sorted(set(votes) - logged)
     removed = sorted(logged - set(votes))
@@ -453,7 +495,13 @@ def set_pair_choice(bundle: Bundle, name: str, choice: str) -> str:
                 "once voting has started; create a new campaign with --pairing "
                 f"{choice} instead"
             )
-        campaign.settings = changed_settings(campaign, pair_choice=choice)
+        if choice == ADAPTIVE and before != ADAPTIVE:
+            # a campaign made adaptive now chooses by the current rule, as one created so would
+            campaign.settings = changed_settings(
+                campaign, pair_choice=choice, pair_rule=DESIGN_PAIR_RULE
+            )
+        else:
+            campaign.settings = changed_settings(campaign, pair_choice=choice)
     return before
 
 
@@ -521,6 +569,7 @@ def replay_choices(bundle: Bundle, name: str) -> ChoiceReplay:
         )
         seed = campaign.seed
         pairing = pair_choice(campaign.settings, campaign.name)
+        rule = choice_rule(session, campaign)
 
     def mismatch(row: PairChoice, what: str, recomputed: Any, logged: Any) -> ChoiceReplay:
         return ChoiceReplay(
@@ -548,10 +597,10 @@ def replay_choices(bundle: Bundle, name: str) -> ChoiceReplay:
                 del counted[uuid]
             counted.update((uuid, battles[uuid]) for uuid in row.votes_added)
             state = build_state(candidates, counted.values())
-            probabilities = pair_weights(state).probabilities
+            probabilities = rule.weights(state).probabilities
         if state.digest() != row.state_sha256:
             return mismatch(row, "state_sha256", state.digest(), row.state_sha256)
-        digest = probabilities_digest(probabilities)
+        digest = probabilities_digest(probabilities, rule.name)
         if digest != row.probabilities_sha256:
             return mismatch(row, "probabilities_sha256", digest, row.probabilities_sha256)
         draw = choice_draw(seed, row.ordinal)
@@ -587,6 +636,7 @@ def adaptive_standing(session: Session, campaign: Campaign) -> dict[str, Any]:
     choices = session.scalar(select(func.count()).where(PairChoice.campaign_id == campaign.id)) or 0
     result: dict[str, Any] = {
         "pairing": pair_choice(campaign.settings, campaign.name),
+        "rule": settings_of(campaign).adaptive_rule,
         "choices_logged": choices,
         "coverage": 0.95,
         "unit": "Elo points",
@@ -596,7 +646,8 @@ def adaptive_standing(session: Session, campaign: Campaign) -> dict[str, Any]:
     if not candidates.pairs:
         return result
     state = build_state(candidates, counted_votes(session, campaign).values())
-    weights = pair_weights(state)
+    rule = choice_rule(session, campaign)
+    weights = rule.weights(state)
     rows: list[dict[str, Any]] = []
     for number, (first, second) in enumerate(candidates.pairs):
         difference = float(weights.difference[number]) * ELO_PER_LOG_ODDS

@@ -33,6 +33,12 @@ DEFAULT_PACK_LEASE_DAYS = 14.0
 UNIFORM = "uniform"
 ADAPTIVE = "adaptive"
 PAIR_CHOICES = (UNIFORM, ADAPTIVE)
+#: the rules an adaptive campaign may choose by (``workbench.stats.active_sampling``): the
+#: published one, which a campaign whose settings name no rule uses, and the plug-in design,
+#: which campaigns made adaptive now store
+PUBLISHED_PAIR_RULE = "edge-weighted"
+DESIGN_PAIR_RULE = "adjacent-design"
+PAIR_RULES = (PUBLISHED_PAIR_RULE, DESIGN_PAIR_RULE)
 
 
 class CampaignSettingsError(WorkbenchError):
@@ -99,6 +105,9 @@ class CampaignSettings:
     #: how the next task's pair is chosen: "uniform" (the schedule's order) or "adaptive"
     #: (from the votes so far, ``services.adaptive_pairing``)
     pair_choice: str = UNIFORM
+    #: the adaptive rule by name (None: :data:`PUBLISHED_PAIR_RULE`, so a campaign stored before
+    #: rules had names replays as it was chosen)
+    pair_rule: str | None = None
     #: a pack's campaign: True, with the sequences of the tasks shown swapped
     pack: bool = False
     shown_swapped: tuple[int, ...] | None = None
@@ -113,6 +122,15 @@ class CampaignSettings:
                 f"setting 'pair_choice' must be {' or '.join(PAIR_CHOICES)}, "
                 f"not {self.pair_choice!r}"
             )
+        if self.pair_rule is not None and self.pair_rule not in PAIR_RULES:
+            raise SettingError(
+                f"setting 'pair_rule' must be {' or '.join(PAIR_RULES)}, not {self.pair_rule!r}"
+            )
+
+    @property
+    def adaptive_rule(self) -> str:
+        """The adaptive rule the campaign chooses by."""
+        return self.pair_rule or PUBLISHED_PAIR_RULE
 
     @property
     def criterion(self) -> str:

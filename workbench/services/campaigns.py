@@ -42,6 +42,8 @@ from workbench.services.campaign_items import (
     resolve_items,
 )
 from workbench.services.campaign_settings import (
+    ADAPTIVE,
+    DESIGN_PAIR_RULE,
     CampaignSettings,
     PracticeTask,
     changed_settings,
@@ -825,6 +827,8 @@ def create_campaign(
             pack_salt=secrets.token_hex(16),
             created_by=f"vlm-workbench {__version__}",
             pair_choice=spec.pair_choice,
+            # an adaptive campaign names its rule, so a later default cannot change its choices
+            pair_rule=DESIGN_PAIR_RULE if spec.pair_choice == ADAPTIVE else None,
         )
         campaign = Campaign(
             name=spec.name,
