@@ -13,7 +13,7 @@ from keyring.errors import PasswordDeleteError
 
 
 class MemoryKeyring(KeyringBackend):
-    priority = 1  # type: ignore[assignment]
+    priority = 1
 
     def __init__(self) -> None:
         super().__init__()

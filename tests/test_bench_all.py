@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from pytest import MonkeyPatch
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
@@ -34,12 +35,14 @@ def _fake_figures(bench_all, tmp_path: Path):
     ]
 
 
-def _main(bench_all, monkeypatch, *arguments: str) -> int:
+def _main(bench_all, monkeypatch: MonkeyPatch, *arguments: str) -> int:
     monkeypatch.setattr(sys, "argv", ["all.py", *arguments])
     return bench_all.main()
 
 
-def test_update_replaces_only_the_figures_run_again(bench_all, tmp_path, monkeypatch):
+def test_update_replaces_only_the_figures_run_again(
+    bench_all, tmp_path: Path, monkeypatch: MonkeyPatch
+) -> None:
     figures = _fake_figures(bench_all, tmp_path)
     monkeypatch.setattr(bench_all, "_figures", lambda work: figures)
     commits = iter(["aaa1111", "bbb2222"])
@@ -66,7 +69,9 @@ def test_update_replaces_only_the_figures_run_again(bench_all, tmp_path, monkeyp
     assert "second, mended" in text and "second figure" not in text
 
 
-def test_without_update_the_page_holds_only_this_run(bench_all, tmp_path, monkeypatch):
+def test_without_update_the_page_holds_only_this_run(
+    bench_all, tmp_path: Path, monkeypatch: MonkeyPatch
+) -> None:
     figures = _fake_figures(bench_all, tmp_path)
     monkeypatch.setattr(bench_all, "_figures", lambda work: figures)
     monkeypatch.setattr(bench_all, "_commit", lambda: "ccc3333")
@@ -77,8 +82,8 @@ def test_without_update_the_page_holds_only_this_run(bench_all, tmp_path, monkey
 
 
 def test_a_records_file_that_is_not_ours_is_refused_and_left_alone(
-    bench_all, tmp_path, monkeypatch
-):
+    bench_all, tmp_path: Path, monkeypatch: MonkeyPatch
+) -> None:
     monkeypatch.setattr(bench_all, "_figures", lambda work: _fake_figures(bench_all, tmp_path))
     page = tmp_path / "runs.md"
     page.with_suffix(".json").write_text('{"something": "else"}')

@@ -28,7 +28,7 @@ class WorkerTemp:
         return folder
 
 
-def counting_build(calls: list[str]):  # type: ignore[no-untyped-def]
+def counting_build(calls: list[str]):
     def build(folder: Path) -> Path:
         calls.append(folder.name)
         bundle = folder / "made.wbb"

@@ -21,7 +21,7 @@ from workbench.storage.models import JudgeRun, JudgeVerdict
 
 
 @pytest.fixture(scope="module")
-def bundle(demo_bundle: Path):  # type: ignore[no-untyped-def]
+def bundle(demo_bundle: Path):
     with Bundle.open(demo_bundle) as opened:
         yield opened
 

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QTextEdit,
     QWidget,
 )
+from pytestqt.qtbot import QtBot
 
 from tests.patience import HANG_GUARD_MS
 
@@ -73,7 +74,7 @@ def leaks(strings: list[str], forbidden: list[str]) -> list[tuple[str, str]]:
     ]
 
 
-def shown_texts(view) -> list[str]:  # type: ignore[no-untyped-def]
+def shown_texts(view) -> list[str]:
     """The prompts, references and responses the view shows now, in order."""
     texts = []
     for panel in view.display.turn_panels:
@@ -84,7 +85,7 @@ def shown_texts(view) -> list[str]:  # type: ignore[no-untyped-def]
     return texts
 
 
-def press(qtbot, view, key: str | Qt.Key, modifier=Qt.KeyboardModifier.NoModifier) -> None:  # type: ignore[no-untyped-def]
+def press(qtbot: QtBot, view, key: str | Qt.Key, modifier=Qt.KeyboardModifier.NoModifier) -> None:
     """Type ``key`` at the focused widget inside ``view`` (the view itself when none is), and
     wait until an answer it gave is saved (votes are written on a worker)."""
     focused = QApplication.focusWidget()

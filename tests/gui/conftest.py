@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pytestqt.qtbot import QtBot
 
 from tests.patience import HANG_GUARD_MS
 
@@ -20,12 +21,12 @@ def sample_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_sample_bundle(tmp_path_factory.mktemp("sample"))
 
 
-def wait_idle(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def wait_idle(qtbot: QtBot, window) -> None:
     qtbot.waitUntil(lambda: not window.is_busy(), timeout=HANG_GUARD_MS)
 
 
 @pytest.fixture
-def open_window(qtbot, sample_bundle: Path) -> Iterator:  # type: ignore[no-untyped-def]
+def open_window(qtbot: QtBot, sample_bundle: Path) -> Iterator:
     """A main window showing the sample bundle, its first query answered."""
     from workbench.gui.main_window import MainWindow
 

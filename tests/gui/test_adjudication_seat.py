@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QRect, Qt
 from PySide6.QtWidgets import QApplication, QWidget
+from pytestqt.qtbot import QtBot
 
 from tests.gui.conftest import wait_idle
 from tests.gui.test_campaign_ops import shown_text
@@ -26,7 +27,7 @@ SIZES = [(1366, 768), (1024, 700)]
 
 
 @pytest.fixture
-def window(qtbot, tmp_path: Path):  # type: ignore[no-untyped-def]
+def window(qtbot: QtBot, tmp_path: Path):
     from workbench.gui.main_window import MainWindow
 
     path, _ = build_ops_bundle(tmp_path)
@@ -39,7 +40,7 @@ def window(qtbot, tmp_path: Path):  # type: ignore[no-untyped-def]
     window.close()
 
 
-def open_dialog(qtbot, window, size: tuple[int, int]):  # type: ignore[no-untyped-def]
+def open_dialog(qtbot: QtBot, window, size: tuple[int, int]):
     window.resize(*size)
     dialog = window.campaign_ops.show_adjudication(CAMPAIGN)
     dialog.resize(*(int(side * SCREEN_SHARE) for side in size))  # as on a screen of that size
@@ -56,8 +57,8 @@ def inside(widget: QWidget, dialog: QWidget) -> bool:
 
 
 @pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
-def test_the_task_is_shown_as_the_annotators_saw_it_and_fits(  # type: ignore[no-untyped-def]
-    qtbot, window, size: tuple[int, int]
+def test_the_task_is_shown_as_the_annotators_saw_it_and_fits(
+    qtbot: QtBot, window, size: tuple[int, int]
 ) -> None:
     dialog = open_dialog(qtbot, window, size)
     display = dialog.display
@@ -92,7 +93,7 @@ def test_the_task_is_shown_as_the_annotators_saw_it_and_fits(  # type: ignore[no
     dialog.close()
 
 
-def test_decisions_by_key_record_and_move_on(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def test_decisions_by_key_record_and_move_on(qtbot: QtBot, window) -> None:
     dialog = open_dialog(qtbot, window, SIZES[0])
     dialog.activateWindow()
     first, second = (row["task"] for row in dialog.rows[:2])

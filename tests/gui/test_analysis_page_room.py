@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QRect, QSize
 from PySide6.QtWidgets import QApplication, QScrollArea, QWidget
+from pytestqt.qtbot import QtBot
 
 from tests.gui.conftest import wait_idle
 from tests.patience import HANG_GUARD_MS
@@ -28,7 +29,7 @@ def visible_in(widget: QWidget, dock: QWidget) -> QRect:
 
 
 @pytest.fixture
-def window(qtbot, full_bundle: Path):  # type: ignore[no-untyped-def]
+def window(qtbot: QtBot, full_bundle: Path):
     from workbench.gui.main_window import MainWindow
 
     window = MainWindow(persist_layout=False)
@@ -45,7 +46,7 @@ def window(qtbot, full_bundle: Path):  # type: ignore[no-untyped-def]
     window.close()
 
 
-def test_ten_rows_and_a_legible_figure_without_moving_a_dock(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def test_ten_rows_and_a_legible_figure_without_moving_a_dock(qtbot: QtBot, window) -> None:
     board = window.analysis.leaderboard
     dock = window.analysis.docks["leaderboard"]
     assert board.model.rowCount() >= 10
@@ -66,7 +67,7 @@ def test_ten_rows_and_a_legible_figure_without_moving_a_dock(qtbot, window) -> N
         assert area.widget().width() <= area.viewport().width(), f"{name} is cut at its side"
 
 
-def test_a_floated_dock_s_figure_follows_its_size(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def test_a_floated_dock_s_figure_follows_its_size(qtbot: QtBot, window) -> None:
     board = window.analysis.leaderboard
     forest = board.forest
     dock = window.analysis.docks["leaderboard"]
@@ -90,7 +91,7 @@ def test_a_floated_dock_s_figure_follows_its_size(qtbot, window) -> None:  # typ
     qtbot.waitUntil(drawn_at_its_size, timeout=HANG_GUARD_MS)
 
 
-def test_picker_rows_wrap_and_keep_captions_with_their_pickers(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_picker_rows_wrap_and_keep_captions_with_their_pickers(qtbot: QtBot) -> None:
     from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout
 
     panel = QWidget()
@@ -127,8 +128,8 @@ def test_picker_rows_wrap_and_keep_captions_with_their_pickers(qtbot) -> None:  
 
 
 def test_the_view_menu_opens_a_panel_with_its_room_beside_the_monitor(
-    qtbot, full_bundle: Path
-) -> None:  # type: ignore[no-untyped-def]
+    qtbot: QtBot, full_bundle: Path
+) -> None:
     """The PI's path: the campaign monitor docked on the right, then View > Leaderboard; the
     panel opened at a strip with no row showing."""
     from workbench.gui.main_window import MainWindow

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QRect
+from pytestqt.qtbot import QtBot
 
 from tests.conftest import PROJECT_ROOT
 from tests.services.campaign_helpers import build_campaign_bundle
@@ -45,7 +46,7 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def visible_height(widget, clip, window) -> int:  # type: ignore[no-untyped-def]
+def visible_height(widget, clip, window) -> int:
     """The height of ``widget`` on screen: inside ``clip`` (the page's viewport) and the
     window."""
     top_left = widget.mapTo(window, widget.rect().topLeft())
@@ -56,8 +57,8 @@ def visible_height(widget, clip, window) -> int:  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 @pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h, _ in SIZES])
-def test_the_responses_get_the_room(  # type: ignore[no-untyped-def]
-    qtbot, template: Path, tmp_path: Path, protocol: str, size: tuple[int, int, float]
+def test_the_responses_get_the_room(
+    qtbot: QtBot, template: Path, tmp_path: Path, protocol: str, size: tuple[int, int, float]
 ) -> None:
     width, height, share = size
     copy_bundle(template, tmp_path / "b.wbb")

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QDialog, QDialogButtonBox, QMenu
+from pytestqt.qtbot import QtBot
 from sqlalchemy import select
 
 from tests.gui.annotation_bundle import build_annotation_bundle, build_image_bundle
@@ -41,8 +42,8 @@ def bundle_path(template: Path, tmp_path: Path) -> Path:
     return tmp_path / "b.wbb"
 
 
-def open_window(  # type: ignore[no-untyped-def]
-    qtbot, bundle: Bundle, campaign: str, size: tuple[int, int], annotator: str = "ana"
+def open_window(
+    qtbot: QtBot, bundle: Bundle, campaign: str, size: tuple[int, int], annotator: str = "ana"
 ) -> AnnotatorWindow:
     window = AnnotatorWindow(bundle, AnnotationSession(bundle, campaign, annotator))
     qtbot.addWidget(window)
@@ -54,13 +55,13 @@ def open_window(  # type: ignore[no-untyped-def]
     return window
 
 
-def settle(qtbot, window: AnnotatorWindow) -> None:  # type: ignore[no-untyped-def]
+def settle(qtbot: QtBot, window: AnnotatorWindow) -> None:
     qtbot.waitUntil(lambda: not window.view.busy, timeout=HANG_GUARD_MS)
 
 
 @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 def test_a_skip_is_not_counted_as_answered_and_the_counts_match_campaign_status(
-    qtbot, bundle_path: Path, size: tuple[int, int]
+    qtbot: QtBot, bundle_path: Path, size: tuple[int, int]
 ) -> None:
     bundle = Bundle.open(bundle_path)
     window = open_window(qtbot, bundle, "arena-battle", size)
@@ -93,7 +94,9 @@ def test_a_skip_is_not_counted_as_answered_and_the_counts_match_campaign_status(
     window.close()
 
 
-def test_every_annotator_of_a_campaign_sees_the_same_denominator(qtbot, bundle_path: Path) -> None:
+def test_every_annotator_of_a_campaign_sees_the_same_denominator(
+    qtbot: QtBot, bundle_path: Path
+) -> None:
     bundle = Bundle.open(bundle_path)
     other = AnnotationSession(bundle, "arena-battle", "bob")
     for _ in range(3):  # bob's votes fill tasks that ana then never gets
@@ -119,7 +122,7 @@ def open_menus() -> list[QMenu]:
     return [w for w in QApplication.topLevelWidgets() if isinstance(w, QMenu) and w.isVisible()]
 
 
-def test_no_menu_mnemonic_takes_a_vote_key(qtbot, bundle_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_no_menu_mnemonic_takes_a_vote_key(qtbot: QtBot, bundle_path: Path) -> None:
     bundle = Bundle.open(bundle_path)
     window = open_window(qtbot, bundle, "arena-battle", (1366, 768))
     keys = {choice.key.upper() for choice in window.view.session.protocol.choices}
@@ -157,7 +160,7 @@ def guided_campaign(bundle_path: Path, tmp_path: Path) -> str:
 
 @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 def test_the_guidelines_shown_at_the_start_cover_the_page(
-    qtbot, bundle_path: Path, tmp_path: Path, size: tuple[int, int]
+    qtbot: QtBot, bundle_path: Path, tmp_path: Path, size: tuple[int, int]
 ) -> None:
     campaign = guided_campaign(bundle_path, tmp_path)
     bundle = Bundle.open(bundle_path)
@@ -173,7 +176,7 @@ def test_the_guidelines_shown_at_the_start_cover_the_page(
 
 
 def test_the_guidelines_cover_the_main_windows_annotation_page(
-    qtbot, bundle_path: Path, tmp_path: Path
+    qtbot: QtBot, bundle_path: Path, tmp_path: Path
 ) -> None:
     campaign = guided_campaign(bundle_path, tmp_path)
     window = MainWindow(persist_layout=False)
@@ -199,7 +202,7 @@ def images_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_image_bundle(tmp_path_factory.mktemp("seats-images"))
 
 
-def to_ten_images(qtbot, window: AnnotatorWindow) -> None:  # type: ignore[no-untyped-def]
+def to_ten_images(qtbot: QtBot, window: AnnotatorWindow) -> None:
     """Vote until the task with ten images is shown (the bundle's third item)."""
     view = window.view
     while view.task is not None and len(view.task.images) != 10:
@@ -208,7 +211,7 @@ def to_ten_images(qtbot, window: AnnotatorWindow) -> None:  # type: ignore[no-un
     assert view.task is not None
 
 
-def inside(widget, window) -> bool:  # type: ignore[no-untyped-def]
+def inside(widget, window) -> bool:
     """Whether ``widget`` is drawn whole inside its scroll area's viewport and the window."""
     strip = window.view.display.strip
     top_left = widget.mapTo(strip.viewport(), widget.rect().topLeft())
@@ -218,7 +221,7 @@ def inside(widget, window) -> bool:  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 def test_every_image_of_a_ten_image_task_is_reached_and_zoomed_by_keyboard(
-    qtbot, images_template: Path, tmp_path: Path, size: tuple[int, int]
+    qtbot: QtBot, images_template: Path, tmp_path: Path, size: tuple[int, int]
 ) -> None:
     copy_bundle(images_template, tmp_path / "i.wbb")
     bundle = Bundle.open(tmp_path / "i.wbb")
@@ -280,8 +283,8 @@ def test_resuming_asks_who_annotates(monkeypatch: pytest.MonkeyPatch, bundle_pat
         assert options.get("ask_annotator") is True, window
 
 
-def test_the_start_dialog_offers_the_last_annotator_as_a_default_only(  # type: ignore[no-untyped-def]
-    qtbot, bundle_path: Path
+def test_the_start_dialog_offers_the_last_annotator_as_a_default_only(
+    qtbot: QtBot, bundle_path: Path
 ) -> None:
     window = MainWindow(persist_layout=False)
     qtbot.addWidget(window)
@@ -301,8 +304,8 @@ def test_the_start_dialog_offers_the_last_annotator_as_a_default_only(  # type: 
     window.close()
 
 
-def test_the_annotator_window_asks_before_it_opens(  # type: ignore[no-untyped-def]
-    qtbot, monkeypatch: pytest.MonkeyPatch, bundle_path: Path
+def test_the_annotator_window_asks_before_it_opens(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch, bundle_path: Path
 ) -> None:
     from workbench.gui.annotation.start_dialog import StartAnnotatingDialog
     from workbench.gui.app import ask_who_annotates
@@ -326,8 +329,8 @@ def test_the_annotator_window_asks_before_it_opens(  # type: ignore[no-untyped-d
 
 
 @pytest.mark.parametrize("campaign", ["arena-battle", "chirp-five-criteria"])
-def test_an_undone_answer_comes_back_selected_and_enter_saves_it(  # type: ignore[no-untyped-def]
-    qtbot, bundle_path: Path, campaign: str
+def test_an_undone_answer_comes_back_selected_and_enter_saves_it(
+    qtbot: QtBot, bundle_path: Path, campaign: str
 ) -> None:
     bundle = Bundle.open(bundle_path)
     window = open_window(qtbot, bundle, campaign, (1366, 768))
@@ -360,7 +363,7 @@ def test_an_undone_answer_comes_back_selected_and_enter_saves_it(  # type: ignor
     window.close()
 
 
-def text_whole(label) -> bool:  # type: ignore[no-untyped-def]
+def text_whole(label) -> bool:
     """Every line of the label's text shown: at its width, wrapped at words, it needs no more
     height than the label has, and no word is wider than the label."""
     from PySide6.QtCore import QRect

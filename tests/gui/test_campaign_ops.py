@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPushButton
+from pytestqt.qtbot import QtBot
 
 from tests.gui.conftest import wait_idle
 from tests.patience import HANG_GUARD_MS
@@ -22,7 +23,7 @@ from workbench.storage import Bundle
 
 
 @pytest.fixture
-def window(qtbot, tmp_path: Path):  # type: ignore[no-untyped-def]
+def window(qtbot: QtBot, tmp_path: Path):
     from workbench.gui.main_window import MainWindow
 
     path, _ = build_ops_bundle(tmp_path)
@@ -35,14 +36,14 @@ def window(qtbot, tmp_path: Path):  # type: ignore[no-untyped-def]
     window.close()
 
 
-def table(model) -> list[list[str]]:  # type: ignore[no-untyped-def]
+def table(model) -> list[list[str]]:
     return [
         [model.index(r, c).data(Qt.ItemDataRole.DisplayRole) for c in range(model.columnCount())]
         for r in range(model.rowCount())
     ]
 
 
-def shown_text(dialog) -> str:  # type: ignore[no-untyped-def]
+def shown_text(dialog) -> str:
     """Every text the dialog's task display shows: headings, prompts and responses."""
     from PySide6.QtWidgets import QLabel, QTextEdit
 
@@ -51,7 +52,7 @@ def shown_text(dialog) -> str:  # type: ignore[no-untyped-def]
     return "\n".join(texts)
 
 
-def test_view_menu_opens_the_monitor_with_the_service_figures(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def test_view_menu_opens_the_monitor_with_the_service_figures(qtbot: QtBot, window) -> None:
     ops = window.campaign_ops
     assert ops.monitor_action.shortcut().toString() == "Ctrl+Shift+M"
     assert ops.monitor_action in window.ui.viewMenu.actions()
@@ -65,7 +66,7 @@ def test_view_menu_opens_the_monitor_with_the_service_figures(qtbot, window) -> 
     assert "Category: none" in [row[0] for row in table(ops.monitor.agreement)]
 
 
-def test_the_monitor_refreshes_when_a_vote_arrives(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def test_the_monitor_refreshes_when_a_vote_arrives(qtbot: QtBot, window) -> None:
     monitor = window.campaign_ops.show_monitor(CAMPAIGN)
     wait_idle(qtbot, window)
     before = monitor.refreshes
@@ -81,7 +82,7 @@ def test_the_monitor_refreshes_when_a_vote_arrives(qtbot, window) -> None:  # ty
     assert monitor.refreshes > before
 
 
-def test_adjudication_hides_models_until_revealed_and_records(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def test_adjudication_hides_models_until_revealed_and_records(qtbot: QtBot, window) -> None:
     ops = window.campaign_ops
     assert ops.adjudicate_action.shortcut().toString() == "Ctrl+Shift+J"
     dialog = ops.show_adjudication(CAMPAIGN)

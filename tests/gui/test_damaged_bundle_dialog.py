@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtWidgets import QApplication, QMessageBox
+from pytest import MonkeyPatch
+from pytestqt.qtbot import QtBot
 
 from tests.patience import HANG_GUARD_MS
 from workbench.gui.restore_dialog import DamagedBundleDialog
@@ -48,7 +50,7 @@ def bundle_copy(sample_bundle: Path, tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def window(qtbot):  # type: ignore[no-untyped-def]
+def window(qtbot: QtBot):
     from workbench.gui.main_window import MainWindow
 
     window = MainWindow(persist_layout=False)
@@ -58,8 +60,8 @@ def window(qtbot):  # type: ignore[no-untyped-def]
     window.close()
 
 
-def test_opening_a_truncated_bundle_offers_and_restores_its_backup(  # type: ignore[no-untyped-def]
-    qtbot, window, bundle_copy: Path
+def test_opening_a_truncated_bundle_offers_and_restores_its_backup(
+    qtbot: QtBot, window, bundle_copy: Path
 ) -> None:
     items = item_count(bundle_copy)
     backup = make_backup(bundle_copy, reason="auto")
@@ -91,7 +93,7 @@ def test_opening_a_truncated_bundle_offers_and_restores_its_backup(  # type: ign
     window.restored_box.close()
 
 
-def test_without_a_backup_the_dialog_says_there_is_none(qtbot, bundle_copy: Path) -> None:  # type: ignore[no-untyped-def]
+def test_without_a_backup_the_dialog_says_there_is_none(qtbot: QtBot, bundle_copy: Path) -> None:
     cut_in_half(bundle_copy)
     with pytest.raises(BundleDamagedError) as caught:
         check_file_header(bundle_copy)
@@ -102,7 +104,7 @@ def test_without_a_backup_the_dialog_says_there_is_none(qtbot, bundle_copy: Path
     assert [button.text() for button in dialog.buttons.buttons()] == ["Close"]
 
 
-def test_a_damaged_backup_is_refused_and_nothing_moves(qtbot, bundle_copy: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_damaged_backup_is_refused_and_nothing_moves(qtbot: QtBot, bundle_copy: Path) -> None:
     backup = make_backup(bundle_copy, reason="auto")
     cut_in_half(backup)
     cut_in_half(bundle_copy)
@@ -126,15 +128,15 @@ def test_a_damaged_backup_is_refused_and_nothing_moves(qtbot, bundle_copy: Path)
 # --- automatic backups --------------------------------------------------------------------------
 
 
-def test_opening_a_bundle_file_backs_it_up_once_on_a_worker(  # type: ignore[no-untyped-def]
-    qtbot, monkeypatch, bundle_copy: Path
+def test_opening_a_bundle_file_backs_it_up_once_on_a_worker(
+    qtbot: QtBot, monkeypatch: MonkeyPatch, bundle_copy: Path
 ) -> None:
     from workbench.gui.main_window import MainWindow
 
     threads: list[int] = []
     real = maintenance.auto_backup_if_due
 
-    def recording(path, **steps):  # type: ignore[no-untyped-def]
+    def recording(path, **steps):
         threads.append(threading.get_ident())
         return real(path, **steps)
 
@@ -155,12 +157,12 @@ def test_opening_a_bundle_file_backs_it_up_once_on_a_worker(  # type: ignore[no-
     window.close()
 
 
-def test_a_failed_backup_goes_to_the_status_bar(  # type: ignore[no-untyped-def]
-    qtbot, monkeypatch, bundle_copy: Path
+def test_a_failed_backup_goes_to_the_status_bar(
+    qtbot: QtBot, monkeypatch: MonkeyPatch, bundle_copy: Path
 ) -> None:
     from workbench.gui.main_window import MainWindow
 
-    def refuse(path, **_steps):  # type: ignore[no-untyped-def]
+    def refuse(path, **_steps):
         raise BackupError("no space left on the device")
 
     monkeypatch.setattr(maintenance, "auto_backup_if_due", refuse)
@@ -178,7 +180,7 @@ def test_a_failed_backup_goes_to_the_status_bar(  # type: ignore[no-untyped-def]
     window.close()
 
 
-def test_tests_and_screenshots_make_no_backups(qtbot, bundle_copy: Path) -> None:  # type: ignore[no-untyped-def]
+def test_tests_and_screenshots_make_no_backups(qtbot: QtBot, bundle_copy: Path) -> None:
     from workbench.gui.main_window import MainWindow
 
     window = MainWindow(persist_layout=False)  # what a screenshot uses

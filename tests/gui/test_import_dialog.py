@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtWidgets import QMessageBox
+from pytestqt.qtbot import QtBot
 
 from tests.gui.conftest import wait_idle
 from tests.gui.sample_bundle import sample_lines, write_sample_jsonl
@@ -44,7 +45,7 @@ def item_total(bundle: Path) -> int:
         return bundle_counts(session)["totals"]["items"]
 
 
-def test_the_formats_come_from_the_plugin_registry(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_the_formats_come_from_the_plugin_registry(qtbot: QtBot) -> None:
     dialog = ImportDialog(None)
     qtbot.addWidget(dialog)
     offered = [dialog.ui.formatCombo.itemText(i) for i in range(dialog.ui.formatCombo.count())]
@@ -53,7 +54,7 @@ def test_the_formats_come_from_the_plugin_registry(qtbot) -> None:  # type: igno
     assert dialog.ui.formatDescription.text() == registry().importer("jsonl").description
 
 
-def test_import_runs_in_the_background_and_reports(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_import_runs_in_the_background_and_reports(qtbot: QtBot, tmp_path: Path) -> None:
     source = write_sample_jsonl(tmp_path / "source")
     target = tmp_path / "new.wbb"
     dialog = ImportDialog(target)
@@ -78,7 +79,7 @@ def test_import_runs_in_the_background_and_reports(qtbot, tmp_path: Path) -> Non
     assert dialog.result() == 0
 
 
-def test_a_rejected_import_shows_the_rows_in_the_details(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_rejected_import_shows_the_rows_in_the_details(qtbot: QtBot, tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"format": "vlm-workbench/item"}\nnot json\n', encoding="utf-8")
     target = tmp_path / "target.wbb"
@@ -96,7 +97,7 @@ def test_a_rejected_import_shows_the_rows_in_the_details(qtbot, tmp_path: Path) 
     assert not target.exists()
 
 
-def test_cancel_stops_the_import_and_changes_nothing(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_cancel_stops_the_import_and_changes_nothing(qtbot: QtBot, tmp_path: Path) -> None:
     slow = SlowImporter()
     plugins = Registry()
     plugins.add(Plugin("slow", "1", "test", importers=(slow,)))
@@ -114,7 +115,7 @@ def test_cancel_stops_the_import_and_changes_nothing(qtbot, tmp_path: Path) -> N
     assert not target.exists()
 
 
-def test_import_menu_reloads_the_open_bundle(qtbot, open_window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_import_menu_reloads_the_open_bundle(qtbot: QtBot, open_window, tmp_path: Path) -> None:
     extra = tmp_path / "extra.jsonl"
     extra.write_text(
         '{"format": "vlm-workbench/item", "format_version": 1, "source": "gamma", "id": "g1",'

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QColor
+from pytestqt.qtbot import QtBot
 
 from tests.gui.conftest import wait_idle
 from tests.gui.sample_bundle import EXIF_STORED_SIZE, HOSTILE_OUTPUT, sample_lines
@@ -17,7 +18,7 @@ from workbench.services.browse import ItemFlag
 pytestmark = pytest.mark.gui
 
 
-def show(qtbot, window, external_id: str):  # type: ignore[no-untyped-def]
+def show(qtbot: QtBot, window, external_id: str):
     assert window.go_to_item(external_id)
     wait_idle(qtbot, window)
     return window.item_view
@@ -27,7 +28,7 @@ def line_of(external_id: str) -> dict:
     return next(line for line in sample_lines() if line["id"] == external_id)
 
 
-def test_images_missing_placeholder_and_exif_orientation(qtbot, open_window) -> None:  # type: ignore[no-untyped-def]
+def test_images_missing_placeholder_and_exif_orientation(qtbot: QtBot, open_window) -> None:
     view = show(qtbot, open_window, "a1")
     tiles = view.images.visible_tiles()
     assert [tile.state for tile in tiles] == ["shown", "missing", "shown"]
@@ -41,7 +42,7 @@ def test_images_missing_placeholder_and_exif_orientation(qtbot, open_window) -> 
     assert QColor(rotated.full.pixel(15, 55)).lightness() > 200
 
 
-def test_clicking_an_image_opens_a_zoomable_viewer(qtbot, open_window) -> None:  # type: ignore[no-untyped-def]
+def test_clicking_an_image_opens_a_zoomable_viewer(qtbot: QtBot, open_window) -> None:
     view = show(qtbot, open_window, "a2")
     tile = view.images.visible_tiles()[0]
     with qtbot.waitSignal(tile.clicked, timeout=HANG_GUARD_MS) as clicked:
@@ -60,7 +61,7 @@ def test_clicking_an_image_opens_a_zoomable_viewer(qtbot, open_window) -> None: 
     assert dialog.ui.infoLabel.text() == "64 × 40 px"
 
 
-def test_caption_reference_flags_and_outputs_side_by_side(qtbot, open_window) -> None:  # type: ignore[no-untyped-def]
+def test_caption_reference_flags_and_outputs_side_by_side(qtbot: QtBot, open_window) -> None:
     view = show(qtbot, open_window, "a1")
     line = line_of("a1")
     assert [block.text.source_text for block in view.captions if block.isVisible()] == [
@@ -81,7 +82,7 @@ def test_caption_reference_flags_and_outputs_side_by_side(qtbot, open_window) ->
     assert "missing image" in view.header.text() and "reference problem" in view.header.text()
 
 
-def test_multi_turn_items_are_aligned_turn_by_turn(qtbot, open_window) -> None:  # type: ignore[no-untyped-def]
+def test_multi_turn_items_are_aligned_turn_by_turn(qtbot: QtBot, open_window) -> None:
     # room for two answers side by side (a narrower pane wraps them, as the test below shows)
     open_window.item_view.setMinimumWidth(560)
     view = show(qtbot, open_window, "a2")
@@ -121,7 +122,7 @@ def test_multi_turn_items_are_aligned_turn_by_turn(qtbot, open_window) -> None: 
     assert callable(view.scroll)
 
 
-def test_raw_text_toggle(qtbot, open_window) -> None:  # type: ignore[no-untyped-def]
+def test_raw_text_toggle(qtbot: QtBot, open_window) -> None:
     view = show(qtbot, open_window, "a1")
     output = view.visible_turns()[0].visible_columns()[0].text_views()[0]
     assert output.toPlainText().startswith("Count")  # the heading is rendered
@@ -132,7 +133,7 @@ def test_raw_text_toggle(qtbot, open_window) -> None:  # type: ignore[no-untyped
     assert output.toPlainText().startswith("Count")
 
 
-def test_choosing_models_and_following_a_model_pair(qtbot, open_window) -> None:  # type: ignore[no-untyped-def]
+def test_choosing_models_and_following_a_model_pair(qtbot: QtBot, open_window) -> None:
     view = show(qtbot, open_window, "a1")
     assert view.shown_models == ["model-one", "model-two"]
     view.set_chosen_models(["model-two"])
@@ -147,7 +148,7 @@ def test_choosing_models_and_following_a_model_pair(qtbot, open_window) -> None:
     assert columns_for(["m1", "m2"], ["m2", "m9"], None) == ["m2"]
 
 
-def test_a_text_only_item_has_no_image_slot(qtbot, open_window) -> None:  # type: ignore[no-untyped-def]
+def test_a_text_only_item_has_no_image_slot(qtbot: QtBot, open_window) -> None:
     show(qtbot, open_window, "a1")  # three image slots first, so the tiles exist
     view = show(qtbot, open_window, "b2")
     assert "images" not in line_of("b2")
@@ -165,7 +166,7 @@ def test_a_reference_without_checks_does_not_contradict_its_kind() -> None:
     assert "not verified" not in text and "no checks recorded" in text
 
 
-def test_the_disagreement_flag_follows_the_item_from_a_worker(qtbot, open_window) -> None:  # type: ignore[no-untyped-def]
+def test_the_disagreement_flag_follows_the_item_from_a_worker(qtbot: QtBot, open_window) -> None:
     """The item is shown with its SQL flags; the disagreement flag (statistics stack) is read
     on a worker and added to the header of the item if it is still shown."""
     view = open_window.item_view
@@ -182,8 +183,8 @@ def test_the_disagreement_flag_follows_the_item_from_a_worker(qtbot, open_window
 
 
 def test_a_narrow_pane_wraps_images_and_answers_instead_of_scrolling_sideways(
-    qtbot, open_window
-) -> None:  # type: ignore[no-untyped-def]
+    qtbot: QtBot, open_window
+) -> None:
     # the item pane of a 1024x700 window is about 300 px wide; of a 1366x768 one, about 520
     view = show(qtbot, open_window, "a1")
     for pane_width in (300, 520):

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pytestqt.qtbot import QtBot
 
 from tests.gui.conftest import wait_idle
 from tests.importers.canonical_helpers import item_line, write_jsonl
@@ -20,7 +21,7 @@ IMAGES = 60
 
 
 @pytest.fixture
-def many_window(qtbot, tmp_path: Path) -> Iterator:  # type: ignore[no-untyped-def]
+def many_window(qtbot: QtBot, tmp_path: Path) -> Iterator:
     from workbench.gui.main_window import MainWindow
 
     line = item_line(
@@ -44,7 +45,7 @@ def many_window(qtbot, tmp_path: Path) -> Iterator:  # type: ignore[no-untyped-d
     window.close()
 
 
-def test_many_turns_and_images_are_shown_a_page_at_a_time(qtbot, many_window) -> None:  # type: ignore[no-untyped-def]
+def test_many_turns_and_images_are_shown_a_page_at_a_time(qtbot: QtBot, many_window) -> None:
     assert many_window.go_to_item("many")
     wait_idle(qtbot, many_window)
     view = many_window.item_view

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QItemSelection, QItemSelectionModel
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
 
 from tests.gui.panel_bundle import SOURCE, panel_lines
 from tests.gui.panel_window import opened_panel_window
@@ -23,7 +25,7 @@ TIED_PAIR = ("m-a", "m-b")
 
 
 @pytest.fixture
-def panel_window(qtbot, tmp_path: Path) -> Iterator:  # type: ignore[no-untyped-def]
+def panel_window(qtbot: QtBot, tmp_path: Path) -> Iterator:
     with opened_panel_window(qtbot, tmp_path / "panels") as window:
         yield window
 
@@ -38,13 +40,13 @@ def items_comparing(models: tuple[str, ...]) -> set[str]:
     }
 
 
-def listed(window) -> set[str]:  # type: ignore[no-untyped-def]
+def listed(window) -> set[str]:
     rows = window.browser.item_rows(window.item_list.model.ids)
     assert {row.source for row in rows} <= {SOURCE}
     return {row.external_id for row in rows}
 
 
-def select_models(panel, models: tuple[str, ...]) -> None:  # type: ignore[no-untyped-def]
+def select_models(panel, models: tuple[str, ...]) -> None:
     chosen = QItemSelection()
     for row, values in enumerate(panel.model.rows):
         if values[0] in models:
@@ -55,11 +57,13 @@ def select_models(panel, models: tuple[str, ...]) -> None:  # type: ignore[no-un
     )
 
 
-def selected_rows(view) -> list[int]:  # type: ignore[no-untyped-def]
+def selected_rows(view) -> list[int]:
     return sorted({index.row() for index in view.selectionModel().selectedRows()})
 
 
-def test_a_pair_chosen_in_the_leaderboard_is_followed_and_cleared(qtbot, panel_window) -> None:  # type: ignore[no-untyped-def]
+def test_a_pair_chosen_in_the_leaderboard_is_followed_and_cleared(
+    qtbot: QtBot, panel_window
+) -> None:
     window = panel_window
     leaderboard, graph = window.analysis.leaderboard, window.analysis.graph
     agreement = window.analysis.agreement
@@ -118,7 +122,7 @@ def test_a_pair_chosen_in_the_leaderboard_is_followed_and_cleared(qtbot, panel_w
     assert "comparing" not in window.item_list.ui.countLabel.text()
 
 
-def test_models_chosen_elsewhere_select_their_leaderboard_rows(qtbot, panel_window) -> None:  # type: ignore[no-untyped-def]
+def test_models_chosen_elsewhere_select_their_leaderboard_rows(qtbot: QtBot, panel_window) -> None:
     leaderboard = panel_window.analysis.leaderboard
 
     def chosen() -> set[str]:
@@ -140,7 +144,7 @@ def test_models_chosen_elsewhere_select_their_leaderboard_rows(qtbot, panel_wind
     assert chosen() == set()
 
 
-def test_a_blind_selection_takes_no_pair(qapp) -> None:  # type: ignore[no-untyped-def]
+def test_a_blind_selection_takes_no_pair(qapp: QApplication) -> None:
     from workbench.gui.linked_selection import LinkedSelection
 
     selection = LinkedSelection()

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
 
 from tests.gui.panel_bundle import build_panel_bundle
 from tests.gui.panel_window import wait_for_file
@@ -28,14 +30,14 @@ pytestmark = pytest.mark.gui
 
 
 @pytest.fixture
-def process(qapp) -> Iterator[PanelProcess]:  # type: ignore[no-untyped-def]
+def process(qapp: QApplication) -> Iterator[PanelProcess]:
     # a process of the test's own, not the app's shared one
     process = PanelProcess()
     yield process
     process.shutdown()
 
 
-def run_and_wait(qtbot, process: PanelProcess, job) -> tuple[list, list]:  # type: ignore[no-untyped-def]
+def run_and_wait(qtbot: QtBot, process: PanelProcess, job) -> tuple[list, list]:
     results: list = []
     errors: list = []
     process.run(job, results.append, errors.append)
@@ -50,7 +52,7 @@ def failing_job(kind: str) -> None:
     raise KeyError("m-z")
 
 
-def test_a_job_runs_in_another_process_and_answers_on_the_gui_thread(qtbot, process) -> None:  # type: ignore[no-untyped-def]
+def test_a_job_runs_in_another_process_and_answers_on_the_gui_thread(qtbot: QtBot, process) -> None:
     answered_on: list[threading.Thread] = []
     process.run(partial(os.getpid), lambda pid: answered_on.append(threading.current_thread()))
     qtbot.waitUntil(lambda: bool(answered_on), timeout=HANG_GUARD_MS)
@@ -62,7 +64,7 @@ def test_a_job_runs_in_another_process_and_answers_on_the_gui_thread(qtbot, proc
     assert not process.busy
 
 
-def test_errors_come_back_with_their_message(qtbot, process) -> None:  # type: ignore[no-untyped-def]
+def test_errors_come_back_with_their_message(qtbot: QtBot, process) -> None:
     _, (user,) = run_and_wait(
         qtbot, process, partial(panel_computations._guarded, failing_job, "user")
     )
@@ -74,7 +76,7 @@ def test_errors_come_back_with_their_message(qtbot, process) -> None:  # type: i
     assert "KeyError: 'm-z'" in str(other) and "failing_job" in str(other)  # the traceback
 
 
-def test_a_killed_worker_is_replaced_by_the_next_job(qtbot, process) -> None:  # type: ignore[no-untyped-def]
+def test_a_killed_worker_is_replaced_by_the_next_job(qtbot: QtBot, process) -> None:
     (first,), _ = run_and_wait(qtbot, process, partial(os.getpid))
     os.kill(first, signal.SIGKILL)
     _, (error,) = run_and_wait(qtbot, process, partial(os.getpid))  # the job it was given
@@ -83,7 +85,7 @@ def test_a_killed_worker_is_replaced_by_the_next_job(qtbot, process) -> None:  #
     assert second not in (first, os.getpid()) and process.starts == 2
 
 
-def test_shutdown_leaves_no_process_behind(qtbot, process) -> None:  # type: ignore[no-untyped-def]
+def test_shutdown_leaves_no_process_behind(qtbot: QtBot, process) -> None:
     (pid,), _ = run_and_wait(qtbot, process, partial(os.getpid))
     process.shutdown()
     assert not process.running
@@ -91,7 +93,7 @@ def test_shutdown_leaves_no_process_behind(qtbot, process) -> None:  # type: ign
         os.kill(pid, 0)
 
 
-def test_closing_stops_a_running_job_with_its_worker(qtbot, process) -> None:  # type: ignore[no-untyped-def]
+def test_closing_stops_a_running_job_with_its_worker(qtbot: QtBot, process) -> None:
     (pid,), _ = run_and_wait(qtbot, process, partial(os.getpid))
     outcomes: list = []
     # a job that would run for an hour: waiting for it would keep a closed window open
@@ -103,7 +105,7 @@ def test_closing_stops_a_running_job_with_its_worker(qtbot, process) -> None:  #
         os.kill(pid, 0)
 
 
-def test_the_worker_lets_go_of_the_bundle_when_asked(qtbot, process, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_the_worker_lets_go_of_the_bundle_when_asked(qtbot: QtBot, process, tmp_path: Path) -> None:
     path = build_panel_bundle(tmp_path / "bundle")
     with Bundle.open(path) as bundle:
         ref = bundle_ref(bundle)
@@ -123,7 +125,7 @@ def held_bundle() -> panel_computations.BundleRef | None:
     return panel_computations._opened.ref
 
 
-def test_results_for_a_deleted_owner_are_dropped(qtbot, process, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_results_for_a_deleted_owner_are_dropped(qtbot: QtBot, process, tmp_path: Path) -> None:
     owner = QObject()
     runner = ProcessRunner(process, owner)
     delivered: list[object] = []

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from pytestqt.qtbot import QtBot
 
 from tests.gui.panel_window import opened_panel_window
 from tests.patience import HANG_GUARD_MS
@@ -18,12 +19,12 @@ pytestmark = pytest.mark.gui
 
 
 @pytest.fixture
-def panel_window(qtbot, tmp_path: Path) -> Iterator:  # type: ignore[no-untyped-def]
+def panel_window(qtbot: QtBot, tmp_path: Path) -> Iterator:
     with opened_panel_window(qtbot, tmp_path / "panels") as window:
         yield window
 
 
-def test_headline_numbers_and_confusion_matrix(qtbot, panel_window) -> None:  # type: ignore[no-untyped-def]
+def test_headline_numbers_and_confusion_matrix(qtbot: QtBot, panel_window) -> None:
     panel = panel_window.analysis.agreement
     panel_window.analysis.docks["agreement"].raise_()
     qtbot.waitUntil(lambda: panel.result is not None, timeout=HANG_GUARD_MS)
@@ -56,7 +57,7 @@ def test_headline_numbers_and_confusion_matrix(qtbot, panel_window) -> None:  # 
     assert shown[("first", "second")] == 1 and sum(shown.values()) == 1
 
 
-def test_position_bias_bars_show_the_engine_shares(qtbot, panel_window) -> None:  # type: ignore[no-untyped-def]
+def test_position_bias_bars_show_the_engine_shares(qtbot: QtBot, panel_window) -> None:
     from matplotlib.patches import Rectangle
 
     from workbench.stats.position_bias import first_position_wins
@@ -81,7 +82,7 @@ def test_position_bias_bars_show_the_engine_shares(qtbot, panel_window) -> None:
     assert all(f"{design}: no bias measure" in texts for design in fixed["positions"])
 
 
-def test_chosen_sides_breakdowns_and_rating_scatter(qtbot, panel_window) -> None:  # type: ignore[no-untyped-def]
+def test_chosen_sides_breakdowns_and_rating_scatter(qtbot: QtBot, panel_window) -> None:
     from workbench.services.analysis import agreement
 
     panel = panel_window.analysis.agreement
@@ -115,7 +116,7 @@ def test_chosen_sides_breakdowns_and_rating_scatter(qtbot, panel_window) -> None
     assert panel.numbers.title() == "rater:r1 majority vs rater:r2 majority (majority convention)"
 
 
-def test_overlapping_sides_are_counted_once_and_said_so(qtbot, panel_window) -> None:  # type: ignore[no-untyped-def]
+def test_overlapping_sides_are_counted_once_and_said_so(qtbot: QtBot, panel_window) -> None:
     from workbench.services.analysis import agreement
 
     panel = panel_window.analysis.agreement

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pytestqt.qtbot import QtBot
 
 from tests.importers.canonical_helpers import write_jsonl
 from tests.patience import HANG_GUARD_MS
@@ -137,7 +138,7 @@ def bundles(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 @pytest.fixture
-def window(qtbot) -> Iterator:  # type: ignore[no-untyped-def]
+def window(qtbot: QtBot) -> Iterator:
     from workbench.gui.main_window import MainWindow
 
     opened = MainWindow(persist_layout=False)
@@ -155,7 +156,7 @@ def _scores_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
-def _shown(panel, qtbot):  # type: ignore[no-untyped-def]
+def _shown(panel, qtbot: QtBot):
     qtbot.waitUntil(
         lambda: (panel.page is not None or panel.failure is not None) and not panel.busy,
         timeout=HANG_GUARD_MS,
@@ -164,13 +165,13 @@ def _shown(panel, qtbot):  # type: ignore[no-untyped-def]
     return panel.page
 
 
-def _as_printed(panel, name: str) -> list[dict]:  # type: ignore[no-untyped-def]
+def _as_printed(panel, name: str) -> list[dict]:
     return json.loads(json.dumps(jsonable(records(panel.table_frame(name)))))
 
 
 @pytest.mark.parametrize("benchmark", list(BENCHMARKS))
 def test_the_page_shows_what_workbench_scores_prints(
-    qtbot,  # type: ignore[no-untyped-def]
+    qtbot: QtBot,
     window,
     bundles: dict[str, Path],
     benchmark: str,
@@ -231,7 +232,7 @@ def test_the_report_draws_the_pages_figures(bundles: dict[str, Path], tmp_path: 
 
 
 def test_chirp_with_model_sizes_adds_dcor(
-    qtbot,  # type: ignore[no-untyped-def]
+    qtbot: QtBot,
     window,
     bundles: dict[str, Path],
     tmp_path: Path,
@@ -346,7 +347,7 @@ ARENA_TABLES = {
 
 
 def test_the_wildvision_page_shows_what_workbench_scores_prints(
-    qtbot,  # type: ignore[no-untyped-def]
+    qtbot: QtBot,
     window,
     wildvision_bundle: Path,
     capsys: pytest.CaptureFixture[str],
@@ -413,7 +414,7 @@ def test_the_wildvision_page_shows_what_workbench_scores_prints(
 
 
 def test_the_visionarena_page_adds_categories_multi_turn_and_the_rank_correlation(
-    qtbot,  # type: ignore[no-untyped-def]
+    qtbot: QtBot,
     window,
     arena_and_benchmark: Path,
     capsys: pytest.CaptureFixture[str],
@@ -465,7 +466,7 @@ def test_the_visionarena_page_adds_categories_multi_turn_and_the_rank_correlatio
 
 
 def test_the_page_boards_use_the_rounds_asked_for(
-    qtbot,  # type: ignore[no-untyped-def]
+    qtbot: QtBot,
     window,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],

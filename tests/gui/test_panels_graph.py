@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from matplotlib.patches import FancyArrowPatch
+from pytestqt.qtbot import QtBot
 
 from tests.gui.panel_bundle import CYCLE_EDGES, CYCLE_ITEM, SOURCE
 from tests.gui.panel_window import opened_panel_window
@@ -17,12 +18,12 @@ pytestmark = pytest.mark.gui
 
 
 @pytest.fixture
-def panel_window(qtbot, tmp_path: Path) -> Iterator:  # type: ignore[no-untyped-def]
+def panel_window(qtbot: QtBot, tmp_path: Path) -> Iterator:
     with opened_panel_window(qtbot, tmp_path / "panels") as window:
         yield window
 
 
-def test_cycle_item_listed_first_and_its_edges_red(qtbot, panel_window) -> None:  # type: ignore[no-untyped-def]
+def test_cycle_item_listed_first_and_its_edges_red(qtbot: QtBot, panel_window) -> None:
     panel = panel_window.analysis.graph
     assert panel.model.rowCount() >= 1
     assert panel.model.index(0, 0).data() == f"{SOURCE}/{CYCLE_ITEM}"
@@ -63,7 +64,7 @@ def test_consistent_edges_are_green() -> None:
     assert colours[("x", "y")] == colours[("y", "x")] == CYCLE_COLOUR
 
 
-def test_selecting_an_edge_lists_the_judgments_behind_it(qtbot, panel_window) -> None:  # type: ignore[no-untyped-def]
+def test_selecting_an_edge_lists_the_judgments_behind_it(qtbot: QtBot, panel_window) -> None:
     import pandas as pd
 
     from workbench.services.outcomes import judgments_frame, pairwise_outcomes
@@ -99,7 +100,7 @@ def test_selecting_an_edge_lists_the_judgments_behind_it(qtbot, panel_window) ->
     assert outcome == winner and not pd.isna(criterion)
 
 
-def test_graph_pooled_over_a_category(qtbot, panel_window) -> None:  # type: ignore[no-untyped-def]
+def test_graph_pooled_over_a_category(qtbot: QtBot, panel_window) -> None:
     from workbench.services.outcomes import judgments_frame, pairwise_outcomes
     from workbench.stats.contradictions import preference_graph
     from workbench.storage import Bundle

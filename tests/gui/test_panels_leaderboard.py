@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from pytest import MonkeyPatch
+from pytestqt.qtbot import QtBot
 
 from tests.gui.panel_bundle import add_late_votes
 from tests.gui.panel_window import opened_panel_window, wait_for_file
@@ -23,12 +25,12 @@ pytestmark = pytest.mark.gui
 
 
 @pytest.fixture
-def panel_window(qtbot, tmp_path: Path) -> Iterator:  # type: ignore[no-untyped-def]
+def panel_window(qtbot: QtBot, tmp_path: Path) -> Iterator:
     with opened_panel_window(qtbot, tmp_path / "panels") as window:
         yield window
 
 
-def engine_table(path: Path, anchor: str, method: str = "bt"):  # type: ignore[no-untyped-def]
+def engine_table(path: Path, anchor: str, method: str = "bt"):
     """The engine's board of the human judgments (the panel's default: there are some)."""
     with Bundle.open(path) as bundle, bundle.read_session() as session:
         battles = pairwise_outcomes(judgments_frame(session, OutcomeFilter(kinds=("human",))))
@@ -36,7 +38,7 @@ def engine_table(path: Path, anchor: str, method: str = "bt"):  # type: ignore[n
     return board.table
 
 
-def shown_rows(panel) -> list[list[str]]:  # type: ignore[no-untyped-def]
+def shown_rows(panel) -> list[list[str]]:
     model = panel.model
     return [
         [model.index(row, column).data() for column in range(model.columnCount())]
@@ -45,7 +47,7 @@ def shown_rows(panel) -> list[list[str]]:  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize("method", ["bt", "elo"])
-def test_table_shows_the_engine_ratings(qtbot, panel_window, method: str) -> None:  # type: ignore[no-untyped-def]
+def test_table_shows_the_engine_ratings(qtbot: QtBot, panel_window, method: str) -> None:
     panel = panel_window.analysis.leaderboard
     if method != panel.method.currentData():
         previous = panel.result
@@ -68,15 +70,15 @@ def test_table_shows_the_engine_ratings(qtbot, panel_window, method: str) -> Non
 
 
 def test_recompute_runs_in_the_worker_process_and_keeps_the_old_result(
-    qtbot, panel_window, tmp_path: Path, monkeypatch
-) -> None:  # type: ignore[no-untyped-def]
+    qtbot: QtBot, panel_window, tmp_path: Path, monkeypatch: MonkeyPatch
+) -> None:
     panel = panel_window.analysis.leaderboard
     process = panel_window.analysis.process
     old_result, old_rows = panel.result, shown_rows(panel)
     submitted: list[str] = []
     real_run = ProcessRunner.run
 
-    def recording_run(runner, function, *callbacks):  # type: ignore[no-untyped-def]
+    def recording_run(runner, function, *callbacks):
         submitted.append(function.func.__name__)
         return real_run(runner, function, *callbacks)
 
@@ -98,7 +100,7 @@ def test_recompute_runs_in_the_worker_process_and_keeps_the_old_result(
     assert shown_rows(panel) == old_rows  # the same judgments: the same numbers
 
 
-def test_new_votes_trigger_a_refresh(qtbot, panel_window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_new_votes_trigger_a_refresh(qtbot: QtBot, panel_window, tmp_path: Path) -> None:
     panel = panel_window.analysis.leaderboard
     agreement = panel_window.analysis.agreement  # in a tab behind the graph
     assert agreement.visibleRegion().isEmpty()
@@ -115,7 +117,7 @@ def test_new_votes_trigger_a_refresh(qtbot, panel_window, tmp_path: Path) -> Non
     qtbot.waitUntil(lambda: agreement.result is not agreement_before, timeout=HANG_GUARD_MS)
 
 
-def test_exports_write_plots_and_csv(panel_window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_exports_write_plots_and_csv(panel_window, tmp_path: Path) -> None:
     import pandas as pd
 
     panel = panel_window.analysis.leaderboard
@@ -138,7 +140,7 @@ def test_exports_write_plots_and_csv(panel_window, tmp_path: Path) -> None:  # t
     assert (tmp_path / "forest.pdf").read_bytes().startswith(b"%PDF")
 
 
-def test_an_empty_selection_is_explained_and_clears_the_table(qtbot, panel_window) -> None:  # type: ignore[no-untyped-def]
+def test_an_empty_selection_is_explained_and_clears_the_table(qtbot: QtBot, panel_window) -> None:
     panel = panel_window.analysis.leaderboard
     errors: list[str] = []
     panel.failed.connect(errors.append)
@@ -156,7 +158,7 @@ def test_an_empty_selection_is_explained_and_clears_the_table(qtbot, panel_windo
     assert panel.status.text().startswith("Cannot compute")
 
 
-def test_language_and_campaign_switches_filter_the_leaderboard(qtbot, panel_window) -> None:  # type: ignore[no-untyped-def]
+def test_language_and_campaign_switches_filter_the_leaderboard(qtbot: QtBot, panel_window) -> None:
     panel = panel_window.analysis.leaderboard
     with Bundle.open(panel_window.bundle.path) as bundle, bundle.read_session() as session:
         frame = judgments_frame(session)
@@ -173,7 +175,7 @@ def test_language_and_campaign_switches_filter_the_leaderboard(qtbot, panel_wind
     assert panel.result.battles == len(in_language)
 
 
-def test_rater_and_origin_pickers_offer_the_cli_choices(qtbot, panel_window) -> None:  # type: ignore[no-untyped-def]
+def test_rater_and_origin_pickers_offer_the_cli_choices(qtbot: QtBot, panel_window) -> None:
     from workbench.services.analysis import LeaderboardRequest, analysis_choices, leaderboard
 
     panel = panel_window.analysis.leaderboard
@@ -201,12 +203,12 @@ def test_rater_and_origin_pickers_offer_the_cli_choices(qtbot, panel_window) -> 
 
 
 def test_opening_a_bundle_reads_the_choices_in_the_worker_process(
-    qtbot, tmp_path, monkeypatch
-) -> None:  # type: ignore[no-untyped-def]
+    qtbot: QtBot, tmp_path: Path, monkeypatch: MonkeyPatch
+) -> None:
     submitted: list[str] = []
     real_run = ProcessRunner.run
 
-    def recording_run(runner, function, *callbacks):  # type: ignore[no-untyped-def]
+    def recording_run(runner, function, *callbacks):
         submitted.append(function.func.__name__)
         return real_run(runner, function, *callbacks)
 
@@ -219,8 +221,8 @@ def test_opening_a_bundle_reads_the_choices_in_the_worker_process(
 
 
 def test_the_leaderboard_never_waits_for_the_other_panels_worker(
-    qtbot, panel_window, tmp_path: Path
-) -> None:  # type: ignore[no-untyped-def]
+    qtbot: QtBot, panel_window, tmp_path: Path
+) -> None:
     """The graph, failure and agreement panels compute in a worker of their own: a long job
     there (a count of cycles on a big bundle) does not hold up the leaderboard after a vote."""
     panel = panel_window.analysis.leaderboard
@@ -241,8 +243,8 @@ def test_the_leaderboard_never_waits_for_the_other_panels_worker(
 
 @pytest.mark.parametrize("style_control", [False, True])
 def test_bradley_terry_ratings_come_first_and_their_intervals_after(
-    qtbot, panel_window, style_control: bool
-) -> None:  # type: ignore[no-untyped-def]
+    qtbot: QtBot, panel_window, style_control: bool
+) -> None:
     """After a change the new point ratings are on screen before the bootstrap is done (at 100
     models the rounds are most of a refresh); the ratings then equal the final ones and the
     intervals follow, with the plots drawn once."""
@@ -272,7 +274,7 @@ def test_bradley_terry_ratings_come_first_and_their_intervals_after(
     pd.testing.assert_series_equal(first.table["model"], final.table["model"])
 
 
-def test_online_elo_with_a_bootstrap_waits_for_its_rounds(qtbot, panel_window) -> None:  # type: ignore[no-untyped-def]
+def test_online_elo_with_a_bootstrap_waits_for_its_rounds(qtbot: QtBot, panel_window) -> None:
     """Online Elo with a bootstrap shows the rounds' median: there is no earlier rating."""
     panel = panel_window.analysis.leaderboard
     previous = panel.result
@@ -286,8 +288,8 @@ def test_online_elo_with_a_bootstrap_waits_for_its_rounds(qtbot, panel_window) -
 
 
 def test_the_request_line_names_the_request_and_copies_the_command_that_prints_it(
-    qtbot, panel_window, capsys
-) -> None:  # type: ignore[no-untyped-def]
+    qtbot: QtBot, panel_window, capsys
+) -> None:
     import json
     import shlex
 
@@ -321,8 +323,8 @@ def test_the_request_line_names_the_request_and_copies_the_command_that_prints_i
 
 
 def test_the_prediction_powered_board_states_its_inputs_and_copies_its_command(
-    qtbot, panel_window, capsys
-) -> None:  # type: ignore[no-untyped-def]
+    qtbot: QtBot, panel_window, capsys
+) -> None:
     import json
     import shlex
 
@@ -356,7 +358,7 @@ def test_the_prediction_powered_board_states_its_inputs_and_copies_its_command(
     assert printed["prediction_powered"] == panel.result.powered.to_json()
 
 
-def test_board_filters_are_pickers_of_the_request(qtbot, panel_window) -> None:  # type: ignore[no-untyped-def]
+def test_board_filters_are_pickers_of_the_request(qtbot: QtBot, panel_window) -> None:
     panel = panel_window.analysis.leaderboard
     assert not panel.request().boards
     before = panel.result
@@ -370,7 +372,7 @@ def test_board_filters_are_pickers_of_the_request(qtbot, panel_window) -> None: 
     assert "ties excluded" in panel.request_line.text()
 
 
-def _run_compare_command(command: str, bundle: Path, capsys) -> dict:  # type: ignore[no-untyped-def]
+def _run_compare_command(command: str, bundle: Path, capsys) -> dict:
     import json
     import shlex
 
@@ -384,8 +386,8 @@ def _run_compare_command(command: str, bundle: Path, capsys) -> dict:  # type: i
 
 
 def test_compare_with_gives_the_figures_of_the_command_it_copies(
-    qtbot, panel_window, tmp_path: Path, capsys
-) -> None:  # type: ignore[no-untyped-def]
+    qtbot: QtBot, panel_window, tmp_path: Path, capsys
+) -> None:
     import json
 
     from PySide6.QtWidgets import QApplication
@@ -439,8 +441,8 @@ def test_compare_with_gives_the_figures_of_the_command_it_copies(
 
 
 def test_exclude_category_and_the_estimator_are_in_the_request_and_its_command(
-    qtbot, panel_window, capsys
-) -> None:  # type: ignore[no-untyped-def]
+    qtbot: QtBot, panel_window, capsys
+) -> None:
     import json
     import shlex
 
@@ -493,8 +495,8 @@ def test_exclude_category_and_the_estimator_are_in_the_request_and_its_command(
     assert "--style-control" not in (panel.command() or "")
 
 
-def test_the_board_says_its_flagged_judgments_and_the_box_leaves_them_out(  # type: ignore[no-untyped-def]
-    qtbot, panel_window
+def test_the_board_says_its_flagged_judgments_and_the_box_leaves_them_out(
+    qtbot: QtBot, panel_window
 ) -> None:
     from workbench.services.analysis_request import flagged_note
     from workbench.services.flags import add_flag

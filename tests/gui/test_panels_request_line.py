@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pytestqt.qtbot import QtBot
 
 from tests.gui.panel_window import opened_panel_window
 from tests.patience import HANG_GUARD_MS
@@ -20,7 +21,7 @@ pytestmark = pytest.mark.gui
 
 
 @pytest.fixture
-def panel_window(qtbot, tmp_path: Path) -> Iterator:  # type: ignore[no-untyped-def]
+def panel_window(qtbot: QtBot, tmp_path: Path) -> Iterator:
     with opened_panel_window(qtbot, tmp_path / "panels") as window:
         yield window
 
@@ -44,7 +45,7 @@ def _run(command: str, bundle: Path, capsys: pytest.CaptureFixture[str]) -> Any:
     return json.loads(capsys.readouterr().out)
 
 
-def test_every_analysis_panel_has_the_one_request_line(panel_window) -> None:  # type: ignore[no-untyped-def]
+def test_every_analysis_panel_has_the_one_request_line(panel_window) -> None:
     analysis = panel_window.analysis
     for panel in (analysis.leaderboard, analysis.agreement, analysis.graph, analysis.failures):
         assert isinstance(panel.request_row, RequestLine), type(panel).__name__
@@ -52,7 +53,9 @@ def test_every_analysis_panel_has_the_one_request_line(panel_window) -> None:  #
         assert panel.layout().itemAt(0).widget() is panel.request_row
 
 
-def test_the_agreement_panels_command_prints_its_numbers(qtbot, panel_window, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_the_agreement_panels_command_prints_its_numbers(
+    qtbot: QtBot, panel_window, capsys
+) -> None:
     panel = panel_window.analysis.agreement
     panel.refresh()
     qtbot.waitUntil(lambda: panel.result is not None and not panel.busy, timeout=HANG_GUARD_MS)
@@ -75,7 +78,7 @@ def _listed(panel: Any, printed: Any) -> None:
     assert listed == shown
 
 
-def test_the_graph_panels_command_lists_its_cycles(qtbot, panel_window, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_the_graph_panels_command_lists_its_cycles(qtbot: QtBot, panel_window, capsys) -> None:
     from workbench.stats.cycle_scopes import POOLED_PER_ITEM
 
     panel = panel_window.analysis.graph
@@ -108,7 +111,7 @@ def test_the_graph_panels_command_lists_its_cycles(qtbot, panel_window, capsys) 
             assert printed["items"] == [] and whole["items"]
 
 
-def test_the_failures_panels_command_lists_its_items(qtbot, panel_window, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_the_failures_panels_command_lists_its_items(qtbot: QtBot, panel_window, capsys) -> None:
     panel = panel_window.analysis.failures
     for kind, model in (("disagreement", None), ("cycles", None), ("loses-to-all", "m-d")):
         panel.choose(kind, model)

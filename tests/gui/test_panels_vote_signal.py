@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from pytestqt.qtbot import QtBot
 
 from tests.patience import HANG_GUARD_MS
 from tests.services.campaign_helpers import build_campaign_bundle
@@ -40,7 +41,7 @@ def campaign_bundle(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def window(qtbot, campaign_bundle: Path):  # type: ignore[no-untyped-def]
+def window(qtbot: QtBot, campaign_bundle: Path):
     from workbench.gui.main_window import MainWindow
 
     window = MainWindow(persist_layout=False)
@@ -59,7 +60,7 @@ def window(qtbot, campaign_bundle: Path):  # type: ignore[no-untyped-def]
     window.close()
 
 
-def test_a_vote_here_refreshes_the_leaderboard_incrementally(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def test_a_vote_here_refreshes_the_leaderboard_incrementally(qtbot: QtBot, window) -> None:
     board = window.analysis.leaderboard
     watcher = window.analysis.watcher
     watcher.timer.stop()
@@ -103,7 +104,7 @@ def test_a_vote_here_refreshes_the_leaderboard_incrementally(qtbot, window) -> N
     assert len(shown) == 5
 
 
-def test_a_vote_during_a_poll_is_read_by_a_poll_after_it(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def test_a_vote_during_a_poll_is_read_by_a_poll_after_it(qtbot: QtBot, window) -> None:
     board = window.analysis.leaderboard
     watcher = window.analysis.watcher
     watcher.timer.stop()
@@ -123,8 +124,8 @@ def test_a_vote_during_a_poll_is_read_by_a_poll_after_it(qtbot, window) -> None:
     )
 
 
-def test_a_vote_from_another_connection_is_found_by_the_poll(  # type: ignore[no-untyped-def]
-    qtbot, window, campaign_bundle: Path
+def test_a_vote_from_another_connection_is_found_by_the_poll(
+    qtbot: QtBot, window, campaign_bundle: Path
 ) -> None:
     board = window.analysis.leaderboard
     before = board.result.battles
@@ -144,7 +145,7 @@ def test_a_vote_from_another_connection_is_found_by_the_poll(  # type: ignore[no
     )
 
 
-def test_the_annotation_view_signals_a_committed_vote(qtbot, campaign_bundle: Path) -> None:  # type: ignore[no-untyped-def]
+def test_the_annotation_view_signals_a_committed_vote(qtbot: QtBot, campaign_bundle: Path) -> None:
     from workbench.gui.annotation.annotation_view import AnnotationView
 
     with Bundle.open(campaign_bundle) as bundle:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtWidgets import QMessageBox
+from pytestqt.qtbot import QtBot
 
 from tests.patience import HANG_GUARD_MS
 from tests.services.report_bundle import build_report_bundle
@@ -32,7 +33,7 @@ def report_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def dialog(qtbot, report_bundle: Path) -> ReportDialog:  # type: ignore[no-untyped-def]
+def dialog(qtbot: QtBot, report_bundle: Path) -> ReportDialog:
     dialog = ReportDialog(report_bundle)
     qtbot.addWidget(dialog)
     dialog.show()
@@ -41,7 +42,7 @@ def dialog(qtbot, report_bundle: Path) -> ReportDialog:  # type: ignore[no-untyp
 
 
 def test_dialog_writes_what_the_command_writes(
-    qtbot,  # type: ignore[no-untyped-def]
+    qtbot: QtBot,
     dialog: ReportDialog,
     report_bundle: Path,
     tmp_path: Path,
@@ -69,7 +70,7 @@ def test_dialog_writes_what_the_command_writes(
 
 
 def test_dialog_reports_an_empty_selection(
-    qtbot,  # type: ignore[no-untyped-def]
+    qtbot: QtBot,
     dialog: ReportDialog,
     tmp_path: Path,
 ) -> None:
@@ -83,7 +84,7 @@ def test_dialog_reports_an_empty_selection(
     assert not out.exists()
 
 
-def test_file_menu_opens_the_report_dialog(qtbot, open_window) -> None:  # type: ignore[no-untyped-def]
+def test_file_menu_opens_the_report_dialog(qtbot: QtBot, open_window) -> None:
     entry = open_window.report_entry
     assert entry.action in open_window.ui.fileMenu.actions()
     entry.action.trigger()

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtWidgets import QApplication, QMessageBox
+from pytest import MonkeyPatch, TempPathFactory
+from pytestqt.qtbot import QtBot
 from sqlalchemy.engine import make_url
 
 from tests.backends import PostgresBackend, postgres_admin_url
@@ -58,7 +60,7 @@ def test_recent_entries_are_locations_without_passwords(
 # --- the dialog ---------------------------------------------------------------------------------
 
 
-def test_dialog_refuses_what_is_not_a_server_url(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_dialog_refuses_what_is_not_a_server_url(qtbot: QtBot) -> None:
     dialog = ServerDialog("/tmp/some.wbb")
     qtbot.addWidget(dialog)
     dialog.accept()
@@ -66,7 +68,7 @@ def test_dialog_refuses_what_is_not_a_server_url(qtbot) -> None:  # type: ignore
     assert "postgresql://" in dialog.problem_label.text()
 
 
-def test_a_password_not_remembered_stays_in_memory(qtbot, memory_keyring) -> None:  # type: ignore[no-untyped-def]
+def test_a_password_not_remembered_stays_in_memory(qtbot: QtBot, memory_keyring) -> None:
     dialog = ServerDialog("postgresql://ana@db.example:5433/lab")
     qtbot.addWidget(dialog)
     assert not dialog.remember_box.isEnabled()
@@ -77,7 +79,7 @@ def test_a_password_not_remembered_stays_in_memory(qtbot, memory_keyring) -> Non
     assert memory_keyring.passwords == {}
 
 
-def test_a_remembered_password_goes_to_the_keyring_only(qtbot, memory_keyring) -> None:  # type: ignore[no-untyped-def]
+def test_a_remembered_password_goes_to_the_keyring_only(qtbot: QtBot, memory_keyring) -> None:
     url = "postgresql://ana@db.example:5433/lab"
     dialog = ServerDialog(url)
     qtbot.addWidget(dialog)
@@ -88,7 +90,7 @@ def test_a_remembered_password_goes_to_the_keyring_only(qtbot, memory_keyring) -
     assert memory_keyring.passwords == {(KEYRING_SERVICE, keyring_username(url)): SECRET}
 
 
-def test_without_a_keyring_the_dialog_says_so_and_stays_open(qtbot, no_keyring) -> None:  # type: ignore[no-untyped-def]
+def test_without_a_keyring_the_dialog_says_so_and_stays_open(qtbot: QtBot, no_keyring) -> None:
     dialog = ServerDialog("postgresql://ana@db.example/lab")
     qtbot.addWidget(dialog)
     dialog.password_edit.setText(SECRET)
@@ -98,7 +100,7 @@ def test_without_a_keyring_the_dialog_says_so_and_stays_open(qtbot, no_keyring) 
     assert "no system keyring" in dialog.problem_label.text()
 
 
-def test_an_unreachable_server_is_one_message(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_an_unreachable_server_is_one_message(qtbot: QtBot) -> None:
     from workbench.gui.main_window import MainWindow
 
     window = MainWindow(persist_layout=False)
@@ -120,8 +122,8 @@ def test_an_unreachable_server_is_one_message(qtbot) -> None:  # type: ignore[no
 # --- watching: off the GUI thread, one poll at a time ------------------------------------------
 
 
-def test_polls_never_overlap_and_failures_are_reported_once(  # type: ignore[no-untyped-def]
-    qtbot, monkeypatch, sample_bundle: Path
+def test_polls_never_overlap_and_failures_are_reported_once(
+    qtbot: QtBot, monkeypatch: MonkeyPatch, sample_bundle: Path
 ) -> None:
     running, most, calls = 0, 0, 0
     guard = threading.Lock()
@@ -129,7 +131,7 @@ def test_polls_never_overlap_and_failures_are_reported_once(  # type: ignore[no-
     gui_thread = threading.get_ident()
     threads: set[int] = set()
 
-    def slow_activity(bundle):  # type: ignore[no-untyped-def]
+    def slow_activity(bundle):
         nonlocal running, most, calls
         threads.add(threading.get_ident())
         with guard:
@@ -168,12 +170,12 @@ def test_polls_never_overlap_and_failures_are_reported_once(  # type: ignore[no-
     assert most == 1
 
 
-def test_a_failing_poll_shows_in_the_status_bar_without_a_dialog(  # type: ignore[no-untyped-def]
-    qtbot, monkeypatch, open_window
+def test_a_failing_poll_shows_in_the_status_bar_without_a_dialog(
+    qtbot: QtBot, monkeypatch: MonkeyPatch, open_window
 ) -> None:
     watcher = open_window.analysis.watcher
 
-    def refuse(bundle):  # type: ignore[no-untyped-def]
+    def refuse(bundle):
         raise OSError("could not connect to server")
 
     monkeypatch.setattr(watcher_module, "judgment_activity", refuse)
@@ -197,7 +199,9 @@ def server_backend() -> Iterator[PostgresBackend]:
 
 
 @pytest.fixture(scope="module")
-def panel_server_template(server_backend: PostgresBackend, tmp_path_factory) -> str:  # type: ignore[no-untyped-def]
+def panel_server_template(
+    server_backend: PostgresBackend, tmp_path_factory: TempPathFactory
+) -> str:
     url = server_backend.new_location()
     source = write_jsonl(tmp_path_factory.mktemp("server-source") / "items.jsonl", panel_lines())
     import_files(url, [source], "jsonl")
@@ -217,8 +221,8 @@ def with_secret(url: str) -> str:
 
 
 @pytest.mark.postgres
-def test_window_on_a_server_bundle(  # type: ignore[no-untyped-def]
-    qtbot, server_url: str, isolated_home: Path, tmp_path: Path
+def test_window_on_a_server_bundle(
+    qtbot: QtBot, server_url: str, isolated_home: Path, tmp_path: Path
 ) -> None:
     from workbench.gui.main_window import MainWindow
 
@@ -264,7 +268,7 @@ def test_window_on_a_server_bundle(  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.postgres
-def test_the_server_dialog_opens_the_bundle(qtbot, server_url: str, memory_keyring) -> None:  # type: ignore[no-untyped-def]
+def test_the_server_dialog_opens_the_bundle(qtbot: QtBot, server_url: str, memory_keyring) -> None:
     from workbench.gui.main_window import MainWindow
 
     window = MainWindow(persist_layout=False)
@@ -315,8 +319,8 @@ def test_open_command_takes_a_url(server_url: str, tmp_path: Path, isolated_home
 
 
 @pytest.mark.postgres
-def test_a_server_that_goes_away_is_a_status_message_and_retries(  # type: ignore[no-untyped-def]
-    qtbot, server_backend: PostgresBackend, server_url: str
+def test_a_server_that_goes_away_is_a_status_message_and_retries(
+    qtbot: QtBot, server_backend: PostgresBackend, server_url: str
 ) -> None:
     from workbench.gui.main_window import MainWindow
 

@@ -32,14 +32,14 @@ def counts(bundle: Location) -> tuple[int, int]:
                 "criterion) FROM judge_verdicts"
             )
         ).one()
-    return tuple(found)  # type: ignore[return-value]
+    return tuple(found)
 
 
 def run_state(bundle: Location) -> list[tuple[str, str | None]]:
     with Bundle.open(bundle) as opened, opened.read_session() as session:
         return [
             tuple(row) for row in session.execute(text("SELECT status, claimed_by FROM judge_runs"))
-        ]  # type: ignore[misc]
+        ]
 
 
 def test_two_processes_running_one_command_store_each_verdict_once(

@@ -80,7 +80,7 @@ def test_a_lone_surrogate_is_stored_replaced(bundle: Path, server: FakeOpenAISer
 def test_a_parser_that_raises_fails_that_request_only(
     bundle: Path, server: FakeOpenAIServer
 ) -> None:
-    def fragile(text: str):  # type: ignore[no-untyped-def]
+    def fragile(text: str):
         if "poison" in text:
             raise IndexError("the plugin's parser did not expect this")
         return REFERENCE_FREE.parse(text)

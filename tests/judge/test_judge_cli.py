@@ -217,7 +217,7 @@ def test_the_http_stack_loads_while_the_run_is_planned(
 
     seen_while_planning: list[bool] = []
 
-    def plan(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def plan(*args, **kwargs):
         seen_while_planning.append(preparing.wait(2))
         try:
             return real_plan(*args, **kwargs)

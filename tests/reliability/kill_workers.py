@@ -77,7 +77,7 @@ def judge(bundle: str, base_url: str, run_name: str) -> None:
     class ConfirmingRunner(JudgeRunner):
         """Prints the request hashes of each batch of verdicts once it is committed."""
 
-        def _write(self, batch):  # type: ignore[no-untyped-def]
+        def _write(self, batch) -> None:
             super()._write(batch)
             hashes = sorted({row["request_hash"] for o in batch for row in o.rows})
             if hashes:

@@ -35,7 +35,7 @@ class LateFailingImporter(Importer):
     version = "1"
     description = "test importer"
 
-    def read(self, sources, report):  # type: ignore[no-untyped-def]
+    def read(self, sources, report):
         for number in range(3000):
             yield ItemRecord(
                 source="late",

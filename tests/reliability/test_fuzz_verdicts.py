@@ -95,7 +95,7 @@ def _any_text_gives_a_valid_result_or_none(text: str) -> None:
         assert verdict.label in VERDICT_LABELS
         assert parse_verdict(verdict.label) == verdict
     for rule in ("none", "last"):
-        found = verdict_from_text(text, on_conflict=rule)  # type: ignore[arg-type]
+        found = verdict_from_text(text, on_conflict=rule)
         assert found is None or isinstance(found, Verdict)
 
 

@@ -9,9 +9,9 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from workbench_convbench.importer import SHEET_NAME
+from workbench_convbench.workbook import read_sheet
 
-from plugins.workbench_convbench.importer import SHEET_NAME
-from plugins.workbench_convbench.workbook import read_sheet
 from tests.importers.canonical_helpers import item_line, write_jsonl
 from workbench.cli import main
 from workbench.importers.limits import LimitExceededError, ReadLimits

@@ -90,7 +90,9 @@ def test_a_settled_answer_is_kept_with_note_adjudicator_and_time(ops) -> None:
         (1, "a", "  ", CampaignError, "say who adjudicates"),
     ],
 )
-def test_bad_input_is_refused_and_changes_nothing(ops, task, answer, adjudicator, error, message):
+def test_bad_input_is_refused_and_changes_nothing(
+    ops, task, answer, adjudicator, error, message
+) -> None:
     path, _ = ops
     with Bundle.open(path) as bundle:
         with pytest.raises(error, match=message):

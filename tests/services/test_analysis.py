@@ -29,7 +29,7 @@ def bundle_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def bundle(bundle_path: Path):  # type: ignore[no-untyped-def]
+def bundle(bundle_path: Path):
     with Bundle.open(bundle_path) as opened:
         yield opened
 
@@ -129,7 +129,7 @@ def test_agreement_breakdowns_match_the_engine_on_each_subset(bundle: Bundle) ->
     ) == (pairs)
     for row in result.by_model_pair.itertuples(index=False):
 
-        def on_pair(frame: pd.DataFrame, row=row) -> pd.DataFrame:  # type: ignore[no-untyped-def]
+        def on_pair(frame: pd.DataFrame, row=row) -> pd.DataFrame:
             return frame[
                 frame[["model_a", "model_b"]].apply(sorted, axis=1).map(tuple)
                 == (row.first, row.second)

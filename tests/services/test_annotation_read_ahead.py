@@ -46,11 +46,11 @@ def votes(bundle: Bundle) -> int:
         )
 
 
-def statements_during(bundle: Bundle, action):  # type: ignore[no-untyped-def]
+def statements_during(bundle: Bundle, action):
     """``action()``'s result and the SQL statements it ran."""
     ran: list[str] = []
 
-    def record(_conn, _cursor, statement, *_args) -> None:  # type: ignore[no-untyped-def]
+    def record(_conn, _cursor, statement, *_args) -> None:
         ran.append(statement)
 
     event.listen(bundle.engine, "before_cursor_execute", record)

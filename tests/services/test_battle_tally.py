@@ -30,7 +30,7 @@ CAMPAIGN = "arena"
 
 
 @pytest.fixture
-def bundle(tmp_path: Path):  # type: ignore[no-untyped-def]
+def bundle(tmp_path: Path):
     path = Path(build_campaign_bundle(tmp_path, items=3))
     with Bundle.open(path) as opened:
         add_annotator(opened, "ana")

@@ -274,7 +274,7 @@ def pack_sequences(pack: Path) -> set[int]:
         return set(session.scalars(text("SELECT sequence FROM scheduled_pairs")))
 
 
-def test_a_packed_task_is_reserved_until_its_pack_is_merged(main: Location, tmp_path: Path):
+def test_a_packed_task_is_reserved_until_its_pack_is_merged(main: Location, tmp_path: Path) -> None:
     with Bundle.open(main) as bundle:
         add_annotator(bundle, "cy")
         create_campaign(
@@ -307,7 +307,7 @@ def test_a_packed_task_is_reserved_until_its_pack_is_merged(main: Location, tmp_
     assert leases == 0
 
 
-def test_pack_reservations_last_as_the_campaign_says(main: Location, tmp_path: Path):
+def test_pack_reservations_last_as_the_campaign_says(main: Location, tmp_path: Path) -> None:
     with Bundle.open(main) as bundle:
         create_campaign(
             bundle,

@@ -419,7 +419,7 @@ def test_a_vote_and_the_next_task_load_no_task_object_and_check_the_settings_onc
 
     ran: list[str] = []
 
-    def record(_conn, _cursor, statement, *_args) -> None:  # type: ignore[no-untyped-def]
+    def record(_conn, _cursor, statement, *_args) -> None:
         ran.append(" ".join(statement.split()))
 
     monkeypatch.setattr(CampaignSettings, "from_json", classmethod(from_json))
@@ -457,7 +457,7 @@ def test_a_vote_and_the_next_task_splice_no_list_of_ids_into_their_sql(bundle: B
     spliced: list[str] = []
     ran: list[str] = []
 
-    def record(_conn, _cursor, statement, _parameters, context, _many) -> None:  # type: ignore[no-untyped-def]
+    def record(_conn, _cursor, statement, _parameters, context, _many) -> None:
         ran.append(statement)
         if context.compiled is not None and context.compiled.post_compile_params:
             spliced.append(" ".join(statement.split()))

@@ -115,7 +115,7 @@ class OrphanOutputImporter(Importer):
     version = "1"
     description = "test importer"
 
-    def read(self, sources, report):  # type: ignore[no-untyped-def]
+    def read(self, sources, report):
         yield ItemRecord(
             source="tests",
             external_id="fresh",
@@ -223,7 +223,7 @@ def _judgment(row: int, **fields: object) -> JudgmentRecord:
         "label": "model_a",
         "origin": Origin("battles.jsonl", row),
     }
-    return JudgmentRecord(**{**values, **fields})  # type: ignore[arg-type]
+    return JudgmentRecord(**{**values, **fields})
 
 
 def test_each_judgment_is_checked_whole_after_the_same_texts_were_storable() -> None:

@@ -44,7 +44,7 @@ ITEMS = ("q000", "q001", "q002")
 
 
 @pytest.fixture
-def bundle(tmp_path: Path):  # type: ignore[no-untyped-def]
+def bundle(tmp_path: Path):
     lines = []
     for external in ITEMS:
         line = campaign_item(external, (FIRST, SECOND, THIRD), turns=1)

@@ -80,7 +80,7 @@ def spec(**overrides: object) -> CampaignSpec:
         "practice": practice_specs(),
     }
     values.update(overrides)
-    return CampaignSpec(**values)  # type: ignore[arg-type]
+    return CampaignSpec(**values)
 
 
 def test_practice_set_is_drawn_apart_from_the_schedule_and_the_attention_checks(

@@ -45,7 +45,7 @@ def stored(bundle: Path) -> list[tuple[str, str, str, Any]]:
             .join(model_b, PriorJudgment.model_b_id == model_b.id)
             .order_by(PriorJudgment.id)
         ).all()
-    return [tuple(row) for row in rows]  # type: ignore[misc]
+    return [tuple(row) for row in rows]
 
 
 def sha256(path: Path) -> str:

@@ -107,7 +107,7 @@ def test_empty_judgments_have_no_cycles() -> None:
     weighted=st.booleans(),
 )
 @settings(max_examples=120, deadline=None)
-def test_graphs_by_item_equal_each_items_own_graph(rows, weighted: bool) -> None:  # type: ignore[no-untyped-def]
+def test_graphs_by_item_equal_each_items_own_graph(rows, weighted: bool) -> None:
     """One majority count over all items gives each item the graph its own rows give."""
     from workbench.stats.contradictions import preference_graphs_by
 

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from ppi_population import make_population, true_ratings
 
 
-def world(seed: int, informative: bool, humans: int = 400, judge_only: int = 8000):  # type: ignore[no-untyped-def]
+def world(seed: int, informative: bool, humans: int = 400, judge_only: int = 8000):
     population = make_population(seed, informative=informative)
     truth = true_ratings(population, 200_000, seed)
     rng = np.random.default_rng(seed)
@@ -32,7 +32,7 @@ def world(seed: int, informative: bool, humans: int = 400, judge_only: int = 800
     return population, truth, both, verdicts, Comparisons(only.a, only.b, only_verdicts)
 
 
-def covered(result, truth: np.ndarray) -> np.ndarray:  # type: ignore[no-untyped-def]
+def covered(result, truth: np.ndarray) -> np.ndarray:
     return (result.lower[1:] <= truth[1:]) & (truth[1:] <= result.upper[1:])
 
 

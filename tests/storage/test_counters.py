@@ -238,7 +238,9 @@ def _pack_round_trip(bundle: Bundle, handle: str, path: Path) -> None:
     merge_pack(bundle, path)
 
 
-def test_rebuild_gives_what_the_writers_kept(template: Location, bundle_backend: BundleBackend):
+def test_rebuild_gives_what_the_writers_kept(
+    template: Location, bundle_backend: BundleBackend
+) -> None:
     location = bundle_backend.copy(template)
     try:
         with Bundle.open(location) as bundle:
@@ -338,7 +340,7 @@ def test_a_vote_and_the_next_lease_build_no_statement_and_leases_read_no_answer(
                     monkeypatch.setattr(module, name, built)
             ran: list[str] = []
 
-            def record(_conn, _cursor, statement, *_args) -> None:  # type: ignore[no-untyped-def]
+            def record(_conn, _cursor, statement, *_args) -> None:
                 ran.append(statement)
 
             event.listen(bundle.engine, "before_cursor_execute", record)

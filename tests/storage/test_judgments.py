@@ -209,7 +209,7 @@ def test_fingerprint_counts_what_the_read_model_shows(bundle_path: Path) -> None
     assert found[3] == 3
 
 
-def _plan(session, statement) -> list[str]:  # type: ignore[no-untyped-def]
+def _plan(session, statement) -> list[str]:
     sql = str(statement.compile(dialect=sqlite.dialect(), compile_kwargs={"literal_binds": True}))
     return [row[3] for row in session.connection().exec_driver_sql(f"EXPLAIN QUERY PLAN {sql}")]
 

@@ -108,7 +108,7 @@ def games(bundle: Path) -> list[tuple[str, str, str, str | None, int, str | None
             .where(PriorJudgment.kind == "judge")
             .order_by(PriorJudgment.id)
         ).all()
-    return [tuple(row) for row in rows]  # type: ignore[misc]
+    return [tuple(row) for row in rows]
 
 
 def test_a_clone_imports_text_only_items_answers_and_both_games(tmp_path: Path) -> None:

@@ -22,12 +22,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from visit_bench_helpers import MULTI_IMAGE_CSV, write_csv
 from workbench_visit_bench.agreement import TIE_CREDIT
 
 import workbench.plugins
 from tests.judge.fake_openai_server import FakeOpenAIServer, message_text, stable_share
 from tests.judge.helpers import FAKE_KEY, registry_with_all_templates
+from tests.plugins.visit_bench.visit_bench_helpers import MULTI_IMAGE_CSV, write_csv
 from workbench.cli import main
 
 pytestmark = pytest.mark.shared_data

@@ -12,10 +12,15 @@ import numpy as np
 import pandas as pd
 import pytest
 from sqlalchemy import func, select
-from visit_bench_helpers import MULTI_IMAGE_CSV, sha256, source_counts, write_csv
 from workbench_visit_bench.benchmark import VisitBenchImporter
 from workbench_visit_bench.preferences import VisitBenchPreferencesImporter
 
+from tests.plugins.visit_bench.visit_bench_helpers import (
+    MULTI_IMAGE_CSV,
+    sha256,
+    source_counts,
+    write_csv,
+)
 from workbench.importers.base import ImportRejectedError
 from workbench.services.importing import import_files
 from workbench.storage import Bundle
