@@ -3,6 +3,8 @@ what the benchmarks' papers describe; the registry finds them by name."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from tests.services.campaign_helpers import ALL_PROTOCOLS
@@ -28,7 +30,7 @@ PICK = (Choice("a", "Response 1", "1"), Choice("b", "Response 2", "2"))
         ({"display": Display.NONE}, "must show the reference or caption"),
     ],
 )
-def test_contradictory_protocols_are_refused(fields: dict, message: str) -> None:
+def test_contradictory_protocols_are_refused(fields: dict[str, Any], message: str) -> None:
     definition = {"name": "p", "title": "P", "description": "", "display": Display.PAIR}
     definition["choices"] = PICK
     with pytest.raises(ProtocolError, match=message):

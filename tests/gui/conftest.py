@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from pytestqt.qtbot import QtBot
@@ -14,6 +15,9 @@ from tests.patience import HANG_GUARD_MS
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from tests.gui.sample_bundle import build_sample_bundle
+
+if TYPE_CHECKING:
+    from workbench.gui.main_window import MainWindow
 
 
 @pytest.fixture(scope="session")
@@ -26,7 +30,7 @@ def wait_idle(qtbot: QtBot, window) -> None:
 
 
 @pytest.fixture
-def open_window(qtbot: QtBot, sample_bundle: Path) -> Iterator:
+def open_window(qtbot: QtBot, sample_bundle: Path) -> Iterator[MainWindow]:
     """A main window showing the sample bundle, its first query answered."""
     from workbench.gui.main_window import MainWindow
 

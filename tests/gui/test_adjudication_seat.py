@@ -5,7 +5,9 @@ the annotators' keys (shown on the buttons), Skip moving on without deciding."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from PySide6.QtCore import QRect, Qt
@@ -21,13 +23,17 @@ from workbench.gui.screen_fit import SCREEN_SHARE
 from workbench.services.adjudication import disagreements
 from workbench.storage import Bundle
 
+if TYPE_CHECKING:
+    from workbench.gui.main_window import MainWindow
+
+
 pytestmark = pytest.mark.gui
 
 SIZES = [(1366, 768), (1024, 700)]
 
 
 @pytest.fixture
-def window(qtbot: QtBot, tmp_path: Path):
+def window(qtbot: QtBot, tmp_path: Path) -> Iterator[MainWindow]:
     from workbench.gui.main_window import MainWindow
 
     path, _ = build_ops_bundle(tmp_path)
@@ -40,7 +46,7 @@ def window(qtbot: QtBot, tmp_path: Path):
     window.close()
 
 
-def open_dialog(qtbot: QtBot, window, size: tuple[int, int]):
+def open_dialog(qtbot: QtBot, window: MainWindow, size: tuple[int, int]):
     window.resize(*size)
     dialog = window.campaign_ops.show_adjudication(CAMPAIGN)
     dialog.resize(*(int(side * SCREEN_SHARE) for side in size))  # as on a screen of that size
@@ -58,7 +64,7 @@ def inside(widget: QWidget, dialog: QWidget) -> bool:
 
 @pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
 def test_the_task_is_shown_as_the_annotators_saw_it_and_fits(
-    qtbot: QtBot, window, size: tuple[int, int]
+    qtbot: QtBot, window: MainWindow, size: tuple[int, int]
 ) -> None:
     dialog = open_dialog(qtbot, window, size)
     display = dialog.display
@@ -93,7 +99,7 @@ def test_the_task_is_shown_as_the_annotators_saw_it_and_fits(
     dialog.close()
 
 
-def test_decisions_by_key_record_and_move_on(qtbot: QtBot, window) -> None:
+def test_decisions_by_key_record_and_move_on(qtbot: QtBot, window: MainWindow) -> None:
     dialog = open_dialog(qtbot, window, SIZES[0])
     dialog.activateWindow()
     first, second = (row["task"] for row in dialog.rows[:2])

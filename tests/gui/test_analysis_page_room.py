@@ -5,7 +5,9 @@ its dock's size when the dock is floated and when it is docked again."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from PySide6.QtCore import QRect, QSize
@@ -15,6 +17,10 @@ from pytestqt.qtbot import QtBot
 from tests.gui.conftest import wait_idle
 from tests.patience import HANG_GUARD_MS
 from workbench.gui.panels.docks import wrap_picker_rows
+
+if TYPE_CHECKING:
+    from workbench.gui.main_window import MainWindow
+
 
 pytestmark = [pytest.mark.gui, pytest.mark.shared_data]
 
@@ -29,7 +35,7 @@ def visible_in(widget: QWidget, dock: QWidget) -> QRect:
 
 
 @pytest.fixture
-def window(qtbot: QtBot, full_bundle: Path):
+def window(qtbot: QtBot, full_bundle: Path) -> Iterator[MainWindow]:
     from workbench.gui.main_window import MainWindow
 
     window = MainWindow(persist_layout=False)
@@ -46,7 +52,9 @@ def window(qtbot: QtBot, full_bundle: Path):
     window.close()
 
 
-def test_ten_rows_and_a_legible_figure_without_moving_a_dock(qtbot: QtBot, window) -> None:
+def test_ten_rows_and_a_legible_figure_without_moving_a_dock(
+    qtbot: QtBot, window: MainWindow
+) -> None:
     board = window.analysis.leaderboard
     dock = window.analysis.docks["leaderboard"]
     assert board.model.rowCount() >= 10
@@ -67,11 +75,12 @@ def test_ten_rows_and_a_legible_figure_without_moving_a_dock(qtbot: QtBot, windo
         assert area.widget().width() <= area.viewport().width(), f"{name} is cut at its side"
 
 
-def test_a_floated_dock_s_figure_follows_its_size(qtbot: QtBot, window) -> None:
+def test_a_floated_dock_s_figure_follows_its_size(qtbot: QtBot, window: MainWindow) -> None:
     board = window.analysis.leaderboard
     forest = board.forest
     dock = window.analysis.docks["leaderboard"]
     docked = forest._rendered_size
+    assert docked is not None
     dock.setFloating(True)
     dock.resize(1200, 700)
     QApplication.processEvents()
@@ -82,7 +91,9 @@ def test_a_floated_dock_s_figure_follows_its_size(qtbot: QtBot, window) -> None:
     qtbot.waitUntil(lambda: forest.target_size() != docked, timeout=HANG_GUARD_MS)
     qtbot.waitUntil(drawn_at_its_size, timeout=HANG_GUARD_MS)
     floated = forest._rendered_size
+    assert floated is not None
     assert floated.width() > docked.width()
+    assert forest.pixmap is not None
     assert forest.pixmap is not None
     assert round(forest.pixmap.width() / forest.pixmap.devicePixelRatio()) == floated.width()
     dock.setFloating(False)
@@ -123,6 +134,7 @@ def test_picker_rows_wrap_and_keep_captions_with_their_pickers(qtbot: QtBot) -> 
     assert panel.minimumSizeHint().width() < wide / 3
     for combo in combos:  # each caption stays left of its picker, on the same line
         pair = combo.parentWidget()
+        assert pair is not None
         assert pair is not panel and isinstance(pair.layout().itemAt(0).widget(), QLabel)
         assert QRect(QRect(combo.mapTo(panel, combo.rect().topLeft()), combo.size())).right() <= 400
 

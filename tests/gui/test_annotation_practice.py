@@ -86,6 +86,7 @@ def test_practice_round_with_keys_then_real_tasks(qtbot: QtBot, bundle_path: Pat
     ]
     window = open_window(qtbot, bundle, "required", "ana")
     view = window.view
+    assert view.session is not None
     protocol = view.session.protocol
     assert view.practice_index == -1 and view.task is None
     assert "Practice round: 2 tasks" in view.done_label.text()

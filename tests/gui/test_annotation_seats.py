@@ -5,6 +5,7 @@ mnemonic on a vote key, and the guidelines overlay covering the page when a sess
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 from PySide6.QtCore import Qt
@@ -125,6 +126,7 @@ def open_menus() -> list[QMenu]:
 def test_no_menu_mnemonic_takes_a_vote_key(qtbot: QtBot, bundle_path: Path) -> None:
     bundle = Bundle.open(bundle_path)
     window = open_window(qtbot, bundle, "arena-battle", (1366, 768))
+    assert window.view.session is not None
     keys = {choice.key.upper() for choice in window.view.session.protocol.choices}
     for action in window.menuBar().actions():
         title = action.text()
@@ -216,7 +218,7 @@ def inside(widget, window) -> bool:
     strip = window.view.display.strip
     top_left = widget.mapTo(strip.viewport(), widget.rect().topLeft())
     rect = widget.rect().translated(top_left)
-    return strip.viewport().rect().contains(rect)
+    return cast("bool", strip.viewport().rect().contains(rect))
 
 
 @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
@@ -271,7 +273,7 @@ def test_every_image_of_a_ten_image_task_is_reached_and_zoomed_by_keyboard(
 def test_resuming_asks_who_annotates(monkeypatch: pytest.MonkeyPatch, bundle_path: Path) -> None:
     import workbench.gui.app as app
 
-    calls: list[tuple[tuple, dict]] = []
+    calls: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
     monkeypatch.setattr(app, "run_app", lambda *a, **k: calls.append((a, k)) or 0)
     monkeypatch.setattr(app, "run_annotator", lambda *a, **k: calls.append((a, k)) or 0)
     for window in ("main", "annotator"):
@@ -375,7 +377,7 @@ def text_whole(label) -> bool:
         QRect(0, 0, room.width(), 100_000), Qt.TextFlag.TextWordWrap, label.text()
     )
     widest = max(metrics.horizontalAdvance(word) for word in words)
-    return needed.height() <= room.height() and widest <= room.width()
+    return cast("bool", needed.height() <= room.height() and widest <= room.width())
 
 
 #: the window a 1024x700 screen gives the app under a window manager (title bar and frame off)
@@ -384,7 +386,7 @@ WALKED = [*SIZES, (972, 665)]
 
 @pytest.mark.parametrize("size", WALKED, ids=[f"{w}x{h}" for w, h in WALKED])
 def test_the_keys_beside_the_guidelines_are_whole(
-    qtbot, bundle_path: Path, tmp_path: Path, size: tuple[int, int]
+    qtbot: QtBot, bundle_path: Path, tmp_path: Path, size: tuple[int, int]
 ) -> None:
     """Seen in a real window at 1366x768: beside the guidelines, the longest key's meaning
     ("Zoom into the image with the focus, else the first (the zoom follows the task)") was
@@ -417,7 +419,7 @@ def test_the_keys_beside_the_guidelines_are_whole(
 
 
 def test_the_guidelines_at_the_start_take_the_keyboard(
-    qtbot, bundle_path: Path, tmp_path: Path
+    qtbot: QtBot, bundle_path: Path, tmp_path: Path
 ) -> None:
     """Seen in a real window: the guidelines opened at the start of a session did not have the
     keyboard (the page took it as the window was shown), so Esc left them up, Z zoomed and a

@@ -113,6 +113,7 @@ def test_no_model_name_or_id_anywhere_in_the_view_for_every_task(
         seen += 1
         answer_by_keys(qtbot, view, protocol, pick=seen)
         assert seen <= view.task.progress.total if view.task else True
+    assert view.session is not None
     assert seen == view.session.progress().total > 0
     assert leaks(widget_strings(view), forbidden) == []  # the "all done" page
 
@@ -136,6 +137,7 @@ def test_vote_undo_skip_and_resume_with_keys(
 ) -> None:
     view = start_view(qtbot, opened, protocol.name)
     first_task = shown_texts(view)
+    assert view.task is not None
     total = view.task.progress.total
 
     expected = answer_by_keys(qtbot, view, protocol)
@@ -191,12 +193,14 @@ def test_chirp_steps_through_the_criteria_and_casts_once_all_are_answered(
     qtbot: QtBot, opened: Bundle
 ) -> None:
     view = start_view(qtbot, opened, "chirp-five-criteria")
+    assert view.session is not None
     criteria = view.session.protocol.criteria
     assert len(criteria) == 5
     for key in ("1", "2", "3", "1"):
         press(qtbot, view, key)
     assert standing_votes(opened) == []  # four of five: nothing is stored yet
     assert view.current_criterion == 4
+    assert view.answer_panel is not None
     assert view.answer_panel.criterion_labels[4].text().startswith("▶")
     press(qtbot, view, Qt.Key.Key_Up)  # revise the fourth
     press(qtbot, view, "2")
@@ -216,26 +220,36 @@ def test_chirp_steps_through_the_criteria_and_casts_once_all_are_answered(
 def test_convbench_grade_is_typed_and_saved_with_enter(qtbot: QtBot, opened: Bundle) -> None:
     view = start_view(qtbot, opened, "convbench-turn-grade")
     task = view.task
+    assert task is not None
     assert task.judged_turn == task.turns[-1].index
     press(qtbot, view, Qt.Key.Key_Return)  # nothing typed yet
     assert standing_votes(opened) == []
+    assert view.answer_panel is not None
     assert "grade" in view.answer_panel.message.text().lower()
     press(qtbot, view, "1")
     press(qtbot, view, "0")
+    assert view.answer_panel is not None
+    assert view.answer_panel.grade_field is not None
     assert view.answer_panel.grade_field.text() == "10"
     press(qtbot, view, Qt.Key.Key_Return)
     assert [vote.grade for vote in standing_votes(opened)] == [10.0]
+    assert view.answer_panel is not None
+    assert view.answer_panel.grade_field is not None
     assert view.answer_panel.grade_field.text() == ""
 
 
 def test_verification_problem_needs_a_comment(qtbot: QtBot, opened: Bundle) -> None:
     view = start_view(qtbot, opened, "visit-bench-verification")
+    assert view.session is not None
     protocol = view.session.protocol
     problem = protocol.choice("problem_in_caption")
     press(qtbot, view, problem.key)
     assert standing_votes(opened) == []
+    assert view.answer_panel is not None
     assert view.answer_panel.comment_field.hasFocus()
+    assert view.answer_panel is not None
     assert "comment" in view.answer_panel.message.text()
+    assert view.answer_panel is not None
     qtbot.keyClicks(view.answer_panel.comment_field, "the caption names the wrong colour")
     press(qtbot, view, Qt.Key.Key_Return)
     [vote] = standing_votes(opened)
@@ -249,6 +263,7 @@ def test_an_optional_rationale_is_saved_with_the_answer(qtbot: QtBot, opened: Bu
     view = start_view(qtbot, opened, "arena-battle")
     view.setFocus()
     press(qtbot, view, Qt.Key.Key_Tab)
+    assert view.answer_panel is not None
     field = view.answer_panel.comment_field
     assert field.hasFocus()
     qtbot.keyClicks(field, "clearer and correct")
@@ -265,6 +280,7 @@ def test_help_overlay_lists_the_protocols_keys(qtbot: QtBot, opened: Bundle) -> 
     view = start_view(qtbot, opened, "arena-battle")
     press(qtbot, view, "?")
     overlay = view.help_overlay
+    assert overlay is not None
     assert overlay.isVisible() and overlay.geometry() == view.rect()
     texts = widget_strings(overlay)
     for choice in view.session.protocol.choices:
@@ -280,6 +296,7 @@ def test_undo_with_nothing_to_undo_says_so(qtbot: QtBot, opened: Bundle) -> None
     before = shown_texts(view)
     view.undo()
     qtbot.waitUntil(lambda: not view.busy, timeout=HANG_GUARD_MS)
+    assert view.answer_panel is not None
     assert "Nothing to take back" in view.answer_panel.message.text()
     assert shown_texts(view) == before
 
@@ -305,6 +322,7 @@ def test_other_annotators_votes_do_not_move_this_annotators_queue(
     first = shown_texts(view)
     other = AnnotationSession(opened, "visit-bench-preference", "ana")
     task = other.next_task()
+    assert task is not None
     other.cast(task.token, "a")
     assert shown_texts(view) == first
     press(qtbot, view, "1")

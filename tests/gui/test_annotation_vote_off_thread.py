@@ -9,6 +9,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
+from typing import cast
 
 import pytest
 from PySide6.QtCore import Qt, QTimer
@@ -47,7 +48,7 @@ def other_writer(bundle_path: Path) -> Iterator[sqlite3.Connection]:
 
 
 def vote_count(connection: sqlite3.Connection) -> int:
-    return connection.execute("SELECT count(*) FROM votes").fetchone()[0]
+    return cast("int", connection.execute("SELECT count(*) FROM votes").fetchone()[0])
 
 
 def event_loop_turns(qtbot: QtBot) -> None:

@@ -61,6 +61,7 @@ def test_the_first_automatic_backup_is_announced_once(qtbot: QtBot, tmp_path: Pa
         assert backup.path.name in window.statusBar().currentMessage()
         notes.append(window.first_backup_note)
         if name == "first":
+            assert window.first_backup_note is not None
             text = window.first_backup_note.text()
             assert str(bundle.parent) in text and backup.path.name in text
             from workbench.gui.backup_settings_dialog import describe_size

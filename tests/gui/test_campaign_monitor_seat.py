@@ -251,7 +251,7 @@ def headers_whole(view: QTableView) -> bool:
 
 @pytest.mark.parametrize("size", WALKED, ids=[f"{w}x{h}" for w, h in WALKED])
 def test_no_part_of_the_docked_monitor_is_cut_at_its_right_edge(
-    qtbot, ops_bundle: Path, size: tuple[int, int]
+    qtbot: QtBot, ops_bundle: Path, size: tuple[int, int]
 ) -> None:
     """Seen in a real window on a 1024x700 screen: the way-out buttons in one row made the
     dock's body wider than the dock, so kappa, alpha and the reason a task cannot finish sat

@@ -4,7 +4,9 @@ shows a disputed task without model names until revealed, and records a settled 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from PySide6.QtCore import Qt
@@ -21,9 +23,12 @@ from workbench.services.monitor import campaign_status
 from workbench.services.voting import AnnotationSession
 from workbench.storage import Bundle
 
+if TYPE_CHECKING:
+    from workbench.gui.main_window import MainWindow
+
 
 @pytest.fixture
-def window(qtbot: QtBot, tmp_path: Path):
+def window(qtbot: QtBot, tmp_path: Path) -> Iterator[MainWindow]:
     from workbench.gui.main_window import MainWindow
 
     path, _ = build_ops_bundle(tmp_path)
@@ -52,7 +57,9 @@ def shown_text(dialog) -> str:
     return "\n".join(texts)
 
 
-def test_view_menu_opens_the_monitor_with_the_service_figures(qtbot: QtBot, window) -> None:
+def test_view_menu_opens_the_monitor_with_the_service_figures(
+    qtbot: QtBot, window: MainWindow
+) -> None:
     ops = window.campaign_ops
     assert ops.monitor_action.shortcut().toString() == "Ctrl+Shift+M"
     assert ops.monitor_action in window.ui.viewMenu.actions()
@@ -66,7 +73,7 @@ def test_view_menu_opens_the_monitor_with_the_service_figures(qtbot: QtBot, wind
     assert "Category: none" in [row[0] for row in table(ops.monitor.agreement)]
 
 
-def test_the_monitor_refreshes_when_a_vote_arrives(qtbot: QtBot, window) -> None:
+def test_the_monitor_refreshes_when_a_vote_arrives(qtbot: QtBot, window: MainWindow) -> None:
     monitor = window.campaign_ops.show_monitor(CAMPAIGN)
     wait_idle(qtbot, window)
     before = monitor.refreshes
@@ -82,7 +89,9 @@ def test_the_monitor_refreshes_when_a_vote_arrives(qtbot: QtBot, window) -> None
     assert monitor.refreshes > before
 
 
-def test_adjudication_hides_models_until_revealed_and_records(qtbot: QtBot, window) -> None:
+def test_adjudication_hides_models_until_revealed_and_records(
+    qtbot: QtBot, window: MainWindow
+) -> None:
     ops = window.campaign_ops
     assert ops.adjudicate_action.shortcut().toString() == "Ctrl+Shift+J"
     dialog = ops.show_adjudication(CAMPAIGN)

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 from PySide6.QtWidgets import QApplication, QMessageBox
@@ -22,13 +24,17 @@ from workbench.storage.bundle import copy_bundle
 from workbench.storage.errors import BackupError, BundleDamagedError
 from workbench.storage.integrity import check_file_header
 
+if TYPE_CHECKING:
+    from workbench.gui.main_window import MainWindow
+
+
 pytestmark = pytest.mark.gui
 
 
 def item_count(path: Path) -> int:
     connection = sqlite3.connect(path)
     try:
-        return connection.execute("SELECT count(*) FROM items").fetchone()[0]
+        return cast("int", connection.execute("SELECT count(*) FROM items").fetchone()[0])
     finally:
         connection.close()
 
@@ -50,7 +56,7 @@ def bundle_copy(sample_bundle: Path, tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def window(qtbot: QtBot):
+def window(qtbot: QtBot) -> Iterator[MainWindow]:
     from workbench.gui.main_window import MainWindow
 
     window = MainWindow(persist_layout=False)
@@ -61,7 +67,7 @@ def window(qtbot: QtBot):
 
 
 def test_opening_a_truncated_bundle_offers_and_restores_its_backup(
-    qtbot: QtBot, window, bundle_copy: Path
+    qtbot: QtBot, window: MainWindow, bundle_copy: Path
 ) -> None:
     items = item_count(bundle_copy)
     backup = make_backup(bundle_copy, reason="auto")
@@ -88,8 +94,10 @@ def test_opening_a_truncated_bundle_offers_and_restores_its_backup(
     aside = moved[0]
     assert aside is not None and aside.read_bytes() == damaged_bytes  # kept, not deleted
     assert backup.is_file()
+    assert window.restored_box is not None
     assert str(aside) in window.restored_box.text() and window.restored_box.isVisible()
     assert str(aside) in window.statusBar().currentMessage()
+    assert window.restored_box is not None
     window.restored_box.close()
 
 
@@ -136,7 +144,7 @@ def test_opening_a_bundle_file_backs_it_up_once_on_a_worker(
     threads: list[int] = []
     real = maintenance.auto_backup_if_due
 
-    def recording(path, **steps):
+    def recording(path, **steps: Any):
         threads.append(threading.get_ident())
         return real(path, **steps)
 
@@ -162,7 +170,7 @@ def test_a_failed_backup_goes_to_the_status_bar(
 ) -> None:
     from workbench.gui.main_window import MainWindow
 
-    def refuse(path, **_steps):
+    def refuse(path, **_steps: Any) -> None:
         raise BackupError("no space left on the device")
 
     monkeypatch.setattr(maintenance, "auto_backup_if_due", refuse)

@@ -4,6 +4,7 @@ options, on a worker thread, and shows failures with their details."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from PySide6.QtWidgets import QMessageBox
@@ -14,6 +15,10 @@ from workbench.cli import build_parser
 from workbench.export import ImageMode, JudgmentSource
 from workbench.gui import export_dialog as export_module
 from workbench.gui.export_dialog import ExportDialog
+
+if TYPE_CHECKING:
+    from workbench.gui.main_window import MainWindow
+
 
 pytestmark = pytest.mark.gui
 
@@ -67,7 +72,7 @@ def test_the_dialog_writes_what_the_cli_writes(
     sample_bundle: Path,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
-    choices: dict,
+    choices: dict[str, Any],
     arguments: list[str],
 ) -> None:
     monkeypatch.setenv("VLM_WORKBENCH_PSEUDONYM_KEY", "a key for both exports")
@@ -138,10 +143,11 @@ def test_an_unexpected_failure_keeps_its_traceback_one_click_away(
     assert "Traceback" in dialog.message_box.detailedText()
 
 
-def test_file_export_opens_the_dialog_on_the_open_bundle(open_window) -> None:
+def test_file_export_opens_the_dialog_on_the_open_bundle(open_window: MainWindow) -> None:
     open_window.tools.export_action.trigger()
     dialog = open_window.tools.export_dialog
     assert dialog is not None and dialog.isVisible()
+    assert open_window.bundle is not None
     assert dialog.bundle == open_window.bundle.path
     dialog.close()
 

@@ -130,9 +130,11 @@ def test_the_figure_follows_its_pane_when_the_scroll_bar_comes_and_goes(qtbot: Q
     off, on = Qt.ScrollBarPolicy.ScrollBarAlwaysOff, Qt.ScrollBarPolicy.ScrollBarAlwaysOn
     area.setVerticalScrollBarPolicy(off)
     qtbot.waitUntil(drawn_at_the_pane, timeout=HANG_GUARD_MS)
+    assert view._rendered_size is not None
     wide = view._rendered_size.width()
     for policy in (on, off):  # the bar comes, then goes
         area.setVerticalScrollBarPolicy(policy)
         qtbot.waitUntil(drawn_at_the_pane, timeout=HANG_GUARD_MS)
+        assert view._rendered_size is not None
         assert (view._rendered_size.width() < wide) == (policy == on)
     assert view.size().width() == 440  # the view itself never resized

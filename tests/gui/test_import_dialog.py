@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import pytest
 from PySide6.QtWidgets import QMessageBox
@@ -20,6 +21,10 @@ from workbench.importers.base import Importer, ImportReport, Record
 from workbench.plugins import Plugin, Registry, registry
 from workbench.storage import Bundle
 from workbench.storage.queries import bundle_counts
+
+if TYPE_CHECKING:
+    from workbench.gui.main_window import MainWindow
+
 
 pytestmark = pytest.mark.gui
 
@@ -42,7 +47,7 @@ class SlowImporter(Importer):
 
 def item_total(bundle: Path) -> int:
     with Bundle.open(bundle) as opened, opened.read_session() as session:
-        return bundle_counts(session)["totals"]["items"]
+        return cast("int", bundle_counts(session)["totals"]["items"])
 
 
 def test_the_formats_come_from_the_plugin_registry(qtbot: QtBot) -> None:
@@ -115,7 +120,9 @@ def test_cancel_stops_the_import_and_changes_nothing(qtbot: QtBot, tmp_path: Pat
     assert not target.exists()
 
 
-def test_import_menu_reloads_the_open_bundle(qtbot: QtBot, open_window, tmp_path: Path) -> None:
+def test_import_menu_reloads_the_open_bundle(
+    qtbot: QtBot, open_window: MainWindow, tmp_path: Path
+) -> None:
     extra = tmp_path / "extra.jsonl"
     extra.write_text(
         '{"format": "vlm-workbench/item", "format_version": 1, "source": "gamma", "id": "g1",'
@@ -126,6 +133,7 @@ def test_import_menu_reloads_the_open_bundle(qtbot: QtBot, open_window, tmp_path
     from workbench.storage.bundle import copy_bundle
 
     copy = tmp_path / "copy.wbb"
+    assert open_window.bundle is not None
     copy_bundle(open_window.bundle.path, copy)
     open_window.open_bundle(copy)
     wait_idle(qtbot, open_window)

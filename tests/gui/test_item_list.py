@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from PySide6.QtCore import QModelIndex, Qt
@@ -14,6 +15,10 @@ from tests.patience import HANG_GUARD_MS, HANG_GUARD_SECONDS
 from workbench.gui.item_table_model import COLUMNS, ItemTableModel
 from workbench.services.browse import ItemFlag, ItemRow
 
+if TYPE_CHECKING:
+    from workbench.gui.main_window import MainWindow
+
+
 pytestmark = pytest.mark.gui
 
 
@@ -22,7 +27,7 @@ def shown_ids(window) -> list[str]:
     return [model.data(model.index(row, 0)) for row in range(model.rowCount())]
 
 
-def test_the_list_shows_every_item_with_its_columns(open_window) -> None:
+def test_the_list_shows_every_item_with_its_columns(open_window: MainWindow) -> None:
     lines = sample_lines()
     assert shown_ids(open_window) == [line["id"] for line in lines]
     model = open_window.item_list.model
@@ -65,11 +70,12 @@ def set_search(qtbot: QtBot, window, text: str) -> None:
     wait_idle(qtbot, window)
 
 
-def test_search_filters_and_highlights(qtbot: QtBot, open_window) -> None:
+def test_search_filters_and_highlights(qtbot: QtBot, open_window: MainWindow) -> None:
     set_search(qtbot, open_window, "zebra")
     assert shown_ids(open_window) == ["a3"]
     assert open_window.item_list.ui.countLabel.text() == "1 of 5 items"
     # the item view follows to the only match and highlights the term in the output
+    assert open_window.item_view.detail is not None
     assert open_window.item_view.detail.external_id == "a3"
     highlighted = [view for view in open_window.item_view.text_views() if view.highlighted_count()]
     assert [view.source_text for view in highlighted] == ["Ein Zebra und zwei Pferde."]
@@ -87,7 +93,9 @@ def test_search_filters_and_highlights(qtbot: QtBot, open_window) -> None:
         ("flagFilter", ItemFlag.MISSING_IMAGE, ["a1"]),
     ],
 )
-def test_filters(qtbot: QtBot, open_window, combo: str, value: object, expected: list[str]) -> None:
+def test_filters(
+    qtbot: QtBot, open_window: MainWindow, combo: str, value: object, expected: list[str]
+) -> None:
     box = getattr(open_window.item_list.ui, combo)
     box.setCurrentIndex(box.findData(value))
     qtbot.waitUntil(lambda: shown_ids(open_window) == expected, timeout=HANG_GUARD_MS)
@@ -97,7 +105,7 @@ def test_filters(qtbot: QtBot, open_window, combo: str, value: object, expected:
     )
 
 
-def test_sorting_by_a_column_header(qtbot: QtBot, open_window) -> None:
+def test_sorting_by_a_column_header(qtbot: QtBot, open_window: MainWindow) -> None:
     table = open_window.item_list.ui.itemTable
     outputs_column = [key for _name, key in COLUMNS].index("outputs")
     table.sortByColumn(outputs_column, Qt.SortOrder.DescendingOrder)
@@ -111,19 +119,25 @@ def test_sorting_by_a_column_header(qtbot: QtBot, open_window) -> None:
     qtbot.waitUntil(lambda: shown_ids(open_window)[0] == "b2", timeout=HANG_GUARD_MS)
 
 
-def test_the_list_and_the_view_follow_the_shared_selection(qtbot: QtBot, open_window) -> None:
+def test_the_list_and_the_view_follow_the_shared_selection(
+    qtbot: QtBot, open_window: MainWindow
+) -> None:
     table = open_window.item_list.ui.itemTable
     model = open_window.item_list.model
     b2 = model.id_at(4)
     open_window.selection.set_item(b2)
     assert table.currentIndex().row() == 4
+    assert open_window.item_view.detail is not None
     assert open_window.item_view.detail.external_id == "b2"
     table.setCurrentIndex(model.index(1, 0))  # the user clicks a row
     assert open_window.selection.item_id == model.id_at(1)
+    assert open_window.item_view.detail is not None
     assert open_window.item_view.detail.external_id == "a2"
 
 
-def test_a_second_bundle_replaces_the_first(qtbot: QtBot, open_window, tmp_path: Path) -> None:
+def test_a_second_bundle_replaces_the_first(
+    qtbot: QtBot, open_window: MainWindow, tmp_path: Path
+) -> None:
     from workbench.services.importing import import_files
 
     source = tmp_path / "other.jsonl"
@@ -137,6 +151,7 @@ def test_a_second_bundle_replaces_the_first(qtbot: QtBot, open_window, tmp_path:
     open_window.open_bundle(other)
     wait_idle(qtbot, open_window)
     assert shown_ids(open_window) == ["z1"]
+    assert open_window.item_view.detail is not None
     assert open_window.item_view.detail.external_id == "z1"
     assert open_window.item_list.ui.sourceFilter.count() == 2  # "All sources" and "other"
 
@@ -272,13 +287,15 @@ def test_a_reset_after_the_whole_list_reads_the_rows_again() -> None:
 
 
 @pytest.mark.parametrize("sort", ["id", "source", "category", "language"])
-def test_the_first_ids_read_alone_begin_the_whole_list(open_window, sort: str) -> None:
+def test_the_first_ids_read_alone_begin_the_whole_list(open_window: MainWindow, sort: str) -> None:
     from workbench.services.browse import ItemQuery, SortKey
 
     browser = open_window.browser
     for descending in (False, True):
         query = ItemQuery(sort=SortKey(sort), descending=descending)
+        assert browser is not None
         whole = browser.matching_item_ids(query)
+        assert browser is not None
         assert browser.matching_item_ids(query, 3) == whole[:3]
     for whole_list_first in (
         ItemQuery(sort=SortKey.OUTPUTS),
@@ -287,4 +304,5 @@ def test_the_first_ids_read_alone_begin_the_whole_list(open_window, sort: str) -
         ItemQuery(pair=("m1", "m2")),
     ):
         with pytest.raises(ValueError, match="first_page_in_sql"):
+            assert browser is not None
             browser.matching_item_ids(whole_list_first, 3)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PySide6.QtWidgets import QMessageBox
@@ -387,7 +388,7 @@ def test_a_long_export_does_not_queue_the_automatic_backup_behind_it(
     exporting = threading.Event()
     check = service.check_judgment_options
 
-    def held_export(*args, **kwargs):
+    def held_export(*args: Any, **kwargs: Any):
         exporting.set()
         release.wait(HANG_GUARD_SECONDS)
         return check(*args, **kwargs)

@@ -70,7 +70,7 @@ def shared_loop(qapp: QApplication) -> Iterator[qasync.QEventLoop]:
 
 
 @pytest.fixture
-def dialog(qtbot: QtBot, shared_loop, tmp_path: Path) -> JudgeDialog:
+def dialog(qtbot: QtBot, shared_loop: qasync.QEventLoop, tmp_path: Path) -> JudgeDialog:
     bundle = build_bundle(tmp_path, 12, models=("m-a", "m-b"))
     dialog = JudgeDialog(bundle)
     qtbot.addWidget(dialog)
@@ -256,7 +256,9 @@ def test_the_run_is_a_job_that_the_jobs_list_can_cancel(
     assert dialog.start_button.isEnabled() is False and dialog.estimate_button.isEnabled()
 
 
-def test_a_coroutine_job_cancelled_while_it_waits_stops_there(qtbot: QtBot, shared_loop) -> None:
+def test_a_coroutine_job_cancelled_while_it_waits_stops_there(
+    qtbot: QtBot, shared_loop: qasync.QEventLoop
+) -> None:
     manager = jobs_for(None)
     reached: list[str] = []
 
@@ -471,6 +473,7 @@ def test_the_dialog_starts_with_limits_and_the_last_endpoint_used(
         text = dialog.estimate_label.text()
         assert "24 to send" in text and "Limits: 1,000 requests, $5.00" in text
         dialog.start_button.click()  # no endpoint given: asked for, nothing runs
+        assert dialog.message_box is not None
         assert not dialog.running and "base URL" in dialog.message_box.text()
         dialog.base_url_edit.setText(server.base_url)
         estimate(qtbot, dialog)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from PySide6.QtCore import QItemSelection, QItemSelectionModel
@@ -16,6 +17,10 @@ from tests.gui.panel_bundle import SOURCE, panel_lines
 from tests.gui.panel_window import opened_panel_window
 from tests.patience import HANG_GUARD_MS
 
+if TYPE_CHECKING:
+    from workbench.gui.main_window import MainWindow
+
+
 pytestmark = pytest.mark.gui
 
 #: compared on the ordered items and the cycle, with a consensus edge on the first item
@@ -25,7 +30,7 @@ TIED_PAIR = ("m-a", "m-b")
 
 
 @pytest.fixture
-def panel_window(qtbot: QtBot, tmp_path: Path) -> Iterator:
+def panel_window(qtbot: QtBot, tmp_path: Path) -> Iterator[MainWindow]:
     with opened_panel_window(qtbot, tmp_path / "panels") as window:
         yield window
 
@@ -62,7 +67,7 @@ def selected_rows(view) -> list[int]:
 
 
 def test_a_pair_chosen_in_the_leaderboard_is_followed_and_cleared(
-    qtbot: QtBot, panel_window
+    qtbot: QtBot, panel_window: MainWindow
 ) -> None:
     window = panel_window
     leaderboard, graph = window.analysis.leaderboard, window.analysis.graph
@@ -88,6 +93,7 @@ def test_a_pair_chosen_in_the_leaderboard_is_followed_and_cleared(
     assert f"comparing {PAIR[0]} and {PAIR[1]}" in window.item_list.ui.countLabel.text()
     # the current item is one of them; the graph draws it and selects the pair's edge, which
     # lists the judgments behind it
+    assert window.browser is not None
     item = window.browser.item_rows([window.selection.item_id])[0].external_id
     assert item == "order-0" and item in items_comparing(PAIR)
     qtbot.waitUntil(lambda: graph_edge() == set(PAIR), timeout=HANG_GUARD_MS)
@@ -122,7 +128,9 @@ def test_a_pair_chosen_in_the_leaderboard_is_followed_and_cleared(
     assert "comparing" not in window.item_list.ui.countLabel.text()
 
 
-def test_models_chosen_elsewhere_select_their_leaderboard_rows(qtbot: QtBot, panel_window) -> None:
+def test_models_chosen_elsewhere_select_their_leaderboard_rows(
+    qtbot: QtBot, panel_window: MainWindow
+) -> None:
     leaderboard = panel_window.analysis.leaderboard
 
     def chosen() -> set[str]:

@@ -24,7 +24,7 @@ def menu_texts(menu) -> list[str]:
     return [a.text().replace("&", "") for a in menu.actions() if not a.isSeparator()]
 
 
-def test_menus(open_window) -> None:
+def test_menus(open_window: MainWindow) -> None:
     ui = open_window.ui
     assert [a.text().replace("&", "") for a in ui.menuBar.actions()] == [
         "File",
@@ -48,28 +48,34 @@ def test_menus(open_window) -> None:
     assert ui.nextAction.toolTip().endswith("(Ctrl+Down)")
 
 
-def test_keyboard_navigation(qtbot: QtBot, open_window) -> None:
+def test_keyboard_navigation(qtbot: QtBot, open_window: MainWindow) -> None:
     order = [line["id"] for line in sample_lines()]
     open_window.activateWindow()
     qtbot.waitUntil(open_window.isActiveWindow, timeout=HANG_GUARD_MS)
+    assert open_window.item_view.detail is not None
     assert open_window.item_view.detail.external_id == order[0]
     qtbot.keyClick(open_window, Qt.Key.Key_Down, Qt.KeyboardModifier.ControlModifier)
+    assert open_window.item_view.detail is not None
     assert open_window.item_view.detail.external_id == order[1]
     qtbot.keyClick(open_window, Qt.Key.Key_N)
+    assert open_window.item_view.detail is not None
     assert open_window.item_view.detail.external_id == order[2]
     qtbot.keyClick(open_window, Qt.Key.Key_P)
+    assert open_window.item_view.detail is not None
     assert open_window.item_view.detail.external_id == order[1]
     for _ in range(10):  # stops at the last item
         open_window.ui.nextAction.trigger()
+    assert open_window.item_view.detail is not None
     assert open_window.item_view.detail.external_id == order[-1]
     # typing in the search box types, it does not navigate
     open_window.item_list.ui.searchEdit.setFocus()
     qtbot.keyClicks(open_window.item_list.ui.searchEdit, "np")
     assert open_window.item_list.ui.searchEdit.text() == "np"
+    assert open_window.item_view.detail is not None
     assert open_window.item_view.detail.external_id == order[-1]
 
 
-def test_go_to_item(qtbot: QtBot, open_window) -> None:
+def test_go_to_item(qtbot: QtBot, open_window: MainWindow) -> None:
     assert open_window.go_to_item("b1")
     assert open_window.selection.item_id == open_window.item_list.model.id_at(3)
     assert not open_window.go_to_item("nope")
@@ -80,12 +86,14 @@ def test_go_to_item(qtbot: QtBot, open_window) -> None:
     qtbot.waitUntil(lambda: open_window.item_list.model.total() == 2, timeout=HANG_GUARD_MS)
     wait_idle(qtbot, open_window)
     assert open_window.go_to_item("a2")
+    assert open_window.item_view.detail is not None
     assert open_window.item_view.detail.external_id == "a2"
     assert "filters hide it" in open_window.statusBar().currentMessage()
 
 
-def test_shortcuts_help_lists_every_shortcut(qtbot: QtBot, open_window) -> None:
+def test_shortcuts_help_lists_every_shortcut(qtbot: QtBot, open_window: MainWindow) -> None:
     dialog = open_window.show_shortcuts()
+    assert dialog is not None
     rows = {
         dialog.table.item(r, 0).text(): dialog.table.item(r, 1).text()
         for r in range(dialog.table.rowCount())
@@ -97,7 +105,7 @@ def test_shortcuts_help_lists_every_shortcut(qtbot: QtBot, open_window) -> None:
 
 
 def test_opening_a_broken_file_shows_an_error_and_keeps_the_bundle(
-    qtbot: QtBot, open_window, tmp_path: Path
+    qtbot: QtBot, open_window: MainWindow, tmp_path: Path
 ) -> None:
     broken = tmp_path / "broken.wbb"
     broken.write_text("not a database", encoding="utf-8")

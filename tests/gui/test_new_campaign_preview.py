@@ -164,7 +164,7 @@ def test_adaptive_pairing_is_a_choice_of_the_form_stated_in_the_preview(
         assert dialog.spec().pair_choice == "uniform" and dialog.spec().pairing is None
 
 
-def test_the_dialog_opens_with_the_name_to_type(qtbot, ops_bundle: Path) -> None:
+def test_the_dialog_opens_with_the_name_to_type(qtbot: QtBot, ops_bundle: Path) -> None:
     """Seen in a real window: a name typed as the dialog opened went nowhere."""
     from PySide6.QtWidgets import QApplication
 

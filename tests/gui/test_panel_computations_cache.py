@@ -98,7 +98,9 @@ def fresh(bundle: Bundle, item: int) -> dict[str, Any]:
     }
 
 
-def test_a_vote_is_read_incrementally_by_the_worker(qtbot: QtBot, process, bundle: Bundle) -> None:
+def test_a_vote_is_read_incrementally_by_the_worker(
+    qtbot: QtBot, process: PanelProcess, bundle: Bundle
+) -> None:
     with bundle.read_session() as session:
         item = session.query(Item).filter(Item.external_id == "q000").one().id
     session = AnnotationSession(bundle, CAMPAIGN, "ana")

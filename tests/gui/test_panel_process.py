@@ -11,6 +11,7 @@ import time
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PySide6.QtCore import QObject
@@ -37,9 +38,9 @@ def process(qapp: QApplication) -> Iterator[PanelProcess]:
     process.shutdown()
 
 
-def run_and_wait(qtbot: QtBot, process: PanelProcess, job) -> tuple[list, list]:
-    results: list = []
-    errors: list = []
+def run_and_wait(qtbot: QtBot, process: PanelProcess, job) -> tuple[list[Any], list[Any]]:
+    results: list[Any] = []
+    errors: list[Any] = []
     process.run(job, results.append, errors.append)
     qtbot.waitUntil(lambda: bool(results or errors), timeout=HANG_GUARD_MS)
     return results, errors
@@ -52,7 +53,9 @@ def failing_job(kind: str) -> None:
     raise KeyError("m-z")
 
 
-def test_a_job_runs_in_another_process_and_answers_on_the_gui_thread(qtbot: QtBot, process) -> None:
+def test_a_job_runs_in_another_process_and_answers_on_the_gui_thread(
+    qtbot: QtBot, process: PanelProcess
+) -> None:
     answered_on: list[threading.Thread] = []
     process.run(partial(os.getpid), lambda pid: answered_on.append(threading.current_thread()))
     qtbot.waitUntil(lambda: bool(answered_on), timeout=HANG_GUARD_MS)
@@ -64,7 +67,7 @@ def test_a_job_runs_in_another_process_and_answers_on_the_gui_thread(qtbot: QtBo
     assert not process.busy
 
 
-def test_errors_come_back_with_their_message(qtbot: QtBot, process) -> None:
+def test_errors_come_back_with_their_message(qtbot: QtBot, process: PanelProcess) -> None:
     _, (user,) = run_and_wait(
         qtbot, process, partial(panel_computations._guarded, failing_job, "user")
     )
@@ -76,7 +79,7 @@ def test_errors_come_back_with_their_message(qtbot: QtBot, process) -> None:
     assert "KeyError: 'm-z'" in str(other) and "failing_job" in str(other)  # the traceback
 
 
-def test_a_killed_worker_is_replaced_by_the_next_job(qtbot: QtBot, process) -> None:
+def test_a_killed_worker_is_replaced_by_the_next_job(qtbot: QtBot, process: PanelProcess) -> None:
     (first,), _ = run_and_wait(qtbot, process, partial(os.getpid))
     os.kill(first, signal.SIGKILL)
     _, (error,) = run_and_wait(qtbot, process, partial(os.getpid))  # the job it was given
@@ -85,7 +88,7 @@ def test_a_killed_worker_is_replaced_by_the_next_job(qtbot: QtBot, process) -> N
     assert second not in (first, os.getpid()) and process.starts == 2
 
 
-def test_shutdown_leaves_no_process_behind(qtbot: QtBot, process) -> None:
+def test_shutdown_leaves_no_process_behind(qtbot: QtBot, process: PanelProcess) -> None:
     (pid,), _ = run_and_wait(qtbot, process, partial(os.getpid))
     process.shutdown()
     assert not process.running
@@ -93,9 +96,9 @@ def test_shutdown_leaves_no_process_behind(qtbot: QtBot, process) -> None:
         os.kill(pid, 0)
 
 
-def test_closing_stops_a_running_job_with_its_worker(qtbot: QtBot, process) -> None:
+def test_closing_stops_a_running_job_with_its_worker(qtbot: QtBot, process: PanelProcess) -> None:
     (pid,), _ = run_and_wait(qtbot, process, partial(os.getpid))
-    outcomes: list = []
+    outcomes: list[Any] = []
     # a job that would run for an hour: waiting for it would keep a closed window open
     process.run(partial(time.sleep, 3600), outcomes.append, outcomes.append)
     qtbot.waitUntil(lambda: process.busy, timeout=60_000)
@@ -105,7 +108,9 @@ def test_closing_stops_a_running_job_with_its_worker(qtbot: QtBot, process) -> N
         os.kill(pid, 0)
 
 
-def test_the_worker_lets_go_of_the_bundle_when_asked(qtbot: QtBot, process, tmp_path: Path) -> None:
+def test_the_worker_lets_go_of_the_bundle_when_asked(
+    qtbot: QtBot, process: PanelProcess, tmp_path: Path
+) -> None:
     path = build_panel_bundle(tmp_path / "bundle")
     with Bundle.open(path) as bundle:
         ref = bundle_ref(bundle)
@@ -125,7 +130,9 @@ def held_bundle() -> panel_computations.BundleRef | None:
     return panel_computations._opened.ref
 
 
-def test_results_for_a_deleted_owner_are_dropped(qtbot: QtBot, process, tmp_path: Path) -> None:
+def test_results_for_a_deleted_owner_are_dropped(
+    qtbot: QtBot, process: PanelProcess, tmp_path: Path
+) -> None:
     owner = QObject()
     runner = ProcessRunner(process, owner)
     delivered: list[object] = []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import pytest
@@ -15,16 +16,20 @@ from workbench.services.outcomes import judgments_frame, pairwise_outcomes
 from workbench.stats.agreement import agreement_summary, aligned_preferences
 from workbench.storage import Bundle
 
+if TYPE_CHECKING:
+    from workbench.gui.main_window import MainWindow
+
+
 pytestmark = pytest.mark.gui
 
 
 @pytest.fixture
-def panel_window(qtbot: QtBot, tmp_path: Path) -> Iterator:
+def panel_window(qtbot: QtBot, tmp_path: Path) -> Iterator[MainWindow]:
     with opened_panel_window(qtbot, tmp_path / "panels") as window:
         yield window
 
 
-def test_headline_numbers_and_confusion_matrix(qtbot: QtBot, panel_window) -> None:
+def test_headline_numbers_and_confusion_matrix(qtbot: QtBot, panel_window: MainWindow) -> None:
     panel = panel_window.analysis.agreement
     panel_window.analysis.docks["agreement"].raise_()
     qtbot.waitUntil(lambda: panel.result is not None, timeout=HANG_GUARD_MS)
@@ -57,7 +62,7 @@ def test_headline_numbers_and_confusion_matrix(qtbot: QtBot, panel_window) -> No
     assert shown[("first", "second")] == 1 and sum(shown.values()) == 1
 
 
-def test_position_bias_bars_show_the_engine_shares(qtbot: QtBot, panel_window) -> None:
+def test_position_bias_bars_show_the_engine_shares(qtbot: QtBot, panel_window: MainWindow) -> None:
     from matplotlib.patches import Rectangle
 
     from workbench.stats.position_bias import first_position_wins
@@ -69,6 +74,7 @@ def test_position_bias_bars_show_the_engine_shares(qtbot: QtBot, panel_window) -
         outcomes = pairwise_outcomes(judgments_frame(session))
     expected = first_position_wins(outcomes)
     expected = expected[expected["decisive"] > 0]
+    assert panel.position_bars.figure is not None
     axes = panel.position_bars.figure.axes[0]
     bars = [patch for patch in axes.patches if isinstance(patch, Rectangle)]
     labels = [label.get_text() for label in axes.get_yticklabels()]
@@ -82,7 +88,7 @@ def test_position_bias_bars_show_the_engine_shares(qtbot: QtBot, panel_window) -
     assert all(f"{design}: no bias measure" in texts for design in fixed["positions"])
 
 
-def test_chosen_sides_breakdowns_and_rating_scatter(qtbot: QtBot, panel_window) -> None:
+def test_chosen_sides_breakdowns_and_rating_scatter(qtbot: QtBot, panel_window: MainWindow) -> None:
     from workbench.services.analysis import agreement
 
     panel = panel_window.analysis.agreement
@@ -101,6 +107,7 @@ def test_chosen_sides_breakdowns_and_rating_scatter(qtbot: QtBot, panel_window) 
     ]
     panel.breakdowns.setCurrentIndex(panel.breakdowns.count() - 1)
     qtbot.waitUntil(lambda: panel.scatter.pixmap is not None, timeout=HANG_GUARD_MS)
+    assert panel.scatter.figure is not None
     points = panel.scatter.figure.axes[0].collections[0].get_offsets()
     assert list(points.data.ravel()) == pytest.approx(
         list(expected.ratings[["rating_a", "rating_b"]].to_numpy().ravel())
@@ -111,12 +118,15 @@ def test_chosen_sides_breakdowns_and_rating_scatter(qtbot: QtBot, panel_window) 
     panel.side_b.setCurrentText("rater:r2")
     panel.compare_button.click()
     qtbot.waitUntil(lambda: panel.result is not before and not panel.busy, timeout=HANG_GUARD_MS)
+    assert panel.result is not None
     assert (panel.result.side_a, panel.result.side_b) == ("rater:r1", "rater:r2")
     assert panel.values["agreement_with_ties"].text() == "100.0%"
     assert panel.numbers.title() == "rater:r1 majority vs rater:r2 majority (majority convention)"
 
 
-def test_overlapping_sides_are_counted_once_and_said_so(qtbot: QtBot, panel_window) -> None:
+def test_overlapping_sides_are_counted_once_and_said_so(
+    qtbot: QtBot, panel_window: MainWindow
+) -> None:
     from workbench.services.analysis import agreement
 
     panel = panel_window.analysis.agreement
@@ -131,6 +141,8 @@ def test_overlapping_sides_are_counted_once_and_said_so(qtbot: QtBot, panel_wind
     with Bundle.open(panel_window.bundle.path) as bundle:
         expected = agreement(bundle, "human", "rater:r1")
     assert expected.overlap > 0
+    assert expected is not None
+    assert panel.result is not None
     assert panel.result.summary == expected.summary
     assert f"{expected.overlap} judgments selected by both sides" in panel.status.text()
     assert [row[5] for row in panel.position.rows] == list(expected.position_bias["positions"])

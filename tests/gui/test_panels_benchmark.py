@@ -10,7 +10,7 @@ import json
 import random
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 from pytestqt.qtbot import QtBot
@@ -21,6 +21,10 @@ from workbench.cli import main
 from workbench.services.importing import import_files
 from workbench.services.to_json import jsonable, records
 
+if TYPE_CHECKING:
+    from workbench.gui.main_window import MainWindow
+
+
 pytestmark = pytest.mark.gui
 
 MODELS = ("m-small", "m-mid", "m-large")
@@ -29,7 +33,9 @@ SIZES = {"m-small": 7, "m-mid": 13, "m-large": 34}
 STRENGTH = {**SIZES, "reference": 70}
 
 
-def _line(source: str, number: int, judgments: list[dict], **extra: Any) -> dict:
+def _line(
+    source: str, number: int, judgments: list[dict[str, Any]], **extra: Any
+) -> dict[str, Any]:
     return {
         "format": "vlm-workbench/item",
         "format_version": 1,
@@ -51,7 +57,7 @@ def _winner(draw: random.Random, a: str, b: str) -> str:
     return ("a" if larger_a else "b") if draw.random() < 0.75 else ("b" if larger_a else "a")
 
 
-def visit_bench_lines() -> list[dict]:
+def visit_bench_lines() -> list[dict[str, Any]]:
     draw = random.Random(3)
     lines = []
     for number in range(8):
@@ -75,7 +81,7 @@ def visit_bench_lines() -> list[dict]:
     return lines
 
 
-def convbench_lines() -> list[dict]:
+def convbench_lines() -> list[dict[str, Any]]:
     draw = random.Random(5)
     lines = []
     for number in range(6):
@@ -97,7 +103,7 @@ def convbench_lines() -> list[dict]:
     return lines
 
 
-def chirp_lines() -> list[dict]:
+def chirp_lines() -> list[dict[str, Any]]:
     draw = random.Random(11)
     lines = []
     participant = 0
@@ -138,7 +144,7 @@ def bundles(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 @pytest.fixture
-def window(qtbot: QtBot) -> Iterator:
+def window(qtbot: QtBot) -> Iterator[MainWindow]:
     from workbench.gui.main_window import MainWindow
 
     opened = MainWindow(persist_layout=False)
@@ -150,10 +156,10 @@ def window(qtbot: QtBot) -> Iterator:
         opened.close()
 
 
-def _scores_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
+def _scores_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
     capsys.readouterr()
     assert main(["scores", *argv, "--json"]) == 0, capsys.readouterr().err
-    return json.loads(capsys.readouterr().out)
+    return cast("dict[str, Any]", json.loads(capsys.readouterr().out))
 
 
 def _shown(panel, qtbot: QtBot):
@@ -165,14 +171,16 @@ def _shown(panel, qtbot: QtBot):
     return panel.page
 
 
-def _as_printed(panel, name: str) -> list[dict]:
-    return json.loads(json.dumps(jsonable(records(panel.table_frame(name)))))
+def _as_printed(panel, name: str) -> list[dict[str, Any]]:
+    return cast(
+        "list[dict[str, Any]]", json.loads(json.dumps(jsonable(records(panel.table_frame(name)))))
+    )
 
 
 @pytest.mark.parametrize("benchmark", list(BENCHMARKS))
 def test_the_page_shows_what_workbench_scores_prints(
     qtbot: QtBot,
-    window,
+    window: MainWindow,
     bundles: dict[str, Path],
     benchmark: str,
     capsys: pytest.CaptureFixture[str],
@@ -233,7 +241,7 @@ def test_the_report_draws_the_pages_figures(bundles: dict[str, Path], tmp_path: 
 
 def test_chirp_with_model_sizes_adds_dcor(
     qtbot: QtBot,
-    window,
+    window: MainWindow,
     bundles: dict[str, Path],
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
@@ -348,7 +356,7 @@ ARENA_TABLES = {
 
 def test_the_wildvision_page_shows_what_workbench_scores_prints(
     qtbot: QtBot,
-    window,
+    window: MainWindow,
     wildvision_bundle: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -415,7 +423,7 @@ def test_the_wildvision_page_shows_what_workbench_scores_prints(
 
 def test_the_visionarena_page_adds_categories_multi_turn_and_the_rank_correlation(
     qtbot: QtBot,
-    window,
+    window: MainWindow,
     arena_and_benchmark: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -425,6 +433,7 @@ def test_the_visionarena_page_adds_categories_multi_turn_and_the_rank_correlatio
     window.analysis.show_panel("benchmark")
     panel = window.analysis.benchmark
     _shown(panel, qtbot)
+    assert panel.page is not None
     assert panel.page.benchmarks == ["wildvision-bench", "visionarena"]
     panel.page = None
     panel.choose("visionarena")
@@ -467,7 +476,7 @@ def test_the_visionarena_page_adds_categories_multi_turn_and_the_rank_correlatio
 
 def test_the_page_boards_use_the_rounds_asked_for(
     qtbot: QtBot,
-    window,
+    window: MainWindow,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from pytestqt.qtbot import QtBot
@@ -13,6 +14,10 @@ from tests.gui.panel_bundle import MODELS, SOURCE, write_jsonl
 from tests.gui.panel_window import opened_panel_window
 from tests.patience import HANG_GUARD_MS
 from workbench.services.importing import import_files
+
+if TYPE_CHECKING:
+    from workbench.gui.main_window import MainWindow
+
 
 pytestmark = pytest.mark.gui
 
@@ -33,7 +38,7 @@ def _unjudged_bundle(folder: Path) -> Path:
 
 
 @pytest.fixture
-def empty_window(qtbot: QtBot, tmp_path: Path) -> Iterator:
+def empty_window(qtbot: QtBot, tmp_path: Path) -> Iterator[MainWindow]:
     from workbench.gui.main_window import MainWindow
 
     window = MainWindow(persist_layout=False)
@@ -58,7 +63,7 @@ def empty_window(qtbot: QtBot, tmp_path: Path) -> Iterator:
     ],
 )
 def test_an_empty_panel_says_why_and_what_would_fill_it(
-    qtbot: QtBot, empty_window, panel_name, why, fill
+    qtbot: QtBot, empty_window: MainWindow, panel_name, why, fill
 ) -> None:
     panel = getattr(empty_window.analysis, panel_name)
     empty_window.analysis.docks[panel_name].raise_()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from matplotlib.patches import FancyArrowPatch
@@ -14,16 +15,20 @@ from tests.gui.panel_window import opened_panel_window
 from tests.patience import HANG_GUARD_MS
 from workbench.stats.graph_plots import CONSISTENT_COLOUR, CYCLE_COLOUR, edge_colours
 
+if TYPE_CHECKING:
+    from workbench.gui.main_window import MainWindow
+
+
 pytestmark = pytest.mark.gui
 
 
 @pytest.fixture
-def panel_window(qtbot: QtBot, tmp_path: Path) -> Iterator:
+def panel_window(qtbot: QtBot, tmp_path: Path) -> Iterator[MainWindow]:
     with opened_panel_window(qtbot, tmp_path / "panels") as window:
         yield window
 
 
-def test_cycle_item_listed_first_and_its_edges_red(qtbot: QtBot, panel_window) -> None:
+def test_cycle_item_listed_first_and_its_edges_red(qtbot: QtBot, panel_window: MainWindow) -> None:
     panel = panel_window.analysis.graph
     assert panel.model.rowCount() >= 1
     assert panel.model.index(0, 0).data() == f"{SOURCE}/{CYCLE_ITEM}"
@@ -36,6 +41,7 @@ def test_cycle_item_listed_first_and_its_edges_red(qtbot: QtBot, panel_window) -
     qtbot.waitUntil(lambda: set(panel.colours) == set(CYCLE_EDGES), timeout=HANG_GUARD_MS)
     assert set(panel.colours.values()) == {CYCLE_COLOUR}
     # the drawn arrows carry the same colour
+    assert panel.figure.figure is not None
     arrows = [
         patch for patch in panel.figure.figure.axes[0].patches if isinstance(patch, FancyArrowPatch)
     ]
@@ -46,6 +52,7 @@ def test_cycle_item_listed_first_and_its_edges_red(qtbot: QtBot, panel_window) -
         for arrow in arrows
     )
     # the inspector follows the same selection
+    assert panel_window.item_view.detail is not None
     assert panel_window.item_view.detail.external_id == CYCLE_ITEM
 
 
@@ -64,7 +71,9 @@ def test_consistent_edges_are_green() -> None:
     assert colours[("x", "y")] == colours[("y", "x")] == CYCLE_COLOUR
 
 
-def test_selecting_an_edge_lists_the_judgments_behind_it(qtbot: QtBot, panel_window) -> None:
+def test_selecting_an_edge_lists_the_judgments_behind_it(
+    qtbot: QtBot, panel_window: MainWindow
+) -> None:
     import pandas as pd
 
     from workbench.services.outcomes import judgments_frame, pairwise_outcomes
@@ -100,7 +109,7 @@ def test_selecting_an_edge_lists_the_judgments_behind_it(qtbot: QtBot, panel_win
     assert outcome == winner and not pd.isna(criterion)
 
 
-def test_graph_pooled_over_a_category(qtbot: QtBot, panel_window) -> None:
+def test_graph_pooled_over_a_category(qtbot: QtBot, panel_window: MainWindow) -> None:
     from workbench.services.outcomes import judgments_frame, pairwise_outcomes
     from workbench.stats.contradictions import preference_graph
     from workbench.storage import Bundle

@@ -6,6 +6,7 @@ import os
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import pytest
@@ -21,11 +22,15 @@ from workbench.stats.bradley_terry import Anchor
 from workbench.stats.leaderboard import compute_leaderboard
 from workbench.storage import Bundle
 
+if TYPE_CHECKING:
+    from workbench.gui.main_window import MainWindow
+
+
 pytestmark = pytest.mark.gui
 
 
 @pytest.fixture
-def panel_window(qtbot: QtBot, tmp_path: Path) -> Iterator:
+def panel_window(qtbot: QtBot, tmp_path: Path) -> Iterator[MainWindow]:
     with opened_panel_window(qtbot, tmp_path / "panels") as window:
         yield window
 
@@ -47,7 +52,9 @@ def shown_rows(panel) -> list[list[str]]:
 
 
 @pytest.mark.parametrize("method", ["bt", "elo"])
-def test_table_shows_the_engine_ratings(qtbot: QtBot, panel_window, method: str) -> None:
+def test_table_shows_the_engine_ratings(
+    qtbot: QtBot, panel_window: MainWindow, method: str
+) -> None:
     panel = panel_window.analysis.leaderboard
     if method != panel.method.currentData():
         previous = panel.result
@@ -55,7 +62,10 @@ def test_table_shows_the_engine_ratings(qtbot: QtBot, panel_window, method: str)
         qtbot.waitUntil(
             lambda: panel.result is not previous and not panel.busy, timeout=HANG_GUARD_MS
         )
+    assert panel.result is not None
+    assert panel.result.board.anchor is not None
     anchor = panel.result.board.anchor.model
+    assert panel_window.bundle is not None
     expected = engine_table(panel_window.bundle.path, anchor, method)
     rows = shown_rows(panel)
     assert [row[0] for row in rows] == list(expected["model"])
@@ -70,7 +80,7 @@ def test_table_shows_the_engine_ratings(qtbot: QtBot, panel_window, method: str)
 
 
 def test_recompute_runs_in_the_worker_process_and_keeps_the_old_result(
-    qtbot: QtBot, panel_window, tmp_path: Path, monkeypatch: MonkeyPatch
+    qtbot: QtBot, panel_window: MainWindow, tmp_path: Path, monkeypatch: MonkeyPatch
 ) -> None:
     panel = panel_window.analysis.leaderboard
     process = panel_window.analysis.process
@@ -78,7 +88,7 @@ def test_recompute_runs_in_the_worker_process_and_keeps_the_old_result(
     submitted: list[str] = []
     real_run = ProcessRunner.run
 
-    def recording_run(runner, function, *callbacks):
+    def recording_run(runner, function, *callbacks: Any):
         submitted.append(function.func.__name__)
         return real_run(runner, function, *callbacks)
 
@@ -100,15 +110,25 @@ def test_recompute_runs_in_the_worker_process_and_keeps_the_old_result(
     assert shown_rows(panel) == old_rows  # the same judgments: the same numbers
 
 
-def test_new_votes_trigger_a_refresh(qtbot: QtBot, panel_window, tmp_path: Path) -> None:
+def test_new_votes_trigger_a_refresh(
+    qtbot: QtBot, panel_window: MainWindow, tmp_path: Path
+) -> None:
     panel = panel_window.analysis.leaderboard
     agreement = panel_window.analysis.agreement  # in a tab behind the graph
     assert agreement.visibleRegion().isEmpty()
     before, agreement_before = panel.result, agreement.result
+    assert before is not None
+    assert panel_window.bundle is not None
     assert before.battles == engine_table(panel_window.bundle.path, "m-a")["n"].sum() // 2
+    assert panel_window.bundle is not None
     add_late_votes(panel_window.bundle.path, tmp_path / "late")
     qtbot.waitUntil(lambda: panel.result is not before and not panel.busy, timeout=HANG_GUARD_MS)
+    assert before is not None
+    assert panel.result is not None
     assert panel.result.battles == before.battles + 6
+    assert panel_window.bundle is not None
+    assert panel.result is not None
+    assert panel.result.board.anchor is not None
     expected = engine_table(panel_window.bundle.path, panel.result.board.anchor.model)
     assert shown_rows(panel)[0][0] == expected["model"].iloc[0]
     # a hidden panel catches up when it is shown, not before
@@ -117,7 +137,7 @@ def test_new_votes_trigger_a_refresh(qtbot: QtBot, panel_window, tmp_path: Path)
     qtbot.waitUntil(lambda: agreement.result is not agreement_before, timeout=HANG_GUARD_MS)
 
 
-def test_exports_write_plots_and_csv(panel_window, tmp_path: Path) -> None:
+def test_exports_write_plots_and_csv(panel_window: MainWindow, tmp_path: Path) -> None:
     import pandas as pd
 
     panel = panel_window.analysis.leaderboard
@@ -134,13 +154,17 @@ def test_exports_write_plots_and_csv(panel_window, tmp_path: Path) -> None:
     first = targets["csv"].read_text(encoding="utf-8").splitlines()[0]
     assert first.startswith("# request: judgments: human") and panel.command() in first
     written = pd.read_csv(targets["csv"], skiprows=1)
+    assert panel.result is not None
     assert list(written["model"]) == list(panel.result.table["model"])
+    assert panel.result is not None
     assert written["rating"].to_numpy() == pytest.approx(panel.result.table["rating"].to_numpy())
     panel.export("forest", tmp_path / "forest.pdf")
     assert (tmp_path / "forest.pdf").read_bytes().startswith(b"%PDF")
 
 
-def test_an_empty_selection_is_explained_and_clears_the_table(qtbot: QtBot, panel_window) -> None:
+def test_an_empty_selection_is_explained_and_clears_the_table(
+    qtbot: QtBot, panel_window: MainWindow
+) -> None:
     panel = panel_window.analysis.leaderboard
     errors: list[str] = []
     panel.failed.connect(errors.append)
@@ -158,7 +182,9 @@ def test_an_empty_selection_is_explained_and_clears_the_table(qtbot: QtBot, pane
     assert panel.status.text().startswith("Cannot compute")
 
 
-def test_language_and_campaign_switches_filter_the_leaderboard(qtbot: QtBot, panel_window) -> None:
+def test_language_and_campaign_switches_filter_the_leaderboard(
+    qtbot: QtBot, panel_window: MainWindow
+) -> None:
     panel = panel_window.analysis.leaderboard
     with Bundle.open(panel_window.bundle.path) as bundle, bundle.read_session() as session:
         frame = judgments_frame(session)
@@ -172,10 +198,13 @@ def test_language_and_campaign_switches_filter_the_leaderboard(qtbot: QtBot, pan
     assert panel.request().languages == (languages[0],)
     human = frame[frame["kind"] == "human"]
     in_language = pairwise_outcomes(human[human["language"] == languages[0]])
+    assert panel.result is not None
     assert panel.result.battles == len(in_language)
 
 
-def test_rater_and_origin_pickers_offer_the_cli_choices(qtbot: QtBot, panel_window) -> None:
+def test_rater_and_origin_pickers_offer_the_cli_choices(
+    qtbot: QtBot, panel_window: MainWindow
+) -> None:
     from workbench.services.analysis import LeaderboardRequest, analysis_choices, leaderboard
 
     panel = panel_window.analysis.leaderboard
@@ -196,9 +225,14 @@ def test_rater_and_origin_pickers_offer_the_cli_choices(qtbot: QtBot, panel_wind
             timeout=HANG_GUARD_MS,
         )
         # the judge's rows only: the default rule counts the judge, as there is no human here
+        assert panel.result is not None
         assert panel.result.request.kind == "judge"
         expected = leaderboard(bundle, LeaderboardRequest(raters=("gpt-judge",), min_battles=0))
+    assert expected is not None
+    assert panel.result is not None
     assert panel.result.battles == expected.battles
+    assert expected is not None
+    assert panel.result is not None
     pd.testing.assert_frame_equal(panel.result.table, expected.table)
 
 
@@ -208,7 +242,7 @@ def test_opening_a_bundle_reads_the_choices_in_the_worker_process(
     submitted: list[str] = []
     real_run = ProcessRunner.run
 
-    def recording_run(runner, function, *callbacks):
+    def recording_run(runner, function, *callbacks: Any):
         submitted.append(function.func.__name__)
         return real_run(runner, function, *callbacks)
 
@@ -221,7 +255,7 @@ def test_opening_a_bundle_reads_the_choices_in_the_worker_process(
 
 
 def test_the_leaderboard_never_waits_for_the_other_panels_worker(
-    qtbot: QtBot, panel_window, tmp_path: Path
+    qtbot: QtBot, panel_window: MainWindow, tmp_path: Path
 ) -> None:
     """The graph, failure and agreement panels compute in a worker of their own: a long job
     there (a count of cycles on a big bundle) does not hold up the leaderboard after a vote."""
@@ -243,7 +277,7 @@ def test_the_leaderboard_never_waits_for_the_other_panels_worker(
 
 @pytest.mark.parametrize("style_control", [False, True])
 def test_bradley_terry_ratings_come_first_and_their_intervals_after(
-    qtbot: QtBot, panel_window, style_control: bool
+    qtbot: QtBot, panel_window: MainWindow, style_control: bool
 ) -> None:
     """After a change the new point ratings are on screen before the bootstrap is done (at 100
     models the rounds are most of a refresh); the ratings then equal the final ones and the
@@ -274,7 +308,9 @@ def test_bradley_terry_ratings_come_first_and_their_intervals_after(
     pd.testing.assert_series_equal(first.table["model"], final.table["model"])
 
 
-def test_online_elo_with_a_bootstrap_waits_for_its_rounds(qtbot: QtBot, panel_window) -> None:
+def test_online_elo_with_a_bootstrap_waits_for_its_rounds(
+    qtbot: QtBot, panel_window: MainWindow
+) -> None:
     """Online Elo with a bootstrap shows the rounds' median: there is no earlier rating."""
     panel = panel_window.analysis.leaderboard
     previous = panel.result
@@ -288,7 +324,7 @@ def test_online_elo_with_a_bootstrap_waits_for_its_rounds(qtbot: QtBot, panel_wi
 
 
 def test_the_request_line_names_the_request_and_copies_the_command_that_prints_it(
-    qtbot: QtBot, panel_window, capsys
+    qtbot: QtBot, panel_window: MainWindow, capsys: pytest.CaptureFixture[str]
 ) -> None:
     import json
     import shlex
@@ -299,6 +335,7 @@ def test_the_request_line_names_the_request_and_copies_the_command_that_prints_i
     from workbench.services.analysis_request import POOLED_LABEL
 
     panel = panel_window.analysis.leaderboard
+    assert panel.result is not None
     request = panel.result.request
     assert panel.request_line.text() == f"Request: {request.describe()}"
     assert "judgments: human" in panel.request_line.text()
@@ -307,9 +344,12 @@ def test_the_request_line_names_the_request_and_copies_the_command_that_prints_i
     assert command == request.to_command() and "--kind human" in command
     # the copied command prints the panel's numbers
     words = shlex.split(command)
+    assert panel_window.bundle is not None
     assert main([*words[1:2], str(panel_window.bundle.path), *words[3:], "--json"]) == 0
     printed = json.loads(capsys.readouterr().out)
+    assert panel.result is not None
     assert [row["model"] for row in printed["models"]] == list(panel.result.table["model"])
+    assert panel.result is not None
     assert [row["rating"] for row in printed["models"]] == pytest.approx(
         list(panel.result.table["rating"]), abs=1e-6
     )
@@ -323,7 +363,7 @@ def test_the_request_line_names_the_request_and_copies_the_command_that_prints_i
 
 
 def test_the_prediction_powered_board_states_its_inputs_and_copies_its_command(
-    qtbot: QtBot, panel_window, capsys
+    qtbot: QtBot, panel_window: MainWindow, capsys: pytest.CaptureFixture[str]
 ) -> None:
     import json
     import shlex
@@ -338,6 +378,7 @@ def test_the_prediction_powered_board_states_its_inputs_and_copies_its_command(
     before = panel.result
     panel.method.setCurrentIndex(panel.method.findData("ppi"))
     qtbot.waitUntil(lambda: panel.result is not before and not panel.busy, timeout=HANG_GUARD_MS)
+    assert panel.result is not None
     assert panel.result.powered is not None
     assert not panel.source.isEnabled() and not panel.rounds.isEnabled()
     status = panel.status.text()
@@ -349,16 +390,20 @@ def test_the_prediction_powered_board_states_its_inputs_and_copies_its_command(
     words = shlex.split(QApplication.clipboard().text())
     assert "--method" in words and words[words.index("--method") + 1] == "ppi"
     capsys.readouterr()
+    assert panel_window.bundle is not None
     assert main([*words[1:2], str(panel_window.bundle.path), *words[3:], "--json"]) == 0
     printed = json.loads(capsys.readouterr().out)
+    assert panel.result is not None
     assert [row["model"] for row in printed["models"]] == list(panel.result.table["model"])
+    assert panel.result is not None
     assert [row["rating"] for row in printed["models"]] == pytest.approx(
         list(panel.result.table["rating"]), abs=1e-6
     )
+    assert panel.result is not None
     assert printed["prediction_powered"] == panel.result.powered.to_json()
 
 
-def test_board_filters_are_pickers_of_the_request(qtbot: QtBot, panel_window) -> None:
+def test_board_filters_are_pickers_of_the_request(qtbot: QtBot, panel_window: MainWindow) -> None:
     panel = panel_window.analysis.leaderboard
     assert not panel.request().boards
     before = panel.result
@@ -372,7 +417,9 @@ def test_board_filters_are_pickers_of_the_request(qtbot: QtBot, panel_window) ->
     assert "ties excluded" in panel.request_line.text()
 
 
-def _run_compare_command(command: str, bundle: Path, capsys) -> dict:
+def _run_compare_command(
+    command: str, bundle: Path, capsys: pytest.CaptureFixture[str]
+) -> dict[str, Any]:
     import json
     import shlex
 
@@ -386,7 +433,7 @@ def _run_compare_command(command: str, bundle: Path, capsys) -> dict:
 
 
 def test_compare_with_gives_the_figures_of_the_command_it_copies(
-    qtbot: QtBot, panel_window, tmp_path: Path, capsys
+    qtbot: QtBot, panel_window: MainWindow, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     import json
 
@@ -400,6 +447,7 @@ def test_compare_with_gives_the_figures_of_the_command_it_copies(
     panel.refresh()
     qtbot.waitUntil(lambda: panel.result is not before and not panel.busy, timeout=HANG_GUARD_MS)
     dialog = panel.open_compare()
+    assert dialog is not None
     assert dialog is not None and dialog.shown == panel.shown_request()
     # the shown board (every category) against its own request on one category
     dialog.category.setCurrentIndex(dialog.category.findData("ordered"))
@@ -408,6 +456,7 @@ def test_compare_with_gives_the_figures_of_the_command_it_copies(
         lambda: dialog.comparison is not None and not dialog.busy, timeout=HANG_GUARD_MS
     )
     result = dialog.comparison
+    assert result is not None
     found = result.comparison
     assert f"Spearman: {found.spearman:.4f}" in dialog.figures.text()
     assert f"Kendall tau-b: {found.kendall_tau:.4f}" in dialog.figures.text()
@@ -419,6 +468,7 @@ def test_compare_with_gives_the_figures_of_the_command_it_copies(
     dialog.request_row.copy_button.click()
     command = QApplication.clipboard().text()
     assert command == result.command() and "--category ordered" in command
+    assert panel_window.bundle is not None
     printed = _run_compare_command(command, panel_window.bundle.path, capsys)
     shown = json.loads(json.dumps(result.to_json()))
     for key in ("spearman", "kendall_tau", "pearson", "confidence_agreement", "ranks"):
@@ -433,15 +483,18 @@ def test_compare_with_gives_the_figures_of_the_command_it_copies(
     qtbot.waitUntil(
         lambda: dialog.comparison is not previous and not dialog.busy, timeout=HANG_GUARD_MS
     )
+    assert dialog.comparison is not None
     command = dialog.comparison.command()
     assert command.startswith(f"workbench compare-rankings BUNDLE {other} ")
+    assert panel_window.bundle is not None
     printed = _run_compare_command(command, panel_window.bundle.path, capsys)
     # the same judgments on both sides: the same order
+    assert dialog.comparison is not None
     assert printed["spearman"] == pytest.approx(1.0) == dialog.comparison.comparison.spearman
 
 
 def test_exclude_category_and_the_estimator_are_in_the_request_and_its_command(
-    qtbot: QtBot, panel_window, capsys
+    qtbot: QtBot, panel_window: MainWindow, capsys: pytest.CaptureFixture[str]
 ) -> None:
     import json
     import shlex
@@ -461,6 +514,7 @@ def test_exclude_category_and_the_estimator_are_in_the_request_and_its_command(
     before = panel.result
     panel.exclude_category.setCurrentIndex(panel.exclude_category.findData("cyclic"))
     qtbot.waitUntil(lambda: panel.result is not before and not panel.busy, timeout=HANG_GUARD_MS)
+    assert panel.result is not None
     assert panel.result.request.exclude_categories == ("cyclic",)
     assert "category not cyclic" in panel.request_line.text()
     assert "--exclude-category cyclic" in panel.command()
@@ -479,12 +533,16 @@ def test_exclude_category_and_the_estimator_are_in_the_request_and_its_command(
     assert "--style-control lmarena" in command and "--exclude-category cyclic" in command
     words = shlex.split(command)
     capsys.readouterr()
+    assert panel_window.bundle is not None
     assert main([*words[1:2], str(panel_window.bundle.path), *words[3:], "--json"]) == 0
     printed = json.loads(capsys.readouterr().out)
     assert printed["request"]["style_estimator"] == "lmarena"
     assert printed["request"]["boards"]["exclude_categories"] == ["cyclic"]
+    assert panel.result is not None
     assert printed["battles"] == panel.result.battles
+    assert panel.result is not None
     assert [row["model"] for row in printed["models"]] == list(panel.result.table["model"])
+    assert panel.result is not None
     assert [row["rating"] for row in printed["models"]] == pytest.approx(
         list(panel.result.table["rating"]), abs=1e-6
     )
@@ -496,7 +554,7 @@ def test_exclude_category_and_the_estimator_are_in_the_request_and_its_command(
 
 
 def test_the_board_says_its_flagged_judgments_and_the_box_leaves_them_out(
-    qtbot: QtBot, panel_window
+    qtbot: QtBot, panel_window: MainWindow
 ) -> None:
     from workbench.services.analysis_request import flagged_note
     from workbench.services.flags import add_flag
@@ -524,12 +582,15 @@ def test_the_board_says_its_flagged_judgments_and_the_box_leaves_them_out(
 
     recomputed(False)
     with bundle.read_session() as read:
+        assert panel.result is not None
         flagged = flagged_judgments(read, panel.result.request.filters())
     assert flagged > 0
     assert flagged_note(flagged, False) in panel.status.text()
+    assert panel.result is not None
     counted = panel.result.battles
     recomputed(True)
     assert flagged_note(flagged, True) in panel.status.text()
+    assert panel.result is not None
     assert panel.result.battles == counted - flagged
     assert "--exclude-flagged" in (panel.command() or "")
     assert "flagged comparisons excluded" in panel.request_line.text()

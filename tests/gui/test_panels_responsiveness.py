@@ -129,7 +129,7 @@ def _open_and_settle(qtbot: QtBot, window, bundle: Path) -> None:
 
 
 @pytest.fixture
-def busy_window(qtbot: QtBot, busy_bundle: Path) -> Iterator:
+def busy_window(qtbot: QtBot, busy_bundle: Path) -> Iterator[Any]:
     window = _analysis_window(qtbot)
     _open_and_settle(qtbot, window, busy_bundle)
     try:
@@ -213,7 +213,7 @@ class StallWatch:
 
 
 def test_recompute_and_redraw_do_not_stall_the_event_loop(
-    qtbot: QtBot, busy_window, monkeypatch: MonkeyPatch
+    qtbot: QtBot, busy_window: Any, monkeypatch: MonkeyPatch
 ) -> None:
     panel = busy_window.analysis.leaderboard
     assert len(panel.result.table) == len(MODELS)
@@ -334,7 +334,7 @@ def test_opening_the_wildvision_bundle_does_not_stall_the_event_loop(
     def recorded(cls, method: str, name: str) -> None:
         real = getattr(cls, method)
 
-        def record(panel, outcome, **options):
+        def record(panel, outcome, **options: Any):
             shown.setdefault(name, time.perf_counter() - opened)
             return real(panel, outcome, **options)
 

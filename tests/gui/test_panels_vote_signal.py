@@ -4,7 +4,9 @@ shows what a full recompute shows. A vote from another connection is still found
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import pytest
@@ -17,6 +19,10 @@ from workbench.services.campaigns import CampaignSpec, add_annotator, create_cam
 from workbench.services.voting import AnnotationSession
 from workbench.storage import Bundle
 from workbench.storage.judgments import battle_counts, fingerprint
+
+if TYPE_CHECKING:
+    from workbench.gui.main_window import MainWindow
+
 
 pytestmark = pytest.mark.gui
 
@@ -41,7 +47,7 @@ def campaign_bundle(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def window(qtbot: QtBot, campaign_bundle: Path):
+def window(qtbot: QtBot, campaign_bundle: Path) -> Iterator[MainWindow]:
     from workbench.gui.main_window import MainWindow
 
     window = MainWindow(persist_layout=False)
@@ -60,7 +66,9 @@ def window(qtbot: QtBot, campaign_bundle: Path):
     window.close()
 
 
-def test_a_vote_here_refreshes_the_leaderboard_incrementally(qtbot: QtBot, window) -> None:
+def test_a_vote_here_refreshes_the_leaderboard_incrementally(
+    qtbot: QtBot, window: MainWindow
+) -> None:
     board = window.analysis.leaderboard
     watcher = window.analysis.watcher
     watcher.timer.stop()
@@ -85,11 +93,14 @@ def test_a_vote_here_refreshes_the_leaderboard_incrementally(qtbot: QtBot, windo
 
         with window.bundle.read_session() as read:
             # the kind the request resolved to (human: the campaign's votes) is counted
+            assert board.result is not None
             resolved = board.result.request
             expected = battle_counts(
                 read, resolved.filters(), decisive_weight=resolved.decisive_weight
             )
+        assert board.result is not None
         assert board.result.battles == sum(judgments for *_, judgments in expected)
+        assert board.result is not None
         pd.testing.assert_frame_equal(
             board.result.table, leaderboard(window.bundle, board.request()).table
         )
@@ -104,12 +115,13 @@ def test_a_vote_here_refreshes_the_leaderboard_incrementally(qtbot: QtBot, windo
     assert len(shown) == 5
 
 
-def test_a_vote_during_a_poll_is_read_by_a_poll_after_it(qtbot: QtBot, window) -> None:
+def test_a_vote_during_a_poll_is_read_by_a_poll_after_it(qtbot: QtBot, window: MainWindow) -> None:
     board = window.analysis.leaderboard
     watcher = window.analysis.watcher
     watcher.timer.stop()
     watcher.timer.setInterval(NEVER_MS)
     qtbot.waitUntil(lambda: not window.is_busy(), timeout=HANG_GUARD_MS)
+    assert board.result is not None
     before = board.result.battles
     watcher.poll()  # a poll that may read before the vote below is committed
     assert watcher.polling
@@ -125,9 +137,10 @@ def test_a_vote_during_a_poll_is_read_by_a_poll_after_it(qtbot: QtBot, window) -
 
 
 def test_a_vote_from_another_connection_is_found_by_the_poll(
-    qtbot: QtBot, window, campaign_bundle: Path
+    qtbot: QtBot, window: MainWindow, campaign_bundle: Path
 ) -> None:
     board = window.analysis.leaderboard
+    assert board.result is not None
     before = board.result.battles
     with Bundle.open(campaign_bundle) as other:
         session = AnnotationSession(other, CAMPAIGN, "bob")
@@ -140,6 +153,7 @@ def test_a_vote_from_another_connection_is_found_by_the_poll(
         timeout=HANG_GUARD_MS,
     )
     qtbot.waitUntil(lambda: not window.is_busy(), timeout=HANG_GUARD_MS)
+    assert board.result is not None
     pd.testing.assert_frame_equal(
         board.result.table, leaderboard(window.bundle, board.request()).table
     )

@@ -75,7 +75,9 @@ def same_text(a: object, b: object) -> bool:
     return " ".join(str(a).split()) == " ".join(str(b).split())
 
 
-def test_list_counts_and_filters_match_the_files(qtbot: QtBot, window, raw, shared_data) -> None:
+def test_list_counts_and_filters_match_the_files(
+    qtbot: QtBot, window: MainWindow, raw: dict[str, pd.DataFrame], shared_data: Path
+) -> None:
     convbench, multi, single = raw["convbench"], raw["multi"], raw["single"]
     assert window.item_list.model.total() == len(convbench) + len(multi) + len(single)
     assert apply_filter(qtbot, window, "sourceFilter", "convbench") == len(convbench)
@@ -97,7 +99,9 @@ def test_list_counts_and_filters_match_the_files(qtbot: QtBot, window, raw, shar
     assert apply_filter(qtbot, window, "flagFilter", ItemFlag.MISSING_IMAGE) == missing
 
 
-def test_a_convbench_conversation_turn_by_turn(qtbot: QtBot, window, raw, shared_data) -> None:
+def test_a_convbench_conversation_turn_by_turn(
+    qtbot: QtBot, window: MainWindow, raw: dict[str, pd.DataFrame], shared_data: Path
+) -> None:
     convbench = raw["convbench"]
     present = {p.name for p in (shared_data / "convbench" / "images").iterdir()}
     row = convbench[convbench["image_id"].isin(present)].iloc[0]
@@ -122,11 +126,15 @@ def test_a_convbench_conversation_turn_by_turn(qtbot: QtBot, window, raw, shared
     assert window.go_to_item(f"convbench/{missing_row['ID']}")
     wait_idle(qtbot, window)
     (tile,) = view.images.visible_tiles()
+    assert tile.slot is not None
     assert tile.state == "missing" and tile.slot.original_ref.endswith(missing_row["image_id"])
+    assert tile.slot is not None
     assert tile.toolTip() == plain_tooltip(tile.slot.original_ref)
 
 
-def test_a_visit_bench_multi_image_item(qtbot: QtBot, window, raw, shared_data) -> None:
+def test_a_visit_bench_multi_image_item(
+    qtbot: QtBot, window: MainWindow, raw: dict[str, pd.DataFrame], shared_data: Path
+) -> None:
     multi = raw["multi"]
     present = {p.name for p in (shared_data / "visit-bench" / "images").iterdir()}
     unique = multi[~multi["reference_output"].duplicated(keep=False)]

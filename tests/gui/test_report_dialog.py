@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 from PySide6.QtWidgets import QMessageBox
@@ -17,14 +18,18 @@ from workbench.cli import main
 from workbench.gui.report_dialog import ReportDialog
 from workbench.services.report import STEPS
 
+if TYPE_CHECKING:
+    from workbench.gui.main_window import MainWindow
+
+
 pytestmark = pytest.mark.gui
 
 
-def report_data(path: Path) -> dict:
+def report_data(path: Path) -> dict[str, Any]:
     html = path.read_text(encoding="utf-8")
     found = re.search(r'id="report-data">(.*?)</script>', html, re.S)
     assert found is not None
-    return json.loads(found.group(1))
+    return cast("dict[str, Any]", json.loads(found.group(1)))
 
 
 @pytest.fixture(scope="module")
@@ -84,7 +89,7 @@ def test_dialog_reports_an_empty_selection(
     assert not out.exists()
 
 
-def test_file_menu_opens_the_report_dialog(qtbot: QtBot, open_window) -> None:
+def test_file_menu_opens_the_report_dialog(qtbot: QtBot, open_window: MainWindow) -> None:
     entry = open_window.report_entry
     assert entry.action in open_window.ui.fileMenu.actions()
     entry.action.trigger()

@@ -8,6 +8,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from PySide6.QtWidgets import QApplication, QMessageBox
@@ -25,6 +26,10 @@ from workbench.recent import recent_locations
 from workbench.services.importing import import_files
 from workbench.storage import Bundle
 from workbench.storage.credentials import KEYRING_SERVICE, keyring_username
+
+if TYPE_CHECKING:
+    from workbench.gui.main_window import MainWindow
+
 
 pytestmark = pytest.mark.gui
 
@@ -171,11 +176,11 @@ def test_polls_never_overlap_and_failures_are_reported_once(
 
 
 def test_a_failing_poll_shows_in_the_status_bar_without_a_dialog(
-    qtbot: QtBot, monkeypatch: MonkeyPatch, open_window
+    qtbot: QtBot, monkeypatch: MonkeyPatch, open_window: MainWindow
 ) -> None:
     watcher = open_window.analysis.watcher
 
-    def refuse(bundle):
+    def refuse(bundle) -> None:
         raise OSError("could not connect to server")
 
     monkeypatch.setattr(watcher_module, "judgment_activity", refuse)
@@ -234,6 +239,7 @@ def test_window_on_a_server_bundle(
     qtbot.waitUntil(lambda: window.analysis.leaderboard.result is not None, timeout=HANG_GUARD_MS)
     qtbot.waitUntil(lambda: not window.is_busy(), timeout=HANG_GUARD_MS)
     masked = make_url(with_secret(server_url)).render_as_string(hide_password=True)
+    assert window.bundle is not None
     assert window.bundle.path is None and window.bundle.location == masked
     assert window.windowTitle() == f"{masked} — VLM Workbench"
     assert window.analysis.watcher.timer.interval() == SERVER_POLL_INTERVAL_MS
@@ -247,6 +253,7 @@ def test_window_on_a_server_bundle(
     assert importer.ui.targetEdit.text() == masked
     assert importer.target() == with_secret(server_url)  # connects as the user did
     exporter = window.tools.show_export_dialog()
+    assert exporter is not None
     assert exporter.bundle_label.text() == masked
     assert exporter.out_edit.text() == "" and SECRET not in exporter.bundle_label.text()
     from workbench.gui.locations import default_output
@@ -257,9 +264,11 @@ def test_window_on_a_server_bundle(
     # another annotator votes on the server: the leaderboard follows within a poll or two
     board = window.analysis.leaderboard
     before = board.result
+    assert before is not None
     late = [_vote("m-d", other, f"late{n}") for n, other in enumerate(("m-a", "m-b", "m-c"))]
     import_files(server_url, [write_jsonl(tmp_path / "late.jsonl", [_item("late", late)])], "jsonl")
     qtbot.waitUntil(lambda: board.result is not before and not board.busy, timeout=HANG_GUARD_MS)
+    assert board.result is not None
     assert board.result.board.table["n"].sum() > before.board.table["n"].sum()
 
     window.close()
@@ -336,6 +345,7 @@ def test_a_server_that_goes_away_is_a_status_message_and_retries(
     polls = watcher.polls
     qtbot.waitUntil(lambda: watcher.polls >= polls + 2, timeout=HANG_GUARD_MS)  # still retrying
     message = window.statusBar().currentMessage()
+    assert window.bundle is not None
     assert message.startswith(f"Cannot reach {window.bundle.location}") and "retrying" in message
     assert [w for w in QApplication.topLevelWidgets() if w.isVisible() and w.isModal()] == []
     window.close()

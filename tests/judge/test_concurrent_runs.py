@@ -67,6 +67,7 @@ def test_two_processes_running_one_command_store_each_verdict_once(
         ]
         outcomes = [(process.wait(120), process.stderr.read()) for process in processes]
         for process in processes:
+            assert process.stderr is not None
             process.stderr.close()
         # every request answered once, by whichever process held the run
         assert server.stats.requests == 60

@@ -9,6 +9,7 @@ import json
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from workbench_visit_bench.judge_templates import REFERENCE_FREE
@@ -22,7 +23,7 @@ from workbench.services.judging.worklist import JudgeScope
 VERDICT = "Response A follows the description better.\nOverall, Response A is better."
 
 
-def rows(bundle: Path, sql: str) -> list[tuple]:
+def rows(bundle: Path, sql: str) -> list[tuple[Any, ...]]:
     with sqlite3.connect(bundle) as connection:
         return connection.execute(sql).fetchall()
 

@@ -8,6 +8,7 @@ import json
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from workbench_visit_bench.judge_templates import REFERENCE_FREE
@@ -39,7 +40,7 @@ UNUSABLE = {
 }
 
 
-def rows(bundle: Path, sql: str) -> list[tuple]:
+def rows(bundle: Path, sql: str) -> list[tuple[Any, ...]]:
     with sqlite3.connect(bundle) as connection:
         return connection.execute(sql).fetchall()
 

@@ -14,6 +14,7 @@ import sqlite3
 import subprocess
 import zlib
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PIL import Image
@@ -47,7 +48,7 @@ def png_claiming(width: int, height: int) -> bytes:
     return tiny[:12] + header + zlib.crc32(header).to_bytes(4, "big") + tiny[33:]
 
 
-def cycle_item(item_id: str) -> dict:
+def cycle_item(item_id: str) -> dict[str, Any]:
     """An item whose human votes form a cycle over three models: the report's gallery shows
     it, with its image."""
     models = ("model-a", "model-b", "model-c")
@@ -135,7 +136,7 @@ def test_the_gate_refuses_documents_oversized_files_and_too_many_pixels() -> Non
     ],
 )
 def test_export_with_image_paths_writes_nothing_from_a_hostile_image_row(
-    row: dict, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    row: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     bundle = make_bundle(tmp_path)
     set_image_row(bundle, **row)
@@ -205,7 +206,7 @@ def test_report_is_written_past_an_over_limit_image_stored_in_a_bundle(
     [{"sha256": "../../escaped"}, {"format": "exe"}, {"data": b"%!PS-Adobe-3.0 EPSF-3.0\n"}],
 )
 def test_push_and_pull_refuse_a_hostile_image_row_and_copy_nothing(
-    row: dict, tmp_path: Path
+    row: dict[str, Any], tmp_path: Path
 ) -> None:
     source = make_bundle(tmp_path)
     set_image_row(source, **row)

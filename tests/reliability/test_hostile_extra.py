@@ -62,6 +62,7 @@ def test_an_xlsx_whose_parts_inflate_past_the_limit_is_refused_before_parsing(
 
     book = tmp_path / "zipbomb.xlsx"
     workbook = openpyxl.Workbook()
+    assert workbook.active is not None
     workbook.active.title = SHEET_NAME
     workbook.save(book)
     with zipfile.ZipFile(book, "a", zipfile.ZIP_DEFLATED) as archive:

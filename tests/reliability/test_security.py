@@ -200,7 +200,9 @@ def watchers() -> Iterator[tuple[CountingServer, OpenedFileWatch]]:
 
 
 @pytest.mark.gui
-def test_the_watchers_notice_a_fetch_and_a_read(qtbot: QtBot, watchers) -> None:
+def test_the_watchers_notice_a_fetch_and_a_read(
+    qtbot: QtBot, watchers: tuple[CountingServer, OpenedFileWatch]
+) -> None:
     """Without this the inert-rendering tests below could not fail."""
     from PySide6.QtGui import QTextDocument
 
@@ -216,7 +218,9 @@ def test_the_watchers_notice_a_fetch_and_a_read(qtbot: QtBot, watchers) -> None:
 
 @pytest.mark.gui
 @pytest.mark.parametrize("raw", [False, True], ids=["markdown", "raw"])
-def test_hostile_text_renders_inert_in_the_text_view(qtbot: QtBot, watchers, raw: bool) -> None:
+def test_hostile_text_renders_inert_in_the_text_view(
+    qtbot: QtBot, watchers: tuple[CountingServer, OpenedFileWatch], raw: bool
+) -> None:
     from PySide6.QtCore import Qt
 
     from workbench.gui.safe_text import SafeTextView
@@ -305,7 +309,7 @@ def rich_text_leaks(widget: Any) -> list[str]:
 
 @pytest.mark.gui
 def test_hostile_items_render_inert_in_the_inspector_and_the_annotation_view(
-    qtbot: QtBot, watchers, tmp_path: Path
+    qtbot: QtBot, watchers: tuple[CountingServer, OpenedFileWatch], tmp_path: Path
 ) -> None:
     from workbench.gui.annotation.annotation_view import AnnotationView
     from workbench.gui.main_window import MainWindow
@@ -328,6 +332,7 @@ def test_hostile_items_render_inert_in_the_inspector_and_the_annotation_view(
     seen = set()
     for _ in range(items):
         qtbot.waitUntil(lambda: window.item_view.detail is not None, timeout=HANG_GUARD_MS)
+        assert window.item_view.detail is not None
         seen.add(window.item_view.detail.id)
         window.repaint()
         assert rich_text_leaks(window) == []
@@ -394,7 +399,7 @@ def rich_tooltips(widget: Any) -> list[str]:
 
 @pytest.mark.gui
 def test_hostile_names_stay_plain_in_tooltips_titles_menus_headers_and_cells(
-    qtbot: QtBot, watchers, tmp_path: Path
+    qtbot: QtBot, watchers: tuple[CountingServer, OpenedFileWatch], tmp_path: Path
 ) -> None:
     """A hover over a missing image's reference or a model's name must not read a local file
     (``<img src="/dev/zero">`` once hung the app): each tooltip is shown for real, and the

@@ -46,6 +46,7 @@ def workbook(
 
     book = openpyxl.Workbook()
     sheet = book.active
+    assert sheet is not None
     sheet.title = SHEET_NAME
     sheet.append(["ID", "first_turn_instruction"])
     sheet.append([1, "What is shown?"])

@@ -8,6 +8,7 @@ import io
 import random
 from itertools import combinations
 from pathlib import Path
+from typing import cast
 
 from PIL import Image
 
@@ -85,4 +86,4 @@ def build_report_bundle(
         verdicts,
         parameters={"temperature": 0.0, "selection": {"swap": True}},
     )
-    return bundle
+    return cast("Path", bundle)

@@ -41,7 +41,9 @@ def disputed(cast: dict[tuple[int, str], str]) -> set[int]:
     return {sequence for sequence, given in answers.items() if len(given) > 1}
 
 
-def test_lists_exactly_the_tasks_whose_annotators_disagree(ops) -> None:
+def test_lists_exactly_the_tasks_whose_annotators_disagree(
+    ops: tuple[Path, dict[tuple[int, str], str]],
+) -> None:
     path, cast = ops
     with Bundle.open(path) as bundle:
         rows = disagreements(bundle, CAMPAIGN)
@@ -60,7 +62,9 @@ def _gold_sequence(path: Path) -> int:
         )
 
 
-def test_a_settled_answer_is_kept_with_note_adjudicator_and_time(ops) -> None:
+def test_a_settled_answer_is_kept_with_note_adjudicator_and_time(
+    ops: tuple[Path, dict[tuple[int, str], str]],
+) -> None:
     path, _ = ops
     with Bundle.open(path) as bundle:
         task = disagreements(bundle, CAMPAIGN)[0]["task"]
@@ -91,7 +95,7 @@ def test_a_settled_answer_is_kept_with_note_adjudicator_and_time(ops) -> None:
     ],
 )
 def test_bad_input_is_refused_and_changes_nothing(
-    ops, task, answer, adjudicator, error, message
+    ops: tuple[Path, dict[tuple[int, str], str]], task, answer, adjudicator, error, message
 ) -> None:
     path, _ = ops
     with Bundle.open(path) as bundle:
@@ -101,7 +105,7 @@ def test_bad_input_is_refused_and_changes_nothing(
             assert read.scalar(select(func.count()).select_from(Adjudication)) == 0
 
 
-def test_humans_against_a_judge_on_request(ops) -> None:
+def test_humans_against_a_judge_on_request(ops: tuple[Path, dict[tuple[int, str], str]]) -> None:
     path, _ = ops
     with Bundle.open(path) as bundle:
         with bundle.session() as write:
@@ -154,7 +158,9 @@ def _settle_every_dispute(bundle: Bundle) -> list[dict[str, Any]]:
     return rows
 
 
-def test_adjudicated_answers_are_judgments_of_their_own_origin(ops) -> None:
+def test_adjudicated_answers_are_judgments_of_their_own_origin(
+    ops: tuple[Path, dict[tuple[int, str], str]],
+) -> None:
     path, _ = ops
     origin = OutcomeFilter(origins=(ADJUDICATION,))
     with Bundle.open(path) as bundle:
@@ -190,7 +196,7 @@ def test_adjudicated_answers_are_judgments_of_their_own_origin(ops) -> None:
 
 
 def test_leaderboard_by_the_adjudication_origin_counts_settled_answers(
-    ops, capsys: pytest.CaptureFixture[str]
+    ops: tuple[Path, dict[tuple[int, str], str]], capsys: pytest.CaptureFixture[str]
 ) -> None:
     path, _ = ops
     with Bundle.open(path) as bundle:
@@ -218,7 +224,7 @@ def test_leaderboard_by_the_adjudication_origin_counts_settled_answers(
 
 
 def test_agreement_between_the_campaign_and_its_adjudication(
-    ops, capsys: pytest.CaptureFixture[str]
+    ops: tuple[Path, dict[tuple[int, str], str]], capsys: pytest.CaptureFixture[str]
 ) -> None:
     path, _ = ops
     with Bundle.open(path) as bundle:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -199,7 +200,7 @@ def test_leaderboard_campaign_and_language_switches_filter_the_judgments(bundle:
         analysis.leaderboard(bundle, analysis.LeaderboardRequest(languages=("Klingon",)))
 
 
-def _convbench_lines() -> list[dict]:
+def _convbench_lines() -> list[dict[str, Any]]:
     """Three three-turn conversations graded 0-10 per turn by a judge, two models each."""
     lines = []
     for number, grades in enumerate(

@@ -70,6 +70,7 @@ def annotate(pack: Path, annotator: str, count: int, choice: str = "a") -> None:
         session = AnnotationSession(bundle, "c", annotator, PLUGINS)
         for _ in range(count):
             task = session.next_task()
+            assert task is not None
             session.cast(task.token, dict.fromkeys(answer_names(), choice))
 
 
@@ -99,6 +100,7 @@ def test_a_pack_is_blind_and_self_contained(main: Location, tmp_path: Path) -> N
         assert info is not None and (info.campaign, info.annotator, info.tasks) == ("c", "ann", 5)
         session = AnnotationSession(bundle, "c", "ann", PLUGINS)
         task = session.next_task()
+        assert task is not None
         assert task.progress.total == 5 and task.images[0].data
         assert all(len(turn.responses) == 2 and all(turn.responses) for turn in task.turns)
     with Bundle.open(main) as bundle:
@@ -128,6 +130,7 @@ def test_merge_is_idempotent_and_maps_votes_to_models(main: Location, tmp_path: 
         session = AnnotationSession(bundle, "c", "ann", PLUGINS)
         session.undo()
         task = session.next_task()
+        assert task is not None
         session.skip(task.token, "cannot tell")
     first = merge(main, pack)
     assert first["added"] == 4 * 5 + 1 and first["conflicts"] == []
@@ -257,6 +260,7 @@ def test_nothing_to_pack(main: Location, tmp_path: Path) -> None:
         )
         session = AnnotationSession(bundle, "tiny", "ann", PLUGINS)
         task = session.next_task()
+        assert task is not None
         session.cast(task.token, "a")
         with pytest.raises(PackError, match="no open task"):
             export_pack(bundle, "tiny", "ann", tmp_path / "p.wbb")
@@ -294,6 +298,7 @@ def test_a_packed_task_is_reserved_until_its_pack_is_merged(main: Location, tmp_
         session = AnnotationSession(pack, "solo", "ann", PLUGINS)
         for _ in range(2):
             task = session.next_task()
+            assert task is not None
             session.cast(task.token, dict.fromkeys(answer_names(), "a"))
     with Bundle.open(main) as bundle:
         merge_pack(bundle, tmp_path / "ann.wbb")

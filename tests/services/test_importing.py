@@ -6,7 +6,7 @@ import gc
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from sqlalchemy import select
@@ -41,9 +41,9 @@ def bundle_with_one_item(tmp_path: Path) -> Path:
     return bundle
 
 
-def counts(bundle: Path) -> dict:
+def counts(bundle: Path) -> dict[str, Any]:
     with Bundle.open(bundle) as opened, opened.read_session() as session:
-        return bundle_counts(session)["totals"]
+        return cast("dict[str, Any]", bundle_counts(session)["totals"])
 
 
 def test_import_creates_the_bundle_and_records_provenance(tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ inspector's flag, the Failures panel and the Agreement panel."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 import pytest
 
@@ -55,7 +56,7 @@ def bundle_path(tmp_path: Path) -> Path:
             category=None,
         ),
     ]
-    return build_bundle(tmp_path / "majority", lines)
+    return cast("Path", build_bundle(tmp_path / "majority", lines))
 
 
 def test_flag_failures_and_agreement_find_the_same_disagreements(bundle_path: Path) -> None:

@@ -12,6 +12,7 @@ import shlex
 from html import escape as html_escape
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any, cast
 
 import pandas as pd
 import pytest
@@ -36,9 +37,9 @@ def report_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_report_bundle(tmp_path_factory.mktemp("report"))
 
 
-def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
+def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
     assert main([*argv, "--json"]) == 0
-    return json.loads(capsys.readouterr().out)
+    return cast("dict[str, Any]", json.loads(capsys.readouterr().out))
 
 
 class Tables(HTMLParser):

@@ -3,6 +3,8 @@ Landis & Koch's bands, cycles per evaluator."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 import pytest
 from workbench_chirp.score_manifest import CHIRP_SCORES
@@ -17,7 +19,7 @@ from tests.stats.frames import judgments_frame
 from workbench.stats.errors import StatsInputError
 
 
-def judgment(kind: str, evaluator: str, item: int, winner: str, loser: str) -> dict:
+def judgment(kind: str, evaluator: str, item: int, winner: str, loser: str) -> dict[str, Any]:
     return {
         "kind": kind,
         "evaluator": evaluator,

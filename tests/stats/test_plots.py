@@ -49,6 +49,7 @@ def test_heatmap_shows_the_matrix_with_blank_missing_cells() -> None:
     axes = figure.axes[0]
     image = axes.images[0]
     data = image.get_array()
+    assert data is not None
     assert data.mask.tolist() == [[True, False], [False, True]]
     assert [text.get_text() for text in axes.texts] == ["0.70", "0.30"]
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import pytest
@@ -33,7 +34,7 @@ def world(seed: int, informative: bool, humans: int = 400, judge_only: int = 800
 
 
 def covered(result, truth: np.ndarray) -> np.ndarray:
-    return (result.lower[1:] <= truth[1:]) & (truth[1:] <= result.upper[1:])
+    return cast("np.ndarray", (result.lower[1:] <= truth[1:]) & (truth[1:] <= result.upper[1:]))
 
 
 def test_weight_zero_is_the_humans_own_fit() -> None:

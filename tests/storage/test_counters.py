@@ -7,12 +7,14 @@ from __future__ import annotations
 import contextlib
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 import pytest
 from alembic import command
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import func, literal, select, update
+from sqlalchemy.dialects import postgresql, sqlite
 
 from tests.backends import BundleBackend, Location
 from tests.services.campaign_helpers import (
@@ -247,8 +249,10 @@ def test_rebuild_gives_what_the_writers_kept(
             first, second = (AnnotationSession(bundle, "c", h, PLUGINS) for h in ANNOTATORS[:2])
             for _ in range(3):
                 task = first.next_task()
+                assert task is not None
                 first.cast(task.token, "a")
                 task = second.next_task()
+                assert task is not None
                 second.skip(task.token, "unreadable")
             kept = stored(bundle)
             with bundle.session() as write:
@@ -267,8 +271,10 @@ def test_migration_0004_fills_the_counters_of_an_existing_bundle(
             first, second = (AnnotationSession(bundle, "c", h, PLUGINS) for h in ANNOTATORS[:2])
             for _ in range(2):
                 task = first.next_task()
+                assert task is not None
                 first.cast(task.token, "b")
             task = second.next_task()
+            assert task is not None
             second.skip(task.token, "no image")
             second.next_task()  # a lease held at the time of the upgrade
             expected = recount(bundle)
@@ -331,8 +337,8 @@ def test_a_vote_and_the_next_lease_build_no_statement_and_leases_read_no_answer(
 
             for module, names in (
                 (counters, ("select", "exists", "delete")),
-                (counters.sqlite, ("insert",)),
-                (counters.postgresql, ("insert",)),
+                (sqlite, ("insert",)),
+                (postgresql, ("insert",)),
                 (voting, ("select", "exists", "delete", "insert")),
                 (blind_tasks, ("select",)),
             ):
@@ -340,7 +346,7 @@ def test_a_vote_and_the_next_lease_build_no_statement_and_leases_read_no_answer(
                     monkeypatch.setattr(module, name, built)
             ran: list[str] = []
 
-            def record(_conn, _cursor, statement, *_args) -> None:
+            def record(_conn, _cursor, statement, *_args: Any) -> None:
                 ran.append(statement)
 
             event.listen(bundle.engine, "before_cursor_execute", record)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 from sqlalchemy import String, literal
@@ -74,10 +75,10 @@ def bundle_path(tmp_path: Path, bundle_location: Path | str) -> Path | str:
     path = build_bundle(tmp_path / "read-model", lines, into=bundle_location)
     add_campaign_votes(path, "pilot", [("ann", "q1", "x", "y", "b"), ("ann", "q2", "x", None, "a")])
     add_judge_verdicts(path, "run-1", [("q2", "x", "y", "b"), ("q2", "y", "x", None)])
-    return path
+    return cast("Path | str", path)
 
 
-def _rows(path: Path, *filters: OutcomeFilter) -> list[dict]:
+def _rows(path: Path, *filters: OutcomeFilter) -> list[dict[str, Any]]:
     with Bundle.open(path) as bundle, bundle.read_session() as session:
         names, rows = read_judgments(session, *filters)
     return [dict(zip(names, row, strict=True)) for row in rows]

@@ -104,11 +104,14 @@ def test_with_two_votes_left_one_lease_holds_one_of_them(bundle: Bundle) -> None
     tasks = campaign(bundle, votes_per_pair=2)
     ann, bob, cat = (session(bundle, handle) for handle in ANNOTATORS[:3])
     first = ann.next_task()
+    assert first is not None
     ann.cast(first.token, "a")  # one vote of two given
     bobs = bob.next_task()
+    assert bobs is not None
     # the first task still needs a vote: bob holds it now (shown the other way round)
     assert same_task(bobs.turns, first.turns)
     cats = cat.next_task()
+    assert cats is not None
     assert not same_task(cats.turns, first.turns)
     assert cats.progress.remaining == tasks - 1
 
@@ -117,6 +120,9 @@ def test_an_expired_lease_frees_the_task(bundle: Bundle) -> None:
     campaign(bundle, models=2)
     ann, bob = session(bundle, ANNOTATORS[0]), session(bundle, ANNOTATORS[1])
     held = ann.next_task()
+    assert held is not None
+    assert held is not None
+    assert held is not None
     assert bob.next_task().turns != held.turns
     expire_leases(bundle)
     other = session(bundle, ANNOTATORS[2])
@@ -141,10 +147,13 @@ def test_a_second_answer_from_the_same_annotator_is_refused(bundle: Bundle) -> N
     campaign(bundle)
     window, other_window = session(bundle, ANNOTATORS[0]), session(bundle, ANNOTATORS[0])
     task = window.next_task()
+    assert task is not None
     again = other_window.next_task()
+    assert again is not None
     assert again.turns == task.turns  # their own lease does not hide the task from them
     window.cast(task.token, "a")
     with pytest.raises(StaleTaskError, match="answered already"):
+        assert again is not None
         other_window.cast(again.token, "b")
     with bundle.read_session() as read:
         assert read.scalar(select(func.count()).select_from(Vote)) == 1
@@ -154,6 +163,9 @@ def test_undo_leases_the_task_again(bundle: Bundle) -> None:
     campaign(bundle)
     ann = session(bundle, ANNOTATORS[0])
     task = ann.next_task()
+    assert task is not None
+    assert task is not None
+    assert task is not None
     ann.cast(task.token, "a")
     assert leases(bundle) == []
     assert ann.undo().turns == task.turns
@@ -173,6 +185,7 @@ def test_concurrent_hand_out_gives_distinct_tasks(bundle: Bundle) -> None:
             mine = session(bundle, handle)
             start.wait()
             first = mine.next_task()  # everyone asks at the same moment
+            assert first is not None
             handed.wait()  # and holds the first task until all have one
             voted[handle] = [repr(first.turns)]
             mine.cast(first.token, "a")
@@ -214,6 +227,7 @@ def test_a_bundle_from_before_leases_migrates_with_its_data(
         ann = session(bundle, ANNOTATORS[0])
         for _ in range(2):
             task = ann.next_task()
+            assert task is not None
             ann.cast(task.token, "a")
         before = table_counts(bundle)
     engine = make_engine(parse_location(location))

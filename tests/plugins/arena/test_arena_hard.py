@@ -89,7 +89,7 @@ def clone(root: Path, *, with_questions: bool = True, with_config: bool = True) 
     return root
 
 
-def games(bundle: Path) -> list[tuple[str, str, str, str | None, int, str | None, dict]]:
+def games(bundle: Path) -> list[tuple[str, str, str, str | None, int, str | None, dict[str, Any]]]:
     model_a, model_b = aliased(Model), aliased(Model)
     with Bundle.open(bundle) as opened, opened.read_session() as session:
         rows = session.execute(

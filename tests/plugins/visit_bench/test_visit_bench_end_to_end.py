@@ -18,6 +18,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -47,7 +48,7 @@ class LongerAnswerJudge:
     def __init__(self) -> None:
         self.decisions: dict[tuple[str, str], str | None] = {}
 
-    def __call__(self, messages: list[dict]) -> str:
+    def __call__(self, messages: list[dict[str, Any]]) -> str:
         system, user = message_text(messages, "system"), message_text(messages, "user")
         if "report the decision" in system:
             return "Unknown"
@@ -141,9 +142,9 @@ def templates_and_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
 
 
-def _json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
+def _json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
     assert main([*argv, "--json"]) == 0, capsys.readouterr().err
-    return json.loads(capsys.readouterr().out)
+    return cast("dict[str, Any]", json.loads(capsys.readouterr().out))
 
 
 def test_agreement_by_majority_from_the_files_and_a_judge_run(
