@@ -16,7 +16,7 @@ class MemoryKeyring(KeyringBackend):
     priority = 1
 
     def __init__(self) -> None:
-        super().__init__()
+        super().__init__()  # type: ignore[no-untyped-call]  # keyring's base class is unannotated
         self.passwords: dict[tuple[str, str], str] = {}
 
     def get_password(self, service: str, username: str) -> str | None:

@@ -110,6 +110,7 @@ def test_pairwise_holds_one_item_of_judgments_ahead_of_the_sort(
 
     monkeypatch.setattr(aggregate_module, "_pairs", summing)
     held: list[int] = []
+    reader: CountingReader
     reader = CountingReader(
         monkeypatch, lambda: held.append(len(reader.pulled) - sorted_records["taken"])
     )

@@ -65,7 +65,10 @@ def test_two_processes_running_one_command_store_each_verdict_once(
             )
             for _ in range(2)
         ]
-        outcomes = [(process.wait(120), process.stderr.read()) for process in processes]
+        outcomes = []
+        for process in processes:
+            assert process.stderr is not None
+            outcomes.append((process.wait(120), process.stderr.read()))
         for process in processes:
             assert process.stderr is not None
             process.stderr.close()

@@ -36,7 +36,7 @@ def small_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_bundle(tmp_path_factory.mktemp("cli"), 12, models=("m-one", "m-two", "m-three"))
 
 
-def judge_args(bundle: Path, server: FakeOpenAIServer, *extra: str) -> list[str]:
+def judge_args(bundle: Path | str, server: FakeOpenAIServer, *extra: str) -> list[str]:
     return [
         "judge",
         str(bundle),
@@ -219,7 +219,7 @@ def test_the_http_stack_loads_while_the_run_is_planned(
 
     seen_while_planning: list[bool] = []
 
-    def plan(*args: Any, **kwargs: Any):
+    def plan(*args: Any, **kwargs: Any) -> Any:
         seen_while_planning.append(preparing.wait(2))
         try:
             return real_plan(*args, **kwargs)

@@ -104,6 +104,7 @@ def test_content_given_as_parts_is_read(bundle: Path, server: FakeOpenAIServer) 
 
 
 def test_no_usable_completion_is_named() -> None:
+    body: str | dict[str, Any]
     for body in ("<html>", {}, {"choices": []}, {"choices": [{"message": None}]}):
         with pytest.raises(UnusableAnswer):
             completion_text(body)

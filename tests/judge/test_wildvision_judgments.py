@@ -75,6 +75,7 @@ def test_parsed_verdicts_give_the_published_battles(
         result = ANCHORED_FIVE_LEVEL.parse(row["text"] or "")
         if result.verdicts:
             (verdict,) = result.verdicts
+            assert verdict.outcome is not None
             assert verdict.label == row["score"], key
             assert battles_of(verdict.outcome, verdict.strength) == published.get(key, Counter())
             parsed += 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,7 @@ def bundle_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def bundle(bundle_path: Path):
+def bundle(bundle_path: Path) -> Iterator[Bundle]:
     with Bundle.open(bundle_path) as opened:
         yield opened
 

@@ -75,7 +75,9 @@ def test_resampling_cells_gives_the_intervals_of_resampling_battles(
     rounds = []
     for _ in range(len(wildvision_samples)):
         drawn = np.bincount(rng.integers(0, rows, rows), minlength=rows)
-        resampled = count_pairs(*columns, weight * drawn)  # every row kept, so the same cells
+        resampled = count_pairs(
+            columns[0], columns[1], columns[2], weight * drawn
+        )  # every row kept, so the same cells
         assert np.array_equal(resampled.first, counts.first)
         rounds.append(resampled.cells)
     row_level = pd.DataFrame(

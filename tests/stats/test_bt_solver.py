@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -156,7 +156,7 @@ def test_the_batched_solves_run_on_one_blas_thread(monkeypatch: pytest.MonkeyPat
     seen: list[int] = []
     solve = np.linalg.solve
 
-    def counting(*args: object) -> np.ndarray:
+    def counting(*args: Any) -> np.ndarray:
         seen.extend(pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas")
         return cast("np.ndarray", solve(*args))
 

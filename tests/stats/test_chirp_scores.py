@@ -89,7 +89,9 @@ def test_how_often_each_evaluator_prefers_the_larger_model() -> None:
         judgment("judge", "run", 3, "unsized", "big"),  # no size known: left out
     ]
     attributes = pd.DataFrame({"model": ["small", "mid", "big"], "size": [7.0, 13.0, 34.0]})
-    tables = CHIRP_SCORES.with_attributes(judgments_frame(rows), attributes)
+    with_attributes = CHIRP_SCORES.with_attributes
+    assert with_attributes is not None
+    tables = with_attributes(judgments_frame(rows), attributes)
     table = tables["prefers_larger_model"].set_index(["evaluator", "criterion"])
     assert table.loc[(HUMAN_SURVEY, "all"), "comparisons"] == 3
     assert table.loc[(HUMAN_SURVEY, "all"), "prefers_larger"] == pytest.approx(2 / 3)

@@ -15,16 +15,19 @@ import pytest
 from workbench.stats.errors import StatsInputError
 from workbench.stats.ppi import (
     Comparisons,
+    PredictionPoweredRatings,
     classical_ratings,
     prediction_powered_ratings,
     rank_sets,
 )
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from ppi_population import make_population, true_ratings
+from ppi_population import Population, make_population, true_ratings
 
 
-def world(seed: int, informative: bool, humans: int = 400, judge_only: int = 8000):
+def world(
+    seed: int, informative: bool, humans: int = 400, judge_only: int = 8000
+) -> tuple[Population, np.ndarray, Comparisons, np.ndarray, Comparisons]:
     population = make_population(seed, informative=informative)
     truth = true_ratings(population, 200_000, seed)
     rng = np.random.default_rng(seed)
@@ -33,7 +36,7 @@ def world(seed: int, informative: bool, humans: int = 400, judge_only: int = 800
     return population, truth, both, verdicts, Comparisons(only.a, only.b, only_verdicts)
 
 
-def covered(result, truth: np.ndarray) -> np.ndarray:
+def covered(result: PredictionPoweredRatings, truth: np.ndarray) -> np.ndarray:
     return cast("np.ndarray", (result.lower[1:] <= truth[1:]) & (truth[1:] <= result.upper[1:]))
 
 

@@ -134,7 +134,7 @@ def judged_bundle(tmp_path: Path) -> Path:
                 )
         lines.append(item_line(f"q{index}", judgments, category="ocr" if index < 3 else "humor"))
     bundle = build_bundle(tmp_path / "judged", lines)
-    verdicts = []
+    verdicts: list[tuple[str, str, str, str | None]] = []
     for index in range(6):
         verdicts += [
             (f"q{index}", "x", "y", "a"),

@@ -65,7 +65,7 @@ def items(
     bundle: Path,
 ) -> dict[str, tuple[str | None, str | None, dict[str, Any], list[str | None]]]:
     with Bundle.open(bundle) as opened, opened.read_session() as session:
-        found = {}
+        found: dict[str, tuple[str | None, str | None, dict[str, Any], list[str | None]]] = {}
         for item in session.scalars(select(Item)):
             slots = session.execute(
                 select(Image.sha256)

@@ -115,7 +115,7 @@ def test_model_names_are_the_rows_names_everywhere(
     assert {game.model for game in raw_games} <= named_in_rows
     assert set(raw_battles["model_a"]) | set(raw_battles["model_b"]) <= named_in_rows
     with Bundle.open(bundle) as opened, opened.read_session() as session:
-        stored = dict(session.execute(select(Model.name, Model.metadata_)).all())
+        stored: dict[str, Any] = dict(session.execute(select(Model.name, Model.metadata_)).all())
     assert set(stored) == named_in_rows
     stems = dict(raw_answers[["model", "file_stem"]].drop_duplicates().itertuples(index=False))
     assert {name: meta["wildvision_file"] for name, meta in stored.items()} == stems
