@@ -94,7 +94,6 @@ def test_a_floated_dock_s_figure_follows_its_size(qtbot: QtBot, window: MainWind
     assert floated is not None
     assert floated.width() > docked.width()
     assert forest.pixmap is not None
-    assert forest.pixmap is not None
     assert round(forest.pixmap.width() / forest.pixmap.devicePixelRatio()) == floated.width()
     dock.setFloating(False)
     QApplication.processEvents()

@@ -80,6 +80,7 @@ class CountingServer:
     @property
     def base(self) -> str:
         host, port = self.server.server_address[:2]
+        assert isinstance(host, str)
         return f"http://{host}:{port}"
 
     def __enter__(self) -> CountingServer:

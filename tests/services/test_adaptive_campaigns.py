@@ -162,7 +162,7 @@ def test_positions_stay_counterbalanced_and_every_choice_replays(
             .where(Vote.annotator_id.is_not(None))
         ).all()
         standing = adaptive_standing(db, find_campaign(db, "c"))
-    first_shown = Counter()
+    first_shown: Counter[int | None] = Counter()
     for swapped, left, right in voted:
         first_shown[right if swapped else left] += 1
         first_shown[left if swapped else right] -= 1

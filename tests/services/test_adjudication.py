@@ -57,9 +57,9 @@ def test_lists_exactly_the_tasks_whose_annotators_disagree(
 
 def _gold_sequence(path: Path) -> int:
     with Bundle.open(path) as bundle, bundle.read_session() as read:
-        return read.scalar(
+        return read.execute(
             select(ScheduledPair.sequence).where(ScheduledPair.gold_choice.is_not(None))
-        )
+        ).scalar_one()
 
 
 def test_a_settled_answer_is_kept_with_note_adjudicator_and_time(
@@ -95,7 +95,12 @@ def test_a_settled_answer_is_kept_with_note_adjudicator_and_time(
     ],
 )
 def test_bad_input_is_refused_and_changes_nothing(
-    ops: tuple[Path, dict[tuple[int, str], str]], task, answer, adjudicator, error, message
+    ops: tuple[Path, dict[tuple[int, str], str]],
+    task: int,
+    answer: str,
+    adjudicator: str,
+    error: type[Exception],
+    message: str,
 ) -> None:
     path, _ = ops
     with Bundle.open(path) as bundle:

@@ -5,9 +5,9 @@ vote is committed afterwards; what was not committed is not lost, nor is any tas
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from sqlalchemy import event, func, select
@@ -42,16 +42,19 @@ def bundle(template: Path | str, bundle_backend: BundleBackend) -> Iterator[Bund
 
 def votes(bundle: Bundle) -> int:
     with bundle.read_session() as session:
-        return session.scalar(
+        return session.execute(
             select(func.count()).select_from(Vote).where(Vote.retracted_at.is_(None))
-        )
+        ).scalar_one()
 
 
-def statements_during(bundle: Bundle, action):
+T = TypeVar("T")
+
+
+def statements_during(bundle: Bundle, action: Callable[[], T]) -> tuple[T, list[str]]:
     """``action()``'s result and the SQL statements it ran."""
     ran: list[str] = []
 
-    def record(_conn, _cursor, statement, *_args: Any) -> None:
+    def record(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
         ran.append(statement)
 
     event.listen(bundle.engine, "before_cursor_execute", record)
@@ -100,6 +103,7 @@ def test_commit_stores_the_vote_renews_the_lease_and_reads_the_next_one_ahead(
     pending, second = ann.answer_ahead(first.token, "a")  # type: ignore[misc]
     with bundle.read_session() as session:
         leased_before = session.scalar(select(func.max(PairLease.leased_at)))
+        assert leased_before is not None
     commits: list[int] = []
 
     def count(_connection: object) -> None:
@@ -151,7 +155,7 @@ def test_take_back_returns_to_the_answered_task_with_the_same_read_ahead(bundle:
     read, ran = statements_during(bundle, ann.read_ahead)
     assert read is ahead and ran == []
     given = ann.answer_ahead(first.token, "b")  # the answer given again, as with Enter
-    assert given is not None and given[1].token == ahead.token
+    assert given is not None and given[1] is not None and given[1].token == ahead.token
     ann.commit(given[0])
     with bundle.read_session() as session:
         assert session.scalars(select(Vote.choice)).all() == ["b"]

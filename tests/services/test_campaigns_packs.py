@@ -142,8 +142,8 @@ def test_merge_is_idempotent_and_maps_votes_to_models(main: Location, tmp_path: 
     assert details["annotators"]["ann"] == {"answered": 3, "skipped": 1}
     pack_votes = {row[0]: row for row in votes(pack)}
     schedule = {row["sequence"]: row for row in details["schedule"]}
-    with Bundle.open(main) as bundle, bundle.read_session() as session:
-        rows = session.execute(
+    with Bundle.open(main) as bundle, bundle.read_session() as read:
+        rows = read.execute(
             text(
                 "SELECT v.uuid, p.sequence, a.name, b.name FROM votes v "
                 "JOIN scheduled_pairs p ON v.pair_id = p.id "
@@ -156,7 +156,9 @@ def test_merge_is_idempotent_and_maps_votes_to_models(main: Location, tmp_path: 
     # the main bundle's annotator queue now skips what ann did offline
     with Bundle.open(main) as bundle:
         session = AnnotationSession(bundle, "c", "ann", PLUGINS)
-        assert session.next_task().progress.done == 4
+        given = session.next_task()
+        assert given is not None
+        assert given.progress.done == 4
 
 
 def test_two_packs_merge_the_same_in_either_order(
@@ -302,8 +304,8 @@ def test_a_packed_task_is_reserved_until_its_pack_is_merged(main: Location, tmp_
             session.cast(task.token, dict.fromkeys(answer_names(), "a"))
     with Bundle.open(main) as bundle:
         merge_pack(bundle, tmp_path / "ann.wbb")
-        with bundle.read_session() as session:
-            leases = session.execute(
+        with bundle.read_session() as read:
+            leases = read.execute(
                 text(
                     "SELECT count(*) FROM pair_leases JOIN annotators a ON a.id = annotator_id "
                     "WHERE a.handle = 'ann'"

@@ -219,8 +219,6 @@ def test_vote_skip_undo_resume(bundle: Bundle, protocol_name: str) -> None:
     session.skip(second.token, "image does not load")
     third = session.next_task()
     assert third is not None
-    assert third is not None
-    assert third is not None
     assert third.progress.done == 2
 
     back = session.undo()  # takes back the skip: the second task is current again
@@ -239,14 +237,18 @@ def test_vote_skip_undo_resume(bundle: Bundle, protocol_name: str) -> None:
         assert second is not None
         session.cast(second.token, answer_for(protocol))  # an old token means nothing
     resumed.cast(again.token, answer_for(protocol, 1), comment="  considered  ")
+    assert again is not None
     with pytest.raises(StaleTaskError):
-        assert again is not None
         resumed.cast(again.token, answer_for(protocol))  # one answer per task
-    assert resumed.next_task().turns == third.turns
+    given = resumed.next_task()
+    assert given is not None
+    assert given.turns == third.turns
 
     with bundle.read_session() as read:
         votes = list(read.scalars(select(Vote).order_by(Vote.id)))
-        names = {model.id: model.name for model in read.scalars(select(Model))}
+        names: dict[int | None, str] = {
+            model.id: model.name for model in read.scalars(select(Model))
+        }
     by_sequence = {row["sequence"]: row for row in schedule}
     active = [vote for vote in votes if vote.retracted_at is None]
     (skip,) = [vote for vote in votes if vote.skip_reason is not None]
@@ -255,6 +257,7 @@ def test_vote_skip_undo_resume(bundle: Bundle, protocol_name: str) -> None:
     with bundle.read_session() as read:
         sequences = {pair.id: pair.sequence for pair in read.scalars(select(ScheduledPair))}
     for vote in active:
+        assert vote.pair_id is not None
         row = by_sequence[sequences[vote.pair_id]]
         # the vote keeps who was shown where: with the choice, that says which model won
         assert names.get(vote.model_a_id) == row["left"]
@@ -316,10 +319,10 @@ def test_undo_brings_a_task_back_even_when_others_filled_it(bundle: Bundle) -> N
     ann = AnnotationSession(bundle, "c", "ann", PLUGINS)
     task = ann.next_task()
     assert task is not None
-    assert task is not None
-    assert task is not None
     ann.cast(task.token, "a")
-    assert ann.undo().turns == task.turns
+    given = ann.undo()
+    assert given is not None
+    assert given.turns == task.turns
     bob = AnnotationSession(bundle, "c", "bob", PLUGINS)
     bobs = bob.next_task()
     assert bobs is not None
@@ -419,7 +422,8 @@ def test_registry_is_used_for_the_protocol(bundle: Bundle) -> None:
     session = AnnotationSession(bundle, "c", "ann", PLUGINS)
     assert isinstance(PLUGINS, Registry)
     assert session.protocol is PLUGINS.protocol("arena-battle")
-    assert session.protocol.choice_for_key("x").value == "both_bad"
+    both_bad = session.protocol.choice_for_key("x")
+    assert both_bad is not None and both_bad.value == "both_bad"
 
 
 def test_a_vote_and_the_next_task_load_no_task_object_and_check_the_settings_once(
@@ -450,7 +454,7 @@ def test_a_vote_and_the_next_task_load_no_task_object_and_check_the_settings_onc
 
     ran: list[str] = []
 
-    def record(_conn, _cursor, statement, *_args: Any) -> None:
+    def record(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
         ran.append(" ".join(statement.split()))
 
     monkeypatch.setattr(CampaignSettings, "from_json", classmethod(from_json))
@@ -488,7 +492,9 @@ def test_a_vote_and_the_next_task_splice_no_list_of_ids_into_their_sql(bundle: B
     spliced: list[str] = []
     ran: list[str] = []
 
-    def record(_conn, _cursor, statement, _parameters, context, _many) -> None:
+    def record(
+        _conn: Any, _cursor: Any, statement: str, _parameters: Any, context: Any, _many: bool
+    ) -> None:
         ran.append(statement)
         if context.compiled is not None and context.compiled.post_compile_params:
             spliced.append(" ".join(statement.split()))
@@ -533,6 +539,7 @@ def test_cast_and_next_commits_the_vote_and_the_next_lease_together(bundle: Bund
         event.remove(bundle.engine, "commit", count)
     assert together == apart - 1  # one write transaction fewer; the task's read stays
     assert len(receipt.uuids) == 1 and receipt.progress.done == 1
+    assert first is not None and second is not None and third is not None
     assert len({repr(task.turns) for task in (first, second, third)}) == 3
     with pytest.raises(StaleTaskError):  # the answered task's token is spent
         ann.cast(first.token, "b")

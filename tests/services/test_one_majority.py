@@ -5,7 +5,7 @@ inspector's flag, the Failures panel and the Agreement panel."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 import pytest
 
@@ -15,7 +15,9 @@ from workbench.services.browse import ItemFlag, item_flags, item_rows
 from workbench.storage import Bundle
 
 
-def _judgment(kind: str, rater: str, a: str, b: str, outcome: str, criterion: str = "overall"):
+def _judgment(
+    kind: str, rater: str, a: str, b: str, outcome: str, criterion: str = "overall"
+) -> dict[str, Any]:
     return {
         "kind": kind,
         "rater": rater,

@@ -43,7 +43,7 @@ from workbench.storage.models import (
 )
 
 PLUGINS = registry_with_all_protocols()
-PAIR = {"first": "alphavision-7b", "second": "betachat-13b"}
+PAIR: dict[str, Any] = {"first": "alphavision-7b", "second": "betachat-13b"}
 
 
 @pytest.fixture(scope="module")

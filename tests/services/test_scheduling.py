@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from workbench.services.scheduling import (
     REFERENCE,
     Comparison,
+    Contestant,
     PlannedTask,
     Slot,
     all_pairs,
@@ -35,9 +36,9 @@ def slots(count: int, turns: int | None = None) -> list[Slot]:
     return [Slot("src", f"item{n:03d}", turns) for n in range(count)]
 
 
-def pair_balance(tasks: list[PlannedTask]) -> dict[tuple[Any, ...], Counter]:
+def pair_balance(tasks: list[PlannedTask]) -> dict[tuple[Any, ...], Counter[Any]]:
     """Per unordered pair: how often each member was shown left."""
-    balance: dict[tuple[Any, ...], Counter] = {}
+    balance: dict[tuple[Any, ...], Counter[Any]] = {}
     for task in tasks:
         pair = tuple(sorted((task.left, task.right), key=contestant_key))
         balance.setdefault(pair, Counter())[task.left] += 1
@@ -45,9 +46,9 @@ def pair_balance(tasks: list[PlannedTask]) -> dict[tuple[Any, ...], Counter]:
 
 
 @st.composite
-def eligibility(draw: st.DrawFn) -> dict[Slot, list[Any]]:
+def eligibility(draw: st.DrawFn) -> dict[Slot, list[Contestant]]:
     model_count = draw(st.integers(min_value=2, max_value=8))
-    models = [f"model-{n}" for n in range(model_count)]
+    models: list[Contestant] = [f"model-{n}" for n in range(model_count)]
     if draw(st.booleans()):
         models.append(REFERENCE)
     slot_count = draw(st.integers(min_value=1, max_value=25))
@@ -59,7 +60,9 @@ def eligibility(draw: st.DrawFn) -> dict[Slot, list[Any]]:
 
 @settings(max_examples=150, deadline=None)
 @given(eligible=eligibility(), seed=st.integers(min_value=0, max_value=2**32))
-def test_counterbalancing_per_pair_and_per_model(eligible: dict[str, Any], seed: int) -> None:
+def test_counterbalancing_per_pair_and_per_model(
+    eligible: dict[Slot, list[Contestant]], seed: int
+) -> None:
     comparisons = all_pairs(eligible)
     tasks = counterbalance(comparisons, random.Random(seed))
     assert len(tasks) == len(comparisons)
@@ -112,7 +115,7 @@ def test_all_pairs_only_where_both_are_eligible() -> None:
 
 def test_anchored_pairs_with_the_reference() -> None:
     item_a, item_b = slots(2)
-    eligible = {item_a: [REFERENCE, "x", "y"], item_b: ["x", "y"]}
+    eligible: dict[Slot, list[Contestant]] = {item_a: [REFERENCE, "x", "y"], item_b: ["x", "y"]}
     drawn = anchored_pairs(eligible, REFERENCE)
     assert {(c.slot, c.first, c.second) for c in drawn} == {
         (item_a, REFERENCE, "x"),

@@ -346,7 +346,7 @@ def test_a_vote_and_the_next_lease_build_no_statement_and_leases_read_no_answer(
                     monkeypatch.setattr(module, name, built)
             ran: list[str] = []
 
-            def record(_conn, _cursor, statement, *_args: Any) -> None:
+            def record(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
                 ran.append(statement)
 
             event.listen(bundle.engine, "before_cursor_execute", record)

@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any, cast
 
 import pytest
-from sqlalchemy import String, literal
+from sqlalchemy import Select, String, literal
 from sqlalchemy.dialects import sqlite
+from sqlalchemy.orm import Session
 
 from tests.stats.bundle_helpers import (
     add_campaign_votes,
@@ -210,7 +211,7 @@ def test_fingerprint_counts_what_the_read_model_shows(bundle_path: Path) -> None
     assert found[3] == 3
 
 
-def _plan(session, statement) -> list[str]:
+def _plan(session: Session, statement: Select[Any]) -> list[str]:
     sql = str(statement.compile(dialect=sqlite.dialect(), compile_kwargs={"literal_binds": True}))
     return [row[3] for row in session.connection().exec_driver_sql(f"EXPLAIN QUERY PLAN {sql}")]
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -43,7 +44,7 @@ def template(bundle_backend: BundleBackend, tmp_path_factory: pytest.TempPathFac
 
 
 @pytest.fixture
-def bundle(template: Location, bundle_backend: BundleBackend) -> Bundle:
+def bundle(template: Location, bundle_backend: BundleBackend) -> Iterator[Bundle]:
     location = bundle_backend.copy(template)
     with Bundle.open(location) as opened:
         yield opened
@@ -65,7 +66,7 @@ def session(bundle: Bundle, handle: str) -> AnnotationSession:
 def leases(bundle: Bundle) -> list[tuple[int, int, datetime, datetime]]:
     with bundle.read_session() as read:
         return [
-            tuple(row)
+            (row[0], row[1], row[2], row[3])
             for row in read.execute(
                 select(
                     PairLease.pair_id,
@@ -86,7 +87,7 @@ def test_the_last_vote_of_a_task_is_handed_to_one_annotator(bundle: Bundle) -> N
     tasks = campaign(bundle)
     sessions = [session(bundle, handle) for handle in ANNOTATORS[: tasks + 1]]
     handed = [s.next_task() for s in sessions]
-    shown = [repr(task.turns) for task in handed[:tasks]]
+    shown = [repr(task.turns) for task in handed[:tasks] if task is not None]
     assert len(set(shown)) == tasks  # each annotator got a different task
     assert handed[tasks] is None  # every task is leased: nothing left for the last one
     held = leases(bundle)
@@ -95,7 +96,9 @@ def test_the_last_vote_of_a_task_is_handed_to_one_annotator(bundle: Bundle) -> N
     }
     # answering releases the lease; the task is full, so the late annotator still gets nothing
     first = sessions[0]
-    first.cast(handed[0].token, "a")
+    first_task = handed[0]
+    assert first_task is not None
+    first.cast(first_task.token, "a")
     assert len(leases(bundle)) == tasks - 1
     assert sessions[tasks].next_task() is None
 
@@ -121,12 +124,14 @@ def test_an_expired_lease_frees_the_task(bundle: Bundle) -> None:
     ann, bob = session(bundle, ANNOTATORS[0]), session(bundle, ANNOTATORS[1])
     held = ann.next_task()
     assert held is not None
-    assert held is not None
-    assert held is not None
-    assert bob.next_task().turns != held.turns
+    given = bob.next_task()
+    assert given is not None
+    assert given.turns != held.turns
     expire_leases(bundle)
     other = session(bundle, ANNOTATORS[2])
-    assert other.next_task().turns == held.turns
+    given = other.next_task()
+    assert given is not None
+    assert given.turns == held.turns
     # ann answers after the lease expired: the vote is still stored (it is ann's work)
     receipt = ann.cast(held.token, "a")
     with bundle.read_session() as read:
@@ -164,13 +169,15 @@ def test_undo_leases_the_task_again(bundle: Bundle) -> None:
     ann = session(bundle, ANNOTATORS[0])
     task = ann.next_task()
     assert task is not None
-    assert task is not None
-    assert task is not None
     ann.cast(task.token, "a")
     assert leases(bundle) == []
-    assert ann.undo().turns == task.turns
+    given = ann.undo()
+    assert given is not None
+    assert given.turns == task.turns
     assert [row[1] for row in leases(bundle)] == [ann._annotator_id]
-    assert session(bundle, ANNOTATORS[1]).next_task().turns != task.turns
+    given = session(bundle, ANNOTATORS[1]).next_task()
+    assert given is not None
+    assert given.turns != task.turns
 
 
 def test_concurrent_hand_out_gives_distinct_tasks(bundle: Bundle) -> None:
@@ -213,7 +220,7 @@ def test_concurrent_hand_out_gives_distinct_tasks(bundle: Bundle) -> None:
 def table_counts(bundle: Bundle) -> dict[str, int]:
     with bundle.read_session() as read:
         return {
-            model.__tablename__: read.scalar(select(func.count()).select_from(model))
+            model.__tablename__: read.execute(select(func.count()).select_from(model)).scalar_one()
             for model in (Campaign, ScheduledPair, Vote)
         }
 
@@ -239,6 +246,8 @@ def test_a_bundle_from_before_leases_migrates_with_its_data(
     with Bundle.open(location) as bundle:
         assert bundle.revision() == head_revision()
         assert table_counts(bundle) == before
-        assert session(bundle, ANNOTATORS[0]).next_task().progress.done == 2
+        given = session(bundle, ANNOTATORS[0]).next_task()
+        assert given is not None
+        assert given.progress.done == 2
         assert len(leases(bundle)) == 1
     bundle_backend.discard(location)
