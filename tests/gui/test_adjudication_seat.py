@@ -123,6 +123,8 @@ def test_decisions_by_key_record_and_move_on(qtbot: QtBot, window: MainWindow) -
     # recorded, and on to the next disputed task
     qtbot.waitUntil(lambda: dialog.current["task"] == second, timeout=HANG_GUARD_MS)
     wait_idle(qtbot, window)
+    assert window.bundle is not None
+    assert window.bundle.path is not None
     with Bundle.open(window.bundle.path) as reopened:
         settled = {r["task"]: r["adjudication"] for r in disagreements(reopened, CAMPAIGN)}
     assert settled[first]["answer"] == "b"

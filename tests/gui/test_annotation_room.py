@@ -74,6 +74,7 @@ def test_the_responses_get_the_room(
     for view in last.responses:
         view.show_text(LONG)
     qtbot.wait(50)
+    assert window.view.task is not None
     display.scroll_to_judged_turn(window.view.task)
     qtbot.wait(50)
     shown = [

@@ -283,6 +283,7 @@ def test_help_overlay_lists_the_protocols_keys(qtbot: QtBot, opened: Bundle) -> 
     assert overlay is not None
     assert overlay.isVisible() and overlay.geometry() == view.rect()
     texts = widget_strings(overlay)
+    assert view.session is not None
     for choice in view.session.protocol.choices:
         assert choice.key in texts
     assert "Ctrl+Z" in texts and "Ctrl+S" in texts

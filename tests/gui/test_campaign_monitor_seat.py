@@ -141,6 +141,7 @@ def test_the_docked_monitor_is_readable_with_kappa_as_the_cli_prints_it(
     qtbot.waitUntil(lambda: monitor.agreement.rowCount() > 0, timeout=HANG_GUARD_MS)
     qtbot.wait(50)
     assert not monitor.isFloating()
+    assert window.bundle is not None
     status = campaign_status(window.bundle, CAMPAIGN)
     overall = status["agreement"]["overall"]["fleiss_kappa"]
     assert overall is not None
@@ -231,6 +232,7 @@ def test_the_monitor_unsticks_the_task(qtbot: QtBot, tmp_path: Path, way: str) -
     qtbot.waitUntil(lambda: expected in monitor.way_out_status.text(), timeout=HANG_GUARD_MS)
     qtbot.waitUntil(lambda: monitor.stuck.rowCount() == 0, timeout=HANG_GUARD_MS)
     assert not monitor.views["Stuck tasks"].isVisible()
+    assert window.bundle is not None
     assert campaign_status(window.bundle, CAMPAIGN)["stuck_tasks"] == []
     window.close()
 

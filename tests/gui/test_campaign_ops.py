@@ -66,6 +66,7 @@ def test_view_menu_opens_the_monitor_with_the_service_figures(
     ops.monitor_action.trigger()
     wait_idle(qtbot, window)
     assert ops.monitor.isVisible()
+    assert window.bundle is not None
     status = campaign_status(window.bundle, CAMPAIGN)
     rows = table(ops.monitor.annotators)
     assert [row[0] for row in rows] == [row["annotator"] for row in status["annotators"]]
@@ -78,7 +79,9 @@ def test_the_monitor_refreshes_when_a_vote_arrives(qtbot: QtBot, window: MainWin
     wait_idle(qtbot, window)
     before = monitor.refreshes
     # another annotator votes (another process in real life): the watcher notices off-thread
+    assert window.bundle is not None
     add_annotator(window.bundle, "ann-d")
+    assert window.bundle is not None
     session = AnnotationSession(window.bundle, CAMPAIGN, "ann-d", PLUGINS)
     task = session.next_task()
     assert task is not None
@@ -108,6 +111,8 @@ def test_adjudication_hides_models_until_revealed_and_records(
     dialog.findChild(QPushButton, "record_b").click()
     qtbot.waitUntil(lambda: "recorded Response 2" in dialog.status.text(), timeout=HANG_GUARD_MS)
     wait_idle(qtbot, window)
+    assert window.bundle is not None
+    assert window.bundle.path is not None
     with Bundle.open(window.bundle.path) as reopened:
         row = next(r for r in disagreements(reopened, CAMPAIGN) if r["task"] == task)
     assert row["adjudication"]["answer"] == "b"

@@ -134,6 +134,7 @@ def test_import_menu_reloads_the_open_bundle(
 
     copy = tmp_path / "copy.wbb"
     assert open_window.bundle is not None
+    assert open_window.bundle.path is not None
     copy_bundle(open_window.bundle.path, copy)
     open_window.open_bundle(copy)
     wait_idle(qtbot, open_window)

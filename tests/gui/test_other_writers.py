@@ -92,6 +92,7 @@ def test_votes_from_another_process_reach_the_open_window(
     assert other.stdout is not None
     assert other.stdout.readline() == "ready\n"
     # this process votes too, on the window's own bundle, while the other one writes
+    assert window.bundle is not None
     own = AnnotationSession(window.bundle, CAMPAIGN, "ana")
     own_uuids: list[str] = []
     while (task := own.next_task()) is not None:

@@ -33,6 +33,8 @@ def test_headline_numbers_and_confusion_matrix(qtbot: QtBot, panel_window: MainW
     panel = panel_window.analysis.agreement
     panel_window.analysis.docks["agreement"].raise_()
     qtbot.waitUntil(lambda: panel.result is not None, timeout=HANG_GUARD_MS)
+    assert panel_window.bundle is not None
+    assert panel_window.bundle.path is not None
     with Bundle.open(panel_window.bundle.path) as bundle, bundle.read_session() as session:
         outcomes = pairwise_outcomes(judgments_frame(session))
     humans = outcomes[outcomes["kind"] == "human"]
@@ -70,6 +72,8 @@ def test_position_bias_bars_show_the_engine_shares(qtbot: QtBot, panel_window: M
     panel = panel_window.analysis.agreement
     panel_window.analysis.docks["agreement"].raise_()
     qtbot.waitUntil(lambda: panel.position_bars.figure is not None, timeout=HANG_GUARD_MS)
+    assert panel_window.bundle is not None
+    assert panel_window.bundle.path is not None
     with Bundle.open(panel_window.bundle.path) as bundle, bundle.read_session() as session:
         outcomes = pairwise_outcomes(judgments_frame(session))
     expected = first_position_wins(outcomes)
@@ -96,6 +100,8 @@ def test_chosen_sides_breakdowns_and_rating_scatter(qtbot: QtBot, panel_window: 
     qtbot.waitUntil(lambda: panel.result is not None and not panel.busy, timeout=HANG_GUARD_MS)
     assert panel.sides() == ("human", "judge")
     assert panel.side_a.findText("judge") >= 0 and panel.side_a.findText("imported") >= 0
+    assert panel_window.bundle is not None
+    assert panel_window.bundle.path is not None
     with Bundle.open(panel_window.bundle.path) as bundle:
         expected = agreement(bundle)
     assert [panel.by_category.rows[row][0] for row in range(panel.by_category.rowCount())] == list(
@@ -138,6 +144,8 @@ def test_overlapping_sides_are_counted_once_and_said_so(
         lambda: panel.result is not None and panel.result.side_b == "rater:r1" and not panel.busy,
         timeout=HANG_GUARD_MS,
     )
+    assert panel_window.bundle is not None
+    assert panel_window.bundle.path is not None
     with Bundle.open(panel_window.bundle.path) as bundle:
         expected = agreement(bundle, "human", "rater:r1")
     assert expected.overlap > 0

@@ -91,6 +91,8 @@ def test_selecting_an_edge_lists_the_judgments_behind_it(
     qtbot.waitUntil(
         lambda: panel.judgments_model.rowCount() > 0 and not panel.busy, timeout=HANG_GUARD_MS
     )
+    assert panel_window.bundle is not None
+    assert panel_window.bundle.path is not None
     with Bundle.open(panel_window.bundle.path) as bundle, bundle.read_session() as session:
         outcomes = pairwise_outcomes(judgments_frame(session))
     behind = outcomes[
@@ -116,6 +118,8 @@ def test_graph_pooled_over_a_category(qtbot: QtBot, panel_window: MainWindow) ->
 
     panel = panel_window.analysis.graph
     panel.scope.setCurrentIndex(panel.scope.findData("ordered"))
+    assert panel_window.bundle is not None
+    assert panel_window.bundle.path is not None
     with Bundle.open(panel_window.bundle.path) as bundle, bundle.read_session() as session:
         outcomes = pairwise_outcomes(judgments_frame(session))
     expected = preference_graph(outcomes[outcomes["category"] == "ordered"])

@@ -66,6 +66,7 @@ def test_table_shows_the_engine_ratings(
     assert panel.result.board.anchor is not None
     anchor = panel.result.board.anchor.model
     assert panel_window.bundle is not None
+    assert panel_window.bundle.path is not None
     expected = engine_table(panel_window.bundle.path, anchor, method)
     rows = shown_rows(panel)
     assert [row[0] for row in rows] == list(expected["model"])
@@ -119,8 +120,10 @@ def test_new_votes_trigger_a_refresh(
     before, agreement_before = panel.result, agreement.result
     assert before is not None
     assert panel_window.bundle is not None
+    assert panel_window.bundle.path is not None
     assert before.battles == engine_table(panel_window.bundle.path, "m-a")["n"].sum() // 2
     assert panel_window.bundle is not None
+    assert panel_window.bundle.path is not None
     add_late_votes(panel_window.bundle.path, tmp_path / "late")
     qtbot.waitUntil(lambda: panel.result is not before and not panel.busy, timeout=HANG_GUARD_MS)
     assert before is not None
@@ -129,6 +132,7 @@ def test_new_votes_trigger_a_refresh(
     assert panel_window.bundle is not None
     assert panel.result is not None
     assert panel.result.board.anchor is not None
+    assert panel_window.bundle.path is not None
     expected = engine_table(panel_window.bundle.path, panel.result.board.anchor.model)
     assert shown_rows(panel)[0][0] == expected["model"].iloc[0]
     # a hidden panel catches up when it is shown, not before
@@ -186,6 +190,8 @@ def test_language_and_campaign_switches_filter_the_leaderboard(
     qtbot: QtBot, panel_window: MainWindow
 ) -> None:
     panel = panel_window.analysis.leaderboard
+    assert panel_window.bundle is not None
+    assert panel_window.bundle.path is not None
     with Bundle.open(panel_window.bundle.path) as bundle, bundle.read_session() as session:
         frame = judgments_frame(session)
     languages = sorted(frame["language"].dropna().unique())
@@ -208,6 +214,8 @@ def test_rater_and_origin_pickers_offer_the_cli_choices(
     from workbench.services.analysis import LeaderboardRequest, analysis_choices, leaderboard
 
     panel = panel_window.analysis.leaderboard
+    assert panel_window.bundle is not None
+    assert panel_window.bundle.path is not None
     with Bundle.open(panel_window.bundle.path) as bundle:
         choices = analysis_choices(bundle)
         offered = [panel.origin.itemData(index) for index in range(1, panel.origin.count())]
@@ -469,6 +477,7 @@ def test_compare_with_gives_the_figures_of_the_command_it_copies(
     command = QApplication.clipboard().text()
     assert command == result.command() and "--category ordered" in command
     assert panel_window.bundle is not None
+    assert panel_window.bundle.path is not None
     printed = _run_compare_command(command, panel_window.bundle.path, capsys)
     shown = json.loads(json.dumps(result.to_json()))
     for key in ("spearman", "kendall_tau", "pearson", "confidence_agreement", "ranks"):
@@ -487,6 +496,7 @@ def test_compare_with_gives_the_figures_of_the_command_it_copies(
     command = dialog.comparison.command()
     assert command.startswith(f"workbench compare-rankings BUNDLE {other} ")
     assert panel_window.bundle is not None
+    assert panel_window.bundle.path is not None
     printed = _run_compare_command(command, panel_window.bundle.path, capsys)
     # the same judgments on both sides: the same order
     assert dialog.comparison is not None
@@ -562,8 +572,10 @@ def test_the_board_says_its_flagged_judgments_and_the_box_leaves_them_out(
 
     panel = panel_window.analysis.leaderboard
     bundle = panel_window.bundle
+    assert bundle is not None
     with bundle.read_session() as read:
         _names, rows = read_judgments(read, OutcomeFilter(kinds=("human",)), columns=("item",))
+    assert bundle is not None
     with bundle.session() as session:  # an annotator flags the first judged item whole
         add_flag(
             session, item_id=rows[0][0], model_id=None, reason="broken_image", note="",
@@ -581,6 +593,7 @@ def test_the_board_says_its_flagged_judgments_and_the_box_leaves_them_out(
         )
 
     recomputed(False)
+    assert bundle is not None
     with bundle.read_session() as read:
         assert panel.result is not None
         flagged = flagged_judgments(read, panel.result.request.filters())

@@ -71,6 +71,7 @@ def test_the_agreement_panels_command_prints_its_numbers(
     command = _copied(panel)
     assert command == result.command() and "--convention majority" in command
     assert panel_window.bundle is not None
+    assert panel_window.bundle.path is not None
     printed = _run(command, panel_window.bundle.path, capsys)
     shown = json.loads(json.dumps(result.to_json()))
     for key in ("agreement", "confusion", "ranks"):
@@ -100,11 +101,13 @@ def test_the_graph_panels_command_lists_its_cycles(
         command = _copied(panel)
         assert command.startswith("workbench failures BUNDLE --kind cycles")
         assert panel_window.bundle is not None
+        assert panel_window.bundle.path is not None
         printed = _run(command, panel_window.bundle.path, capsys)
         assert printed["request"]["scope"] == scope
         assert panel.cycle_rows
         _listed(panel, printed)
     assert panel_window.bundle is not None
+    assert panel_window.bundle.path is not None
     whole = _run(_copied(panel), panel_window.bundle.path, capsys)
     # another source is another question, with its own flags: the command lists what the
     # panel lists from that source alone (the judge's verdicts hold no cycle, the bundle does)
@@ -116,6 +119,7 @@ def test_the_graph_panels_command_lists_its_cycles(
         )
         assert f"judgments: {source}" in panel.request_row.text()
         assert panel_window.bundle is not None
+        assert panel_window.bundle.path is not None
         printed = _run(_copied(panel), panel_window.bundle.path, capsys)
         _listed(panel, printed)
         if source == "judge":
@@ -136,6 +140,7 @@ def test_the_failures_panels_command_lists_its_items(
         command = _copied(panel)
         assert command == panel.failure_rows.command() and f"--kind {kind}" in command
         assert panel_window.bundle is not None
+        assert panel_window.bundle.path is not None
         printed = _run(command, panel_window.bundle.path, capsys)
         labels = [panel.model.index(row, 0).data() for row in range(panel.model.rowCount())]
         assert [row["label"] for row in printed["items"]] == labels and labels

@@ -81,6 +81,7 @@ def test_a_vote_here_refreshes_the_leaderboard_incrementally(
     shown: list[object] = []
     board.computed.connect(shown.append)
 
+    assert window.bundle is not None
     session = AnnotationSession(window.bundle, CAMPAIGN, "ana")
     choices = ("a", "b", "tie", "both_bad")
     for vote in range(5):
@@ -91,6 +92,7 @@ def test_a_vote_here_refreshes_the_leaderboard_incrementally(
         qtbot.waitUntil(lambda vote=vote: len(shown) == vote + 1, timeout=HANG_GUARD_MS)
         qtbot.waitUntil(lambda: not window.is_busy(), timeout=HANG_GUARD_MS)
 
+        assert window.bundle is not None
         with window.bundle.read_session() as read:
             # the kind the request resolved to (human: the campaign's votes) is counted
             assert board.result is not None
@@ -101,6 +103,7 @@ def test_a_vote_here_refreshes_the_leaderboard_incrementally(
         assert board.result is not None
         assert board.result.battles == sum(judgments for *_, judgments in expected)
         assert board.result is not None
+        assert window.bundle is not None
         pd.testing.assert_frame_equal(
             board.result.table, leaderboard(window.bundle, board.request()).table
         )
@@ -125,6 +128,7 @@ def test_a_vote_during_a_poll_is_read_by_a_poll_after_it(qtbot: QtBot, window: M
     before = board.result.battles
     watcher.poll()  # a poll that may read before the vote below is committed
     assert watcher.polling
+    assert window.bundle is not None
     session = AnnotationSession(window.bundle, CAMPAIGN, "ana")
     task = session.next_task()
     assert task is not None
@@ -154,6 +158,7 @@ def test_a_vote_from_another_connection_is_found_by_the_poll(
     )
     qtbot.waitUntil(lambda: not window.is_busy(), timeout=HANG_GUARD_MS)
     assert board.result is not None
+    assert window.bundle is not None
     pd.testing.assert_frame_equal(
         board.result.table, leaderboard(window.bundle, board.request()).table
     )

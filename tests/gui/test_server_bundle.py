@@ -80,6 +80,7 @@ def test_a_password_not_remembered_stays_in_memory(qtbot: QtBot, memory_keyring)
     dialog.password_edit.setText(SECRET)
     assert dialog.remember_box.isEnabled()
     dialog.accept()
+    assert dialog.location is not None
     assert make_url(dialog.location).password == SECRET
     assert memory_keyring.passwords == {}
 
@@ -259,6 +260,7 @@ def test_window_on_a_server_bundle(
     from workbench.gui.locations import default_output
 
     database = make_url(server_url).database
+    assert window.location is not None
     assert default_output(window.location, ".jsonl") == Path.home() / f"{database}-export.jsonl"
 
     # another annotator votes on the server: the leaderboard follows within a poll or two

@@ -407,6 +407,7 @@ def test_the_open_pairs_are_those_with_a_task_short_of_its_votes(
         full = adaptive_pairing.campaign_candidates(db, campaign_id).index_of_task(
             target.left_model_id, target.right_model_id
         )
+        assert full is not None
         for task in db.scalars(
             select(ScheduledPair).where(
                 ScheduledPair.campaign_id == campaign_id,

@@ -167,6 +167,8 @@ def queue_progress(bundle: Bundle, annotator: AnnotationSession) -> tuple[int, i
                 Vote.retracted_at.is_(None),
             )
         )
+        assert campaign_id is not None
+        assert annotator_id is not None
         still_open = open_pairs(campaign_id, annotator_id)
         if holding is not None:
             still_open = still_open.union(select(literal(holding)))
@@ -359,6 +361,7 @@ def test_a_vote_and_the_next_lease_build_no_statement_and_leases_read_no_answer(
                 with bundle.session() as write:
                     other = write.scalar(select(Annotator.id).where(Annotator.handle == "ann-1"))
                     pair = write.scalar(select(ScheduledPair.id).limit(1))
+                    assert other is not None
                     voting.lease_pairs(write, [pair], other, voting.DEFAULT_LEASE)
                 leasing = ran[before:]
             finally:
