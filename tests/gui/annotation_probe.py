@@ -74,7 +74,7 @@ def leaks(strings: list[str], forbidden: list[str]) -> list[tuple[str, str]]:
     ]
 
 
-def shown_texts(view) -> list[str]:
+def shown_texts(view: QWidget) -> list[str]:
     """The prompts, references and responses the view shows now, in order."""
     texts = []
     for panel in view.display.turn_panels:
@@ -85,7 +85,12 @@ def shown_texts(view) -> list[str]:
     return texts
 
 
-def press(qtbot: QtBot, view, key: str | Qt.Key, modifier=Qt.KeyboardModifier.NoModifier) -> None:
+def press(
+    qtbot: QtBot,
+    view: QWidget,
+    key: str | Qt.Key,
+    modifier: Qt.KeyboardModifier = Qt.KeyboardModifier.NoModifier,
+) -> None:
     """Type ``key`` at the focused widget inside ``view`` (the view itself when none is), and
     wait until an answer it gave is saved (votes are written on a worker)."""
     focused = QApplication.focusWidget()

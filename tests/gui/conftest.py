@@ -25,7 +25,7 @@ def sample_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_sample_bundle(tmp_path_factory.mktemp("sample"))
 
 
-def wait_idle(qtbot: QtBot, window) -> None:
+def wait_idle(qtbot: QtBot, window: MainWindow) -> None:
     qtbot.waitUntil(lambda: not window.is_busy(), timeout=HANG_GUARD_MS)
 
 

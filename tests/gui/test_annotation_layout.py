@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QRect
+from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
 from tests.gui.annotation_bundle import build_annotation_bundle, build_image_bundle
@@ -33,7 +34,7 @@ def turns_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_annotation_bundle(tmp_path_factory.mktemp("layout-turns"))
 
 
-def on_window(widget, window) -> QRect:
+def on_window(widget: QWidget, window: QWidget) -> QRect:
     return QRect(widget.mapTo(window, widget.rect().topLeft()), widget.size())
 
 

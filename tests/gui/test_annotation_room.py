@@ -13,6 +13,7 @@ from typing import cast
 
 import pytest
 from PySide6.QtCore import QRect
+from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
 from tests.conftest import PROJECT_ROOT
@@ -47,7 +48,7 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def visible_height(widget, clip, window) -> int:
+def visible_height(widget: QWidget, clip: QWidget, window: QWidget) -> int:
     """The height of ``widget`` on screen: inside ``clip`` (the page's viewport) and the
     window."""
     top_left = widget.mapTo(window, widget.rect().topLeft())

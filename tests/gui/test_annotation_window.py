@@ -245,7 +245,9 @@ def test_new_campaign_dialog_creates_a_campaign(
     dialog.name_field.setText("arena-battle")
     dialog.protocol_box.setCurrentIndex(dialog.protocol_box.findData("arena-battle"))
     dialog.accept()  # that name is taken
-    qtbot.waitUntil(lambda: not dialog.creating, timeout=HANG_GUARD_MS)  # a job of the window's
+    qtbot.waitUntil(
+        lambda dialog=dialog: not dialog.creating, timeout=HANG_GUARD_MS
+    )  # a job of the window's
     assert dialog.isVisible() and "already exists" in dialog.message.text()
     dialog.name_field.setText("round-2")
     dialog.votes_spin.setValue(2)

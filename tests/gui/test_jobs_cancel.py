@@ -23,7 +23,7 @@ from workbench.gui.jobs import Job, JobControl, JobManager, JobStatus, jobs_for
 from workbench.gui.jobs_view import JobsDialog
 from workbench.gui.main_window import MainWindow
 from workbench.gui.restore_dialog import DamagedBundleDialog
-from workbench.services import campaigns
+from workbench.services import campaign_items, campaigns
 from workbench.storage import backups
 from workbench.storage.backup_names import list_backups
 from workbench.storage.bundle import copy_bundle
@@ -73,9 +73,10 @@ def files_in(folder: Path) -> dict[str, bytes]:
 def test_cancelling_an_export_in_the_list_writes_no_file(
     qtbot: QtBot, monkeypatch: MonkeyPatch, sample_bundle: Path, tmp_path: Path
 ) -> None:
+    from workbench.export import judgments as export_judgments
     from workbench.export import service
 
-    pause = Pause(service.check_judgment_options)
+    pause = Pause(export_judgments.check_judgment_options)
     monkeypatch.setattr(service, "check_judgment_options", pause)
     dialog = ExportDialog(sample_bundle)
     qtbot.addWidget(dialog)
@@ -126,7 +127,7 @@ def test_cancelling_a_new_campaign_in_the_list_stores_nothing(
 ) -> None:
     window, path = annotation_window
     before = campaign_rows(path)
-    pause = Pause(campaigns.eligibility)
+    pause = Pause(campaign_items.eligibility)
     monkeypatch.setattr(campaigns, "eligibility", pause)
     dialog = window.annotation.show_new_campaign_dialog()
     assert dialog is not None
@@ -226,9 +227,9 @@ def test_cancelling_the_judge_estimate_in_the_list_leaves_no_plan(
 ) -> None:
     from tests.judge.helpers import build_bundle
     from workbench.gui.judge_dialog import JudgeDialog
-    from workbench.services.judging import runner
+    from workbench.services.judging import runner, worklist
 
-    pause = Pause(runner.build_work_list)
+    pause = Pause(worklist.build_work_list)
     monkeypatch.setattr(runner, "build_work_list", pause)
     dialog = JudgeDialog(build_bundle(tmp_path, 4, models=("m-a", "m-b")))
     qtbot.addWidget(dialog)

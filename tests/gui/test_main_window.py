@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QMenu, QMessageBox
 from pytestqt.qtbot import QtBot
 
 from tests.gui.conftest import wait_idle
@@ -20,7 +20,7 @@ from workbench.gui.settings import settings_path
 pytestmark = pytest.mark.gui
 
 
-def menu_texts(menu) -> list[str]:
+def menu_texts(menu: QMenu) -> list[str]:
     return [a.text().replace("&", "") for a in menu.actions() if not a.isSeparator()]
 
 

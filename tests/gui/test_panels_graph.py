@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import matplotlib.colors as mcolors
 import pytest
 from matplotlib.patches import FancyArrowPatch
 from pytestqt.qtbot import QtBot
@@ -47,7 +48,7 @@ def test_cycle_item_listed_first_and_its_edges_red(qtbot: QtBot, panel_window: M
     ]
     assert len(arrows) == len(CYCLE_EDGES)
     assert all(
-        tuple(round(c, 3) for c in arrow.get_edgecolor()[:3])
+        tuple(round(c, 3) for c in mcolors.to_rgba(arrow.get_edgecolor())[:3])
         == tuple(round(c, 3) for c in _rgb(CYCLE_COLOUR))
         for arrow in arrows
     )

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
 from tests.gui.conftest import wait_idle
@@ -67,7 +68,7 @@ def apply_filter(qtbot: QtBot, window: MainWindow, combo: str, value: object) ->
     return window.item_list.model.total()
 
 
-def shown_text(view) -> str:
+def shown_text(view: QWidget) -> str:
     return " ".join(view.source_text.split())
 
 

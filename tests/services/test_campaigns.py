@@ -84,7 +84,7 @@ def test_same_seed_same_schedule_in_another_bundle(
 
 
 def check_counterbalanced(rows: list[dict[str, Any]]) -> None:
-    per_pair: dict[frozenset[str], Counter[tuple[str, str]]] = {}
+    per_pair: dict[frozenset[str], Counter[str]] = {}
     per_model: Counter[tuple[str, str]] = Counter()
     for row in rows:
         left = row["left"] or "reference"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import json
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -22,7 +23,7 @@ from workbench.domain import (
     TurnRecord,
 )
 from workbench.errors import WorkbenchError
-from workbench.importers.base import Importer, ImportRejectedError, ImportReport
+from workbench.importers.base import Importer, ImportRejectedError, ImportReport, Record
 from workbench.plugins import Plugin, Registry, UnknownFormatError
 from workbench.services.importing import ImportCancelledError, _storable, import_files
 from workbench.storage import Bundle
@@ -115,7 +116,7 @@ class OrphanOutputImporter(Importer):
     version = "1"
     description = "test importer"
 
-    def read(self, sources, report):
+    def read(self, sources: Sequence[Path], report: ImportReport) -> Iterator[Record]:
         yield ItemRecord(
             source="tests",
             external_id="fresh",
