@@ -11,12 +11,14 @@ from PySide6.QtWidgets import (
     QComboBox,
     QLabel,
     QLineEdit,
+    QMenu,
     QTextEdit,
     QWidget,
 )
 from pytestqt.qtbot import QtBot
 
 from tests.patience import HANG_GUARD_MS
+from workbench.gui.annotation.annotation_view import AnnotationView
 
 ACCESSIBLE_TEXTS = (
     QAccessible.Text.Name,
@@ -74,7 +76,7 @@ def leaks(strings: list[str], forbidden: list[str]) -> list[tuple[str, str]]:
     ]
 
 
-def shown_texts(view: QWidget) -> list[str]:
+def shown_texts(view: AnnotationView) -> list[str]:
     """The prompts, references and responses the view shows now, in order."""
     texts = []
     for panel in view.display.turn_panels:
@@ -98,7 +100,7 @@ def press(
     qtbot.keyClick(target, key, modifier)
     saving = getattr(view, "busy", None)
     if isinstance(saving, bool):
-        qtbot.waitUntil(lambda: not view.busy, timeout=HANG_GUARD_MS)
+        qtbot.waitUntil(lambda: getattr(view, "busy", False) is False, timeout=HANG_GUARD_MS)
 
 
 def reachable_actions(window: QWidget) -> list[QAction]:
@@ -111,8 +113,10 @@ def reachable_actions(window: QWidget) -> list[QAction]:
             if not action.isVisible() or not action.isEnabled() or action in found:
                 continue
             found.append(action)
-            if action.menu() is not None:
-                visit_menu(action.menu().actions())
+            menu = action.menu()
+            if menu is not None:
+                assert isinstance(menu, QMenu)
+                visit_menu(menu.actions())
 
     menu_bar = window.menuBar() if hasattr(window, "menuBar") else None
     if menu_bar is not None:

@@ -19,6 +19,7 @@ from tests.gui.test_campaign_ops import shown_text
 from tests.patience import HANG_GUARD_MS
 from tests.services.campaign_helpers import MODELS
 from tests.services.campaign_ops_bundle import CAMPAIGN, build_ops_bundle
+from workbench.gui.campaign_ops.adjudication_dialog import AdjudicationDialog
 from workbench.gui.screen_fit import SCREEN_SHARE
 from workbench.services.adjudication import disagreements
 from workbench.storage import Bundle
@@ -46,7 +47,7 @@ def window(qtbot: QtBot, tmp_path: Path) -> Iterator[MainWindow]:
     window.close()
 
 
-def open_dialog(qtbot: QtBot, window: MainWindow, size: tuple[int, int]):
+def open_dialog(qtbot: QtBot, window: MainWindow, size: tuple[int, int]) -> AdjudicationDialog:
     window.resize(*size)
     dialog = window.campaign_ops.show_adjudication(CAMPAIGN)
     dialog.resize(*(int(side * SCREEN_SHARE) for side in size))  # as on a screen of that size

@@ -15,6 +15,7 @@ from tests.gui.annotation_probe import press
 from tests.gui.test_annotation_view import PROTOCOL_IDS, PROTOCOLS, start_view
 from tests.patience import HANG_GUARD_MS
 from workbench.domain.protocols import AnnotationProtocol
+from workbench.gui.annotation.annotation_view import AnnotationView
 from workbench.storage import Bundle
 from workbench.storage.bundle import copy_bundle
 
@@ -26,7 +27,7 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_annotation_bundle(tmp_path_factory.mktemp("fresh-page"))
 
 
-def assert_fresh(view) -> None:
+def assert_fresh(view: AnnotationView) -> None:
     panel = view.answer_panel
     assert panel is not None
     assert all(value is None for value in panel.checked_values())

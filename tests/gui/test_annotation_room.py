@@ -9,7 +9,6 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import cast
 
 import pytest
 from PySide6.QtCore import QRect
@@ -54,7 +53,7 @@ def visible_height(widget: QWidget, clip: QWidget, window: QWidget) -> int:
     top_left = widget.mapTo(window, widget.rect().topLeft())
     clip_top_left = clip.mapTo(window, clip.rect().topLeft())
     shown = QRect(top_left, widget.size()) & QRect(clip_top_left, clip.size()) & window.rect()
-    return cast("int", max(shown.height(), 0))
+    return max(shown.height(), 0)
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)

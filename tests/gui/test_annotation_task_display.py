@@ -71,7 +71,9 @@ def task(
 def page_state(display: TaskDisplay) -> dict[str, object]:
     """What the page shows, as a reader (or a screen reader) would meet it, turn by turn in
     the order the page lays the turns out."""
-    layout = display.page.widget().layout()
+    page = display.page.widget()
+    assert page is not None
+    layout = page.layout()
     assert layout is not None
     laid_out = [layout.itemAt(n).widget() for n in range(layout.count())]
     assert laid_out == display.turn_panels

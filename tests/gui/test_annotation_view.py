@@ -75,7 +75,9 @@ def standing_votes(bundle: Bundle, annotator: str = "ana") -> list[Vote]:
         )
 
 
-def answer_by_keys(qtbot: QtBot, view: AnnotationView, protocol: AnnotationProtocol, pick: int = 0):
+def answer_by_keys(
+    qtbot: QtBot, view: AnnotationView, protocol: AnnotationProtocol, pick: int = 0
+) -> list[tuple[str | None, float | None]]:
     """Answer the shown task with keys only; returns the expected stored (choice, grade) per
     criterion."""
     if protocol.grade_scale is not None:

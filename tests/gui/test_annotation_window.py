@@ -246,7 +246,8 @@ def test_new_campaign_dialog_creates_a_campaign(
     dialog.protocol_box.setCurrentIndex(dialog.protocol_box.findData("arena-battle"))
     dialog.accept()  # that name is taken
     qtbot.waitUntil(
-        lambda dialog=dialog: not dialog.creating, timeout=HANG_GUARD_MS
+        lambda: not dialog.creating,
+        timeout=HANG_GUARD_MS,
     )  # a job of the window's
     assert dialog.isVisible() and "already exists" in dialog.message.text()
     dialog.name_field.setText("round-2")
@@ -284,7 +285,7 @@ def test_new_campaign_dialog_leaves_out_items_missing_an_image(
         dialog.protocol_box.setCurrentIndex(dialog.protocol_box.findData("arena-battle"))
         dialog.without_missing_box.setChecked(leave_out)
         dialog.accept()
-        qtbot.waitUntil(lambda dialog=dialog: not dialog.creating, timeout=HANG_GUARD_MS)
+        qtbot.waitUntil(lambda: not dialog.creating, timeout=HANG_GUARD_MS)  # noqa: B023
         assert dialog.summary is not None
         message = main.statusBar().currentMessage()
         if leave_out:

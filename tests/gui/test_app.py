@@ -170,7 +170,9 @@ def test_open_reads_a_bundle_file_once_before_the_window(
     opened: list[object] = []
     real_open = Bundle.open.__func__  # type: ignore[attr-defined]
 
-    def counting_open(cls: type[Bundle], location: object, *args: object, **kwargs: object):
+    def counting_open(
+        cls: type[Bundle], location: object, *args: object, **kwargs: object
+    ) -> Bundle:
         opened.append(location)
         return real_open(cls, location, *args, **kwargs)
 

@@ -55,8 +55,8 @@ def test_the_first_automatic_backup_is_announced_once(qtbot: QtBot, tmp_path: Pa
         window = MainWindow(persist_layout=False, auto_backup=True)
         qtbot.addWidget(window)
         window.open_bundle(bundle)
-        qtbot.waitUntil(lambda bundle=bundle: bool(list_backups(bundle)), timeout=HANG_GUARD_MS)
-        qtbot.waitUntil(lambda window=window: not window.jobs.busy, timeout=HANG_GUARD_MS)
+        qtbot.waitUntil(lambda: bool(list_backups(bundle)), timeout=HANG_GUARD_MS)  # noqa: B023
+        qtbot.waitUntil(lambda: not window.jobs.busy, timeout=HANG_GUARD_MS)  # noqa: B023
         [backup] = list_backups(bundle)
         assert backup.path.name in window.statusBar().currentMessage()
         notes.append(window.first_backup_note)

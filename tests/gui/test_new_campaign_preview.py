@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QRect, Qt
-from PySide6.QtWidgets import QDialogButtonBox, QWidget
+from PySide6.QtWidgets import QDialogButtonBox, QListWidget, QWidget
 from pytestqt.qtbot import QtBot
 
 from tests.patience import HANG_GUARD_MS
@@ -67,7 +67,7 @@ def inside(widget: QWidget, dialog: QWidget) -> bool:
     return widget.isVisible() and dialog.rect().contains(QRect(top_left, widget.size()))
 
 
-def tick(listing, names: set[str]) -> None:
+def tick(listing: QListWidget, names: set[str]) -> None:
     for row in range(listing.count()):
         entry = listing.item(row)
         entry.setCheckState(

@@ -457,7 +457,7 @@ def test_the_visionarena_page_adds_categories_multi_turn_and_the_rank_correlatio
         assert categories[name]["both_bad_share"] == pytest.approx(both_bad / len(tagged))
     # the correlation is compare-rankings' on the two boards its row names
     (correlation,) = tables["rank_correlation"]
-    sides = []
+    sides: list[Any] = []
     for command in (correlation["benchmark"], correlation["arena"]):
         capsys.readouterr()
         argv = command.replace("BUNDLE", str(arena_and_benchmark)).split()[1:]

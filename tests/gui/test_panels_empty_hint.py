@@ -63,7 +63,7 @@ def empty_window(qtbot: QtBot, tmp_path: Path) -> Iterator[MainWindow]:
     ],
 )
 def test_an_empty_panel_says_why_and_what_would_fill_it(
-    qtbot: QtBot, empty_window: MainWindow, panel_name, why, fill
+    qtbot: QtBot, empty_window: MainWindow, panel_name: str, why: str, fill: str
 ) -> None:
     panel = getattr(empty_window.analysis, panel_name)
     empty_window.analysis.docks[panel_name].raise_()

@@ -89,7 +89,7 @@ def test_a_vote_here_refreshes_the_leaderboard_incrementally(
         assert task is not None
         session.cast(task.token, choices[vote % len(choices)])
         window.annotation.view.judgmentsWritten.emit()
-        qtbot.waitUntil(lambda vote=vote: len(shown) == vote + 1, timeout=HANG_GUARD_MS)
+        qtbot.waitUntil(lambda: len(shown) == vote + 1, timeout=HANG_GUARD_MS)  # noqa: B023
         qtbot.waitUntil(lambda: not window.is_busy(), timeout=HANG_GUARD_MS)
 
         assert window.bundle is not None

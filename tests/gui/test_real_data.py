@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
 from tests.gui.conftest import wait_idle
 from tests.patience import HANG_GUARD_MS
 from workbench.gui.main_window import MainWindow
 from workbench.gui.plain_text import plain_tooltip
+from workbench.gui.safe_text import SafeTextView
 from workbench.services.browse import ItemFlag
 from workbench.services.importing import import_files
 
@@ -68,7 +68,7 @@ def apply_filter(qtbot: QtBot, window: MainWindow, combo: str, value: object) ->
     return window.item_list.model.total()
 
 
-def shown_text(view: QWidget) -> str:
+def shown_text(view: SafeTextView) -> str:
     return " ".join(view.source_text.split())
 
 

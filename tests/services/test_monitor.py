@@ -106,7 +106,11 @@ def test_agreement_overall_and_per_category_including_none(
 
 
 def test_agreement_of_raters_who_always_agree_is_one_and_of_one_label_is_undefined() -> None:
-    perfect = {1: {1: "a", 2: "a"}, 2: {1: "b", 2: "b"}, 3: {1: "a", 2: "a"}}
+    perfect: dict[int, dict[int, str | float]] = {
+        1: {1: "a", 2: "a"},
+        2: {1: "b", 2: "b"},
+        3: {1: "a", 2: "a"},
+    }
     result = agreement(perfect)
     assert result["fleiss_kappa"] == pytest.approx(1.0)
     assert result["krippendorff_alpha"] == pytest.approx(1.0)
