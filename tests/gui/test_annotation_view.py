@@ -87,7 +87,7 @@ def answer_by_keys(
         press(qtbot, view, Qt.Key.Key_Return)
         return [(None, float(grade))]
     plain = [c for c in protocol.choices if c.value not in protocol.comment_required_for]
-    expected = []
+    expected: list[tuple[str | None, float | None]] = []
     for index, _criterion in enumerate(protocol.criteria):
         choice = plain[(pick + index) % len(plain)]
         press(qtbot, view, choice.key)

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
@@ -106,6 +107,7 @@ def test_options_a_format_cannot_hold_are_not_offered(dialog: ExportDialog) -> N
     dialog.set_choice(dialog.format_combo, "arena")
     assert not dialog.aggregate_check.isEnabled() and not dialog.aggregate_check.isChecked()
     model = dialog.images_combo.model()
+    assert isinstance(model, QStandardItemModel)
     offered = [
         ImageMode(dialog.images_combo.itemData(row))
         for row in range(dialog.images_combo.count())

@@ -34,7 +34,10 @@ NOT_ROWS = {"bundle", "--json", "--dry-run", "--help"}
 
 def create_options() -> set[str]:
     parser = build_parser()
-    commands = parser._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    subparsers = parser._subparsers
+    assert subparsers is not None
+    commands = subparsers._group_actions[0].choices
+    assert isinstance(commands, dict)
     campaign = commands["campaign"]
     actions = next(a for a in campaign._actions if isinstance(a, argparse._SubParsersAction))
     create = actions.choices["create"]

@@ -8,7 +8,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -38,7 +38,9 @@ def process(qapp: QApplication) -> Iterator[PanelProcess]:
     process.shutdown()
 
 
-def run_and_wait(qtbot: QtBot, process: PanelProcess, job) -> tuple[list[Any], list[Any]]:
+def run_and_wait(
+    qtbot: QtBot, process: PanelProcess, job: Callable[[], Any]
+) -> tuple[list[Any], list[Any]]:
     results: list[Any] = []
     errors: list[Any] = []
     process.run(job, results.append, errors.append)

@@ -165,7 +165,7 @@ def test_export_of_a_valid_row_still_names_its_file_by_hash(tmp_path: Path) -> N
 
 
 def test_report_never_starts_ghostscript_on_an_eps_stored_in_a_bundle(
-    gs_watch, tmp_path: Path
+    gs_watch: tuple[dict[str, str], Path], tmp_path: Path
 ) -> None:
     env, log = gs_watch
     bundle = make_bundle(tmp_path)
