@@ -70,6 +70,7 @@ def test_the_task_is_shown_as_the_annotators_saw_it_and_fits(
     dialog = open_dialog(qtbot, window, size)
     display = dialog.display
     [tile] = display.tiles  # the item's one image, through the one decoder
+    assert tile.decoded is not None
     assert tile.viewable and (tile.decoded.full.width(), tile.decoded.full.height()) == (8, 6)
     text = shown_text(dialog)
     assert "Response 1" in text and "Response 2" in text

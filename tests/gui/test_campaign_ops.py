@@ -24,6 +24,8 @@ from workbench.services.voting import AnnotationSession
 from workbench.storage import Bundle
 
 if TYPE_CHECKING:
+    from PySide6.QtCore import QAbstractItemModel
+
     from workbench.gui.main_window import MainWindow
 
 
@@ -41,7 +43,7 @@ def window(qtbot: QtBot, tmp_path: Path) -> Iterator[MainWindow]:
     window.close()
 
 
-def table(model) -> list[list[str]]:
+def table(model: QAbstractItemModel) -> list[list[str]]:
     return [
         [model.index(r, c).data(Qt.ItemDataRole.DisplayRole) for c in range(model.columnCount())]
         for r in range(model.rowCount())
@@ -81,7 +83,6 @@ def test_the_monitor_refreshes_when_a_vote_arrives(qtbot: QtBot, window: MainWin
     # another annotator votes (another process in real life): the watcher notices off-thread
     assert window.bundle is not None
     add_annotator(window.bundle, "ann-d")
-    assert window.bundle is not None
     session = AnnotationSession(window.bundle, CAMPAIGN, "ann-d", PLUGINS)
     task = session.next_task()
     assert task is not None

@@ -97,7 +97,6 @@ def test_opening_a_truncated_bundle_offers_and_restores_its_backup(
     assert window.restored_box is not None
     assert str(aside) in window.restored_box.text() and window.restored_box.isVisible()
     assert str(aside) in window.statusBar().currentMessage()
-    assert window.restored_box is not None
     window.restored_box.close()
 
 

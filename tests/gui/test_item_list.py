@@ -131,7 +131,6 @@ def test_the_list_and_the_view_follow_the_shared_selection(
     assert open_window.item_view.detail.external_id == "b2"
     table.setCurrentIndex(model.index(1, 0))  # the user clicks a row
     assert open_window.selection.item_id == model.id_at(1)
-    assert open_window.item_view.detail is not None
     assert open_window.item_view.detail.external_id == "a2"
 
 
@@ -295,7 +294,6 @@ def test_the_first_ids_read_alone_begin_the_whole_list(open_window: MainWindow, 
         query = ItemQuery(sort=SortKey(sort), descending=descending)
         assert browser is not None
         whole = browser.matching_item_ids(query)
-        assert browser is not None
         assert browser.matching_item_ids(query, 3) == whole[:3]
     for whole_list_first in (
         ItemQuery(sort=SortKey.OUTPUTS),

@@ -18,13 +18,14 @@ from workbench.gui.plain_text import plain_tooltip
 from workbench.services.browse import ItemFlag
 
 if TYPE_CHECKING:
+    from workbench.gui.item_view import ItemView
     from workbench.gui.main_window import MainWindow
 
 
 pytestmark = pytest.mark.gui
 
 
-def show(qtbot: QtBot, window, external_id: str):
+def show(qtbot: QtBot, window: MainWindow, external_id: str) -> ItemView:
     assert window.go_to_item(external_id)
     wait_idle(qtbot, window)
     return window.item_view
@@ -57,6 +58,7 @@ def test_clicking_an_image_opens_a_zoomable_viewer(qtbot: QtBot, open_window: Ma
     with qtbot.waitSignal(tile.clicked, timeout=HANG_GUARD_MS) as clicked:
         qtbot.mouseClick(tile, Qt.MouseButton.LeftButton, pos=QPoint(20, 20))
     dialog = view.open_image(clicked.args[0])
+    assert dialog is not None
     qtbot.addWidget(dialog)
     image_view = dialog.ui.imageView
     dialog.ui.actualSizeButton.click()
@@ -188,7 +190,6 @@ def test_the_disagreement_flag_follows_the_item_from_a_worker(
     assert view.detail is not None
     assert view.detail.external_id == "b1"
     assert "disagreement" in view.header.text()
-    assert view.detail is not None
     assert ItemFlag.DISAGREEMENT in view.detail.flags
     assert open_window.go_to_item("a1")
     wait_idle(qtbot, open_window)

@@ -18,7 +18,10 @@ from tests.gui.panel_window import opened_panel_window
 from tests.patience import HANG_GUARD_MS
 
 if TYPE_CHECKING:
+    from PySide6.QtWidgets import QAbstractItemView
+
     from workbench.gui.main_window import MainWindow
+    from workbench.gui.panels.leaderboard_panel import LeaderboardPanel
 
 
 pytestmark = pytest.mark.gui
@@ -45,13 +48,14 @@ def items_comparing(models: tuple[str, ...]) -> set[str]:
     }
 
 
-def listed(window) -> set[str]:
+def listed(window: MainWindow) -> set[str]:
+    assert window.browser is not None
     rows = window.browser.item_rows(window.item_list.model.ids)
     assert {row.source for row in rows} <= {SOURCE}
     return {row.external_id for row in rows}
 
 
-def select_models(panel, models: tuple[str, ...]) -> None:
+def select_models(panel: LeaderboardPanel, models: tuple[str, ...]) -> None:
     chosen = QItemSelection()
     for row, values in enumerate(panel.model.rows):
         if values[0] in models:
@@ -62,7 +66,7 @@ def select_models(panel, models: tuple[str, ...]) -> None:
     )
 
 
-def selected_rows(view) -> list[int]:
+def selected_rows(view: QAbstractItemView) -> list[int]:
     return sorted({index.row() for index in view.selectionModel().selectedRows()})
 
 

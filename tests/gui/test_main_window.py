@@ -55,23 +55,18 @@ def test_keyboard_navigation(qtbot: QtBot, open_window: MainWindow) -> None:
     assert open_window.item_view.detail is not None
     assert open_window.item_view.detail.external_id == order[0]
     qtbot.keyClick(open_window, Qt.Key.Key_Down, Qt.KeyboardModifier.ControlModifier)
-    assert open_window.item_view.detail is not None
     assert open_window.item_view.detail.external_id == order[1]
     qtbot.keyClick(open_window, Qt.Key.Key_N)
-    assert open_window.item_view.detail is not None
     assert open_window.item_view.detail.external_id == order[2]
     qtbot.keyClick(open_window, Qt.Key.Key_P)
-    assert open_window.item_view.detail is not None
     assert open_window.item_view.detail.external_id == order[1]
     for _ in range(10):  # stops at the last item
         open_window.ui.nextAction.trigger()
-    assert open_window.item_view.detail is not None
     assert open_window.item_view.detail.external_id == order[-1]
     # typing in the search box types, it does not navigate
     open_window.item_list.ui.searchEdit.setFocus()
     qtbot.keyClicks(open_window.item_list.ui.searchEdit, "np")
     assert open_window.item_list.ui.searchEdit.text() == "np"
-    assert open_window.item_view.detail is not None
     assert open_window.item_view.detail.external_id == order[-1]
 
 

@@ -15,6 +15,7 @@ from tests.patience import HANG_GUARD_MS
 
 if TYPE_CHECKING:
     from workbench.gui.main_window import MainWindow
+    from workbench.gui.panels.failures_panel import FailuresPanel
 
 
 pytestmark = pytest.mark.gui
@@ -26,7 +27,7 @@ def panel_window(qtbot: QtBot, tmp_path: Path) -> Iterator[MainWindow]:
         yield window
 
 
-def _labels(panel) -> list[str]:
+def _labels(panel: FailuresPanel) -> list[str]:
     return [panel.model.index(row, 0).data() for row in range(panel.model.rowCount())]
 
 
@@ -41,7 +42,7 @@ def _labels(panel) -> list[str]:
     ],
 )
 def test_each_question_lists_its_items(
-    qtbot: QtBot, panel_window: MainWindow, kind, model, expected
+    qtbot: QtBot, panel_window: MainWindow, kind: str, model: str | None, expected: list[str]
 ) -> None:
     panel = panel_window.analysis.failures
     panel.choose(kind, model)
@@ -58,7 +59,6 @@ def test_a_row_opens_the_item_in_the_inspector(qtbot: QtBot, panel_window: MainW
     assert panel_window.selection.item_id == item
     assert panel_window.item_view.detail is not None
     assert panel_window.item_view.detail.id == item
-    assert panel_window.item_view.detail is not None
     assert panel_window.item_view.detail.external_id == "flagged"
 
 

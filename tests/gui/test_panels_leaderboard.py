@@ -122,17 +122,11 @@ def test_new_votes_trigger_a_refresh(
     assert panel_window.bundle is not None
     assert panel_window.bundle.path is not None
     assert before.battles == engine_table(panel_window.bundle.path, "m-a")["n"].sum() // 2
-    assert panel_window.bundle is not None
-    assert panel_window.bundle.path is not None
     add_late_votes(panel_window.bundle.path, tmp_path / "late")
     qtbot.waitUntil(lambda: panel.result is not before and not panel.busy, timeout=HANG_GUARD_MS)
-    assert before is not None
     assert panel.result is not None
     assert panel.result.battles == before.battles + 6
-    assert panel_window.bundle is not None
-    assert panel.result is not None
     assert panel.result.board.anchor is not None
-    assert panel_window.bundle.path is not None
     expected = engine_table(panel_window.bundle.path, panel.result.board.anchor.model)
     assert shown_rows(panel)[0][0] == expected["model"].iloc[0]
     # a hidden panel catches up when it is shown, not before
@@ -160,7 +154,6 @@ def test_exports_write_plots_and_csv(panel_window: MainWindow, tmp_path: Path) -
     written = pd.read_csv(targets["csv"], skiprows=1)
     assert panel.result is not None
     assert list(written["model"]) == list(panel.result.table["model"])
-    assert panel.result is not None
     assert written["rating"].to_numpy() == pytest.approx(panel.result.table["rating"].to_numpy())
     panel.export("forest", tmp_path / "forest.pdf")
     assert (tmp_path / "forest.pdf").read_bytes().startswith(b"%PDF")
@@ -239,8 +232,6 @@ def test_rater_and_origin_pickers_offer_the_cli_choices(
     assert expected is not None
     assert panel.result is not None
     assert panel.result.battles == expected.battles
-    assert expected is not None
-    assert panel.result is not None
     pd.testing.assert_frame_equal(panel.result.table, expected.table)
 
 
@@ -355,9 +346,7 @@ def test_the_request_line_names_the_request_and_copies_the_command_that_prints_i
     assert panel_window.bundle is not None
     assert main([*words[1:2], str(panel_window.bundle.path), *words[3:], "--json"]) == 0
     printed = json.loads(capsys.readouterr().out)
-    assert panel.result is not None
     assert [row["model"] for row in printed["models"]] == list(panel.result.table["model"])
-    assert panel.result is not None
     assert [row["rating"] for row in printed["models"]] == pytest.approx(
         list(panel.result.table["rating"]), abs=1e-6
     )
@@ -401,13 +390,10 @@ def test_the_prediction_powered_board_states_its_inputs_and_copies_its_command(
     assert panel_window.bundle is not None
     assert main([*words[1:2], str(panel_window.bundle.path), *words[3:], "--json"]) == 0
     printed = json.loads(capsys.readouterr().out)
-    assert panel.result is not None
     assert [row["model"] for row in printed["models"]] == list(panel.result.table["model"])
-    assert panel.result is not None
     assert [row["rating"] for row in printed["models"]] == pytest.approx(
         list(panel.result.table["rating"]), abs=1e-6
     )
-    assert panel.result is not None
     assert printed["prediction_powered"] == panel.result.powered.to_json()
 
 
@@ -495,11 +481,8 @@ def test_compare_with_gives_the_figures_of_the_command_it_copies(
     assert dialog.comparison is not None
     command = dialog.comparison.command()
     assert command.startswith(f"workbench compare-rankings BUNDLE {other} ")
-    assert panel_window.bundle is not None
-    assert panel_window.bundle.path is not None
     printed = _run_compare_command(command, panel_window.bundle.path, capsys)
     # the same judgments on both sides: the same order
-    assert dialog.comparison is not None
     assert printed["spearman"] == pytest.approx(1.0) == dialog.comparison.comparison.spearman
 
 
@@ -548,11 +531,8 @@ def test_exclude_category_and_the_estimator_are_in_the_request_and_its_command(
     printed = json.loads(capsys.readouterr().out)
     assert printed["request"]["style_estimator"] == "lmarena"
     assert printed["request"]["boards"]["exclude_categories"] == ["cyclic"]
-    assert panel.result is not None
     assert printed["battles"] == panel.result.battles
-    assert panel.result is not None
     assert [row["model"] for row in printed["models"]] == list(panel.result.table["model"])
-    assert panel.result is not None
     assert [row["rating"] for row in printed["models"]] == pytest.approx(
         list(panel.result.table["rating"]), abs=1e-6
     )
@@ -575,7 +555,6 @@ def test_the_board_says_its_flagged_judgments_and_the_box_leaves_them_out(
     assert bundle is not None
     with bundle.read_session() as read:
         _names, rows = read_judgments(read, OutcomeFilter(kinds=("human",)), columns=("item",))
-    assert bundle is not None
     with bundle.session() as session:  # an annotator flags the first judged item whole
         add_flag(
             session, item_id=rows[0][0], model_id=None, reason="broken_image", note="",
@@ -603,7 +582,6 @@ def test_the_board_says_its_flagged_judgments_and_the_box_leaves_them_out(
     counted = panel.result.battles
     recomputed(True)
     assert flagged_note(flagged, True) in panel.status.text()
-    assert panel.result is not None
     assert panel.result.battles == counted - flagged
     assert "--exclude-flagged" in (panel.command() or "")
     assert "flagged comparisons excluded" in panel.request_line.text()

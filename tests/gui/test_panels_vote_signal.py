@@ -102,8 +102,6 @@ def test_a_vote_here_refreshes_the_leaderboard_incrementally(
             )
         assert board.result is not None
         assert board.result.battles == sum(judgments for *_, judgments in expected)
-        assert board.result is not None
-        assert window.bundle is not None
         pd.testing.assert_frame_equal(
             board.result.table, leaderboard(window.bundle, board.request()).table
         )
@@ -157,7 +155,6 @@ def test_a_vote_from_another_connection_is_found_by_the_poll(
         timeout=HANG_GUARD_MS,
     )
     qtbot.waitUntil(lambda: not window.is_busy(), timeout=HANG_GUARD_MS)
-    assert board.result is not None
     assert window.bundle is not None
     pd.testing.assert_frame_equal(
         board.result.table, leaderboard(window.bundle, board.request()).table

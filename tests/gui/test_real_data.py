@@ -129,7 +129,6 @@ def test_a_convbench_conversation_turn_by_turn(
     (tile,) = view.images.visible_tiles()
     assert tile.slot is not None
     assert tile.state == "missing" and tile.slot.original_ref.endswith(missing_row["image_id"])
-    assert tile.slot is not None
     assert tile.toolTip() == plain_tooltip(tile.slot.original_ref)
 
 
