@@ -286,6 +286,7 @@ def test_bad_settings_are_reported_without_running(
     dialog.model_combo.setCurrentText("gpt-4o-mini")
     dialog.campaign_radio.setChecked(True)
     dialog.estimate_button.click()
+    assert dialog.message_box is not None
     assert "name the campaign" in dialog.message_box.text()
     dialog.campaign_edit.setText("no-such-campaign")
     dialog.estimate_button.click()

@@ -357,6 +357,7 @@ def test_a_vote_and_the_next_lease_build_no_statement_and_leases_read_no_answer(
                 _receipt, task = annotator.cast_and_next(task.token, "b")
                 monkeypatch.undo()
                 before = len(ran)
+                assert task is not None
                 with bundle.session() as write:
                     other = write.scalar(select(Annotator.id).where(Annotator.handle == "ann-1"))
                     pair = write.scalar(select(ScheduledPair.id).limit(1))
