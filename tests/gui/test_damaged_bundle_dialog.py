@@ -18,6 +18,7 @@ from pytestqt.qtbot import QtBot
 from tests.patience import HANG_GUARD_MS
 from workbench.gui.restore_dialog import DamagedBundleDialog
 from workbench.services import maintenance
+from workbench.storage import backups
 from workbench.storage.backup_names import list_backups
 from workbench.storage.backups import make_backup
 from workbench.storage.bundle import copy_bundle
@@ -141,9 +142,9 @@ def test_opening_a_bundle_file_backs_it_up_once_on_a_worker(
     from workbench.gui.main_window import MainWindow
 
     threads: list[int] = []
-    real = maintenance.auto_backup_if_due
+    real = backups.auto_backup_if_due
 
-    def recording(path, **steps: Any):
+    def recording(path: str | Path, **steps: Any) -> Path | None:
         threads.append(threading.get_ident())
         return real(path, **steps)
 
@@ -169,7 +170,7 @@ def test_a_failed_backup_goes_to_the_status_bar(
 ) -> None:
     from workbench.gui.main_window import MainWindow
 
-    def refuse(path, **_steps: Any) -> None:
+    def refuse(path: str | Path, **_steps: Any) -> None:
         raise BackupError("no space left on the device")
 
     monkeypatch.setattr(maintenance, "auto_backup_if_due", refuse)
