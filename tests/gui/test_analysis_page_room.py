@@ -72,7 +72,9 @@ def test_ten_rows_and_a_legible_figure_without_moving_a_dock(
         QApplication.processEvents()
         area = dock.widget()
         assert isinstance(area, QScrollArea) and not dock.visibleRegion().isEmpty(), name
-        assert area.widget().width() <= area.viewport().width(), f"{name} is cut at its side"
+        inner = area.widget()
+        assert inner is not None
+        assert inner.width() <= area.viewport().width(), f"{name} is cut at its side"
 
 
 def test_a_floated_dock_s_figure_follows_its_size(qtbot: QtBot, window: MainWindow) -> None:
@@ -134,7 +136,11 @@ def test_picker_rows_wrap_and_keep_captions_with_their_pickers(qtbot: QtBot) -> 
     for combo in combos:  # each caption stays left of its picker, on the same line
         pair = combo.parentWidget()
         assert pair is not None
-        assert pair is not panel and isinstance(pair.layout().itemAt(0).widget(), QLabel)
+        pair_layout = pair.layout()
+        assert pair_layout is not None
+        first = pair_layout.itemAt(0)
+        assert first is not None
+        assert pair is not panel and isinstance(first.widget(), QLabel)
         assert QRect(QRect(combo.mapTo(panel, combo.rect().topLeft()), combo.size())).right() <= 400
 
 

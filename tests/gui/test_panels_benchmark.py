@@ -23,6 +23,8 @@ from workbench.services.to_json import jsonable, records
 
 if TYPE_CHECKING:
     from workbench.gui.main_window import MainWindow
+    from workbench.gui.panel_computations import BenchmarkPage
+    from workbench.gui.panels.benchmark_panel import BenchmarkPanel
 
 
 pytestmark = pytest.mark.gui
@@ -162,16 +164,17 @@ def _scores_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, An
     return cast("dict[str, Any]", json.loads(capsys.readouterr().out))
 
 
-def _shown(panel, qtbot: QtBot):
+def _shown(panel: BenchmarkPanel, qtbot: QtBot) -> BenchmarkPage:
     qtbot.waitUntil(
         lambda: (panel.page is not None or panel.failure is not None) and not panel.busy,
         timeout=HANG_GUARD_MS,
     )
     assert panel.failure is None
+    assert panel.page is not None  # what the wait above ends on when nothing failed
     return panel.page
 
 
-def _as_printed(panel, name: str) -> list[dict[str, Any]]:
+def _as_printed(panel: BenchmarkPanel, name: str) -> list[dict[str, Any]]:
     return cast(
         "list[dict[str, Any]]", json.loads(json.dumps(jsonable(records(panel.table_frame(name)))))
     )
