@@ -86,7 +86,7 @@ class PostgresBackend(BundleBackend):
         self.admin_url = admin_url
         self._created: list[str] = []
 
-    def _admin(self, statement: sql.Composable) -> None:
+    def _admin(self, statement: sql.SQL | sql.Composed) -> None:
         with psycopg.connect(self.admin_url, autocommit=True) as connection:
             connection.execute(statement)
 

@@ -6,15 +6,19 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
+from typing import Any, cast
 
 import pytest
+from pytest import MonkeyPatch
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
-def bench_all():
+def bench_all() -> Iterator[ModuleType]:
     spec = importlib.util.spec_from_file_location("bench_all", PROJECT_ROOT / "bench" / "all.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -24,7 +28,7 @@ def bench_all():
     sys.modules.pop("bench_all", None)
 
 
-def _fake_figures(bench_all, tmp_path: Path):
+def _fake_figures(bench_all: ModuleType, tmp_path: Path) -> list[Any]:
     """Two figures whose scripts print one line each, in place of the real bench scripts."""
     (tmp_path / "first.py").write_text("print('first figure')\n")
     (tmp_path / "second.py").write_text("import sys\nprint('second figure')\nsys.exit(3)\n")
@@ -34,12 +38,14 @@ def _fake_figures(bench_all, tmp_path: Path):
     ]
 
 
-def _main(bench_all, monkeypatch, *arguments: str) -> int:
+def _main(bench_all: ModuleType, monkeypatch: MonkeyPatch, *arguments: str) -> int:
     monkeypatch.setattr(sys, "argv", ["all.py", *arguments])
-    return bench_all.main()
+    return cast("int", bench_all.main())
 
 
-def test_update_replaces_only_the_figures_run_again(bench_all, tmp_path, monkeypatch):
+def test_update_replaces_only_the_figures_run_again(
+    bench_all: ModuleType, tmp_path: Path, monkeypatch: MonkeyPatch
+) -> None:
     figures = _fake_figures(bench_all, tmp_path)
     monkeypatch.setattr(bench_all, "_figures", lambda work: figures)
     commits = iter(["aaa1111", "bbb2222"])
@@ -66,7 +72,9 @@ def test_update_replaces_only_the_figures_run_again(bench_all, tmp_path, monkeyp
     assert "second, mended" in text and "second figure" not in text
 
 
-def test_without_update_the_page_holds_only_this_run(bench_all, tmp_path, monkeypatch):
+def test_without_update_the_page_holds_only_this_run(
+    bench_all: ModuleType, tmp_path: Path, monkeypatch: MonkeyPatch
+) -> None:
     figures = _fake_figures(bench_all, tmp_path)
     monkeypatch.setattr(bench_all, "_figures", lambda work: figures)
     monkeypatch.setattr(bench_all, "_commit", lambda: "ccc3333")
@@ -77,8 +85,8 @@ def test_without_update_the_page_holds_only_this_run(bench_all, tmp_path, monkey
 
 
 def test_a_records_file_that_is_not_ours_is_refused_and_left_alone(
-    bench_all, tmp_path, monkeypatch
-):
+    bench_all: ModuleType, tmp_path: Path, monkeypatch: MonkeyPatch
+) -> None:
     monkeypatch.setattr(bench_all, "_figures", lambda work: _fake_figures(bench_all, tmp_path))
     page = tmp_path / "runs.md"
     page.with_suffix(".json").write_text('{"something": "else"}')

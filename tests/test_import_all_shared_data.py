@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import json
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -13,7 +14,7 @@ import pytest
 from workbench.cli import main
 
 
-def jsonl_gz(path: Path) -> list[dict]:
+def jsonl_gz(path: Path) -> list[dict[str, Any]]:
     with gzip.open(path, "rt", encoding="utf-8") as handle:
         return [json.loads(line) for line in handle if line.strip()]
 

@@ -16,7 +16,13 @@ from workbench.paths import APP_NAME, HOME_OVERRIDE
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 #: what moves the user's folders; the run gets none of them, only a HOME of its own
-_MOVERS = (HOME_OVERRIDE, "MPLCONFIGDIR", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME")
+_MOVERS: tuple[str, ...] = (
+    HOME_OVERRIDE,
+    "MPLCONFIGDIR",
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+    "XDG_STATE_HOME",
+)
 _MOVERS += ("XDG_CACHE_HOME",)
 
 

@@ -4,6 +4,7 @@ workers instead of leaving them waiting."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -28,7 +29,7 @@ class WorkerTemp:
         return folder
 
 
-def counting_build(calls: list[str]):  # type: ignore[no-untyped-def]
+def counting_build(calls: list[str]) -> Callable[[Path], Path]:
     def build(folder: Path) -> Path:
         calls.append(folder.name)
         bundle = folder / "made.wbb"

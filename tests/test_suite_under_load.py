@@ -6,7 +6,9 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -14,7 +16,7 @@ PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
-def under_load():  # type: ignore[no-untyped-def]
+def under_load() -> Iterator[ModuleType]:
     path = PROJECT_ROOT / "bench" / "suite_under_load.py"
     spec = importlib.util.spec_from_file_location("suite_under_load", path)
     assert spec is not None and spec.loader is not None
@@ -25,7 +27,9 @@ def under_load():  # type: ignore[no-untyped-def]
     sys.modules.pop("suite_under_load", None)
 
 
-def test_busy_processes_spin_on_the_given_cores_and_end_with_the_block(under_load) -> None:  # type: ignore[no-untyped-def]
+def test_busy_processes_spin_on_the_given_cores_and_end_with_the_block(
+    under_load: ModuleType,
+) -> None:
     pinned = {min(under_load.cores())}
     with under_load.BusyProcesses(2, pinned) as busy:
         pids = [process.pid for process in busy.processes]
@@ -47,7 +51,9 @@ REPORT = """<?xml version="1.0" encoding="utf-8"?>
 """
 
 
-def test_failures_and_errors_are_read_from_the_report(under_load, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_failures_and_errors_are_read_from_the_report(
+    under_load: ModuleType, tmp_path: Path
+) -> None:
     report = tmp_path / "report.xml"
     report.write_text(REPORT, encoding="utf-8")
     counts, failed = under_load._failures(report)
@@ -63,7 +69,7 @@ def test_failures_and_errors_are_read_from_the_report(under_load, tmp_path: Path
     assert under_load._failures(tmp_path / "absent.xml") == ({}, [])
 
 
-def test_pytest_runs_on_the_workers_scripts_test_uses(under_load) -> None:  # type: ignore[no-untyped-def]
+def test_pytest_runs_on_the_workers_scripts_test_uses(under_load: ModuleType) -> None:
     assert under_load.worker_arguments(2) == ["-n", "2", "--dist", "loadfile"]
     assert under_load.worker_arguments(0) == []
     script = (PROJECT_ROOT / "scripts" / "test").read_text(encoding="utf-8")

@@ -96,7 +96,7 @@ def _run(
     bundle: Path,
     folder: Path,
     source: Path,
-    capsys: pytest.CaptureFixture,
+    capsys: pytest.CaptureFixture[str],
 ) -> tuple[int, str]:
     """The exit status and what the command printed, with the location (and the file it names,
     which a command shows for a URL) written BUNDLE."""

@@ -159,6 +159,7 @@ def test_annotators_and_packs(
         session = AnnotationSession(opened, "c1", "ann")
         for _ in range(3):
             task = session.next_task()
+            assert task is not None
             session.cast(
                 task.token, dict.fromkeys((c.name for c in session.protocol.criteria), "a")
             )

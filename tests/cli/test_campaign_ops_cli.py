@@ -26,7 +26,9 @@ def bundle(tmp_path: Path) -> Path:
     return build_ops_bundle(tmp_path)[0]
 
 
-def test_status_json_is_the_service_result(bundle: Path, capsys) -> None:
+def test_status_json_is_the_service_result(
+    bundle: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code, out, _ = run(capsys, "campaign", "status", bundle, CAMPAIGN, "--json")
     with Bundle.open(bundle) as opened:
         expected = campaign_status(opened, CAMPAIGN)
@@ -35,7 +37,7 @@ def test_status_json_is_the_service_result(bundle: Path, capsys) -> None:
     assert code == 0 and "ann-b" in out and "agreement overall" in out and "none" in out
 
 
-def test_disagreements_then_adjudicate(bundle: Path, capsys) -> None:
+def test_disagreements_then_adjudicate(bundle: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "campaign", "disagreements", bundle, CAMPAIGN, "--json")
     with Bundle.open(bundle) as opened:
         expected = disagreements(opened, CAMPAIGN)
@@ -61,7 +63,9 @@ def test_disagreements_then_adjudicate(bundle: Path, capsys) -> None:
     assert code == 0 and "settled b by lead" in out
 
 
-def test_a_bad_answer_is_one_line_and_writes_nothing(bundle: Path, capsys) -> None:
+def test_a_bad_answer_is_one_line_and_writes_nothing(
+    bundle: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code, out, err = run(
         capsys,
         "campaign",

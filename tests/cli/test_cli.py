@@ -30,7 +30,10 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_every_command_has_help(capsys: pytest.CaptureFixture[str]) -> None:
-    commands = build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    subparsers = build_parser()._subparsers
+    assert subparsers is not None
+    commands = subparsers._group_actions[0].choices
+    assert isinstance(commands, dict)
     assert {"import", "info", "plugins", "demo", "open"} <= set(commands)
     for name in commands:
         with pytest.raises(SystemExit) as exit_:

@@ -44,13 +44,17 @@ def test_names_from_data_are_printed_escaped(
     assert ("\\x1b]0;pwned\\x07" in out) or ("\\u202eabc" in out)
 
 
-def test_errors_naming_data_are_escaped_too(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_errors_naming_data_are_escaped_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["info", str(tmp_path / "no\x1b[2Jsuch.wbb")]) == 1
     err = capsys.readouterr().err
     assert "\x1b" not in err and "no\\x1b[2Jsuch.wbb" in err
 
 
-def test_json_output_stays_valid_and_exact(bundle: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_json_output_stays_valid_and_exact(
+    bundle: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["info", str(bundle), "--json"]) == 0
     printed = json.loads(capsys.readouterr().out)
     # the exact name, recoverable: JSON escapes control characters itself

@@ -63,7 +63,9 @@ def _read_items(bundle_path: Path) -> list[dict[str, Any]]:
         ]
 
 
-def _read_answers_and_votes(bundle_path: Path) -> tuple[list[tuple], list[tuple]]:
+def _read_answers_and_votes(
+    bundle_path: Path,
+) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
     with Bundle.open(bundle_path) as bundle, bundle.read_session() as session:
         outputs = session.execute(
             select(Item.external_id, Turn.index, Output.model_id, Output.text, Output.metadata_)
@@ -96,5 +98,7 @@ def read_items() -> Callable[[Path], list[dict[str, Any]]]:
 
 
 @pytest.fixture
-def read_answers_and_votes() -> Callable[[Path], tuple[list[tuple], list[tuple]]]:
+def read_answers_and_votes() -> Callable[
+    [Path], tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]
+]:
     return _read_answers_and_votes

@@ -4,6 +4,7 @@ answerers.py): wrong answers are really wrong, and each baseline behaves as desc
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
@@ -60,7 +61,7 @@ def test_baseline_names_say_they_are_demos() -> None:
 
 
 def test_plan_is_the_same_for_a_seed_and_differs_between_seeds() -> None:
-    def fingerprint(seed: int) -> list[tuple]:
+    def fingerprint(seed: int) -> list[tuple[Any, ...]]:
         return [
             (
                 item.external_id,

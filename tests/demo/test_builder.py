@@ -24,6 +24,7 @@ from workbench.demo.answerers import BASELINE_ANSWERERS
 from workbench.demo.plan import FAMILIES, demo_plan
 from workbench.demo.votes import RATERS, answer_style, compared_pairs
 from workbench.errors import WorkbenchError
+from workbench.services import importing
 from workbench.storage import Bundle
 from workbench.storage.models import Import, Model, PriorJudgment
 from workbench.storage.queries import bundle_counts
@@ -139,7 +140,7 @@ def test_a_failed_replace_leaves_the_old_file_and_no_partial_bundle(
 ) -> None:
     target = tmp_path / "demo.wbb"
     target.write_bytes(b"an old demo")
-    real_import = builder.import_files
+    real_import = importing.import_files
 
     def import_then_fail(*args: Any, **kwargs: Any) -> Any:
         real_import(*args, **kwargs)  # the partial bundle now exists beside the target

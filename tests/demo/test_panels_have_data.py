@@ -6,6 +6,7 @@ raters who disagree about as often as real annotators."""
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 from pathlib import Path
 
 import networkx as nx
@@ -21,7 +22,7 @@ from workbench.storage.models import JudgeRun, JudgeVerdict
 
 
 @pytest.fixture(scope="module")
-def bundle(demo_bundle: Path):  # type: ignore[no-untyped-def]
+def bundle(demo_bundle: Path) -> Iterator[Bundle]:
     with Bundle.open(demo_bundle) as opened:
         yield opened
 

@@ -3,6 +3,8 @@ what the benchmarks' papers describe; the registry finds them by name."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from tests.services.campaign_helpers import ALL_PROTOCOLS
@@ -28,8 +30,13 @@ PICK = (Choice("a", "Response 1", "1"), Choice("b", "Response 2", "2"))
         ({"display": Display.NONE}, "must show the reference or caption"),
     ],
 )
-def test_contradictory_protocols_are_refused(fields: dict, message: str) -> None:
-    definition = {"name": "p", "title": "P", "description": "", "display": Display.PAIR}
+def test_contradictory_protocols_are_refused(fields: dict[str, Any], message: str) -> None:
+    definition: dict[str, Any] = {
+        "name": "p",
+        "title": "P",
+        "description": "",
+        "display": Display.PAIR,
+    }
     definition["choices"] = PICK
     with pytest.raises(ProtocolError, match=message):
         AnnotationProtocol(**(definition | fields))
@@ -48,8 +55,9 @@ def test_grade_scale() -> None:
 
 def test_keys_are_case_insensitive() -> None:
     (battle,) = [p for p in ALL_PROTOCOLS if p.name == "arena-battle"]
-    assert battle.choice_for_key("t").value == "tie"
-    assert battle.choice_for_key("X").label == "Both bad"
+    tie, both_bad = battle.choice_for_key("t"), battle.choice_for_key("X")
+    assert tie is not None and tie.value == "tie"
+    assert both_bad is not None and both_bad.label == "Both bad"
     assert battle.choice_for_key("q") is None
     assert battle.response_labels == ("Response 1", "Response 2")
 

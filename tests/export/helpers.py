@@ -72,7 +72,7 @@ def _rows(path: Path) -> list[dict[str, Any]]:
         return [json.loads(line) for line in handle]
 
 
-def wildvision_lines(wildvision: Path, questions: int = 8, models: int = 3) -> list[dict]:
+def wildvision_lines(wildvision: Path, questions: int = 8, models: int = 3) -> list[dict[str, Any]]:
     """Canonical lines for the first ``questions`` WildVision-Bench questions: the prompt, the
     answers of the baseline and of the first ``models`` judged models, and GPT-4o's verdicts."""
     baseline = "claude-3-sonnet-20240229"

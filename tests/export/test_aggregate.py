@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -18,14 +19,14 @@ def test_aggregated_pairs_sum_the_judgments(voted_bundle: Path, tmp_path: Path) 
     records = [json.loads(line) for line in single.read_text("utf-8").splitlines()]
     pairs = [json.loads(line) for line in summed.read_text("utf-8").splitlines()]
 
-    expected: Counter[tuple] = Counter()
+    expected: Counter[tuple[Any, ...]] = Counter()
     for r in records:
         if r["outcome"] is None or r["model_b"] is None:
             continue
         winner = r["winner"] if r["outcome"] in ("a", "b") else r["outcome"]
         key = (r["source"], r["item_id"], r["turn"], r["criterion"], r["context"])
         expected[(*key, *sorted((r["model_a"], r["model_b"])), winner)] += 1
-    found: Counter[tuple] = Counter()
+    found: Counter[tuple[Any, ...]] = Counter()
     for p in pairs:
         key = (p["source"], p["item_id"], p["turn"], p["criterion"], p["context"])
         assert p["model_a"] < p["model_b"] and p["format_version"] == 1

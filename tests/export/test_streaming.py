@@ -4,23 +4,26 @@ and the memory an export holds does not grow with the number of judgments."""
 
 from __future__ import annotations
 
+import heapq
 import json
 import subprocess
 import sys
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
 from workbench.export import (
     ExportOptions,
+    canonical_json,
     export_bundle,
     external_sort,
     pairwise,
     service,
 )
+from workbench.export import judgments as export_judgments
 from workbench.export.arena import is_battle, repeats
 from workbench.export.judgments import Judgment
 from workbench.export.options import ImageMode
@@ -33,7 +36,7 @@ class CountingReader:
     one calls ``on_pull`` (to look at what the writer has done with those before it)."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch, on_pull: Any = None) -> None:
-        self.real = service.iter_judgments
+        self.real = export_judgments.iter_judgments
         self.calls = 0
         self.pulled: list[Judgment] = []
         self.on_pull = on_pull or (lambda: None)
@@ -51,7 +54,7 @@ def test_arena_writes_each_battle_before_reading_the_next_judgment(
     voted_bundle: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     written = Counter[str]()
-    real_dumps = service.dumps
+    real_dumps = canonical_json.dumps
 
     def counting_dumps(value: Any) -> str:
         written["battles"] += 1
@@ -91,7 +94,7 @@ def test_pairwise_holds_one_item_of_judgments_ahead_of_the_sort(
                     sorted_records["taken"] += 1
                     yield entry
 
-            return real(counted())
+            return cast("Iterator[str]", real(counted()))
 
         monkeypatch.setattr(module, name, wrapper)
 
@@ -107,6 +110,7 @@ def test_pairwise_holds_one_item_of_judgments_ahead_of_the_sort(
 
     monkeypatch.setattr(aggregate_module, "_pairs", summing)
     held: list[int] = []
+    reader: CountingReader
     reader = CountingReader(
         monkeypatch, lambda: held.append(len(reader.pulled) - sorted_records["taken"])
     )
@@ -135,13 +139,13 @@ def test_spilled_runs_write_the_same_bytes(
     in_memory = tmp_path / "memory" / "out"
     export_bundle(voted_bundle, in_memory, options)
     merges = Counter[str]()
-    real_merge = external_sort.heapq.merge
+    real_merge = heapq.merge
 
     def counting_merge(*iterables: Any, **kwargs: Any) -> Any:
         merges["runs"] += len(iterables)
         return real_merge(*iterables, **kwargs)
 
-    monkeypatch.setattr(external_sort.heapq, "merge", counting_merge)
+    monkeypatch.setattr(heapq, "merge", counting_merge)
     monkeypatch.setattr(external_sort, "SORT_RUN", 3)
     spilled = tmp_path / "spilled" / "out"
     export_bundle(voted_bundle, spilled, options)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 from tests.importers.canonical_helpers import item_line, png_bytes, write_jsonl
 from tests.services.campaign_helpers import MODELS, build_campaign_bundle
@@ -68,7 +69,7 @@ def forbidden_strings(path: Path) -> list[str]:
     return [str(model_id) for model_id, _ in rows] + [name for _, name in rows]
 
 
-def image_item(item_id: str, images: int, width: int, models: tuple[str, ...]) -> dict:
+def image_item(item_id: str, images: int, width: int, models: tuple[str, ...]) -> dict[str, Any]:
     """A one-turn item with ``images`` inline images ``width`` pixels wide (so each item's
     images can be told apart by size), no family or language (optional fields left out)."""
     line = item_line(

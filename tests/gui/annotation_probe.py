@@ -11,11 +11,14 @@ from PySide6.QtWidgets import (
     QComboBox,
     QLabel,
     QLineEdit,
+    QMenu,
     QTextEdit,
     QWidget,
 )
+from pytestqt.qtbot import QtBot
 
 from tests.patience import HANG_GUARD_MS
+from workbench.gui.annotation.annotation_view import AnnotationView
 
 ACCESSIBLE_TEXTS = (
     QAccessible.Text.Name,
@@ -73,7 +76,7 @@ def leaks(strings: list[str], forbidden: list[str]) -> list[tuple[str, str]]:
     ]
 
 
-def shown_texts(view) -> list[str]:  # type: ignore[no-untyped-def]
+def shown_texts(view: AnnotationView) -> list[str]:
     """The prompts, references and responses the view shows now, in order."""
     texts = []
     for panel in view.display.turn_panels:
@@ -84,7 +87,12 @@ def shown_texts(view) -> list[str]:  # type: ignore[no-untyped-def]
     return texts
 
 
-def press(qtbot, view, key: str | Qt.Key, modifier=Qt.KeyboardModifier.NoModifier) -> None:  # type: ignore[no-untyped-def]
+def press(
+    qtbot: QtBot,
+    view: QWidget,
+    key: str | Qt.Key,
+    modifier: Qt.KeyboardModifier = Qt.KeyboardModifier.NoModifier,
+) -> None:
     """Type ``key`` at the focused widget inside ``view`` (the view itself when none is), and
     wait until an answer it gave is saved (votes are written on a worker)."""
     focused = QApplication.focusWidget()
@@ -92,7 +100,7 @@ def press(qtbot, view, key: str | Qt.Key, modifier=Qt.KeyboardModifier.NoModifie
     qtbot.keyClick(target, key, modifier)
     saving = getattr(view, "busy", None)
     if isinstance(saving, bool):
-        qtbot.waitUntil(lambda: not view.busy, timeout=HANG_GUARD_MS)
+        qtbot.waitUntil(lambda: getattr(view, "busy", False) is False, timeout=HANG_GUARD_MS)
 
 
 def reachable_actions(window: QWidget) -> list[QAction]:
@@ -105,8 +113,10 @@ def reachable_actions(window: QWidget) -> list[QAction]:
             if not action.isVisible() or not action.isEnabled() or action in found:
                 continue
             found.append(action)
-            if action.menu() is not None:
-                visit_menu(action.menu().actions())
+            menu = action.menu()
+            if menu is not None:
+                assert isinstance(menu, QMenu)
+                visit_menu(menu.actions())
 
     menu_bar = window.menuBar() if hasattr(window, "menuBar") else None
     if menu_bar is not None:

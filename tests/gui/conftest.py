@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+from pytestqt.qtbot import QtBot
 
 from tests.patience import HANG_GUARD_MS
 
@@ -14,18 +16,21 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from tests.gui.sample_bundle import build_sample_bundle
 
+if TYPE_CHECKING:
+    from workbench.gui.main_window import MainWindow
+
 
 @pytest.fixture(scope="session")
 def sample_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_sample_bundle(tmp_path_factory.mktemp("sample"))
 
 
-def wait_idle(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def wait_idle(qtbot: QtBot, window: MainWindow) -> None:
     qtbot.waitUntil(lambda: not window.is_busy(), timeout=HANG_GUARD_MS)
 
 
 @pytest.fixture
-def open_window(qtbot, sample_bundle: Path) -> Iterator:  # type: ignore[no-untyped-def]
+def open_window(qtbot: QtBot, sample_bundle: Path) -> Iterator[MainWindow]:
     """A main window showing the sample bundle, its first query answered."""
     from workbench.gui.main_window import MainWindow
 

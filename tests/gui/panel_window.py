@@ -5,9 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pytestqt.qtbot import QtBot
 
 from tests.gui.panel_bundle import build_panel_bundle
 from tests.patience import HANG_GUARD_MS, HANG_GUARD_SECONDS
+
+if TYPE_CHECKING:
+    from workbench.gui.main_window import MainWindow
 
 
 def wait_for_file(path: str, timeout_s: float = HANG_GUARD_SECONDS) -> bool:
@@ -24,7 +30,7 @@ def wait_for_file(path: str, timeout_s: float = HANG_GUARD_SECONDS) -> bool:
 
 
 @contextmanager
-def opened_panel_window(qtbot, folder: Path) -> Iterator:  # type: ignore[no-untyped-def]
+def opened_panel_window(qtbot: QtBot, folder: Path) -> Iterator[MainWindow]:
     from workbench.gui.main_window import MainWindow
 
     path = build_panel_bundle(folder)

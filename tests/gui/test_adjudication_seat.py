@@ -5,20 +5,28 @@ the annotators' keys (shown on the buttons), Skip moving on without deciding."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from PySide6.QtCore import QRect, Qt
 from PySide6.QtWidgets import QApplication, QWidget
+from pytestqt.qtbot import QtBot
 
 from tests.gui.conftest import wait_idle
 from tests.gui.test_campaign_ops import shown_text
 from tests.patience import HANG_GUARD_MS
 from tests.services.campaign_helpers import MODELS
 from tests.services.campaign_ops_bundle import CAMPAIGN, build_ops_bundle
+from workbench.gui.campaign_ops.adjudication_dialog import AdjudicationDialog
 from workbench.gui.screen_fit import SCREEN_SHARE
 from workbench.services.adjudication import disagreements
 from workbench.storage import Bundle
+
+if TYPE_CHECKING:
+    from workbench.gui.main_window import MainWindow
+
 
 pytestmark = pytest.mark.gui
 
@@ -26,7 +34,7 @@ SIZES = [(1366, 768), (1024, 700)]
 
 
 @pytest.fixture
-def window(qtbot, tmp_path: Path):  # type: ignore[no-untyped-def]
+def window(qtbot: QtBot, tmp_path: Path) -> Iterator[MainWindow]:
     from workbench.gui.main_window import MainWindow
 
     path, _ = build_ops_bundle(tmp_path)
@@ -39,7 +47,7 @@ def window(qtbot, tmp_path: Path):  # type: ignore[no-untyped-def]
     window.close()
 
 
-def open_dialog(qtbot, window, size: tuple[int, int]):  # type: ignore[no-untyped-def]
+def open_dialog(qtbot: QtBot, window: MainWindow, size: tuple[int, int]) -> AdjudicationDialog:
     window.resize(*size)
     dialog = window.campaign_ops.show_adjudication(CAMPAIGN)
     dialog.resize(*(int(side * SCREEN_SHARE) for side in size))  # as on a screen of that size
@@ -56,12 +64,13 @@ def inside(widget: QWidget, dialog: QWidget) -> bool:
 
 
 @pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
-def test_the_task_is_shown_as_the_annotators_saw_it_and_fits(  # type: ignore[no-untyped-def]
-    qtbot, window, size: tuple[int, int]
+def test_the_task_is_shown_as_the_annotators_saw_it_and_fits(
+    qtbot: QtBot, window: MainWindow, size: tuple[int, int]
 ) -> None:
     dialog = open_dialog(qtbot, window, size)
     display = dialog.display
     [tile] = display.tiles  # the item's one image, through the one decoder
+    assert tile.decoded is not None
     assert tile.viewable and (tile.decoded.full.width(), tile.decoded.full.height()) == (8, 6)
     text = shown_text(dialog)
     assert "Response 1" in text and "Response 2" in text
@@ -92,7 +101,7 @@ def test_the_task_is_shown_as_the_annotators_saw_it_and_fits(  # type: ignore[no
     dialog.close()
 
 
-def test_decisions_by_key_record_and_move_on(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def test_decisions_by_key_record_and_move_on(qtbot: QtBot, window: MainWindow) -> None:
     dialog = open_dialog(qtbot, window, SIZES[0])
     dialog.activateWindow()
     first, second = (row["task"] for row in dialog.rows[:2])
@@ -116,6 +125,8 @@ def test_decisions_by_key_record_and_move_on(qtbot, window) -> None:  # type: ig
     # recorded, and on to the next disputed task
     qtbot.waitUntil(lambda: dialog.current["task"] == second, timeout=HANG_GUARD_MS)
     wait_idle(qtbot, window)
+    assert window.bundle is not None
+    assert window.bundle.path is not None
     with Bundle.open(window.bundle.path) as reopened:
         settled = {r["task"]: r["adjudication"] for r in disagreements(reopened, CAMPAIGN)}
     assert settled[first]["answer"] == "b"

@@ -5,15 +5,22 @@ its dock's size when the dock is floated and when it is docked again."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from PySide6.QtCore import QRect, QSize
 from PySide6.QtWidgets import QApplication, QScrollArea, QWidget
+from pytestqt.qtbot import QtBot
 
 from tests.gui.conftest import wait_idle
 from tests.patience import HANG_GUARD_MS
 from workbench.gui.panels.docks import wrap_picker_rows
+
+if TYPE_CHECKING:
+    from workbench.gui.main_window import MainWindow
+
 
 pytestmark = [pytest.mark.gui, pytest.mark.shared_data]
 
@@ -28,7 +35,7 @@ def visible_in(widget: QWidget, dock: QWidget) -> QRect:
 
 
 @pytest.fixture
-def window(qtbot, full_bundle: Path):  # type: ignore[no-untyped-def]
+def window(qtbot: QtBot, full_bundle: Path) -> Iterator[MainWindow]:
     from workbench.gui.main_window import MainWindow
 
     window = MainWindow(persist_layout=False)
@@ -45,7 +52,9 @@ def window(qtbot, full_bundle: Path):  # type: ignore[no-untyped-def]
     window.close()
 
 
-def test_ten_rows_and_a_legible_figure_without_moving_a_dock(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def test_ten_rows_and_a_legible_figure_without_moving_a_dock(
+    qtbot: QtBot, window: MainWindow
+) -> None:
     board = window.analysis.leaderboard
     dock = window.analysis.docks["leaderboard"]
     assert board.model.rowCount() >= 10
@@ -63,14 +72,17 @@ def test_ten_rows_and_a_legible_figure_without_moving_a_dock(qtbot, window) -> N
         QApplication.processEvents()
         area = dock.widget()
         assert isinstance(area, QScrollArea) and not dock.visibleRegion().isEmpty(), name
-        assert area.widget().width() <= area.viewport().width(), f"{name} is cut at its side"
+        inner = area.widget()
+        assert inner is not None
+        assert inner.width() <= area.viewport().width(), f"{name} is cut at its side"
 
 
-def test_a_floated_dock_s_figure_follows_its_size(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def test_a_floated_dock_s_figure_follows_its_size(qtbot: QtBot, window: MainWindow) -> None:
     board = window.analysis.leaderboard
     forest = board.forest
     dock = window.analysis.docks["leaderboard"]
     docked = forest._rendered_size
+    assert docked is not None
     dock.setFloating(True)
     dock.resize(1200, 700)
     QApplication.processEvents()
@@ -81,6 +93,7 @@ def test_a_floated_dock_s_figure_follows_its_size(qtbot, window) -> None:  # typ
     qtbot.waitUntil(lambda: forest.target_size() != docked, timeout=HANG_GUARD_MS)
     qtbot.waitUntil(drawn_at_its_size, timeout=HANG_GUARD_MS)
     floated = forest._rendered_size
+    assert floated is not None
     assert floated.width() > docked.width()
     assert forest.pixmap is not None
     assert round(forest.pixmap.width() / forest.pixmap.devicePixelRatio()) == floated.width()
@@ -90,7 +103,7 @@ def test_a_floated_dock_s_figure_follows_its_size(qtbot, window) -> None:  # typ
     qtbot.waitUntil(drawn_at_its_size, timeout=HANG_GUARD_MS)
 
 
-def test_picker_rows_wrap_and_keep_captions_with_their_pickers(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_picker_rows_wrap_and_keep_captions_with_their_pickers(qtbot: QtBot) -> None:
     from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout
 
     panel = QWidget()
@@ -122,13 +135,18 @@ def test_picker_rows_wrap_and_keep_captions_with_their_pickers(qtbot) -> None:  
     assert panel.minimumSizeHint().width() < wide / 3
     for combo in combos:  # each caption stays left of its picker, on the same line
         pair = combo.parentWidget()
-        assert pair is not panel and isinstance(pair.layout().itemAt(0).widget(), QLabel)
+        assert pair is not None
+        pair_layout = pair.layout()
+        assert pair_layout is not None
+        first = pair_layout.itemAt(0)
+        assert first is not None
+        assert pair is not panel and isinstance(first.widget(), QLabel)
         assert QRect(QRect(combo.mapTo(panel, combo.rect().topLeft()), combo.size())).right() <= 400
 
 
 def test_the_view_menu_opens_a_panel_with_its_room_beside_the_monitor(
-    qtbot, full_bundle: Path
-) -> None:  # type: ignore[no-untyped-def]
+    qtbot: QtBot, full_bundle: Path
+) -> None:
     """The PI's path: the campaign monitor docked on the right, then View > Leaderboard; the
     panel opened at a strip with no row showing."""
     from workbench.gui.main_window import MainWindow

@@ -11,6 +11,7 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QImage, QKeySequence
 from PySide6.QtWidgets import QApplication, QDockWidget, QMessageBox
+from pytestqt.qtbot import QtBot
 
 from tests.gui.annotation_bundle import build_annotation_bundle, forbidden_strings
 from tests.gui.annotation_probe import (
@@ -74,7 +75,7 @@ def bundle_path(template: Path, tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def main_window(qtbot, bundle_path: Path) -> Iterator[MainWindow]:  # type: ignore[no-untyped-def]
+def main_window(qtbot: QtBot, bundle_path: Path) -> Iterator[MainWindow]:
     window = MainWindow(persist_layout=False)
     qtbot.addWidget(window)
     window.open_bundle(bundle_path)
@@ -87,13 +88,13 @@ def main_window(qtbot, bundle_path: Path) -> Iterator[MainWindow]:  # type: igno
     window.close()
 
 
-def close_dialogs(window) -> None:  # type: ignore[no-untyped-def]
+def close_dialogs(window) -> None:
     for widget in QApplication.topLevelWidgets():
         if widget is not window and widget.isVisible():
             widget.close()
 
 
-def walk(qtbot, window, forbidden: list[str]) -> list[str]:  # type: ignore[no-untyped-def]
+def walk(qtbot: QtBot, window, forbidden: list[str]) -> list[str]:
     """Trigger every reachable action and press every probe key; after each, nothing on screen
     names a model and no dock is open. Returns the texts of the actions walked."""
     walked = []
@@ -131,7 +132,7 @@ def walk(qtbot, window, forbidden: list[str]) -> list[str]:  # type: ignore[no-u
     return walked
 
 
-def test_annotator_window_offers_no_way_to_a_model_name(qtbot, bundle_path: Path) -> None:
+def test_annotator_window_offers_no_way_to_a_model_name(qtbot: QtBot, bundle_path: Path) -> None:
     bundle = Bundle.open(bundle_path)
     window = AnnotatorWindow(bundle, AnnotationSession(bundle, "arena-battle", "ana"))
     qtbot.addWidget(window)
@@ -149,7 +150,7 @@ def test_annotator_window_offers_no_way_to_a_model_name(qtbot, bundle_path: Path
     window.close()
 
 
-def test_the_walk_finds_an_analysis_action(qtbot, bundle_path: Path) -> None:
+def test_the_walk_finds_an_analysis_action(qtbot: QtBot, bundle_path: Path) -> None:
     """The walk is not blind itself: an action into an analysis is caught."""
     bundle = Bundle.open(bundle_path)
     window = AnnotatorWindow(bundle, AnnotationSession(bundle, "arena-battle", "ana"))
@@ -161,7 +162,7 @@ def test_the_walk_finds_an_analysis_action(qtbot, bundle_path: Path) -> None:
 
 
 def test_annotating_in_the_main_window_enters_annotator_mode(
-    qtbot, main_window: MainWindow, bundle_path: Path
+    qtbot: QtBot, main_window: MainWindow, bundle_path: Path
 ) -> None:
     window = main_window
     window.analysis.show_all()
@@ -193,7 +194,9 @@ def test_annotating_in_the_main_window_enters_annotator_mode(
     assert all(a.isVisible() for a in window.menuBar().actions())
 
 
-def test_a_pack_opens_in_the_annotator_window(qapp, bundle_path: Path, tmp_path: Path) -> None:
+def test_a_pack_opens_in_the_annotator_window(
+    qapp: QApplication, bundle_path: Path, tmp_path: Path
+) -> None:
     pack = tmp_path / "ana-pack.wbb"
     with Bundle.open(bundle_path) as bundle:
         export_pack(bundle, "arena-battle", "ana", pack)
@@ -234,7 +237,7 @@ def test_annotate_command_refuses_a_bad_size(
     assert "WIDTHxHEIGHT" in capsys.readouterr().err
 
 
-def test_shortcut_keys_reach_nothing_once_disabled(qtbot, main_window: MainWindow) -> None:
+def test_shortcut_keys_reach_nothing_once_disabled(qtbot: QtBot, main_window: MainWindow) -> None:
     """Ctrl+F (find in the item list) works in the inspector and not in annotator mode."""
     window = main_window
     qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
@@ -244,7 +247,7 @@ def test_shortcut_keys_reach_nothing_once_disabled(qtbot, main_window: MainWindo
     assert not window.item_list.isAncestorOf(QApplication.focusWidget())
 
 
-def test_annotator_mode_drops_the_linked_model_pair(qtbot, main_window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+def test_annotator_mode_drops_the_linked_model_pair(qtbot: QtBot, main_window: MainWindow) -> None:
     """A pair chosen in the inspector names models: annotating clears it and takes none."""
     window = main_window
     window.selection.set_model_pair(("model-a", "model-b"))

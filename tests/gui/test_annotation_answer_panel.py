@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QEvent, QObject
+from pytestqt.qtbot import QtBot
 
 from tests.gui.test_annotation_view import PROTOCOLS
 from workbench.gui.annotation.answer_panel import ERROR_STYLE, MESSAGE_STYLE, AnswerPanel
@@ -24,7 +25,7 @@ class StyleChanges(QObject):
         return False
 
 
-def test_messages_of_the_same_kind_restyle_nothing(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_messages_of_the_same_kind_restyle_nothing(qtbot: QtBot) -> None:
     protocol = next(p for p in PROTOCOLS if len(p.criteria) > 1 and p.grade_scale is None)
     panel = AnswerPanel(protocol)
     qtbot.addWidget(panel)

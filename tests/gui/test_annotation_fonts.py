@@ -83,7 +83,7 @@ def test_the_probe_sees_a_missing_glyph(qapp: QApplication) -> None:
     assert render("A", font) != render(NO_GLYPH, font)
 
 
-def test_bundled_fonts_are_registered(qapp: QApplication, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_bundled_fonts_are_registered(qapp: QApplication, tmp_path: Path) -> None:
     """What the frozen app carries in _resources/fonts is given to Qt (a system font file
     stands in for the bundled Noto one here)."""
     system_fonts = [

@@ -8,12 +8,14 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
 
 from tests.gui.annotation_bundle import build_annotation_bundle, build_image_bundle
 from tests.gui.annotation_probe import press
 from tests.gui.test_annotation_view import PROTOCOL_IDS, PROTOCOLS, start_view
 from tests.patience import HANG_GUARD_MS
 from workbench.domain.protocols import AnnotationProtocol
+from workbench.gui.annotation.annotation_view import AnnotationView
 from workbench.storage import Bundle
 from workbench.storage.bundle import copy_bundle
 
@@ -25,7 +27,7 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_annotation_bundle(tmp_path_factory.mktemp("fresh-page"))
 
 
-def assert_fresh(view) -> None:  # type: ignore[no-untyped-def]
+def assert_fresh(view: AnnotationView) -> None:
     panel = view.answer_panel
     assert panel is not None
     assert all(value is None for value in panel.checked_values())
@@ -38,7 +40,7 @@ def assert_fresh(view) -> None:  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize("protocol", PROTOCOLS, ids=PROTOCOL_IDS)
 def test_every_task_starts_on_a_fresh_page(
-    qtbot, template: Path, tmp_path: Path, protocol: AnnotationProtocol
+    qtbot: QtBot, template: Path, tmp_path: Path, protocol: AnnotationProtocol
 ) -> None:
     copy_bundle(template, tmp_path / "b.wbb")
     with Bundle.open(tmp_path / "b.wbb") as bundle:
@@ -70,7 +72,7 @@ def test_every_task_starts_on_a_fresh_page(
         view.end()
 
 
-def test_the_zoom_window_follows_the_task(qtbot, tmp_path: Path) -> None:
+def test_the_zoom_window_follows_the_task(qtbot: QtBot, tmp_path: Path) -> None:
     path = build_image_bundle(tmp_path)
     with Bundle.open(path) as bundle:
         view = start_view(qtbot, bundle, "arena-battle")

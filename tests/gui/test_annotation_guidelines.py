@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
 
 from tests.gui.annotation_bundle import build_annotation_bundle
 from tests.gui.annotation_probe import press
@@ -74,7 +75,9 @@ def test_unreadable_guidelines_create_nothing(
     assert main(["campaign", "guidelines", str(bundle_path), "guided"]) == 1  # no campaign
 
 
-def test_guidelines_show_at_the_start_and_on_f1(qtbot, bundle_path: Path, tmp_path: Path) -> None:
+def test_guidelines_show_at_the_start_and_on_f1(
+    qtbot: QtBot, bundle_path: Path, tmp_path: Path
+) -> None:
     guide = tmp_path / "guide.md"
     guide.write_text(GUIDELINES, encoding="utf-8")
     assert create(bundle_path, "--guidelines", str(guide)) == 0
@@ -94,7 +97,7 @@ def test_guidelines_show_at_the_start_and_on_f1(qtbot, bundle_path: Path, tmp_pa
         assert plain.help_overlay.guidelines is None
 
 
-def test_the_session_is_remembered_and_resumable(qtbot, bundle_path: Path) -> None:
+def test_the_session_is_remembered_and_resumable(qtbot: QtBot, bundle_path: Path) -> None:
     bundle = Bundle.open(bundle_path)
     window = AnnotatorWindow(
         bundle, AnnotationSession(bundle, "arena-battle", "ana"), location=bundle_path

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QRect
+from PySide6.QtWidgets import QWidget
+from pytestqt.qtbot import QtBot
 
 from tests.gui.annotation_bundle import build_annotation_bundle, build_image_bundle
 from tests.patience import HANG_GUARD_MS
@@ -32,11 +34,11 @@ def turns_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_annotation_bundle(tmp_path_factory.mktemp("layout-turns"))
 
 
-def on_window(widget, window) -> QRect:  # type: ignore[no-untyped-def]
+def on_window(widget: QWidget, window: QWidget) -> QRect:
     return QRect(widget.mapTo(window, widget.rect().topLeft()), widget.size())
 
 
-def open_window(qtbot, path: Path, campaign: str, size: tuple[int, int]) -> AnnotatorWindow:  # type: ignore[no-untyped-def]
+def open_window(qtbot: QtBot, path: Path, campaign: str, size: tuple[int, int]) -> AnnotatorWindow:
     bundle = Bundle.open(path)
     window = AnnotatorWindow(bundle, AnnotationSession(bundle, campaign, "ana"))
     qtbot.addWidget(window)
@@ -68,7 +70,7 @@ def assert_readable(window: AnnotatorWindow, long_response: bool = False) -> Non
 
 @pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
 def test_both_responses_and_the_images_fit_with_ten_images(
-    qtbot, images_bundle: Path, tmp_path: Path, size: tuple[int, int]
+    qtbot: QtBot, images_bundle: Path, tmp_path: Path, size: tuple[int, int]
 ) -> None:
     path = tmp_path / "b.wbb"
     path.write_bytes(images_bundle.read_bytes())
@@ -84,7 +86,7 @@ def test_both_responses_and_the_images_fit_with_ten_images(
 
 @pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
 def test_multi_turn_tasks_show_the_judged_turn_side_by_side(
-    qtbot, turns_bundle: Path, tmp_path: Path, size: tuple[int, int]
+    qtbot: QtBot, turns_bundle: Path, tmp_path: Path, size: tuple[int, int]
 ) -> None:
     path = tmp_path / "b.wbb"
     path.write_bytes(turns_bundle.read_bytes())
@@ -100,7 +102,9 @@ def test_multi_turn_tasks_show_the_judged_turn_side_by_side(
     window.close()
 
 
-def test_a_long_response_scrolls_inside_its_own_area(qtbot, images_bundle: Path, tmp_path: Path):  # type: ignore[no-untyped-def]
+def test_a_long_response_scrolls_inside_its_own_area(
+    qtbot: QtBot, images_bundle: Path, tmp_path: Path
+) -> None:
     path = tmp_path / "b.wbb"
     path.write_bytes(images_bundle.read_bytes())
     window = open_window(qtbot, path, "arena-battle", (1366, 768))
@@ -116,7 +120,7 @@ def test_a_long_response_scrolls_inside_its_own_area(qtbot, images_bundle: Path,
 
 
 def test_a_long_campaign_title_is_elided_instead_of_widening_the_window(
-    qtbot, images_bundle: Path, tmp_path: Path
+    qtbot: QtBot, images_bundle: Path, tmp_path: Path
 ) -> None:
     """In the main window the annotation page sits beside the item list: a title that only
     fits on one line made the window 1039 px wide at 1024x700, cutting its right edge off."""

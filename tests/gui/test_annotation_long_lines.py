@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtWidgets import QVBoxLayout, QWidget
+from pytestqt.qtbot import QtBot
 
 from workbench.gui.annotation.task_display import CappedScroll
 from workbench.gui.safe_text import SafeTextView
@@ -47,8 +48,8 @@ def assert_at_start_and_wrapped(view: SafeTextView) -> None:
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_a_long_code_line_wraps_in_a_response_column(
-    qtbot, receipt_answer: str, width: int
-) -> None:  # type: ignore[no-untyped-def]
+    qtbot: QtBot, receipt_answer: str, width: int
+) -> None:
     for text in (receipt_answer, long_code()):
         holder = QWidget()
         qtbot.addWidget(holder)
@@ -67,7 +68,7 @@ def test_a_long_code_line_wraps_in_a_response_column(
         assert_at_start_and_wrapped(view)
 
 
-def test_the_inspectors_text_view_wraps_a_long_code_line(qtbot, receipt_answer: str) -> None:  # type: ignore[no-untyped-def]
+def test_the_inspectors_text_view_wraps_a_long_code_line(qtbot: QtBot, receipt_answer: str) -> None:
     view = SafeTextView()
     qtbot.addWidget(view)
     view.resize(400, 300)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
 from sqlalchemy import func, select
 
 from tests.gui.annotation_bundle import build_annotation_bundle, forbidden_strings
@@ -67,7 +68,7 @@ def vote_rows(bundle: Bundle) -> int:
         return session.scalar(select(func.count()).select_from(Vote)) or 0
 
 
-def open_window(qtbot, bundle: Bundle, campaign: str, annotator: str) -> AnnotatorWindow:  # type: ignore[no-untyped-def]
+def open_window(qtbot: QtBot, bundle: Bundle, campaign: str, annotator: str) -> AnnotatorWindow:
     window = AnnotatorWindow(bundle, AnnotationSession(bundle, campaign, annotator))
     qtbot.addWidget(window)
     window.show()
@@ -77,7 +78,7 @@ def open_window(qtbot, bundle: Bundle, campaign: str, annotator: str) -> Annotat
     return window
 
 
-def test_practice_round_with_keys_then_real_tasks(qtbot, bundle_path: Path) -> None:
+def test_practice_round_with_keys_then_real_tasks(qtbot: QtBot, bundle_path: Path) -> None:
     bundle = Bundle.open(bundle_path)
     forbidden = forbidden_strings(bundle_path)
     expected = [
@@ -85,6 +86,7 @@ def test_practice_round_with_keys_then_real_tasks(qtbot, bundle_path: Path) -> N
     ]
     window = open_window(qtbot, bundle, "required", "ana")
     view = window.view
+    assert view.session is not None
     protocol = view.session.protocol
     assert view.practice_index == -1 and view.task is None
     assert "Practice round: 2 tasks" in view.done_label.text()
@@ -141,7 +143,7 @@ def test_practice_round_with_keys_then_real_tasks(qtbot, bundle_path: Path) -> N
     bundle.close()
 
 
-def test_an_optional_practice_round_can_be_skipped(qtbot, bundle_path: Path) -> None:
+def test_an_optional_practice_round_can_be_skipped(qtbot: QtBot, bundle_path: Path) -> None:
     bundle = Bundle.open(bundle_path)
     window = open_window(qtbot, bundle, "optional", "bob")
     view = window.view
@@ -155,7 +157,7 @@ def test_an_optional_practice_round_can_be_skipped(qtbot, bundle_path: Path) -> 
 
 
 def test_new_campaign_dialog_draws_a_practice_round(
-    qtbot, bundle_path: Path, template: Path, tmp_path: Path
+    qtbot: QtBot, bundle_path: Path, template: Path, tmp_path: Path
 ) -> None:
     with Bundle.open(bundle_path) as bundle:
         dialog = NewCampaignDialog(bundle, ["src"], list(MODELS[:3]))
@@ -176,7 +178,7 @@ def test_new_campaign_dialog_draws_a_practice_round(
         assert len(settings["practice"]) == 1 and settings["practice_optional"] is False
 
 
-def test_the_main_window_offers_the_practice_round_too(qtbot, bundle_path: Path) -> None:
+def test_the_main_window_offers_the_practice_round_too(qtbot: QtBot, bundle_path: Path) -> None:
     window = MainWindow(persist_layout=False)
     qtbot.addWidget(window)
     window.open_bundle(bundle_path)
@@ -193,7 +195,7 @@ def test_the_main_window_offers_the_practice_round_too(qtbot, bundle_path: Path)
     window.close()
 
 
-def test_a_practice_task_whose_item_is_gone_says_so(qtbot, bundle_path: Path) -> None:
+def test_a_practice_task_whose_item_is_gone_says_so(qtbot: QtBot, bundle_path: Path) -> None:
     bundle = Bundle.open(bundle_path)
     with bundle.session() as session:
         campaign = session.scalars(select(Campaign).where(Campaign.name == "optional")).one()

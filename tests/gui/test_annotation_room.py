@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QRect
+from PySide6.QtWidgets import QWidget
+from pytestqt.qtbot import QtBot
 
 from tests.conftest import PROJECT_ROOT
 from tests.services.campaign_helpers import build_campaign_bundle
@@ -45,7 +47,7 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def visible_height(widget, clip, window) -> int:  # type: ignore[no-untyped-def]
+def visible_height(widget: QWidget, clip: QWidget, window: QWidget) -> int:
     """The height of ``widget`` on screen: inside ``clip`` (the page's viewport) and the
     window."""
     top_left = widget.mapTo(window, widget.rect().topLeft())
@@ -56,8 +58,8 @@ def visible_height(widget, clip, window) -> int:  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 @pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h, _ in SIZES])
-def test_the_responses_get_the_room(  # type: ignore[no-untyped-def]
-    qtbot, template: Path, tmp_path: Path, protocol: str, size: tuple[int, int, float]
+def test_the_responses_get_the_room(
+    qtbot: QtBot, template: Path, tmp_path: Path, protocol: str, size: tuple[int, int, float]
 ) -> None:
     width, height, share = size
     copy_bundle(template, tmp_path / "b.wbb")
@@ -72,6 +74,7 @@ def test_the_responses_get_the_room(  # type: ignore[no-untyped-def]
     for view in last.responses:
         view.show_text(LONG)
     qtbot.wait(50)
+    assert window.view.task is not None
     display.scroll_to_judged_turn(window.view.task)
     qtbot.wait(50)
     shown = [

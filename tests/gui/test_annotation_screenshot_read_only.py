@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,7 +28,7 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_annotation_bundle(tmp_path_factory.mktemp("read-only"))
 
 
-def state(path: Path) -> tuple:
+def state(path: Path) -> tuple[Any, ...]:
     connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
         counts = tuple(

@@ -5,10 +5,12 @@ mnemonic on a vote key, and the guidelines overlay covering the page when a sess
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QDialog, QDialogButtonBox, QMenu
+from pytestqt.qtbot import QtBot
 from sqlalchemy import select
 
 from tests.gui.annotation_bundle import build_annotation_bundle, build_image_bundle
@@ -41,8 +43,8 @@ def bundle_path(template: Path, tmp_path: Path) -> Path:
     return tmp_path / "b.wbb"
 
 
-def open_window(  # type: ignore[no-untyped-def]
-    qtbot, bundle: Bundle, campaign: str, size: tuple[int, int], annotator: str = "ana"
+def open_window(
+    qtbot: QtBot, bundle: Bundle, campaign: str, size: tuple[int, int], annotator: str = "ana"
 ) -> AnnotatorWindow:
     window = AnnotatorWindow(bundle, AnnotationSession(bundle, campaign, annotator))
     qtbot.addWidget(window)
@@ -54,13 +56,13 @@ def open_window(  # type: ignore[no-untyped-def]
     return window
 
 
-def settle(qtbot, window: AnnotatorWindow) -> None:  # type: ignore[no-untyped-def]
+def settle(qtbot: QtBot, window: AnnotatorWindow) -> None:
     qtbot.waitUntil(lambda: not window.view.busy, timeout=HANG_GUARD_MS)
 
 
 @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 def test_a_skip_is_not_counted_as_answered_and_the_counts_match_campaign_status(
-    qtbot, bundle_path: Path, size: tuple[int, int]
+    qtbot: QtBot, bundle_path: Path, size: tuple[int, int]
 ) -> None:
     bundle = Bundle.open(bundle_path)
     window = open_window(qtbot, bundle, "arena-battle", size)
@@ -93,7 +95,9 @@ def test_a_skip_is_not_counted_as_answered_and_the_counts_match_campaign_status(
     window.close()
 
 
-def test_every_annotator_of_a_campaign_sees_the_same_denominator(qtbot, bundle_path: Path) -> None:
+def test_every_annotator_of_a_campaign_sees_the_same_denominator(
+    qtbot: QtBot, bundle_path: Path
+) -> None:
     bundle = Bundle.open(bundle_path)
     other = AnnotationSession(bundle, "arena-battle", "bob")
     for _ in range(3):  # bob's votes fill tasks that ana then never gets
@@ -119,9 +123,10 @@ def open_menus() -> list[QMenu]:
     return [w for w in QApplication.topLevelWidgets() if isinstance(w, QMenu) and w.isVisible()]
 
 
-def test_no_menu_mnemonic_takes_a_vote_key(qtbot, bundle_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_no_menu_mnemonic_takes_a_vote_key(qtbot: QtBot, bundle_path: Path) -> None:
     bundle = Bundle.open(bundle_path)
     window = open_window(qtbot, bundle, "arena-battle", (1366, 768))
+    assert window.view.session is not None
     keys = {choice.key.upper() for choice in window.view.session.protocol.choices}
     for action in window.menuBar().actions():
         title = action.text()
@@ -157,7 +162,7 @@ def guided_campaign(bundle_path: Path, tmp_path: Path) -> str:
 
 @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 def test_the_guidelines_shown_at_the_start_cover_the_page(
-    qtbot, bundle_path: Path, tmp_path: Path, size: tuple[int, int]
+    qtbot: QtBot, bundle_path: Path, tmp_path: Path, size: tuple[int, int]
 ) -> None:
     campaign = guided_campaign(bundle_path, tmp_path)
     bundle = Bundle.open(bundle_path)
@@ -173,7 +178,7 @@ def test_the_guidelines_shown_at_the_start_cover_the_page(
 
 
 def test_the_guidelines_cover_the_main_windows_annotation_page(
-    qtbot, bundle_path: Path, tmp_path: Path
+    qtbot: QtBot, bundle_path: Path, tmp_path: Path
 ) -> None:
     campaign = guided_campaign(bundle_path, tmp_path)
     window = MainWindow(persist_layout=False)
@@ -199,7 +204,7 @@ def images_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_image_bundle(tmp_path_factory.mktemp("seats-images"))
 
 
-def to_ten_images(qtbot, window: AnnotatorWindow) -> None:  # type: ignore[no-untyped-def]
+def to_ten_images(qtbot: QtBot, window: AnnotatorWindow) -> None:
     """Vote until the task with ten images is shown (the bundle's third item)."""
     view = window.view
     while view.task is not None and len(view.task.images) != 10:
@@ -208,17 +213,17 @@ def to_ten_images(qtbot, window: AnnotatorWindow) -> None:  # type: ignore[no-un
     assert view.task is not None
 
 
-def inside(widget, window) -> bool:  # type: ignore[no-untyped-def]
+def inside(widget, window) -> bool:
     """Whether ``widget`` is drawn whole inside its scroll area's viewport and the window."""
     strip = window.view.display.strip
     top_left = widget.mapTo(strip.viewport(), widget.rect().topLeft())
     rect = widget.rect().translated(top_left)
-    return strip.viewport().rect().contains(rect)
+    return cast("bool", strip.viewport().rect().contains(rect))
 
 
 @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
 def test_every_image_of_a_ten_image_task_is_reached_and_zoomed_by_keyboard(
-    qtbot, images_template: Path, tmp_path: Path, size: tuple[int, int]
+    qtbot: QtBot, images_template: Path, tmp_path: Path, size: tuple[int, int]
 ) -> None:
     copy_bundle(images_template, tmp_path / "i.wbb")
     bundle = Bundle.open(tmp_path / "i.wbb")
@@ -268,7 +273,7 @@ def test_every_image_of_a_ten_image_task_is_reached_and_zoomed_by_keyboard(
 def test_resuming_asks_who_annotates(monkeypatch: pytest.MonkeyPatch, bundle_path: Path) -> None:
     import workbench.gui.app as app
 
-    calls: list[tuple[tuple, dict]] = []
+    calls: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
     monkeypatch.setattr(app, "run_app", lambda *a, **k: calls.append((a, k)) or 0)
     monkeypatch.setattr(app, "run_annotator", lambda *a, **k: calls.append((a, k)) or 0)
     for window in ("main", "annotator"):
@@ -280,8 +285,8 @@ def test_resuming_asks_who_annotates(monkeypatch: pytest.MonkeyPatch, bundle_pat
         assert options.get("ask_annotator") is True, window
 
 
-def test_the_start_dialog_offers_the_last_annotator_as_a_default_only(  # type: ignore[no-untyped-def]
-    qtbot, bundle_path: Path
+def test_the_start_dialog_offers_the_last_annotator_as_a_default_only(
+    qtbot: QtBot, bundle_path: Path
 ) -> None:
     window = MainWindow(persist_layout=False)
     qtbot.addWidget(window)
@@ -301,8 +306,8 @@ def test_the_start_dialog_offers_the_last_annotator_as_a_default_only(  # type: 
     window.close()
 
 
-def test_the_annotator_window_asks_before_it_opens(  # type: ignore[no-untyped-def]
-    qtbot, monkeypatch: pytest.MonkeyPatch, bundle_path: Path
+def test_the_annotator_window_asks_before_it_opens(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch, bundle_path: Path
 ) -> None:
     from workbench.gui.annotation.start_dialog import StartAnnotatingDialog
     from workbench.gui.app import ask_who_annotates
@@ -326,8 +331,8 @@ def test_the_annotator_window_asks_before_it_opens(  # type: ignore[no-untyped-d
 
 
 @pytest.mark.parametrize("campaign", ["arena-battle", "chirp-five-criteria"])
-def test_an_undone_answer_comes_back_selected_and_enter_saves_it(  # type: ignore[no-untyped-def]
-    qtbot, bundle_path: Path, campaign: str
+def test_an_undone_answer_comes_back_selected_and_enter_saves_it(
+    qtbot: QtBot, bundle_path: Path, campaign: str
 ) -> None:
     bundle = Bundle.open(bundle_path)
     window = open_window(qtbot, bundle, campaign, (1366, 768))
@@ -360,7 +365,7 @@ def test_an_undone_answer_comes_back_selected_and_enter_saves_it(  # type: ignor
     window.close()
 
 
-def text_whole(label) -> bool:  # type: ignore[no-untyped-def]
+def text_whole(label) -> bool:
     """Every line of the label's text shown: at its width, wrapped at words, it needs no more
     height than the label has, and no word is wider than the label."""
     from PySide6.QtCore import QRect
@@ -372,7 +377,7 @@ def text_whole(label) -> bool:  # type: ignore[no-untyped-def]
         QRect(0, 0, room.width(), 100_000), Qt.TextFlag.TextWordWrap, label.text()
     )
     widest = max(metrics.horizontalAdvance(word) for word in words)
-    return needed.height() <= room.height() and widest <= room.width()
+    return cast("bool", needed.height() <= room.height() and widest <= room.width())
 
 
 #: the window a 1024x700 screen gives the app under a window manager (title bar and frame off)
@@ -381,7 +386,7 @@ WALKED = [*SIZES, (972, 665)]
 
 @pytest.mark.parametrize("size", WALKED, ids=[f"{w}x{h}" for w, h in WALKED])
 def test_the_keys_beside_the_guidelines_are_whole(
-    qtbot, bundle_path: Path, tmp_path: Path, size: tuple[int, int]
+    qtbot: QtBot, bundle_path: Path, tmp_path: Path, size: tuple[int, int]
 ) -> None:
     """Seen in a real window at 1366x768: beside the guidelines, the longest key's meaning
     ("Zoom into the image with the focus, else the first (the zoom follows the task)") was
@@ -414,7 +419,7 @@ def test_the_keys_beside_the_guidelines_are_whole(
 
 
 def test_the_guidelines_at_the_start_take_the_keyboard(
-    qtbot, bundle_path: Path, tmp_path: Path
+    qtbot: QtBot, bundle_path: Path, tmp_path: Path
 ) -> None:
     """Seen in a real window: the guidelines opened at the start of a session did not have the
     keyboard (the page took it as the window was shown), so Esc left them up, Z zoomed and a

@@ -11,6 +11,7 @@ import pytest
 from PIL import Image
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
+from pytestqt.qtbot import QtBot
 
 from tests.patience import HANG_GUARD_MS
 from workbench.gui.annotation.task_display import TaskDisplay, image_box, prepare_images
@@ -70,7 +71,10 @@ def task(
 def page_state(display: TaskDisplay) -> dict[str, object]:
     """What the page shows, as a reader (or a screen reader) would meet it, turn by turn in
     the order the page lays the turns out."""
-    layout = display.page.widget().layout()
+    page = display.page.widget()
+    assert page is not None
+    layout = page.layout()
+    assert layout is not None
     laid_out = [layout.itemAt(n).widget() for n in range(layout.count())]
     assert laid_out == display.turn_panels
     parts = [display.strip, display.captions, *display.turn_panels]
@@ -113,7 +117,7 @@ def page_state(display: TaskDisplay) -> dict[str, object]:
     }
 
 
-def shown(qtbot, *tasks: BlindTask) -> TaskDisplay:  # type: ignore[no-untyped-def]
+def shown(qtbot: QtBot, *tasks: BlindTask) -> TaskDisplay:
     display = TaskDisplay()
     qtbot.addWidget(display)
     display.resize(1000, 700)
@@ -124,7 +128,7 @@ def shown(qtbot, *tasks: BlindTask) -> TaskDisplay:  # type: ignore[no-untyped-d
     return display
 
 
-def test_a_next_task_of_the_same_shape_is_shown_in_the_same_widgets(qtbot) -> None:
+def test_a_next_task_of_the_same_shape_is_shown_in_the_same_widgets(qtbot: QtBot) -> None:
     first, second = task("a", images=(png("red"),)), task("b", images=(png("blue"),))
     display = shown(qtbot, first)
     panels, tiles, content = list(display.turn_panels), list(display.tiles), display.page.widget()
@@ -164,14 +168,14 @@ def test_a_next_task_of_the_same_shape_is_shown_in_the_same_widgets(qtbot) -> No
     ],
 )
 def test_the_page_after_a_task_is_the_page_a_fresh_display_shows(
-    qtbot, before: BlindTask, after: BlindTask
+    qtbot: QtBot, before: BlindTask, after: BlindTask
 ) -> None:
     reused = shown(qtbot, before, after)
     fresh = shown(qtbot, after)
     assert page_state(reused) == page_state(fresh)
 
 
-def test_only_the_panels_that_do_not_fit_are_built(qtbot) -> None:
+def test_only_the_panels_that_do_not_fit_are_built(qtbot: QtBot) -> None:
     display = shown(qtbot, task("a"))
     first = display.turn_panels[0]
     display.show_task(task("b", turns=2, judged=2))
@@ -187,7 +191,7 @@ def test_only_the_panels_that_do_not_fit_are_built(qtbot) -> None:
     assert kept.styleSheet() == ""
 
 
-def test_panels_left_over_are_kept_empty_and_used_again(qtbot) -> None:
+def test_panels_left_over_are_kept_empty_and_used_again(qtbot: QtBot) -> None:
     display = shown(qtbot, task("a", turns=3, judged=3))
     later = display.turn_panels[1:]
     display.show_task(task("b"))
@@ -200,7 +204,7 @@ def test_panels_left_over_are_kept_empty_and_used_again(qtbot) -> None:
     assert page_state(display) == page_state(shown(qtbot, task("c", turns=3, judged=3)))
 
 
-def test_a_reused_page_starts_at_the_top_of_every_text(qtbot) -> None:
+def test_a_reused_page_starts_at_the_top_of_every_text(qtbot: QtBot) -> None:
     long = "\n\n".join(f"line {n}" for n in range(300))
     first = task("a", turns=2, judged=2)
     first = replace(
@@ -221,7 +225,7 @@ def test_a_reused_page_starts_at_the_top_of_every_text(qtbot) -> None:
     assert display.page.verticalScrollBar().value() == 0
 
 
-def test_a_reused_tile_zooms_the_new_image_and_a_missing_one_does_not_zoom(qtbot) -> None:
+def test_a_reused_tile_zooms_the_new_image_and_a_missing_one_does_not_zoom(qtbot: QtBot) -> None:
     display = shown(qtbot, task("a", images=(png("red"),)))
     tile = display.tiles[0]
     display.show_task(task("b", images=(png("blue"),)))
@@ -238,7 +242,7 @@ def test_a_reused_tile_zooms_the_new_image_and_a_missing_one_does_not_zoom(qtbot
     assert display.first_image() is None
 
 
-def test_tiles_are_kept_across_tasks_with_fewer_and_more_images(qtbot) -> None:
+def test_tiles_are_kept_across_tasks_with_fewer_and_more_images(qtbot: QtBot) -> None:
     """Campaigns mix tasks of one and two images: the strip's tiles are kept, the one a task
     does not need hidden and holding no image, and the page is the one a fresh display shows
     (each tile in the box for its task's number of images)."""
@@ -262,7 +266,7 @@ def test_tiles_are_kept_across_tasks_with_fewer_and_more_images(qtbot) -> None:
     assert display.tiles == [] and not display.strip.isVisibleTo(display)
 
 
-def test_turning_reuse_off_builds_every_page_anew(qtbot) -> None:
+def test_turning_reuse_off_builds_every_page_anew(qtbot: QtBot) -> None:
     display = shown(qtbot, task("a"))
     panel = display.turn_panels[0]
     display.reuse_widgets = False

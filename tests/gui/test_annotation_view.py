@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialogButtonBox
+from pytestqt.qtbot import QtBot
 from sqlalchemy import select
 
 from tests.gui.annotation_bundle import build_annotation_bundle, forbidden_strings
@@ -46,7 +47,9 @@ def opened(bundle_path: Path) -> Iterator[Bundle]:
         yield bundle
 
 
-def start_view(qtbot, bundle: Bundle, campaign: str, annotator: str = "ana") -> AnnotationView:  # type: ignore[no-untyped-def]
+def start_view(
+    qtbot: QtBot, bundle: Bundle, campaign: str, annotator: str = "ana"
+) -> AnnotationView:
     view = AnnotationView()
     qtbot.addWidget(view)
     view.resize(1400, 900)
@@ -72,7 +75,9 @@ def standing_votes(bundle: Bundle, annotator: str = "ana") -> list[Vote]:
         )
 
 
-def answer_by_keys(qtbot, view: AnnotationView, protocol: AnnotationProtocol, pick: int = 0):  # type: ignore[no-untyped-def]
+def answer_by_keys(
+    qtbot: QtBot, view: AnnotationView, protocol: AnnotationProtocol, pick: int = 0
+) -> list[tuple[str | None, float | None]]:
     """Answer the shown task with keys only; returns the expected stored (choice, grade) per
     criterion."""
     if protocol.grade_scale is not None:
@@ -82,7 +87,7 @@ def answer_by_keys(qtbot, view: AnnotationView, protocol: AnnotationProtocol, pi
         press(qtbot, view, Qt.Key.Key_Return)
         return [(None, float(grade))]
     plain = [c for c in protocol.choices if c.value not in protocol.comment_required_for]
-    expected = []
+    expected: list[tuple[str | None, float | None]] = []
     for index, _criterion in enumerate(protocol.criteria):
         choice = plain[(pick + index) % len(plain)]
         press(qtbot, view, choice.key)
@@ -95,7 +100,7 @@ def answer_by_keys(qtbot, view: AnnotationView, protocol: AnnotationProtocol, pi
 
 @pytest.mark.parametrize("protocol", PROTOCOLS, ids=PROTOCOL_IDS)
 def test_no_model_name_or_id_anywhere_in_the_view_for_every_task(
-    qtbot, opened: Bundle, bundle_path: Path, protocol: AnnotationProtocol
+    qtbot: QtBot, opened: Bundle, bundle_path: Path, protocol: AnnotationProtocol
 ) -> None:
     forbidden = forbidden_strings(bundle_path)
     view = start_view(qtbot, opened, protocol.name)
@@ -110,11 +115,14 @@ def test_no_model_name_or_id_anywhere_in_the_view_for_every_task(
         seen += 1
         answer_by_keys(qtbot, view, protocol, pick=seen)
         assert seen <= view.task.progress.total if view.task else True
+    assert view.session is not None
     assert seen == view.session.progress().total > 0
     assert leaks(widget_strings(view), forbidden) == []  # the "all done" page
 
 
-def test_the_walk_finds_a_model_name_that_is_shown(qtbot, opened: Bundle, bundle_path: Path):  # type: ignore[no-untyped-def]
+def test_the_walk_finds_a_model_name_that_is_shown(
+    qtbot: QtBot, opened: Bundle, bundle_path: Path
+) -> None:
     """The probe is not blind itself: a name put into a tooltip is found."""
     view = start_view(qtbot, opened, "arena-battle")
     name = forbidden_strings(bundle_path)[-1]
@@ -127,10 +135,11 @@ def test_the_walk_finds_a_model_name_that_is_shown(qtbot, opened: Bundle, bundle
 
 @pytest.mark.parametrize("protocol", PROTOCOLS, ids=PROTOCOL_IDS)
 def test_vote_undo_skip_and_resume_with_keys(
-    qtbot, opened: Bundle, bundle_path: Path, protocol: AnnotationProtocol
+    qtbot: QtBot, opened: Bundle, bundle_path: Path, protocol: AnnotationProtocol
 ) -> None:
     view = start_view(qtbot, opened, protocol.name)
     first_task = shown_texts(view)
+    assert view.task is not None
     total = view.task.progress.total
 
     expected = answer_by_keys(qtbot, view, protocol)
@@ -171,7 +180,7 @@ def test_vote_undo_skip_and_resume_with_keys(
         resumed.end()
 
 
-def test_ctrl_s_opens_the_skip_dialog(qtbot, opened: Bundle) -> None:  # type: ignore[no-untyped-def]
+def test_ctrl_s_opens_the_skip_dialog(qtbot: QtBot, opened: Bundle) -> None:
     view = start_view(qtbot, opened, "arena-battle")
     view.setFocus()
     qtbot.waitUntil(view.hasFocus, timeout=HANG_GUARD_MS)
@@ -183,15 +192,17 @@ def test_ctrl_s_opens_the_skip_dialog(qtbot, opened: Bundle) -> None:  # type: i
 
 
 def test_chirp_steps_through_the_criteria_and_casts_once_all_are_answered(
-    qtbot, opened: Bundle
+    qtbot: QtBot, opened: Bundle
 ) -> None:
     view = start_view(qtbot, opened, "chirp-five-criteria")
+    assert view.session is not None
     criteria = view.session.protocol.criteria
     assert len(criteria) == 5
     for key in ("1", "2", "3", "1"):
         press(qtbot, view, key)
     assert standing_votes(opened) == []  # four of five: nothing is stored yet
     assert view.current_criterion == 4
+    assert view.answer_panel is not None
     assert view.answer_panel.criterion_labels[4].text().startswith("▶")
     press(qtbot, view, Qt.Key.Key_Up)  # revise the fourth
     press(qtbot, view, "2")
@@ -208,27 +219,32 @@ def test_chirp_steps_through_the_criteria_and_casts_once_all_are_answered(
     )
 
 
-def test_convbench_grade_is_typed_and_saved_with_enter(qtbot, opened: Bundle) -> None:  # type: ignore[no-untyped-def]
+def test_convbench_grade_is_typed_and_saved_with_enter(qtbot: QtBot, opened: Bundle) -> None:
     view = start_view(qtbot, opened, "convbench-turn-grade")
     task = view.task
+    assert task is not None
     assert task.judged_turn == task.turns[-1].index
     press(qtbot, view, Qt.Key.Key_Return)  # nothing typed yet
     assert standing_votes(opened) == []
+    assert view.answer_panel is not None
     assert "grade" in view.answer_panel.message.text().lower()
     press(qtbot, view, "1")
     press(qtbot, view, "0")
+    assert view.answer_panel.grade_field is not None
     assert view.answer_panel.grade_field.text() == "10"
     press(qtbot, view, Qt.Key.Key_Return)
     assert [vote.grade for vote in standing_votes(opened)] == [10.0]
     assert view.answer_panel.grade_field.text() == ""
 
 
-def test_verification_problem_needs_a_comment(qtbot, opened: Bundle) -> None:  # type: ignore[no-untyped-def]
+def test_verification_problem_needs_a_comment(qtbot: QtBot, opened: Bundle) -> None:
     view = start_view(qtbot, opened, "visit-bench-verification")
+    assert view.session is not None
     protocol = view.session.protocol
     problem = protocol.choice("problem_in_caption")
     press(qtbot, view, problem.key)
     assert standing_votes(opened) == []
+    assert view.answer_panel is not None
     assert view.answer_panel.comment_field.hasFocus()
     assert "comment" in view.answer_panel.message.text()
     qtbot.keyClicks(view.answer_panel.comment_field, "the caption names the wrong colour")
@@ -240,10 +256,11 @@ def test_verification_problem_needs_a_comment(qtbot, opened: Bundle) -> None:  #
     )
 
 
-def test_an_optional_rationale_is_saved_with_the_answer(qtbot, opened: Bundle) -> None:  # type: ignore[no-untyped-def]
+def test_an_optional_rationale_is_saved_with_the_answer(qtbot: QtBot, opened: Bundle) -> None:
     view = start_view(qtbot, opened, "arena-battle")
     view.setFocus()
     press(qtbot, view, Qt.Key.Key_Tab)
+    assert view.answer_panel is not None
     field = view.answer_panel.comment_field
     assert field.hasFocus()
     qtbot.keyClicks(field, "clearer and correct")
@@ -256,12 +273,14 @@ def test_an_optional_rationale_is_saved_with_the_answer(qtbot, opened: Bundle) -
     assert field.text() == ""
 
 
-def test_help_overlay_lists_the_protocols_keys(qtbot, opened: Bundle) -> None:  # type: ignore[no-untyped-def]
+def test_help_overlay_lists_the_protocols_keys(qtbot: QtBot, opened: Bundle) -> None:
     view = start_view(qtbot, opened, "arena-battle")
     press(qtbot, view, "?")
     overlay = view.help_overlay
+    assert overlay is not None
     assert overlay.isVisible() and overlay.geometry() == view.rect()
     texts = widget_strings(overlay)
+    assert view.session is not None
     for choice in view.session.protocol.choices:
         assert choice.key in texts
     assert "Ctrl+Z" in texts and "Ctrl+S" in texts
@@ -270,17 +289,18 @@ def test_help_overlay_lists_the_protocols_keys(qtbot, opened: Bundle) -> None:  
     assert standing_votes(opened) == []
 
 
-def test_undo_with_nothing_to_undo_says_so(qtbot, opened: Bundle) -> None:  # type: ignore[no-untyped-def]
+def test_undo_with_nothing_to_undo_says_so(qtbot: QtBot, opened: Bundle) -> None:
     view = start_view(qtbot, opened, "visit-bench-preference")
     before = shown_texts(view)
     view.undo()
     qtbot.waitUntil(lambda: not view.busy, timeout=HANG_GUARD_MS)
+    assert view.answer_panel is not None
     assert "Nothing to take back" in view.answer_panel.message.text()
     assert shown_texts(view) == before
 
 
 def test_the_end_of_the_queue_shows_all_done_and_undo_brings_the_last_task_back(
-    qtbot, opened: Bundle
+    qtbot: QtBot, opened: Bundle
 ) -> None:
     view = start_view(qtbot, opened, "arena-battle")
     last = []
@@ -293,11 +313,14 @@ def test_the_end_of_the_queue_shows_all_done_and_undo_brings_the_last_task_back(
     assert shown_texts(view) == last
 
 
-def test_other_annotators_votes_do_not_move_this_annotators_queue(qtbot, opened: Bundle) -> None:  # type: ignore[no-untyped-def]
+def test_other_annotators_votes_do_not_move_this_annotators_queue(
+    qtbot: QtBot, opened: Bundle
+) -> None:
     view = start_view(qtbot, opened, "visit-bench-preference", annotator="bob")
     first = shown_texts(view)
     other = AnnotationSession(opened, "visit-bench-preference", "ana")
     task = other.next_task()
+    assert task is not None
     other.cast(task.token, "a")
     assert shown_texts(view) == first
     press(qtbot, view, "1")
@@ -314,7 +337,7 @@ def test_the_annotation_package_never_reads_campaign_details() -> None:
     assert [name for name, text in sources.items() if "campaign_details" in text] == []
 
 
-def test_keys_still_vote_after_clicking_into_a_response(qtbot, opened: Bundle) -> None:  # type: ignore[no-untyped-def]
+def test_keys_still_vote_after_clicking_into_a_response(qtbot: QtBot, opened: Bundle) -> None:
     view = start_view(qtbot, opened, "arena-battle")
     response = view.display.turn_panels[-1].responses[0]
     qtbot.mouseClick(response.viewport(), Qt.MouseButton.LeftButton)
@@ -324,8 +347,8 @@ def test_keys_still_vote_after_clicking_into_a_response(qtbot, opened: Bundle) -
 
 
 def test_ctrl_shift_f_flags_the_task_without_losing_it_or_the_answers_given(
-    qtbot, opened: Bundle
-) -> None:  # type: ignore[no-untyped-def]
+    qtbot: QtBot, opened: Bundle
+) -> None:
     from sqlalchemy import select
 
     from workbench.gui.annotation.flag_dialog import FlagDialog

@@ -9,9 +9,11 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
+from typing import cast
 
 import pytest
 from PySide6.QtCore import Qt, QTimer
+from pytestqt.qtbot import QtBot
 
 from tests.gui.annotation_bundle import build_annotation_bundle
 from tests.gui.test_annotation_view import start_view
@@ -46,17 +48,17 @@ def other_writer(bundle_path: Path) -> Iterator[sqlite3.Connection]:
 
 
 def vote_count(connection: sqlite3.Connection) -> int:
-    return connection.execute("SELECT count(*) FROM votes").fetchone()[0]
+    return cast("int", connection.execute("SELECT count(*) FROM votes").fetchone()[0])
 
 
-def event_loop_turns(qtbot) -> None:  # type: ignore[no-untyped-def]
+def event_loop_turns(qtbot: QtBot) -> None:
     timer = QTimer()
     timer.setSingleShot(True)
     with qtbot.waitSignal(timer.timeout, timeout=HANG_GUARD_MS):
         timer.start(20)
 
 
-def start_idle(qtbot, bundle: Bundle, read_ahead: bool):  # type: ignore[no-untyped-def]
+def start_idle(qtbot: QtBot, bundle: Bundle, read_ahead: bool):
     """The view on its first task, with the next one read ahead (or, without read-ahead, the
     step before it: the vote committed first, the next task fetched after)."""
     view = start_view(qtbot, bundle, "arena-battle")
@@ -67,7 +69,7 @@ def start_idle(qtbot, bundle: Bundle, read_ahead: bool):  # type: ignore[no-unty
 
 @pytest.mark.parametrize("read_ahead", [True, False], ids=["read-ahead", "commit-first"])
 def test_a_vote_behind_another_writer_keeps_the_window_responsive(
-    qtbot, bundle_path: Path, other_writer: sqlite3.Connection, read_ahead: bool
+    qtbot: QtBot, bundle_path: Path, other_writer: sqlite3.Connection, read_ahead: bool
 ) -> None:
     with Bundle.open(bundle_path) as bundle:
         view = start_idle(qtbot, bundle, read_ahead)
@@ -101,7 +103,7 @@ def test_a_vote_behind_another_writer_keeps_the_window_responsive(
 
 @pytest.mark.parametrize("read_ahead", [True, False], ids=["read-ahead", "commit-first"])
 def test_a_failed_vote_is_shown_and_stays_pending_until_saved(
-    qtbot,
+    qtbot: QtBot,
     bundle_path: Path,
     other_writer: sqlite3.Connection,
     monkeypatch: pytest.MonkeyPatch,
@@ -134,7 +136,10 @@ def test_a_failed_vote_is_shown_and_stays_pending_until_saved(
 
 
 def test_starting_on_a_locked_bundle_fails_with_one_line(
-    qtbot, bundle_path: Path, other_writer: sqlite3.Connection, monkeypatch: pytest.MonkeyPatch
+    qtbot: QtBot,
+    bundle_path: Path,
+    other_writer: sqlite3.Connection,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from workbench.errors import WorkbenchError
     from workbench.gui.annotation.annotation_view import AnnotationView
@@ -157,7 +162,7 @@ def test_starting_on_a_locked_bundle_fails_with_one_line(
 
 
 def test_the_next_tasks_images_are_decoded_on_the_worker(
-    qtbot, bundle_path: Path, monkeypatch: pytest.MonkeyPatch
+    qtbot: QtBot, bundle_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Between the vote key and the next page the GUI thread only lays the page out;
     the pictures (tens of milliseconds each) are decoded and scaled with the next task."""
@@ -168,7 +173,7 @@ def test_the_next_tasks_images_are_decoded_on_the_worker(
     decoded_on: list[bool] = []
     real_decode = task_display.decode_image
 
-    def recording_decode(data: bytes):  # type: ignore[no-untyped-def]
+    def recording_decode(data: bytes):
         decoded_on.append(threading.current_thread() is threading.main_thread())
         return real_decode(data)
 
@@ -193,7 +198,7 @@ def test_the_next_tasks_images_are_decoded_on_the_worker(
 
 
 def test_the_window_recovers_once_the_disk_is_back_after_an_input_output_error(
-    qtbot, bundle_path: Path, monkeypatch: pytest.MonkeyPatch
+    qtbot: QtBot, bundle_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A connection that met a disk error can go on failing after the disk recovered; the
     window used to report the error on every try while a fresh open found the bundle sound."""
@@ -221,7 +226,7 @@ def test_the_window_recovers_once_the_disk_is_back_after_an_input_output_error(
 
 
 def test_a_vote_being_written_is_listed_and_lands_even_if_cancelled(
-    qtbot, bundle_path: Path, other_writer: sqlite3.Connection
+    qtbot: QtBot, bundle_path: Path, other_writer: sqlite3.Connection
 ) -> None:
     with Bundle.open(bundle_path) as bundle:
         view = start_idle(qtbot, bundle, True)

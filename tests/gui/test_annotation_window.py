@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QImage
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
 
 from tests.gui.annotation_bundle import build_annotation_bundle, forbidden_strings
 from tests.gui.annotation_probe import leaks, press, shown_texts, widget_strings
@@ -43,7 +45,7 @@ def bundle_path(template: Path, tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def window(qtbot, bundle_path: Path) -> Iterator[MainWindow]:  # type: ignore[no-untyped-def]
+def window(qtbot: QtBot, bundle_path: Path) -> Iterator[MainWindow]:
     main = MainWindow(persist_layout=False)
     qtbot.addWidget(main)
     main.open_bundle(bundle_path)
@@ -90,7 +92,7 @@ def test_screenshot_cli_renders_the_annotation_view_at_1600x1000(
 
 
 def test_screenshot_without_an_annotator_uses_the_first_profile(
-    qapp, bundle_path: Path, tmp_path: Path
+    qapp: QApplication, bundle_path: Path, tmp_path: Path
 ) -> None:
     assert (
         run_app(
@@ -103,7 +105,9 @@ def test_screenshot_without_an_annotator_uses_the_first_profile(
         assert [a.handle for a in list_annotators(bundle)] == ["ana", "bob"]  # none added
 
 
-def test_screenshot_of_a_bundle_without_profiles_adds_no_profile(qapp, tmp_path: Path) -> None:
+def test_screenshot_of_a_bundle_without_profiles_adds_no_profile(
+    qapp: QApplication, tmp_path: Path
+) -> None:
     from tests.services.campaign_helpers import MODELS, build_campaign_bundle
     from workbench.services.campaigns import CampaignSpec, create_campaign
 
@@ -116,7 +120,7 @@ def test_screenshot_of_a_bundle_without_profiles_adds_no_profile(qapp, tmp_path:
 
 
 def test_screenshot_of_an_unknown_campaign_fails_with_a_message(
-    qapp, bundle_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    qapp: QApplication, bundle_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     status = run_app(bundle_path, screenshot=tmp_path / "x.png", page="annotate", campaign="nope")
     assert status == 1
@@ -130,7 +134,7 @@ def test_screenshot_of_an_unknown_campaign_fails_with_a_message(
 
 
 def test_annotating_hides_the_inspector_and_names_no_model(
-    qtbot, window: MainWindow, bundle_path: Path
+    qtbot: QtBot, window: MainWindow, bundle_path: Path
 ) -> None:
     page = window.annotation
     menu_titles = [action.text() for action in window.ui.menuBar.actions()]
@@ -163,7 +167,9 @@ def test_annotating_hides_the_inspector_and_names_no_model(
     assert page.page == ANNOTATE_PAGE and shown_texts(page.view) == waiting
 
 
-def test_f1_on_the_annotation_page_shows_the_annotation_keys(qtbot, window: MainWindow) -> None:
+def test_f1_on_the_annotation_page_shows_the_annotation_keys(
+    qtbot: QtBot, window: MainWindow
+) -> None:
     window.annotation.start("arena-battle", "ana")
     window.ui.shortcutsAction.trigger()
     overlay = window.annotation.view.help_overlay
@@ -172,7 +178,7 @@ def test_f1_on_the_annotation_page_shows_the_annotation_keys(qtbot, window: Main
 
 
 def test_opening_another_bundle_ends_the_annotation(
-    qtbot, window: MainWindow, bundle_path: Path, tmp_path: Path
+    qtbot: QtBot, window: MainWindow, bundle_path: Path, tmp_path: Path
 ) -> None:
     window.annotation.start("arena-battle", "ana")
     other = tmp_path / "other.wbb"
@@ -183,7 +189,7 @@ def test_opening_another_bundle_ends_the_annotation(
 
 
 def test_start_dialog_adds_a_profile_and_starts_where_they_left_off(
-    qtbot, window: MainWindow, bundle_path: Path
+    qtbot: QtBot, window: MainWindow, bundle_path: Path
 ) -> None:
     dialog = window.annotation.show_start_dialog()
     assert isinstance(dialog, StartAnnotatingDialog)
@@ -212,7 +218,7 @@ def test_start_dialog_adds_a_profile_and_starts_where_they_left_off(
 
 
 def test_start_dialog_on_a_pack_fixes_campaign_and_annotator(
-    qtbot, window: MainWindow, bundle_path: Path, tmp_path: Path
+    qtbot: QtBot, window: MainWindow, bundle_path: Path, tmp_path: Path
 ) -> None:
     pack = tmp_path / "ana-pack.wbb"
     with Bundle.open(bundle_path) as bundle:
@@ -230,7 +236,7 @@ def test_start_dialog_on_a_pack_fixes_campaign_and_annotator(
 
 
 def test_new_campaign_dialog_creates_a_campaign(
-    qtbot, window: MainWindow, bundle_path: Path
+    qtbot: QtBot, window: MainWindow, bundle_path: Path
 ) -> None:
     dialog = window.annotation.show_new_campaign_dialog()
     assert isinstance(dialog, NewCampaignDialog)
@@ -239,7 +245,10 @@ def test_new_campaign_dialog_creates_a_campaign(
     dialog.name_field.setText("arena-battle")
     dialog.protocol_box.setCurrentIndex(dialog.protocol_box.findData("arena-battle"))
     dialog.accept()  # that name is taken
-    qtbot.waitUntil(lambda: not dialog.creating, timeout=HANG_GUARD_MS)  # a job of the window's
+    qtbot.waitUntil(
+        lambda: not dialog.creating,
+        timeout=HANG_GUARD_MS,
+    )  # a job of the window's
     assert dialog.isVisible() and "already exists" in dialog.message.text()
     dialog.name_field.setText("round-2")
     dialog.votes_spin.setValue(2)
@@ -258,7 +267,9 @@ def test_new_campaign_dialog_creates_a_campaign(
     assert "Campaign created" in window.statusBar().currentMessage()
 
 
-def test_new_campaign_dialog_leaves_out_items_missing_an_image(qtbot, tmp_path: Path) -> None:
+def test_new_campaign_dialog_leaves_out_items_missing_an_image(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
     from tests.services.test_campaigns_missing_images import bundle_with_a_missing_image
 
     path = bundle_with_a_missing_image(tmp_path)
@@ -274,7 +285,7 @@ def test_new_campaign_dialog_leaves_out_items_missing_an_image(qtbot, tmp_path: 
         dialog.protocol_box.setCurrentIndex(dialog.protocol_box.findData("arena-battle"))
         dialog.without_missing_box.setChecked(leave_out)
         dialog.accept()
-        qtbot.waitUntil(lambda dialog=dialog: not dialog.creating, timeout=HANG_GUARD_MS)
+        qtbot.waitUntil(lambda: not dialog.creating, timeout=HANG_GUARD_MS)  # noqa: B023
         assert dialog.summary is not None
         message = main.statusBar().currentMessage()
         if leave_out:

@@ -3,12 +3,19 @@ it back, and says plainly what to do when there is no keyring."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
 from PySide6.QtWidgets import QLabel, QLineEdit
+from pytestqt.qtbot import QtBot
 
 from tests.keyrings import MemoryKeyring
 from workbench.gui.api_key_dialog import ApiKeyDialog
 from workbench.judge.secrets import KEYRING_SERVICE, keyring_account, resolve_api_key
+
+if TYPE_CHECKING:
+    from workbench.gui.main_window import MainWindow
+
 
 pytestmark = pytest.mark.gui
 
@@ -23,7 +30,7 @@ def shown_texts(dialog: ApiKeyDialog) -> str:
 
 
 def test_a_key_is_stored_per_host_and_never_shown(
-    qtbot,  # type: ignore[no-untyped-def]
+    qtbot: QtBot,
     memory_keyring: MemoryKeyring,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -52,7 +59,7 @@ def test_a_key_is_stored_per_host_and_never_shown(
 
 
 def test_without_a_keyring_the_dialog_points_to_the_environment(
-    qtbot,  # type: ignore[no-untyped-def]
+    qtbot: QtBot,
     no_keyring: None,
 ) -> None:
     dialog = ApiKeyDialog(HOSTED)
@@ -68,7 +75,7 @@ def test_without_a_keyring_the_dialog_points_to_the_environment(
     assert KEY not in shown_texts(dialog)
 
 
-def test_settings_api_key_opens_the_dialog(open_window) -> None:  # type: ignore[no-untyped-def]
+def test_settings_api_key_opens_the_dialog(open_window: MainWindow) -> None:
     open_window.tools.api_key_action.trigger()
     dialog = open_window.tools.api_key_dialog
     assert dialog is not None and dialog.isVisible()

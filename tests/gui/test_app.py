@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtGui import QColor, QFontDatabase, QImage
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QApplication, QLabel
+from pytestqt.qtbot import QtBot
 
 from workbench.cli import build_parser
 from workbench.errors import WorkbenchError
@@ -59,7 +60,7 @@ def test_screenshot_cli_renders_the_window_at_1600x1000(
 
 
 def test_screenshot_of_a_missing_bundle_fails_with_a_message(
-    qapp, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    qapp: QApplication, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     status = run_app(tmp_path / "absent.wbb", screenshot=tmp_path / "x.png")
     assert status == 1
@@ -68,19 +69,21 @@ def test_screenshot_of_a_missing_bundle_fails_with_a_message(
 
 
 def test_screenshot_of_an_unknown_item_fails(
-    qapp, sample_bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    qapp: QApplication, sample_bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert run_app(sample_bundle, screenshot=tmp_path / "x.png", item="no-such-item") == 1
     assert "no item 'no-such-item'" in capsys.readouterr().err
 
 
-def test_screenshot_in_process_selects_the_item(qapp, sample_bundle: Path, tmp_path: Path) -> None:
+def test_screenshot_in_process_selects_the_item(
+    qapp: QApplication, sample_bundle: Path, tmp_path: Path
+) -> None:
     target = tmp_path / "b1.png"
     assert run_app(sample_bundle, screenshot=target, item="beta/b1") == 0
     assert QImage(str(target)).size().toTuple() == (1600, 1000)
 
 
-def test_fonts_exist_and_text_renders(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_fonts_exist_and_text_renders(qtbot: QtBot) -> None:
     assert QFontDatabase.families(), "no fonts: text would render as empty boxes"
     label = QLabel("Hamburgefonstiv 0123")
     label.setStyleSheet("background: white; color: black; font-size: 20px;")
@@ -167,7 +170,9 @@ def test_open_reads_a_bundle_file_once_before_the_window(
     opened: list[object] = []
     real_open = Bundle.open.__func__  # type: ignore[attr-defined]
 
-    def counting_open(cls: type[Bundle], location: object, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+    def counting_open(
+        cls: type[Bundle], location: object, *args: object, **kwargs: object
+    ) -> Bundle:
         opened.append(location)
         return real_open(cls, location, *args, **kwargs)
 

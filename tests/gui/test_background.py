@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import shiboken6
 from PySide6.QtWidgets import QLabel, QWidget
+from pytestqt.qtbot import QtBot
 
 from tests.patience import HANG_GUARD_MS, HANG_GUARD_SECONDS
 from workbench.gui.background import BackgroundRunner
@@ -44,7 +45,7 @@ def slow_failure(started: threading.Event) -> str:
 
 
 @pytest.mark.parametrize("fails", [False, True])
-def test_a_result_for_a_deleted_owner_is_dropped(qtbot, fails: bool) -> None:  # type: ignore[no-untyped-def]
+def test_a_result_for_a_deleted_owner_is_dropped(qtbot: QtBot, fails: bool) -> None:
     owner = Owner()
     runner = owner.runner
     started = threading.Event()
@@ -58,7 +59,7 @@ def test_a_result_for_a_deleted_owner_is_dropped(qtbot, fails: bool) -> None:  #
     qtbot.wait(100)  # delivers the queued result: an exception here fails the test
 
 
-def test_closing_a_dialog_while_its_query_runs(qtbot, sample_bundle: Path) -> None:  # type: ignore[no-untyped-def]
+def test_closing_a_dialog_while_its_query_runs(qtbot: QtBot, sample_bundle: Path) -> None:
     dialog = ExportDialog(sample_bundle)  # starts reading the campaign names at once
     assert dialog.runner.busy
     dialog.show()
@@ -67,7 +68,7 @@ def test_closing_a_dialog_while_its_query_runs(qtbot, sample_bundle: Path) -> No
     qtbot.wait(100)
 
 
-def test_a_live_owner_still_gets_its_result(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_a_live_owner_still_gets_its_result(qtbot: QtBot) -> None:
     owner = Owner()
     qtbot.addWidget(owner)
     started = threading.Event()

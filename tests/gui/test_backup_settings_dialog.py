@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from pytestqt.qtbot import QtBot
 
 from tests.importers.canonical_helpers import item_line, write_jsonl
 from tests.patience import HANG_GUARD_MS
@@ -22,7 +23,7 @@ def _bundle(folder: Path) -> Path:
     return path
 
 
-def test_the_dialog_saves_folder_size_limit_and_count(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_the_dialog_saves_folder_size_limit_and_count(qtbot: QtBot, tmp_path: Path) -> None:
     from workbench.gui.backup_settings_dialog import BackupSettingsDialog
 
     dialog = BackupSettingsDialog()
@@ -45,7 +46,7 @@ def test_the_dialog_saves_folder_size_limit_and_count(qtbot, tmp_path: Path) -> 
     assert load_backup_settings() == BackupSettings(keep=5)
 
 
-def test_the_first_automatic_backup_is_announced_once(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_the_first_automatic_backup_is_announced_once(qtbot: QtBot, tmp_path: Path) -> None:
     from workbench.gui.main_window import MainWindow
 
     notes = []
@@ -54,12 +55,13 @@ def test_the_first_automatic_backup_is_announced_once(qtbot, tmp_path: Path) -> 
         window = MainWindow(persist_layout=False, auto_backup=True)
         qtbot.addWidget(window)
         window.open_bundle(bundle)
-        qtbot.waitUntil(lambda bundle=bundle: bool(list_backups(bundle)), timeout=HANG_GUARD_MS)
-        qtbot.waitUntil(lambda window=window: not window.jobs.busy, timeout=HANG_GUARD_MS)
+        qtbot.waitUntil(lambda: bool(list_backups(bundle)), timeout=HANG_GUARD_MS)  # noqa: B023
+        qtbot.waitUntil(lambda: not window.jobs.busy, timeout=HANG_GUARD_MS)  # noqa: B023
         [backup] = list_backups(bundle)
         assert backup.path.name in window.statusBar().currentMessage()
         notes.append(window.first_backup_note)
         if name == "first":
+            assert window.first_backup_note is not None
             text = window.first_backup_note.text()
             assert str(bundle.parent) in text and backup.path.name in text
             from workbench.gui.backup_settings_dialog import describe_size

@@ -24,6 +24,7 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
+from pytestqt.qtbot import QtBot
 
 from tests.importers.canonical_helpers import item_line, write_jsonl
 from tests.patience import HANG_GUARD_SECONDS
@@ -230,8 +231,8 @@ def test_the_app_opens_on_a_million_battles_without_items_and_closes_while_readi
 
 
 def test_a_bundle_of_judgments_without_items_says_so_and_opens_on_its_leaderboard(
-    qtbot, shared_data: Path, tmp_path: Path
-) -> None:  # type: ignore[no-untyped-def]
+    qtbot: QtBot, shared_data: Path, tmp_path: Path
+) -> None:
     bundle = judgments_without_items(shared_data, tmp_path)
     window = MainWindow(persist_layout=False)
     qtbot.addWidget(window)
@@ -247,8 +248,8 @@ def test_a_bundle_of_judgments_without_items_says_so_and_opens_on_its_leaderboar
 
 
 def test_an_empty_bundle_says_how_to_fill_it_and_a_bundle_with_items_says_nothing(
-    qtbot, tmp_path: Path
-) -> None:  # type: ignore[no-untyped-def]
+    qtbot: QtBot, tmp_path: Path
+) -> None:
     window = MainWindow(persist_layout=False)
     qtbot.addWidget(window)
     window.open_bundle(empty(tmp_path))

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
 
 from tests.gui.conftest import wait_idle
 from tests.patience import HANG_GUARD_MS
@@ -19,8 +20,8 @@ from workbench.storage import Bundle
 pytestmark = pytest.mark.gui
 
 
-def test_the_monitor_shows_the_unresolved_pairs_of_an_adaptive_campaign(  # type: ignore[no-untyped-def]
-    qtbot, tmp_path: Path
+def test_the_monitor_shows_the_unresolved_pairs_of_an_adaptive_campaign(
+    qtbot: QtBot, tmp_path: Path
 ) -> None:
     from workbench.gui.main_window import MainWindow
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPushButton, QTableView
+from pytestqt.qtbot import QtBot
 
 from tests.gui.conftest import wait_idle
 from tests.patience import HANG_GUARD_MS
@@ -64,7 +65,7 @@ def _flag_two_tasks(path: Path) -> None:
             )
 
 
-def cells(model) -> list[list[str]]:  # type: ignore[no-untyped-def]
+def cells(model) -> list[list[str]]:
     return [
         [model.index(r, c).data(Qt.ItemDataRole.DisplayRole) for c in range(model.columnCount())]
         for r in range(model.rowCount())
@@ -124,8 +125,8 @@ def test_the_status_lists_the_task_that_cannot_finish(
 
 
 @pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
-def test_the_docked_monitor_is_readable_with_kappa_as_the_cli_prints_it(  # type: ignore[no-untyped-def]
-    qtbot, ops_bundle: Path, capsys: pytest.CaptureFixture[str], size: tuple[int, int]
+def test_the_docked_monitor_is_readable_with_kappa_as_the_cli_prints_it(
+    qtbot: QtBot, ops_bundle: Path, capsys: pytest.CaptureFixture[str], size: tuple[int, int]
 ) -> None:
     from workbench.gui.main_window import MainWindow
 
@@ -140,6 +141,7 @@ def test_the_docked_monitor_is_readable_with_kappa_as_the_cli_prints_it(  # type
     qtbot.waitUntil(lambda: monitor.agreement.rowCount() > 0, timeout=HANG_GUARD_MS)
     qtbot.wait(50)
     assert not monitor.isFloating()
+    assert window.bundle is not None
     status = campaign_status(window.bundle, CAMPAIGN)
     overall = status["agreement"]["overall"]["fleiss_kappa"]
     assert overall is not None
@@ -178,7 +180,9 @@ def test_the_docked_monitor_is_readable_with_kappa_as_the_cli_prints_it(  # type
     window.close()
 
 
-def test_adjudication_names_answers_as_the_annotators_buttons_do(qtbot, ops_bundle: Path) -> None:  # type: ignore[no-untyped-def]
+def test_adjudication_names_answers_as_the_annotators_buttons_do(
+    qtbot: QtBot, ops_bundle: Path
+) -> None:
     from workbench.gui.main_window import MainWindow
 
     window = MainWindow(persist_layout=False)
@@ -199,7 +203,7 @@ def test_adjudication_names_answers_as_the_annotators_buttons_do(qtbot, ops_bund
 
 
 @pytest.mark.parametrize("way", ["reassign", "lower"])
-def test_the_monitor_unsticks_the_task(qtbot, tmp_path: Path, way: str) -> None:  # type: ignore[no-untyped-def]
+def test_the_monitor_unsticks_the_task(qtbot: QtBot, tmp_path: Path, way: str) -> None:
     """The stuck task's way out, in the dock: give it back to the annotator who skipped it, or
     ask two votes of it; either way the monitor then lists no stuck task."""
     from workbench.gui.main_window import MainWindow
@@ -228,6 +232,7 @@ def test_the_monitor_unsticks_the_task(qtbot, tmp_path: Path, way: str) -> None:
     qtbot.waitUntil(lambda: expected in monitor.way_out_status.text(), timeout=HANG_GUARD_MS)
     qtbot.waitUntil(lambda: monitor.stuck.rowCount() == 0, timeout=HANG_GUARD_MS)
     assert not monitor.views["Stuck tasks"].isVisible()
+    assert window.bundle is not None
     assert campaign_status(window.bundle, CAMPAIGN)["stuck_tasks"] == []
     window.close()
 
@@ -247,8 +252,8 @@ def headers_whole(view: QTableView) -> bool:
 
 
 @pytest.mark.parametrize("size", WALKED, ids=[f"{w}x{h}" for w, h in WALKED])
-def test_no_part_of_the_docked_monitor_is_cut_at_its_right_edge(  # type: ignore[no-untyped-def]
-    qtbot, ops_bundle: Path, size: tuple[int, int]
+def test_no_part_of_the_docked_monitor_is_cut_at_its_right_edge(
+    qtbot: QtBot, ops_bundle: Path, size: tuple[int, int]
 ) -> None:
     """Seen in a real window on a 1024x700 screen: the way-out buttons in one row made the
     dock's body wider than the dock, so kappa, alpha and the reason a task cannot finish sat

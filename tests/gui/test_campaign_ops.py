@@ -4,11 +4,14 @@ shows a disputed task without model names until revealed, and records a settled 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPushButton
+from pytestqt.qtbot import QtBot
 
 from tests.gui.conftest import wait_idle
 from tests.patience import HANG_GUARD_MS
@@ -20,9 +23,14 @@ from workbench.services.monitor import campaign_status
 from workbench.services.voting import AnnotationSession
 from workbench.storage import Bundle
 
+if TYPE_CHECKING:
+    from PySide6.QtCore import QAbstractItemModel
+
+    from workbench.gui.main_window import MainWindow
+
 
 @pytest.fixture
-def window(qtbot, tmp_path: Path):  # type: ignore[no-untyped-def]
+def window(qtbot: QtBot, tmp_path: Path) -> Iterator[MainWindow]:
     from workbench.gui.main_window import MainWindow
 
     path, _ = build_ops_bundle(tmp_path)
@@ -35,14 +43,14 @@ def window(qtbot, tmp_path: Path):  # type: ignore[no-untyped-def]
     window.close()
 
 
-def table(model) -> list[list[str]]:  # type: ignore[no-untyped-def]
+def table(model: QAbstractItemModel) -> list[list[str]]:
     return [
         [model.index(r, c).data(Qt.ItemDataRole.DisplayRole) for c in range(model.columnCount())]
         for r in range(model.rowCount())
     ]
 
 
-def shown_text(dialog) -> str:  # type: ignore[no-untyped-def]
+def shown_text(dialog) -> str:
     """Every text the dialog's task display shows: headings, prompts and responses."""
     from PySide6.QtWidgets import QLabel, QTextEdit
 
@@ -51,13 +59,16 @@ def shown_text(dialog) -> str:  # type: ignore[no-untyped-def]
     return "\n".join(texts)
 
 
-def test_view_menu_opens_the_monitor_with_the_service_figures(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def test_view_menu_opens_the_monitor_with_the_service_figures(
+    qtbot: QtBot, window: MainWindow
+) -> None:
     ops = window.campaign_ops
     assert ops.monitor_action.shortcut().toString() == "Ctrl+Shift+M"
     assert ops.monitor_action in window.ui.viewMenu.actions()
     ops.monitor_action.trigger()
     wait_idle(qtbot, window)
     assert ops.monitor.isVisible()
+    assert window.bundle is not None
     status = campaign_status(window.bundle, CAMPAIGN)
     rows = table(ops.monitor.annotators)
     assert [row[0] for row in rows] == [row["annotator"] for row in status["annotators"]]
@@ -65,11 +76,12 @@ def test_view_menu_opens_the_monitor_with_the_service_figures(qtbot, window) -> 
     assert "Category: none" in [row[0] for row in table(ops.monitor.agreement)]
 
 
-def test_the_monitor_refreshes_when_a_vote_arrives(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def test_the_monitor_refreshes_when_a_vote_arrives(qtbot: QtBot, window: MainWindow) -> None:
     monitor = window.campaign_ops.show_monitor(CAMPAIGN)
     wait_idle(qtbot, window)
     before = monitor.refreshes
     # another annotator votes (another process in real life): the watcher notices off-thread
+    assert window.bundle is not None
     add_annotator(window.bundle, "ann-d")
     session = AnnotationSession(window.bundle, CAMPAIGN, "ann-d", PLUGINS)
     task = session.next_task()
@@ -81,7 +93,9 @@ def test_the_monitor_refreshes_when_a_vote_arrives(qtbot, window) -> None:  # ty
     assert monitor.refreshes > before
 
 
-def test_adjudication_hides_models_until_revealed_and_records(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def test_adjudication_hides_models_until_revealed_and_records(
+    qtbot: QtBot, window: MainWindow
+) -> None:
     ops = window.campaign_ops
     assert ops.adjudicate_action.shortcut().toString() == "Ctrl+Shift+J"
     dialog = ops.show_adjudication(CAMPAIGN)
@@ -98,6 +112,8 @@ def test_adjudication_hides_models_until_revealed_and_records(qtbot, window) -> 
     dialog.findChild(QPushButton, "record_b").click()
     qtbot.waitUntil(lambda: "recorded Response 2" in dialog.status.text(), timeout=HANG_GUARD_MS)
     wait_idle(qtbot, window)
+    assert window.bundle is not None
+    assert window.bundle.path is not None
     with Bundle.open(window.bundle.path) as reopened:
         row = next(r for r in disagreements(reopened, CAMPAIGN) if r["task"] == task)
     assert row["adjudication"]["answer"] == "b"

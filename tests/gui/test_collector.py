@@ -62,7 +62,9 @@ def _grow_the_old_generation() -> list[list[object]]:
     return survivors
 
 
-def test_the_interpreter_starts_no_full_collection_of_its_own(idle_collector) -> None:  # type: ignore[no-untyped-def]
+def test_the_interpreter_starts_no_full_collection_of_its_own(
+    idle_collector: IdleCollector,
+) -> None:
     assert gc.get_threshold()[2] == NO_AUTOMATIC_FULL_COLLECTION
     with _full_collections() as seen:
         survivors = _grow_the_old_generation()

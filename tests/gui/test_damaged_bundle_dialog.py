@@ -6,19 +6,28 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 from PySide6.QtWidgets import QApplication, QMessageBox
+from pytest import MonkeyPatch
+from pytestqt.qtbot import QtBot
 
 from tests.patience import HANG_GUARD_MS
 from workbench.gui.restore_dialog import DamagedBundleDialog
 from workbench.services import maintenance
+from workbench.storage import backups
 from workbench.storage.backup_names import list_backups
 from workbench.storage.backups import make_backup
 from workbench.storage.bundle import copy_bundle
 from workbench.storage.errors import BackupError, BundleDamagedError
 from workbench.storage.integrity import check_file_header
+
+if TYPE_CHECKING:
+    from workbench.gui.main_window import MainWindow
+
 
 pytestmark = pytest.mark.gui
 
@@ -26,7 +35,7 @@ pytestmark = pytest.mark.gui
 def item_count(path: Path) -> int:
     connection = sqlite3.connect(path)
     try:
-        return connection.execute("SELECT count(*) FROM items").fetchone()[0]
+        return cast("int", connection.execute("SELECT count(*) FROM items").fetchone()[0])
     finally:
         connection.close()
 
@@ -48,7 +57,7 @@ def bundle_copy(sample_bundle: Path, tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def window(qtbot):  # type: ignore[no-untyped-def]
+def window(qtbot: QtBot) -> Iterator[MainWindow]:
     from workbench.gui.main_window import MainWindow
 
     window = MainWindow(persist_layout=False)
@@ -58,8 +67,8 @@ def window(qtbot):  # type: ignore[no-untyped-def]
     window.close()
 
 
-def test_opening_a_truncated_bundle_offers_and_restores_its_backup(  # type: ignore[no-untyped-def]
-    qtbot, window, bundle_copy: Path
+def test_opening_a_truncated_bundle_offers_and_restores_its_backup(
+    qtbot: QtBot, window: MainWindow, bundle_copy: Path
 ) -> None:
     items = item_count(bundle_copy)
     backup = make_backup(bundle_copy, reason="auto")
@@ -86,12 +95,13 @@ def test_opening_a_truncated_bundle_offers_and_restores_its_backup(  # type: ign
     aside = moved[0]
     assert aside is not None and aside.read_bytes() == damaged_bytes  # kept, not deleted
     assert backup.is_file()
+    assert window.restored_box is not None
     assert str(aside) in window.restored_box.text() and window.restored_box.isVisible()
     assert str(aside) in window.statusBar().currentMessage()
     window.restored_box.close()
 
 
-def test_without_a_backup_the_dialog_says_there_is_none(qtbot, bundle_copy: Path) -> None:  # type: ignore[no-untyped-def]
+def test_without_a_backup_the_dialog_says_there_is_none(qtbot: QtBot, bundle_copy: Path) -> None:
     cut_in_half(bundle_copy)
     with pytest.raises(BundleDamagedError) as caught:
         check_file_header(bundle_copy)
@@ -102,7 +112,7 @@ def test_without_a_backup_the_dialog_says_there_is_none(qtbot, bundle_copy: Path
     assert [button.text() for button in dialog.buttons.buttons()] == ["Close"]
 
 
-def test_a_damaged_backup_is_refused_and_nothing_moves(qtbot, bundle_copy: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_damaged_backup_is_refused_and_nothing_moves(qtbot: QtBot, bundle_copy: Path) -> None:
     backup = make_backup(bundle_copy, reason="auto")
     cut_in_half(backup)
     cut_in_half(bundle_copy)
@@ -126,15 +136,15 @@ def test_a_damaged_backup_is_refused_and_nothing_moves(qtbot, bundle_copy: Path)
 # --- automatic backups --------------------------------------------------------------------------
 
 
-def test_opening_a_bundle_file_backs_it_up_once_on_a_worker(  # type: ignore[no-untyped-def]
-    qtbot, monkeypatch, bundle_copy: Path
+def test_opening_a_bundle_file_backs_it_up_once_on_a_worker(
+    qtbot: QtBot, monkeypatch: MonkeyPatch, bundle_copy: Path
 ) -> None:
     from workbench.gui.main_window import MainWindow
 
     threads: list[int] = []
-    real = maintenance.auto_backup_if_due
+    real = backups.auto_backup_if_due
 
-    def recording(path, **steps):  # type: ignore[no-untyped-def]
+    def recording(path: str | Path, **steps: Any) -> Path | None:
         threads.append(threading.get_ident())
         return real(path, **steps)
 
@@ -155,12 +165,12 @@ def test_opening_a_bundle_file_backs_it_up_once_on_a_worker(  # type: ignore[no-
     window.close()
 
 
-def test_a_failed_backup_goes_to_the_status_bar(  # type: ignore[no-untyped-def]
-    qtbot, monkeypatch, bundle_copy: Path
+def test_a_failed_backup_goes_to_the_status_bar(
+    qtbot: QtBot, monkeypatch: MonkeyPatch, bundle_copy: Path
 ) -> None:
     from workbench.gui.main_window import MainWindow
 
-    def refuse(path, **_steps):  # type: ignore[no-untyped-def]
+    def refuse(path: str | Path, **_steps: Any) -> None:
         raise BackupError("no space left on the device")
 
     monkeypatch.setattr(maintenance, "auto_backup_if_due", refuse)
@@ -178,7 +188,7 @@ def test_a_failed_backup_goes_to_the_status_bar(  # type: ignore[no-untyped-def]
     window.close()
 
 
-def test_tests_and_screenshots_make_no_backups(qtbot, bundle_copy: Path) -> None:  # type: ignore[no-untyped-def]
+def test_tests_and_screenshots_make_no_backups(qtbot: QtBot, bundle_copy: Path) -> None:
     from workbench.gui.main_window import MainWindow
 
     window = MainWindow(persist_layout=False)  # what a screenshot uses

@@ -4,15 +4,22 @@ options, on a worker thread, and shows failures with their details."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
+from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QMessageBox
+from pytestqt.qtbot import QtBot
 
 from tests.patience import HANG_GUARD_MS
 from workbench.cli import build_parser
 from workbench.export import ImageMode, JudgmentSource
 from workbench.gui import export_dialog as export_module
 from workbench.gui.export_dialog import ExportDialog
+
+if TYPE_CHECKING:
+    from workbench.gui.main_window import MainWindow
+
 
 pytestmark = pytest.mark.gui
 
@@ -22,7 +29,7 @@ def cli_export(bundle: Path, out: Path, arguments: list[str]) -> None:
     assert args.handler(args) == 0
 
 
-def dialog_export(qtbot, dialog: ExportDialog, out: Path) -> None:  # type: ignore[no-untyped-def]
+def dialog_export(qtbot: QtBot, dialog: ExportDialog, out: Path) -> None:
     dialog.out_edit.setText(str(out))
     dialog.export_button.click()
     assert dialog.running and dialog.progress_bar.maximum() == 0  # busy indicator
@@ -30,7 +37,7 @@ def dialog_export(qtbot, dialog: ExportDialog, out: Path) -> None:  # type: igno
 
 
 @pytest.fixture
-def dialog(qtbot, sample_bundle: Path) -> ExportDialog:  # type: ignore[no-untyped-def]
+def dialog(qtbot: QtBot, sample_bundle: Path) -> ExportDialog:
     dialog = ExportDialog(sample_bundle)
     qtbot.addWidget(dialog)
     dialog.show()
@@ -61,12 +68,12 @@ def dialog(qtbot, sample_bundle: Path) -> ExportDialog:  # type: ignore[no-untyp
     ],
 )
 def test_the_dialog_writes_what_the_cli_writes(
-    qtbot,  # type: ignore[no-untyped-def]
+    qtbot: QtBot,
     dialog: ExportDialog,
     sample_bundle: Path,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
-    choices: dict,
+    choices: dict[str, Any],
     arguments: list[str],
 ) -> None:
     monkeypatch.setenv("VLM_WORKBENCH_PSEUDONYM_KEY", "a key for both exports")
@@ -100,6 +107,7 @@ def test_options_a_format_cannot_hold_are_not_offered(dialog: ExportDialog) -> N
     dialog.set_choice(dialog.format_combo, "arena")
     assert not dialog.aggregate_check.isEnabled() and not dialog.aggregate_check.isChecked()
     model = dialog.images_combo.model()
+    assert isinstance(model, QStandardItemModel)
     offered = [
         ImageMode(dialog.images_combo.itemData(row))
         for row in range(dialog.images_combo.count())
@@ -109,7 +117,7 @@ def test_options_a_format_cannot_hold_are_not_offered(dialog: ExportDialog) -> N
 
 
 def test_a_refused_export_is_shown_and_writes_nothing(
-    qtbot,  # type: ignore[no-untyped-def]
+    qtbot: QtBot,
     dialog: ExportDialog,
     tmp_path: Path,
 ) -> None:
@@ -122,7 +130,7 @@ def test_a_refused_export_is_shown_and_writes_nothing(
 
 
 def test_an_unexpected_failure_keeps_its_traceback_one_click_away(
-    qtbot,  # type: ignore[no-untyped-def]
+    qtbot: QtBot,
     dialog: ExportDialog,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -137,10 +145,11 @@ def test_an_unexpected_failure_keeps_its_traceback_one_click_away(
     assert "Traceback" in dialog.message_box.detailedText()
 
 
-def test_file_export_opens_the_dialog_on_the_open_bundle(open_window) -> None:  # type: ignore[no-untyped-def]
+def test_file_export_opens_the_dialog_on_the_open_bundle(open_window: MainWindow) -> None:
     open_window.tools.export_action.trigger()
     dialog = open_window.tools.export_dialog
     assert dialog is not None and dialog.isVisible()
+    assert open_window.bundle is not None
     assert dialog.bundle == open_window.bundle.path
     dialog.close()
 

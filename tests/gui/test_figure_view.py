@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from pytestqt.qtbot import QtBot
 
 from tests.patience import HANG_GUARD_MS
 from workbench.gui.panel_computations import render_figure
@@ -14,7 +15,7 @@ from workbench.stats.plots import LEGIBLE_ROW_POINTS, legible_height_inches, rat
 pytestmark = pytest.mark.gui
 
 
-def forest(models: int):  # type: ignore[no-untyped-def]
+def forest(models: int):
     table = pd.DataFrame(
         {
             "model": [f"model-{n:02d}" for n in range(models)],
@@ -37,14 +38,14 @@ def test_a_short_request_is_drawn_at_the_legible_height() -> None:
     assert render_figure(forest(3), 400, 250).height == 250
 
 
-def test_the_view_scrolls_a_tall_figure_and_fits_its_width(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_the_view_scrolls_a_tall_figure_and_fits_its_width(qtbot: QtBot) -> None:
     class Inline:  # runs the render where it is asked, as a thread would, for the test
         busy = False
 
-        def run(self, function, on_result, on_error=None):  # type: ignore[no-untyped-def]
+        def run(self, function, on_result, on_error=None) -> None:
             on_result(function())
 
-    view = FigureView(Inline())  # type: ignore[arg-type]
+    view = FigureView(Inline())
     qtbot.addWidget(view)
     view.resize(420, 260)
     view.show()
@@ -62,7 +63,7 @@ def test_the_view_scrolls_a_tall_figure_and_fits_its_width(qtbot) -> None:  # ty
 
 
 @pytest.mark.parametrize("width", [440, 360])
-def test_the_ratings_title_fits_a_docked_pane(shared_data, width: int) -> None:  # type: ignore[no-untyped-def]
+def test_the_ratings_title_fits_a_docked_pane(shared_data, width: int) -> None:
     """The title the Leaderboard panel gives WildVision-Bench's board, drawn about 440 px wide
     (the docked pane at 1366x768): every line inside the figure, none cut at a side or the
     top (matplotlib wrapped it only at draw time, after the layout had made room for two
@@ -96,7 +97,7 @@ def test_the_ratings_title_fits_a_docked_pane(shared_data, width: int) -> None: 
     assert " ".join(str(shown.get_text()).split()) == " ".join(title.split())
 
 
-def test_the_figure_follows_its_pane_when_the_scroll_bar_comes_and_goes(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_the_figure_follows_its_pane_when_the_scroll_bar_comes_and_goes(qtbot: QtBot) -> None:
     """In a real window, floating or docking a dock changes the pane's height first: the last
     render is then taller than the pane, the vertical bar appears (the pane narrows by its
     width with no resize of the view), the re-render fits, and the bar goes again. The figure
@@ -107,10 +108,10 @@ def test_the_figure_follows_its_pane_when_the_scroll_bar_comes_and_goes(qtbot) -
     class Inline:
         busy = False
 
-        def run(self, function, on_result, on_error=None):  # type: ignore[no-untyped-def]
+        def run(self, function, on_result, on_error=None) -> None:
             on_result(function())
 
-    view = FigureView(Inline())  # type: ignore[arg-type]
+    view = FigureView(Inline())
     qtbot.addWidget(view)
     view.resize(440, 260)
     view.show()
@@ -129,9 +130,11 @@ def test_the_figure_follows_its_pane_when_the_scroll_bar_comes_and_goes(qtbot) -
     off, on = Qt.ScrollBarPolicy.ScrollBarAlwaysOff, Qt.ScrollBarPolicy.ScrollBarAlwaysOn
     area.setVerticalScrollBarPolicy(off)
     qtbot.waitUntil(drawn_at_the_pane, timeout=HANG_GUARD_MS)
+    assert view._rendered_size is not None
     wide = view._rendered_size.width()
     for policy in (on, off):  # the bar comes, then goes
         area.setVerticalScrollBarPolicy(policy)
         qtbot.waitUntil(drawn_at_the_pane, timeout=HANG_GUARD_MS)
+        assert view._rendered_size is not None
         assert (view._rendered_size.width() < wide) == (policy == on)
     assert view.size().width() == 440  # the view itself never resized

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pytestqt.qtbot import QtBot
 
 pytestmark = pytest.mark.gui
 
@@ -46,7 +47,7 @@ def test_the_demo_written_by_this_launch_is_not_backed_up(launches: list[dict[st
     assert later == {"bundle": demo_bundle_path()}
 
 
-def test_a_window_for_a_just_created_bundle_makes_no_backup(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_window_for_a_just_created_bundle_makes_no_backup(qtbot: QtBot, tmp_path: Path) -> None:
     from tests.importers.canonical_helpers import item_line, write_jsonl
     from workbench.gui.main_window import MainWindow
     from workbench.services.importing import import_files

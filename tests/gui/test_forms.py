@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from pytestqt.qtbot import QtBot
 
 from workbench.gui.form_compiler import PROJECT_ROOT, ui_files
 
@@ -39,7 +40,7 @@ def test_a_static_dialog_is_laid_out_by_its_form(module: str) -> None:
     assert HAND_BUILT.findall(source) == []
 
 
-def test_widgets_keep_the_names_the_code_and_tests_use(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_widgets_keep_the_names_the_code_and_tests_use(qtbot: QtBot) -> None:
     from PySide6.QtWidgets import QLineEdit
 
     from workbench.gui.api_key_dialog import ApiKeyDialog

@@ -6,9 +6,11 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import pytest
 from PySide6.QtWidgets import QMessageBox
+from pytestqt.qtbot import QtBot
 
 from tests.gui.conftest import wait_idle
 from tests.gui.sample_bundle import sample_lines, write_sample_jsonl
@@ -19,6 +21,10 @@ from workbench.importers.base import Importer, ImportReport, Record
 from workbench.plugins import Plugin, Registry, registry
 from workbench.storage import Bundle
 from workbench.storage.queries import bundle_counts
+
+if TYPE_CHECKING:
+    from workbench.gui.main_window import MainWindow
+
 
 pytestmark = pytest.mark.gui
 
@@ -41,10 +47,10 @@ class SlowImporter(Importer):
 
 def item_total(bundle: Path) -> int:
     with Bundle.open(bundle) as opened, opened.read_session() as session:
-        return bundle_counts(session)["totals"]["items"]
+        return cast("int", bundle_counts(session)["totals"]["items"])
 
 
-def test_the_formats_come_from_the_plugin_registry(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_the_formats_come_from_the_plugin_registry(qtbot: QtBot) -> None:
     dialog = ImportDialog(None)
     qtbot.addWidget(dialog)
     offered = [dialog.ui.formatCombo.itemText(i) for i in range(dialog.ui.formatCombo.count())]
@@ -53,7 +59,7 @@ def test_the_formats_come_from_the_plugin_registry(qtbot) -> None:  # type: igno
     assert dialog.ui.formatDescription.text() == registry().importer("jsonl").description
 
 
-def test_import_runs_in_the_background_and_reports(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_import_runs_in_the_background_and_reports(qtbot: QtBot, tmp_path: Path) -> None:
     source = write_sample_jsonl(tmp_path / "source")
     target = tmp_path / "new.wbb"
     dialog = ImportDialog(target)
@@ -78,7 +84,7 @@ def test_import_runs_in_the_background_and_reports(qtbot, tmp_path: Path) -> Non
     assert dialog.result() == 0
 
 
-def test_a_rejected_import_shows_the_rows_in_the_details(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_rejected_import_shows_the_rows_in_the_details(qtbot: QtBot, tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"format": "vlm-workbench/item"}\nnot json\n', encoding="utf-8")
     target = tmp_path / "target.wbb"
@@ -96,7 +102,7 @@ def test_a_rejected_import_shows_the_rows_in_the_details(qtbot, tmp_path: Path) 
     assert not target.exists()
 
 
-def test_cancel_stops_the_import_and_changes_nothing(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_cancel_stops_the_import_and_changes_nothing(qtbot: QtBot, tmp_path: Path) -> None:
     slow = SlowImporter()
     plugins = Registry()
     plugins.add(Plugin("slow", "1", "test", importers=(slow,)))
@@ -114,7 +120,9 @@ def test_cancel_stops_the_import_and_changes_nothing(qtbot, tmp_path: Path) -> N
     assert not target.exists()
 
 
-def test_import_menu_reloads_the_open_bundle(qtbot, open_window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_import_menu_reloads_the_open_bundle(
+    qtbot: QtBot, open_window: MainWindow, tmp_path: Path
+) -> None:
     extra = tmp_path / "extra.jsonl"
     extra.write_text(
         '{"format": "vlm-workbench/item", "format_version": 1, "source": "gamma", "id": "g1",'
@@ -125,6 +133,8 @@ def test_import_menu_reloads_the_open_bundle(qtbot, open_window, tmp_path: Path)
     from workbench.storage.bundle import copy_bundle
 
     copy = tmp_path / "copy.wbb"
+    assert open_window.bundle is not None
+    assert open_window.bundle.path is not None
     copy_bundle(open_window.bundle.path, copy)
     open_window.open_bundle(copy)
     wait_idle(qtbot, open_window)

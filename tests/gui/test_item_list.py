@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from PySide6.QtCore import QModelIndex, Qt
+from pytestqt.qtbot import QtBot
 
 from tests.gui.conftest import wait_idle
 from tests.gui.sample_bundle import sample_lines
@@ -13,15 +15,19 @@ from tests.patience import HANG_GUARD_MS, HANG_GUARD_SECONDS
 from workbench.gui.item_table_model import COLUMNS, ItemTableModel
 from workbench.services.browse import ItemFlag, ItemRow
 
+if TYPE_CHECKING:
+    from workbench.gui.main_window import MainWindow
+
+
 pytestmark = pytest.mark.gui
 
 
-def shown_ids(window) -> list[str]:  # type: ignore[no-untyped-def]
+def shown_ids(window) -> list[str]:
     model = window.item_list.model
     return [model.data(model.index(row, 0)) for row in range(model.rowCount())]
 
 
-def test_the_list_shows_every_item_with_its_columns(open_window) -> None:  # type: ignore[no-untyped-def]
+def test_the_list_shows_every_item_with_its_columns(open_window: MainWindow) -> None:
     lines = sample_lines()
     assert shown_ids(open_window) == [line["id"] for line in lines]
     model = open_window.item_list.model
@@ -41,7 +47,7 @@ def test_the_list_shows_every_item_with_its_columns(open_window) -> None:  # typ
 def test_the_model_fetches_pages_lazily() -> None:
     fetched: list[list[int]] = []
 
-    def fetch(ids):  # type: ignore[no-untyped-def]
+    def fetch(ids):
         fetched.append(list(ids))
         return [ItemRow(i, str(i), "s", None, None, None, 0, 0, frozenset()) for i in ids]
 
@@ -58,17 +64,18 @@ def test_the_model_fetches_pages_lazily() -> None:
     assert model.position_of(99_999) == 99_998 and model.position_of(0) is None
 
 
-def set_search(qtbot, window, text: str) -> None:  # type: ignore[no-untyped-def]
+def set_search(qtbot: QtBot, window, text: str) -> None:
     window.item_list.ui.searchEdit.setText(text)
     qtbot.waitUntil(lambda: window.item_list.search_term == text, timeout=HANG_GUARD_MS)
     wait_idle(qtbot, window)
 
 
-def test_search_filters_and_highlights(qtbot, open_window) -> None:  # type: ignore[no-untyped-def]
+def test_search_filters_and_highlights(qtbot: QtBot, open_window: MainWindow) -> None:
     set_search(qtbot, open_window, "zebra")
     assert shown_ids(open_window) == ["a3"]
     assert open_window.item_list.ui.countLabel.text() == "1 of 5 items"
     # the item view follows to the only match and highlights the term in the output
+    assert open_window.item_view.detail is not None
     assert open_window.item_view.detail.external_id == "a3"
     highlighted = [view for view in open_window.item_view.text_views() if view.highlighted_count()]
     assert [view.source_text for view in highlighted] == ["Ein Zebra und zwei Pferde."]
@@ -86,7 +93,9 @@ def test_search_filters_and_highlights(qtbot, open_window) -> None:  # type: ign
         ("flagFilter", ItemFlag.MISSING_IMAGE, ["a1"]),
     ],
 )
-def test_filters(qtbot, open_window, combo: str, value: object, expected: list[str]) -> None:  # type: ignore[no-untyped-def]
+def test_filters(
+    qtbot: QtBot, open_window: MainWindow, combo: str, value: object, expected: list[str]
+) -> None:
     box = getattr(open_window.item_list.ui, combo)
     box.setCurrentIndex(box.findData(value))
     qtbot.waitUntil(lambda: shown_ids(open_window) == expected, timeout=HANG_GUARD_MS)
@@ -96,7 +105,7 @@ def test_filters(qtbot, open_window, combo: str, value: object, expected: list[s
     )
 
 
-def test_sorting_by_a_column_header(qtbot, open_window) -> None:  # type: ignore[no-untyped-def]
+def test_sorting_by_a_column_header(qtbot: QtBot, open_window: MainWindow) -> None:
     table = open_window.item_list.ui.itemTable
     outputs_column = [key for _name, key in COLUMNS].index("outputs")
     table.sortByColumn(outputs_column, Qt.SortOrder.DescendingOrder)
@@ -110,19 +119,24 @@ def test_sorting_by_a_column_header(qtbot, open_window) -> None:  # type: ignore
     qtbot.waitUntil(lambda: shown_ids(open_window)[0] == "b2", timeout=HANG_GUARD_MS)
 
 
-def test_the_list_and_the_view_follow_the_shared_selection(qtbot, open_window) -> None:  # type: ignore[no-untyped-def]
+def test_the_list_and_the_view_follow_the_shared_selection(
+    qtbot: QtBot, open_window: MainWindow
+) -> None:
     table = open_window.item_list.ui.itemTable
     model = open_window.item_list.model
     b2 = model.id_at(4)
     open_window.selection.set_item(b2)
     assert table.currentIndex().row() == 4
+    assert open_window.item_view.detail is not None
     assert open_window.item_view.detail.external_id == "b2"
     table.setCurrentIndex(model.index(1, 0))  # the user clicks a row
     assert open_window.selection.item_id == model.id_at(1)
     assert open_window.item_view.detail.external_id == "a2"
 
 
-def test_a_second_bundle_replaces_the_first(qtbot, open_window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_second_bundle_replaces_the_first(
+    qtbot: QtBot, open_window: MainWindow, tmp_path: Path
+) -> None:
     from workbench.services.importing import import_files
 
     source = tmp_path / "other.jsonl"
@@ -136,6 +150,7 @@ def test_a_second_bundle_replaces_the_first(qtbot, open_window, tmp_path: Path) 
     open_window.open_bundle(other)
     wait_idle(qtbot, open_window)
     assert shown_ids(open_window) == ["z1"]
+    assert open_window.item_view.detail is not None
     assert open_window.item_view.detail.external_id == "z1"
     assert open_window.item_list.ui.sourceFilter.count() == 2  # "All sources" and "other"
 
@@ -147,17 +162,17 @@ class _FlagCountingBrowser:
         self.lookups: list[list[int]] = []
         self.asked_flags: list[object] = []
 
-    def item_rows(self, ids, flags=None):  # type: ignore[no-untyped-def]
+    def item_rows(self, ids, flags=None):
         self.asked_flags.append(flags)
         return [ItemRow(i, str(i), "s", None, None, None, 0, 0, frozenset()) for i in ids]
 
-    def flagged_items(self, flag, ids):  # type: ignore[no-untyped-def]
+    def flagged_items(self, flag, ids):
         assert flag is ItemFlag.DISAGREEMENT
         self.lookups.append(list(ids))
         return {2}
 
 
-def _panel(qtbot):  # type: ignore[no-untyped-def]
+def _panel(qtbot: QtBot):
     from workbench.gui.background import BackgroundRunner
     from workbench.gui.item_list_panel import ItemListPanel
     from workbench.gui.linked_selection import LinkedSelection
@@ -169,14 +184,14 @@ def _panel(qtbot):  # type: ignore[no-untyped-def]
     return panel
 
 
-def test_the_first_page_is_painted_before_the_disagreement_flag_is_read(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_the_first_page_is_painted_before_the_disagreement_flag_is_read(qtbot: QtBot) -> None:
     """The disagreement flag needs the statistics stack; the first page shows the
     SQL flags, and the disagreement flag is looked up once the list has painted."""
     from workbench.services.browse import SQL_FLAGS
 
     panel = _panel(qtbot)
     browser = _FlagCountingBrowser()
-    panel.browser = browser  # type: ignore[assignment]
+    panel.browser = browser
     panel.resize(600, 400)
     panel.show()
     panel.model.set_ids([1, 2, 3])
@@ -189,10 +204,10 @@ def test_the_first_page_is_painted_before_the_disagreement_flag_is_read(qtbot) -
     assert panel.model.data(panel.model.index(0, 6)) == ""
 
 
-def test_a_hidden_list_reads_the_disagreement_flag_at_once(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_a_hidden_list_reads_the_disagreement_flag_at_once(qtbot: QtBot) -> None:
     panel = _panel(qtbot)
     browser = _FlagCountingBrowser()
-    panel.browser = browser  # type: ignore[assignment]
+    panel.browser = browser
     panel.model.set_ids([1, 2, 3])  # never shown: no paint to wait for
     qtbot.waitUntil(
         lambda: panel.model.data(panel.model.index(1, 6)) == "disagreement", timeout=HANG_GUARD_MS
@@ -211,7 +226,7 @@ class _SlowListBrowser(_FlagCountingBrowser):
         self.release = threading.Event()
         self.limits: list[int | None] = []
 
-    def matching_item_ids(self, query, limit=None):  # type: ignore[no-untyped-def]
+    def matching_item_ids(self, query, limit=None):
         self.limits.append(limit)
         ids = list(range(1, 1_001))
         if limit is not None:
@@ -223,7 +238,7 @@ class _SlowListBrowser(_FlagCountingBrowser):
         return 1_000
 
 
-def test_the_first_page_shows_before_the_whole_list_is_read(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_the_first_page_shows_before_the_whole_list_is_read(qtbot: QtBot) -> None:
     """At 200,000 items reading every id takes most of a second; the list paints its
     first page from a LIMIT query meanwhile, then keeps those rows when the whole list comes."""
     from workbench.gui.item_table_model import PAGE_SIZE
@@ -233,7 +248,7 @@ def test_the_first_page_shows_before_the_whole_list_is_read(qtbot) -> None:  # t
     panel.resize(600, 400)
     panel.show()
     try:
-        panel.set_browser(browser, None)  # type: ignore[arg-type]
+        panel.set_browser(browser, None)
         qtbot.waitUntil(lambda: panel.model.rowCount() == PAGE_SIZE, timeout=HANG_GUARD_MS)
         # shown while the whole list is still being read, which only a page has asked for
         assert panel.querying and panel.ui.countLabel.text() == "Searching…"
@@ -255,7 +270,7 @@ def test_a_reset_after_the_whole_list_reads_the_rows_again() -> None:
     vote, say) reads its rows again, so their counts are fresh."""
     fetched: list[list[int]] = []
 
-    def fetch(ids):  # type: ignore[no-untyped-def]
+    def fetch(ids):
         fetched.append(list(ids))
         return [ItemRow(i, str(i), "s", None, None, None, 0, 0, frozenset()) for i in ids]
 
@@ -271,12 +286,13 @@ def test_a_reset_after_the_whole_list_reads_the_rows_again() -> None:
 
 
 @pytest.mark.parametrize("sort", ["id", "source", "category", "language"])
-def test_the_first_ids_read_alone_begin_the_whole_list(open_window, sort: str) -> None:  # type: ignore[no-untyped-def]
+def test_the_first_ids_read_alone_begin_the_whole_list(open_window: MainWindow, sort: str) -> None:
     from workbench.services.browse import ItemQuery, SortKey
 
     browser = open_window.browser
     for descending in (False, True):
         query = ItemQuery(sort=SortKey(sort), descending=descending)
+        assert browser is not None
         whole = browser.matching_item_ids(query)
         assert browser.matching_item_ids(query, 3) == whole[:3]
     for whole_list_first in (
@@ -286,4 +302,5 @@ def test_the_first_ids_read_alone_begin_the_whole_list(open_window, sort: str) -
         ItemQuery(pair=("m1", "m2")),
     ):
         with pytest.raises(ValueError, match="first_page_in_sql"):
+            assert browser is not None
             browser.matching_item_ids(whole_list_first, 3)

@@ -3,9 +3,12 @@ outputs side by side in equal columns, multi-turn alignment, raw text and model 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QColor
+from pytestqt.qtbot import QtBot
 
 from tests.gui.conftest import wait_idle
 from tests.gui.sample_bundle import EXIF_STORED_SIZE, HOSTILE_OUTPUT, sample_lines
@@ -14,20 +17,27 @@ from workbench.gui.item_view import DEFAULT_COLUMNS, columns_for
 from workbench.gui.plain_text import plain_tooltip
 from workbench.services.browse import ItemFlag
 
+if TYPE_CHECKING:
+    from workbench.gui.item_view import ItemView
+    from workbench.gui.main_window import MainWindow
+
+
 pytestmark = pytest.mark.gui
 
 
-def show(qtbot, window, external_id: str):  # type: ignore[no-untyped-def]
+def show(qtbot: QtBot, window: MainWindow, external_id: str) -> ItemView:
     assert window.go_to_item(external_id)
     wait_idle(qtbot, window)
     return window.item_view
 
 
-def line_of(external_id: str) -> dict:
+def line_of(external_id: str) -> dict[str, Any]:
     return next(line for line in sample_lines() if line["id"] == external_id)
 
 
-def test_images_missing_placeholder_and_exif_orientation(qtbot, open_window) -> None:  # type: ignore[no-untyped-def]
+def test_images_missing_placeholder_and_exif_orientation(
+    qtbot: QtBot, open_window: MainWindow
+) -> None:
     view = show(qtbot, open_window, "a1")
     tiles = view.images.visible_tiles()
     assert [tile.state for tile in tiles] == ["shown", "missing", "shown"]
@@ -35,18 +45,20 @@ def test_images_missing_placeholder_and_exif_orientation(qtbot, open_window) -> 
     assert "gone.png" in tiles[1].picture.text()
     assert tiles[1].toolTip() == plain_tooltip("https://example.invalid/gone.png")
     rotated = open_window.loader.cached(tiles[2].slot.image_id)
+    assert rotated is not None
     # stored 60x30 with EXIF orientation 6: shown 30x60, the stored left (black) half on top
     assert (rotated.full.width(), rotated.full.height()) == EXIF_STORED_SIZE[::-1]
     assert QColor(rotated.full.pixel(15, 5)).lightness() < 60
     assert QColor(rotated.full.pixel(15, 55)).lightness() > 200
 
 
-def test_clicking_an_image_opens_a_zoomable_viewer(qtbot, open_window) -> None:  # type: ignore[no-untyped-def]
+def test_clicking_an_image_opens_a_zoomable_viewer(qtbot: QtBot, open_window: MainWindow) -> None:
     view = show(qtbot, open_window, "a2")
     tile = view.images.visible_tiles()[0]
     with qtbot.waitSignal(tile.clicked, timeout=HANG_GUARD_MS) as clicked:
         qtbot.mouseClick(tile, Qt.MouseButton.LeftButton, pos=QPoint(20, 20))
     dialog = view.open_image(clicked.args[0])
+    assert dialog is not None
     qtbot.addWidget(dialog)
     image_view = dialog.ui.imageView
     dialog.ui.actualSizeButton.click()
@@ -60,7 +72,9 @@ def test_clicking_an_image_opens_a_zoomable_viewer(qtbot, open_window) -> None: 
     assert dialog.ui.infoLabel.text() == "64 × 40 px"
 
 
-def test_caption_reference_flags_and_outputs_side_by_side(qtbot, open_window) -> None:  # type: ignore[no-untyped-def]
+def test_caption_reference_flags_and_outputs_side_by_side(
+    qtbot: QtBot, open_window: MainWindow
+) -> None:
     view = show(qtbot, open_window, "a1")
     line = line_of("a1")
     assert [block.text.source_text for block in view.captions if block.isVisible()] == [
@@ -81,7 +95,7 @@ def test_caption_reference_flags_and_outputs_side_by_side(qtbot, open_window) ->
     assert "missing image" in view.header.text() and "reference problem" in view.header.text()
 
 
-def test_multi_turn_items_are_aligned_turn_by_turn(qtbot, open_window) -> None:  # type: ignore[no-untyped-def]
+def test_multi_turn_items_are_aligned_turn_by_turn(qtbot: QtBot, open_window: MainWindow) -> None:
     # room for two answers side by side (a narrower pane wraps them, as the test below shows)
     open_window.item_view.setMinimumWidth(560)
     view = show(qtbot, open_window, "a2")
@@ -121,7 +135,7 @@ def test_multi_turn_items_are_aligned_turn_by_turn(qtbot, open_window) -> None: 
     assert callable(view.scroll)
 
 
-def test_raw_text_toggle(qtbot, open_window) -> None:  # type: ignore[no-untyped-def]
+def test_raw_text_toggle(qtbot: QtBot, open_window: MainWindow) -> None:
     view = show(qtbot, open_window, "a1")
     output = view.visible_turns()[0].visible_columns()[0].text_views()[0]
     assert output.toPlainText().startswith("Count")  # the heading is rendered
@@ -132,7 +146,7 @@ def test_raw_text_toggle(qtbot, open_window) -> None:  # type: ignore[no-untyped
     assert output.toPlainText().startswith("Count")
 
 
-def test_choosing_models_and_following_a_model_pair(qtbot, open_window) -> None:  # type: ignore[no-untyped-def]
+def test_choosing_models_and_following_a_model_pair(qtbot: QtBot, open_window: MainWindow) -> None:
     view = show(qtbot, open_window, "a1")
     assert view.shown_models == ["model-one", "model-two"]
     view.set_chosen_models(["model-two"])
@@ -147,7 +161,7 @@ def test_choosing_models_and_following_a_model_pair(qtbot, open_window) -> None:
     assert columns_for(["m1", "m2"], ["m2", "m9"], None) == ["m2"]
 
 
-def test_a_text_only_item_has_no_image_slot(qtbot, open_window) -> None:  # type: ignore[no-untyped-def]
+def test_a_text_only_item_has_no_image_slot(qtbot: QtBot, open_window: MainWindow) -> None:
     show(qtbot, open_window, "a1")  # three image slots first, so the tiles exist
     view = show(qtbot, open_window, "b2")
     assert "images" not in line_of("b2")
@@ -165,25 +179,29 @@ def test_a_reference_without_checks_does_not_contradict_its_kind() -> None:
     assert "not verified" not in text and "no checks recorded" in text
 
 
-def test_the_disagreement_flag_follows_the_item_from_a_worker(qtbot, open_window) -> None:  # type: ignore[no-untyped-def]
+def test_the_disagreement_flag_follows_the_item_from_a_worker(
+    qtbot: QtBot, open_window: MainWindow
+) -> None:
     """The item is shown with its SQL flags; the disagreement flag (statistics stack) is read
     on a worker and added to the header of the item if it is still shown."""
     view = open_window.item_view
     assert open_window.go_to_item("b1")
     wait_idle(qtbot, open_window)
+    assert view.detail is not None
     assert view.detail.external_id == "b1"
     assert "disagreement" in view.header.text()
     assert ItemFlag.DISAGREEMENT in view.detail.flags
     assert open_window.go_to_item("a1")
     wait_idle(qtbot, open_window)
     assert "disagreement" not in view.header.text()
+    assert open_window.browser is not None
     view.add_flag(open_window.browser.find_item("b1"), ItemFlag.DISAGREEMENT)  # a late answer
     assert "disagreement" not in view.header.text()  # for an item no longer shown: dropped
 
 
 def test_a_narrow_pane_wraps_images_and_answers_instead_of_scrolling_sideways(
-    qtbot, open_window
-) -> None:  # type: ignore[no-untyped-def]
+    qtbot: QtBot, open_window: MainWindow
+) -> None:
     # the item pane of a 1024x700 window is about 300 px wide; of a 1366x768 one, about 520
     view = show(qtbot, open_window, "a1")
     for pane_width in (300, 520):

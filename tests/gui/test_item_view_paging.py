@@ -5,13 +5,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+from pytestqt.qtbot import QtBot
 
 from tests.gui.conftest import wait_idle
 from tests.importers.canonical_helpers import item_line, write_jsonl
 from workbench.gui.item_view import IMAGES_PER_PAGE, TURNS_PER_PAGE
 from workbench.services.importing import import_files
+
+if TYPE_CHECKING:
+    from workbench.gui.main_window import MainWindow
+
 
 pytestmark = pytest.mark.gui
 
@@ -20,7 +26,7 @@ IMAGES = 60
 
 
 @pytest.fixture
-def many_window(qtbot, tmp_path: Path) -> Iterator:  # type: ignore[no-untyped-def]
+def many_window(qtbot: QtBot, tmp_path: Path) -> Iterator[MainWindow]:
     from workbench.gui.main_window import MainWindow
 
     line = item_line(
@@ -44,10 +50,13 @@ def many_window(qtbot, tmp_path: Path) -> Iterator:  # type: ignore[no-untyped-d
     window.close()
 
 
-def test_many_turns_and_images_are_shown_a_page_at_a_time(qtbot, many_window) -> None:  # type: ignore[no-untyped-def]
+def test_many_turns_and_images_are_shown_a_page_at_a_time(
+    qtbot: QtBot, many_window: MainWindow
+) -> None:
     assert many_window.go_to_item("many")
     wait_idle(qtbot, many_window)
     view = many_window.item_view
+    assert view.detail is not None
     assert len(view.detail.turns) == TURNS
     assert len(view.visible_turns()) == TURNS_PER_PAGE
     assert len(view.turn_sections) == TURNS_PER_PAGE  # no widgets built for the rest

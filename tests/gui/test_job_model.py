@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
 
 from tests.gui.test_jobs import Gate
 from tests.patience import HANG_GUARD_MS
@@ -37,7 +39,7 @@ class Window(QObject):
 
 
 @pytest.fixture
-def window(qtbot) -> Iterator[Window]:  # type: ignore[no-untyped-def]
+def window(qtbot: QtBot) -> Iterator[Window]:
     window = Window()
     yield window
     window.jobs.cancel_all()
@@ -47,7 +49,7 @@ def window(qtbot) -> Iterator[Window]:  # type: ignore[no-untyped-def]
     window.deleteLater()
 
 
-def test_a_query_runs_beside_a_writer_and_a_vote_waits_for_it(qtbot, window: Window) -> None:  # type: ignore[no-untyped-def]
+def test_a_query_runs_beside_a_writer_and_a_vote_waits_for_it(qtbot: QtBot, window: Window) -> None:
     gate = Gate()
     window.jobs.submit("Import a.jsonl", "Import", gate)  # a writer
     assert gate.started.wait(HANG_GUARD_MS / 1000)
@@ -71,7 +73,7 @@ def test_a_query_runs_beside_a_writer_and_a_vote_waits_for_it(qtbot, window: Win
     assert [job.kind for job in window.jobs.jobs()] == ["Import"]
 
 
-def test_a_queued_vote_cancelled_through_its_job_never_runs(qtbot, window: Window) -> None:  # type: ignore[no-untyped-def]
+def test_a_queued_vote_cancelled_through_its_job_never_runs(qtbot: QtBot, window: Window) -> None:
     gate = Gate()
     window.jobs.submit("Import a.jsonl", "Import", gate)
     assert gate.started.wait(HANG_GUARD_MS / 1000)
@@ -95,7 +97,7 @@ def test_a_queued_vote_cancelled_through_its_job_never_runs(qtbot, window: Windo
     gate.release.set()
 
 
-def test_waiting_for_a_runner_runs_its_queued_jobs_too(qtbot, window: Window) -> None:  # type: ignore[no-untyped-def]
+def test_waiting_for_a_runner_runs_its_queued_jobs_too(qtbot: QtBot, window: Window) -> None:
     runner = BackgroundRunner(window, in_order=True)
     done: list[int] = []
     for number in range(5):
@@ -106,7 +108,7 @@ def test_waiting_for_a_runner_runs_its_queued_jobs_too(qtbot, window: Window) ->
 
 
 @pytest.fixture
-def process(qapp) -> Iterator[PanelProcess]:  # type: ignore[no-untyped-def]
+def process(qapp: QApplication) -> Iterator[PanelProcess]:
     process = PanelProcess(warm=False)  # given no panel computation: the stacks are not needed
     yield process
     process.shutdown(finish_running=False)
@@ -119,7 +121,7 @@ def started_then_sleeps(marker: str) -> None:
 
 
 def test_a_panel_computation_is_listed_and_cancelled_through_its_job(
-    qtbot, window: Window, process: PanelProcess, tmp_path: Path
+    qtbot: QtBot, window: Window, process: PanelProcess, tmp_path: Path
 ) -> None:
     runner = ProcessRunner(process, window)
     pids: list[int] = []
@@ -146,7 +148,7 @@ def test_a_panel_computation_is_listed_and_cancelled_through_its_job(
 
 
 def test_a_cancelled_panel_computation_leaves_the_panel_as_it_was(
-    qtbot, window: Window, process: PanelProcess, tmp_path: Path
+    qtbot: QtBot, window: Window, process: PanelProcess, tmp_path: Path
 ) -> None:
     tasks = LatestOnly(ProcessRunner(process, window), window)
     results: list[object] = []

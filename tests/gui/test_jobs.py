@@ -6,9 +6,11 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PySide6.QtWidgets import QMessageBox
+from pytestqt.qtbot import QtBot
 
 from tests.gui.annotation_bundle import build_annotation_bundle, forbidden_strings
 from tests.gui.annotation_probe import leaks, visible_top_level_strings, widget_strings
@@ -54,7 +56,7 @@ class Gate:
 
 
 @pytest.fixture
-def manager(qtbot) -> Iterator[JobManager]:  # type: ignore[no-untyped-def]
+def manager(qtbot: QtBot) -> Iterator[JobManager]:
     manager = JobManager()
     yield manager
     manager.cancel_all()
@@ -63,7 +65,7 @@ def manager(qtbot) -> Iterator[JobManager]:  # type: ignore[no-untyped-def]
     manager.deleteLater()
 
 
-def test_a_job_reports_progress_and_finishes(qtbot, manager: JobManager) -> None:  # type: ignore[no-untyped-def]
+def test_a_job_reports_progress_and_finishes(qtbot: QtBot, manager: JobManager) -> None:
     gate = Gate()
     job = manager.submit("Count to four", "Count", gate)
     assert job.status is JobStatus.RUNNING and manager.busy
@@ -84,7 +86,7 @@ def test_a_job_reports_progress_and_finishes(qtbot, manager: JobManager) -> None
     assert not row.cancel_button.isVisible()
 
 
-def test_cancel_stops_a_running_job(qtbot, manager: JobManager) -> None:  # type: ignore[no-untyped-def]
+def test_cancel_stops_a_running_job(qtbot: QtBot, manager: JobManager) -> None:
     gate = Gate()
     job = manager.submit("Wait", "Wait", gate)
     assert gate.started.wait(HANG_GUARD_SECONDS)
@@ -98,7 +100,7 @@ def test_cancel_stops_a_running_job(qtbot, manager: JobManager) -> None:  # type
     assert dialog.rows[0].state.text() == "Cancelled."
 
 
-def test_a_job_that_cannot_stop_has_no_cancel(qtbot, manager: JobManager) -> None:  # type: ignore[no-untyped-def]
+def test_a_job_that_cannot_stop_has_no_cancel(qtbot: QtBot, manager: JobManager) -> None:
     gate = Gate()
     job = manager.submit("Copy", "Backup", gate, cancellable=False)
     assert gate.started.wait(HANG_GUARD_SECONDS)
@@ -113,7 +115,7 @@ def test_a_job_that_cannot_stop_has_no_cancel(qtbot, manager: JobManager) -> Non
     assert job.status is JobStatus.SUCCEEDED
 
 
-def test_failing_jobs_show_their_error(qtbot, manager: JobManager) -> None:  # type: ignore[no-untyped-def]
+def test_failing_jobs_show_their_error(qtbot: QtBot, manager: JobManager) -> None:
     def refused(_control: JobControl) -> None:
         raise WorkbenchError("the folder out/ is not writable")
 
@@ -140,7 +142,9 @@ def test_failing_jobs_show_their_error(qtbot, manager: JobManager) -> None:  # t
     assert manager.jobs() == [] and dialog.rows == [] and dialog.empty_label.isVisible()
 
 
-def test_two_jobs_queue_and_a_queued_one_can_be_cancelled(qtbot, manager: JobManager) -> None:  # type: ignore[no-untyped-def]
+def test_two_jobs_queue_and_a_queued_one_can_be_cancelled(
+    qtbot: QtBot, manager: JobManager
+) -> None:
     first, second, third = Gate(), Gate(), Gate()
     jobs = [
         manager.submit(name, "Work", gate)
@@ -168,7 +172,9 @@ def test_two_jobs_queue_and_a_queued_one_can_be_cancelled(qtbot, manager: JobMan
     assert indicator.button.text() == "Jobs" and not indicator.bar.isVisibleTo(indicator)
 
 
-def test_a_dialog_on_its_own_uses_the_applications_manager(qtbot, sample_bundle: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_dialog_on_its_own_uses_the_applications_manager(
+    qtbot: QtBot, sample_bundle: Path
+) -> None:
     window = MainWindow(persist_layout=False)
     qtbot.addWidget(window)
     alone = ImportDialog(None)
@@ -178,7 +184,7 @@ def test_a_dialog_on_its_own_uses_the_applications_manager(qtbot, sample_bundle:
 
 
 def test_cancel_in_the_list_stops_an_import_and_leaves_the_bundle_unchanged(
-    qtbot,  # type: ignore[no-untyped-def]
+    qtbot: QtBot,
     sample_bundle: Path,
     tmp_path: Path,
 ) -> None:
@@ -207,7 +213,7 @@ def test_cancel_in_the_list_stops_an_import_and_leaves_the_bundle_unchanged(
     assert item_total(target) == before
 
 
-def test_cancelling_a_report_writes_no_file(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_cancelling_a_report_writes_no_file(qtbot: QtBot, tmp_path: Path) -> None:
     bundle = build_report_bundle(tmp_path)
     dialog = ReportDialog(bundle)
     qtbot.addWidget(dialog)
@@ -224,7 +230,7 @@ def test_cancelling_a_report_writes_no_file(qtbot, tmp_path: Path) -> None:  # t
 
 
 def test_closing_the_window_with_a_running_job_asks_then_cancels(
-    qtbot,  # type: ignore[no-untyped-def]
+    qtbot: QtBot,
     sample_bundle: Path,
 ) -> None:
     window = MainWindow(persist_layout=False)
@@ -249,7 +255,7 @@ def test_closing_the_window_with_a_running_job_asks_then_cancels(
     assert job.status is JobStatus.CANCELLED and window.bundle is None
 
 
-def test_closing_with_no_job_running_does_not_ask(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_closing_with_no_job_running_does_not_ask(qtbot: QtBot) -> None:
     window = MainWindow(persist_layout=False)
     qtbot.addWidget(window)
     window.show()
@@ -258,7 +264,7 @@ def test_closing_with_no_job_running_does_not_ask(qtbot) -> None:  # type: ignor
     assert window.close() and window.stop_jobs_box is None
 
 
-def test_annotator_mode_shows_jobs_without_names(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_annotator_mode_shows_jobs_without_names(qtbot: QtBot, tmp_path: Path) -> None:
     bundle_path = build_annotation_bundle(tmp_path)
     forbidden = forbidden_strings(bundle_path)
     model = forbidden[-1]
@@ -298,7 +304,7 @@ def test_annotator_mode_shows_jobs_without_names(qtbot, tmp_path: Path) -> None:
     qtbot.waitUntil(lambda: not window.jobs.busy, timeout=WAIT)
 
 
-def test_the_import_dialog_queues_behind_running_work(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_the_import_dialog_queues_behind_running_work(qtbot: QtBot, tmp_path: Path) -> None:
     window = MainWindow(persist_layout=False)
     qtbot.addWidget(window)
     gate = Gate()
@@ -320,7 +326,7 @@ def test_the_import_dialog_queues_behind_running_work(qtbot, tmp_path: Path) -> 
 
 
 def test_asked_to_end_a_window_closes_even_if_a_job_ignores_its_cancel(
-    qtbot,  # type: ignore[no-untyped-def]
+    qtbot: QtBot,
 ) -> None:
     window = MainWindow(persist_layout=False)
     qtbot.addWidget(window)
@@ -345,7 +351,7 @@ def test_asked_to_end_a_window_closes_even_if_a_job_ignores_its_cancel(
 
 
 def test_a_reader_runs_beside_a_writer_and_writers_wait_for_each_other(
-    qtbot,  # type: ignore[no-untyped-def]
+    qtbot: QtBot,
     manager: JobManager,
 ) -> None:
     writer, second_writer, reader = Gate(), Gate(), Gate()
@@ -367,7 +373,7 @@ def test_a_reader_runs_beside_a_writer_and_writers_wait_for_each_other(
 
 
 def test_a_long_export_does_not_queue_the_automatic_backup_behind_it(
-    qtbot,  # type: ignore[no-untyped-def]
+    qtbot: QtBot,
     monkeypatch: pytest.MonkeyPatch,
     sample_bundle: Path,
     tmp_path: Path,
@@ -382,7 +388,7 @@ def test_a_long_export_does_not_queue_the_automatic_backup_behind_it(
     exporting = threading.Event()
     check = service.check_judgment_options
 
-    def held_export(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def held_export(*args: Any, **kwargs: Any):
         exporting.set()
         release.wait(HANG_GUARD_SECONDS)
         return check(*args, **kwargs)

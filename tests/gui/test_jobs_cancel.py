@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pytest import MonkeyPatch
+from pytestqt.qtbot import QtBot
 
 from tests.gui.annotation_bundle import build_annotation_bundle
 from tests.gui.conftest import wait_idle
@@ -21,7 +23,7 @@ from workbench.gui.jobs import Job, JobControl, JobManager, JobStatus, jobs_for
 from workbench.gui.jobs_view import JobsDialog
 from workbench.gui.main_window import MainWindow
 from workbench.gui.restore_dialog import DamagedBundleDialog
-from workbench.services import campaigns
+from workbench.services import campaign_items, campaigns
 from workbench.storage import backups
 from workbench.storage.backup_names import list_backups
 from workbench.storage.bundle import copy_bundle
@@ -48,7 +50,7 @@ class Pause:
         return value
 
 
-def cancel_in_the_list(qtbot, manager: JobManager, job: Job, pause: Pause) -> None:  # type: ignore[no-untyped-def]
+def cancel_in_the_list(qtbot: QtBot, manager: JobManager, job: Job, pause: Pause) -> None:
     """Click the job's Cancel in the jobs list while its work is paused, then let it go on."""
     assert pause.reached.wait(WAIT / 1000)
     listing = JobsDialog(manager)
@@ -68,12 +70,13 @@ def files_in(folder: Path) -> dict[str, bytes]:
     return {path.name: path.read_bytes() for path in sorted(folder.iterdir()) if path.is_file()}
 
 
-def test_cancelling_an_export_in_the_list_writes_no_file(  # type: ignore[no-untyped-def]
-    qtbot, monkeypatch, sample_bundle: Path, tmp_path: Path
+def test_cancelling_an_export_in_the_list_writes_no_file(
+    qtbot: QtBot, monkeypatch: MonkeyPatch, sample_bundle: Path, tmp_path: Path
 ) -> None:
+    from workbench.export import judgments as export_judgments
     from workbench.export import service
 
-    pause = Pause(service.check_judgment_options)
+    pause = Pause(export_judgments.check_judgment_options)
     monkeypatch.setattr(service, "check_judgment_options", pause)
     dialog = ExportDialog(sample_bundle)
     qtbot.addWidget(dialog)
@@ -91,7 +94,7 @@ def test_cancelling_an_export_in_the_list_writes_no_file(  # type: ignore[no-unt
 
 
 @pytest.fixture
-def annotation_window(qtbot, tmp_path: Path) -> Iterator[tuple[MainWindow, Path]]:  # type: ignore[no-untyped-def]
+def annotation_window(qtbot: QtBot, tmp_path: Path) -> Iterator[tuple[MainWindow, Path]]:
     path = build_annotation_bundle(tmp_path / "built")
     window = MainWindow(persist_layout=False)
     qtbot.addWidget(window)
@@ -119,12 +122,12 @@ def campaign_rows(path: Path) -> list[int]:
         connection.close()
 
 
-def test_cancelling_a_new_campaign_in_the_list_stores_nothing(  # type: ignore[no-untyped-def]
-    qtbot, monkeypatch, annotation_window: tuple[MainWindow, Path]
+def test_cancelling_a_new_campaign_in_the_list_stores_nothing(
+    qtbot: QtBot, monkeypatch: MonkeyPatch, annotation_window: tuple[MainWindow, Path]
 ) -> None:
     window, path = annotation_window
     before = campaign_rows(path)
-    pause = Pause(campaigns.eligibility)
+    pause = Pause(campaign_items.eligibility)
     monkeypatch.setattr(campaigns, "eligibility", pause)
     dialog = window.annotation.show_new_campaign_dialog()
     assert dialog is not None
@@ -158,8 +161,8 @@ def damaged(sample_bundle: Path, tmp_path: Path) -> tuple[Path, BundleDamagedErr
     return path, caught.value
 
 
-def test_cancelling_a_restore_in_the_list_leaves_the_bundle_as_it_was(  # type: ignore[no-untyped-def]
-    qtbot, monkeypatch, damaged: tuple[Path, BundleDamagedError]
+def test_cancelling_a_restore_in_the_list_leaves_the_bundle_as_it_was(
+    qtbot: QtBot, monkeypatch: MonkeyPatch, damaged: tuple[Path, BundleDamagedError]
 ) -> None:
     path, error = damaged
     before = files_in(path.parent)
@@ -178,8 +181,8 @@ def test_cancelling_a_restore_in_the_list_leaves_the_bundle_as_it_was(  # type: 
     assert files_in(path.parent) == before
 
 
-def test_cancelling_the_automatic_backup_in_the_list_leaves_no_backup(  # type: ignore[no-untyped-def]
-    qtbot, monkeypatch, sample_bundle: Path, tmp_path: Path
+def test_cancelling_the_automatic_backup_in_the_list_leaves_no_backup(
+    qtbot: QtBot, monkeypatch: MonkeyPatch, sample_bundle: Path, tmp_path: Path
 ) -> None:
     path = tmp_path / "work.wbb"
     copy_bundle(sample_bundle, path)
@@ -200,7 +203,7 @@ def test_cancelling_the_automatic_backup_in_the_list_leaves_no_backup(  # type: 
     window.close()
 
 
-def test_work_that_finished_before_its_cancel_took_effect_succeeded(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_work_that_finished_before_its_cancel_took_effect_succeeded(qtbot: QtBot) -> None:
     manager = JobManager()
     started, release = threading.Event(), threading.Event()
 
@@ -219,14 +222,14 @@ def test_work_that_finished_before_its_cancel_took_effect_succeeded(qtbot) -> No
     manager.deleteLater()
 
 
-def test_cancelling_the_judge_estimate_in_the_list_leaves_no_plan(  # type: ignore[no-untyped-def]
-    qtbot, monkeypatch, tmp_path: Path
+def test_cancelling_the_judge_estimate_in_the_list_leaves_no_plan(
+    qtbot: QtBot, monkeypatch: MonkeyPatch, tmp_path: Path
 ) -> None:
     from tests.judge.helpers import build_bundle
     from workbench.gui.judge_dialog import JudgeDialog
-    from workbench.services.judging import runner
+    from workbench.services.judging import runner, worklist
 
-    pause = Pause(runner.build_work_list)
+    pause = Pause(worklist.build_work_list)
     monkeypatch.setattr(runner, "build_work_list", pause)
     dialog = JudgeDialog(build_bundle(tmp_path, 4, models=("m-a", "m-b")))
     qtbot.addWidget(dialog)

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QWidget,
 )
+from pytestqt.qtbot import QtBot
 from sqlalchemy import func, select
 
 from tests.judge.fake_openai_server import FakeOpenAIServer, Faults
@@ -51,7 +52,7 @@ TICK_MS = 10
 
 
 @pytest.fixture(scope="module")
-def shared_loop(qapp) -> Iterator[qasync.QEventLoop]:  # type: ignore[no-untyped-def]
+def shared_loop(qapp: QApplication) -> Iterator[qasync.QEventLoop]:
     """The app's arrangement: an asyncio loop running inside Qt's event loop (here, the one
     pytest-qt spins while a test waits). Taken down again so that later tests can use
     asyncio.run."""
@@ -69,7 +70,7 @@ def shared_loop(qapp) -> Iterator[qasync.QEventLoop]:  # type: ignore[no-untyped
 
 
 @pytest.fixture
-def dialog(qtbot, shared_loop, tmp_path: Path) -> JudgeDialog:  # type: ignore[no-untyped-def]
+def dialog(qtbot: QtBot, shared_loop: qasync.QEventLoop, tmp_path: Path) -> JudgeDialog:
     bundle = build_bundle(tmp_path, 12, models=("m-a", "m-b"))
     dialog = JudgeDialog(bundle)
     qtbot.addWidget(dialog)
@@ -84,7 +85,7 @@ def configure(dialog: JudgeDialog, server: FakeOpenAIServer, concurrency: int = 
     dialog.concurrency_spin.setValue(concurrency)
 
 
-def estimate(qtbot, dialog: JudgeDialog) -> None:  # type: ignore[no-untyped-def]
+def estimate(qtbot: QtBot, dialog: JudgeDialog) -> None:
     assert not dialog.start_button.isEnabled()  # no run without an estimate
     dialog.estimate_button.click()
     qtbot.waitUntil(lambda: not dialog.running, timeout=HANG_GUARD_MS)
@@ -147,7 +148,7 @@ def test_the_swap_box_follows_the_template_default(dialog: JudgeDialog) -> None:
 
 
 def test_a_run_shows_progress_and_stores_verdicts(
-    qtbot,  # type: ignore[no-untyped-def]
+    qtbot: QtBot,
     dialog: JudgeDialog,
 ) -> None:
     faults = Faults(latency=0.03, latency_jitter=0.5, malformed_share=0.1)
@@ -177,7 +178,7 @@ def test_a_run_shows_progress_and_stores_verdicts(
 
 @pytest.mark.budget
 def test_a_run_keeps_the_gui_thread_free(
-    qtbot,  # type: ignore[no-untyped-def]
+    qtbot: QtBot,
     dialog: JudgeDialog,
 ) -> None:
     """The GUI thread's own work between two ticks of a 10 ms timer stays under 50 ms while a
@@ -201,7 +202,7 @@ def test_a_run_keeps_the_gui_thread_free(
 
 
 def test_cancel_stops_the_run_and_keeps_what_was_answered(
-    qtbot,  # type: ignore[no-untyped-def]
+    qtbot: QtBot,
     dialog: JudgeDialog,
 ) -> None:
     # two answers, then the run waits on its next requests until it is cancelled
@@ -234,7 +235,7 @@ def test_cancel_stops_the_run_and_keeps_what_was_answered(
 
 
 def test_the_run_is_a_job_that_the_jobs_list_can_cancel(
-    qtbot,  # type: ignore[no-untyped-def]
+    qtbot: QtBot,
     dialog: JudgeDialog,
 ) -> None:
     manager = jobs_for(dialog)
@@ -255,7 +256,9 @@ def test_the_run_is_a_job_that_the_jobs_list_can_cancel(
     assert dialog.start_button.isEnabled() is False and dialog.estimate_button.isEnabled()
 
 
-def test_a_coroutine_job_cancelled_while_it_waits_stops_there(qtbot, shared_loop) -> None:  # type: ignore[no-untyped-def]
+def test_a_coroutine_job_cancelled_while_it_waits_stops_there(
+    qtbot: QtBot, shared_loop: qasync.QEventLoop
+) -> None:
     manager = jobs_for(None)
     reached: list[str] = []
 
@@ -274,7 +277,7 @@ def test_a_coroutine_job_cancelled_while_it_waits_stops_there(qtbot, shared_loop
 
 
 def test_bad_settings_are_reported_without_running(
-    qtbot,  # type: ignore[no-untyped-def]
+    qtbot: QtBot,
     dialog: JudgeDialog,
 ) -> None:
     dialog.estimate_button.click()
@@ -310,7 +313,7 @@ def widget_texts() -> str:
 
 
 def test_the_key_reaches_no_bundle_log_or_widget(
-    qtbot,  # type: ignore[no-untyped-def]
+    qtbot: QtBot,
     dialog: JudgeDialog,
     memory_keyring: MemoryKeyring,
     monkeypatch: pytest.MonkeyPatch,
@@ -359,7 +362,7 @@ def test_tools_run_llm_judge_opens_the_dialog(open_window: QWidget) -> None:
 EDIT = "Be especially strict about made-up details."
 
 
-def type_at_end(qtbot, edit: QPlainTextEdit, text: str) -> None:  # type: ignore[no-untyped-def]
+def type_at_end(qtbot: QtBot, edit: QPlainTextEdit, text: str) -> None:
     edit.moveCursor(QTextCursor.MoveOperation.End)
     qtbot.keyClicks(edit, text)
 
@@ -370,7 +373,7 @@ def judge_runs(bundle: Path) -> list[JudgeRun]:
 
 
 def test_an_edited_template_runs_and_is_stored_as_its_own_version(
-    qtbot,  # type: ignore[no-untyped-def]
+    qtbot: QtBot,
     dialog: JudgeDialog,
 ) -> None:
     plugin = registry().judge_template(TEMPLATE)
@@ -400,7 +403,7 @@ def test_an_edited_template_runs_and_is_stored_as_its_own_version(
 
 
 def test_reset_restores_the_plugins_text_and_version(
-    qtbot,  # type: ignore[no-untyped-def]
+    qtbot: QtBot,
     dialog: JudgeDialog,
 ) -> None:
     plugin = registry().judge_template(TEMPLATE)
@@ -437,9 +440,9 @@ def test_reset_restores_the_plugins_text_and_version(
     ids=["unknown", "removed", "unbalanced"],
 )
 def test_a_bad_placeholder_is_refused_and_nothing_runs(
-    qtbot,  # type: ignore[no-untyped-def]
+    qtbot: QtBot,
     dialog: JudgeDialog,
-    edit,  # type: ignore[no-untyped-def]
+    edit,
     message: str,
 ) -> None:
     plugin = registry().judge_template(TEMPLATE)
@@ -456,7 +459,7 @@ def test_a_bad_placeholder_is_refused_and_nothing_runs(
 
 
 def test_the_dialog_starts_with_limits_and_the_last_endpoint_used(
-    qtbot,  # type: ignore[no-untyped-def]
+    qtbot: QtBot,
     dialog: JudgeDialog,
 ) -> None:
     # nothing used yet: no endpoint (never a hosted one by default), no model; limits set
@@ -470,6 +473,7 @@ def test_the_dialog_starts_with_limits_and_the_last_endpoint_used(
         text = dialog.estimate_label.text()
         assert "24 to send" in text and "Limits: 1,000 requests, $5.00" in text
         dialog.start_button.click()  # no endpoint given: asked for, nothing runs
+        assert dialog.message_box is not None
         assert not dialog.running and "base URL" in dialog.message_box.text()
         dialog.base_url_edit.setText(server.base_url)
         estimate(qtbot, dialog)
@@ -483,7 +487,7 @@ def test_the_dialog_starts_with_limits_and_the_last_endpoint_used(
 
 
 def test_a_run_above_its_limits_starts_only_once_confirmed(
-    qtbot,  # type: ignore[no-untyped-def]
+    qtbot: QtBot,
     dialog: JudgeDialog,
 ) -> None:
     with FakeOpenAIServer() as server:

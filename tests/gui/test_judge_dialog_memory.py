@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from pytestqt.qtbot import QtBot
 
 from tests.judge.helpers import FAKE_KEY, build_bundle
 from workbench.gui.judge_dialog import JudgeDialog
@@ -20,8 +21,8 @@ FIRST, SECOND = "http://127.0.0.1:9001/v1", "http://127.0.0.1:9002/v1"
 
 
 def test_the_dialog_prefills_and_remembers_per_endpoint(
-    qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:  # type: ignore[no-untyped-def]
+    qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
     remember_endpoint(FIRST, "gpt-4o-mini", Price(1, 2), 3)
     remember_endpoint(SECOND, "local-judge", None, 12)

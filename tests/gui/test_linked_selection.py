@@ -6,13 +6,23 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from PySide6.QtCore import QItemSelection, QItemSelectionModel
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
 
 from tests.gui.panel_bundle import SOURCE, panel_lines
 from tests.gui.panel_window import opened_panel_window
 from tests.patience import HANG_GUARD_MS
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QAbstractItemView
+
+    from workbench.gui.main_window import MainWindow
+    from workbench.gui.panels.leaderboard_panel import LeaderboardPanel
+
 
 pytestmark = pytest.mark.gui
 
@@ -23,7 +33,7 @@ TIED_PAIR = ("m-a", "m-b")
 
 
 @pytest.fixture
-def panel_window(qtbot, tmp_path: Path) -> Iterator:  # type: ignore[no-untyped-def]
+def panel_window(qtbot: QtBot, tmp_path: Path) -> Iterator[MainWindow]:
     with opened_panel_window(qtbot, tmp_path / "panels") as window:
         yield window
 
@@ -38,13 +48,14 @@ def items_comparing(models: tuple[str, ...]) -> set[str]:
     }
 
 
-def listed(window) -> set[str]:  # type: ignore[no-untyped-def]
+def listed(window: MainWindow) -> set[str]:
+    assert window.browser is not None
     rows = window.browser.item_rows(window.item_list.model.ids)
     assert {row.source for row in rows} <= {SOURCE}
     return {row.external_id for row in rows}
 
 
-def select_models(panel, models: tuple[str, ...]) -> None:  # type: ignore[no-untyped-def]
+def select_models(panel: LeaderboardPanel, models: tuple[str, ...]) -> None:
     chosen = QItemSelection()
     for row, values in enumerate(panel.model.rows):
         if values[0] in models:
@@ -55,11 +66,13 @@ def select_models(panel, models: tuple[str, ...]) -> None:  # type: ignore[no-un
     )
 
 
-def selected_rows(view) -> list[int]:  # type: ignore[no-untyped-def]
+def selected_rows(view: QAbstractItemView) -> list[int]:
     return sorted({index.row() for index in view.selectionModel().selectedRows()})
 
 
-def test_a_pair_chosen_in_the_leaderboard_is_followed_and_cleared(qtbot, panel_window) -> None:  # type: ignore[no-untyped-def]
+def test_a_pair_chosen_in_the_leaderboard_is_followed_and_cleared(
+    qtbot: QtBot, panel_window: MainWindow
+) -> None:
     window = panel_window
     leaderboard, graph = window.analysis.leaderboard, window.analysis.graph
     agreement = window.analysis.agreement
@@ -84,6 +97,7 @@ def test_a_pair_chosen_in_the_leaderboard_is_followed_and_cleared(qtbot, panel_w
     assert f"comparing {PAIR[0]} and {PAIR[1]}" in window.item_list.ui.countLabel.text()
     # the current item is one of them; the graph draws it and selects the pair's edge, which
     # lists the judgments behind it
+    assert window.browser is not None
     item = window.browser.item_rows([window.selection.item_id])[0].external_id
     assert item == "order-0" and item in items_comparing(PAIR)
     qtbot.waitUntil(lambda: graph_edge() == set(PAIR), timeout=HANG_GUARD_MS)
@@ -118,7 +132,9 @@ def test_a_pair_chosen_in_the_leaderboard_is_followed_and_cleared(qtbot, panel_w
     assert "comparing" not in window.item_list.ui.countLabel.text()
 
 
-def test_models_chosen_elsewhere_select_their_leaderboard_rows(qtbot, panel_window) -> None:  # type: ignore[no-untyped-def]
+def test_models_chosen_elsewhere_select_their_leaderboard_rows(
+    qtbot: QtBot, panel_window: MainWindow
+) -> None:
     leaderboard = panel_window.analysis.leaderboard
 
     def chosen() -> set[str]:
@@ -140,7 +156,7 @@ def test_models_chosen_elsewhere_select_their_leaderboard_rows(qtbot, panel_wind
     assert chosen() == set()
 
 
-def test_a_blind_selection_takes_no_pair(qapp) -> None:  # type: ignore[no-untyped-def]
+def test_a_blind_selection_takes_no_pair(qapp: QApplication) -> None:
     from workbench.gui.linked_selection import LinkedSelection
 
     selection = LinkedSelection()

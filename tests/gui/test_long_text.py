@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
 
 from workbench.gui.safe_text import (
     DISPLAY_LINE_CHARS,
@@ -24,7 +25,7 @@ TEN_MEGABYTES = ("word " * 20 + "\n") * 100_000
 
 
 @pytest.fixture
-def view(qtbot) -> SafeTextView:  # type: ignore[no-untyped-def]
+def view(qtbot: QtBot) -> SafeTextView:
     widget = SafeTextView()
     qtbot.addWidget(widget)
     widget.resize(600, 300)
@@ -58,7 +59,7 @@ def test_a_short_text_is_whole_and_has_no_note(view: SafeTextView) -> None:
     assert "more characters" not in view.toPlainText()
 
 
-def test_double_click_shows_the_whole_text_as_plain_text(qtbot, view: SafeTextView) -> None:  # type: ignore[no-untyped-def]
+def test_double_click_shows_the_whole_text_as_plain_text(qtbot: QtBot, view: SafeTextView) -> None:
     hostile = "<img src=/dev/zero> **not bold**\n" * 1_000
     view.show_text(hostile)
     qtbot.mouseDClick(view.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(10, 10))
@@ -70,7 +71,7 @@ def test_double_click_shows_the_whole_text_as_plain_text(qtbot, view: SafeTextVi
     dialog.close()
 
 
-def test_one_ten_megabyte_line_is_shown_in_pieces_and_copied_whole(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_one_ten_megabyte_line_is_shown_in_pieces_and_copied_whole(qtbot: QtBot) -> None:
     line = "x" * 10_000_000
     assert broken_long_lines(line)[1] == 1
     dialog = FullTextDialog(line, "Full text")

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QMenu, QMessageBox
+from pytestqt.qtbot import QtBot
 
 from tests.gui.conftest import wait_idle
 from tests.gui.sample_bundle import sample_lines
@@ -19,11 +20,11 @@ from workbench.gui.settings import settings_path
 pytestmark = pytest.mark.gui
 
 
-def menu_texts(menu) -> list[str]:  # type: ignore[no-untyped-def]
+def menu_texts(menu: QMenu) -> list[str]:
     return [a.text().replace("&", "") for a in menu.actions() if not a.isSeparator()]
 
 
-def test_menus(open_window) -> None:  # type: ignore[no-untyped-def]
+def test_menus(open_window: MainWindow) -> None:
     ui = open_window.ui
     assert [a.text().replace("&", "") for a in ui.menuBar.actions()] == [
         "File",
@@ -47,10 +48,11 @@ def test_menus(open_window) -> None:  # type: ignore[no-untyped-def]
     assert ui.nextAction.toolTip().endswith("(Ctrl+Down)")
 
 
-def test_keyboard_navigation(qtbot, open_window) -> None:  # type: ignore[no-untyped-def]
+def test_keyboard_navigation(qtbot: QtBot, open_window: MainWindow) -> None:
     order = [line["id"] for line in sample_lines()]
     open_window.activateWindow()
     qtbot.waitUntil(open_window.isActiveWindow, timeout=HANG_GUARD_MS)
+    assert open_window.item_view.detail is not None
     assert open_window.item_view.detail.external_id == order[0]
     qtbot.keyClick(open_window, Qt.Key.Key_Down, Qt.KeyboardModifier.ControlModifier)
     assert open_window.item_view.detail.external_id == order[1]
@@ -68,7 +70,7 @@ def test_keyboard_navigation(qtbot, open_window) -> None:  # type: ignore[no-unt
     assert open_window.item_view.detail.external_id == order[-1]
 
 
-def test_go_to_item(qtbot, open_window) -> None:  # type: ignore[no-untyped-def]
+def test_go_to_item(qtbot: QtBot, open_window: MainWindow) -> None:
     assert open_window.go_to_item("b1")
     assert open_window.selection.item_id == open_window.item_list.model.id_at(3)
     assert not open_window.go_to_item("nope")
@@ -79,12 +81,14 @@ def test_go_to_item(qtbot, open_window) -> None:  # type: ignore[no-untyped-def]
     qtbot.waitUntil(lambda: open_window.item_list.model.total() == 2, timeout=HANG_GUARD_MS)
     wait_idle(qtbot, open_window)
     assert open_window.go_to_item("a2")
+    assert open_window.item_view.detail is not None
     assert open_window.item_view.detail.external_id == "a2"
     assert "filters hide it" in open_window.statusBar().currentMessage()
 
 
-def test_shortcuts_help_lists_every_shortcut(qtbot, open_window) -> None:  # type: ignore[no-untyped-def]
+def test_shortcuts_help_lists_every_shortcut(qtbot: QtBot, open_window: MainWindow) -> None:
     dialog = open_window.show_shortcuts()
+    assert dialog is not None
     rows = {
         dialog.table.item(r, 0).text(): dialog.table.item(r, 1).text()
         for r in range(dialog.table.rowCount())
@@ -96,8 +100,8 @@ def test_shortcuts_help_lists_every_shortcut(qtbot, open_window) -> None:  # typ
 
 
 def test_opening_a_broken_file_shows_an_error_and_keeps_the_bundle(
-    qtbot, open_window, tmp_path: Path
-) -> None:  # type: ignore[no-untyped-def]
+    qtbot: QtBot, open_window: MainWindow, tmp_path: Path
+) -> None:
     broken = tmp_path / "broken.wbb"
     broken.write_text("not a database", encoding="utf-8")
     before = open_window.bundle
@@ -107,7 +111,7 @@ def test_opening_a_broken_file_shows_an_error_and_keeps_the_bundle(
     assert open_window.bundle is before
 
 
-def test_layout_and_recent_bundles_persist(qtbot, sample_bundle: Path) -> None:  # type: ignore[no-untyped-def]
+def test_layout_and_recent_bundles_persist(qtbot: QtBot, sample_bundle: Path) -> None:
     first = MainWindow()
     qtbot.addWidget(first)
     first.open_bundle(sample_bundle)

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QRect, Qt
-from PySide6.QtWidgets import QDialogButtonBox, QWidget
+from PySide6.QtWidgets import QDialogButtonBox, QListWidget, QWidget
+from pytestqt.qtbot import QtBot
 
 from tests.patience import HANG_GUARD_MS
 from tests.services.campaign_helpers import MODELS
@@ -33,7 +34,10 @@ NOT_ROWS = {"bundle", "--json", "--dry-run", "--help"}
 
 def create_options() -> set[str]:
     parser = build_parser()
-    commands = parser._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    subparsers = parser._subparsers
+    assert subparsers is not None
+    commands = subparsers._group_actions[0].choices
+    assert isinstance(commands, dict)
     campaign = commands["campaign"]
     actions = next(a for a in campaign._actions if isinstance(a, argparse._SubParsersAction))
     create = actions.choices["create"]
@@ -53,7 +57,7 @@ def ops_bundle(tmp_path: Path) -> Path:
     return path
 
 
-def settle(qtbot, dialog: NewCampaignDialog) -> None:  # type: ignore[no-untyped-def]
+def settle(qtbot: QtBot, dialog: NewCampaignDialog) -> None:
     """Wait for the preview of the options as they are now."""
     shown = dialog.previews_shown
     dialog.preview_now()
@@ -66,7 +70,7 @@ def inside(widget: QWidget, dialog: QWidget) -> bool:
     return widget.isVisible() and dialog.rect().contains(QRect(top_left, widget.size()))
 
 
-def tick(listing, names: set[str]) -> None:  # type: ignore[no-untyped-def]
+def tick(listing: QListWidget, names: set[str]) -> None:
     for row in range(listing.count()):
         entry = listing.item(row)
         entry.setCheckState(
@@ -74,8 +78,8 @@ def tick(listing, names: set[str]) -> None:  # type: ignore[no-untyped-def]
         )
 
 
-def test_the_preview_is_the_dry_run_and_create_stores_it(  # type: ignore[no-untyped-def]
-    qtbot, ops_bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+def test_the_preview_is_the_dry_run_and_create_stores_it(
+    qtbot: QtBot, ops_bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     gold = tmp_path / "gold.jsonl"
     gold.write_text(
@@ -137,8 +141,8 @@ def test_the_preview_is_the_dry_run_and_create_stores_it(  # type: ignore[no-unt
             AnnotationSession(bundle, "round-2", "ann-c", PLUGINS)
 
 
-def test_adaptive_pairing_is_a_choice_of_the_form_stated_in_the_preview(  # type: ignore[no-untyped-def]
-    qtbot, ops_bundle: Path, capsys: pytest.CaptureFixture[str]
+def test_adaptive_pairing_is_a_choice_of_the_form_stated_in_the_preview(
+    qtbot: QtBot, ops_bundle: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with Bundle.open(ops_bundle) as bundle:
         dialog = NewCampaignDialog(bundle, ["tests"], list(MODELS[:2]), PLUGINS)
@@ -163,7 +167,7 @@ def test_adaptive_pairing_is_a_choice_of_the_form_stated_in_the_preview(  # type
         assert dialog.spec().pair_choice == "uniform" and dialog.spec().pairing is None
 
 
-def test_the_dialog_opens_with_the_name_to_type(qtbot, ops_bundle: Path) -> None:  # type: ignore[no-untyped-def]
+def test_the_dialog_opens_with_the_name_to_type(qtbot: QtBot, ops_bundle: Path) -> None:
     """Seen in a real window: a name typed as the dialog opened went nowhere."""
     from PySide6.QtWidgets import QApplication
 

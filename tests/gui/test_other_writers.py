@@ -12,6 +12,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from pytest import LogCaptureFixture
+from pytestqt.qtbot import QtBot
 from sqlalchemy import func, select
 
 from tests.patience import HANG_GUARD_MS
@@ -63,8 +65,8 @@ def pairwise_count(path: Path) -> int:
         return len(pairwise_outcomes(judgments_frame(session)))
 
 
-def test_votes_from_another_process_reach_the_open_window(  # type: ignore[no-untyped-def]
-    qtbot, campaign_bundle: Path, caplog
+def test_votes_from_another_process_reach_the_open_window(
+    qtbot: QtBot, campaign_bundle: Path, caplog: LogCaptureFixture
 ) -> None:
     from workbench.gui.main_window import MainWindow
 
@@ -90,6 +92,7 @@ def test_votes_from_another_process_reach_the_open_window(  # type: ignore[no-un
     assert other.stdout is not None
     assert other.stdout.readline() == "ready\n"
     # this process votes too, on the window's own bundle, while the other one writes
+    assert window.bundle is not None
     own = AnnotationSession(window.bundle, CAMPAIGN, "ana")
     own_uuids: list[str] = []
     while (task := own.next_task()) is not None:

@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
 
 from tests.gui.test_panel_process import run_and_wait
 from tests.services.campaign_helpers import MODELS, build_campaign_bundle
@@ -37,7 +39,7 @@ FIRST, SECOND, THIRD = MODELS[:3]
 
 
 @pytest.fixture
-def process(qapp) -> Iterator[PanelProcess]:  # type: ignore[no-untyped-def]
+def process(qapp: QApplication) -> Iterator[PanelProcess]:
     process = PanelProcess()
     yield process
     process.shutdown()
@@ -60,13 +62,13 @@ def bundle(tmp_path: Path) -> Iterator[Bundle]:
         yield opened
 
 
-def run(qtbot, process: PanelProcess, job) -> Any:  # type: ignore[no-untyped-def]
+def run(qtbot: QtBot, process: PanelProcess, job) -> Any:
     results, errors = run_and_wait(qtbot, process, job)
     assert not errors, errors
     return results[0]
 
 
-def panels(qtbot, process: PanelProcess, bundle: Bundle, item: int) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+def panels(qtbot: QtBot, process: PanelProcess, bundle: Bundle, item: int) -> dict[str, Any]:
     """The three panels' results as the worker computes them."""
     ref = bundle_ref(bundle)
     graph = run(
@@ -96,7 +98,9 @@ def fresh(bundle: Bundle, item: int) -> dict[str, Any]:
     }
 
 
-def test_a_vote_is_read_incrementally_by_the_worker(qtbot, process, bundle: Bundle) -> None:  # type: ignore[no-untyped-def]
+def test_a_vote_is_read_incrementally_by_the_worker(
+    qtbot: QtBot, process: PanelProcess, bundle: Bundle
+) -> None:
     with bundle.read_session() as session:
         item = session.query(Item).filter(Item.external_id == "q000").one().id
     session = AnnotationSession(bundle, CAMPAIGN, "ana")

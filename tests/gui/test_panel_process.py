@@ -8,12 +8,15 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
 
 from tests.gui.panel_bundle import build_panel_bundle
 from tests.gui.panel_window import wait_for_file
@@ -28,7 +31,7 @@ pytestmark = pytest.mark.gui
 
 
 @pytest.fixture
-def process(qapp) -> Iterator[PanelProcess]:  # type: ignore[no-untyped-def]
+def process(qapp: QApplication) -> Iterator[PanelProcess]:
     # a process of the test's own, not the app's shared one; these tests give it no panel
     # computation, so it skips the warm-up's imports (about 3 CPU s a start)
     process = PanelProcess(warm=False)
@@ -37,7 +40,7 @@ def process(qapp) -> Iterator[PanelProcess]:  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-def warm_process(qapp) -> Iterator[PanelProcess]:  # type: ignore[no-untyped-def]
+def warm_process(qapp: QApplication) -> Iterator[PanelProcess]:
     process = PanelProcess()  # as the app makes its workers
     yield process
     process.shutdown()
@@ -54,9 +57,11 @@ def loaded_in_worker() -> list[str]:
     return [name for name in WARMED_UP if name in sys.modules]
 
 
-def run_and_wait(qtbot, process: PanelProcess, job) -> tuple[list, list]:  # type: ignore[no-untyped-def]
-    results: list = []
-    errors: list = []
+def run_and_wait(
+    qtbot: QtBot, process: PanelProcess, job: Callable[[], Any]
+) -> tuple[list[Any], list[Any]]:
+    results: list[Any] = []
+    errors: list[Any] = []
     process.run(job, results.append, errors.append)
     qtbot.waitUntil(lambda: bool(results or errors), timeout=HANG_GUARD_MS)
     return results, errors
@@ -69,7 +74,9 @@ def failing_job(kind: str) -> None:
     raise KeyError("m-z")
 
 
-def test_a_job_runs_in_another_process_and_answers_on_the_gui_thread(qtbot, warm_process) -> None:  # type: ignore[no-untyped-def]
+def test_a_job_runs_in_another_process_and_answers_on_the_gui_thread(
+    qtbot: QtBot, warm_process: PanelProcess
+) -> None:
     process = warm_process
     answered_on: list[threading.Thread] = []
     process.run(partial(os.getpid), lambda pid: answered_on.append(threading.current_thread()))
@@ -84,14 +91,16 @@ def test_a_job_runs_in_another_process_and_answers_on_the_gui_thread(qtbot, warm
     assert loaded == list(WARMED_UP)
 
 
-def test_a_worker_without_the_warm_up_imports_no_stacks_and_still_answers(qtbot, process) -> None:  # type: ignore[no-untyped-def]
+def test_a_worker_without_the_warm_up_imports_no_stacks_and_still_answers(
+    qtbot: QtBot, process: PanelProcess
+) -> None:
     (loaded,), _ = run_and_wait(qtbot, process, partial(loaded_in_worker))
     assert loaded == []
     (pid,), _ = run_and_wait(qtbot, process, partial(os.getpid))
     qtbot.waitUntil(lambda: process.worker_pid == pid, timeout=HANG_GUARD_MS)
 
 
-def test_errors_come_back_with_their_message(qtbot, process) -> None:  # type: ignore[no-untyped-def]
+def test_errors_come_back_with_their_message(qtbot: QtBot, process: PanelProcess) -> None:
     _, (user,) = run_and_wait(
         qtbot, process, partial(panel_computations._guarded, failing_job, "user")
     )
@@ -103,7 +112,7 @@ def test_errors_come_back_with_their_message(qtbot, process) -> None:  # type: i
     assert "KeyError: 'm-z'" in str(other) and "failing_job" in str(other)  # the traceback
 
 
-def test_a_killed_worker_is_replaced_by_the_next_job(qtbot, process) -> None:  # type: ignore[no-untyped-def]
+def test_a_killed_worker_is_replaced_by_the_next_job(qtbot: QtBot, process: PanelProcess) -> None:
     (first,), _ = run_and_wait(qtbot, process, partial(os.getpid))
     os.kill(first, signal.SIGKILL)
     _, (error,) = run_and_wait(qtbot, process, partial(os.getpid))  # the job it was given
@@ -112,7 +121,7 @@ def test_a_killed_worker_is_replaced_by_the_next_job(qtbot, process) -> None:  #
     assert second not in (first, os.getpid()) and process.starts == 2
 
 
-def test_shutdown_leaves_no_process_behind(qtbot, process) -> None:  # type: ignore[no-untyped-def]
+def test_shutdown_leaves_no_process_behind(qtbot: QtBot, process: PanelProcess) -> None:
     (pid,), _ = run_and_wait(qtbot, process, partial(os.getpid))
     process.shutdown()
     assert not process.running
@@ -120,9 +129,9 @@ def test_shutdown_leaves_no_process_behind(qtbot, process) -> None:  # type: ign
         os.kill(pid, 0)
 
 
-def test_closing_stops_a_running_job_with_its_worker(qtbot, process) -> None:  # type: ignore[no-untyped-def]
+def test_closing_stops_a_running_job_with_its_worker(qtbot: QtBot, process: PanelProcess) -> None:
     (pid,), _ = run_and_wait(qtbot, process, partial(os.getpid))
-    outcomes: list = []
+    outcomes: list[Any] = []
     # a job that would run for an hour: waiting for it would keep a closed window open
     process.run(partial(time.sleep, 3600), outcomes.append, outcomes.append)
     qtbot.waitUntil(lambda: process.busy, timeout=60_000)
@@ -132,7 +141,9 @@ def test_closing_stops_a_running_job_with_its_worker(qtbot, process) -> None:  #
         os.kill(pid, 0)
 
 
-def test_the_worker_lets_go_of_the_bundle_when_asked(qtbot, process, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_the_worker_lets_go_of_the_bundle_when_asked(
+    qtbot: QtBot, process: PanelProcess, tmp_path: Path
+) -> None:
     path = build_panel_bundle(tmp_path / "bundle")
     with Bundle.open(path) as bundle:
         ref = bundle_ref(bundle)
@@ -152,7 +163,9 @@ def held_bundle() -> panel_computations.BundleRef | None:
     return panel_computations._opened.ref
 
 
-def test_results_for_a_deleted_owner_are_dropped(qtbot, process, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_results_for_a_deleted_owner_are_dropped(
+    qtbot: QtBot, process: PanelProcess, tmp_path: Path
+) -> None:
     owner = QObject()
     runner = ProcessRunner(process, owner)
     delivered: list[object] = []

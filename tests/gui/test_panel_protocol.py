@@ -5,6 +5,7 @@ sight, draws the item selected meanwhile once its dock is shown again."""
 from __future__ import annotations
 
 import pytest
+from pytestqt.qtbot import QtBot
 
 from workbench.gui.panels.docks import PANEL_TITLES
 from workbench.gui.panels.panel import Panel
@@ -12,7 +13,7 @@ from workbench.gui.panels.panel import Panel
 pytestmark = pytest.mark.gui
 
 
-def test_every_dock_holds_a_panel(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_every_dock_holds_a_panel(qtbot: QtBot) -> None:
     from workbench.gui.main_window import MainWindow
 
     window = MainWindow(persist_layout=False)

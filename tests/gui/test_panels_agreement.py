@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import pytest
+from pytestqt.qtbot import QtBot
 
 from tests.gui.panel_window import opened_panel_window
 from tests.patience import HANG_GUARD_MS
@@ -14,19 +16,25 @@ from workbench.services.outcomes import judgments_frame, pairwise_outcomes
 from workbench.stats.agreement import agreement_summary, aligned_preferences
 from workbench.storage import Bundle
 
+if TYPE_CHECKING:
+    from workbench.gui.main_window import MainWindow
+
+
 pytestmark = pytest.mark.gui
 
 
 @pytest.fixture
-def panel_window(qtbot, tmp_path: Path) -> Iterator:  # type: ignore[no-untyped-def]
+def panel_window(qtbot: QtBot, tmp_path: Path) -> Iterator[MainWindow]:
     with opened_panel_window(qtbot, tmp_path / "panels") as window:
         yield window
 
 
-def test_headline_numbers_and_confusion_matrix(qtbot, panel_window) -> None:  # type: ignore[no-untyped-def]
+def test_headline_numbers_and_confusion_matrix(qtbot: QtBot, panel_window: MainWindow) -> None:
     panel = panel_window.analysis.agreement
     panel_window.analysis.docks["agreement"].raise_()
     qtbot.waitUntil(lambda: panel.result is not None, timeout=HANG_GUARD_MS)
+    assert panel_window.bundle is not None
+    assert panel_window.bundle.path is not None
     with Bundle.open(panel_window.bundle.path) as bundle, bundle.read_session() as session:
         outcomes = pairwise_outcomes(judgments_frame(session))
     humans = outcomes[outcomes["kind"] == "human"]
@@ -56,7 +64,7 @@ def test_headline_numbers_and_confusion_matrix(qtbot, panel_window) -> None:  # 
     assert shown[("first", "second")] == 1 and sum(shown.values()) == 1
 
 
-def test_position_bias_bars_show_the_engine_shares(qtbot, panel_window) -> None:  # type: ignore[no-untyped-def]
+def test_position_bias_bars_show_the_engine_shares(qtbot: QtBot, panel_window: MainWindow) -> None:
     from matplotlib.patches import Rectangle
 
     from workbench.stats.position_bias import first_position_wins
@@ -64,10 +72,13 @@ def test_position_bias_bars_show_the_engine_shares(qtbot, panel_window) -> None:
     panel = panel_window.analysis.agreement
     panel_window.analysis.docks["agreement"].raise_()
     qtbot.waitUntil(lambda: panel.position_bars.figure is not None, timeout=HANG_GUARD_MS)
+    assert panel_window.bundle is not None
+    assert panel_window.bundle.path is not None
     with Bundle.open(panel_window.bundle.path) as bundle, bundle.read_session() as session:
         outcomes = pairwise_outcomes(judgments_frame(session))
     expected = first_position_wins(outcomes)
     expected = expected[expected["decisive"] > 0]
+    assert panel.position_bars.figure is not None
     axes = panel.position_bars.figure.axes[0]
     bars = [patch for patch in axes.patches if isinstance(patch, Rectangle)]
     labels = [label.get_text() for label in axes.get_yticklabels()]
@@ -81,7 +92,7 @@ def test_position_bias_bars_show_the_engine_shares(qtbot, panel_window) -> None:
     assert all(f"{design}: no bias measure" in texts for design in fixed["positions"])
 
 
-def test_chosen_sides_breakdowns_and_rating_scatter(qtbot, panel_window) -> None:  # type: ignore[no-untyped-def]
+def test_chosen_sides_breakdowns_and_rating_scatter(qtbot: QtBot, panel_window: MainWindow) -> None:
     from workbench.services.analysis import agreement
 
     panel = panel_window.analysis.agreement
@@ -89,6 +100,8 @@ def test_chosen_sides_breakdowns_and_rating_scatter(qtbot, panel_window) -> None
     qtbot.waitUntil(lambda: panel.result is not None and not panel.busy, timeout=HANG_GUARD_MS)
     assert panel.sides() == ("human", "judge")
     assert panel.side_a.findText("judge") >= 0 and panel.side_a.findText("imported") >= 0
+    assert panel_window.bundle is not None
+    assert panel_window.bundle.path is not None
     with Bundle.open(panel_window.bundle.path) as bundle:
         expected = agreement(bundle)
     assert [panel.by_category.rows[row][0] for row in range(panel.by_category.rowCount())] == list(
@@ -100,6 +113,7 @@ def test_chosen_sides_breakdowns_and_rating_scatter(qtbot, panel_window) -> None
     ]
     panel.breakdowns.setCurrentIndex(panel.breakdowns.count() - 1)
     qtbot.waitUntil(lambda: panel.scatter.pixmap is not None, timeout=HANG_GUARD_MS)
+    assert panel.scatter.figure is not None
     points = panel.scatter.figure.axes[0].collections[0].get_offsets()
     assert list(points.data.ravel()) == pytest.approx(
         list(expected.ratings[["rating_a", "rating_b"]].to_numpy().ravel())
@@ -110,12 +124,15 @@ def test_chosen_sides_breakdowns_and_rating_scatter(qtbot, panel_window) -> None
     panel.side_b.setCurrentText("rater:r2")
     panel.compare_button.click()
     qtbot.waitUntil(lambda: panel.result is not before and not panel.busy, timeout=HANG_GUARD_MS)
+    assert panel.result is not None
     assert (panel.result.side_a, panel.result.side_b) == ("rater:r1", "rater:r2")
     assert panel.values["agreement_with_ties"].text() == "100.0%"
     assert panel.numbers.title() == "rater:r1 majority vs rater:r2 majority (majority convention)"
 
 
-def test_overlapping_sides_are_counted_once_and_said_so(qtbot, panel_window) -> None:  # type: ignore[no-untyped-def]
+def test_overlapping_sides_are_counted_once_and_said_so(
+    qtbot: QtBot, panel_window: MainWindow
+) -> None:
     from workbench.services.analysis import agreement
 
     panel = panel_window.analysis.agreement
@@ -127,9 +144,13 @@ def test_overlapping_sides_are_counted_once_and_said_so(qtbot, panel_window) -> 
         lambda: panel.result is not None and panel.result.side_b == "rater:r1" and not panel.busy,
         timeout=HANG_GUARD_MS,
     )
+    assert panel_window.bundle is not None
+    assert panel_window.bundle.path is not None
     with Bundle.open(panel_window.bundle.path) as bundle:
         expected = agreement(bundle, "human", "rater:r1")
     assert expected.overlap > 0
+    assert expected is not None
+    assert panel.result is not None
     assert panel.result.summary == expected.summary
     assert f"{expected.overlap} judgments selected by both sides" in panel.status.text()
     assert [row[5] for row in panel.position.rows] == list(expected.position_bias["positions"])

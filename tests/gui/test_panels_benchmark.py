@@ -10,15 +10,22 @@ import json
 import random
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
+from pytestqt.qtbot import QtBot
 
 from tests.importers.canonical_helpers import write_jsonl
 from tests.patience import HANG_GUARD_MS
 from workbench.cli import main
 from workbench.services.importing import import_files
 from workbench.services.to_json import jsonable, records
+
+if TYPE_CHECKING:
+    from workbench.gui.main_window import MainWindow
+    from workbench.gui.panel_computations import BenchmarkPage
+    from workbench.gui.panels.benchmark_panel import BenchmarkPanel
+
 
 pytestmark = pytest.mark.gui
 
@@ -28,7 +35,9 @@ SIZES = {"m-small": 7, "m-mid": 13, "m-large": 34}
 STRENGTH = {**SIZES, "reference": 70}
 
 
-def _line(source: str, number: int, judgments: list[dict], **extra: Any) -> dict:
+def _line(
+    source: str, number: int, judgments: list[dict[str, Any]], **extra: Any
+) -> dict[str, Any]:
     return {
         "format": "vlm-workbench/item",
         "format_version": 1,
@@ -50,7 +59,7 @@ def _winner(draw: random.Random, a: str, b: str) -> str:
     return ("a" if larger_a else "b") if draw.random() < 0.75 else ("b" if larger_a else "a")
 
 
-def visit_bench_lines() -> list[dict]:
+def visit_bench_lines() -> list[dict[str, Any]]:
     draw = random.Random(3)
     lines = []
     for number in range(8):
@@ -74,7 +83,7 @@ def visit_bench_lines() -> list[dict]:
     return lines
 
 
-def convbench_lines() -> list[dict]:
+def convbench_lines() -> list[dict[str, Any]]:
     draw = random.Random(5)
     lines = []
     for number in range(6):
@@ -96,7 +105,7 @@ def convbench_lines() -> list[dict]:
     return lines
 
 
-def chirp_lines() -> list[dict]:
+def chirp_lines() -> list[dict[str, Any]]:
     draw = random.Random(11)
     lines = []
     participant = 0
@@ -137,7 +146,7 @@ def bundles(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 @pytest.fixture
-def window(qtbot) -> Iterator:  # type: ignore[no-untyped-def]
+def window(qtbot: QtBot) -> Iterator[MainWindow]:
     from workbench.gui.main_window import MainWindow
 
     opened = MainWindow(persist_layout=False)
@@ -149,29 +158,32 @@ def window(qtbot) -> Iterator:  # type: ignore[no-untyped-def]
         opened.close()
 
 
-def _scores_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
+def _scores_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
     capsys.readouterr()
     assert main(["scores", *argv, "--json"]) == 0, capsys.readouterr().err
-    return json.loads(capsys.readouterr().out)
+    return cast("dict[str, Any]", json.loads(capsys.readouterr().out))
 
 
-def _shown(panel, qtbot):  # type: ignore[no-untyped-def]
+def _shown(panel: BenchmarkPanel, qtbot: QtBot) -> BenchmarkPage:
     qtbot.waitUntil(
         lambda: (panel.page is not None or panel.failure is not None) and not panel.busy,
         timeout=HANG_GUARD_MS,
     )
     assert panel.failure is None
+    assert panel.page is not None  # what the wait above ends on when nothing failed
     return panel.page
 
 
-def _as_printed(panel, name: str) -> list[dict]:  # type: ignore[no-untyped-def]
-    return json.loads(json.dumps(jsonable(records(panel.table_frame(name)))))
+def _as_printed(panel: BenchmarkPanel, name: str) -> list[dict[str, Any]]:
+    return cast(
+        "list[dict[str, Any]]", json.loads(json.dumps(jsonable(records(panel.table_frame(name)))))
+    )
 
 
 @pytest.mark.parametrize("benchmark", list(BENCHMARKS))
 def test_the_page_shows_what_workbench_scores_prints(
-    qtbot,  # type: ignore[no-untyped-def]
-    window,
+    qtbot: QtBot,
+    window: MainWindow,
     bundles: dict[str, Path],
     benchmark: str,
     capsys: pytest.CaptureFixture[str],
@@ -231,8 +243,8 @@ def test_the_report_draws_the_pages_figures(bundles: dict[str, Path], tmp_path: 
 
 
 def test_chirp_with_model_sizes_adds_dcor(
-    qtbot,  # type: ignore[no-untyped-def]
-    window,
+    qtbot: QtBot,
+    window: MainWindow,
     bundles: dict[str, Path],
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
@@ -362,8 +374,8 @@ ARENA_TABLES = {
 
 
 def test_the_wildvision_page_shows_what_workbench_scores_prints(
-    qtbot,  # type: ignore[no-untyped-def]
-    window,
+    qtbot: QtBot,
+    window: MainWindow,
     wildvision_bundle: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -431,8 +443,8 @@ def test_the_wildvision_page_shows_what_workbench_scores_prints(
 
 
 def test_the_visionarena_page_adds_categories_multi_turn_and_the_rank_correlation(
-    qtbot,  # type: ignore[no-untyped-def]
-    window,
+    qtbot: QtBot,
+    window: MainWindow,
     arena_and_benchmark: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -440,6 +452,7 @@ def test_the_visionarena_page_adds_categories_multi_turn_and_the_rank_correlatio
 
     panel = _opened_at_arena_rounds(window, arena_and_benchmark)
     _shown(panel, qtbot)
+    assert panel.page is not None
     assert panel.page.benchmarks == ["wildvision-bench", "visionarena"]
     panel.page = None
     panel.choose("visionarena")
@@ -467,7 +480,7 @@ def test_the_visionarena_page_adds_categories_multi_turn_and_the_rank_correlatio
         assert categories[name]["both_bad_share"] == pytest.approx(both_bad / len(tagged))
     # the correlation is compare-rankings' on the two boards its row names
     (correlation,) = tables["rank_correlation"]
-    sides = []
+    sides: list[Any] = []
     for command in (correlation["benchmark"], correlation["arena"]):
         capsys.readouterr()
         argv = command.replace("BUNDLE", str(arena_and_benchmark)).split()[1:]
@@ -485,8 +498,8 @@ def test_the_visionarena_page_adds_categories_multi_turn_and_the_rank_correlatio
 
 
 def test_the_page_boards_use_the_rounds_asked_for(
-    qtbot,  # type: ignore[no-untyped-def]
-    window,
+    qtbot: QtBot,
+    window: MainWindow,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:

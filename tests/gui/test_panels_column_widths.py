@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHeaderView, QTableView
+from pytestqt.qtbot import QtBot
 
 from tests.patience import HANG_GUARD_MS
 from workbench.gui.panels.column_widths import SAMPLE_ROWS, fit_columns_to_sample, sample_widths
@@ -30,7 +31,7 @@ class CountingRowsModel(RowsTableModel):
         super().__init__(*args, **kwargs)
         self.calls = 0
 
-    def data(self, index, role=Qt.ItemDataRole.DisplayRole):  # type: ignore[no-untyped-def, override]
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
         if role == Qt.ItemDataRole.DisplayRole:
             self.calls += 1
         return super().data(index, role)
@@ -40,7 +41,7 @@ def _rows(count: int) -> list[tuple[str, str, int]]:
     return [(f"source/item-{number}", "category", number % 7) for number in range(count)]
 
 
-def test_a_shown_panel_filled_with_10000_rows_reads_a_sample(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_a_shown_panel_filled_with_10000_rows_reads_a_sample(qtbot: QtBot) -> None:
     from workbench.gui.background import BackgroundRunner
     from workbench.gui.linked_selection import LinkedSelection
     from workbench.gui.panels.graph_panel import GraphPanel
@@ -63,7 +64,7 @@ def test_a_shown_panel_filled_with_10000_rows_reads_a_sample(qtbot) -> None:  # 
     assert header.sectionSize(0) > header.fontMetrics().horizontalAdvance("item")
 
 
-def test_resize_to_contents_reads_every_row(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_resize_to_contents_reads_every_row(qtbot: QtBot) -> None:
     """The counter sees the cost that the sample avoids (the test above can fail)."""
     model = CountingRowsModel(("item", "category", "cycles"))
     view = QTableView()
@@ -77,7 +78,7 @@ def test_resize_to_contents_reads_every_row(qtbot) -> None:  # type: ignore[no-u
     qtbot.waitUntil(lambda: model.calls > 2_000, timeout=HANG_GUARD_MS)
 
 
-def test_widths_follow_the_sample_and_the_header(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_widths_follow_the_sample_and_the_header(qtbot: QtBot) -> None:
     model = RowsTableModel(("a long header name", "x"))
     model.set_rows([("short", "w" * 30)] + [("s", "t")] * (SAMPLE_ROWS + 10) + [("w" * 60, "t")])
     view = QTableView()
@@ -90,7 +91,7 @@ def test_widths_follow_the_sample_and_the_header(qtbot) -> None:  # type: ignore
     assert second >= metrics.horizontalAdvance("w" * 30)
 
 
-def test_no_panel_table_resizes_to_its_contents(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_no_panel_table_resizes_to_its_contents(qtbot: QtBot) -> None:
     from workbench.gui.main_window import MainWindow
 
     window = MainWindow(persist_layout=False)

@@ -9,14 +9,20 @@ import re
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+from pytestqt.qtbot import QtBot
 
 from tests.gui.panel_bundle import build_panel_bundle
 from tests.gui.panel_window import wait_for_file
 from workbench.gui.panels.computing import CANCELLED, COMPUTING, READING
 from workbench.gui.panels.empty_hint import AGREEMENT_HINT, CYCLES_HINT
 from workbench.stats.cycle_scopes import POOLED_PER_ITEM
+
+if TYPE_CHECKING:
+    from workbench.gui.main_window import MainWindow
+
 
 pytestmark = pytest.mark.gui
 
@@ -30,7 +36,7 @@ HOLD_S = 300.0
 
 
 @pytest.fixture
-def panel_window(qtbot, tmp_path: Path) -> Iterator:  # type: ignore[no-untyped-def]
+def panel_window(qtbot: QtBot, tmp_path: Path) -> Iterator[MainWindow]:
     from workbench.gui.main_window import MainWindow
 
     window = MainWindow(persist_layout=False)
@@ -46,8 +52,8 @@ def panel_window(qtbot, tmp_path: Path) -> Iterator:  # type: ignore[no-untyped-
         window.close()
 
 
-def test_a_running_cycle_count_says_computing_then_shows_the_result(  # type: ignore[no-untyped-def]
-    qtbot, panel_window, tmp_path: Path
+def test_a_running_cycle_count_says_computing_then_shows_the_result(
+    qtbot: QtBot, panel_window: MainWindow, tmp_path: Path
 ) -> None:
     panels = panel_window.analysis
     panels.docks["graph"].raise_()
@@ -75,7 +81,9 @@ def test_a_running_cycle_count_says_computing_then_shows_the_result(  # type: ig
     assert panel.status.text().endswith("pooled per item")
 
 
-def test_cancel_drops_the_answer_and_says_so(qtbot, panel_window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_cancel_drops_the_answer_and_says_so(
+    qtbot: QtBot, panel_window: MainWindow, tmp_path: Path
+) -> None:
     panels = panel_window.analysis
     panels.docks["agreement"].raise_()
     panel = panels.agreement
@@ -99,11 +107,14 @@ def test_cancel_drops_the_answer_and_says_so(qtbot, panel_window, tmp_path: Path
 
     panel.compare_button.click()  # computing again shows the new convention's answer
     qtbot.waitUntil(lambda: not panel.busy and panel.result is not shown, timeout=CEILING_MS)
+    assert panel.result is not None
     assert panel.result.convention == "mt-bench"
     assert panel.empty_hint.text() == AGREEMENT_HINT
 
 
-def test_an_opening_bundle_is_read_not_absent(qtbot, panel_window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_an_opening_bundle_is_read_not_absent(
+    qtbot: QtBot, panel_window: MainWindow, tmp_path: Path
+) -> None:
     panels = panel_window.analysis
     leaderboard = panels.leaderboard
     second = build_panel_bundle(tmp_path / "second")

@@ -5,13 +5,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+from pytestqt.qtbot import QtBot
 
 from tests.gui.panel_bundle import MODELS, SOURCE, write_jsonl
 from tests.gui.panel_window import opened_panel_window
 from tests.patience import HANG_GUARD_MS
 from workbench.services.importing import import_files
+
+if TYPE_CHECKING:
+    from workbench.gui.main_window import MainWindow
+
 
 pytestmark = pytest.mark.gui
 
@@ -32,7 +38,7 @@ def _unjudged_bundle(folder: Path) -> Path:
 
 
 @pytest.fixture
-def empty_window(qtbot, tmp_path: Path) -> Iterator:  # type: ignore[no-untyped-def]
+def empty_window(qtbot: QtBot, tmp_path: Path) -> Iterator[MainWindow]:
     from workbench.gui.main_window import MainWindow
 
     window = MainWindow(persist_layout=False)
@@ -56,8 +62,8 @@ def empty_window(qtbot, tmp_path: Path) -> Iterator:  # type: ignore[no-untyped-
         ("failures", "0 item(s)", "Tools > Run LLM judge…"),
     ],
 )
-def test_an_empty_panel_says_why_and_what_would_fill_it(  # type: ignore[no-untyped-def]
-    qtbot, empty_window, panel_name, why, fill
+def test_an_empty_panel_says_why_and_what_would_fill_it(
+    qtbot: QtBot, empty_window: MainWindow, panel_name: str, why: str, fill: str
 ) -> None:
     panel = getattr(empty_window.analysis, panel_name)
     empty_window.analysis.docks[panel_name].raise_()
@@ -68,7 +74,7 @@ def test_an_empty_panel_says_why_and_what_would_fill_it(  # type: ignore[no-unty
     assert hint.isVisible()  # laid over the panel's table, which is on screen
 
 
-def test_the_hint_leaves_when_rows_arrive(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_the_hint_leaves_when_rows_arrive(qtbot: QtBot, tmp_path: Path) -> None:
     with opened_panel_window(qtbot, tmp_path / "panels") as window:
         panels = window.analysis
         panels.docks["agreement"].raise_()

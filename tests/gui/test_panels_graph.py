@@ -4,25 +4,32 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+import matplotlib.colors as mcolors
 import pytest
 from matplotlib.patches import FancyArrowPatch
+from pytestqt.qtbot import QtBot
 
 from tests.gui.panel_bundle import CYCLE_EDGES, CYCLE_ITEM, SOURCE
 from tests.gui.panel_window import opened_panel_window
 from tests.patience import HANG_GUARD_MS
 from workbench.stats.graph_plots import CONSISTENT_COLOUR, CYCLE_COLOUR, edge_colours
 
+if TYPE_CHECKING:
+    from workbench.gui.main_window import MainWindow
+
+
 pytestmark = pytest.mark.gui
 
 
 @pytest.fixture
-def panel_window(qtbot, tmp_path: Path) -> Iterator:  # type: ignore[no-untyped-def]
+def panel_window(qtbot: QtBot, tmp_path: Path) -> Iterator[MainWindow]:
     with opened_panel_window(qtbot, tmp_path / "panels") as window:
         yield window
 
 
-def test_cycle_item_listed_first_and_its_edges_red(qtbot, panel_window) -> None:  # type: ignore[no-untyped-def]
+def test_cycle_item_listed_first_and_its_edges_red(qtbot: QtBot, panel_window: MainWindow) -> None:
     panel = panel_window.analysis.graph
     assert panel.model.rowCount() >= 1
     assert panel.model.index(0, 0).data() == f"{SOURCE}/{CYCLE_ITEM}"
@@ -35,16 +42,18 @@ def test_cycle_item_listed_first_and_its_edges_red(qtbot, panel_window) -> None:
     qtbot.waitUntil(lambda: set(panel.colours) == set(CYCLE_EDGES), timeout=HANG_GUARD_MS)
     assert set(panel.colours.values()) == {CYCLE_COLOUR}
     # the drawn arrows carry the same colour
+    assert panel.figure.figure is not None
     arrows = [
         patch for patch in panel.figure.figure.axes[0].patches if isinstance(patch, FancyArrowPatch)
     ]
     assert len(arrows) == len(CYCLE_EDGES)
     assert all(
-        tuple(round(c, 3) for c in arrow.get_edgecolor()[:3])
+        tuple(round(c, 3) for c in mcolors.to_rgba(arrow.get_edgecolor())[:3])
         == tuple(round(c, 3) for c in _rgb(CYCLE_COLOUR))
         for arrow in arrows
     )
     # the inspector follows the same selection
+    assert panel_window.item_view.detail is not None
     assert panel_window.item_view.detail.external_id == CYCLE_ITEM
 
 
@@ -63,7 +72,9 @@ def test_consistent_edges_are_green() -> None:
     assert colours[("x", "y")] == colours[("y", "x")] == CYCLE_COLOUR
 
 
-def test_selecting_an_edge_lists_the_judgments_behind_it(qtbot, panel_window) -> None:  # type: ignore[no-untyped-def]
+def test_selecting_an_edge_lists_the_judgments_behind_it(
+    qtbot: QtBot, panel_window: MainWindow
+) -> None:
     import pandas as pd
 
     from workbench.services.outcomes import judgments_frame, pairwise_outcomes
@@ -81,6 +92,8 @@ def test_selecting_an_edge_lists_the_judgments_behind_it(qtbot, panel_window) ->
     qtbot.waitUntil(
         lambda: panel.judgments_model.rowCount() > 0 and not panel.busy, timeout=HANG_GUARD_MS
     )
+    assert panel_window.bundle is not None
+    assert panel_window.bundle.path is not None
     with Bundle.open(panel_window.bundle.path) as bundle, bundle.read_session() as session:
         outcomes = pairwise_outcomes(judgments_frame(session))
     behind = outcomes[
@@ -99,13 +112,15 @@ def test_selecting_an_edge_lists_the_judgments_behind_it(qtbot, panel_window) ->
     assert outcome == winner and not pd.isna(criterion)
 
 
-def test_graph_pooled_over_a_category(qtbot, panel_window) -> None:  # type: ignore[no-untyped-def]
+def test_graph_pooled_over_a_category(qtbot: QtBot, panel_window: MainWindow) -> None:
     from workbench.services.outcomes import judgments_frame, pairwise_outcomes
     from workbench.stats.contradictions import preference_graph
     from workbench.storage import Bundle
 
     panel = panel_window.analysis.graph
     panel.scope.setCurrentIndex(panel.scope.findData("ordered"))
+    assert panel_window.bundle is not None
+    assert panel_window.bundle.path is not None
     with Bundle.open(panel_window.bundle.path) as bundle, bundle.read_session() as session:
         outcomes = pairwise_outcomes(judgments_frame(session))
     expected = preference_graph(outcomes[outcomes["category"] == "ordered"])

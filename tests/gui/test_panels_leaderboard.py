@@ -6,9 +6,12 @@ import os
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import pytest
+from pytest import MonkeyPatch
+from pytestqt.qtbot import QtBot
 
 from tests.gui.panel_bundle import add_late_votes
 from tests.gui.panel_window import opened_panel_window, wait_for_file
@@ -19,16 +22,20 @@ from workbench.stats.bradley_terry import Anchor
 from workbench.stats.leaderboard import compute_leaderboard
 from workbench.storage import Bundle
 
+if TYPE_CHECKING:
+    from workbench.gui.main_window import MainWindow
+
+
 pytestmark = pytest.mark.gui
 
 
 @pytest.fixture
-def panel_window(qtbot, tmp_path: Path) -> Iterator:  # type: ignore[no-untyped-def]
+def panel_window(qtbot: QtBot, tmp_path: Path) -> Iterator[MainWindow]:
     with opened_panel_window(qtbot, tmp_path / "panels") as window:
         yield window
 
 
-def engine_table(path: Path, anchor: str, method: str = "bt"):  # type: ignore[no-untyped-def]
+def engine_table(path: Path, anchor: str, method: str = "bt"):
     """The engine's board of the human judgments (the panel's default: there are some)."""
     with Bundle.open(path) as bundle, bundle.read_session() as session:
         battles = pairwise_outcomes(judgments_frame(session, OutcomeFilter(kinds=("human",))))
@@ -36,7 +43,7 @@ def engine_table(path: Path, anchor: str, method: str = "bt"):  # type: ignore[n
     return board.table
 
 
-def shown_rows(panel) -> list[list[str]]:  # type: ignore[no-untyped-def]
+def shown_rows(panel) -> list[list[str]]:
     model = panel.model
     return [
         [model.index(row, column).data() for column in range(model.columnCount())]
@@ -45,7 +52,9 @@ def shown_rows(panel) -> list[list[str]]:  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize("method", ["bt", "elo"])
-def test_table_shows_the_engine_ratings(qtbot, panel_window, method: str) -> None:  # type: ignore[no-untyped-def]
+def test_table_shows_the_engine_ratings(
+    qtbot: QtBot, panel_window: MainWindow, method: str
+) -> None:
     panel = panel_window.analysis.leaderboard
     if method != panel.method.currentData():
         previous = panel.result
@@ -53,7 +62,11 @@ def test_table_shows_the_engine_ratings(qtbot, panel_window, method: str) -> Non
         qtbot.waitUntil(
             lambda: panel.result is not previous and not panel.busy, timeout=HANG_GUARD_MS
         )
+    assert panel.result is not None
+    assert panel.result.board.anchor is not None
     anchor = panel.result.board.anchor.model
+    assert panel_window.bundle is not None
+    assert panel_window.bundle.path is not None
     expected = engine_table(panel_window.bundle.path, anchor, method)
     rows = shown_rows(panel)
     assert [row[0] for row in rows] == list(expected["model"])
@@ -68,15 +81,15 @@ def test_table_shows_the_engine_ratings(qtbot, panel_window, method: str) -> Non
 
 
 def test_recompute_runs_in_the_worker_process_and_keeps_the_old_result(
-    qtbot, panel_window, tmp_path: Path, monkeypatch
-) -> None:  # type: ignore[no-untyped-def]
+    qtbot: QtBot, panel_window: MainWindow, tmp_path: Path, monkeypatch: MonkeyPatch
+) -> None:
     panel = panel_window.analysis.leaderboard
     process = panel_window.analysis.process
     old_result, old_rows = panel.result, shown_rows(panel)
     submitted: list[str] = []
     real_run = ProcessRunner.run
 
-    def recording_run(runner, function, *callbacks):  # type: ignore[no-untyped-def]
+    def recording_run(runner, function, *callbacks: Any):
         submitted.append(function.func.__name__)
         return real_run(runner, function, *callbacks)
 
@@ -98,15 +111,22 @@ def test_recompute_runs_in_the_worker_process_and_keeps_the_old_result(
     assert shown_rows(panel) == old_rows  # the same judgments: the same numbers
 
 
-def test_new_votes_trigger_a_refresh(qtbot, panel_window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_new_votes_trigger_a_refresh(
+    qtbot: QtBot, panel_window: MainWindow, tmp_path: Path
+) -> None:
     panel = panel_window.analysis.leaderboard
     agreement = panel_window.analysis.agreement  # in a tab behind the graph
     assert agreement.visibleRegion().isEmpty()
     before, agreement_before = panel.result, agreement.result
+    assert before is not None
+    assert panel_window.bundle is not None
+    assert panel_window.bundle.path is not None
     assert before.battles == engine_table(panel_window.bundle.path, "m-a")["n"].sum() // 2
     add_late_votes(panel_window.bundle.path, tmp_path / "late")
     qtbot.waitUntil(lambda: panel.result is not before and not panel.busy, timeout=HANG_GUARD_MS)
+    assert panel.result is not None
     assert panel.result.battles == before.battles + 6
+    assert panel.result.board.anchor is not None
     expected = engine_table(panel_window.bundle.path, panel.result.board.anchor.model)
     assert shown_rows(panel)[0][0] == expected["model"].iloc[0]
     # a hidden panel catches up when it is shown, not before
@@ -115,7 +135,7 @@ def test_new_votes_trigger_a_refresh(qtbot, panel_window, tmp_path: Path) -> Non
     qtbot.waitUntil(lambda: agreement.result is not agreement_before, timeout=HANG_GUARD_MS)
 
 
-def test_exports_write_plots_and_csv(panel_window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_exports_write_plots_and_csv(panel_window: MainWindow, tmp_path: Path) -> None:
     import pandas as pd
 
     panel = panel_window.analysis.leaderboard
@@ -132,13 +152,16 @@ def test_exports_write_plots_and_csv(panel_window, tmp_path: Path) -> None:  # t
     first = targets["csv"].read_text(encoding="utf-8").splitlines()[0]
     assert first.startswith("# request: judgments: human") and panel.command() in first
     written = pd.read_csv(targets["csv"], skiprows=1)
+    assert panel.result is not None
     assert list(written["model"]) == list(panel.result.table["model"])
     assert written["rating"].to_numpy() == pytest.approx(panel.result.table["rating"].to_numpy())
     panel.export("forest", tmp_path / "forest.pdf")
     assert (tmp_path / "forest.pdf").read_bytes().startswith(b"%PDF")
 
 
-def test_an_empty_selection_is_explained_and_clears_the_table(qtbot, panel_window) -> None:  # type: ignore[no-untyped-def]
+def test_an_empty_selection_is_explained_and_clears_the_table(
+    qtbot: QtBot, panel_window: MainWindow
+) -> None:
     panel = panel_window.analysis.leaderboard
     errors: list[str] = []
     panel.failed.connect(errors.append)
@@ -156,8 +179,12 @@ def test_an_empty_selection_is_explained_and_clears_the_table(qtbot, panel_windo
     assert panel.status.text().startswith("Cannot compute")
 
 
-def test_language_and_campaign_switches_filter_the_leaderboard(qtbot, panel_window) -> None:  # type: ignore[no-untyped-def]
+def test_language_and_campaign_switches_filter_the_leaderboard(
+    qtbot: QtBot, panel_window: MainWindow
+) -> None:
     panel = panel_window.analysis.leaderboard
+    assert panel_window.bundle is not None
+    assert panel_window.bundle.path is not None
     with Bundle.open(panel_window.bundle.path) as bundle, bundle.read_session() as session:
         frame = judgments_frame(session)
     languages = sorted(frame["language"].dropna().unique())
@@ -170,13 +197,18 @@ def test_language_and_campaign_switches_filter_the_leaderboard(qtbot, panel_wind
     assert panel.request().languages == (languages[0],)
     human = frame[frame["kind"] == "human"]
     in_language = pairwise_outcomes(human[human["language"] == languages[0]])
+    assert panel.result is not None
     assert panel.result.battles == len(in_language)
 
 
-def test_rater_and_origin_pickers_offer_the_cli_choices(qtbot, panel_window) -> None:  # type: ignore[no-untyped-def]
+def test_rater_and_origin_pickers_offer_the_cli_choices(
+    qtbot: QtBot, panel_window: MainWindow
+) -> None:
     from workbench.services.analysis import LeaderboardRequest, analysis_choices, leaderboard
 
     panel = panel_window.analysis.leaderboard
+    assert panel_window.bundle is not None
+    assert panel_window.bundle.path is not None
     with Bundle.open(panel_window.bundle.path) as bundle:
         choices = analysis_choices(bundle)
         offered = [panel.origin.itemData(index) for index in range(1, panel.origin.count())]
@@ -194,19 +226,22 @@ def test_rater_and_origin_pickers_offer_the_cli_choices(qtbot, panel_window) -> 
             timeout=HANG_GUARD_MS,
         )
         # the judge's rows only: the default rule counts the judge, as there is no human here
+        assert panel.result is not None
         assert panel.result.request.kind == "judge"
         expected = leaderboard(bundle, LeaderboardRequest(raters=("gpt-judge",), min_battles=0))
+    assert expected is not None
+    assert panel.result is not None
     assert panel.result.battles == expected.battles
     pd.testing.assert_frame_equal(panel.result.table, expected.table)
 
 
 def test_opening_a_bundle_reads_the_choices_in_the_worker_process(
-    qtbot, tmp_path, monkeypatch
-) -> None:  # type: ignore[no-untyped-def]
+    qtbot: QtBot, tmp_path: Path, monkeypatch: MonkeyPatch
+) -> None:
     submitted: list[str] = []
     real_run = ProcessRunner.run
 
-    def recording_run(runner, function, *callbacks):  # type: ignore[no-untyped-def]
+    def recording_run(runner, function, *callbacks: Any):
         submitted.append(function.func.__name__)
         return real_run(runner, function, *callbacks)
 
@@ -219,8 +254,8 @@ def test_opening_a_bundle_reads_the_choices_in_the_worker_process(
 
 
 def test_the_leaderboard_never_waits_for_the_other_panels_worker(
-    qtbot, panel_window, tmp_path: Path
-) -> None:  # type: ignore[no-untyped-def]
+    qtbot: QtBot, panel_window: MainWindow, tmp_path: Path
+) -> None:
     """The graph, failure and agreement panels compute in a worker of their own: a long job
     there (a count of cycles on a big bundle) does not hold up the leaderboard after a vote."""
     panel = panel_window.analysis.leaderboard
@@ -241,8 +276,8 @@ def test_the_leaderboard_never_waits_for_the_other_panels_worker(
 
 @pytest.mark.parametrize("style_control", [False, True])
 def test_bradley_terry_ratings_come_first_and_their_intervals_after(
-    qtbot, panel_window, style_control: bool
-) -> None:  # type: ignore[no-untyped-def]
+    qtbot: QtBot, panel_window: MainWindow, style_control: bool
+) -> None:
     """After a change the new point ratings are on screen before the bootstrap is done (at 100
     models the rounds are most of a refresh); the ratings then equal the final ones and the
     intervals follow, with the plots drawn once."""
@@ -272,7 +307,9 @@ def test_bradley_terry_ratings_come_first_and_their_intervals_after(
     pd.testing.assert_series_equal(first.table["model"], final.table["model"])
 
 
-def test_online_elo_with_a_bootstrap_waits_for_its_rounds(qtbot, panel_window) -> None:  # type: ignore[no-untyped-def]
+def test_online_elo_with_a_bootstrap_waits_for_its_rounds(
+    qtbot: QtBot, panel_window: MainWindow
+) -> None:
     """Online Elo with a bootstrap shows the rounds' median: there is no earlier rating."""
     panel = panel_window.analysis.leaderboard
     previous = panel.result
@@ -286,8 +323,8 @@ def test_online_elo_with_a_bootstrap_waits_for_its_rounds(qtbot, panel_window) -
 
 
 def test_the_request_line_names_the_request_and_copies_the_command_that_prints_it(
-    qtbot, panel_window, capsys
-) -> None:  # type: ignore[no-untyped-def]
+    qtbot: QtBot, panel_window: MainWindow, capsys: pytest.CaptureFixture[str]
+) -> None:
     import json
     import shlex
 
@@ -297,6 +334,7 @@ def test_the_request_line_names_the_request_and_copies_the_command_that_prints_i
     from workbench.services.analysis_request import POOLED_LABEL
 
     panel = panel_window.analysis.leaderboard
+    assert panel.result is not None
     request = panel.result.request
     assert panel.request_line.text() == f"Request: {request.describe()}"
     assert "judgments: human" in panel.request_line.text()
@@ -305,6 +343,7 @@ def test_the_request_line_names_the_request_and_copies_the_command_that_prints_i
     assert command == request.to_command() and "--kind human" in command
     # the copied command prints the panel's numbers
     words = shlex.split(command)
+    assert panel_window.bundle is not None
     assert main([*words[1:2], str(panel_window.bundle.path), *words[3:], "--json"]) == 0
     printed = json.loads(capsys.readouterr().out)
     assert [row["model"] for row in printed["models"]] == list(panel.result.table["model"])
@@ -321,8 +360,8 @@ def test_the_request_line_names_the_request_and_copies_the_command_that_prints_i
 
 
 def test_the_prediction_powered_board_states_its_inputs_and_copies_its_command(
-    qtbot, panel_window, capsys
-) -> None:  # type: ignore[no-untyped-def]
+    qtbot: QtBot, panel_window: MainWindow, capsys: pytest.CaptureFixture[str]
+) -> None:
     import json
     import shlex
 
@@ -336,6 +375,7 @@ def test_the_prediction_powered_board_states_its_inputs_and_copies_its_command(
     before = panel.result
     panel.method.setCurrentIndex(panel.method.findData("ppi"))
     qtbot.waitUntil(lambda: panel.result is not before and not panel.busy, timeout=HANG_GUARD_MS)
+    assert panel.result is not None
     assert panel.result.powered is not None
     assert not panel.source.isEnabled() and not panel.rounds.isEnabled()
     status = panel.status.text()
@@ -347,6 +387,7 @@ def test_the_prediction_powered_board_states_its_inputs_and_copies_its_command(
     words = shlex.split(QApplication.clipboard().text())
     assert "--method" in words and words[words.index("--method") + 1] == "ppi"
     capsys.readouterr()
+    assert panel_window.bundle is not None
     assert main([*words[1:2], str(panel_window.bundle.path), *words[3:], "--json"]) == 0
     printed = json.loads(capsys.readouterr().out)
     assert [row["model"] for row in printed["models"]] == list(panel.result.table["model"])
@@ -356,7 +397,7 @@ def test_the_prediction_powered_board_states_its_inputs_and_copies_its_command(
     assert printed["prediction_powered"] == panel.result.powered.to_json()
 
 
-def test_board_filters_are_pickers_of_the_request(qtbot, panel_window) -> None:  # type: ignore[no-untyped-def]
+def test_board_filters_are_pickers_of_the_request(qtbot: QtBot, panel_window: MainWindow) -> None:
     panel = panel_window.analysis.leaderboard
     assert not panel.request().boards
     before = panel.result
@@ -370,7 +411,9 @@ def test_board_filters_are_pickers_of_the_request(qtbot, panel_window) -> None: 
     assert "ties excluded" in panel.request_line.text()
 
 
-def _run_compare_command(command: str, bundle: Path, capsys) -> dict:  # type: ignore[no-untyped-def]
+def _run_compare_command(
+    command: str, bundle: Path, capsys: pytest.CaptureFixture[str]
+) -> dict[str, Any]:
     import json
     import shlex
 
@@ -384,8 +427,8 @@ def _run_compare_command(command: str, bundle: Path, capsys) -> dict:  # type: i
 
 
 def test_compare_with_gives_the_figures_of_the_command_it_copies(
-    qtbot, panel_window, tmp_path: Path, capsys
-) -> None:  # type: ignore[no-untyped-def]
+    qtbot: QtBot, panel_window: MainWindow, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     import json
 
     from PySide6.QtWidgets import QApplication
@@ -398,6 +441,7 @@ def test_compare_with_gives_the_figures_of_the_command_it_copies(
     panel.refresh()
     qtbot.waitUntil(lambda: panel.result is not before and not panel.busy, timeout=HANG_GUARD_MS)
     dialog = panel.open_compare()
+    assert dialog is not None
     assert dialog is not None and dialog.shown == panel.shown_request()
     # the shown board (every category) against its own request on one category
     dialog.category.setCurrentIndex(dialog.category.findData("ordered"))
@@ -406,6 +450,7 @@ def test_compare_with_gives_the_figures_of_the_command_it_copies(
         lambda: dialog.comparison is not None and not dialog.busy, timeout=HANG_GUARD_MS
     )
     result = dialog.comparison
+    assert result is not None
     found = result.comparison
     assert f"Spearman: {found.spearman:.4f}" in dialog.figures.text()
     assert f"Kendall tau-b: {found.kendall_tau:.4f}" in dialog.figures.text()
@@ -417,6 +462,8 @@ def test_compare_with_gives_the_figures_of_the_command_it_copies(
     dialog.request_row.copy_button.click()
     command = QApplication.clipboard().text()
     assert command == result.command() and "--category ordered" in command
+    assert panel_window.bundle is not None
+    assert panel_window.bundle.path is not None
     printed = _run_compare_command(command, panel_window.bundle.path, capsys)
     shown = json.loads(json.dumps(result.to_json()))
     for key in ("spearman", "kendall_tau", "pearson", "confidence_agreement", "ranks"):
@@ -431,6 +478,7 @@ def test_compare_with_gives_the_figures_of_the_command_it_copies(
     qtbot.waitUntil(
         lambda: dialog.comparison is not previous and not dialog.busy, timeout=HANG_GUARD_MS
     )
+    assert dialog.comparison is not None
     command = dialog.comparison.command()
     assert command.startswith(f"workbench compare-rankings BUNDLE {other} ")
     printed = _run_compare_command(command, panel_window.bundle.path, capsys)
@@ -439,8 +487,8 @@ def test_compare_with_gives_the_figures_of_the_command_it_copies(
 
 
 def test_exclude_category_and_the_estimator_are_in_the_request_and_its_command(
-    qtbot, panel_window, capsys
-) -> None:  # type: ignore[no-untyped-def]
+    qtbot: QtBot, panel_window: MainWindow, capsys: pytest.CaptureFixture[str]
+) -> None:
     import json
     import shlex
 
@@ -459,6 +507,7 @@ def test_exclude_category_and_the_estimator_are_in_the_request_and_its_command(
     before = panel.result
     panel.exclude_category.setCurrentIndex(panel.exclude_category.findData("cyclic"))
     qtbot.waitUntil(lambda: panel.result is not before and not panel.busy, timeout=HANG_GUARD_MS)
+    assert panel.result is not None
     assert panel.result.request.exclude_categories == ("cyclic",)
     assert "category not cyclic" in panel.request_line.text()
     assert "--exclude-category cyclic" in panel.command()
@@ -477,6 +526,7 @@ def test_exclude_category_and_the_estimator_are_in_the_request_and_its_command(
     assert "--style-control lmarena" in command and "--exclude-category cyclic" in command
     words = shlex.split(command)
     capsys.readouterr()
+    assert panel_window.bundle is not None
     assert main([*words[1:2], str(panel_window.bundle.path), *words[3:], "--json"]) == 0
     printed = json.loads(capsys.readouterr().out)
     assert printed["request"]["style_estimator"] == "lmarena"
@@ -493,8 +543,8 @@ def test_exclude_category_and_the_estimator_are_in_the_request_and_its_command(
     assert "--style-control" not in (panel.command() or "")
 
 
-def test_the_board_says_its_flagged_judgments_and_the_box_leaves_them_out(  # type: ignore[no-untyped-def]
-    qtbot, panel_window
+def test_the_board_says_its_flagged_judgments_and_the_box_leaves_them_out(
+    qtbot: QtBot, panel_window: MainWindow
 ) -> None:
     from workbench.services.analysis_request import flagged_note
     from workbench.services.flags import add_flag
@@ -502,6 +552,7 @@ def test_the_board_says_its_flagged_judgments_and_the_box_leaves_them_out(  # ty
 
     panel = panel_window.analysis.leaderboard
     bundle = panel_window.bundle
+    assert bundle is not None
     with bundle.read_session() as read:
         _names, rows = read_judgments(read, OutcomeFilter(kinds=("human",)), columns=("item",))
     with bundle.session() as session:  # an annotator flags the first judged item whole
@@ -521,10 +572,13 @@ def test_the_board_says_its_flagged_judgments_and_the_box_leaves_them_out(  # ty
         )
 
     recomputed(False)
+    assert bundle is not None
     with bundle.read_session() as read:
+        assert panel.result is not None
         flagged = flagged_judgments(read, panel.result.request.filters())
     assert flagged > 0
     assert flagged_note(flagged, False) in panel.status.text()
+    assert panel.result is not None
     counted = panel.result.battles
     recomputed(True)
     assert flagged_note(flagged, True) in panel.status.text()

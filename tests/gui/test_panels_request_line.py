@@ -8,19 +8,24 @@ import json
 import shlex
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
+from pytestqt.qtbot import QtBot
 
 from tests.gui.panel_window import opened_panel_window
 from tests.patience import HANG_GUARD_MS
 from workbench.gui.panels.request_line import NO_REQUEST, RequestLine
 
+if TYPE_CHECKING:
+    from workbench.gui.main_window import MainWindow
+
+
 pytestmark = pytest.mark.gui
 
 
 @pytest.fixture
-def panel_window(qtbot, tmp_path: Path) -> Iterator:  # type: ignore[no-untyped-def]
+def panel_window(qtbot: QtBot, tmp_path: Path) -> Iterator[MainWindow]:
     with opened_panel_window(qtbot, tmp_path / "panels") as window:
         yield window
 
@@ -44,7 +49,7 @@ def _run(command: str, bundle: Path, capsys: pytest.CaptureFixture[str]) -> Any:
     return json.loads(capsys.readouterr().out)
 
 
-def test_every_analysis_panel_has_the_one_request_line(panel_window) -> None:  # type: ignore[no-untyped-def]
+def test_every_analysis_panel_has_the_one_request_line(panel_window: MainWindow) -> None:
     analysis = panel_window.analysis
     for panel in (analysis.leaderboard, analysis.agreement, analysis.graph, analysis.failures):
         assert isinstance(panel.request_row, RequestLine), type(panel).__name__
@@ -52,16 +57,21 @@ def test_every_analysis_panel_has_the_one_request_line(panel_window) -> None:  #
         assert panel.layout().itemAt(0).widget() is panel.request_row
 
 
-def test_the_agreement_panels_command_prints_its_numbers(qtbot, panel_window, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_the_agreement_panels_command_prints_its_numbers(
+    qtbot: QtBot, panel_window: MainWindow, capsys: pytest.CaptureFixture[str]
+) -> None:
     panel = panel_window.analysis.agreement
     panel.refresh()
     qtbot.waitUntil(lambda: panel.result is not None and not panel.busy, timeout=HANG_GUARD_MS)
     result = panel.result
+    assert result is not None
     assert panel.request_row.text() == f"Request: {result.describe()}"
     assert "agreement: human vs judge" in panel.request_row.text()
     assert "majority convention" in panel.request_row.text()
     command = _copied(panel)
     assert command == result.command() and "--convention majority" in command
+    assert panel_window.bundle is not None
+    assert panel_window.bundle.path is not None
     printed = _run(command, panel_window.bundle.path, capsys)
     shown = json.loads(json.dumps(result.to_json()))
     for key in ("agreement", "confusion", "ranks"):
@@ -75,7 +85,9 @@ def _listed(panel: Any, printed: Any) -> None:
     assert listed == shown
 
 
-def test_the_graph_panels_command_lists_its_cycles(qtbot, panel_window, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_the_graph_panels_command_lists_its_cycles(
+    qtbot: QtBot, panel_window: MainWindow, capsys: pytest.CaptureFixture[str]
+) -> None:
     from workbench.stats.cycle_scopes import POOLED_PER_ITEM
 
     panel = panel_window.analysis.graph
@@ -88,10 +100,14 @@ def test_the_graph_panels_command_lists_its_cycles(qtbot, panel_window, capsys) 
         assert f"--scope {scope}" in panel.request_row.command()
         command = _copied(panel)
         assert command.startswith("workbench failures BUNDLE --kind cycles")
+        assert panel_window.bundle is not None
+        assert panel_window.bundle.path is not None
         printed = _run(command, panel_window.bundle.path, capsys)
         assert printed["request"]["scope"] == scope
         assert panel.cycle_rows
         _listed(panel, printed)
+    assert panel_window.bundle is not None
+    assert panel_window.bundle.path is not None
     whole = _run(_copied(panel), panel_window.bundle.path, capsys)
     # another source is another question, with its own flags: the command lists what the
     # panel lists from that source alone (the judge's verdicts hold no cycle, the bundle does)
@@ -102,13 +118,17 @@ def test_the_graph_panels_command_lists_its_cycles(qtbot, panel_window, capsys) 
             timeout=HANG_GUARD_MS,
         )
         assert f"judgments: {source}" in panel.request_row.text()
+        assert panel_window.bundle is not None
+        assert panel_window.bundle.path is not None
         printed = _run(_copied(panel), panel_window.bundle.path, capsys)
         _listed(panel, printed)
         if source == "judge":
             assert printed["items"] == [] and whole["items"]
 
 
-def test_the_failures_panels_command_lists_its_items(qtbot, panel_window, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_the_failures_panels_command_lists_its_items(
+    qtbot: QtBot, panel_window: MainWindow, capsys: pytest.CaptureFixture[str]
+) -> None:
     panel = panel_window.analysis.failures
     for kind, model in (("disagreement", None), ("cycles", None), ("loses-to-all", "m-d")):
         panel.choose(kind, model)
@@ -119,6 +139,8 @@ def test_the_failures_panels_command_lists_its_items(qtbot, panel_window, capsys
         assert panel.request_row.text() == f"Request: {panel.failure_rows.describe()}"
         command = _copied(panel)
         assert command == panel.failure_rows.command() and f"--kind {kind}" in command
+        assert panel_window.bundle is not None
+        assert panel_window.bundle.path is not None
         printed = _run(command, panel_window.bundle.path, capsys)
         labels = [panel.model.index(row, 0).data() for row in range(panel.model.rowCount())]
         assert [row["label"] for row in printed["items"]] == labels and labels

@@ -31,6 +31,8 @@ from typing import Any
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from PySide6.QtCore import QTimer
+from pytest import MonkeyPatch
+from pytestqt.qtbot import QtBot
 
 from tests.gui.panel_bundle import write_jsonl
 from tests.patience import HANG_GUARD_MS
@@ -115,7 +117,7 @@ def app_tweaks(qapp) -> Iterator[None]:  # type: ignore[no-untyped-def]
     sys.setswitchinterval(default_interval)
 
 
-def _analysis_window(qtbot, rounds: int | None = BOOTSTRAP_ROUNDS):  # type: ignore[no-untyped-def]
+def _analysis_window(qtbot: QtBot, rounds: int | None = BOOTSTRAP_ROUNDS):
     """A shown main window with every analysis panel on screen and no bundle yet (the
     leaderboard's bootstrap ``rounds``; None: the app's default)."""
     from workbench.gui.main_window import MainWindow
@@ -131,14 +133,14 @@ def _analysis_window(qtbot, rounds: int | None = BOOTSTRAP_ROUNDS):  # type: ign
     return window
 
 
-def _open_and_settle(qtbot, window, bundle: Path) -> None:  # type: ignore[no-untyped-def]
+def _open_and_settle(qtbot: QtBot, window, bundle: Path) -> None:
     window.open_bundle(bundle)
     qtbot.waitUntil(lambda: window.analysis.leaderboard.result is not None, timeout=HANG_GUARD_MS)
     qtbot.waitUntil(lambda: not window.is_busy(), timeout=HANG_GUARD_MS)
 
 
 @pytest.fixture
-def busy_window(qtbot, busy_bundle: Path) -> Iterator:  # type: ignore[no-untyped-def]
+def busy_window(qtbot: QtBot, busy_bundle: Path) -> Iterator[Any]:
     window = _analysis_window(qtbot)
     _open_and_settle(qtbot, window, busy_bundle)
     try:
@@ -186,7 +188,7 @@ class StallWatch:
         self.timer.stop()
 
     @classmethod
-    def idle_reference(cls, qtbot, seconds: float = 2.0) -> float:  # type: ignore[no-untyped-def]
+    def idle_reference(cls, qtbot: QtBot, seconds: float = 2.0) -> float:
         """The longest gap of the same timer with nothing to do: the machine's own share of
         any stall."""
         with cls() as idle:
@@ -221,7 +223,9 @@ class StallWatch:
         assert wall - machine < budget, figure
 
 
-def test_recompute_and_redraw_do_not_stall_the_event_loop(qtbot, busy_window, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_recompute_and_redraw_do_not_stall_the_event_loop(
+    qtbot: QtBot, busy_window: Any, monkeypatch: MonkeyPatch
+) -> None:
     panel = busy_window.analysis.leaderboard
     assert len(panel.result.table) == len(MODELS)
     assert panel.result.battles == ITEMS * JUDGMENTS_PER_ITEM == 20_000
@@ -230,7 +234,7 @@ def test_recompute_and_redraw_do_not_stall_the_event_loop(qtbot, busy_window, mo
     drawn_here: list[threading.Thread] = []
     real_draw = FigureCanvasAgg.draw
 
-    def recording_draw(canvas):  # type: ignore[no-untyped-def]
+    def recording_draw(canvas):
         drawn_here.append(threading.current_thread())
         return real_draw(canvas)
 
@@ -260,7 +264,9 @@ def test_recompute_and_redraw_do_not_stall_the_event_loop(qtbot, busy_window, mo
     watch.assert_within_budget(idle)
 
 
-def test_opening_a_busy_bundle_does_not_stall_the_event_loop(qtbot, busy_bundle: Path) -> None:  # type: ignore[no-untyped-def]
+def test_opening_a_busy_bundle_does_not_stall_the_event_loop(
+    qtbot: QtBot, busy_bundle: Path
+) -> None:
     """Opening reads the judgments (the panels' choices, their statistics) on workers: the
     window keeps painting while the leaderboard of the new bundle is computed."""
     window = _analysis_window(qtbot)
@@ -275,7 +281,9 @@ def test_opening_a_busy_bundle_does_not_stall_the_event_loop(qtbot, busy_bundle:
 
 
 @pytest.mark.long
-def test_a_million_vote_bundle_opens_and_recomputes_without_stalling(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_million_vote_bundle_opens_and_recomputes_without_stalling(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
     """The 1,000,000-vote variant (minutes to build: ``pytest -m long``)."""
     bundle = tmp_path / "million.wbb"
     script = Path(__file__).parents[2] / "bench" / "make_synthetic_bundle.py"
@@ -299,7 +307,7 @@ def test_a_million_vote_bundle_opens_and_recomputes_without_stalling(qtbot, tmp_
         window.close()
 
 
-def _four_panels_on_screen(window) -> None:  # type: ignore[no-untyped-def]
+def _four_panels_on_screen(window) -> None:
     """Lay the four docks out in a grid, so every panel is on screen and computes on open (the
     default layout tabs failures and agreement behind the graph, which would leave them
     stale until chosen)."""
@@ -316,8 +324,8 @@ def _four_panels_on_screen(window) -> None:  # type: ignore[no-untyped-def]
         dock.show()
 
 
-def test_opening_the_wildvision_bundle_does_not_stall_the_event_loop(  # type: ignore[no-untyped-def]
-    qtbot, full_bundle: Path, monkeypatch
+def test_opening_the_wildvision_bundle_does_not_stall_the_event_loop(
+    qtbot: QtBot, full_bundle: Path, monkeypatch: MonkeyPatch
 ) -> None:
     """The target on the real data: the shared data's bundle (WildVision-Bench's 19,644
     arena battles and GPT-4o's 11,000 verdicts, 50,288 judgments in all, beside the VisIT-Bench
@@ -334,10 +342,10 @@ def test_opening_the_wildvision_bundle_does_not_stall_the_event_loop(  # type: i
     shown: dict[str, float] = {}
     opened = time.perf_counter()
 
-    def recorded(cls, method: str, name: str) -> None:  # type: ignore[no-untyped-def]
+    def recorded(cls, method: str, name: str) -> None:
         real = getattr(cls, method)
 
-        def record(panel, outcome, **options):  # type: ignore[no-untyped-def]
+        def record(panel, outcome, **options: Any):
             shown.setdefault(name, time.perf_counter() - opened)
             return real(panel, outcome, **options)
 

@@ -4,10 +4,13 @@ shows what a full recompute shows. A vote from another connection is still found
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import pytest
+from pytestqt.qtbot import QtBot
 
 from tests.patience import HANG_GUARD_MS
 from tests.services.campaign_helpers import build_campaign_bundle
@@ -16,6 +19,10 @@ from workbench.services.campaigns import CampaignSpec, add_annotator, create_cam
 from workbench.services.voting import AnnotationSession
 from workbench.storage import Bundle
 from workbench.storage.judgments import battle_counts, fingerprint
+
+if TYPE_CHECKING:
+    from workbench.gui.main_window import MainWindow
+
 
 pytestmark = pytest.mark.gui
 
@@ -40,7 +47,7 @@ def campaign_bundle(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def window(qtbot, campaign_bundle: Path):  # type: ignore[no-untyped-def]
+def window(qtbot: QtBot, campaign_bundle: Path) -> Iterator[MainWindow]:
     from workbench.gui.main_window import MainWindow
 
     window = MainWindow(persist_layout=False)
@@ -59,7 +66,9 @@ def window(qtbot, campaign_bundle: Path):  # type: ignore[no-untyped-def]
     window.close()
 
 
-def test_a_vote_here_refreshes_the_leaderboard_incrementally(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def test_a_vote_here_refreshes_the_leaderboard_incrementally(
+    qtbot: QtBot, window: MainWindow
+) -> None:
     board = window.analysis.leaderboard
     watcher = window.analysis.watcher
     watcher.timer.stop()
@@ -72,6 +81,7 @@ def test_a_vote_here_refreshes_the_leaderboard_incrementally(qtbot, window) -> N
     shown: list[object] = []
     board.computed.connect(shown.append)
 
+    assert window.bundle is not None
     session = AnnotationSession(window.bundle, CAMPAIGN, "ana")
     choices = ("a", "b", "tie", "both_bad")
     for vote in range(5):
@@ -79,15 +89,18 @@ def test_a_vote_here_refreshes_the_leaderboard_incrementally(qtbot, window) -> N
         assert task is not None
         session.cast(task.token, choices[vote % len(choices)])
         window.annotation.view.judgmentsWritten.emit()
-        qtbot.waitUntil(lambda vote=vote: len(shown) == vote + 1, timeout=HANG_GUARD_MS)
+        qtbot.waitUntil(lambda: len(shown) == vote + 1, timeout=HANG_GUARD_MS)  # noqa: B023
         qtbot.waitUntil(lambda: not window.is_busy(), timeout=HANG_GUARD_MS)
 
+        assert window.bundle is not None
         with window.bundle.read_session() as read:
             # the kind the request resolved to (human: the campaign's votes) is counted
+            assert board.result is not None
             resolved = board.result.request
             expected = battle_counts(
                 read, resolved.filters(), decisive_weight=resolved.decisive_weight
             )
+        assert board.result is not None
         assert board.result.battles == sum(judgments for *_, judgments in expected)
         pd.testing.assert_frame_equal(
             board.result.table, leaderboard(window.bundle, board.request()).table
@@ -103,15 +116,17 @@ def test_a_vote_here_refreshes_the_leaderboard_incrementally(qtbot, window) -> N
     assert len(shown) == 5
 
 
-def test_a_vote_during_a_poll_is_read_by_a_poll_after_it(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def test_a_vote_during_a_poll_is_read_by_a_poll_after_it(qtbot: QtBot, window: MainWindow) -> None:
     board = window.analysis.leaderboard
     watcher = window.analysis.watcher
     watcher.timer.stop()
     watcher.timer.setInterval(NEVER_MS)
     qtbot.waitUntil(lambda: not window.is_busy(), timeout=HANG_GUARD_MS)
+    assert board.result is not None
     before = board.result.battles
     watcher.poll()  # a poll that may read before the vote below is committed
     assert watcher.polling
+    assert window.bundle is not None
     session = AnnotationSession(window.bundle, CAMPAIGN, "ana")
     task = session.next_task()
     assert task is not None
@@ -123,10 +138,11 @@ def test_a_vote_during_a_poll_is_read_by_a_poll_after_it(qtbot, window) -> None:
     )
 
 
-def test_a_vote_from_another_connection_is_found_by_the_poll(  # type: ignore[no-untyped-def]
-    qtbot, window, campaign_bundle: Path
+def test_a_vote_from_another_connection_is_found_by_the_poll(
+    qtbot: QtBot, window: MainWindow, campaign_bundle: Path
 ) -> None:
     board = window.analysis.leaderboard
+    assert board.result is not None
     before = board.result.battles
     with Bundle.open(campaign_bundle) as other:
         session = AnnotationSession(other, CAMPAIGN, "bob")
@@ -139,12 +155,13 @@ def test_a_vote_from_another_connection_is_found_by_the_poll(  # type: ignore[no
         timeout=HANG_GUARD_MS,
     )
     qtbot.waitUntil(lambda: not window.is_busy(), timeout=HANG_GUARD_MS)
+    assert window.bundle is not None
     pd.testing.assert_frame_equal(
         board.result.table, leaderboard(window.bundle, board.request()).table
     )
 
 
-def test_the_annotation_view_signals_a_committed_vote(qtbot, campaign_bundle: Path) -> None:  # type: ignore[no-untyped-def]
+def test_the_annotation_view_signals_a_committed_vote(qtbot: QtBot, campaign_bundle: Path) -> None:
     from workbench.gui.annotation.annotation_view import AnnotationView
 
     with Bundle.open(campaign_bundle) as bundle:

@@ -8,11 +8,12 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QMessageBox, QWidget
+from pytestqt.qtbot import QtBot
 
 pytestmark = pytest.mark.gui
 
 
-def test_the_box_shows_plain_text_with_details_behind_a_button(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_the_box_shows_plain_text_with_details_behind_a_button(qtbot: QtBot) -> None:
     from workbench.gui.problem_dialog import show_problem
 
     parent = QWidget()
@@ -43,7 +44,7 @@ def test_every_dialog_goes_through_it() -> None:
     assert copies == []
 
 
-def test_the_backup_dialog_reports_an_unusable_folder(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_the_backup_dialog_reports_an_unusable_folder(qtbot: QtBot, tmp_path: Path) -> None:
     from workbench.gui.backup_settings_dialog import BackupSettingsDialog
 
     blocker = tmp_path / "a-file"

@@ -10,11 +10,13 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from pytestqt.qtbot import QtBot
 
 from tests.gui.conftest import wait_idle
 from tests.patience import HANG_GUARD_MS
 from workbench.gui.main_window import MainWindow
 from workbench.gui.plain_text import plain_tooltip
+from workbench.gui.safe_text import SafeTextView
 from workbench.services.browse import ItemFlag
 from workbench.services.importing import import_files
 
@@ -39,7 +41,7 @@ def real_bundle(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> 
 
 
 @pytest.fixture
-def window(qtbot, real_bundle: Path) -> Iterator[MainWindow]:  # type: ignore[no-untyped-def]
+def window(qtbot: QtBot, real_bundle: Path) -> Iterator[MainWindow]:
     window = MainWindow(persist_layout=False)
     qtbot.addWidget(window)
     window.open_bundle(real_bundle)
@@ -53,7 +55,7 @@ def image_names(urls_json: str) -> list[str]:
     return [url.rsplit("/", 1)[-1] for url in json.loads(urls_json)]
 
 
-def apply_filter(qtbot, window: MainWindow, combo: str, value: object) -> int:  # type: ignore[no-untyped-def]
+def apply_filter(qtbot: QtBot, window: MainWindow, combo: str, value: object) -> int:
     box = getattr(window.item_list.ui, combo)
     index = box.findData(value)
     assert index >= 0, f"{value!r} is not offered by the {combo} filter"
@@ -66,7 +68,7 @@ def apply_filter(qtbot, window: MainWindow, combo: str, value: object) -> int:  
     return window.item_list.model.total()
 
 
-def shown_text(view) -> str:  # type: ignore[no-untyped-def]
+def shown_text(view: SafeTextView) -> str:
     return " ".join(view.source_text.split())
 
 
@@ -74,7 +76,9 @@ def same_text(a: object, b: object) -> bool:
     return " ".join(str(a).split()) == " ".join(str(b).split())
 
 
-def test_list_counts_and_filters_match_the_files(qtbot, window, raw, shared_data) -> None:  # type: ignore[no-untyped-def]
+def test_list_counts_and_filters_match_the_files(
+    qtbot: QtBot, window: MainWindow, raw: dict[str, pd.DataFrame], shared_data: Path
+) -> None:
     convbench, multi, single = raw["convbench"], raw["multi"], raw["single"]
     assert window.item_list.model.total() == len(convbench) + len(multi) + len(single)
     assert apply_filter(qtbot, window, "sourceFilter", "convbench") == len(convbench)
@@ -96,7 +100,9 @@ def test_list_counts_and_filters_match_the_files(qtbot, window, raw, shared_data
     assert apply_filter(qtbot, window, "flagFilter", ItemFlag.MISSING_IMAGE) == missing
 
 
-def test_a_convbench_conversation_turn_by_turn(qtbot, window, raw, shared_data) -> None:  # type: ignore[no-untyped-def]
+def test_a_convbench_conversation_turn_by_turn(
+    qtbot: QtBot, window: MainWindow, raw: dict[str, pd.DataFrame], shared_data: Path
+) -> None:
     convbench = raw["convbench"]
     present = {p.name for p in (shared_data / "convbench" / "images").iterdir()}
     row = convbench[convbench["image_id"].isin(present)].iloc[0]
@@ -121,11 +127,14 @@ def test_a_convbench_conversation_turn_by_turn(qtbot, window, raw, shared_data) 
     assert window.go_to_item(f"convbench/{missing_row['ID']}")
     wait_idle(qtbot, window)
     (tile,) = view.images.visible_tiles()
+    assert tile.slot is not None
     assert tile.state == "missing" and tile.slot.original_ref.endswith(missing_row["image_id"])
     assert tile.toolTip() == plain_tooltip(tile.slot.original_ref)
 
 
-def test_a_visit_bench_multi_image_item(qtbot, window, raw, shared_data) -> None:  # type: ignore[no-untyped-def]
+def test_a_visit_bench_multi_image_item(
+    qtbot: QtBot, window: MainWindow, raw: dict[str, pd.DataFrame], shared_data: Path
+) -> None:
     multi = raw["multi"]
     present = {p.name for p in (shared_data / "visit-bench" / "images").iterdir()}
     unique = multi[~multi["reference_output"].duplicated(keep=False)]

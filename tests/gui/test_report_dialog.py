@@ -6,9 +6,11 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 from PySide6.QtWidgets import QMessageBox
+from pytestqt.qtbot import QtBot
 
 from tests.patience import HANG_GUARD_MS
 from tests.services.report_bundle import build_report_bundle
@@ -16,14 +18,18 @@ from workbench.cli import main
 from workbench.gui.report_dialog import ReportDialog
 from workbench.services.report import STEPS
 
+if TYPE_CHECKING:
+    from workbench.gui.main_window import MainWindow
+
+
 pytestmark = pytest.mark.gui
 
 
-def report_data(path: Path) -> dict:
+def report_data(path: Path) -> dict[str, Any]:
     html = path.read_text(encoding="utf-8")
     found = re.search(r'id="report-data">(.*?)</script>', html, re.S)
     assert found is not None
-    return json.loads(found.group(1))
+    return cast("dict[str, Any]", json.loads(found.group(1)))
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +38,7 @@ def report_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def dialog(qtbot, report_bundle: Path) -> ReportDialog:  # type: ignore[no-untyped-def]
+def dialog(qtbot: QtBot, report_bundle: Path) -> ReportDialog:
     dialog = ReportDialog(report_bundle)
     qtbot.addWidget(dialog)
     dialog.show()
@@ -41,7 +47,7 @@ def dialog(qtbot, report_bundle: Path) -> ReportDialog:  # type: ignore[no-untyp
 
 
 def test_dialog_writes_what_the_command_writes(
-    qtbot,  # type: ignore[no-untyped-def]
+    qtbot: QtBot,
     dialog: ReportDialog,
     report_bundle: Path,
     tmp_path: Path,
@@ -69,7 +75,7 @@ def test_dialog_writes_what_the_command_writes(
 
 
 def test_dialog_reports_an_empty_selection(
-    qtbot,  # type: ignore[no-untyped-def]
+    qtbot: QtBot,
     dialog: ReportDialog,
     tmp_path: Path,
 ) -> None:
@@ -83,7 +89,7 @@ def test_dialog_reports_an_empty_selection(
     assert not out.exists()
 
 
-def test_file_menu_opens_the_report_dialog(qtbot, open_window) -> None:  # type: ignore[no-untyped-def]
+def test_file_menu_opens_the_report_dialog(qtbot: QtBot, open_window: MainWindow) -> None:
     entry = open_window.report_entry
     assert entry.action in open_window.ui.fileMenu.actions()
     entry.action.trigger()

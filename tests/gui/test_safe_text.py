@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QEvent, QObject, Qt, QUrl
 from PySide6.QtGui import QTextDocument
+from pytestqt.qtbot import QtBot
 
 from tests.gui.sample_bundle import HOSTILE_OUTPUT
 from workbench.gui.safe_text import SafeTextView
@@ -25,7 +26,7 @@ def fragments(document: QTextDocument) -> list:  # type: ignore[type-arg]
 
 
 @pytest.fixture
-def view(qtbot) -> SafeTextView:  # type: ignore[no-untyped-def]
+def view(qtbot: QtBot) -> SafeTextView:
     widget = SafeTextView()
     qtbot.addWidget(widget)
     widget.resize(500, 200)
@@ -56,7 +57,7 @@ def test_no_image_is_loaded_from_anywhere(view: SafeTextView) -> None:
     assert {url.toString() for url in view.requested_resources} >= set(names)
 
 
-def test_links_cannot_be_followed(qtbot, view: SafeTextView) -> None:  # type: ignore[no-untyped-def]
+def test_links_cannot_be_followed(qtbot: QtBot, view: SafeTextView) -> None:
     anchors = [f for f in fragments(view.document()) if f.charFormat().isAnchor()]
     assert [f.charFormat().anchorHref() for f in anchors] == ["http://example.invalid/page"]
     assert not view.openLinks() and not view.openExternalLinks()
@@ -70,7 +71,7 @@ def test_links_cannot_be_followed(qtbot, view: SafeTextView) -> None:  # type: i
     assert view.source().isEmpty()
 
 
-def test_raw_mode_and_highlight(qtbot, view: SafeTextView) -> None:  # type: ignore[no-untyped-def]
+def test_raw_mode_and_highlight(qtbot: QtBot, view: SafeTextView) -> None:
     view.set_raw(True)
     assert view.toPlainText() == HOSTILE_OUTPUT
     view.set_highlight("example.invalid")
@@ -79,7 +80,7 @@ def test_raw_mode_and_highlight(qtbot, view: SafeTextView) -> None:  # type: ign
     assert view.highlighted_count() == 0
 
 
-def test_the_view_grows_to_fit_its_text(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_the_view_grows_to_fit_its_text(qtbot: QtBot) -> None:
     widget = SafeTextView()
     qtbot.addWidget(widget)
     widget.resize(300, 50)

@@ -3,8 +3,11 @@ screen is 800x800, smaller than the judge dialog's or the full-text window's pre
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from PySide6.QtGui import QGuiApplication, QImage
+from pytestqt.qtbot import QtBot
 
 pytestmark = pytest.mark.gui
 
@@ -16,7 +19,7 @@ def _room() -> tuple[int, int]:
     return room.width(), room.height()
 
 
-def test_the_full_text_window_fits_the_screen(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_the_full_text_window_fits_the_screen(qtbot: QtBot) -> None:
     from workbench.gui.safe_text import FullTextDialog
 
     dialog = FullTextDialog("x" * 1000, "answer")
@@ -27,7 +30,7 @@ def test_the_full_text_window_fits_the_screen(qtbot) -> None:  # type: ignore[no
     assert dialog.height() == min(700, int(height * 0.95))
 
 
-def test_the_image_viewer_fits_the_screen(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_the_image_viewer_fits_the_screen(qtbot: QtBot) -> None:
     from workbench.gui.image_viewer import ImageViewerDialog
 
     image = QImage(64, 48, QImage.Format.Format_RGB32)
@@ -38,7 +41,7 @@ def test_the_image_viewer_fits_the_screen(qtbot) -> None:  # type: ignore[no-unt
     assert dialog.width() <= width and dialog.height() <= height
 
 
-def test_the_judge_dialog_never_shrinks_below_its_layout(qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_the_judge_dialog_never_shrinks_below_its_layout(qtbot: QtBot, tmp_path: Path) -> None:
     from workbench.gui.judge_dialog import JudgeDialog
 
     dialog = JudgeDialog(tmp_path / "none.wbb")

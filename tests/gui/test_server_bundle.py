@@ -8,9 +8,12 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from PySide6.QtWidgets import QApplication, QMessageBox
+from pytest import MonkeyPatch, TempPathFactory
+from pytestqt.qtbot import QtBot
 from sqlalchemy.engine import make_url
 
 from tests.backends import PostgresBackend, postgres_admin_url
@@ -23,6 +26,10 @@ from workbench.recent import recent_locations
 from workbench.services.importing import import_files
 from workbench.storage import Bundle
 from workbench.storage.credentials import KEYRING_SERVICE, keyring_username
+
+if TYPE_CHECKING:
+    from workbench.gui.main_window import MainWindow
+
 
 pytestmark = pytest.mark.gui
 
@@ -58,7 +65,7 @@ def test_recent_entries_are_locations_without_passwords(
 # --- the dialog ---------------------------------------------------------------------------------
 
 
-def test_dialog_refuses_what_is_not_a_server_url(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_dialog_refuses_what_is_not_a_server_url(qtbot: QtBot) -> None:
     dialog = ServerDialog("/tmp/some.wbb")
     qtbot.addWidget(dialog)
     dialog.accept()
@@ -66,18 +73,19 @@ def test_dialog_refuses_what_is_not_a_server_url(qtbot) -> None:  # type: ignore
     assert "postgresql://" in dialog.problem_label.text()
 
 
-def test_a_password_not_remembered_stays_in_memory(qtbot, memory_keyring) -> None:  # type: ignore[no-untyped-def]
+def test_a_password_not_remembered_stays_in_memory(qtbot: QtBot, memory_keyring) -> None:
     dialog = ServerDialog("postgresql://ana@db.example:5433/lab")
     qtbot.addWidget(dialog)
     assert not dialog.remember_box.isEnabled()
     dialog.password_edit.setText(SECRET)
     assert dialog.remember_box.isEnabled()
     dialog.accept()
+    assert dialog.location is not None
     assert make_url(dialog.location).password == SECRET
     assert memory_keyring.passwords == {}
 
 
-def test_a_remembered_password_goes_to_the_keyring_only(qtbot, memory_keyring) -> None:  # type: ignore[no-untyped-def]
+def test_a_remembered_password_goes_to_the_keyring_only(qtbot: QtBot, memory_keyring) -> None:
     url = "postgresql://ana@db.example:5433/lab"
     dialog = ServerDialog(url)
     qtbot.addWidget(dialog)
@@ -88,7 +96,7 @@ def test_a_remembered_password_goes_to_the_keyring_only(qtbot, memory_keyring) -
     assert memory_keyring.passwords == {(KEYRING_SERVICE, keyring_username(url)): SECRET}
 
 
-def test_without_a_keyring_the_dialog_says_so_and_stays_open(qtbot, no_keyring) -> None:  # type: ignore[no-untyped-def]
+def test_without_a_keyring_the_dialog_says_so_and_stays_open(qtbot: QtBot, no_keyring) -> None:
     dialog = ServerDialog("postgresql://ana@db.example/lab")
     qtbot.addWidget(dialog)
     dialog.password_edit.setText(SECRET)
@@ -98,7 +106,7 @@ def test_without_a_keyring_the_dialog_says_so_and_stays_open(qtbot, no_keyring) 
     assert "no system keyring" in dialog.problem_label.text()
 
 
-def test_an_unreachable_server_is_one_message(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_an_unreachable_server_is_one_message(qtbot: QtBot) -> None:
     from workbench.gui.main_window import MainWindow
 
     window = MainWindow(persist_layout=False)
@@ -120,8 +128,8 @@ def test_an_unreachable_server_is_one_message(qtbot) -> None:  # type: ignore[no
 # --- watching: off the GUI thread, one poll at a time ------------------------------------------
 
 
-def test_polls_never_overlap_and_failures_are_reported_once(  # type: ignore[no-untyped-def]
-    qtbot, monkeypatch, sample_bundle: Path
+def test_polls_never_overlap_and_failures_are_reported_once(
+    qtbot: QtBot, monkeypatch: MonkeyPatch, sample_bundle: Path
 ) -> None:
     running, most, calls = 0, 0, 0
     guard = threading.Lock()
@@ -129,7 +137,7 @@ def test_polls_never_overlap_and_failures_are_reported_once(  # type: ignore[no-
     gui_thread = threading.get_ident()
     threads: set[int] = set()
 
-    def slow_activity(bundle):  # type: ignore[no-untyped-def]
+    def slow_activity(bundle):
         nonlocal running, most, calls
         threads.add(threading.get_ident())
         with guard:
@@ -168,12 +176,12 @@ def test_polls_never_overlap_and_failures_are_reported_once(  # type: ignore[no-
     assert most == 1
 
 
-def test_a_failing_poll_shows_in_the_status_bar_without_a_dialog(  # type: ignore[no-untyped-def]
-    qtbot, monkeypatch, open_window
+def test_a_failing_poll_shows_in_the_status_bar_without_a_dialog(
+    qtbot: QtBot, monkeypatch: MonkeyPatch, open_window: MainWindow
 ) -> None:
     watcher = open_window.analysis.watcher
 
-    def refuse(bundle):  # type: ignore[no-untyped-def]
+    def refuse(bundle) -> None:
         raise OSError("could not connect to server")
 
     monkeypatch.setattr(watcher_module, "judgment_activity", refuse)
@@ -197,7 +205,9 @@ def server_backend() -> Iterator[PostgresBackend]:
 
 
 @pytest.fixture(scope="module")
-def panel_server_template(server_backend: PostgresBackend, tmp_path_factory) -> str:  # type: ignore[no-untyped-def]
+def panel_server_template(
+    server_backend: PostgresBackend, tmp_path_factory: TempPathFactory
+) -> str:
     url = server_backend.new_location()
     source = write_jsonl(tmp_path_factory.mktemp("server-source") / "items.jsonl", panel_lines())
     import_files(url, [source], "jsonl")
@@ -217,8 +227,8 @@ def with_secret(url: str) -> str:
 
 
 @pytest.mark.postgres
-def test_window_on_a_server_bundle(  # type: ignore[no-untyped-def]
-    qtbot, server_url: str, isolated_home: Path, tmp_path: Path
+def test_window_on_a_server_bundle(
+    qtbot: QtBot, server_url: str, isolated_home: Path, tmp_path: Path
 ) -> None:
     from workbench.gui.main_window import MainWindow
 
@@ -230,6 +240,7 @@ def test_window_on_a_server_bundle(  # type: ignore[no-untyped-def]
     qtbot.waitUntil(lambda: window.analysis.leaderboard.result is not None, timeout=HANG_GUARD_MS)
     qtbot.waitUntil(lambda: not window.is_busy(), timeout=HANG_GUARD_MS)
     masked = make_url(with_secret(server_url)).render_as_string(hide_password=True)
+    assert window.bundle is not None
     assert window.bundle.path is None and window.bundle.location == masked
     assert window.windowTitle() == f"{masked} — VLM Workbench"
     assert window.analysis.watcher.timer.interval() == SERVER_POLL_INTERVAL_MS
@@ -243,19 +254,23 @@ def test_window_on_a_server_bundle(  # type: ignore[no-untyped-def]
     assert importer.ui.targetEdit.text() == masked
     assert importer.target() == with_secret(server_url)  # connects as the user did
     exporter = window.tools.show_export_dialog()
+    assert exporter is not None
     assert exporter.bundle_label.text() == masked
     assert exporter.out_edit.text() == "" and SECRET not in exporter.bundle_label.text()
     from workbench.gui.locations import default_output
 
     database = make_url(server_url).database
+    assert window.location is not None
     assert default_output(window.location, ".jsonl") == Path.home() / f"{database}-export.jsonl"
 
     # another annotator votes on the server: the leaderboard follows within a poll or two
     board = window.analysis.leaderboard
     before = board.result
+    assert before is not None
     late = [_vote("m-d", other, f"late{n}") for n, other in enumerate(("m-a", "m-b", "m-c"))]
     import_files(server_url, [write_jsonl(tmp_path / "late.jsonl", [_item("late", late)])], "jsonl")
     qtbot.waitUntil(lambda: board.result is not before and not board.busy, timeout=HANG_GUARD_MS)
+    assert board.result is not None
     assert board.result.board.table["n"].sum() > before.board.table["n"].sum()
 
     window.close()
@@ -264,7 +279,7 @@ def test_window_on_a_server_bundle(  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.postgres
-def test_the_server_dialog_opens_the_bundle(qtbot, server_url: str, memory_keyring) -> None:  # type: ignore[no-untyped-def]
+def test_the_server_dialog_opens_the_bundle(qtbot: QtBot, server_url: str, memory_keyring) -> None:
     from workbench.gui.main_window import MainWindow
 
     window = MainWindow(persist_layout=False)
@@ -315,8 +330,8 @@ def test_open_command_takes_a_url(server_url: str, tmp_path: Path, isolated_home
 
 
 @pytest.mark.postgres
-def test_a_server_that_goes_away_is_a_status_message_and_retries(  # type: ignore[no-untyped-def]
-    qtbot, server_backend: PostgresBackend, server_url: str
+def test_a_server_that_goes_away_is_a_status_message_and_retries(
+    qtbot: QtBot, server_backend: PostgresBackend, server_url: str
 ) -> None:
     from workbench.gui.main_window import MainWindow
 
@@ -332,6 +347,7 @@ def test_a_server_that_goes_away_is_a_status_message_and_retries(  # type: ignor
     polls = watcher.polls
     qtbot.waitUntil(lambda: watcher.polls >= polls + 2, timeout=HANG_GUARD_MS)  # still retrying
     message = window.statusBar().currentMessage()
+    assert window.bundle is not None
     assert message.startswith(f"Cannot reach {window.bundle.location}") and "retrying" in message
     assert [w for w in QApplication.topLevelWidgets() if w.isVisible() and w.isModal()] == []
     window.close()

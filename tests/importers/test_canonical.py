@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,7 +14,7 @@ from workbench.importers.base import ImportReport
 from workbench.importers.canonical import CanonicalJsonlImporter
 
 
-def read(path: Path) -> tuple[list, ImportReport]:
+def read(path: Path) -> tuple[list[Any], ImportReport]:
     report = ImportReport()
     return list(CanonicalJsonlImporter().read([path], report)), report
 
@@ -28,6 +29,7 @@ def test_a_full_line_becomes_item_outputs_and_judgments(tmp_path: Path) -> None:
     assert item.turns[0].references[0].verified_correct is True
     assert [r.model for r in rest if isinstance(r, OutputRecord)] == ["model-x", "model-y"]
     (judgment,) = [r for r in rest if isinstance(r, JudgmentRecord)]
+    assert judgment.origin is not None
     assert judgment.outcome is Outcome.A and judgment.origin.row == 1
 
 
@@ -62,7 +64,7 @@ def test_base64_and_missing_images(tmp_path: Path) -> None:
     ],
 )
 def test_bad_fields_are_rejected_with_their_path(
-    tmp_path: Path, change: dict, field: str, reason: str
+    tmp_path: Path, change: dict[str, Any], field: str, reason: str
 ) -> None:
     records, report = read(write_jsonl(tmp_path, [item_line("ok"), item_line("bad", **change)]))
     assert [r.external_id for r in records if isinstance(r, ItemRecord)] == ["ok"]

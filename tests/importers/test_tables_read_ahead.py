@@ -4,7 +4,7 @@ errors raised in the caller, and a caller that stops early leaves no thread or o
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import pyarrow as pa
@@ -27,7 +27,7 @@ def test_batches_arrive_in_order_and_no_more_than_depth_ahead() -> None:
             made.append(number)
             yield batch(number)
 
-    seen = []
+    seen: list[int] = []
     for got in read_ahead(source(), depth=2):
         # one in the caller's hands, two in the queue, one waiting to be handed over
         assert len(made) - len(seen) <= 4
@@ -58,6 +58,7 @@ def test_a_caller_that_stops_early_stops_the_thread_and_closes_the_source() -> N
             closed.set()
 
     reader = read_ahead(source(), depth=2)
+    assert isinstance(reader, Generator)
     assert next(reader).column(0)[0].as_py() == 0
     reader.close()
     assert closed.is_set()

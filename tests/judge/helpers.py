@@ -4,6 +4,7 @@ tests (content is made up and written to tmp_path; real data is read from ../sha
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from workbench_arena.judge_templates import JUDGE_TEMPLATES as ARENA
 from workbench_chirp.judge_templates import JUDGE_TEMPLATES as CHIRP
@@ -31,7 +32,9 @@ def registry_with_all_templates() -> Registry:
     return registry
 
 
-def judge_item(item_id: str, models: tuple[str, ...], turns: int = 1, **extra: object) -> dict:
+def judge_item(
+    item_id: str, models: tuple[str, ...], turns: int = 1, **extra: object
+) -> dict[str, Any]:
     return item_line(
         item_id,
         captions=[
@@ -63,7 +66,7 @@ def build_bundle(
     models: tuple[str, ...] = ("model-one", "model-two"),
     turns: int = 1,
     name: str = "judge.wbb",
-    metadata: list[dict] | None = None,
+    metadata: list[dict[str, Any]] | None = None,
 ) -> Path:
     lines = [
         judge_item(f"q{n:04d}", models, turns, **({"metadata": metadata[n]} if metadata else {}))

@@ -108,7 +108,13 @@ def test_an_ordinary_answer_compressed_or_not_still_reads() -> None:
         {"choices": [{"message": {"role": "assistant", "content": "[[A>B]]"}}]}
     ).encode()
     for headers, body in (({"content-encoding": "gzip"}, gzip_of(answer)), ({}, answer)):
-        faults = Faults(stream_reply=lambda _n, h=headers, b=body: (h, in_chunks(b, 7)))
+
+        def chunked_reply(
+            _n: int, h: dict[str, str] = headers, b: bytes = body
+        ) -> tuple[dict[str, str], AsyncIterator[bytes]]:
+            return h, in_chunks(b, 7)
+
+        faults = Faults(stream_reply=chunked_reply)
         with FakeOpenAIServer(faults=faults) as server:
             reply = ask(server)
         assert reply.text == "[[A>B]]"  # type: ignore[attr-defined]

@@ -32,14 +32,14 @@ def counts(bundle: Location) -> tuple[int, int]:
                 "criterion) FROM judge_verdicts"
             )
         ).one()
-    return tuple(found)  # type: ignore[return-value]
+    return tuple(found)
 
 
 def run_state(bundle: Location) -> list[tuple[str, str | None]]:
     with Bundle.open(bundle) as opened, opened.read_session() as session:
         return [
             tuple(row) for row in session.execute(text("SELECT status, claimed_by FROM judge_runs"))
-        ]  # type: ignore[misc]
+        ]
 
 
 def test_two_processes_running_one_command_store_each_verdict_once(
@@ -65,8 +65,12 @@ def test_two_processes_running_one_command_store_each_verdict_once(
             )
             for _ in range(2)
         ]
-        outcomes = [(process.wait(120), process.stderr.read()) for process in processes]
+        outcomes = []
         for process in processes:
+            assert process.stderr is not None
+            outcomes.append((process.wait(120), process.stderr.read()))
+        for process in processes:
+            assert process.stderr is not None
             process.stderr.close()
         # every request answered once, by whichever process held the run
         assert server.stats.requests == 60

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 
@@ -25,10 +26,10 @@ def templates(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
 
 
-def dry_run(bundle: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> dict:
+def dry_run(bundle: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> dict[str, Any]:
     capsys.readouterr()
     assert main(["judge", str(bundle), *TEMPLATE, "--dry-run", "--json", *extra]) == 0
-    return json.loads(capsys.readouterr().out)
+    return cast("dict[str, Any]", json.loads(capsys.readouterr().out))
 
 
 def test_each_endpoint_prefills_its_own_model_price_and_concurrency(

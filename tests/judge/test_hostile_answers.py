@@ -9,6 +9,7 @@ import json
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from workbench_visit_bench.judge_templates import REFERENCE_FREE
@@ -16,13 +17,13 @@ from workbench_visit_bench.judge_templates import REFERENCE_FREE
 from tests.judge.fake_openai_server import FakeOpenAIServer, Faults
 from tests.judge.helpers import build_bundle
 from tests.judge.judging import judge, settings_for
-from workbench.judge.parsing import CallbackParser
+from workbench.judge.parsing import CallbackParser, ParseResult
 from workbench.services.judging.worklist import JudgeScope
 
 VERDICT = "Response A follows the description better.\nOverall, Response A is better."
 
 
-def rows(bundle: Path, sql: str) -> list[tuple]:
+def rows(bundle: Path, sql: str) -> list[tuple[Any, ...]]:
     with sqlite3.connect(bundle) as connection:
         return connection.execute(sql).fetchall()
 
@@ -80,7 +81,7 @@ def test_a_lone_surrogate_is_stored_replaced(bundle: Path, server: FakeOpenAISer
 def test_a_parser_that_raises_fails_that_request_only(
     bundle: Path, server: FakeOpenAIServer
 ) -> None:
-    def fragile(text: str):  # type: ignore[no-untyped-def]
+    def fragile(text: str) -> ParseResult:
         if "poison" in text:
             raise IndexError("the plugin's parser did not expect this")
         return REFERENCE_FREE.parse(text)

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 
@@ -35,7 +36,7 @@ def small_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_bundle(tmp_path_factory.mktemp("cli"), 12, models=("m-one", "m-two", "m-three"))
 
 
-def judge_args(bundle: Path, server: FakeOpenAIServer, *extra: str) -> list[str]:
+def judge_args(bundle: Path | str, server: FakeOpenAIServer, *extra: str) -> list[str]:
     return [
         "judge",
         str(bundle),
@@ -163,7 +164,7 @@ sys.exit(main(sys.argv[1:]))
 
 def verdict_count(bundle: Path) -> int:
     with sqlite3.connect(bundle, timeout=10) as connection:
-        return connection.execute("SELECT count(*) FROM judge_verdicts").fetchone()[0]
+        return cast("int", connection.execute("SELECT count(*) FROM judge_verdicts").fetchone()[0])
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
@@ -204,10 +205,11 @@ def test_the_http_stack_loads_while_the_run_is_planned(
 
     # the names the command calls (it imports them from the runner at its top)
     from workbench.cli import judge_commands as runner
+    from workbench.services.judging import runner as judging_runner
 
     preparing = threading.Event()
     planned = threading.Event()
-    real_prepare, real_plan = runner.prepare_runtime, runner.plan_run
+    real_prepare, real_plan = judging_runner.prepare_runtime, judging_runner.plan_run
 
     def prepare() -> None:
         if threading.current_thread().name == "judge-runtime":
@@ -217,7 +219,7 @@ def test_the_http_stack_loads_while_the_run_is_planned(
 
     seen_while_planning: list[bool] = []
 
-    def plan(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def plan(*args: Any, **kwargs: Any) -> Any:
         seen_while_planning.append(preparing.wait(2))
         try:
             return real_plan(*args, **kwargs)

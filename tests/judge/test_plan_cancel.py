@@ -28,7 +28,7 @@ def bundle(tmp_path: Path) -> Path:
 def judge_rows(path: Path) -> tuple[int, int]:
     connection = sqlite3.connect(path)
     try:
-        return tuple(  # type: ignore[return-value]
+        return tuple(
             connection.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
             for table in ("judge_runs", "response_cache")
         )

@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from workbench_visit_bench.judge_templates import REFERENCE_FREE
@@ -23,12 +24,12 @@ from workbench.services.outcomes import OutcomeFilter, judgments_frame
 from workbench.storage import Bundle
 
 
-def rows(bundle: Path, sql: str) -> list[tuple]:
+def rows(bundle: Path, sql: str) -> list[tuple[Any, ...]]:
     with sqlite3.connect(bundle) as connection:
         return connection.execute(sql).fetchall()
 
 
-def visit_judge(messages: list[dict]) -> str:
+def visit_judge(messages: list[dict[str, Any]]) -> str:
     """Judges by a hash of the prompt; answers an extraction follow-up with A, B or Unknown,
     also by a hash, so both follow-up outcomes occur."""
     system, user = message_text(messages, "system"), message_text(messages, "user")
@@ -191,10 +192,10 @@ def test_a_cached_rerun_sends_nothing_and_costs_nothing(
 
 
 def test_position_flips_are_recorded(bundle_copy: Path, server: FakeOpenAIServer) -> None:
-    def always_first(messages: list[dict]) -> str:
+    def always_first(messages: list[dict[str, Any]]) -> str:
         return "Overall, Response A is better."
 
-    def prefers_model_one(messages: list[dict]) -> str:
+    def prefers_model_one(messages: list[dict[str, Any]]) -> str:
         user = message_text(messages, "user")
         first = user.index("Response A:")
         side = "A" if "model-one answers" in user[first : user.index("Response B:")] else "B"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 
@@ -36,10 +37,10 @@ def bundle(tmp_path: Path) -> Path:
     return build_bundle(tmp_path, 12, models=("m-a", "m-b"))  # 24 requests
 
 
-def dry_run(bundle: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> dict:
+def dry_run(bundle: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> dict[str, Any]:
     capsys.readouterr()
     assert main(["judge", str(bundle), *TEMPLATE, "--dry-run", "--json", *extra]) == 0
-    return json.loads(capsys.readouterr().out)
+    return cast("dict[str, Any]", json.loads(capsys.readouterr().out))
 
 
 def test_there_is_no_default_endpoint_then_the_last_one_is_used(

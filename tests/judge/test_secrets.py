@@ -90,7 +90,7 @@ def test_logs_redact_registered_secrets_in_messages_and_tracebacks() -> None:
         raise RuntimeError(f"request failed with key {PLAIN_KEY}")
     except RuntimeError:
         record = logging.LogRecord(
-            "t", logging.ERROR, __file__, 1, "key %s", (PLAIN_KEY,), exc_info=True
+            "t", logging.ERROR, __file__, 1, "key %s", (PLAIN_KEY,), exc_info=None
         )
         import sys
 

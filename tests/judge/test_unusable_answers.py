@@ -8,6 +8,7 @@ import json
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from workbench_visit_bench.judge_templates import REFERENCE_FREE
@@ -39,7 +40,7 @@ UNUSABLE = {
 }
 
 
-def rows(bundle: Path, sql: str) -> list[tuple]:
+def rows(bundle: Path, sql: str) -> list[tuple[Any, ...]]:
     with sqlite3.connect(bundle) as connection:
         return connection.execute(sql).fetchall()
 
@@ -103,6 +104,7 @@ def test_content_given_as_parts_is_read(bundle: Path, server: FakeOpenAIServer) 
 
 
 def test_no_usable_completion_is_named() -> None:
+    body: str | dict[str, Any]
     for body in ("<html>", {}, {"choices": []}, {"choices": [{"message": None}]}):
         with pytest.raises(UnusableAnswer):
             completion_text(body)

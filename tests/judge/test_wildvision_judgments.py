@@ -9,6 +9,7 @@ import gzip
 import json
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 from workbench_arena.judge_templates import ANCHORED_FIVE_LEVEL
@@ -31,7 +32,7 @@ def battles_of_score(score: str) -> Counter[str]:
 
 
 @pytest.fixture(scope="module")
-def judgments(shared_data: Path) -> list[dict]:
+def judgments(shared_data: Path) -> list[dict[str, Any]]:
     rows = []
     for path in sorted((shared_data / "wildvision-bench" / "model_judgements").glob("*.jsonl.gz")):
         with gzip.open(path, "rt", encoding="utf-8") as handle:
@@ -61,7 +62,7 @@ def published(shared_data: Path) -> dict[tuple[str, str], Counter[str]]:
 
 
 def test_parsed_verdicts_give_the_published_battles(
-    judgments: list[dict], published: dict[tuple[str, str], Counter[str]]
+    judgments: list[dict[str, Any]], published: dict[tuple[str, str], Counter[str]]
 ) -> None:
     in_battles = {model for _, model in published}
     parsed = malformed = 0
@@ -74,6 +75,7 @@ def test_parsed_verdicts_give_the_published_battles(
         result = ANCHORED_FIVE_LEVEL.parse(row["text"] or "")
         if result.verdicts:
             (verdict,) = result.verdicts
+            assert verdict.outcome is not None
             assert verdict.label == row["score"], key
             assert battles_of(verdict.outcome, verdict.strength) == published.get(key, Counter())
             parsed += 1
@@ -93,7 +95,7 @@ def test_parsed_verdicts_give_the_published_battles(
 
 
 def test_every_published_score_label_agrees_with_the_text_when_both_exist(
-    judgments: list[dict],
+    judgments: list[dict[str, Any]],
 ) -> None:
     disagreements = [
         (row["question_id"], row["model"])

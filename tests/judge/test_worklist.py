@@ -10,6 +10,7 @@ import json
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from workbench_arena.judge_templates import ANCHORED_FIVE_LEVEL
@@ -28,7 +29,7 @@ from workbench.services.judging.worklist import REFERENCE, JudgeScope, WorkListE
 from workbench.storage import Bundle
 
 
-def rows(bundle: Path, sql: str) -> list[tuple]:
+def rows(bundle: Path, sql: str) -> list[tuple[Any, ...]]:
     with sqlite3.connect(bundle) as connection:
         return connection.execute(sql).fetchall()
 
@@ -93,7 +94,7 @@ def test_reference_side_follows_the_item_metadata(
         "SELECT items.external_id, turn_index, outcome, label, model_b_id, prompt_tokens "
         "FROM judge_verdicts JOIN items ON items.id = item_id ORDER BY judge_verdicts.id",
     )
-    by_item: dict[str, dict[int | None, tuple]] = {}
+    by_item: dict[str, dict[int | None, tuple[Any, ...]]] = {}
     for external_id, turn, outcome, label, model_b, tokens in stored:
         assert model_b is None
         by_item.setdefault(external_id, {})[turn] = (outcome, label, tokens)

@@ -55,7 +55,7 @@ class KillSummary:
         return asdict(self)
 
 
-def rows(path: Path, sql: str, *parameters: Any) -> list[tuple]:
+def rows(path: Path, sql: str, *parameters: Any) -> list[tuple[Any, ...]]:
     with closing(sqlite3.connect(path)) as connection:
         return connection.execute(sql, parameters).fetchall()
 
@@ -376,7 +376,7 @@ class JudgeWorkload(Workload):
     def confirmations(self, words: list[str]) -> int:
         return sum(len(word) == 64 for word in words)
 
-    def verdicts(self, cycle: int) -> list[tuple]:
+    def verdicts(self, cycle: int) -> list[tuple[Any, ...]]:
         query = "SELECT request_hash, model_a_id, model_b_id FROM judge_verdicts"
         return rows(self.bundle_of(cycle), query)
 
@@ -495,7 +495,9 @@ class MigrationWorkload(Workload):
         return problems
 
 
-def _fixture_rows(path: Path, like: dict[str, list[tuple]] | None = None) -> dict[str, list[tuple]]:
+def _fixture_rows(
+    path: Path, like: dict[str, list[tuple[Any, ...]]] | None = None
+) -> dict[str, list[tuple[Any, ...]]]:
     """Every table of the fixture's schema, in the fixture's columns (``like``'s tables)."""
     with closing(sqlite3.connect(path)) as connection:
         tables = (

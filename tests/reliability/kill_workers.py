@@ -17,7 +17,9 @@ import json
 import os
 import sys
 import traceback
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 
 def confirm(*words: object) -> None:
@@ -77,7 +79,7 @@ def judge(bundle: str, base_url: str, run_name: str) -> None:
     class ConfirmingRunner(JudgeRunner):
         """Prints the request hashes of each batch of verdicts once it is committed."""
 
-        def _write(self, batch):  # type: ignore[no-untyped-def]
+        def _write(self, batch: list[Any]) -> None:
             super()._write(batch)
             hashes = sorted({row["request_hash"] for o in batch for row in o.rows})
             if hashes:
@@ -117,7 +119,7 @@ def migrate(bundle: str) -> None:
         confirm("opened", opened.revision())
 
 
-WORKERS = {
+WORKERS: dict[str, Callable[..., None]] = {
     "create": create,
     "import": import_parts,
     "voting": vote,

@@ -9,6 +9,7 @@ import sqlite3
 import time
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import text
@@ -40,7 +41,7 @@ def bundle(template: Path, tmp_path: Path) -> Path:
     return path
 
 
-def table(path: Path, sql: str) -> list[tuple]:
+def table(path: Path, sql: str) -> list[tuple[Any, ...]]:
     connection = sqlite3.connect(path)
     try:
         return connection.execute(sql).fetchall()

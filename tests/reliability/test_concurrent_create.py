@@ -10,6 +10,7 @@ import multiprocessing
 import os
 import signal
 import time
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from sqlalchemy import select
 from tests.importers.canonical_helpers import item_line, write_jsonl
 from tests.patience import HANG_GUARD_SECONDS
 from workbench.domain import ItemRecord, Origin, OutputRecord, TurnRecord
-from workbench.importers.base import Importer
+from workbench.importers.base import Importer, ImportReport, Record
 from workbench.plugins import Plugin, Registry
 from workbench.storage import Bundle
 from workbench.storage.models import Item
@@ -35,7 +36,7 @@ class LateFailingImporter(Importer):
     version = "1"
     description = "test importer"
 
-    def read(self, sources, report):  # type: ignore[no-untyped-def]
+    def read(self, sources: Sequence[Path], report: ImportReport) -> Iterator[Record]:
         for number in range(3000):
             yield ItemRecord(
                 source="late",

@@ -8,6 +8,7 @@ import random
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 from sqlalchemy import text
@@ -36,7 +37,7 @@ def bundle(template: Path, tmp_path: Path) -> tuple[Path, Path]:
     return path, make_backup(path, reason="auto")
 
 
-def rows(path: Path, table: str) -> list[tuple]:
+def rows(path: Path, table: str) -> list[tuple[Any, ...]]:
     connection = sqlite3.connect(path)
     try:
         return connection.execute(f'SELECT * FROM "{table}" ORDER BY 1').fetchall()
@@ -47,7 +48,7 @@ def rows(path: Path, table: str) -> list[tuple]:
 def page_size(path: Path) -> int:
     connection = sqlite3.connect(path)
     try:
-        return connection.execute("PRAGMA page_size").fetchone()[0]
+        return cast("int", connection.execute("PRAGMA page_size").fetchone()[0])
     finally:
         connection.close()
 
@@ -56,7 +57,7 @@ def root_page(path: Path, table: str) -> int:
     connection = sqlite3.connect(path)
     try:
         query = "SELECT rootpage FROM sqlite_master WHERE name = ?"
-        return connection.execute(query, (table,)).fetchone()[0]
+        return cast("int", connection.execute(query, (table,)).fetchone()[0])
     finally:
         connection.close()
 

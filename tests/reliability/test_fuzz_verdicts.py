@@ -95,7 +95,7 @@ def _any_text_gives_a_valid_result_or_none(text: str) -> None:
         assert verdict.label in VERDICT_LABELS
         assert parse_verdict(verdict.label) == verdict
     for rule in ("none", "last"):
-        found = verdict_from_text(text, on_conflict=rule)  # type: ignore[arg-type]
+        found = verdict_from_text(text, on_conflict=rule)
         assert found is None or isinstance(found, Verdict)
 
 
@@ -238,7 +238,9 @@ def test_convbench_turn_choices_are_found_between_noise_lines(
         lines += [f"Turn {turn}: [[{choice}]]", noise[turn]]
     lines += [f"**Overall:** [[{choices[3]}]]", noise[4]]
     found = PAIRWISE_CHOICES("\n".join(lines)).by_slot()
-    expected = {("overall", turn): Outcome(c.lower()) for turn, c in enumerate(choices[:3], 1)}
+    expected: dict[tuple[str, int | None], Outcome] = {
+        ("overall", turn): Outcome(c.lower()) for turn, c in enumerate(choices[:3], 1)
+    }
     expected[("overall", None)] = Outcome(choices[3].lower())
     assert {slot: verdict.outcome for slot, verdict in found.items()} == expected
 

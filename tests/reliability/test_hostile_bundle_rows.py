@@ -14,6 +14,7 @@ import sqlite3
 import subprocess
 import zlib
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PIL import Image
@@ -47,7 +48,7 @@ def png_claiming(width: int, height: int) -> bytes:
     return tiny[:12] + header + zlib.crc32(header).to_bytes(4, "big") + tiny[33:]
 
 
-def cycle_item(item_id: str) -> dict:
+def cycle_item(item_id: str) -> dict[str, Any]:
     """An item whose human votes form a cycle over three models: the report's gallery shows
     it, with its image."""
     models = ("model-a", "model-b", "model-c")
@@ -135,7 +136,7 @@ def test_the_gate_refuses_documents_oversized_files_and_too_many_pixels() -> Non
     ],
 )
 def test_export_with_image_paths_writes_nothing_from_a_hostile_image_row(
-    row: dict, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    row: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     bundle = make_bundle(tmp_path)
     set_image_row(bundle, **row)
@@ -164,8 +165,8 @@ def test_export_of_a_valid_row_still_names_its_file_by_hash(tmp_path: Path) -> N
 
 
 def test_report_never_starts_ghostscript_on_an_eps_stored_in_a_bundle(
-    gs_watch, tmp_path: Path
-) -> None:  # type: ignore[no-untyped-def]
+    gs_watch: tuple[dict[str, str], Path], tmp_path: Path
+) -> None:
     env, log = gs_watch
     bundle = make_bundle(tmp_path)
     eps = eps_bytes()
@@ -205,7 +206,7 @@ def test_report_is_written_past_an_over_limit_image_stored_in_a_bundle(
     [{"sha256": "../../escaped"}, {"format": "exe"}, {"data": b"%!PS-Adobe-3.0 EPSF-3.0\n"}],
 )
 def test_push_and_pull_refuse_a_hostile_image_row_and_copy_nothing(
-    row: dict, tmp_path: Path
+    row: dict[str, Any], tmp_path: Path
 ) -> None:
     source = make_bundle(tmp_path)
     set_image_row(source, **row)

@@ -9,9 +9,9 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from workbench_convbench.importer import SHEET_NAME
+from workbench_convbench.workbook import read_sheet
 
-from plugins.workbench_convbench.importer import SHEET_NAME
-from plugins.workbench_convbench.workbook import read_sheet
 from tests.importers.canonical_helpers import item_line, write_jsonl
 from workbench.cli import main
 from workbench.importers.limits import LimitExceededError, ReadLimits
@@ -62,6 +62,7 @@ def test_an_xlsx_whose_parts_inflate_past_the_limit_is_refused_before_parsing(
 
     book = tmp_path / "zipbomb.xlsx"
     workbook = openpyxl.Workbook()
+    assert workbook.active is not None
     workbook.active.title = SHEET_NAME
     workbook.save(book)
     with zipfile.ZipFile(book, "a", zipfile.ZIP_DEFLATED) as archive:

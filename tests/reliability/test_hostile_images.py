@@ -48,7 +48,9 @@ def run_python(code: str, env: dict[str, str]) -> subprocess.CompletedProcess[st
     )
 
 
-def test_the_watch_notices_pillow_starting_ghostscript(gs_watch, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_the_watch_notices_pillow_starting_ghostscript(
+    gs_watch: tuple[dict[str, str], Path], tmp_path: Path
+) -> None:
     env, log = gs_watch
     payload = tmp_path / "evil.png"
     payload.write_bytes(eps_bytes())
@@ -58,8 +60,8 @@ def test_the_watch_notices_pillow_starting_ghostscript(gs_watch, tmp_path: Path)
 
 @pytest.mark.parametrize("as_base64", [False, True])
 def test_eps_named_png_is_refused_at_import_and_starts_nothing(
-    gs_watch, tmp_path: Path, as_base64: bool
-) -> None:  # type: ignore[no-untyped-def]
+    gs_watch: tuple[dict[str, str], Path], tmp_path: Path, as_base64: bool
+) -> None:
     env, log = gs_watch
     if as_base64:
         image = {"base64": base64.b64encode(eps_bytes()).decode()}
@@ -82,7 +84,9 @@ def test_eps_named_png_is_refused_at_import_and_starts_nothing(
     assert not log.exists(), "an external program was started"
 
 
-def test_eps_stored_by_an_older_version_is_not_shown_or_sent(gs_watch, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_eps_stored_by_an_older_version_is_not_shown_or_sent(
+    gs_watch: tuple[dict[str, str], Path], tmp_path: Path
+) -> None:
     """A bundle imported before the allowlist may hold EPS bytes: the viewer shows a clear
     placeholder and the judge refuses to send them, without starting Ghostscript."""
     env, log = gs_watch

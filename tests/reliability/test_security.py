@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pytestqt.qtbot import QtBot
 
 from tests.patience import HANG_GUARD_MS
 
@@ -79,6 +80,7 @@ class CountingServer:
     @property
     def base(self) -> str:
         host, port = self.server.server_address[:2]
+        assert isinstance(host, str)
         return f"http://{host}:{port}"
 
     def __enter__(self) -> CountingServer:
@@ -199,7 +201,9 @@ def watchers() -> Iterator[tuple[CountingServer, OpenedFileWatch]]:
 
 
 @pytest.mark.gui
-def test_the_watchers_notice_a_fetch_and_a_read(qtbot, watchers) -> None:  # type: ignore[no-untyped-def]
+def test_the_watchers_notice_a_fetch_and_a_read(
+    qtbot: QtBot, watchers: tuple[CountingServer, OpenedFileWatch]
+) -> None:
     """Without this the inert-rendering tests below could not fail."""
     from PySide6.QtGui import QTextDocument
 
@@ -215,7 +219,9 @@ def test_the_watchers_notice_a_fetch_and_a_read(qtbot, watchers) -> None:  # typ
 
 @pytest.mark.gui
 @pytest.mark.parametrize("raw", [False, True], ids=["markdown", "raw"])
-def test_hostile_text_renders_inert_in_the_text_view(qtbot, watchers, raw: bool) -> None:  # type: ignore[no-untyped-def]
+def test_hostile_text_renders_inert_in_the_text_view(
+    qtbot: QtBot, watchers: tuple[CountingServer, OpenedFileWatch], raw: bool
+) -> None:
     from PySide6.QtCore import Qt
 
     from workbench.gui.safe_text import SafeTextView
@@ -304,8 +310,8 @@ def rich_text_leaks(widget: Any) -> list[str]:
 
 @pytest.mark.gui
 def test_hostile_items_render_inert_in_the_inspector_and_the_annotation_view(
-    qtbot, watchers, tmp_path: Path
-) -> None:  # type: ignore[no-untyped-def]
+    qtbot: QtBot, watchers: tuple[CountingServer, OpenedFileWatch], tmp_path: Path
+) -> None:
     from workbench.gui.annotation.annotation_view import AnnotationView
     from workbench.gui.main_window import MainWindow
     from workbench.gui.safe_text import SafeTextView
@@ -327,6 +333,7 @@ def test_hostile_items_render_inert_in_the_inspector_and_the_annotation_view(
     seen = set()
     for _ in range(items):
         qtbot.waitUntil(lambda: window.item_view.detail is not None, timeout=HANG_GUARD_MS)
+        assert window.item_view.detail is not None
         seen.add(window.item_view.detail.id)
         window.repaint()
         assert rich_text_leaks(window) == []
@@ -393,8 +400,8 @@ def rich_tooltips(widget: Any) -> list[str]:
 
 @pytest.mark.gui
 def test_hostile_names_stay_plain_in_tooltips_titles_menus_headers_and_cells(
-    qtbot, watchers, tmp_path: Path
-) -> None:  # type: ignore[no-untyped-def]
+    qtbot: QtBot, watchers: tuple[CountingServer, OpenedFileWatch], tmp_path: Path
+) -> None:
     """A hover over a missing image's reference or a model's name must not read a local file
     (``<img src="/dev/zero">`` once hung the app): each tooltip is shown for real, and the
     watched file is never opened."""

@@ -14,11 +14,11 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from workbench_arena.jsonfiles import read_rows
+from workbench_convbench.importer import SHEET_NAME
+from workbench_convbench.workbook import read_sheet
+from workbench_visit_bench.csv_files import open_table
 
-from plugins.workbench_arena.jsonfiles import read_rows
-from plugins.workbench_convbench.importer import SHEET_NAME
-from plugins.workbench_convbench.workbook import read_sheet
-from plugins.workbench_visit_bench.csv_files import open_table
 from tests.importers.canonical_helpers import item_line, png_bytes, write_jsonl
 from workbench.cli import main
 from workbench.importers.base import ImportRejectedError, ImportReport
@@ -46,6 +46,7 @@ def workbook(
 
     book = openpyxl.Workbook()
     sheet = book.active
+    assert sheet is not None
     sheet.title = SHEET_NAME
     sheet.append(["ID", "first_turn_instruction"])
     sheet.append([1, "What is shown?"])

@@ -55,7 +55,7 @@ def other_copy(bundle: Path, folder: Path) -> Path:
 def copied_over(tmp_path: Path) -> tuple[Path, bytes]:
     """A bundle file copied over a crashed one whose -wal stayed behind; and the copy's bytes."""
     bundle = build(tmp_path)
-    copy = other_copy(shutil.copy(bundle, tmp_path / "spare.wbb"), tmp_path / "elsewhere")
+    copy = other_copy(Path(shutil.copy(bundle, tmp_path / "spare.wbb")), tmp_path / "elsewhere")
     stale = crash_wal(bundle)
     shutil.copyfile(copy, bundle)  # the user's copy over the crashed file
     bundle.with_name(bundle.name + "-wal").write_bytes(stale)

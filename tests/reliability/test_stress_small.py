@@ -10,7 +10,7 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -20,7 +20,9 @@ SMALL = {"items": 2_000, "models": 30, "votes": 10_000}
 FULL = {"items": 200_000, "models": 30, "votes": 1_000_000}
 
 
-def run_stress(bundle: Path, sizes: dict[str, int], *extra: str) -> subprocess.CompletedProcess:
+def run_stress(
+    bundle: Path, sizes: dict[str, int], *extra: str
+) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, str(STRESS), "--bundle", str(bundle)]
     for name, value in sizes.items():
         command += [f"--{name}", str(value)]
@@ -45,7 +47,7 @@ def check_against_bundle(bundle: Path, summary: dict[str, Any], sizes: dict[str,
     with sqlite3.connect(bundle) as connection:
 
         def count(sql: str) -> int:
-            return connection.execute(sql).fetchone()[0]
+            return cast("int", connection.execute(sql).fetchone()[0])
 
         items = count("SELECT count(*) FROM items")
         models = count("SELECT count(*) FROM models")

@@ -5,6 +5,7 @@ items with two turns, references and captions, answered by a few models with dis
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, overload
 
 from workbench_arena.protocols import PROTOCOLS as ARENA
 from workbench_chirp.protocols import PROTOCOLS as CHIRP
@@ -30,7 +31,7 @@ def registry_with_all_protocols() -> Registry:
     return registry
 
 
-def campaign_item(item_id: str, models: tuple[str, ...], turns: int = 2) -> dict:
+def campaign_item(item_id: str, models: tuple[str, ...], turns: int = 2) -> dict[str, Any]:
     outputs = [
         {"model": model, "turn": turn, "text": f"Answer {turn} to {item_id}, variant {n}."}
         for n, model in enumerate(models)
@@ -50,6 +51,25 @@ def campaign_item(item_id: str, models: tuple[str, ...], turns: int = 2) -> dict
     )
 
 
+@overload
+def build_campaign_bundle(
+    folder: Path,
+    items: int = ...,
+    models: tuple[str, ...] = ...,
+    turns: int = ...,
+    name: str = ...,
+    into: None = None,
+) -> Path: ...
+@overload
+def build_campaign_bundle(
+    folder: Path,
+    items: int = ...,
+    models: tuple[str, ...] = ...,
+    turns: int = ...,
+    name: str = ...,
+    *,
+    into: Path | str,
+) -> Path | str: ...
 def build_campaign_bundle(
     folder: Path,
     items: int = 6,

@@ -11,7 +11,7 @@ import os
 import subprocess
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 CHROMIUM = Path("/usr/bin/chromium")
 FLAGS = (
@@ -65,7 +65,7 @@ class Chromium:
                 raise RuntimeError("Chromium closed its DevTools pipe")
             self._buffer += chunk
         message, self._buffer = self._buffer.split(b"\0", 1)
-        return json.loads(message)
+        return cast("dict[str, Any]", json.loads(message))
 
     def call(self, method: str, session: str | None = None, **params: Any) -> dict[str, Any]:
         self._next_id += 1
@@ -79,7 +79,7 @@ class Chromium:
             if message.get("id") == self._next_id:
                 if "error" in message:
                     raise RuntimeError(f"{method}: {message['error']}")
-                return message.get("result", {})
+                return cast("dict[str, Any]", message.get("result", {}))
             self.events.append(message)
 
     def wait_for(self, method: str) -> dict[str, Any]:

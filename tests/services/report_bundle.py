@@ -8,6 +8,7 @@ import io
 import random
 from itertools import combinations
 from pathlib import Path
+from typing import cast
 
 from PIL import Image
 
@@ -68,8 +69,8 @@ def build_report_bundle(
             line["images"] = [{"missing": f"https://example.org/missing-{index}.png"}]
         lines.append(line)
     bundle = build_bundle(folder, lines)
-    votes = []
-    verdicts = []
+    votes: list[tuple[str, str, str | None, str | None, str]] = []
+    verdicts: list[tuple[str, str, str, str | None]] = []
     for index in range(items):
         for first, second in combinations(models, 2):
             left, right = (first, second) if rng.random() < 0.5 else (second, first)
@@ -85,4 +86,4 @@ def build_report_bundle(
         verdicts,
         parameters={"temperature": 0.0, "selection": {"swap": True}},
     )
-    return bundle
+    return cast("Path", bundle)

@@ -173,7 +173,7 @@ def test_positions_stay_counterbalanced_and_every_choice_replays(
             .where(Vote.annotator_id.is_not(None))
         ).all()
         standing = adaptive_standing(db, find_campaign(db, "c"))
-    first_shown = Counter()
+    first_shown: Counter[int | None] = Counter()
     for swapped, left, right in voted:
         first_shown[right if swapped else left] += 1
         first_shown[left if swapped else right] -= 1
@@ -418,6 +418,7 @@ def test_the_open_pairs_are_those_with_a_task_short_of_its_votes(
         full = adaptive_pairing.campaign_candidates(db, campaign_id).index_of_task(
             target.left_model_id, target.right_model_id
         )
+        assert full is not None
         for task in db.scalars(
             select(ScheduledPair).where(
                 ScheduledPair.campaign_id == campaign_id,

@@ -41,7 +41,9 @@ def disputed(cast: dict[tuple[int, str], str]) -> set[int]:
     return {sequence for sequence, given in answers.items() if len(given) > 1}
 
 
-def test_lists_exactly_the_tasks_whose_annotators_disagree(ops) -> None:
+def test_lists_exactly_the_tasks_whose_annotators_disagree(
+    ops: tuple[Path, dict[tuple[int, str], str]],
+) -> None:
     path, cast = ops
     with Bundle.open(path) as bundle:
         rows = disagreements(bundle, CAMPAIGN)
@@ -55,12 +57,14 @@ def test_lists_exactly_the_tasks_whose_annotators_disagree(ops) -> None:
 
 def _gold_sequence(path: Path) -> int:
     with Bundle.open(path) as bundle, bundle.read_session() as read:
-        return read.scalar(
+        return read.execute(
             select(ScheduledPair.sequence).where(ScheduledPair.gold_choice.is_not(None))
-        )
+        ).scalar_one()
 
 
-def test_a_settled_answer_is_kept_with_note_adjudicator_and_time(ops) -> None:
+def test_a_settled_answer_is_kept_with_note_adjudicator_and_time(
+    ops: tuple[Path, dict[tuple[int, str], str]],
+) -> None:
     path, _ = ops
     with Bundle.open(path) as bundle:
         task = disagreements(bundle, CAMPAIGN)[0]["task"]
@@ -90,7 +94,14 @@ def test_a_settled_answer_is_kept_with_note_adjudicator_and_time(ops) -> None:
         (1, "a", "  ", CampaignError, "say who adjudicates"),
     ],
 )
-def test_bad_input_is_refused_and_changes_nothing(ops, task, answer, adjudicator, error, message):
+def test_bad_input_is_refused_and_changes_nothing(
+    ops: tuple[Path, dict[tuple[int, str], str]],
+    task: int,
+    answer: str,
+    adjudicator: str,
+    error: type[Exception],
+    message: str,
+) -> None:
     path, _ = ops
     with Bundle.open(path) as bundle:
         with pytest.raises(error, match=message):
@@ -99,7 +110,7 @@ def test_bad_input_is_refused_and_changes_nothing(ops, task, answer, adjudicator
             assert read.scalar(select(func.count()).select_from(Adjudication)) == 0
 
 
-def test_humans_against_a_judge_on_request(ops) -> None:
+def test_humans_against_a_judge_on_request(ops: tuple[Path, dict[tuple[int, str], str]]) -> None:
     path, _ = ops
     with Bundle.open(path) as bundle:
         with bundle.session() as write:
@@ -152,7 +163,9 @@ def _settle_every_dispute(bundle: Bundle) -> list[dict[str, Any]]:
     return rows
 
 
-def test_adjudicated_answers_are_judgments_of_their_own_origin(ops) -> None:
+def test_adjudicated_answers_are_judgments_of_their_own_origin(
+    ops: tuple[Path, dict[tuple[int, str], str]],
+) -> None:
     path, _ = ops
     origin = OutcomeFilter(origins=(ADJUDICATION,))
     with Bundle.open(path) as bundle:
@@ -188,7 +201,7 @@ def test_adjudicated_answers_are_judgments_of_their_own_origin(ops) -> None:
 
 
 def test_leaderboard_by_the_adjudication_origin_counts_settled_answers(
-    ops, capsys: pytest.CaptureFixture[str]
+    ops: tuple[Path, dict[tuple[int, str], str]], capsys: pytest.CaptureFixture[str]
 ) -> None:
     path, _ = ops
     with Bundle.open(path) as bundle:
@@ -216,7 +229,7 @@ def test_leaderboard_by_the_adjudication_origin_counts_settled_answers(
 
 
 def test_agreement_between_the_campaign_and_its_adjudication(
-    ops, capsys: pytest.CaptureFixture[str]
+    ops: tuple[Path, dict[tuple[int, str], str]], capsys: pytest.CaptureFixture[str]
 ) -> None:
     path, _ = ops
     with Bundle.open(path) as bundle:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from tempfile import TemporaryDirectory
+from typing import Any, cast
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -18,7 +19,7 @@ from workbench.storage import Bundle
 MODELS = ("x", "y", "z")
 
 
-def _human(rater: str, a: str, b: str, outcome: str) -> dict:
+def _human(rater: str, a: str, b: str, outcome: str) -> dict[str, Any]:
     return {"kind": "human", "rater": rater, "model_a": a, "model_b": b, "outcome": outcome}
 
 
@@ -38,7 +39,7 @@ def bundle_path(tmp_path: Path) -> Path:
     ]
     path = build_bundle(tmp_path / "sides", lines)
     add_campaign_votes(path, "pilot", [("ann", f"q{i}", "x", "y", "a") for i in range(8)])
-    return path
+    return cast("Path", path)
 
 
 def test_a_rater_within_its_kind_is_counted_once(bundle_path: Path) -> None:
@@ -79,7 +80,7 @@ _items = st.lists(
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(items=_items)
-def test_missing_attributes_never_break_an_analysis(items: list) -> None:
+def test_missing_attributes_never_break_an_analysis(items: list[Any]) -> None:
     lines = [
         item_line(
             f"i{index}",

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -29,7 +31,7 @@ def bundle_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def bundle(bundle_path: Path):  # type: ignore[no-untyped-def]
+def bundle(bundle_path: Path) -> Iterator[Bundle]:
     with Bundle.open(bundle_path) as opened:
         yield opened
 
@@ -129,7 +131,7 @@ def test_agreement_breakdowns_match_the_engine_on_each_subset(bundle: Bundle) ->
     ) == (pairs)
     for row in result.by_model_pair.itertuples(index=False):
 
-        def on_pair(frame: pd.DataFrame, row=row) -> pd.DataFrame:  # type: ignore[no-untyped-def]
+        def on_pair(frame: pd.DataFrame, row=row) -> pd.DataFrame:
             return frame[
                 frame[["model_a", "model_b"]].apply(sorted, axis=1).map(tuple)
                 == (row.first, row.second)
@@ -199,7 +201,7 @@ def test_leaderboard_campaign_and_language_switches_filter_the_judgments(bundle:
         analysis.leaderboard(bundle, analysis.LeaderboardRequest(languages=("Klingon",)))
 
 
-def _convbench_lines() -> list[dict]:
+def _convbench_lines() -> list[dict[str, Any]]:
     """Three three-turn conversations graded 0-10 per turn by a judge, two models each."""
     lines = []
     for number, grades in enumerate(

@@ -5,8 +5,9 @@ vote is committed afterwards; what was not committed is not lost, nor is any tas
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
 from sqlalchemy import event, func, select
@@ -41,16 +42,19 @@ def bundle(template: Path | str, bundle_backend: BundleBackend) -> Iterator[Bund
 
 def votes(bundle: Bundle) -> int:
     with bundle.read_session() as session:
-        return session.scalar(
+        return session.execute(
             select(func.count()).select_from(Vote).where(Vote.retracted_at.is_(None))
-        )
+        ).scalar_one()
 
 
-def statements_during(bundle: Bundle, action):  # type: ignore[no-untyped-def]
+T = TypeVar("T")
+
+
+def statements_during(bundle: Bundle, action: Callable[[], T]) -> tuple[T, list[str]]:
     """``action()``'s result and the SQL statements it ran."""
     ran: list[str] = []
 
-    def record(_conn, _cursor, statement, *_args) -> None:  # type: ignore[no-untyped-def]
+    def record(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
         ran.append(statement)
 
     event.listen(bundle.engine, "before_cursor_execute", record)
@@ -94,10 +98,12 @@ def test_commit_stores_the_vote_renews_the_lease_and_reads_the_next_one_ahead(
 ) -> None:
     ann = AnnotationSession(bundle, "c", "ann", PLUGINS)
     first = ann.next_task()
+    assert first is not None
     ahead = ann.read_ahead()
     pending, second = ann.answer_ahead(first.token, "a")  # type: ignore[misc]
     with bundle.read_session() as session:
         leased_before = session.scalar(select(func.max(PairLease.leased_at)))
+        assert leased_before is not None
     commits: list[int] = []
 
     def count(_connection: object) -> None:
@@ -111,6 +117,8 @@ def test_commit_stores_the_vote_renews_the_lease_and_reads_the_next_one_ahead(
     # one write (the vote, the renewed lease and the next lease), then the next task's read:
     # as many as cast_and_next, the step before read-ahead
     assert len(commits) == 2
+    assert third is not None
+    assert second is not None
     assert third is not None and third.turns not in (first.turns, second.turns)
     assert ann.read_ahead() is third  # already read: no second lease
     with bundle.read_session() as session:
@@ -123,11 +131,13 @@ def test_commit_stores_the_vote_renews_the_lease_and_reads_the_next_one_ahead(
 def test_a_crash_before_the_commit_loses_the_unconfirmed_answer_only(bundle: Bundle) -> None:
     ann = AnnotationSession(bundle, "c", "ann", PLUGINS)
     first = ann.next_task()
+    assert first is not None
     ann.read_ahead()
     _pending, second = ann.answer_ahead(first.token, "a")  # type: ignore[misc]
     # the process dies here: the answer was never confirmed ("Saving…" on the page)
     again = AnnotationSession(bundle, "c", "ann", PLUGINS)
     resumed = again.next_task()
+    assert resumed is not None
     assert resumed is not None and resumed.turns == first.turns
     again.cast(resumed.token, "a")
     following = again.next_task()  # the task read ahead is still hers, next in her queue
@@ -138,13 +148,15 @@ def test_a_crash_before_the_commit_loses_the_unconfirmed_answer_only(bundle: Bun
 def test_take_back_returns_to_the_answered_task_with_the_same_read_ahead(bundle: Bundle) -> None:
     ann = AnnotationSession(bundle, "c", "ann", PLUGINS)
     first = ann.next_task()
+    assert first is not None
     ahead = ann.read_ahead()
+    assert ahead is not None
     pending, _shown = ann.answer_ahead(first.token, "a")  # type: ignore[misc]
     assert ann.take_back(pending) is first
     read, ran = statements_during(bundle, ann.read_ahead)
     assert read is ahead and ran == []
     given = ann.answer_ahead(first.token, "b")  # the answer given again, as with Enter
-    assert given is not None and given[1].token == ahead.token
+    assert given is not None and given[1] is not None and given[1].token == ahead.token
     ann.commit(given[0])
     with bundle.read_session() as session:
         assert session.scalars(select(Vote.choice)).all() == ["b"]
@@ -153,8 +165,10 @@ def test_take_back_returns_to_the_answered_task_with_the_same_read_ahead(bundle:
 def test_bad_answers_are_refused_at_the_key_and_change_nothing(bundle: Bundle) -> None:
     ann = AnnotationSession(bundle, "c", "ann", PLUGINS)
     first = ann.next_task()
+    assert first is not None
     ann.read_ahead()
     with pytest.raises(AnswerError):
+        assert first is not None
         ann.answer_ahead(first.token, "no-such-choice")
     given = ann.answer_ahead(first.token, "a")  # still the current task, still read ahead
     assert given is not None
@@ -165,6 +179,7 @@ def test_without_a_fresh_read_ahead_the_vote_key_falls_back(
 ) -> None:
     ann = AnnotationSession(bundle, "c", "ann", PLUGINS)
     first = ann.next_task()
+    assert first is not None
     assert ann.answer_ahead(first.token, "a") is None  # nothing read ahead yet
     ahead = ann.read_ahead()
     assert ahead is not None
@@ -179,10 +194,12 @@ def test_without_a_fresh_read_ahead_the_vote_key_falls_back(
 def test_undo_and_skip_keep_every_task_in_the_queue(bundle: Bundle) -> None:
     ann = AnnotationSession(bundle, "c", "ann", PLUGINS)
     first = ann.next_task()
+    assert first is not None
     ann.read_ahead()
     pending, second = ann.answer_ahead(first.token, "a")  # type: ignore[misc]
     ann.commit(pending)  # reads the third ahead
     undone = ann.undo()
+    assert undone is not None
     assert undone is not None and undone.turns == first.turns
     ann.skip(undone.token, "unreadable")
     seen = []
@@ -190,5 +207,6 @@ def test_undo_and_skip_keep_every_task_in_the_queue(bundle: Bundle) -> None:
         seen.append(task.turns)
         ann.read_ahead()
         ann.cast(task.token, "b")
+    assert second is not None
     assert len(seen) == 2 and second.turns in seen and first.turns not in seen
     assert ann.progress().done == 3 and ann.progress().remaining == 0

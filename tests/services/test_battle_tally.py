@@ -3,6 +3,7 @@ read incrementally, an undo forces a full read, and the ratings equal a full rec
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
@@ -30,7 +31,7 @@ CAMPAIGN = "arena"
 
 
 @pytest.fixture
-def bundle(tmp_path: Path):  # type: ignore[no-untyped-def]
+def bundle(tmp_path: Path) -> Iterator[Bundle]:
     path = Path(build_campaign_bundle(tmp_path, items=3))
     with Bundle.open(path) as opened:
         add_annotator(opened, "ana")

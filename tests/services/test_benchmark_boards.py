@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 
@@ -32,17 +33,17 @@ def arena_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return bundle
 
 
-def _scores(capsys: pytest.CaptureFixture[str], bundle: Path, *flags: str) -> dict:
+def _scores(capsys: pytest.CaptureFixture[str], bundle: Path, *flags: str) -> dict[str, Any]:
     capsys.readouterr()
     argv = ["scores", str(bundle), "--benchmark", "visionarena", *flags, "--json"]
     assert main(argv) == 0, capsys.readouterr().err
-    return json.loads(capsys.readouterr().out)
+    return cast("dict[str, Any]", json.loads(capsys.readouterr().out))
 
 
-def _leaderboard(capsys: pytest.CaptureFixture[str], bundle: Path, command: str) -> dict:
+def _leaderboard(capsys: pytest.CaptureFixture[str], bundle: Path, command: str) -> dict[str, Any]:
     capsys.readouterr()
     assert main(command.replace("BUNDLE", str(bundle)).split()[1:]) == 0
-    return json.loads(capsys.readouterr().out)
+    return cast("dict[str, Any]", json.loads(capsys.readouterr().out))
 
 
 def test_a_board_is_fitted_with_the_rounds_asked_for(arena_bundle: Path) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -56,11 +57,11 @@ def bundle(template: Path | str, bundle_backend: BundleBackend) -> Iterator[Bund
     bundle_backend.discard(location)
 
 
-def schedule(bundle: Bundle, name: str) -> list[dict]:
-    return campaign_details(bundle, name)["schedule"]
+def schedule(bundle: Bundle, name: str) -> list[dict[str, Any]]:
+    return cast("list[dict[str, Any]]", campaign_details(bundle, name)["schedule"])
 
 
-def positions(rows: list[dict]) -> list[tuple]:
+def positions(rows: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
     return [(r["source"], r["item"], r["turn"], r["left"], r["right"]) for r in rows]
 
 
@@ -82,9 +83,9 @@ def test_same_seed_same_schedule_in_another_bundle(
     assert all(row["votes_target"] == 3 for row in schedule(bundle, "c"))
 
 
-def check_counterbalanced(rows: list[dict]) -> None:
-    per_pair: dict[frozenset, Counter] = {}
-    per_model: Counter = Counter()
+def check_counterbalanced(rows: list[dict[str, Any]]) -> None:
+    per_pair: dict[frozenset[str], Counter[str]] = {}
+    per_model: Counter[tuple[str, str]] = Counter()
     for row in rows:
         left = row["left"] or "reference"
         right = row["right"] or "reference"

@@ -78,8 +78,11 @@ def readme_text_of(pack: Path) -> str:
 
 
 def test_the_readme_campaign_has_every_image_and_its_annotator_gets_a_blind_pack(
-    shared_data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
-) -> None:  # type: ignore[no-untyped-def]
+    shared_data: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     (tmp_path / "shared").mkdir()
     (tmp_path / "shared" / "data").symlink_to(shared_data)
     work = tmp_path / "work"

@@ -70,6 +70,7 @@ def annotate(pack: Path, annotator: str, count: int, choice: str = "a") -> None:
         session = AnnotationSession(bundle, "c", annotator, PLUGINS)
         for _ in range(count):
             task = session.next_task()
+            assert task is not None
             session.cast(task.token, dict.fromkeys(answer_names(), choice))
 
 
@@ -99,6 +100,7 @@ def test_a_pack_is_blind_and_self_contained(main: Location, tmp_path: Path) -> N
         assert info is not None and (info.campaign, info.annotator, info.tasks) == ("c", "ann", 5)
         session = AnnotationSession(bundle, "c", "ann", PLUGINS)
         task = session.next_task()
+        assert task is not None
         assert task.progress.total == 5 and task.images[0].data
         assert all(len(turn.responses) == 2 and all(turn.responses) for turn in task.turns)
     with Bundle.open(main) as bundle:
@@ -128,6 +130,7 @@ def test_merge_is_idempotent_and_maps_votes_to_models(main: Location, tmp_path: 
         session = AnnotationSession(bundle, "c", "ann", PLUGINS)
         session.undo()
         task = session.next_task()
+        assert task is not None
         session.skip(task.token, "cannot tell")
     first = merge(main, pack)
     assert first["added"] == 4 * 5 + 1 and first["conflicts"] == []
@@ -139,8 +142,8 @@ def test_merge_is_idempotent_and_maps_votes_to_models(main: Location, tmp_path: 
     assert details["annotators"]["ann"] == {"answered": 3, "skipped": 1}
     pack_votes = {row[0]: row for row in votes(pack)}
     schedule = {row["sequence"]: row for row in details["schedule"]}
-    with Bundle.open(main) as bundle, bundle.read_session() as session:
-        rows = session.execute(
+    with Bundle.open(main) as bundle, bundle.read_session() as read:
+        rows = read.execute(
             text(
                 "SELECT v.uuid, p.sequence, a.name, b.name FROM votes v "
                 "JOIN scheduled_pairs p ON v.pair_id = p.id "
@@ -153,7 +156,9 @@ def test_merge_is_idempotent_and_maps_votes_to_models(main: Location, tmp_path: 
     # the main bundle's annotator queue now skips what ann did offline
     with Bundle.open(main) as bundle:
         session = AnnotationSession(bundle, "c", "ann", PLUGINS)
-        assert session.next_task().progress.done == 4
+        given = session.next_task()
+        assert given is not None
+        assert given.progress.done == 4
 
 
 def test_two_packs_merge_the_same_in_either_order(
@@ -257,6 +262,7 @@ def test_nothing_to_pack(main: Location, tmp_path: Path) -> None:
         )
         session = AnnotationSession(bundle, "tiny", "ann", PLUGINS)
         task = session.next_task()
+        assert task is not None
         session.cast(task.token, "a")
         with pytest.raises(PackError, match="no open task"):
             export_pack(bundle, "tiny", "ann", tmp_path / "p.wbb")
@@ -274,7 +280,7 @@ def pack_sequences(pack: Path) -> set[int]:
         return set(session.scalars(text("SELECT sequence FROM scheduled_pairs")))
 
 
-def test_a_packed_task_is_reserved_until_its_pack_is_merged(main: Location, tmp_path: Path):
+def test_a_packed_task_is_reserved_until_its_pack_is_merged(main: Location, tmp_path: Path) -> None:
     with Bundle.open(main) as bundle:
         add_annotator(bundle, "cy")
         create_campaign(
@@ -294,11 +300,12 @@ def test_a_packed_task_is_reserved_until_its_pack_is_merged(main: Location, tmp_
         session = AnnotationSession(pack, "solo", "ann", PLUGINS)
         for _ in range(2):
             task = session.next_task()
+            assert task is not None
             session.cast(task.token, dict.fromkeys(answer_names(), "a"))
     with Bundle.open(main) as bundle:
         merge_pack(bundle, tmp_path / "ann.wbb")
-        with bundle.read_session() as session:
-            leases = session.execute(
+        with bundle.read_session() as read:
+            leases = read.execute(
                 text(
                     "SELECT count(*) FROM pair_leases JOIN annotators a ON a.id = annotator_id "
                     "WHERE a.handle = 'ann'"
@@ -307,7 +314,7 @@ def test_a_packed_task_is_reserved_until_its_pack_is_merged(main: Location, tmp_
     assert leases == 0
 
 
-def test_pack_reservations_last_as_the_campaign_says(main: Location, tmp_path: Path):
+def test_pack_reservations_last_as_the_campaign_says(main: Location, tmp_path: Path) -> None:
     with Bundle.open(main) as bundle:
         create_campaign(
             bundle,

@@ -126,7 +126,9 @@ def as_text(task: BlindTask) -> str:
     return json.dumps(dataclasses.asdict(task), default=encode) + repr(task)
 
 
-def expected_texts(bundle: Bundle, row: dict, protocol: AnnotationProtocol) -> list[tuple]:
+def expected_texts(
+    bundle: Bundle, row: dict[str, Any], protocol: AnnotationProtocol
+) -> list[tuple[Any, ...]]:
     """Per shown turn, the texts the schedule says should be on the left and right."""
     with bundle.read_session() as session:
         turns = session.execute(
@@ -205,36 +207,47 @@ def test_vote_skip_undo_resume(bundle: Bundle, protocol_name: str) -> None:
     session = AnnotationSession(bundle, "c", "ann", PLUGINS)
 
     first = session.next_task()
+    assert first is not None
     assert session.next_task() == first  # the same task until it is answered
     receipt = session.cast(first.token, answer_for(protocol))
     assert len(receipt.uuids) == len(protocol.criteria)
     assert receipt.progress.done == 1 and receipt.progress.total == len(schedule)
 
     second = session.next_task()
+    assert second is not None
     assert second.turns != first.turns or second.token != first.token
     session.skip(second.token, "image does not load")
     third = session.next_task()
+    assert third is not None
     assert third.progress.done == 2
 
     back = session.undo()  # takes back the skip: the second task is current again
+    assert back is not None
     assert back is not None and back.turns == second.turns and back.token != second.token
     assert session.next_task() == back
     with pytest.raises(StaleTaskError):
+        assert third is not None
         session.cast(third.token, answer_for(protocol))
 
     resumed = AnnotationSession(bundle, "c", "ann", PLUGINS)  # as after a crash
     again = resumed.next_task()
+    assert again is not None
     assert again.turns == second.turns and again.progress.done == 1
     with pytest.raises(StaleTaskError):
+        assert second is not None
         session.cast(second.token, answer_for(protocol))  # an old token means nothing
     resumed.cast(again.token, answer_for(protocol, 1), comment="  considered  ")
     with pytest.raises(StaleTaskError):
         resumed.cast(again.token, answer_for(protocol))  # one answer per task
-    assert resumed.next_task().turns == third.turns
+    given = resumed.next_task()
+    assert given is not None
+    assert given.turns == third.turns
 
     with bundle.read_session() as read:
         votes = list(read.scalars(select(Vote).order_by(Vote.id)))
-        names = {model.id: model.name for model in read.scalars(select(Model))}
+        names: dict[int | None, str] = {
+            model.id: model.name for model in read.scalars(select(Model))
+        }
     by_sequence = {row["sequence"]: row for row in schedule}
     active = [vote for vote in votes if vote.retracted_at is None]
     (skip,) = [vote for vote in votes if vote.skip_reason is not None]
@@ -243,6 +256,7 @@ def test_vote_skip_undo_resume(bundle: Bundle, protocol_name: str) -> None:
     with bundle.read_session() as read:
         sequences = {pair.id: pair.sequence for pair in read.scalars(select(ScheduledPair))}
     for vote in active:
+        assert vote.pair_id is not None
         row = by_sequence[sequences[vote.pair_id]]
         # the vote keeps who was shown where: with the choice, that says which model won
         assert names.get(vote.model_a_id) == row["left"]
@@ -268,16 +282,20 @@ def test_votes_per_pair_across_annotators_and_no_repeats(bundle: Bundle) -> None
         ann.cast(task.token, "a")
     assert len(seen_by_ann) == 3 and len({repr(turns) for turns in seen_by_ann}) == 3
     skipped = bob.next_task()
+    assert skipped is not None
     bob.skip(skipped.token, "unsure")
     for _ in range(2):
         task = bob.next_task()
+        assert task is not None
         # a skipped task is not given to them again
+        assert skipped is not None
         assert same_task(task.turns, skipped.turns) is False
         bob.cast(task.token, "b")
     assert bob.next_task() is None
     # two tasks have their two votes; the one bob skipped still needs one, which cat gets (in
     # either order: ann saw it one way, bob the other)
     only = cat.next_task()
+    assert only is not None
     assert same_task(only.turns, skipped.turns) and only.progress.total == 1
     cat.cast(only.token, "tie")
     assert cat.next_task() is None
@@ -299,17 +317,23 @@ def test_undo_brings_a_task_back_even_when_others_filled_it(bundle: Bundle) -> N
     make_campaign(bundle, "arena-battle", models=list(MODELS[:2]))
     ann = AnnotationSession(bundle, "c", "ann", PLUGINS)
     task = ann.next_task()
+    assert task is not None
     ann.cast(task.token, "a")
-    assert ann.undo().turns == task.turns
+    given = ann.undo()
+    assert given is not None
+    assert given.turns == task.turns
     bob = AnnotationSession(bundle, "c", "bob", PLUGINS)
     bobs = bob.next_task()
+    assert bobs is not None
     assert bobs.turns != task.turns  # undo leased the task to ann again
     bob.cast(bobs.token, "b")
     expire_leases(bundle)  # ann left it on screen past the lease: bob may take it now
     bobs = bob.next_task()
+    assert bobs is not None
     assert bobs.turns == task.turns
     bob.cast(bobs.token, "b")
     current = ann.next_task()
+    assert current is not None
     assert current.turns == task.turns and current.progress.remaining >= 1
     ann.cast(current.token, "a")
     assert ann.undo() is not None and ann.undo() is None  # nothing older to undo
@@ -320,8 +344,10 @@ def test_answers_are_checked(bundle: Bundle) -> None:
     session = AnnotationSession(bundle, "c", "ann", PLUGINS)
     task = session.next_task()
     with pytest.raises(AnswerError, match="answer each question"):
+        assert task is not None
         session.cast(task.token, "a")
     with pytest.raises(AnswerError, match="missing: Detail"):
+        assert task is not None
         session.cast(
             task.token,
             {
@@ -332,10 +358,13 @@ def test_answers_are_checked(bundle: Bundle) -> None:
             },
         )
     with pytest.raises(AnswerError, match="choose one of: Response 1, Response 2, Tie"):
+        assert task is not None
         session.cast(task.token, dict.fromkeys(answer_for(session.protocol), "both_bad"))
     with pytest.raises(AnswerError, match="no question speed"):
+        assert task is not None
         session.cast(task.token, {**answer_for(session.protocol), "speed": "a"})
     with pytest.raises(AnswerError, match="say why"):
+        assert task is not None
         session.skip(task.token, "  ")
     assert session.progress().done == 0
 
@@ -344,15 +373,19 @@ def test_grades_and_required_comments_are_checked(bundle: Bundle) -> None:
     make_campaign(bundle, "convbench-turn-grade")
     grading = AnnotationSession(bundle, "c", "ann", PLUGINS)
     task = grading.next_task()
+    assert task is not None
     for bad in (11, -1, 2.5, "x", True):
         with pytest.raises(AnswerError):
+            assert task is not None
             grading.cast(task.token, bad)
     grading.cast(task.token, "10")
     create_campaign(bundle, CampaignSpec("v", "visit-bench-verification"), PLUGINS)
     verifying = AnnotationSession(bundle, "v", "ann", PLUGINS)
     task = verifying.next_task()
+    assert task is not None
     assert verifying.protocol.display is Display.NONE and task.turns[0].responses == ()
     with pytest.raises(AnswerError, match="needs a comment"):
+        assert task is not None
         verifying.cast(task.token, "problem_in_caption")
     verifying.cast(task.token, "problem_in_caption", comment="the caption misses the dog")
 
@@ -388,7 +421,8 @@ def test_registry_is_used_for_the_protocol(bundle: Bundle) -> None:
     session = AnnotationSession(bundle, "c", "ann", PLUGINS)
     assert isinstance(PLUGINS, Registry)
     assert session.protocol is PLUGINS.protocol("arena-battle")
-    assert session.protocol.choice_for_key("x").value == "both_bad"
+    both_bad = session.protocol.choice_for_key("x")
+    assert both_bad is not None and both_bad.value == "both_bad"
 
 
 def test_a_vote_and_the_next_task_load_no_task_object_and_check_the_settings_once(
@@ -419,7 +453,7 @@ def test_a_vote_and_the_next_task_load_no_task_object_and_check_the_settings_onc
 
     ran: list[str] = []
 
-    def record(_conn, _cursor, statement, *_args) -> None:  # type: ignore[no-untyped-def]
+    def record(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
         ran.append(" ".join(statement.split()))
 
     monkeypatch.setattr(CampaignSettings, "from_json", classmethod(from_json))
@@ -457,7 +491,9 @@ def test_a_vote_and_the_next_task_splice_no_list_of_ids_into_their_sql(bundle: B
     spliced: list[str] = []
     ran: list[str] = []
 
-    def record(_conn, _cursor, statement, _parameters, context, _many) -> None:  # type: ignore[no-untyped-def]
+    def record(
+        _conn: Any, _cursor: Any, statement: str, _parameters: Any, context: Any, _many: bool
+    ) -> None:
         ran.append(statement)
         if context.compiled is not None and context.compiled.post_compile_params:
             spliced.append(" ".join(statement.split()))
@@ -489,10 +525,12 @@ def test_cast_and_next_commits_the_vote_and_the_next_lease_together(bundle: Bund
     event.listen(bundle.engine, "commit", count)
     try:
         first = ann.next_task()
+        assert first is not None
         commits.clear()
         receipt, second = ann.cast_and_next(first.token, "a")
         together = len(commits)
         commits.clear()
+        assert second is not None
         ann.cast(second.token, "b")  # the reference: the same step in two calls
         third = ann.next_task()
         apart = len(commits)
@@ -500,10 +538,12 @@ def test_cast_and_next_commits_the_vote_and_the_next_lease_together(bundle: Bund
         event.remove(bundle.engine, "commit", count)
     assert together == apart - 1  # one write transaction fewer; the task's read stays
     assert len(receipt.uuids) == 1 and receipt.progress.done == 1
+    assert first is not None and second is not None and third is not None
     assert len({repr(task.turns) for task in (first, second, third)}) == 3
     with pytest.raises(StaleTaskError):  # the answered task's token is spent
         ann.cast(first.token, "b")
     assert bob.next_task() is None  # the third task is leased to ann
+    assert third is not None
     receipt, last = ann.cast_and_next(third.token, "tie")
     assert last is None and receipt.progress.done == 3
     assert campaign_details(bundle, "c")["complete_tasks"] == 3

@@ -58,7 +58,7 @@ def _copy(bundle: Path, path: Path) -> Path:
 
 def _item_id(bundle: Bundle, external_id: str) -> int:
     with bundle.read_session() as read:
-        return int(read.scalar(select(Item.id).where(Item.external_id == external_id)))
+        return read.execute(select(Item.id).where(Item.external_id == external_id)).scalar_one()
 
 
 def test_a_judge_run_flags_the_answers_it_sends_that_name_their_model(judged: Path) -> None:
@@ -69,7 +69,7 @@ def test_a_judge_run_flags_the_answers_it_sends_that_name_their_model(judged: Pa
                 .join(Item, Item.id == Flag.item_id)
                 .join(Model, Model.id == Flag.model_id)
             ).all()
-            m1 = read.scalar(select(Model.id).where(Model.name == "m1"))
+            m1 = read.execute(select(Model.id).where(Model.name == "m1")).scalar_one()
         assert flags == [("q0003", "m1", "names_model", JUDGE_RUN, "I am Yasa (judge run local)")]
         # the next run sending the same answer adds no second flag
         item = _item_id(bundle, "q0003")

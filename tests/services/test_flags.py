@@ -48,7 +48,7 @@ def test_a_flag_keeps_the_task_and_names_the_model_shown_there(
         with bundle.read_session() as read:
             flags = list(read.scalars(select(Flag).order_by(Flag.id)))
             assert len(list(read.scalars(select(Vote)))) == 2
-            names = dict(read.execute(select(Model.id, Model.name)).all())
+            names: dict[int | None, str] = dict(read.execute(select(Model.id, Model.name)).all())
         status = campaign_status(bundle, "c")
     assert [flag.reason for flag in flags] == ["names_model", "names_model", "broken_image"]
     assert flags[0].model_id == flags[1].model_id and names[flags[0].model_id] in MODELS

@@ -5,8 +5,9 @@ from __future__ import annotations
 import gc
 import hashlib
 import json
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from sqlalchemy import select
@@ -22,7 +23,7 @@ from workbench.domain import (
     TurnRecord,
 )
 from workbench.errors import WorkbenchError
-from workbench.importers.base import Importer, ImportRejectedError, ImportReport
+from workbench.importers.base import Importer, ImportRejectedError, ImportReport, Record
 from workbench.plugins import Plugin, Registry, UnknownFormatError
 from workbench.services.importing import ImportCancelledError, _storable, import_files
 from workbench.storage import Bundle
@@ -41,9 +42,9 @@ def bundle_with_one_item(tmp_path: Path) -> Path:
     return bundle
 
 
-def counts(bundle: Path) -> dict:
+def counts(bundle: Path) -> dict[str, Any]:
     with Bundle.open(bundle) as opened, opened.read_session() as session:
-        return bundle_counts(session)["totals"]
+        return cast("dict[str, Any]", bundle_counts(session)["totals"])
 
 
 def test_import_creates_the_bundle_and_records_provenance(tmp_path: Path) -> None:
@@ -115,7 +116,7 @@ class OrphanOutputImporter(Importer):
     version = "1"
     description = "test importer"
 
-    def read(self, sources, report):  # type: ignore[no-untyped-def]
+    def read(self, sources: Sequence[Path], report: ImportReport) -> Iterator[Record]:
         yield ItemRecord(
             source="tests",
             external_id="fresh",
@@ -223,7 +224,7 @@ def _judgment(row: int, **fields: object) -> JudgmentRecord:
         "label": "model_a",
         "origin": Origin("battles.jsonl", row),
     }
-    return JudgmentRecord(**{**values, **fields})  # type: ignore[arg-type]
+    return JudgmentRecord(**{**values, **fields})
 
 
 def test_each_judgment_is_checked_whole_after_the_same_texts_were_storable() -> None:

@@ -7,6 +7,7 @@ full read."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -44,7 +45,7 @@ ITEMS = ("q000", "q001", "q002")
 
 
 @pytest.fixture
-def bundle(tmp_path: Path):  # type: ignore[no-untyped-def]
+def bundle(tmp_path: Path) -> Iterator[Bundle]:
     lines = []
     for external in ITEMS:
         line = campaign_item(external, (FIRST, SECOND, THIRD), turns=1)

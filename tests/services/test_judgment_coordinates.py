@@ -12,6 +12,7 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, cast
 
 import pandas as pd
 import pytest
@@ -53,7 +54,7 @@ class ScriptedJudge:
     def __init__(self) -> None:
         self.wanted = Wanted()
 
-    def __call__(self, messages: list[dict]) -> str:
+    def __call__(self, messages: list[dict[str, Any]]) -> str:
         system, user = message_text(messages, "system"), message_text(messages, "user")
         if "report the decision" in system:
             return "Unknown"
@@ -98,8 +99,10 @@ def preference_csv(folder: Path, shown: tuple[str, str], chose: str) -> Path:
     return path
 
 
-def preferred(row: dict) -> str:
-    return {"a": row["model_a"], "b": row["model_b"]}.get(row["outcome"], row["outcome"])
+def preferred(row: dict[str, Any]) -> str:
+    return cast(
+        "str", {"a": row["model_a"], "b": row["model_b"]}.get(row["outcome"], row["outcome"])
+    )
 
 
 @settings(

@@ -29,7 +29,9 @@ def ops(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[tuple[int,
     return build_ops_bundle(tmp_path_factory.mktemp("monitor"))
 
 
-def test_progress_skips_and_checks_per_annotator(ops) -> None:
+def test_progress_skips_and_checks_per_annotator(
+    ops: tuple[Path, dict[tuple[int, str], str]],
+) -> None:
     path, cast = ops
     with Bundle.open(path) as bundle:
         status = campaign_status(bundle, CAMPAIGN)
@@ -49,7 +51,9 @@ def test_progress_skips_and_checks_per_annotator(ops) -> None:
     assert status["answered"] == sum(answer != "skip" for answer in cast.values())
 
 
-def test_agreement_overall_and_per_category_including_none(ops) -> None:
+def test_agreement_overall_and_per_category_including_none(
+    ops: tuple[Path, dict[tuple[int, str], str]],
+) -> None:
     path, cast = ops
     with Bundle.open(path) as bundle:
         status = campaign_status(bundle, CAMPAIGN)
@@ -102,7 +106,11 @@ def test_agreement_overall_and_per_category_including_none(ops) -> None:
 
 
 def test_agreement_of_raters_who_always_agree_is_one_and_of_one_label_is_undefined() -> None:
-    perfect = {1: {1: "a", 2: "a"}, 2: {1: "b", 2: "b"}, 3: {1: "a", 2: "a"}}
+    perfect: dict[int, dict[int, str | float]] = {
+        1: {1: "a", 2: "a"},
+        2: {1: "b", 2: "b"},
+        3: {1: "a", 2: "a"},
+    }
     result = agreement(perfect)
     assert result["fleiss_kappa"] == pytest.approx(1.0)
     assert result["krippendorff_alpha"] == pytest.approx(1.0)
@@ -118,7 +126,9 @@ def test_agreement_of_raters_who_always_agree_is_one_and_of_one_label_is_undefin
     }
 
 
-def test_a_campaign_that_does_not_exist_is_one_clear_error(ops) -> None:
+def test_a_campaign_that_does_not_exist_is_one_clear_error(
+    ops: tuple[Path, dict[tuple[int, str], str]],
+) -> None:
     path, _ = ops
     with Bundle.open(path) as bundle, pytest.raises(UnknownCampaignError, match="nope"):
         campaign_status(bundle, "nope")

@@ -8,7 +8,7 @@ import json
 import random
 from itertools import combinations
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -38,9 +38,12 @@ def condorcet(tmp_path_factory: pytest.TempPathFactory) -> Path:
         for i, j in combinations(range(3), 2)
     ]
     own = [_vote("ma", "mb", "r4"), _vote("mb", "mc", "r4"), _vote("mc", "ma", "r4")]
-    return build_bundle(
-        tmp_path_factory.mktemp("condorcet"),
-        [item_line("pooled", pooled), item_line("own", own)],
+    return cast(
+        "Path",
+        build_bundle(
+            tmp_path_factory.mktemp("condorcet"),
+            [item_line("pooled", pooled), item_line("own", own)],
+        ),
     )
 
 
@@ -125,7 +128,7 @@ def split_votes(tmp_path_factory: pytest.TempPathFactory) -> Path:
             {"kind": "judge", "model_a": "ma", "model_b": "mb", "outcome": judge, "rater": "j"}
         )
         lines.append(item_line(name, judgments))
-    return build_bundle(tmp_path_factory.mktemp("split"), lines)
+    return cast("Path", build_bundle(tmp_path_factory.mktemp("split"), lines))
 
 
 def test_agreement_by_majority_and_by_mt_bench_convention(
@@ -197,7 +200,7 @@ def verdicts_and_battles(tmp_path_factory: pytest.TempPathFactory) -> Path:
             for _ in range(int(copies))
         ]
         lines.append(item_line(f"q{number}", [verdict, *battles]))
-    return build_bundle(tmp_path_factory.mktemp("weights"), lines)
+    return cast("Path", build_bundle(tmp_path_factory.mktemp("weights"), lines))
 
 
 def test_rank_comparison_weighs_decisive_verdicts_as_the_leaderboard(

@@ -5,6 +5,7 @@ inspector's flag, the Failures panel and the Agreement panel."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 
@@ -14,7 +15,9 @@ from workbench.services.browse import ItemFlag, item_flags, item_rows
 from workbench.storage import Bundle
 
 
-def _judgment(kind: str, rater: str, a: str, b: str, outcome: str, criterion: str = "overall"):
+def _judgment(
+    kind: str, rater: str, a: str, b: str, outcome: str, criterion: str = "overall"
+) -> dict[str, Any]:
     return {
         "kind": kind,
         "rater": rater,
@@ -55,7 +58,7 @@ def bundle_path(tmp_path: Path) -> Path:
             category=None,
         ),
     ]
-    return build_bundle(tmp_path / "majority", lines)
+    return cast("Path", build_bundle(tmp_path / "majority", lines))
 
 
 def test_flag_failures_and_agreement_find_the_same_disagreements(bundle_path: Path) -> None:

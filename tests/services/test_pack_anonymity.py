@@ -84,10 +84,11 @@ def test_sorting_a_pack_s_ids_maps_no_model_beyond_chance_and_merging_still_work
     # the pack's votes still merge onto the right models
     handle, pack = packs[0]
     with Bundle.open(pack) as opened:
-        session = AnnotationSession(opened, "c", handle, PLUGINS)
-        task = session.next_task()
+        annotator = AnnotationSession(opened, "c", handle, PLUGINS)
+        task = annotator.next_task()
+        assert task is not None
         criteria = [c.name for c in PLUGINS.protocol("chirp-five-criteria").criteria]
-        session.cast(task.token, dict.fromkeys(criteria, "a"))
+        annotator.cast(task.token, dict.fromkeys(criteria, "a"))
     with sqlite3.connect(pack) as connection:
         pack_left = connection.execute(
             "SELECT m.name FROM votes v JOIN models m ON m.id = v.model_a_id"

@@ -43,7 +43,8 @@ def _lines(human_items: int = HUMAN_ITEMS, judge: bool = True) -> tuple[list[Any
     """Canonical lines and the raw draws (for the oracle): one comparison per item, the judge in
     both orders on every item, one human vote on the first ``human_items`` items."""
     rng = np.random.default_rng(7)
-    lines, raw = [], {"human": [], "judge": []}
+    lines: list[dict[str, Any]] = []
+    raw: dict[str, list[Any]] = {"human": [], "judge": []}
     for number in range(ITEMS):
         a, b = rng.choice(len(MODELS), size=2, replace=False)
         answers = float(rng.normal(0.0, ANSWER_SPREAD))

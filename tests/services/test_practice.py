@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import func, select
@@ -42,7 +43,7 @@ from workbench.storage.models import (
 )
 
 PLUGINS = registry_with_all_protocols()
-PAIR = {"first": "alphavision-7b", "second": "betachat-13b"}
+PAIR: dict[str, Any] = {"first": "alphavision-7b", "second": "betachat-13b"}
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +71,7 @@ def practice_specs() -> list[PracticeSpec]:
 
 
 def spec(**overrides: object) -> CampaignSpec:
-    values: dict = {
+    values: dict[str, Any] = {
         "name": "c",
         "protocol": "arena-battle",
         "items": ItemSpec("q000,q001,q002"),
@@ -80,7 +81,7 @@ def spec(**overrides: object) -> CampaignSpec:
         "practice": practice_specs(),
     }
     values.update(overrides)
-    return CampaignSpec(**values)  # type: ignore[arg-type]
+    return CampaignSpec(**values)
 
 
 def test_practice_set_is_drawn_apart_from_the_schedule_and_the_attention_checks(
@@ -116,7 +117,9 @@ def test_same_seed_same_practice_set(bundle: Bundle) -> None:
         ({"practice_count": 0}, "at least 1 task"),
     ],
 )
-def test_bad_practice_says_what_to_change(bundle: Bundle, overrides: dict, message: str) -> None:
+def test_bad_practice_says_what_to_change(
+    bundle: Bundle, overrides: dict[str, Any], message: str
+) -> None:
     with pytest.raises(WorkbenchError, match=message):
         create_campaign(bundle, spec(**overrides), PLUGINS)
     with pytest.raises(WorkbenchError, match="no campaign named"):

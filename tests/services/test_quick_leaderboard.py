@@ -65,6 +65,7 @@ def test_the_quick_document_is_the_services(bundle_path: Path, settings: dict[st
         settings = {**settings, "anchor": models[0]}
     request = AnalysisRequest(**settings)
     quick = quick_leaderboard(bundle_path, request)
+    assert quick is not None
     try:
         expected = service_json(bundle_path, request)
     except (RequestError, analysis.AnalysisError):

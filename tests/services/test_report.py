@@ -12,6 +12,7 @@ import shlex
 from html import escape as html_escape
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any, cast
 
 import pandas as pd
 import pytest
@@ -45,9 +46,9 @@ def anchored_report(report_bundle: Path, tmp_path_factory: pytest.TempPathFactor
     )
 
 
-def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
+def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
     assert main([*argv, "--json"]) == 0
-    return json.loads(capsys.readouterr().out)
+    return cast("dict[str, Any]", json.loads(capsys.readouterr().out))
 
 
 class Tables(HTMLParser):

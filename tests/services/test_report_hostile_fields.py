@@ -71,8 +71,8 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> str:
         line["turns"][0]["prompt"] = f"{every} question {index}"
         lines.append(line)
     bundle = build_bundle(folder, lines)
-    votes = []
-    verdicts = []
+    votes: list[tuple[str, str, str | None, str | None, str]] = []
+    verdicts: list[tuple[str, str, str, str | None]] = []
     for index, payload in enumerate(PAYLOADS):
         item = f"q{index} {payload}"
         for first, second in combinations(MODELS, 2):

@@ -8,6 +8,7 @@ import base64
 import json
 import re
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 
@@ -36,12 +37,12 @@ def hostile_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def report_data(html: str) -> dict:
+def report_data(html: str) -> dict[str, Any]:
     found = re.search(
         r'<script type="application/json" id="report-data">(.*?)</script>', html, re.S
     )
     assert found is not None
-    return json.loads(found.group(1))
+    return cast("dict[str, Any]", json.loads(found.group(1)))
 
 
 def test_hostile_model_names_are_escaped_everywhere(hostile_report: Path) -> None:

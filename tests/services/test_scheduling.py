@@ -10,6 +10,7 @@ import sys
 from collections import Counter
 from itertools import combinations
 from pathlib import Path
+from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -17,6 +18,7 @@ from hypothesis import strategies as st
 from workbench.services.scheduling import (
     REFERENCE,
     Comparison,
+    Contestant,
     PlannedTask,
     Slot,
     all_pairs,
@@ -34,9 +36,9 @@ def slots(count: int, turns: int | None = None) -> list[Slot]:
     return [Slot("src", f"item{n:03d}", turns) for n in range(count)]
 
 
-def pair_balance(tasks: list[PlannedTask]) -> dict[tuple, Counter]:
+def pair_balance(tasks: list[PlannedTask]) -> dict[tuple[Any, ...], Counter[Any]]:
     """Per unordered pair: how often each member was shown left."""
-    balance: dict[tuple, Counter] = {}
+    balance: dict[tuple[Any, ...], Counter[Any]] = {}
     for task in tasks:
         pair = tuple(sorted((task.left, task.right), key=contestant_key))
         balance.setdefault(pair, Counter())[task.left] += 1
@@ -44,9 +46,9 @@ def pair_balance(tasks: list[PlannedTask]) -> dict[tuple, Counter]:
 
 
 @st.composite
-def eligibility(draw: st.DrawFn) -> dict[Slot, list]:
+def eligibility(draw: st.DrawFn) -> dict[Slot, list[Contestant]]:
     model_count = draw(st.integers(min_value=2, max_value=8))
-    models = [f"model-{n}" for n in range(model_count)]
+    models: list[Contestant] = [f"model-{n}" for n in range(model_count)]
     if draw(st.booleans()):
         models.append(REFERENCE)
     slot_count = draw(st.integers(min_value=1, max_value=25))
@@ -58,7 +60,9 @@ def eligibility(draw: st.DrawFn) -> dict[Slot, list]:
 
 @settings(max_examples=150, deadline=None)
 @given(eligible=eligibility(), seed=st.integers(min_value=0, max_value=2**32))
-def test_counterbalancing_per_pair_and_per_model(eligible: dict, seed: int) -> None:
+def test_counterbalancing_per_pair_and_per_model(
+    eligible: dict[Slot, list[Contestant]], seed: int
+) -> None:
     comparisons = all_pairs(eligible)
     tasks = counterbalance(comparisons, random.Random(seed))
     assert len(tasks) == len(comparisons)
@@ -111,7 +115,7 @@ def test_all_pairs_only_where_both_are_eligible() -> None:
 
 def test_anchored_pairs_with_the_reference() -> None:
     item_a, item_b = slots(2)
-    eligible = {item_a: [REFERENCE, "x", "y"], item_b: ["x", "y"]}
+    eligible: dict[Slot, list[Contestant]] = {item_a: [REFERENCE, "x", "y"], item_b: ["x", "y"]}
     drawn = anchored_pairs(eligible, REFERENCE)
     assert {(c.slot, c.first, c.second) for c in drawn} == {
         (item_a, REFERENCE, "x"),
@@ -163,7 +167,7 @@ def test_same_seed_same_order_other_seed_other_order() -> None:
     assert sorted(map(repr, schedule(7))) != sorted(map(repr, schedule(8)))  # positions differ too
 
 
-def _sparse_eligibility(trial: int) -> dict[Slot, list]:
+def _sparse_eligibility(trial: int) -> dict[Slot, list[Any]]:
     """Few contestants per slot, so the odd pairs fall into several components (where
     networkx's subgraph views iterate a hash-ordered set)."""
     draw = random.Random(trial)

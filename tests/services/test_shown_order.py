@@ -77,13 +77,13 @@ def test_two_annotators_of_a_task_see_opposite_orders_and_each_model_first_half_
                 session.cast(task.token, "a")  # Response 1, whichever model it is
         with bundle.read_session() as read:
             votes = list(read.scalars(select(Vote).where(Vote.retracted_at.is_(None))))
-            tasks = len(list(read.scalars(select(ScheduledPair.id))))
+            task_count = len(list(read.scalars(select(ScheduledPair.id))))
             handle_of = dict(read.execute(select(Annotator.id, Annotator.handle)).all())
         by_task: dict[int, list[Vote]] = defaultdict(list)
         for vote in votes:
             assert vote.pair_id is not None
             by_task[vote.pair_id].append(vote)
-        assert len(by_task) == tasks and all(len(pair) == 2 for pair in by_task.values())
+        assert len(by_task) == task_count and all(len(pair) == 2 for pair in by_task.values())
         for pair_votes in by_task.values():
             # opposite orders; the choice is stored in the schedule's terms, so "Response 1"
             # reads "a" for the one shown the scheduled order and "b" for the other
@@ -146,7 +146,7 @@ def test_an_offline_pack_carries_the_order_and_its_votes_keep_it(
             with pack.read_session() as read:
                 carried = settings_of(read.scalars(select(Campaign)).one()).shown_swapped
             # the five tasks ann answered in the schedule's order: bob gets them the other way
-            assert len(carried) == 5
+            assert carried is not None and len(carried) == 5
             bob = AnnotationSession(pack, "c", "bob", PLUGINS)
             flagged = False
             while (task := bob.next_task()) is not None:

@@ -13,6 +13,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import aliased
 
 from workbench.importers.base import ImportRejectedError, ImportReport
+from workbench.importers.limits import DEFAULT_LIMITS
 from workbench.plugins import registry
 from workbench.services import importing
 from workbench.services.importing import import_files
@@ -45,7 +46,7 @@ def stored(bundle: Path) -> list[tuple[str, str, str, Any]]:
             .join(model_b, PriorJudgment.model_b_id == model_b.id)
             .order_by(PriorJudgment.id)
         ).all()
-    return [tuple(row) for row in rows]  # type: ignore[misc]
+    return [tuple(row) for row in rows]
 
 
 def sha256(path: Path) -> str:
@@ -163,7 +164,7 @@ def test_a_list_decoded_element_by_element_reads_as_json_loads(text: str) -> Non
     from workbench_arena.jsonfiles import _list_rows
 
     report = ImportReport()
-    rows = [value for _, value in _list_rows(text, "f.json", report, importing.DEFAULT_LIMITS)]
+    rows = [value for _, value in _list_rows(text, "f.json", report, DEFAULT_LIMITS)]
     try:
         expected = json.loads(text)
     except json.JSONDecodeError as error:

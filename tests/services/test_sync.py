@@ -408,12 +408,11 @@ def test_the_loser_of_two_pulls_into_one_new_file_merges_into_the_winner(
 ) -> None:
     """The second pull saw no file, then found one published by the first: it exited 1
     instead of merging, as docs/team.md says a pull into an existing copy does."""
-    from workbench.services import sync
-
     target = tmp_path / "copy.wbb"
-    pull(local, target)  # the winner
-    monkeypatch.setattr(sync.Bundle, "exists", classmethod(lambda cls, location: False))
-    loser = pull(local, target)
+    pull(str(local), target)  # the winner
+    # the class the sync service looks up (it imports Bundle from workbench.storage.bundle)
+    monkeypatch.setattr(Bundle, "exists", classmethod(lambda cls, location: False))
+    loser = pull(str(local), target)
     assert not loser.created
     assert loser.transfer.copied == 0  # everything was there already
     assert vote_facts(target) == vote_facts(local)

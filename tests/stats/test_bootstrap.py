@@ -69,13 +69,15 @@ def test_resampling_cells_gives_the_intervals_of_resampling_battles(
     battles = checked_battles(wildvision_battles)
     columns = [battles[name].to_numpy(dtype=object) for name in ("model_a", "model_b", "outcome")]
     weight = battles["weight"].to_numpy(dtype=np.float64)
-    counts = count_pairs(*columns, weight)
+    counts = count_pairs(columns[0], columns[1], columns[2], weight)
     rng = np.random.default_rng(11)
     rows = len(battles)
     rounds = []
     for _ in range(len(wildvision_samples)):
         drawn = np.bincount(rng.integers(0, rows, rows), minlength=rows)
-        resampled = count_pairs(*columns, weight * drawn)  # every row kept, so the same cells
+        resampled = count_pairs(
+            columns[0], columns[1], columns[2], weight * drawn
+        )  # every row kept, so the same cells
         assert np.array_equal(resampled.first, counts.first)
         rounds.append(resampled.cells)
     row_level = pd.DataFrame(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -53,7 +54,7 @@ def lbfgs(counts: PairCounts, cells: np.ndarray | None = None) -> np.ndarray:
         method="L-BFGS-B",
         options={"maxiter": 100_000, "gtol": 1e-13, "ftol": 1e-16, "maxcor": 50},
     )
-    return result.x - result.x.mean()
+    return cast("np.ndarray", result.x - result.x.mean())
 
 
 def newton(counts: PairCounts, cells: np.ndarray | None = None) -> np.ndarray:
@@ -155,9 +156,9 @@ def test_the_batched_solves_run_on_one_blas_thread(monkeypatch: pytest.MonkeyPat
     seen: list[int] = []
     solve = np.linalg.solve
 
-    def counting(*args: object) -> np.ndarray:
+    def counting(*args: Any) -> np.ndarray:
         seen.extend(pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas")
-        return solve(*args)
+        return cast("np.ndarray", solve(*args))
 
     monkeypatch.setattr(np.linalg, "solve", counting)
     rng = np.random.default_rng(0)

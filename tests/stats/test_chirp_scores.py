@@ -3,6 +3,8 @@ Landis & Koch's bands, cycles per evaluator."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 import pytest
 from workbench_chirp.score_manifest import CHIRP_SCORES
@@ -17,7 +19,7 @@ from tests.stats.frames import judgments_frame
 from workbench.stats.errors import StatsInputError
 
 
-def judgment(kind: str, evaluator: str, item: int, winner: str, loser: str) -> dict:
+def judgment(kind: str, evaluator: str, item: int, winner: str, loser: str) -> dict[str, Any]:
     return {
         "kind": kind,
         "evaluator": evaluator,
@@ -87,7 +89,9 @@ def test_how_often_each_evaluator_prefers_the_larger_model() -> None:
         judgment("judge", "run", 3, "unsized", "big"),  # no size known: left out
     ]
     attributes = pd.DataFrame({"model": ["small", "mid", "big"], "size": [7.0, 13.0, 34.0]})
-    tables = CHIRP_SCORES.with_attributes(judgments_frame(rows), attributes)
+    with_attributes = CHIRP_SCORES.with_attributes
+    assert with_attributes is not None
+    tables = with_attributes(judgments_frame(rows), attributes)
     table = tables["prefers_larger_model"].set_index(["evaluator", "criterion"])
     assert table.loc[(HUMAN_SURVEY, "all"), "comparisons"] == 3
     assert table.loc[(HUMAN_SURVEY, "all"), "prefers_larger"] == pytest.approx(2 / 3)

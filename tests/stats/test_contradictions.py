@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from itertools import permutations
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -107,7 +108,9 @@ def test_empty_judgments_have_no_cycles() -> None:
     weighted=st.booleans(),
 )
 @settings(max_examples=120, deadline=None)
-def test_graphs_by_item_equal_each_items_own_graph(rows, weighted: bool) -> None:  # type: ignore[no-untyped-def]
+def test_graphs_by_item_equal_each_items_own_graph(
+    rows: list[tuple[int, str, str, str, float]], weighted: bool
+) -> None:
     """One majority count over all items gives each item the graph its own rows give."""
     from workbench.stats.contradictions import preference_graphs_by
 
@@ -125,7 +128,7 @@ def test_graphs_by_item_equal_each_items_own_graph(rows, weighted: bool) -> None
 
 def cycles_group_by_group(
     judgments: pd.DataFrame, group_by: list[str], max_length: int | None
-) -> list[tuple]:
+) -> list[tuple[Any, ...]]:
     """The definition, one group at a time: each group's own preference graph and its cycles,
     with the group's key and first category."""
     found = []

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -22,7 +24,8 @@ def direct_grades(seed: int) -> tuple[pd.DataFrame, dict[tuple[str, str, str], f
     """Random 0-10 grades of two models on 6 conversations in 2 categories, every context;
     returns the frame and the expected mean per (model, context, score name)."""
     rng = np.random.default_rng(seed)
-    rows, sums = [], {}
+    rows: list[dict[str, Any]] = []
+    sums: dict[tuple[str, str, str], list[float]] = {}
     for model in ("m1", "m2"):
         for context in CONTEXTS:
             for item in range(6):

@@ -4,6 +4,7 @@ implementation of Fleiss' formula, on random inputs (hypothesis)."""
 from __future__ import annotations
 
 import math
+from typing import Literal
 
 import krippendorff
 import numpy as np
@@ -86,16 +87,18 @@ def reliability_tables(draw: st.DrawFn) -> np.ndarray:
 
 @settings(max_examples=120, deadline=None)
 @given(reliability_tables(), st.sampled_from(["nominal", "ordinal", "interval", "ratio"]))
-def test_krippendorff_alpha_equals_the_krippendorff_package(table: np.ndarray, level: str) -> None:
+def test_krippendorff_alpha_equals_the_krippendorff_package(
+    table: np.ndarray, level: Literal["nominal", "ordinal", "interval", "ratio"]
+) -> None:
     pairable = (~np.isnan(table)).sum(axis=0) >= 2
     values = np.unique(table[:, pairable][~np.isnan(table[:, pairable])])
     if values.size < 2:  # the package refuses a single value; ours reports no information
         if values.size == 1:
-            assert math.isnan(krippendorff_alpha(table, level))  # type: ignore[arg-type]
+            assert math.isnan(krippendorff_alpha(table, level))
         return
     with np.errstate(all="ignore"):
         reference = krippendorff.alpha(reliability_data=table, level_of_measurement=level)
-    ours = krippendorff_alpha(table, level)  # type: ignore[arg-type]
+    ours = krippendorff_alpha(table, level)
     if math.isnan(reference):
         assert math.isnan(ours)
     else:

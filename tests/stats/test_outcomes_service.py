@@ -4,6 +4,7 @@ bundle, filters and selectors, and the published WildVision-Bench ratings throug
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -119,7 +120,7 @@ def mixed_bundle(tmp_path: Path) -> Path:
         ],
     )
     add_judge_verdicts(bundle, "run-1", [("q1", "x", "y", "a"), ("q2", "y", "x", None)])
-    return bundle
+    return cast("Path", bundle)
 
 
 def test_all_three_tables_are_read(mixed_bundle: Path) -> None:

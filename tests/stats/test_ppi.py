@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import pytest
@@ -14,16 +15,19 @@ import pytest
 from workbench.stats.errors import StatsInputError
 from workbench.stats.ppi import (
     Comparisons,
+    PredictionPoweredRatings,
     classical_ratings,
     prediction_powered_ratings,
     rank_sets,
 )
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from ppi_population import make_population, true_ratings
+from ppi_population import Population, make_population, true_ratings
 
 
-def world(seed: int, informative: bool, humans: int = 400, judge_only: int = 8000):  # type: ignore[no-untyped-def]
+def world(
+    seed: int, informative: bool, humans: int = 400, judge_only: int = 8000
+) -> tuple[Population, np.ndarray, Comparisons, np.ndarray, Comparisons]:
     population = make_population(seed, informative=informative)
     truth = true_ratings(population, 200_000, seed)
     rng = np.random.default_rng(seed)
@@ -32,8 +36,8 @@ def world(seed: int, informative: bool, humans: int = 400, judge_only: int = 800
     return population, truth, both, verdicts, Comparisons(only.a, only.b, only_verdicts)
 
 
-def covered(result, truth: np.ndarray) -> np.ndarray:  # type: ignore[no-untyped-def]
-    return (result.lower[1:] <= truth[1:]) & (truth[1:] <= result.upper[1:])
+def covered(result: PredictionPoweredRatings, truth: np.ndarray) -> np.ndarray:
+    return cast("np.ndarray", (result.lower[1:] <= truth[1:]) & (truth[1:] <= result.upper[1:]))
 
 
 def test_weight_zero_is_the_humans_own_fit() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any, cast
 
 import pandas as pd
 import pytest
@@ -20,9 +21,9 @@ from workbench.stats.bootstrap import confidence_intervals
 ANCHOR_FLAG = f"{WILDVISION_ANCHOR.model}={WILDVISION_ANCHOR.rating:g}"
 
 
-def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
+def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
     assert main([*argv, "--json"]) == 0
-    return json.loads(capsys.readouterr().out)
+    return cast("dict[str, Any]", json.loads(capsys.readouterr().out))
 
 
 @pytest.mark.shared_data
@@ -137,7 +138,7 @@ def judged_bundle(tmp_path: Path) -> Path:
                 )
         lines.append(item_line(f"q{index}", judgments, category="ocr" if index < 3 else "humor"))
     bundle = build_bundle(tmp_path / "judged", lines)
-    verdicts = []
+    verdicts: list[tuple[str, str, str, str | None]] = []
     for index in range(6):
         verdicts += [
             (f"q{index}", "x", "y", "a"),
@@ -147,7 +148,7 @@ def judged_bundle(tmp_path: Path) -> Path:
             (f"q{index}", "x", "z", "b" if index == 0 else "a"),
         ]
     add_judge_verdicts(bundle, "judge-1", verdicts)
-    return bundle
+    return cast("Path", bundle)
 
 
 def test_agreement_between_humans_and_a_judge_run(

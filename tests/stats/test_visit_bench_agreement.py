@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from workbench_visit_bench.agreement import TIE_CREDIT, agreement_by_majority
 from workbench_visit_bench.score_manifest import VISIT_BENCH_SCORES
@@ -9,7 +11,7 @@ from workbench_visit_bench.score_manifest import VISIT_BENCH_SCORES
 from tests.stats.frames import judgments_frame
 
 
-def panel(item: int, votes_for_x: int, swap_every: int = 2) -> list[dict]:
+def panel(item: int, votes_for_x: int, swap_every: int = 2) -> list[dict[str, Any]]:
     """Five forced-choice human votes on x vs y, shown in alternating orders."""
     rows = []
     for rater in range(5):
@@ -31,7 +33,7 @@ def panel(item: int, votes_for_x: int, swap_every: int = 2) -> list[dict]:
     return rows
 
 
-def verdict(item: int, judge: str, winner: str, x_first: bool = True) -> dict:
+def verdict(item: int, judge: str, winner: str, x_first: bool = True) -> dict[str, Any]:
     side = {True: {"x": "a", "y": "b", "tie": "tie"}, False: {"x": "b", "y": "a", "tie": "tie"}}
     return {
         "kind": "judge",

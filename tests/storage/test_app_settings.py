@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -29,7 +30,7 @@ SECRET = "sk-test-0123456789abcdef"
 def test_old_files_are_carried_over_once_and_left_in_place(tmp_path: Path) -> None:
     """Version 0 (the separate files, written here in their old formats) becomes version 1."""
     folder = config_dir()
-    old = {
+    old: dict[str, Any] = {
         "recent.json": {"version": 1, "bundles": [str(tmp_path / "a.wbb"), "postgresql://h/db"]},
         "backups.json": {
             "version": 1,
@@ -60,7 +61,7 @@ def test_migrations_run_in_order_from_the_stored_version(
 ) -> None:
     ran: list[str] = []
 
-    def second(data: dict, _folder: Path) -> dict:
+    def second(data: dict[str, Any], _folder: Path) -> dict[str, Any]:
         ran.append("1->2")
         return {**data, "version": 2, "recent": [*data.get("recent", []), "/added-by-2"]}
 
@@ -77,7 +78,7 @@ def test_migrations_run_in_order_from_the_stored_version(
 def test_a_failing_migration_keeps_the_old_file_and_warns(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    def broken(data: dict, _folder: Path) -> dict:
+    def broken(data: dict[str, Any], _folder: Path) -> dict[str, Any]:
         raise KeyError("window")
 
     old = json.dumps({"version": 1, "recent": ["/kept"], "backups": {"keep": 7}})

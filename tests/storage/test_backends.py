@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import cast
 
 import pytest
 from sqlalchemy import select, text
@@ -124,7 +125,7 @@ def unused_port() -> int:
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+        return cast("int", probe.getsockname()[1])
 
 
 @pytest.mark.postgres

@@ -60,7 +60,7 @@ def _table_and_session() -> tuple[Table, Session]:
     return table, Session(engine)
 
 
-ROWS = [
+ROWS: list[dict[str, Any]] = [
     {"name": "a", "score": 1.5, "data": {"turns": 2, "tags": ["x"]}, "flag": True},
     {"name": None, "score": None, "data": {}, "flag": False},
     {"name": "ü\u200b", "score": -0.0, "data": {"nested": {"k": None}}, "flag": None},

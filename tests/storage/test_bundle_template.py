@@ -7,6 +7,7 @@ from __future__ import annotations
 import sqlite3
 from contextlib import closing
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import Connection
@@ -19,7 +20,7 @@ from workbench.storage import bundle as bundle_module
 PRAGMAS = ("journal_mode", "foreign_keys", "user_version", "application_id", "page_size")
 
 
-def contents(path: Path) -> dict[str, object]:
+def contents(path: Path) -> dict[str, Any]:
     """Everything about a bundle file but its bundle_info values (its own id and date)."""
     with closing(sqlite3.connect(path)) as connection:
         master = sorted(connection.execute("SELECT type, name, tbl_name, sql FROM sqlite_master"))

@@ -7,12 +7,14 @@ from __future__ import annotations
 import contextlib
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 import pytest
 from alembic import command
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import func, literal, select, update
+from sqlalchemy.dialects import postgresql, sqlite
 
 from tests.backends import BundleBackend, Location
 from tests.services.campaign_helpers import (
@@ -165,6 +167,8 @@ def queue_progress(bundle: Bundle, annotator: AnnotationSession) -> tuple[int, i
                 Vote.retracted_at.is_(None),
             )
         )
+        assert campaign_id is not None
+        assert annotator_id is not None
         still_open = open_pairs(campaign_id, annotator_id)
         if holding is not None:
             still_open = still_open.union(select(literal(holding)))
@@ -238,15 +242,19 @@ def _pack_round_trip(bundle: Bundle, handle: str, path: Path) -> None:
     merge_pack(bundle, path)
 
 
-def test_rebuild_gives_what_the_writers_kept(template: Location, bundle_backend: BundleBackend):
+def test_rebuild_gives_what_the_writers_kept(
+    template: Location, bundle_backend: BundleBackend
+) -> None:
     location = bundle_backend.copy(template)
     try:
         with Bundle.open(location) as bundle:
             first, second = (AnnotationSession(bundle, "c", h, PLUGINS) for h in ANNOTATORS[:2])
             for _ in range(3):
                 task = first.next_task()
+                assert task is not None
                 first.cast(task.token, "a")
                 task = second.next_task()
+                assert task is not None
                 second.skip(task.token, "unreadable")
             kept = stored(bundle)
             with bundle.session() as write:
@@ -265,8 +273,10 @@ def test_migration_0004_fills_the_counters_of_an_existing_bundle(
             first, second = (AnnotationSession(bundle, "c", h, PLUGINS) for h in ANNOTATORS[:2])
             for _ in range(2):
                 task = first.next_task()
+                assert task is not None
                 first.cast(task.token, "b")
             task = second.next_task()
+            assert task is not None
             second.skip(task.token, "no image")
             second.next_task()  # a lease held at the time of the upgrade
             expected = recount(bundle)
@@ -329,8 +339,8 @@ def test_a_vote_and_the_next_lease_build_no_statement_and_leases_read_no_answer(
 
             for module, names in (
                 (counters, ("select", "exists", "delete")),
-                (counters.sqlite, ("insert",)),
-                (counters.postgresql, ("insert",)),
+                (sqlite, ("insert",)),
+                (postgresql, ("insert",)),
                 (voting, ("select", "exists", "delete", "insert")),
                 (blind_tasks, ("select",)),
             ):
@@ -338,7 +348,7 @@ def test_a_vote_and_the_next_lease_build_no_statement_and_leases_read_no_answer(
                     monkeypatch.setattr(module, name, built)
             ran: list[str] = []
 
-            def record(_conn, _cursor, statement, *_args) -> None:  # type: ignore[no-untyped-def]
+            def record(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
                 ran.append(statement)
 
             event.listen(bundle.engine, "before_cursor_execute", record)
@@ -351,6 +361,7 @@ def test_a_vote_and_the_next_lease_build_no_statement_and_leases_read_no_answer(
                 with bundle.session() as write:
                     other = write.scalar(select(Annotator.id).where(Annotator.handle == "ann-1"))
                     pair = write.scalar(select(ScheduledPair.id).limit(1))
+                    assert other is not None
                     voting.lease_pairs(write, [pair], other, voting.DEFAULT_LEASE)
                 leasing = ran[before:]
             finally:

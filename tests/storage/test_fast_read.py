@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -27,6 +28,7 @@ from workbench.storage.judgments import (
     flagged_judgments,
     read_judgments,
 )
+from workbench.storage.revision import HEAD_REVISION
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +43,7 @@ def of_kind(rows: list[fast_read.KindCountRow] | None, kind: str) -> list[fast_r
     return [row for row_kind, simulated, row in rows if row_kind == kind and not simulated]
 
 
-def per_kind(session: object, filters: OutcomeFilter, weight: float) -> dict[str, list]:
+def per_kind(session: object, filters: OutcomeFilter, weight: float) -> dict[str, list[Any]]:
     return {
         kind: battle_counts(session, filters, OutcomeFilter(kinds=(kind,)), decisive_weight=weight)  # type: ignore[arg-type]
         for kind in ("human", "judge")
@@ -55,7 +57,7 @@ def test_the_compiled_statements_are_current() -> None:
 
 
 def test_the_schema_revision_is_alembics_head() -> None:
-    assert alembic_head_revision() == fast_read.HEAD_REVISION, (
+    assert alembic_head_revision() == HEAD_REVISION, (
         "a new migration: set workbench.storage.revision.HEAD_REVISION to its revision"
     )
 

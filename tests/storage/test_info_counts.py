@@ -13,6 +13,7 @@ import pytest
 
 from tests.shared_builds import copy_of
 from workbench.cli import main
+from workbench.storage import judgments as judgment_store
 from workbench.storage import queries
 
 
@@ -80,7 +81,7 @@ def test_info_counts_through_the_read_model(
     demo_bundle: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     asked: list[Any] = []
-    counted = queries.count_judgments
+    counted = judgment_store.count_judgments
 
     def spy(session: Any, *filters: Any, by: str | None = None) -> dict[Any, int]:
         asked.append((filters, by))

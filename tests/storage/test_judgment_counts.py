@@ -137,7 +137,7 @@ class Judge:
     def __init__(self) -> None:
         self.winner = MODELS[0]
 
-    def __call__(self, messages: list[dict]) -> str:
+    def __call__(self, messages: list[dict[str, Any]]) -> str:
         text = str(messages[-1]["content"])
         first = text.find(answer(self.winner, ""))
         if first < 0:

@@ -6,10 +6,12 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
-from sqlalchemy import String, literal
+from sqlalchemy import Select, String, literal
 from sqlalchemy.dialects import sqlite
+from sqlalchemy.orm import Session
 
 from tests.stats.bundle_helpers import (
     add_campaign_votes,
@@ -74,10 +76,10 @@ def bundle_path(tmp_path: Path, bundle_location: Path | str) -> Path | str:
     path = build_bundle(tmp_path / "read-model", lines, into=bundle_location)
     add_campaign_votes(path, "pilot", [("ann", "q1", "x", "y", "b"), ("ann", "q2", "x", None, "a")])
     add_judge_verdicts(path, "run-1", [("q2", "x", "y", "b"), ("q2", "y", "x", None)])
-    return path
+    return cast("Path | str", path)
 
 
-def _rows(path: Path, *filters: OutcomeFilter) -> list[dict]:
+def _rows(path: Path, *filters: OutcomeFilter) -> list[dict[str, Any]]:
     with Bundle.open(path) as bundle, bundle.read_session() as session:
         names, rows = read_judgments(session, *filters)
     return [dict(zip(names, row, strict=True)) for row in rows]
@@ -209,7 +211,7 @@ def test_fingerprint_counts_what_the_read_model_shows(bundle_path: Path) -> None
     assert found[3] == 3
 
 
-def _plan(session, statement) -> list[str]:  # type: ignore[no-untyped-def]
+def _plan(session: Session, statement: Select[Any]) -> list[str]:
     sql = str(statement.compile(dialect=sqlite.dialect(), compile_kwargs={"literal_binds": True}))
     return [row[3] for row in session.connection().exec_driver_sql(f"EXPLAIN QUERY PLAN {sql}")]
 

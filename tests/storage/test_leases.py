@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -43,7 +44,7 @@ def template(bundle_backend: BundleBackend, tmp_path_factory: pytest.TempPathFac
 
 
 @pytest.fixture
-def bundle(template: Location, bundle_backend: BundleBackend) -> Bundle:
+def bundle(template: Location, bundle_backend: BundleBackend) -> Iterator[Bundle]:
     location = bundle_backend.copy(template)
     with Bundle.open(location) as opened:
         yield opened
@@ -65,7 +66,7 @@ def session(bundle: Bundle, handle: str) -> AnnotationSession:
 def leases(bundle: Bundle) -> list[tuple[int, int, datetime, datetime]]:
     with bundle.read_session() as read:
         return [
-            tuple(row)
+            (row[0], row[1], row[2], row[3])
             for row in read.execute(
                 select(
                     PairLease.pair_id,
@@ -86,7 +87,7 @@ def test_the_last_vote_of_a_task_is_handed_to_one_annotator(bundle: Bundle) -> N
     tasks = campaign(bundle)
     sessions = [session(bundle, handle) for handle in ANNOTATORS[: tasks + 1]]
     handed = [s.next_task() for s in sessions]
-    shown = [repr(task.turns) for task in handed[:tasks]]
+    shown = [repr(task.turns) for task in handed[:tasks] if task is not None]
     assert len(set(shown)) == tasks  # each annotator got a different task
     assert handed[tasks] is None  # every task is leased: nothing left for the last one
     held = leases(bundle)
@@ -95,7 +96,9 @@ def test_the_last_vote_of_a_task_is_handed_to_one_annotator(bundle: Bundle) -> N
     }
     # answering releases the lease; the task is full, so the late annotator still gets nothing
     first = sessions[0]
-    first.cast(handed[0].token, "a")
+    first_task = handed[0]
+    assert first_task is not None
+    first.cast(first_task.token, "a")
     assert len(leases(bundle)) == tasks - 1
     assert sessions[tasks].next_task() is None
 
@@ -104,11 +107,14 @@ def test_with_two_votes_left_one_lease_holds_one_of_them(bundle: Bundle) -> None
     tasks = campaign(bundle, votes_per_pair=2)
     ann, bob, cat = (session(bundle, handle) for handle in ANNOTATORS[:3])
     first = ann.next_task()
+    assert first is not None
     ann.cast(first.token, "a")  # one vote of two given
     bobs = bob.next_task()
+    assert bobs is not None
     # the first task still needs a vote: bob holds it now (shown the other way round)
     assert same_task(bobs.turns, first.turns)
     cats = cat.next_task()
+    assert cats is not None
     assert not same_task(cats.turns, first.turns)
     assert cats.progress.remaining == tasks - 1
 
@@ -117,10 +123,15 @@ def test_an_expired_lease_frees_the_task(bundle: Bundle) -> None:
     campaign(bundle, models=2)
     ann, bob = session(bundle, ANNOTATORS[0]), session(bundle, ANNOTATORS[1])
     held = ann.next_task()
-    assert bob.next_task().turns != held.turns
+    assert held is not None
+    given = bob.next_task()
+    assert given is not None
+    assert given.turns != held.turns
     expire_leases(bundle)
     other = session(bundle, ANNOTATORS[2])
-    assert other.next_task().turns == held.turns
+    given = other.next_task()
+    assert given is not None
+    assert given.turns == held.turns
     # ann answers after the lease expired: the vote is still stored (it is ann's work)
     receipt = ann.cast(held.token, "a")
     with bundle.read_session() as read:
@@ -141,10 +152,13 @@ def test_a_second_answer_from_the_same_annotator_is_refused(bundle: Bundle) -> N
     campaign(bundle)
     window, other_window = session(bundle, ANNOTATORS[0]), session(bundle, ANNOTATORS[0])
     task = window.next_task()
+    assert task is not None
     again = other_window.next_task()
+    assert again is not None
     assert again.turns == task.turns  # their own lease does not hide the task from them
     window.cast(task.token, "a")
     with pytest.raises(StaleTaskError, match="answered already"):
+        assert again is not None
         other_window.cast(again.token, "b")
     with bundle.read_session() as read:
         assert read.scalar(select(func.count()).select_from(Vote)) == 1
@@ -154,11 +168,16 @@ def test_undo_leases_the_task_again(bundle: Bundle) -> None:
     campaign(bundle)
     ann = session(bundle, ANNOTATORS[0])
     task = ann.next_task()
+    assert task is not None
     ann.cast(task.token, "a")
     assert leases(bundle) == []
-    assert ann.undo().turns == task.turns
+    given = ann.undo()
+    assert given is not None
+    assert given.turns == task.turns
     assert [row[1] for row in leases(bundle)] == [ann._annotator_id]
-    assert session(bundle, ANNOTATORS[1]).next_task().turns != task.turns
+    given = session(bundle, ANNOTATORS[1]).next_task()
+    assert given is not None
+    assert given.turns != task.turns
 
 
 def test_concurrent_hand_out_gives_distinct_tasks(bundle: Bundle) -> None:
@@ -173,6 +192,7 @@ def test_concurrent_hand_out_gives_distinct_tasks(bundle: Bundle) -> None:
             mine = session(bundle, handle)
             start.wait()
             first = mine.next_task()  # everyone asks at the same moment
+            assert first is not None
             handed.wait()  # and holds the first task until all have one
             voted[handle] = [repr(first.turns)]
             mine.cast(first.token, "a")
@@ -200,7 +220,7 @@ def test_concurrent_hand_out_gives_distinct_tasks(bundle: Bundle) -> None:
 def table_counts(bundle: Bundle) -> dict[str, int]:
     with bundle.read_session() as read:
         return {
-            model.__tablename__: read.scalar(select(func.count()).select_from(model))
+            model.__tablename__: read.execute(select(func.count()).select_from(model)).scalar_one()
             for model in (Campaign, ScheduledPair, Vote)
         }
 
@@ -214,6 +234,7 @@ def test_a_bundle_from_before_leases_migrates_with_its_data(
         ann = session(bundle, ANNOTATORS[0])
         for _ in range(2):
             task = ann.next_task()
+            assert task is not None
             ann.cast(task.token, "a")
         before = table_counts(bundle)
     engine = make_engine(parse_location(location))
@@ -225,6 +246,8 @@ def test_a_bundle_from_before_leases_migrates_with_its_data(
     with Bundle.open(location) as bundle:
         assert bundle.revision() == head_revision()
         assert table_counts(bundle) == before
-        assert session(bundle, ANNOTATORS[0]).next_task().progress.done == 2
+        given = session(bundle, ANNOTATORS[0]).next_task()
+        assert given is not None
+        assert given.progress.done == 2
         assert len(leases(bundle)) == 1
     bundle_backend.discard(location)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import cast
 
 from alembic import command
 
@@ -50,7 +51,7 @@ def _old_bundle(tmp_path: Path) -> Path:
             command.downgrade(_alembic_config(connection), "0005")
     finally:
         engine.dispose()
-    return path
+    return cast("Path", path)
 
 
 def test_rows_of_the_older_conventions_read_as_the_one_convention(tmp_path: Path) -> None:

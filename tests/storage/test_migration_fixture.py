@@ -7,6 +7,7 @@ from __future__ import annotations
 import shutil
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,7 +17,7 @@ from workbench.storage.backups import list_backups
 from workbench.storage.integrity import integrity_check
 from workbench.storage.queries import bundle_counts
 
-Dump = dict[str, tuple[list[str], list[tuple]]]
+Dump = dict[str, tuple[list[str], list[tuple[Any, ...]]]]
 
 
 def dump(path: Path, columns: dict[str, list[str]] | None = None) -> Dump:

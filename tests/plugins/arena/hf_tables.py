@@ -17,13 +17,20 @@ from PIL import Image
 
 MESSAGES = pa.list_(pa.struct([("role", pa.string()), ("content", pa.string())]))
 #: The ``Image`` feature of ``datasets``: a struct of the encoded bytes and the original path.
+
+
+def schema(fields: list[tuple[str, pa.DataType]]) -> pa.Schema:
+    """A table schema from (name, type) pairs; typed, so mixed column types read as DataType."""
+    return pa.schema(fields)
+
+
 IMAGE = pa.struct([("bytes", pa.binary()), ("path", pa.string())])
 CATEGORY_FLAGS = ("captioning", "code", "diagram", "entity_recognition", "homework", "ocr")
 CATEGORIES = pa.struct([(name, pa.bool_()) for name in CATEGORY_FLAGS])
 
 #: VisionArena-Battle (lmarena-ai): ``images`` is a list, the voter is ``judge_hash``, the
 #: topic a struct of category flags.
-VISION_ARENA_BATTLE = pa.schema(
+VISION_ARENA_BATTLE = schema(
     [
         ("question_id", pa.string()),
         ("tstamp", pa.float64()),
@@ -42,7 +49,7 @@ VISION_ARENA_BATTLE = pa.schema(
 )
 
 #: WildVision-Arena-Data, config ``battle``: one ``image``, the voter ``judge``, a ``domain``.
-WILDVISION_BATTLE = pa.schema(
+WILDVISION_BATTLE = schema(
     [
         ("question_id", pa.string()),
         ("model_a", pa.string()),
@@ -61,7 +68,7 @@ WILDVISION_BATTLE = pa.schema(
 )
 
 #: WildVision-Arena-Data, config ``chat``: one model, one conversation.
-WILDVISION_CHAT = pa.schema(
+WILDVISION_CHAT = schema(
     [
         ("question_id", pa.string()),
         ("model", pa.string()),
@@ -238,7 +245,7 @@ def write_hub_cache(
 
 
 #: VisionArena-Chat: a conversation id instead of a question id, a list of images.
-VISION_ARENA_CHAT = pa.schema(
+VISION_ARENA_CHAT = schema(
     [
         ("conversation_id", pa.string()),
         ("model", pa.string()),
@@ -251,7 +258,7 @@ VISION_ARENA_CHAT = pa.schema(
 )
 
 #: VisionArena-Bench: prompts with their images, no model and no vote.
-VISION_ARENA_BENCH = pa.schema(
+VISION_ARENA_BENCH = schema(
     [
         ("question_id", pa.string()),
         ("turns", pa.list_(pa.struct([("content", pa.string())]))),
@@ -262,6 +269,6 @@ VISION_ARENA_BENCH = pa.schema(
 
 #: A conversation written as turns of {user, assistant} rather than as messages.
 PAIRED_TURNS = pa.list_(pa.struct([("user", pa.string()), ("assistant", pa.string())]))
-PAIRED_CHAT = pa.schema(
+PAIRED_CHAT = schema(
     [("question_id", pa.string()), ("model", pa.string()), ("conversation", PAIRED_TURNS)]
 )

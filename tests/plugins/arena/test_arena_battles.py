@@ -105,7 +105,7 @@ def conversation(*turns: tuple[Any, str | None]) -> list[dict[str, Any]]:
     return messages
 
 
-def battle(model_a: str, model_b: str, winner: str, **extra: Any) -> dict[str, Any]:
+def battle(model_a: str, model_b: object, winner: str, **extra: Any) -> dict[str, Any]:
     return {"model_a": model_a, "model_b": model_b, "winner": winner, **extra}
 
 

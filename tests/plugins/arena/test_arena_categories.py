@@ -50,7 +50,7 @@ def turns(conversation: int, model: str) -> list[tuple[str, str]]:
 
 
 def battle_rows(votes_per_conversation: int = 5) -> list[dict[str, Any]]:
-    rows = []
+    rows: list[dict[str, Any]] = []
     image = {"bytes": png_bytes("red"), "path": "shared.png"}
     for conversation, tags in enumerate(TAGS):
         for vote in range(votes_per_conversation):
@@ -148,9 +148,9 @@ def test_an_older_bundle_gets_its_categories_from_the_kept_flags(
             command.downgrade(_alembic_config(connection), "0005")
     finally:
         engine.dispose()
-    connection = sqlite3.connect(old)
-    tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
-    connection.close()
+    raw = sqlite3.connect(old)
+    tables = {row[0] for row in raw.execute("SELECT name FROM sqlite_master")}
+    raw.close()
     assert "item_categories" not in tables
     with Bundle.open(old, migrate=True) as bundle:
         assert bundle.revision() == head_revision()

@@ -89,7 +89,7 @@ def clone(root: Path, *, with_questions: bool = True, with_config: bool = True) 
     return root
 
 
-def games(bundle: Path) -> list[tuple[str, str, str, str | None, int, str | None, dict]]:
+def games(bundle: Path) -> list[tuple[str, str, str, str | None, int, str | None, dict[str, Any]]]:
     model_a, model_b = aliased(Model), aliased(Model)
     with Bundle.open(bundle) as opened, opened.read_session() as session:
         rows = session.execute(
@@ -108,7 +108,7 @@ def games(bundle: Path) -> list[tuple[str, str, str, str | None, int, str | None
             .where(PriorJudgment.kind == "judge")
             .order_by(PriorJudgment.id)
         ).all()
-    return [tuple(row) for row in rows]  # type: ignore[misc]
+    return [tuple(row) for row in rows]
 
 
 def test_a_clone_imports_text_only_items_answers_and_both_games(tmp_path: Path) -> None:

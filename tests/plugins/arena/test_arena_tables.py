@@ -8,6 +8,7 @@ import gc
 import tempfile
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import select
@@ -60,9 +61,11 @@ def votes(bundle: Path) -> list[tuple[str, str, str | None, str, str | None, str
     return [tuple(row) for row in rows]  # type: ignore[misc]
 
 
-def items(bundle: Path) -> dict[str, tuple[str | None, str | None, dict, list[str | None]]]:
+def items(
+    bundle: Path,
+) -> dict[str, tuple[str | None, str | None, dict[str, Any], list[str | None]]]:
     with Bundle.open(bundle) as opened, opened.read_session() as session:
-        found = {}
+        found: dict[str, tuple[str | None, str | None, dict[str, Any], list[str | None]]] = {}
         for item in session.scalars(select(Item)):
             slots = session.execute(
                 select(Image.sha256)

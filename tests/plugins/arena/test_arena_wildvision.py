@@ -7,6 +7,7 @@ import json
 import re
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -114,7 +115,7 @@ def test_model_names_are_the_rows_names_everywhere(
     assert {game.model for game in raw_games} <= named_in_rows
     assert set(raw_battles["model_a"]) | set(raw_battles["model_b"]) <= named_in_rows
     with Bundle.open(bundle) as opened, opened.read_session() as session:
-        stored = dict(session.execute(select(Model.name, Model.metadata_)).all())
+        stored: dict[str, Any] = dict(session.execute(select(Model.name, Model.metadata_)).all())
     assert set(stored) == named_in_rows
     stems = dict(raw_answers[["model", "file_stem"]].drop_duplicates().itertuples(index=False))
     assert {name: meta["wildvision_file"] for name, meta in stored.items()} == stems
@@ -287,7 +288,7 @@ def test_importing_the_release_again_is_a_no_op(bundle: Path, wildvision_dir: Pa
 # --- small synthetic release folders (written to tmp_path) for what the real one lacks ---------
 
 
-def write_release(folder: Path, answers: list, judgments: list) -> Path:
+def write_release(folder: Path, answers: list[Any], judgments: list[Any]) -> Path:
     (folder / "model_answers").mkdir(parents=True)
     (folder / "model_judgements").mkdir()
     (folder / "model_answers" / "org_m.jsonl").write_text(
@@ -299,7 +300,7 @@ def write_release(folder: Path, answers: list, judgments: list) -> Path:
     return folder
 
 
-def answer(question_id: str = "q1", **overrides: object) -> dict:
+def answer(question_id: str = "q1", **overrides: object) -> dict[str, Any]:
     row = {
         "question_id": question_id,
         "instruction": "What is shown?",
@@ -311,7 +312,7 @@ def answer(question_id: str = "q1", **overrides: object) -> dict:
     return {**row, **overrides}
 
 
-def judgment(score: object, text: str, question_id: str = "q1") -> dict:
+def judgment(score: object, text: str, question_id: str = "q1") -> dict[str, Any]:
     prompt = [{"type": "text", "text": "..."}, {"type": "image", "image": "ab" * 32}]
     game = {"user_prompt": prompt, "judgment": text, "score": score}
     return {"question_id": question_id, "model": "org/m", "judge": "gpt-4o", "games": [game]}

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import func, select
@@ -78,7 +79,7 @@ def test_the_data_folder_and_the_battles_file_first_import_in_one_command(
     assert counts(other) == first
 
 
-def release(folder: Path, answers: list[dict], judged: list[dict]) -> None:
+def release(folder: Path, answers: list[dict[str, Any]], judged: list[dict[str, Any]]) -> None:
     (folder / "model_answers").mkdir(parents=True)
     (folder / "model_judgements" / JUDGE_FOLDER).mkdir(parents=True)
     (folder / "model_answers" / "m.jsonl").write_text(

@@ -13,6 +13,7 @@ import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -81,7 +82,7 @@ def lines(winner: str) -> str:
     return "\n".join(f"{label}: [[{winner}]]" for label in LABELS)
 
 
-def fake_judge(messages: list[dict]) -> str:
+def fake_judge(messages: list[dict[str, Any]]) -> str:
     """Prefers the larger model on every criterion; on the third question it says so in words
     without the five lines, and the final-choice follow-up restates them."""
     user = message_text(messages, "user")
@@ -98,7 +99,7 @@ def fake_judge(messages: list[dict]) -> str:
     return lines(winner)
 
 
-def survey(cyclic_question: str) -> list[dict]:
+def survey(cyclic_question: str) -> list[dict[str, Any]]:
     """One participant per matchup: on one question they prefer the larger model each time,
     on ``cyclic_question`` their three choices go round in a circle."""
     lines = []

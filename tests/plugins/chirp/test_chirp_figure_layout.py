@@ -68,7 +68,7 @@ def test_the_map_its_colorbar_and_title_stay_together_inside_the_pane(
     width, height = pane
     rendered = render_figure(figure, width, height)
     assert rendered.width == width
-    renderer = figure.canvas.get_renderer()  # type: ignore[attr-defined]
+    renderer = figure.canvas.get_renderer()
     heatmap, colorbar = figure.axes
     title = heatmap.title.get_window_extent(renderer)
     # a wrapped title is centred on the map, a little left of the pane's centre: 2 px of slack

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -41,7 +42,7 @@ CATEGORIES = {"Visual Reasoning": 4, "Humor": 4, "Poetry": 1}
 LARGER_WINS = "Visual Reasoning"
 
 
-def question_lines() -> tuple[list[dict], list[tuple[str, str, str, str]]]:
+def question_lines() -> tuple[list[dict[str, Any]], list[tuple[str, str, str, str]]]:
     """The canonical lines, and the survey's battles in file order (category, a, b, outcome)."""
     lines, battles = [], []
     participant = 0

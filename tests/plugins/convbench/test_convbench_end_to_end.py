@@ -15,6 +15,7 @@ import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -70,7 +71,7 @@ class FakeJudge:
     def __init__(self) -> None:
         self.malformed: str | None = None
 
-    def __call__(self, messages: list[dict]) -> str:
+    def __call__(self, messages: list[dict[str, Any]]) -> str:
         user = message_text(messages, "user")
         system = message_text(messages, "system")
         if "report the decisions" in system:
@@ -135,7 +136,7 @@ def templates_and_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
 
 
-def answers(sheet: pd.DataFrame) -> list[dict]:
+def answers(sheet: pd.DataFrame) -> list[dict[str, Any]]:
     """The model's answers to the first conversations: its own in the standard context; in
     each ablation the references in place of the turns it fixes, and new answers after them."""
     lines = []
@@ -167,9 +168,9 @@ def answers(sheet: pd.DataFrame) -> list[dict]:
     return lines
 
 
-def _json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
+def _json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
     assert main([*argv, "--json"]) == 0, capsys.readouterr().err
-    return json.loads(capsys.readouterr().out)
+    return cast("dict[str, Any]", json.loads(capsys.readouterr().out))
 
 
 def test_ablation_deltas_and_one_pairwise_query_per_conversation(

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from visit_bench_helpers import MULTI_IMAGE_CSV, raw_cells, write_csv
 
+from tests.plugins.visit_bench.visit_bench_helpers import MULTI_IMAGE_CSV, raw_cells, write_csv
 from workbench.services.importing import ImportResult, import_files
 from workbench.storage.bundle import copy_bundle
 

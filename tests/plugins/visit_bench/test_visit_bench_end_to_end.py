@@ -18,16 +18,17 @@ import re
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
 import pytest
-from visit_bench_helpers import MULTI_IMAGE_CSV, write_csv
 from workbench_visit_bench.agreement import TIE_CREDIT
 
 import workbench.plugins
 from tests.judge.fake_openai_server import FakeOpenAIServer, message_text, stable_share
 from tests.judge.helpers import FAKE_KEY, registry_with_all_templates
+from tests.plugins.visit_bench.visit_bench_helpers import MULTI_IMAGE_CSV, write_csv
 from workbench.cli import main
 
 pytestmark = pytest.mark.shared_data
@@ -47,7 +48,7 @@ class LongerAnswerJudge:
     def __init__(self) -> None:
         self.decisions: dict[tuple[str, str], str | None] = {}
 
-    def __call__(self, messages: list[dict]) -> str:
+    def __call__(self, messages: list[dict[str, Any]]) -> str:
         system, user = message_text(messages, "system"), message_text(messages, "user")
         if "report the decision" in system:
             return "Unknown"
@@ -141,9 +142,9 @@ def templates_and_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
 
 
-def _json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
+def _json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
     assert main([*argv, "--json"]) == 0, capsys.readouterr().err
-    return json.loads(capsys.readouterr().out)
+    return cast("dict[str, Any]", json.loads(capsys.readouterr().out))
 
 
 def test_agreement_by_majority_from_the_files_and_a_judge_run(

@@ -9,8 +9,13 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from visit_bench_helpers import MULTI_IMAGE_CSV, sha256, source_counts, write_csv
 
+from tests.plugins.visit_bench.visit_bench_helpers import (
+    MULTI_IMAGE_CSV,
+    sha256,
+    source_counts,
+    write_csv,
+)
 from workbench.importers.base import ImportRejectedError
 from workbench.services.importing import import_files
 

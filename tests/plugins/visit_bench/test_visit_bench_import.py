@@ -10,8 +10,13 @@ from pathlib import Path, PurePosixPath
 import pandas as pd
 import pytest
 from sqlalchemy import select
-from visit_bench_helpers import MULTI_IMAGE_CSV, SINGLE_IMAGE_CSV, sha256, source_counts
 
+from tests.plugins.visit_bench.visit_bench_helpers import (
+    MULTI_IMAGE_CSV,
+    SINGLE_IMAGE_CSV,
+    sha256,
+    source_counts,
+)
 from workbench.services.importing import ImportResult, import_files
 from workbench.storage import Bundle
 from workbench.storage.models import Caption, Item, Reference

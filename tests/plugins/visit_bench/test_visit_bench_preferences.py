@@ -7,15 +7,21 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import pytest
 from sqlalchemy import func, select
-from visit_bench_helpers import MULTI_IMAGE_CSV, sha256, source_counts, write_csv
 from workbench_visit_bench.benchmark import VisitBenchImporter
 from workbench_visit_bench.preferences import VisitBenchPreferencesImporter
 
+from tests.plugins.visit_bench.visit_bench_helpers import (
+    MULTI_IMAGE_CSV,
+    sha256,
+    source_counts,
+    write_csv,
+)
 from workbench.importers.base import ImportRejectedError
 from workbench.services.importing import import_files
 from workbench.storage import Bundle
@@ -134,7 +140,7 @@ def test_a_tuple_keeps_its_raters_and_the_published_selection_flags(
 
 
 def test_preferences_alone_create_the_same_items_as_the_benchmark(
-    tmp_path: Path, preference_csv: Path, preferences: pd.DataFrame, imported: tuple
+    tmp_path: Path, preference_csv: Path, preferences: pd.DataFrame, imported: tuple[Any, ...]
 ) -> None:
     fresh = tmp_path / "fresh.wbb"
     result = import_files(fresh, [preference_csv], "visit-bench-preferences")
@@ -215,7 +221,7 @@ def test_a_file_without_rater_columns_is_rejected(
 
 
 def test_the_benchmark_importer_passes_over_a_preference_file_in_its_folder(
-    tmp_path: Path, preferences: pd.DataFrame, visit_bench_folder: Path, imported: tuple
+    tmp_path: Path, preferences: pd.DataFrame, visit_bench_folder: Path, imported: tuple[Any, ...]
 ) -> None:
     folder = tmp_path / "mixed"
     write_csv(preferences, folder, PREFERENCE_CSV)

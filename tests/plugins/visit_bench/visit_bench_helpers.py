@@ -7,6 +7,7 @@ import hashlib
 import re
 import shutil
 from pathlib import Path
+from typing import cast
 
 import pandas as pd
 
@@ -25,7 +26,7 @@ def sha256(path: Path) -> str:
 
 def source_counts(bundle: Path, source: str = "visit-bench") -> dict[str, int]:
     with Bundle.open(bundle) as opened, opened.read_session() as session:
-        return bundle_counts(session)["sources"][source]
+        return cast("dict[str, int]", bundle_counts(session)["sources"][source])
 
 
 def raw_cells(path: Path) -> pd.DataFrame:
