@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from PIL import Image
+from PySide6.QtWidgets import QApplication
 
 from workbench.cli import main
 from workbench.cli.arguments import PAGES as CLI_PAGES
@@ -24,7 +25,7 @@ def test_the_cli_offers_every_page_the_app_renders() -> None:
 
 @pytest.mark.parametrize("page", ["leaderboard", "graph", "agreement", "failures"])
 def test_each_panel_page_renders_offscreen(
-    qapp,  # type: ignore[no-untyped-def]
+    qapp: QApplication,
     full_bundle: Path,
     tmp_path: Path,
     page: str,
