@@ -132,6 +132,15 @@ def test_decisions_by_key_record_and_move_on(qtbot: QtBot, window: MainWindow) -
     assert settled[first]["answer"] == "b"
     assert settled[first]["note"] == "the left one counts wrong"
     assert settled[second] is None
+    # a decision without a note: its settled line ends at the time, with no dangling colon
+    qtbot.keyClick(dialog.display, Qt.Key.Key_A)
+    qtbot.waitUntil(lambda: "recorded Response 1" in dialog.status.text(), timeout=HANG_GUARD_MS)
+    dialog.show_task(1)
+    settled_lines = [line for line in dialog.votes.text().splitlines() if "settled" in line]
+    assert settled_lines and settled_lines[0].startswith("settled: Response 1 by ")
+    assert settled_lines[0].endswith(")"), settled_lines
+    dialog.show_task(0)
+    assert dialog.votes.text().splitlines()[-1].endswith("): the left one counts wrong")
     dialog.close()
 
 

@@ -77,6 +77,41 @@ def test_ten_rows_and_a_legible_figure_without_moving_a_dock(
         assert inner.width() <= area.viewport().width(), f"{name} is cut at its side"
 
 
+#: the window's sizes
+FOLD_SIZES = {"1366x768": (1366, 768), "1024x700": (1024, 700)}
+#: table rows on screen at least, by window size, with every analysis dock shown
+LEAST_ROWS = {"1366x768": 10, "1024x700": 8}
+
+
+@pytest.mark.parametrize("size", list(FOLD_SIZES))
+def test_the_pickers_fold_away_and_the_table_takes_the_dock(
+    qtbot: QtBot, window: MainWindow, size: str
+) -> None:
+    window.resize(*FOLD_SIZES[size])
+    wait_idle(qtbot, window)
+    QApplication.processEvents()
+    board = window.analysis.leaderboard
+    dock = window.analysis.docks["leaderboard"]
+    dock.raise_()
+    QApplication.processEvents()
+    area = dock.widget()
+    assert isinstance(area, QScrollArea)
+    table = board.table
+    assert not board.filters.isVisible()
+    assert board.filters_button.isVisible() and board.refresh_button.isVisible()
+    rows = visible_in(table.viewport(), dock).height() // table.rowHeight(0)
+    # the table is on screen whole, nothing of the panel below the dock's edge
+    assert area.verticalScrollBar().maximum() == 0, size
+    assert visible_in(table.viewport(), dock).height() == table.viewport().height()
+    assert rows >= LEAST_ROWS[size], f"{rows} rows on screen at {size}"
+    # the button unfolds the method and the filters, and folds them away again
+    board.filters_button.click()
+    QApplication.processEvents()
+    assert board.filters.isVisible() and board.method.isVisible()
+    board.filters_button.click()
+    assert not board.filters.isVisible()
+
+
 def test_a_floated_dock_s_figure_follows_its_size(qtbot: QtBot, window: MainWindow) -> None:
     board = window.analysis.leaderboard
     forest = board.forest

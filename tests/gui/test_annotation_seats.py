@@ -78,8 +78,22 @@ def test_a_skip_is_not_counted_as_answered_and_the_counts_match_campaign_status(
     text = view.progress_label.text()
     assert "2 answered" in text and "1 skipped" in text, text
     assert f"{status['tasks']} tasks" in text, text
+    assert "0 flagged" in text, text
     assert view.progress_label.isVisible()
     assert window.rect().contains(view.progress_label.geometry().translated(view.pos()))
+    # a flag keeps the task and is counted apart, twice on one task as one flagged task; it
+    # stays counted on the task read ahead meanwhile, once the flagged task is answered
+    flagged_token = view.task.token
+    for reason in ("broken_image", "offensive"):
+        view.flag(reason, None)
+        settle(qtbot, window)
+    assert view.task.token == flagged_token
+    text = view.progress_label.text()
+    assert "2 answered" in text and "1 skipped" in text and "1 flagged" in text, text
+    view.choose("a")
+    settle(qtbot, window)
+    text = view.progress_label.text()
+    assert "3 answered" in text and "1 skipped" in text and "1 flagged" in text, text
     while view.task is not None:  # the end of the queue: the skip is still not an answer
         view.choose("a")
         settle(qtbot, window)
@@ -87,11 +101,11 @@ def test_a_skip_is_not_counted_as_answered_and_the_counts_match_campaign_status(
     row = next(r for r in status["annotators"] if r["annotator"] == "ana")
     final = view.progress_label.text()
     assert f"{row['answered']} answered" in final and f"{row['skipped']} skipped" in final
-    assert "all done" in final
+    assert "1 flagged" in final and "all done" in final
     summary = view.done_label.text()  # the end of the session says what was done
     assert view.done_label.isVisible()
     assert f"You answered {row['answered']} and skipped {row['skipped']}" in summary
-    assert f"{status['tasks']} tasks" in summary
+    assert f"{status['tasks']} tasks, and flagged 1" in summary
     window.close()
 
 

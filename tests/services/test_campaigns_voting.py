@@ -74,6 +74,7 @@ BLIND_FIELDS = {
     "remaining",
     "skipped",
     "campaign_tasks",
+    "flagged",
 }
 
 

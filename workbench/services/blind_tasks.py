@@ -30,14 +30,16 @@ INSTRUCTION_CAPTION_KIND = "instruction-conditioned"
 @dataclass(frozen=True, slots=True)
 class Progress:
     """How far the annotator has come: tasks answered or skipped (``done``, of which
-    ``skipped`` were skipped), tasks left for them, and the campaign's task count (``None``
+    ``skipped`` were skipped), tasks left for them, the campaign's task count (``None``
     outside a campaign, as in the practice round): one denominator for every annotator, the
-    one ``workbench campaign status`` prints."""
+    one ``workbench campaign status`` prints; and the tasks they flagged (counted apart: a
+    flagged task is still answered or skipped)."""
 
     done: int
     remaining: int
     skipped: int = 0
     campaign_tasks: int | None = None
+    flagged: int = 0
 
     @property
     def total(self) -> int:

@@ -62,7 +62,7 @@ from workbench.services.pair_choice import ADAPTIVE, pair_choice
 from workbench.services.practice import PracticeFeedback, PracticeRound
 from workbench.services.shown_order import ShownOrders
 from workbench.storage.bundle import Bundle
-from workbench.storage.counters import annotator_progress, counting
+from workbench.storage.counters import annotator_progress, counting, tasks_flagged_by
 from workbench.storage.models import Campaign, PairLease, ScheduledPair, Vote
 
 log = logging.getLogger(__name__)
@@ -384,7 +384,13 @@ class AnnotationSession:
         the annotator's even if others have given it all its votes meanwhile), read from the
         campaign counters rather than recounted from the schedule."""
         counted = annotator_progress(session, self._campaign_id, self._annotator_id, holding)
-        return Progress(counted.done, counted.remaining, counted.skipped, counted.campaign_tasks)
+        return Progress(
+            counted.done,
+            counted.remaining,
+            counted.skipped,
+            counted.campaign_tasks,
+            counted.flagged,
+        )
 
     def _is_answered(self, session: Session, pair_id: int) -> bool:
         return bool(session.connection().scalar(self._answered, {"pair": pair_id}))
@@ -718,8 +724,10 @@ class AnnotationSession:
         comment = (comment or "").strip() or None
         rows = answer_rows(self.protocol, answers, comment)
         before = ahead.task.progress
-        # counted before this answer: one more done, one fewer left (as VoteReceipt counts)
-        task = replace(ahead.task, progress=before.after_answer())
+        # counted before this answer: one more done, one fewer left (as VoteReceipt counts); a
+        # flag raised after the task ahead was read is counted on the task on screen
+        flagged = max(before.flagged, shown.task.progress.flagged)
+        task = replace(ahead.task, progress=replace(before.after_answer(), flagged=flagged))
         following = _Shown(task, ahead.pair_id, _now(), time.monotonic(), ahead.swapped)
         self._shown, self._ahead = following, None
         return PendingAnswer(shown, tuple(rows), comment, following, ahead), task
@@ -764,11 +772,14 @@ class AnnotationSession:
         comment = (comment or "").strip() or None
         return self.practice.check(token, answer_rows(self.protocol, answers, comment))
 
-    def flag(self, token: str, reason: str, response: int | None = None, note: str = "") -> None:
+    def flag(
+        self, token: str, reason: str, response: int | None = None, note: str = ""
+    ) -> Progress:
         """Flag the task ``token`` names (``reason`` one of ``services.flags.FLAG_REASONS``):
         about the item, or with ``response`` (0 for Response 1, 1 for Response 2) about that
         answer, mapped to its model through the order the task is shown in. The task stays on
-        screen, to be answered (or skipped) as usual."""
+        screen, to be answered (or skipped) as usual; returns its progress with the flag
+        counted."""
         self._refuse_in_preview()
         shown = self._current(token)
         with self.bundle.session() as session:
@@ -792,6 +803,12 @@ class AnnotationSession:
                 pair_id=pair.id,
                 annotator_id=self._annotator_id,
             )
+            session.flush()
+            flagged = tasks_flagged_by(session, self._campaign_id, self._annotator_id)
+        progress = replace(shown.task.progress, flagged=flagged)
+        if self._shown is shown:
+            self._shown = replace(shown, task=replace(shown.task, progress=progress))
+        return progress
 
     def skip(self, token: str, reason: str) -> VoteReceipt:
         """Pass over the task with a reason; it is not shown to this annotator again (undo

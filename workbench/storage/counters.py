@@ -46,6 +46,7 @@ from workbench.storage.models import (
     CampaignAnnotatorCount,
     CampaignCount,
     CampaignPairCount,
+    Flag,
     PairLease,
     ScheduledPair,
     Vote,
@@ -340,12 +341,14 @@ def rebuild_counters(executor: Executor, campaign_ids: Iterable[int] | None = No
 @dataclass(frozen=True, slots=True)
 class AnnotatorProgress:
     """Tasks an annotator answered or skipped (``done``; ``skipped`` of them skipped), open
-    tasks left for them, and the campaign's tasks (the same for every annotator)."""
+    tasks left for them, the campaign's tasks (the same for every annotator), and the tasks
+    they flagged (a flag keeps the task, so a flagged task is also answered, skipped or left)."""
 
     done: int
     remaining: int
     skipped: int = 0
     campaign_tasks: int = 0
+    flagged: int = 0
 
 
 _CAMPAIGN_OPEN = select(
@@ -358,6 +361,12 @@ _ANNOTATOR_COUNTS = select(
 ).where(
     CampaignAnnotatorCount.campaign_id == bindparam("campaign"),
     CampaignAnnotatorCount.annotator_id == bindparam("annotator"),
+)
+# Flags are few (and those raised by annotators carry their campaign, which is indexed).
+_FLAGGED_BY = select(func.count(func.distinct(Flag.pair_id))).where(
+    Flag.campaign_id == bindparam("campaign"),
+    Flag.annotator_id == bindparam("annotator"),
+    Flag.retracted_at.is_(None),
 )
 # Leases are few, so they are read first and the tasks they hold looked up by id (a join from
 # the schedule's side would walk the whole campaign).
@@ -430,4 +439,16 @@ def annotator_progress(
         or connection.scalar(_OPEN_FOR, {"pair": holding, "annotator": annotator_id}) is None
     ):
         remaining += 1
-    return AnnotatorProgress(done, max(remaining, 0), skipped, tasks)
+    return AnnotatorProgress(
+        done,
+        max(remaining, 0),
+        skipped,
+        tasks,
+        tasks_flagged_by(session, campaign_id, annotator_id),
+    )
+
+
+def tasks_flagged_by(session: Session, campaign_id: int, annotator_id: int) -> int:
+    """The campaign's tasks the annotator flagged (flags that stand)."""
+    who = {"campaign": campaign_id, "annotator": annotator_id}
+    return session.connection().scalar(_FLAGGED_BY, who) or 0

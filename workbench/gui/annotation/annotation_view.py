@@ -83,11 +83,15 @@ def feedback_text(feedback: PracticeFeedback) -> str:
 
 
 def progress_text(progress: Progress) -> str:
-    """Answered and skipped apart, what is left for this annotator, and the campaign's task
-    count (the same for everyone, as ``workbench campaign status`` prints it)."""
+    """Answered, skipped and flagged apart (a flagged task is also answered, skipped or still
+    open), what is left for this annotator, and the campaign's task count (the same for
+    everyone, as ``workbench campaign status`` prints it)."""
     if progress.campaign_tasks is None:  # the practice round: its own tasks
         return f"Task {min(progress.done + 1, progress.total)} of {progress.total}"
-    counts = f"{progress.answered} answered  ·  {progress.skipped} skipped"
+    counts = (
+        f"{progress.answered} answered  ·  {progress.skipped} skipped"
+        f"  ·  {progress.flagged} flagged"
+    )
     left = "all done" if progress.remaining == 0 else f"{progress.remaining} left for you"
     return f"{counts}  ·  {left}  ·  {progress.campaign_tasks} tasks in the campaign"
 
@@ -126,7 +130,7 @@ def done_text(progress: Progress) -> str:
     if progress.campaign_tasks is not None:
         summary = (
             f"You answered {progress.answered} and skipped {progress.skipped} of the "
-            f"campaign's {progress.campaign_tasks} tasks.\n"
+            f"campaign's {progress.campaign_tasks} tasks, and flagged {progress.flagged}.\n"
         )
     return (
         "All done: there is no task left for you in this campaign.\n"
@@ -804,8 +808,10 @@ class AnnotationView(QWidget):
             return
         session, token = self.session, token or self.task.token
 
-        def flagged(_nothing: None) -> None:
+        def flagged(progress: Progress) -> None:
             self.setFocus()
+            if self.task is not None and self.task.token == token:
+                self.progress_label.setText(progress_text(progress))
             if self.answer_panel is not None:
                 self.answer_panel.show_message("Flagged. The task is still yours to answer.")
 

@@ -76,9 +76,10 @@ def votes_text(row: dict[str, Any], reveal: bool, labels: dict[str, str] | None 
         lines.append(f"judge {row['judge']['run']}: {judged}")
     settled = row["adjudication"]
     if settled:
+        note = f": {settled['note']}" if settled["note"] else ""
         lines.append(
             f"settled: {answer_label(settled['answer'], labels)} by {settled['adjudicator']} "
-            f"({settled['adjudicated_at']}): {settled['note']}"
+            f"({settled['adjudicated_at']}){note}"
         )
     return "\n".join(lines)
 

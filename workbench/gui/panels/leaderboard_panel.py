@@ -12,7 +12,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt, Signal
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, QSize, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -25,12 +25,14 @@ from PySide6.QtWidgets import (
     QSplitter,
     QTableView,
     QTabWidget,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from workbench.errors import WorkbenchError
 from workbench.gui import panel_computations
+from workbench.gui.flow_layout import FlowLayout
 from workbench.gui.linked_selection import LinkedSelection
 from workbench.gui.panel_computations import (
     FigureRecipe,
@@ -41,6 +43,7 @@ from workbench.gui.panel_computations import (
 from workbench.gui.panels.column_widths import fit_columns_to_sample
 from workbench.gui.panels.compare_dialog import CompareDialog
 from workbench.gui.panels.computing import ComputingStatus
+from workbench.gui.panels.docks import wrap_picker_rows
 from workbench.gui.panels.empty_hint import LEADERBOARD_HINT, install_empty_hint
 from workbench.gui.panels.figure_view import FigureView
 from workbench.gui.panels.latest_only import LatestOnly, Runner
@@ -94,6 +97,17 @@ def _points_first(request: AnalysisRequest) -> bool:
     the fit on all battles whatever the rounds (online Elo with a bootstrap shows the rounds'
     median, which only the bootstrap gives)."""
     return request.method == "bt" and request.bootstrap > 0
+
+
+class YieldingSplitter(QSplitter):
+    """A splitter that asks for no more height than its least: the panel's wrapping labels make
+    its scroll area lay it out at its preferred height for the width, and a table's preferred
+    height (about ten rows) then pushed the table itself below a short dock's edge. The layout
+    still gives it all the height left (its stretch)."""
+
+    def sizeHint(self) -> QSize:
+        hint = super().sizeHint()
+        return QSize(hint.width(), self.minimumSizeHint().height())
 
 
 class LeaderboardPanel(QWidget):
@@ -252,11 +266,34 @@ class LeaderboardPanel(QWidget):
                 row.addWidget(QLabel(caption, self))
             row.addWidget(widget)
         first_row.addStretch(1)
-        first_row.addWidget(self.refresh_button)
         second_row.addStretch(1)
-        second_row.addWidget(self.compare_button)
-        second_row.addWidget(self.export_button)
         third_row.addStretch(1)
+        # The pickers fold away (folded at first): they took a docked panel's first screen at
+        # 1024x700 and all of it at 1.5x scaling, and the request line above the table already
+        # says what is chosen. The buttons stay on screen, wrapping at the dock's width.
+        self.filters = QWidget(self)
+        self.filters.setObjectName("leaderboardFilters")
+        filter_rows = QVBoxLayout(self.filters)
+        filter_rows.setContentsMargins(0, 0, 0, 0)
+        for row in (first_row, second_row, third_row):
+            filter_rows.addLayout(row)
+        wrap_picker_rows(self.filters)
+        self.filters.setVisible(False)
+        self.filters_button = QToolButton(self)
+        self.filters_button.setObjectName("leaderboardFiltersButton")
+        self.filters_button.setCheckable(True)
+        self.filters_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.filters_button.setToolTip("Show or hide the method and the filters")
+        self.filters_button.toggled.connect(self.show_filters)
+        self.show_filters(False)
+        buttons = FlowLayout()
+        for button in (
+            self.filters_button,
+            self.refresh_button,
+            self.compare_button,
+            self.export_button,
+        ):
+            buttons.addWidget(button)
 
         #: the request of the board shown (or about to be), in one line, and its command
         self.request_row = RequestLine("workbench leaderboard", self)
@@ -278,16 +315,18 @@ class LeaderboardPanel(QWidget):
         self.plots = QTabWidget(self)
         self.plots.addTab(self.forest, "Ratings")
         self.plots.addTab(self.heatmap, "Win rates")
-        splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        # no taller at least than the table beside it: in a short dock (1366x768 at 1.5x) the
+        # figure scrolls inside its tab rather than the panel below the dock's edge
+        self.plots.setMinimumHeight(self.table.minimumSizeHint().height())
+        splitter = YieldingSplitter(Qt.Orientation.Horizontal, self)
         splitter.addWidget(self.table)
         splitter.addWidget(self.plots)
         splitter.setSizes([480, 520])
 
         layout = QVBoxLayout(self)
         layout.addWidget(self.request_row)
-        layout.addLayout(first_row)
-        layout.addLayout(second_row)
-        layout.addLayout(third_row)
+        layout.addLayout(buttons)
+        layout.addWidget(self.filters)
         layout.addWidget(self.status)
         layout.addWidget(self.computing)
         layout.addWidget(splitter, 1)
@@ -321,6 +360,16 @@ class LeaderboardPanel(QWidget):
         self.model.modelReset.connect(self._show_chosen)
         self._set_choices(None)
         self._show_request(None)
+
+    def show_filters(self, shown: bool) -> None:
+        """Unfold (or fold away) the method's and the filters' pickers."""
+        self.filters.setVisible(shown)
+        self.filters_button.setArrowType(
+            Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow
+        )
+        self.filters_button.setText("Hide filters" if shown else "Method and filters")
+        if self.filters_button.isChecked() != shown:
+            self.filters_button.setChecked(shown)
 
     # --- state ----------------------------------------------------------------------------------
 
