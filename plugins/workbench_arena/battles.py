@@ -71,6 +71,16 @@ _FACT_ORDER = {key: order for order, key in enumerate(BATTLE_FACTS)}
 #: of its judgments (VisionArena has 30,000).
 ITEM_FACTS = frozenset({"categories", "domain"})
 
+#: A row with these keys alone is a vote and nothing else: the shape of a whole battle log.
+_VOTE_ONLY = frozenset({"model_a", "model_b", "winner"})
+
+
+def _plain_text(value: Any) -> bool:
+    """True for what :func:`text_field` takes without a word: a string with a visible
+    character (checked at a glance, for a battle log's millions of rows)."""
+    return type(value) is str and value != "" and not value.isspace()
+
+
 #: Keys that name a conversation when there is no ``question_id`` (VisionArena-Chat).
 ID_KEYS = ("question_id", "conversation_id")
 
@@ -305,12 +315,31 @@ class ArenaBattlesImporter(Importer):
         spool: ImageSpool,
         report: ImportReport,
     ) -> None:
-        model_a = text_field(row, "model_a")
-        model_b = text_field(row, "model_b")
-        winner = text_field(row, "winner")
+        model_a, model_b, winner = row.get("model_a"), row.get("model_b"), row.get("winner")
+        if not (_plain_text(model_a) and _plain_text(model_b) and _plain_text(winner)):
+            # text_field says what is wrong, in the fields' order
+            model_a = text_field(row, "model_a")
+            model_b = text_field(row, "model_b")
+            winner = text_field(row, "winner")
         if winner not in WINNERS:
-            raise RowError("winner", f"{winner[:60]!r} is not one of {', '.join(WINNERS)}")
+            raise RowError("winner", f"{str(winner)[:60]!r} is not one of {', '.join(WINNERS)}")
         assert model_a is not None and model_b is not None
+        if row.keys() <= _VOTE_ONLY:
+            # a battle log's row (millions of them): no judge, facts or conversations to read
+            (battles.judgments or battles.ready).append(
+                JudgmentRecord(
+                    source=SOURCE,
+                    item_external_id=None,
+                    kind=_UNNAMED_PERSON.kind,
+                    model_a=model_a,
+                    model_b=model_b,
+                    outcome=WINNERS[winner],
+                    label=winner,
+                    metadata={},
+                    origin=origin,
+                )
+            )
+            return
         question_id = self._question_id(row)
         judge = read_judge(row["judge"] if row.get("judge") is not None else row.get("judge_hash"))
         facts = self._facts(row)

@@ -103,12 +103,24 @@ def read_rows(
 _SNIFF_BYTES = 4096
 
 
+_RAW_DECODE = json.JSONDecoder().raw_decode
+_LINE_ENDS = frozenset({"\n", "\r\n"})
+
+
 def _line_row(line: str, name: str, number: int, report: ImportReport) -> tuple[Origin, Any] | None:
     if not line.strip():
         return None
     origin = Origin(name, number)
     try:
-        return origin, json.loads(line)
+        try:
+            # json.loads without its two whitespace scans: a line read from a file is one value
+            # and its line break; anything else is read by json.loads itself, for its message
+            value, end = _RAW_DECODE(line)
+        except json.JSONDecodeError:
+            return origin, json.loads(line)
+        if end != len(line) and line[end:] not in _LINE_ENDS:
+            return origin, json.loads(line)
+        return origin, value
     except json.JSONDecodeError as error:
         report.reject(origin, None, f"not valid JSON: {error.msg} at column {error.colno}")
     except RecursionError:

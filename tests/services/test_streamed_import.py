@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, text
 from sqlalchemy.orm import aliased
 
 from workbench.importers.base import ImportRejectedError, ImportReport
@@ -80,6 +80,87 @@ def test_a_battle_log_streams_in_batches_and_lands_as_read_whole(
     assert stored(tmp_path / "streamed.wbb") == stored(tmp_path / "whole.wbb")
     assert result.counts == whole.counts
     assert result.counts["judgments_added"] == 60 and result.counts["models_added"] == 3
+
+
+def plain_battle_log(path: Path, count: int) -> Path:
+    """``count`` battles of the three keys alone, a whole battle log's shape."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    names = ("m-a", "m-b", "m-c")
+    rows = (
+        {"model_a": names[n % 3], "model_b": names[(n + 1) % 3], "winner": WINNERS[n % 3]}
+        for n in range(count)
+    )
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
+def judgment_indexes(session: Any) -> list[str]:
+    return sorted(
+        session.execute(
+            text(
+                "SELECT sql FROM sqlite_master WHERE type = 'index' "
+                "AND tbl_name = 'prior_judgments' AND sql IS NOT NULL"
+            )
+        ).scalars()
+    )
+
+
+def test_a_new_bundle_gets_its_judgment_indexes_after_the_last_batch(
+    tmp_path: Path, batches_of_seven: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from workbench.storage import import_writer
+
+    with Bundle.create(tmp_path / "empty.wbb") as empty, empty.read_session() as session:
+        declared = judgment_indexes(session)
+    assert len(declared) == 4
+    while_written: list[list[str]] = []
+    insert_rows = import_writer.insert_rows
+
+    def watched(session: Any, table: Any, rows: Any) -> None:
+        while_written.append(judgment_indexes(session))
+        insert_rows(session, table, rows)
+
+    monkeypatch.setattr(import_writer, "insert_rows", watched)
+    source = plain_battle_log(tmp_path / "log" / "battles.jsonl", 30)
+    import_files(tmp_path / "streamed.wbb", [source], FORMAT)
+    assert len(while_written) == 5 and all(found == [] for found in while_written)
+    with Bundle.open(tmp_path / "streamed.wbb") as opened, opened.read_session() as session:
+        assert judgment_indexes(session) == declared
+        plan = " ".join(
+            str(row[-1])
+            for row in session.execute(
+                text("EXPLAIN QUERY PLAN SELECT id FROM prior_judgments WHERE model_a_id = 1")
+            )
+        )
+    assert "ix_prior_judgments_models" in plan
+    # into a bundle that exists, rows are added under its indexes, which stay
+    while_written.clear()
+    import_files(
+        tmp_path / "streamed.wbb", [plain_battle_log(tmp_path / "more" / "b.jsonl", 9)], FORMAT
+    )
+    assert while_written and all(found == declared for found in while_written)
+
+
+def test_a_plain_battle_log_lands_as_the_same_battles_with_a_fact(
+    tmp_path: Path, batches_of_seven: list[int]
+) -> None:
+    """Rows of the three keys alone take the quick way through reading and checking; what
+    lands is what the full way makes of the same battles with a fact beside them."""
+    plain = plain_battle_log(tmp_path / "plain" / "battles.jsonl", 30)
+    faceted = tmp_path / "faceted" / "battles.jsonl"
+    faceted.parent.mkdir()
+    faceted.write_text(
+        "".join(
+            json.dumps({**json.loads(line), "language": "English"}) + "\n"
+            for line in plain.read_text().splitlines()
+        )
+    )
+    import_files(tmp_path / "plain.wbb", [plain], FORMAT)
+    import_files(tmp_path / "faceted.wbb", [faceted], FORMAT)
+    quick, full = stored(tmp_path / "plain.wbb"), stored(tmp_path / "faceted.wbb")
+    assert [row[:3] for row in quick] == [row[:3] for row in full]
+    assert {row[3]["language"] for row in full} == {"English"}
+    assert all(row[3] == {} for row in quick)
 
 
 def test_a_rejection_in_a_later_batch_leaves_the_bundle_as_it_was(

@@ -20,9 +20,10 @@ import math
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -67,7 +68,12 @@ from workbench.services.flags import flag_model_mentions
 from workbench.storage.bundle import Bundle
 from workbench.storage.dialects import parse_location
 from workbench.storage.errors import BundleExistsError, MigrationDeclinedError
-from workbench.storage.import_writer import ImportFileInfo, ImportWriter, find_import
+from workbench.storage.import_writer import (
+    ImportFileInfo,
+    ImportWriter,
+    find_import,
+    judgment_indexes_built_after,
+)
 from workbench.storage.models import (
     Caption,
     Item,
@@ -427,6 +433,31 @@ def _known_text_problem(text: str, column: object) -> str | None:
     return problem
 
 
+_JUDGMENT_TEXT_VALUES = attrgetter(*(attribute for _name, attribute, _column in _JUDGMENT_TEXTS))
+
+
+def _known_judgment_texts() -> tuple[set[str], ...]:
+    """The texts found storable so far in each of a judgment's text fields, in their order."""
+    return tuple(
+        _STORABLE_TEXTS.setdefault(column, set()) for _name, _attribute, column in _JUDGMENT_TEXTS
+    )
+
+
+def _plainly_storable(record: JudgmentRecord, known_texts: tuple[set[str], ...]) -> bool:
+    """True when :func:`_judgment_problems` has nothing to say about ``record`` and that is
+    plain at a glance: every text one found storable before (``known_texts``, of
+    :func:`_known_judgment_texts`), no turn, score or metadata, a strength of 1 or 2. False
+    means only that the full check must look."""
+    if record.metadata or record.turn_index is not None or record.score is not None:
+        return False
+    if record.strength not in (1, 2):
+        return False
+    for value, known in zip(_JUDGMENT_TEXT_VALUES(record), known_texts, strict=True):
+        if value is not None and value not in known:
+            return False
+    return True
+
+
 #: names whose normal spelling is remembered, at most (a hostile file may name millions)
 NAMES_REMEMBERED = 100_000
 
@@ -449,8 +480,21 @@ class _ModelNames:
     def normalized(self, records: Sequence[Record]) -> list[Record]:
         """``records`` with their model names normalized (those left empty rejected)."""
         report, fallback, changed = self.report, self.fallback, self.changed
+        normal_of, names = self._normal, self.names
         kept: list[Record] = []
         for record in records:
+            if type(record) is JudgmentRecord:
+                # a battle log: the same few names, each already in its normal spelling
+                model_a, model_b = record.model_a, record.model_b
+                if normal_of.get(model_a) == model_a and (
+                    model_b is None or normal_of.get(model_b) == model_b
+                ):
+                    kept.append(record)
+                    if model_a:
+                        names.add(model_a)
+                    if model_b:
+                        names.add(model_b)
+                    continue
             fields = _MODEL_FIELDS.get(type(record), ())
             renamed: dict[str, Any] = {}
             for name in fields:
@@ -481,10 +525,9 @@ class _ModelNames:
                         )
                     renamed[name] = normal
             else:
-                kept.append(replace(record, **renamed) if renamed else record)
-        self.names.update(
-            getattr(r, f) for r in kept for f in _MODEL_FIELDS.get(type(r), ()) if getattr(r, f)
-        )
+                written = replace(record, **renamed) if renamed else record
+                kept.append(written)
+                names.update(getattr(written, f) for f in fields if getattr(written, f))
         return kept
 
     def report_look_alikes(self) -> None:
@@ -523,7 +566,11 @@ def _storable(
         elif isinstance(record, JudgmentRecord) and record.origin is not None:
             model_origins.setdefault(record.model_a, record.origin)
     kept: list[Record] = []
+    plainly, known_texts = _plainly_storable, _known_judgment_texts()
     for record in records:
+        if type(record) is JudgmentRecord and plainly(record, known_texts):
+            kept.append(record)
+            continue
         problems = list(_record_problems(record, limits))
         if not problems:
             kept.append(record)
@@ -693,7 +740,16 @@ def _import_files(
             # removes only that private file, never a bundle another process created meanwhile.
             try:
                 with Bundle.building(bundle_path, bulk=True) as bundle:
-                    result = _write(bundle, job, shown, report, skip_rejected, started_at, progress)
+                    result = _write(
+                        bundle,
+                        job,
+                        shown,
+                        report,
+                        skip_rejected,
+                        started_at,
+                        progress,
+                        indexes_after=not whole,
+                    )
             except BundleExistsError:
                 if not whole:
                     # the batches already written to the private file cannot be read again: the
@@ -829,8 +885,13 @@ def _write(
     skip_rejected: bool,
     started_at: datetime,
     progress: ProgressCallback = no_progress,
+    *,
+    indexes_after: bool = False,
 ) -> ImportResult:
-    """Write the import in one transaction (rolled back whole on any error), batch by batch."""
+    """Write the import in one transaction (rolled back whole on any error), batch by batch.
+
+    ``indexes_after``: the bundle is new and the import streams (more than one batch), so the
+    judgments' indexes are built once after the last batch instead of row by row."""
     job.rejections_before, job.warnings_before = len(report.rejections), len(report.warnings)
     with bundle.session() as session:
         writer = ImportWriter(session, report)
@@ -842,11 +903,12 @@ def _write(
             started_at=started_at,
         )
         written = 0
-        for batch in itertools.chain([job.first], job.rest):
-            progress("writing", written, 0)
-            writer.add(batch.records, batch.images)
-            written += len(batch.records)
-            _stop_if_rejected(report, skip_rejected)
+        with judgment_indexes_built_after(session) if indexes_after else nullcontext():
+            for batch in itertools.chain([job.first], job.rest):
+                progress("writing", written, 0)
+                writer.add(batch.records, batch.images)
+                written += len(batch.records)
+                _stop_if_rejected(report, skip_rejected)
         if not written and report.rejections:
             raise ImportRejectedError(
                 report.rejections,
