@@ -109,12 +109,12 @@ def test_a_new_bundle_gets_its_judgment_indexes_after_the_last_batch(
     tmp_path: Path, batches_of_seven: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from workbench.storage import import_writer
+    from workbench.storage.batching import insert_rows
 
     with Bundle.create(tmp_path / "empty.wbb") as empty, empty.read_session() as session:
         declared = judgment_indexes(session)
     assert len(declared) == 4
     while_written: list[list[str]] = []
-    insert_rows = import_writer.insert_rows
 
     def watched(session: Any, table: Any, rows: Any) -> None:
         while_written.append(judgment_indexes(session))
