@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QRect
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
 from tests.gui.annotation_bundle import build_annotation_bundle, build_image_bundle
@@ -132,6 +132,10 @@ def test_a_long_campaign_title_is_elided_instead_of_widening_the_window(
     view.title.setText(title)
     assert view.title.minimumSizeHint().width() < 300
     assert view.minimumSizeHint().width() <= 1024 - 340  # room for the item list beside it
+    # the counts beside it are shown whole, flags included: the title gives way
+    QApplication.processEvents()
+    assert "answered" in view.progress_label.text() and "flagged" in view.progress_label.text()
+    assert view.progress_label.width() >= view.progress_label.sizeHint().width()
     # shortened with an ellipsis where narrow, whole where it fits, whole in its tooltip
     view.title.resize(200, view.title.height())
     assert view.title.text().endswith("…") and len(view.title.text()) < len(title)

@@ -128,7 +128,7 @@ def test_practice_round_with_keys_then_real_tasks(qtbot: QtBot, bundle_path: Pat
 
     press(qtbot, view, Qt.Key.Key_Return)  # the round ends: the real tasks start
     assert not view.practicing and view.task is not None
-    assert view.progress_label.text().startswith("0 answered  ·  0 skipped")
+    assert view.progress_label.text().startswith("0 answered · 0 skipped")
     assert any("q000" in text for text in shown_texts(view))
     assert vote_rows(bundle) == 0
     settings = campaign_details(bundle, "required")["settings"]

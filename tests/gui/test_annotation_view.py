@@ -146,14 +146,14 @@ def test_vote_undo_skip_and_resume_with_keys(
     votes = standing_votes(opened)
     assert [(vote.choice, vote.grade) for vote in votes] == expected
     assert {vote.criterion for vote in votes} == {c.name for c in protocol.criteria}
-    assert view.progress_label.text().startswith("1 answered  ·  0 skipped")
+    assert view.progress_label.text().startswith("1 answered · 0 skipped")
     assert f"{total - 1} left for you" in view.progress_label.text() or total == 1
     assert shown_texts(view) != first_task or total == 1
 
     press(qtbot, view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert standing_votes(opened) == []
     assert shown_texts(view) == first_task
-    assert view.progress_label.text().startswith("0 answered  ·  0 skipped")
+    assert view.progress_label.text().startswith("0 answered · 0 skipped")
     assert f"{total} left for you" in view.progress_label.text()
 
     dialog = view.request_skip()
@@ -166,7 +166,7 @@ def test_vote_undo_skip_and_resume_with_keys(
     skipped = standing_votes(opened)
     assert [(vote.skip_reason, vote.choice) for vote in skipped] == [("Outside my expertise", None)]
     assert shown_texts(view) != first_task or total == 1
-    assert view.progress_label.text().startswith("0 answered  ·  1 skipped")
+    assert view.progress_label.text().startswith("0 answered · 1 skipped")
 
     answer_by_keys(qtbot, view, protocol, pick=1)
     waiting = shown_texts(view)

@@ -88,12 +88,12 @@ def progress_text(progress: Progress) -> str:
     everyone, as ``workbench campaign status`` prints it)."""
     if progress.campaign_tasks is None:  # the practice round: its own tasks
         return f"Task {min(progress.done + 1, progress.total)} of {progress.total}"
+    # single spaces around the dots: the line must leave the item list its room at 1024x700
     counts = (
-        f"{progress.answered} answered  ·  {progress.skipped} skipped"
-        f"  ·  {progress.flagged} flagged"
+        f"{progress.answered} answered · {progress.skipped} skipped · {progress.flagged} flagged"
     )
     left = "all done" if progress.remaining == 0 else f"{progress.remaining} left for you"
-    return f"{counts}  ·  {left}  ·  {progress.campaign_tasks} tasks in the campaign"
+    return f"{counts} · {left} · {progress.campaign_tasks} tasks in the campaign"
 
 
 #: keys the page itself answers besides the protocol's choices (Z zooms)
