@@ -324,42 +324,32 @@ class ArenaBattlesImporter(Importer):
         if winner not in WINNERS:
             raise RowError("winner", f"{str(winner)[:60]!r} is not one of {', '.join(WINNERS)}")
         assert model_a is not None and model_b is not None
-        if row.keys() <= _VOTE_ONLY:
-            # a battle log's row (millions of them): no judge, facts or conversations to read
-            (battles.judgments or battles.ready).append(
-                JudgmentRecord(
-                    source=SOURCE,
-                    item_external_id=None,
-                    kind=_UNNAMED_PERSON.kind,
-                    model_a=model_a,
-                    model_b=model_b,
-                    outcome=WINNERS[winner],
-                    label=winner,
-                    metadata={},
-                    origin=origin,
-                )
-            )
-            return
-        question_id = self._question_id(row)
-        judge = read_judge(row["judge"] if row.get("judge") is not None else row.get("judge_hash"))
-        facts = self._facts(row)
-        metadata: dict[str, Any] = (
-            {key: fact for key, fact in facts.items() if fact is not None and key not in ITEM_FACTS}
-            if BATTLE_FACTS.keys() & row.keys()
-            else {}
-        )
-        if question_id is not None:
-            metadata["question_id"] = question_id
-        if judge.prompt is not None:
-            metadata["judge_prompt"] = judge.prompt
-
+        judge = _UNNAMED_PERSON
+        metadata: dict[str, Any] = {}
         item_id: str | None = None
-        if row.get("conversation_a") is not None or row.get("conversation_b") is not None:
-            images = embedded_images(row, spool)
-            item_id, turns = self._conversations(
-                row, facts, images, origin, folder, battles, report
+        # a battle log's row (millions of them) has no judge, facts or conversations to read
+        if not row.keys() <= _VOTE_ONLY:
+            question_id = self._question_id(row)
+            judge = read_judge(
+                row["judge"] if row.get("judge") is not None else row.get("judge_hash")
             )
-            metadata["conversation_turns"] = turns
+            facts = self._facts(row)
+            if BATTLE_FACTS.keys() & row.keys():
+                metadata = {
+                    key: fact
+                    for key, fact in facts.items()
+                    if fact is not None and key not in ITEM_FACTS
+                }
+            if question_id is not None:
+                metadata["question_id"] = question_id
+            if judge.prompt is not None:
+                metadata["judge_prompt"] = judge.prompt
+            if row.get("conversation_a") is not None or row.get("conversation_b") is not None:
+                images = embedded_images(row, spool)
+                item_id, turns = self._conversations(
+                    row, facts, images, origin, folder, battles, report
+                )
+                metadata["conversation_turns"] = turns
         held = item_id is not None or battles.judgments
         (battles.judgments if held else battles.ready).append(
             JudgmentRecord(
