@@ -114,6 +114,10 @@ def plain_chirp(rows: list[tuple[str, bool, bool]]) -> float:
         p2 = sum(b for _, b in mine) / len(mine)
         chance += len(mine) / len(rows) * (p1 * p2 + (1 - p1) * (1 - p2))
     observed = sum(a == b for _, a, b in rows) / len(rows)
+    if math.isclose(chance, 1.0):
+        # every matchup's raters unanimous: chance agreement is 1 (summed here with a rounding
+        # error of 1e-16 that would otherwise turn 0/0 into 1.0)
+        raise ZeroDivisionError
     return (observed - chance) / (1 - chance)
 
 
