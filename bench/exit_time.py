@@ -87,14 +87,14 @@ def _child(case: str, bundle: Path, endpoint: str, out: Path) -> int:
             state["busy"] = lambda: dialog.running
             watch()
         elif case == "judge":
-            dialog = main.tools.show_judge_dialog()
-            assert dialog is not None
-            dialog.base_url_edit.setText(endpoint)
-            dialog.model_combo.setCurrentText("gpt-4o-mini")  # a model with a known price
-            dialog.concurrency_spin.setValue(8)
-            dialog.estimate_button.click()
-            state["dialog"] = dialog
-            state["busy"] = lambda: dialog.run_job is not None and dialog.run_job.active
+            judge = main.tools.show_judge_dialog()
+            assert judge is not None
+            judge.base_url_edit.setText(endpoint)
+            judge.model_combo.setCurrentText("gpt-4o-mini")  # a model with a known price
+            judge.concurrency_spin.setValue(8)
+            judge.estimate_button.click()
+            state["dialog"] = judge
+            state["busy"] = lambda: judge.run_job is not None and judge.run_job.active
             start_judge_when_planned()
 
     def start_judge_when_planned() -> None:

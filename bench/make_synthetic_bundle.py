@@ -30,11 +30,12 @@ from typing import Any
 
 from PIL import Image as PILImage
 from PIL import ImageDraw
-from sqlalchemy import insert
+from sqlalchemy import Table, insert
 
 from workbench.storage import Bundle
 from workbench.storage.models import (
     Annotator,
+    Base,
     Campaign,
     Caption,
     Image,
@@ -72,6 +73,14 @@ ANNOTATORS = 50
 TIE_SHARE = 0.1
 BOTH_BAD_SHARE = 0.05
 EXPERTISE = ("radiologist", "linguist", "crowd worker", "graduate student", "teacher")
+
+
+def table_of(model: type[Base]) -> Table:
+    """A model's table, for inserts keyed by column name (SQLAlchemy's stubs type
+    ``__table__`` as any FROM clause)."""
+    table = model.__table__
+    assert isinstance(table, Table)
+    return table
 
 
 def model_strengths(models: int) -> list[float]:
@@ -141,16 +150,16 @@ def make_synthetic_bundle(
     try:
         with bundle.session() as session:
             connection = session.connection()
-            connection.execute(insert(Source.__table__), [{"id": 1, "name": SOURCE}])
+            connection.execute(insert(table_of(Source)), [{"id": 1, "name": SOURCE}])
             connection.execute(
-                insert(Model.__table__),
+                insert(table_of(Model)),
                 [
                     {"id": number, "name": name, "display_name": name, "metadata": {}}
                     for number, name in enumerate(model_names, start=1)
                 ],
             )
             connection.execute(
-                insert(Image.__table__),
+                insert(table_of(Image)),
                 [
                     {
                         "id": number,
@@ -179,7 +188,7 @@ def make_synthetic_bundle(
                     }
 
             for chunk in _chunked(item_rows()):
-                connection.execute(insert(Item.__table__), chunk)
+                connection.execute(insert(table_of(Item)), chunk)
             counts["items"] = items
 
             def slot_rows() -> Iterator[dict[str, Any]]:
@@ -194,7 +203,7 @@ def make_synthetic_bundle(
                         }
 
             for chunk in _chunked(slot_rows()):
-                connection.execute(insert(ItemImage.__table__), chunk)
+                connection.execute(insert(table_of(ItemImage)), chunk)
 
             def caption_rows() -> Iterator[dict[str, Any]]:
                 for item_id in range(1, items + 1):
@@ -207,7 +216,7 @@ def make_synthetic_bundle(
                     }
 
             for chunk in _chunked(caption_rows()):
-                connection.execute(insert(Caption.__table__), chunk)
+                connection.execute(insert(table_of(Caption)), chunk)
 
             def turn_rows() -> Iterator[dict[str, Any]]:
                 for turn_id, item_id, index in turn_ids:
@@ -221,7 +230,7 @@ def make_synthetic_bundle(
                     }
 
             for chunk in _chunked(turn_rows()):
-                connection.execute(insert(Turn.__table__), chunk)
+                connection.execute(insert(table_of(Turn)), chunk)
             counts["turns"] = len(turn_ids)
 
             def reference_rows() -> Iterator[dict[str, Any]]:
@@ -238,7 +247,7 @@ def make_synthetic_bundle(
                     }
 
             for chunk in _chunked(reference_rows()):
-                connection.execute(insert(Reference.__table__), chunk)
+                connection.execute(insert(table_of(Reference)), chunk)
             counts["references"] = len(turn_ids)
 
             def output_rows() -> Iterator[dict[str, Any]]:
@@ -255,7 +264,7 @@ def make_synthetic_bundle(
                         }
 
             for chunk in _chunked(output_rows()):
-                connection.execute(insert(Output.__table__), chunk)
+                connection.execute(insert(table_of(Output)), chunk)
                 counts["outputs"] += len(chunk)
 
             import_id = _synthetic_import(connection)
@@ -279,7 +288,7 @@ def make_synthetic_bundle(
                         }
 
             for chunk in _chunked(judgment_rows()):
-                connection.execute(insert(PriorJudgment.__table__), chunk)
+                connection.execute(insert(table_of(PriorJudgment)), chunk)
                 counts["judgments"] += len(chunk)
 
             if votes:
@@ -326,7 +335,7 @@ def _insert_votes(
     strengths = model_strengths(models)
     started = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
     connection.execute(
-        insert(Campaign.__table__),
+        insert(table_of(Campaign)),
         [
             {
                 "id": 1,
@@ -341,7 +350,7 @@ def _insert_votes(
         ],
     )
     connection.execute(
-        insert(Annotator.__table__),
+        insert(table_of(Annotator)),
         [
             {
                 "id": number,
@@ -374,7 +383,7 @@ def _insert_votes(
             }
 
     for chunk in _chunked(pair_rows()):
-        connection.execute(insert(ScheduledPair.__table__), chunk)
+        connection.execute(insert(table_of(ScheduledPair)), chunk)
 
     def vote_rows() -> Iterator[dict[str, Any]]:
         for number in range(votes):
@@ -405,7 +414,7 @@ def _insert_votes(
             }
 
     for chunk in _chunked(vote_rows()):
-        connection.execute(insert(Vote.__table__), chunk)
+        connection.execute(insert(table_of(Vote)), chunk)
     # rows written directly: the campaign's progress counters are recounted from them
     from workbench.storage.counters import rebuild_counters
 
@@ -422,7 +431,7 @@ def _synthetic_import(connection: Any) -> int:
 
     now = datetime.now(UTC)
     result = connection.execute(
-        insert(Import.__table__).values(
+        insert(table_of(Import)).values(
             importer="synthetic",
             importer_version="1",
             fingerprint=hashlib.sha256(b"synthetic").hexdigest(),

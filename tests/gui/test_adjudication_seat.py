@@ -47,6 +47,12 @@ def window(qtbot: QtBot, tmp_path: Path) -> Iterator[MainWindow]:
     window.close()
 
 
+def current_task(dialog: AdjudicationDialog) -> object:
+    """The task the dialog shows (a wait on it goes on while it shows none)."""
+    assert dialog.current is not None
+    return dialog.current["task"]
+
+
 def open_dialog(qtbot: QtBot, window: MainWindow, size: tuple[int, int]) -> AdjudicationDialog:
     window.resize(*size)
     dialog = window.campaign_ops.show_adjudication(CAMPAIGN)
@@ -105,7 +111,7 @@ def test_decisions_by_key_record_and_move_on(qtbot: QtBot, window: MainWindow) -
     dialog = open_dialog(qtbot, window, SIZES[0])
     dialog.activateWindow()
     first, second = (row["task"] for row in dialog.rows[:2])
-    assert dialog.current["task"] == first
+    assert current_task(dialog) == first
     # typed into the note, a key is text, not a decision
     dialog.note.setFocus()
     qtbot.keyClicks(dialog.note, "b")
@@ -114,16 +120,16 @@ def test_decisions_by_key_record_and_move_on(qtbot: QtBot, window: MainWindow) -
     # Skip: the next task, nothing recorded
     dialog.display.setFocus()
     qtbot.keyClick(dialog.display, Qt.Key.Key_S)
-    qtbot.waitUntil(lambda: dialog.current["task"] == second, timeout=HANG_GUARD_MS)
+    qtbot.waitUntil(lambda: current_task(dialog) == second, timeout=HANG_GUARD_MS)
     qtbot.keyClick(dialog.display, Qt.Key.Key_S)  # past the last: back to the first
-    qtbot.waitUntil(lambda: dialog.current["task"] == first, timeout=HANG_GUARD_MS)
+    qtbot.waitUntil(lambda: current_task(dialog) == first, timeout=HANG_GUARD_MS)
     qtbot.waitUntil(lambda: dialog.shown_task is not None, timeout=HANG_GUARD_MS)
     dialog.note.setText("the left one counts wrong")
     dialog.display.setFocus()
     qtbot.keyClick(dialog.display, Qt.Key.Key_B)
     qtbot.waitUntil(lambda: "recorded Response 2" in dialog.status.text(), timeout=HANG_GUARD_MS)
     # recorded, and on to the next disputed task
-    qtbot.waitUntil(lambda: dialog.current["task"] == second, timeout=HANG_GUARD_MS)
+    qtbot.waitUntil(lambda: current_task(dialog) == second, timeout=HANG_GUARD_MS)
     wait_idle(qtbot, window)
     assert window.bundle is not None
     assert window.bundle.path is not None

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QImage, QKeySequence
-from PySide6.QtWidgets import QApplication, QDockWidget, QMessageBox
+from PySide6.QtWidgets import QApplication, QDockWidget, QMessageBox, QWidget
 from pytestqt.qtbot import QtBot
 
 from tests.gui.annotation_bundle import build_annotation_bundle, forbidden_strings
@@ -88,16 +88,16 @@ def main_window(qtbot: QtBot, bundle_path: Path) -> Iterator[MainWindow]:
     window.close()
 
 
-def close_dialogs(window) -> None:
+def close_dialogs(window: QWidget) -> None:
     for widget in QApplication.topLevelWidgets():
         if widget is not window and widget.isVisible():
             widget.close()
 
 
-def walk(qtbot: QtBot, window, forbidden: list[str]) -> list[str]:
+def walk(qtbot: QtBot, window: QWidget, forbidden: list[str]) -> list[str]:
     """Trigger every reachable action and press every probe key; after each, nothing on screen
     names a model and no dock is open. Returns the texts of the actions walked."""
-    walked = []
+    walked: list[str] = []
     actions = reachable_actions(window)
     for action in actions:
         text = action.text().replace("&", "").casefold()
@@ -124,7 +124,7 @@ def walk(qtbot: QtBot, window, forbidden: list[str]) -> list[str]:
         window.activateWindow()
     for keys in PROBE_KEYS:
         sequence = QKeySequence(keys)
-        combination = sequence[0]
+        combination = sequence[0]  # type: ignore[index]  # PySide6's stubs omit QKeySequence[i]
         qtbot.keyClick(window, combination.key(), combination.keyboardModifiers())
         assert leaks(visible_top_level_strings(), forbidden) == [], keys
         assert not [d for d in window.findChildren(QDockWidget) if d.isVisible()], keys
@@ -241,10 +241,12 @@ def test_shortcut_keys_reach_nothing_once_disabled(qtbot: QtBot, main_window: Ma
     """Ctrl+F (find in the item list) works in the inspector and not in annotator mode."""
     window = main_window
     qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
-    assert window.item_list.isAncestorOf(QApplication.focusWidget())
+    focused = QApplication.focusWidget()
+    assert focused is not None and window.item_list.isAncestorOf(focused)
     window.annotation.start("arena-battle", "ana")
     qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
-    assert not window.item_list.isAncestorOf(QApplication.focusWidget())
+    focused = QApplication.focusWidget()
+    assert focused is None or not window.item_list.isAncestorOf(focused)
 
 
 def test_annotator_mode_drops_the_linked_model_pair(qtbot: QtBot, main_window: MainWindow) -> None:

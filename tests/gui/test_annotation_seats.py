@@ -5,11 +5,11 @@ mnemonic on a vote key, and the guidelines overlay covering the page when a sess
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QDialog, QDialogButtonBox, QMenu
+from PySide6.QtWidgets import QApplication, QDialog, QDialogButtonBox, QLabel, QMenu, QWidget
 from pytestqt.qtbot import QtBot
 from sqlalchemy import select
 
@@ -83,6 +83,7 @@ def test_a_skip_is_not_counted_as_answered_and_the_counts_match_campaign_status(
     assert window.rect().contains(view.progress_label.geometry().translated(view.pos()))
     # a flag keeps the task and is counted apart, twice on one task as one flagged task; it
     # stays counted on the task read ahead meanwhile, once the flagged task is answered
+    assert view.task is not None
     flagged_token = view.task.token
     for reason in ("broken_image", "offensive"):
         view.flag(reason, None)
@@ -227,12 +228,12 @@ def to_ten_images(qtbot: QtBot, window: AnnotatorWindow) -> None:
     assert view.task is not None
 
 
-def inside(widget, window) -> bool:
+def inside(widget: QWidget, window: AnnotatorWindow) -> bool:
     """Whether ``widget`` is drawn whole inside its scroll area's viewport and the window."""
     strip = window.view.display.strip
     top_left = widget.mapTo(strip.viewport(), widget.rect().topLeft())
     rect = widget.rect().translated(top_left)
-    return cast("bool", strip.viewport().rect().contains(rect))
+    return strip.viewport().rect().contains(rect)
 
 
 @pytest.mark.parametrize("size", SIZES, ids=SIZE_IDS)
@@ -288,8 +289,13 @@ def test_resuming_asks_who_annotates(monkeypatch: pytest.MonkeyPatch, bundle_pat
     import workbench.gui.app as app
 
     calls: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
-    monkeypatch.setattr(app, "run_app", lambda *a, **k: calls.append((a, k)) or 0)
-    monkeypatch.setattr(app, "run_annotator", lambda *a, **k: calls.append((a, k)) or 0)
+
+    def record_call(*a: Any, **k: Any) -> int:
+        calls.append((a, k))
+        return 0
+
+    monkeypatch.setattr(app, "run_app", record_call)
+    monkeypatch.setattr(app, "run_annotator", record_call)
     for window in ("main", "annotator"):
         GuiSettings().remember_annotation_session(
             str(bundle_path.resolve()), "arena-battle", "bob", window
@@ -379,7 +385,7 @@ def test_an_undone_answer_comes_back_selected_and_enter_saves_it(
     window.close()
 
 
-def text_whole(label) -> bool:
+def text_whole(label: QLabel) -> bool:
     """Every line of the label's text shown: at its width, wrapped at words, it needs no more
     height than the label has, and no word is wider than the label."""
     from PySide6.QtCore import QRect
@@ -391,7 +397,7 @@ def text_whole(label) -> bool:
         QRect(0, 0, room.width(), 100_000), Qt.TextFlag.TextWordWrap, label.text()
     )
     widest = max(metrics.horizontalAdvance(word) for word in words)
-    return cast("bool", needed.height() <= room.height() and widest <= room.width())
+    return needed.height() <= room.height() and widest <= room.width()
 
 
 #: the window a 1024x700 screen gives the app under a window manager (title bar and frame off)
@@ -405,15 +411,15 @@ def test_the_keys_beside_the_guidelines_are_whole(
     """Seen in a real window at 1366x768: beside the guidelines, the longest key's meaning
     ("Zoom into the image with the focus, else the first (the zoom follows the task)") was
     cut at the guidelines' edge, and the key column ran off the overlay's left edge."""
-    from PySide6.QtWidgets import QLabel
-
     campaign = guided_campaign(bundle_path, tmp_path)
     bundle = Bundle.open(bundle_path)
     window = open_window(qtbot, bundle, campaign, size)
     overlay = window.view.help_overlay
     assert overlay is not None
     qtbot.waitUntil(lambda: overlay.isVisible() and overlay.geometry() == window.view.rect())
-    overlay.layout().activate()  # laid out at its size (as the next paint would)
+    layout = overlay.layout()
+    assert layout is not None
+    layout.activate()  # laid out at its size (as the next paint would)
     area = overlay.guidelines_area
     assert area is not None
     left_of_guidelines = area.mapTo(overlay, area.rect().topLeft()).x()

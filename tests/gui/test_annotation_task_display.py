@@ -75,7 +75,9 @@ def page_state(display: TaskDisplay) -> dict[str, object]:
     assert page is not None
     layout = page.layout()
     assert layout is not None
-    laid_out = [layout.itemAt(n).widget() for n in range(layout.count())]
+    laid_out = [
+        item.widget() for n in range(layout.count()) if (item := layout.itemAt(n)) is not None
+    ]
     assert laid_out == display.turn_panels
     parts = [display.strip, display.captions, *display.turn_panels]
     return {

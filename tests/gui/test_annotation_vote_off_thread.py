@@ -9,7 +9,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import pytest
 from PySide6.QtCore import Qt, QTimer
@@ -22,6 +22,10 @@ from tests.storage.failing_disk import failing_disk
 from workbench.gui.jobs import jobs_for
 from workbench.storage import Bundle, dialects
 from workbench.storage.bundle import copy_bundle
+
+if TYPE_CHECKING:
+    from workbench.gui.annotation.annotation_view import AnnotationView
+    from workbench.services.blind_tasks import BlindTask
 
 pytestmark = pytest.mark.gui
 
@@ -58,7 +62,7 @@ def event_loop_turns(qtbot: QtBot) -> None:
         timer.start(20)
 
 
-def start_idle(qtbot: QtBot, bundle: Bundle, read_ahead: bool):
+def start_idle(qtbot: QtBot, bundle: Bundle, read_ahead: bool) -> AnnotationView:
     """The view on its first task, with the next one read ahead (or, without read-ahead, the
     step before it: the vote committed first, the next task fetched after)."""
     view = start_view(qtbot, bundle, "arena-battle")
@@ -169,13 +173,13 @@ def test_the_next_tasks_images_are_decoded_on_the_worker(
     import threading
 
     from workbench.gui.annotation import task_display
+    from workbench.gui.image_loader import DecodedImage, decode_image
 
     decoded_on: list[bool] = []
-    real_decode = task_display.decode_image
 
-    def recording_decode(data: bytes):
+    def recording_decode(data: bytes) -> DecodedImage:
         decoded_on.append(threading.current_thread() is threading.main_thread())
-        return real_decode(data)
+        return decode_image(data)
 
     monkeypatch.setattr(task_display, "decode_image", recording_decode)
     with Bundle.open(bundle_path) as bundle:
@@ -185,9 +189,11 @@ def test_the_next_tasks_images_are_decoded_on_the_worker(
             decoded_on.clear()
             first = view.task
             qtbot.keyClick(view, Qt.Key.Key_A)
-            qtbot.waitUntil(
-                lambda first=first: not view.busy and view.task is not first, timeout=HANG_GUARD_MS
-            )
+
+            def moved_on(first: BlindTask | None = first) -> bool:
+                return not view.busy and view.task is not first
+
+            qtbot.waitUntil(moved_on, timeout=HANG_GUARD_MS)
             assert view.task is not None
             shown += len([tile for tile in view.display.tiles if tile.decoded is not None])
             assert True not in decoded_on  # never on the GUI thread

@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QPushButton, QTableView
+from PySide6.QtCore import QAbstractItemModel, Qt
+from PySide6.QtWidgets import QPushButton, QScrollArea, QTableView
 from pytestqt.qtbot import QtBot
 
 from tests.gui.conftest import wait_idle
@@ -65,7 +65,7 @@ def _flag_two_tasks(path: Path) -> None:
             )
 
 
-def cells(model) -> list[list[str]]:
+def cells(model: QAbstractItemModel) -> list[list[str]]:
     return [
         [model.index(r, c).data(Qt.ItemDataRole.DisplayRole) for c in range(model.columnCount())]
         for r in range(model.rowCount())
@@ -159,8 +159,8 @@ def test_the_docked_monitor_is_readable_with_kappa_as_the_cli_prints_it(
     stuck_view = monitor.views["Stuck tasks"]
     assert stuck_view.isVisible()
     assert rows_whole(stuck_view)  # why it cannot finish: every line of the reason shown
-    [row] = cells(monitor.stuck)
-    assert row[2] == "2/3" and SKIP_REASON in row[3]
+    [stuck_row] = cells(monitor.stuck)
+    assert stuck_row[2] == "2/3" and SKIP_REASON in stuck_row[3]
     assert monitor.width() >= 340  # a new dock's 250 px cut the columns
     # the flags: counted per kind as the CLI counts them, and on which tasks, readable
     assert monitor.flags_label.isVisible()
@@ -276,12 +276,15 @@ def test_no_part_of_the_docked_monitor_is_cut_at_its_right_edge(
     # beside the item list where there is room for both; sharing its place where there is not
     assert bool(window.tabifiedDockWidgets(monitor)) == (size[0] < 1366)
     scroll = monitor.widget()
+    assert isinstance(scroll, QScrollArea)
     room = scroll.viewport().width()
     body = scroll.widget()
-    assert body.width() <= room
+    assert body is not None and body.width() <= room
     layout = body.layout()
+    assert layout is not None
     for index in range(layout.count()):
-        widget = layout.itemAt(index).widget()
+        item = layout.itemAt(index)
+        widget = item.widget() if item is not None else None
         if widget is not None and widget.isVisible():
             assert widget.geometry().right() < room, widget.accessibleName() or widget
     for name in ("Annotators", "Agreement", "Stuck tasks", "Flagged tasks"):

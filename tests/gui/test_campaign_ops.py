@@ -26,6 +26,7 @@ from workbench.storage import Bundle
 if TYPE_CHECKING:
     from PySide6.QtCore import QAbstractItemModel
 
+    from workbench.gui.campaign_ops.adjudication_dialog import AdjudicationDialog
     from workbench.gui.main_window import MainWindow
 
 
@@ -50,7 +51,7 @@ def table(model: QAbstractItemModel) -> list[list[str]]:
     ]
 
 
-def shown_text(dialog) -> str:
+def shown_text(dialog: AdjudicationDialog) -> str:
     """Every text the dialog's task display shows: headings, prompts and responses."""
     from PySide6.QtWidgets import QLabel, QTextEdit
 
@@ -106,10 +107,13 @@ def test_adjudication_hides_models_until_revealed_and_records(
     assert not any(model in shown for model in MODELS)
     dialog.reveal.setChecked(True)
     assert any(model in dialog.votes.text() for model in MODELS)
+    assert dialog.current is not None
     task = dialog.current["task"]
     dialog.note.setText("left miscounts")
     dialog.adjudicator.setText("lead")
-    dialog.findChild(QPushButton, "record_b").click()
+    record_b = dialog.findChild(QPushButton, "record_b")
+    assert record_b is not None
+    record_b.click()
     qtbot.waitUntil(lambda: "recorded Response 2" in dialog.status.text(), timeout=HANG_GUARD_MS)
     wait_idle(qtbot, window)
     assert window.bundle is not None

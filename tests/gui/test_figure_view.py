@@ -3,8 +3,15 @@ squashed into a short pane (21 WildVision-Bench models in a 1024x700 window over
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, cast
+
 import pandas as pd
 import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.text import Text
 from pytestqt.qtbot import QtBot
 
 from tests.patience import HANG_GUARD_MS
@@ -15,7 +22,7 @@ from workbench.stats.plots import LEGIBLE_ROW_POINTS, legible_height_inches, rat
 pytestmark = pytest.mark.gui
 
 
-def forest(models: int):
+def forest(models: int) -> Figure:
     table = pd.DataFrame(
         {
             "model": [f"model-{n:02d}" for n in range(models)],
@@ -42,7 +49,12 @@ def test_the_view_scrolls_a_tall_figure_and_fits_its_width(qtbot: QtBot) -> None
     class Inline:  # runs the render where it is asked, as a thread would, for the test
         busy = False
 
-        def run(self, function, on_result, on_error=None) -> None:
+        def run(
+            self,
+            function: Callable[[], Any],
+            on_result: Callable[[Any], None],
+            on_error: Callable[[BaseException], None] | None = None,
+        ) -> None:
             on_result(function())
 
     view = FigureView(Inline())
@@ -63,7 +75,7 @@ def test_the_view_scrolls_a_tall_figure_and_fits_its_width(qtbot: QtBot) -> None
 
 
 @pytest.mark.parametrize("width", [440, 360])
-def test_the_ratings_title_fits_a_docked_pane(shared_data, width: int) -> None:
+def test_the_ratings_title_fits_a_docked_pane(shared_data: Path, width: int) -> None:
     """The title the Leaderboard panel gives WildVision-Bench's board, drawn about 440 px wide
     (the docked pane at 1366x768): every line inside the figure, none cut at a side or the
     top (matplotlib wrapped it only at draw time, after the layout had made room for two
@@ -82,16 +94,20 @@ def test_the_ratings_title_fits_a_docked_pane(shared_data, width: int) -> None:
     title = "Bradley-Terry ratings (30644 battles, human, else judge)\nanchor gpt-4o = 1000"
     figure = ratings_forest_plot(table, title)
     rendered = render_figure(figure, width, 300)
-    renderer = figure.canvas.get_renderer()  # type: ignore[attr-defined]
-    texts = [text for text in figure.findobj() if getattr(text, "get_text", None)]
-    [shown] = [text for text in texts if "Bradley-Terry" in str(text.get_text())]
+    canvas = figure.canvas
+    assert isinstance(canvas, FigureCanvasAgg)  # what render_figure drew on
+    renderer = canvas.get_renderer()
+    texts = [(text, read) for text in figure.findobj() if (read := getattr(text, "get_text", None))]
+    [shown] = [text for text, read in texts if "Bradley-Terry" in str(read())]
+    assert isinstance(shown, Text)
     box = shown.get_window_extent(renderer)
     assert box.x0 >= 0 and box.x1 <= rendered.width, (box, rendered.width)
     assert box.y1 <= rendered.height, (box, rendered.height)
     # over the whole figure, in as few lines as its width allows: the two given ones at 440 px
     # (squeezed over the axes, it took four and touched the top edge)
     assert abs((box.x0 + box.x1) / 2 - rendered.width / 2) <= 2, (box, rendered.width)
-    line = shown.get_fontsize() * figure.dpi / 72 * 1.2
+    # matplotlib's stubs allow a named size ("large"); a drawn text reports it in points
+    line = cast(float, shown.get_fontsize()) * figure.dpi / 72 * 1.2
     assert box.height <= (2 if width >= 440 else 3) * line + 2, (box.height, line)
     # the words are all there, in order, only broken into lines
     assert " ".join(str(shown.get_text()).split()) == " ".join(title.split())
@@ -108,7 +124,12 @@ def test_the_figure_follows_its_pane_when_the_scroll_bar_comes_and_goes(qtbot: Q
     class Inline:
         busy = False
 
-        def run(self, function, on_result, on_error=None) -> None:
+        def run(
+            self,
+            function: Callable[[], Any],
+            on_result: Callable[[Any], None],
+            on_error: Callable[[BaseException], None] | None = None,
+        ) -> None:
             on_result(function())
 
     view = FigureView(Inline())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,16 +14,17 @@ from tests.gui.conftest import wait_idle
 from tests.gui.sample_bundle import sample_lines
 from tests.patience import HANG_GUARD_MS, HANG_GUARD_SECONDS
 from workbench.gui.item_table_model import COLUMNS, ItemTableModel
-from workbench.services.browse import ItemFlag, ItemRow
+from workbench.services.browse import BundleBrowser, ItemFlag, ItemQuery, ItemRow, SortKey
 
 if TYPE_CHECKING:
+    from workbench.gui.item_list_panel import ItemListPanel
     from workbench.gui.main_window import MainWindow
 
 
 pytestmark = pytest.mark.gui
 
 
-def shown_ids(window) -> list[str]:
+def shown_ids(window: MainWindow) -> list[str]:
     model = window.item_list.model
     return [model.data(model.index(row, 0)) for row in range(model.rowCount())]
 
@@ -47,7 +49,7 @@ def test_the_list_shows_every_item_with_its_columns(open_window: MainWindow) -> 
 def test_the_model_fetches_pages_lazily() -> None:
     fetched: list[list[int]] = []
 
-    def fetch(ids):
+    def fetch(ids: Sequence[int]) -> list[ItemRow]:
         fetched.append(list(ids))
         return [ItemRow(i, str(i), "s", None, None, None, 0, 0, frozenset()) for i in ids]
 
@@ -64,7 +66,7 @@ def test_the_model_fetches_pages_lazily() -> None:
     assert model.position_of(99_999) == 99_998 and model.position_of(0) is None
 
 
-def set_search(qtbot: QtBot, window, text: str) -> None:
+def set_search(qtbot: QtBot, window: MainWindow, text: str) -> None:
     window.item_list.ui.searchEdit.setText(text)
     qtbot.waitUntil(lambda: window.item_list.search_term == text, timeout=HANG_GUARD_MS)
     wait_idle(qtbot, window)
@@ -107,7 +109,7 @@ def test_filters(
 
 def test_sorting_by_a_column_header(qtbot: QtBot, open_window: MainWindow) -> None:
     table = open_window.item_list.ui.itemTable
-    outputs_column = [key for _name, key in COLUMNS].index("outputs")
+    outputs_column = [key for _name, key in COLUMNS].index(SortKey.OUTPUTS)
     table.sortByColumn(outputs_column, Qt.SortOrder.DescendingOrder)
     qtbot.waitUntil(lambda: shown_ids(open_window)[0] == "a2", timeout=HANG_GUARD_MS)  # six outputs
     counts = [
@@ -155,24 +157,27 @@ def test_a_second_bundle_replaces_the_first(
     assert open_window.item_list.ui.sourceFilter.count() == 2  # "All sources" and "other"
 
 
-class _FlagCountingBrowser:
-    """Rows without a disagreement flag; item 2 disagrees; every flag lookup is recorded."""
+class _FlagCountingBrowser(BundleBrowser):
+    """Rows without a disagreement flag; item 2 disagrees; every flag lookup is recorded.
+    It reads no bundle: a query it does not answer fails."""
 
     def __init__(self) -> None:
         self.lookups: list[list[int]] = []
         self.asked_flags: list[object] = []
 
-    def item_rows(self, ids, flags=None):
+    def item_rows(
+        self, ids: Sequence[int], flags: frozenset[ItemFlag] | None = None
+    ) -> list[ItemRow]:
         self.asked_flags.append(flags)
         return [ItemRow(i, str(i), "s", None, None, None, 0, 0, frozenset()) for i in ids]
 
-    def flagged_items(self, flag, ids):
+    def flagged_items(self, flag: ItemFlag, ids: Sequence[int]) -> set[int]:
         assert flag is ItemFlag.DISAGREEMENT
         self.lookups.append(list(ids))
         return {2}
 
 
-def _panel(qtbot: QtBot):
+def _panel(qtbot: QtBot) -> ItemListPanel:
     from workbench.gui.background import BackgroundRunner
     from workbench.gui.item_list_panel import ItemListPanel
     from workbench.gui.linked_selection import LinkedSelection
@@ -180,7 +185,6 @@ def _panel(qtbot: QtBot):
     runner = BackgroundRunner()
     panel = ItemListPanel(LinkedSelection(), runner)
     qtbot.addWidget(panel)
-    panel.runner_ref = runner  # kept alive with the panel
     return panel
 
 
@@ -226,7 +230,7 @@ class _SlowListBrowser(_FlagCountingBrowser):
         self.release = threading.Event()
         self.limits: list[int | None] = []
 
-    def matching_item_ids(self, query, limit=None):
+    def matching_item_ids(self, query: ItemQuery, limit: int | None = None) -> list[int]:
         self.limits.append(limit)
         ids = list(range(1, 1_001))
         if limit is not None:
@@ -270,7 +274,7 @@ def test_a_reset_after_the_whole_list_reads_the_rows_again() -> None:
     vote, say) reads its rows again, so their counts are fresh."""
     fetched: list[list[int]] = []
 
-    def fetch(ids):
+    def fetch(ids: Sequence[int]) -> list[ItemRow]:
         fetched.append(list(ids))
         return [ItemRow(i, str(i), "s", None, None, None, 0, 0, frozenset()) for i in ids]
 
@@ -287,8 +291,6 @@ def test_a_reset_after_the_whole_list_reads_the_rows_again() -> None:
 
 @pytest.mark.parametrize("sort", ["id", "source", "category", "language"])
 def test_the_first_ids_read_alone_begin_the_whole_list(open_window: MainWindow, sort: str) -> None:
-    from workbench.services.browse import ItemQuery, SortKey
-
     browser = open_window.browser
     for descending in (False, True):
         query = ItemQuery(sort=SortKey(sort), descending=descending)

@@ -44,7 +44,9 @@ def test_images_missing_placeholder_and_exif_orientation(
     assert "Missing image" in tiles[1].picture.text()
     assert "gone.png" in tiles[1].picture.text()
     assert tiles[1].toolTip() == plain_tooltip("https://example.invalid/gone.png")
-    rotated = open_window.loader.cached(tiles[2].slot.image_id)
+    slot = tiles[2].slot
+    assert slot is not None and slot.image_id is not None
+    rotated = open_window.loader.cached(slot.image_id)
     assert rotated is not None
     # stored 60x30 with EXIF orientation 6: shown 30x60, the stored left (black) half on top
     assert (rotated.full.width(), rotated.full.height()) == EXIF_STORED_SIZE[::-1]
@@ -195,7 +197,9 @@ def test_the_disagreement_flag_follows_the_item_from_a_worker(
     wait_idle(qtbot, open_window)
     assert "disagreement" not in view.header.text()
     assert open_window.browser is not None
-    view.add_flag(open_window.browser.find_item("b1"), ItemFlag.DISAGREEMENT)  # a late answer
+    b1 = open_window.browser.find_item("b1")
+    assert b1 is not None
+    view.add_flag(b1, ItemFlag.DISAGREEMENT)  # a late answer
     assert "disagreement" not in view.header.text()  # for an item no longer shown: dropped
 
 
@@ -206,9 +210,11 @@ def test_a_narrow_pane_wraps_images_and_answers_instead_of_scrolling_sideways(
     view = show(qtbot, open_window, "a1")
     for pane_width in (300, 520):
         view.setFixedWidth(pane_width)
-        qtbot.waitUntil(
-            lambda w=pane_width: view.scroll_area.viewport().width() < w, timeout=HANG_GUARD_MS
-        )
+
+        def narrower_than_pane(w: int = pane_width) -> bool:
+            return view.scroll_area.viewport().width() < w
+
+        qtbot.waitUntil(narrower_than_pane, timeout=HANG_GUARD_MS)
         wait_idle(qtbot, open_window)
         viewport = view.scroll_area.viewport().width()
         assert view.scroll_area.horizontalScrollBar().maximum() == 0, (

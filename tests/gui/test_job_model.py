@@ -18,6 +18,7 @@ from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
+from tests.gui.job_status import status
 from tests.gui.test_jobs import Gate
 from tests.patience import HANG_GUARD_MS
 from workbench.gui.background import BackgroundRunner
@@ -67,7 +68,7 @@ def test_a_query_runs_beside_a_writer_and_a_vote_waits_for_it(qtbot: QtBot, wind
     assert kinds == {"Import"}  # the one answer to "what is running"
     gate.release.set()
     qtbot.waitUntil(lambda: voted.is_set() and len(answers) == 2, timeout=WAIT)
-    assert vote.status is JobStatus.SUCCEEDED and not window.jobs.queued()
+    assert status(vote) is JobStatus.SUCCEEDED and not window.jobs.queued()
     qtbot.waitUntil(lambda: not runner.busy, timeout=WAIT)
     # unlisted work is not in the Jobs window's list and is forgotten once it ended
     assert [job.kind for job in window.jobs.jobs()] == ["Import"]

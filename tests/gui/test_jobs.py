@@ -15,6 +15,7 @@ from pytestqt.qtbot import QtBot
 from tests.gui.annotation_bundle import build_annotation_bundle, forbidden_strings
 from tests.gui.annotation_probe import leaks, visible_top_level_strings, widget_strings
 from tests.gui.conftest import wait_idle
+from tests.gui.job_status import status
 from tests.gui.sample_bundle import write_sample_jsonl
 from tests.gui.test_import_dialog import SlowImporter, item_total
 from tests.patience import HANG_GUARD_MS, HANG_GUARD_SECONDS
@@ -79,7 +80,7 @@ def test_a_job_reports_progress_and_finishes(qtbot: QtBot, manager: JobManager) 
     assert row.state.text() == "step 2" and row.cancel_button.isEnabled()
     with qtbot.waitSignal(job.finished, timeout=WAIT):
         gate.release.set()
-    assert job.status is JobStatus.SUCCEEDED and job.result == "the result"
+    assert status(job) is JobStatus.SUCCEEDED and job.result == "the result"
     assert not manager.busy
     dialog.refresh()
     assert row.state.text() == "Done." and row.bar.value() == row.bar.maximum()
@@ -112,7 +113,7 @@ def test_a_job_that_cannot_stop_has_no_cancel(qtbot: QtBot, manager: JobManager)
     assert job.status is JobStatus.RUNNING and not gate.release.is_set()
     with qtbot.waitSignal(job.finished, timeout=WAIT):
         gate.release.set()
-    assert job.status is JobStatus.SUCCEEDED
+    assert status(job) is JobStatus.SUCCEEDED
 
 
 def test_failing_jobs_show_their_error(qtbot: QtBot, manager: JobManager) -> None:
@@ -252,7 +253,7 @@ def test_closing_the_window_with_a_running_job_asks_then_cancels(
     assert box is not None
     box.button(QMessageBox.StandardButton.Yes).click()
     qtbot.waitUntil(lambda: not window.isVisible(), timeout=WAIT)
-    assert job.status is JobStatus.CANCELLED and window.bundle is None
+    assert status(job) is JobStatus.CANCELLED and window.bundle is None
 
 
 def test_closing_with_no_job_running_does_not_ask(qtbot: QtBot) -> None:
@@ -320,7 +321,7 @@ def test_the_import_dialog_queues_behind_running_work(qtbot: QtBot, tmp_path: Pa
     assert dialog.ui.statusLabel.text() == "Waiting for the job before it…"
     with qtbot.waitSignal(dialog.imported, timeout=HANG_GUARD_MS):
         gate.release.set()
-    assert job.status is JobStatus.SUCCEEDED
+    assert status(job) is JobStatus.SUCCEEDED
     # the list says how it ended, in the dialog's words
     assert "items added" in job.text and job.text == dialog.ui.statusLabel.text()
 
@@ -379,6 +380,7 @@ def test_a_long_export_does_not_queue_the_automatic_backup_behind_it(
     tmp_path: Path,
 ) -> None:
     from workbench.export import service
+    from workbench.export.judgments import check_judgment_options
     from workbench.gui.export_dialog import ExportDialog
     from workbench.storage.backup_names import list_backups
 
@@ -386,12 +388,11 @@ def test_a_long_export_does_not_queue_the_automatic_backup_behind_it(
     copy_bundle(sample_bundle, path)
     release = threading.Event()
     exporting = threading.Event()
-    check = service.check_judgment_options
 
-    def held_export(*args: Any, **kwargs: Any):
+    def held_export(*args: Any, **kwargs: Any) -> None:
         exporting.set()
         release.wait(HANG_GUARD_SECONDS)
-        return check(*args, **kwargs)
+        check_judgment_options(*args, **kwargs)
 
     monkeypatch.setattr(service, "check_judgment_options", held_export)
     window = MainWindow(persist_layout=False, auto_backup=False)
@@ -410,5 +411,5 @@ def test_a_long_export_does_not_queue_the_automatic_backup_behind_it(
     assert dialog.job is not None and dialog.job.status is JobStatus.RUNNING
     release.set()
     qtbot.waitUntil(lambda: not dialog.running, timeout=WAIT)
-    assert dialog.job.status is JobStatus.SUCCEEDED
+    assert status(dialog.job) is JobStatus.SUCCEEDED
     window.close()

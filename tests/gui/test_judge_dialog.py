@@ -11,9 +11,10 @@ import logging
 import re
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 import qasync
@@ -27,11 +28,11 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMessageBox,
     QPlainTextEdit,
-    QWidget,
 )
 from pytestqt.qtbot import QtBot
 from sqlalchemy import func, select
 
+from tests.gui.job_status import status
 from tests.judge.fake_openai_server import FakeOpenAIServer, Faults
 from tests.judge.helpers import FAKE_KEY, build_bundle
 from tests.keyrings import MemoryKeyring
@@ -44,6 +45,9 @@ from workbench.plugins import registry
 from workbench.services.judging.runner import JudgeProgress, JudgeSummary, prepare_runtime
 from workbench.storage import Bundle
 from workbench.storage.models import JudgeRun, JudgeVerdict
+
+if TYPE_CHECKING:
+    from workbench.gui.main_window import MainWindow
 
 pytestmark = pytest.mark.gui
 
@@ -93,7 +97,13 @@ def estimate(qtbot: QtBot, dialog: JudgeDialog) -> None:
     assert dialog.start_button.isEnabled()
 
 
-def stored_verdicts(bundle: Path) -> int:
+def bundle_file(dialog: JudgeDialog) -> Path:
+    """The file the dialog judges (the tests' dialogs are opened on a file, not a server)."""
+    assert isinstance(dialog.bundle, Path)
+    return dialog.bundle
+
+
+def stored_verdicts(bundle: str | Path) -> int:
     with Bundle.open(bundle) as opened, opened.read_session() as session:
         return session.scalar(select(func.count()).select_from(JudgeVerdict)) or 0
 
@@ -245,7 +255,7 @@ def test_the_run_is_a_job_that_the_jobs_list_can_cancel(
         dialog.start_button.click()
         job = dialog.run_job
         assert job is not None and job in manager.active()
-        assert job.title == f"LLM judge run on {dialog.bundle.name}"
+        assert job.title == f"LLM judge run on {bundle_file(dialog).name}"
         qtbot.waitUntil(lambda: job.done >= 2 and job.total == 24, timeout=HANG_GUARD_MS)
         job.cancel()  # as the list's Cancel button does
         qtbot.waitUntil(lambda: not dialog.running, timeout=HANG_GUARD_MS)
@@ -273,7 +283,7 @@ def test_a_coroutine_job_cancelled_while_it_waits_stops_there(
     qtbot.waitUntil(lambda: reached == ["started"], timeout=HANG_GUARD_MS)
     job.cancel()  # no handler of its own: the task is cancelled where it waits
     qtbot.waitUntil(lambda: not job.active, timeout=HANG_GUARD_MS)
-    assert job.status is JobStatus.CANCELLED and reached == ["started"]
+    assert status(job) is JobStatus.CANCELLED and reached == ["started"]
 
 
 def test_bad_settings_are_reported_without_running(
@@ -342,18 +352,19 @@ def test_the_key_reaches_no_bundle_log_or_widget(
     logged = Path(log_file()).read_text(encoding="utf-8")
     assert "judge run" in logged  # the run was logged, so the search means something
     assert "Run completed" in shown
-    files = [dialog.bundle, *dialog.bundle.parent.glob(dialog.bundle.name + "-*")]
+    bundle = bundle_file(dialog)
+    files = [bundle, *bundle.parent.glob(bundle.name + "-*")]
     for path in files:
         assert FAKE_KEY.encode() not in path.read_bytes(), path
     assert FAKE_KEY not in logged
     assert FAKE_KEY not in shown
 
 
-def test_tools_run_llm_judge_opens_the_dialog(open_window: QWidget) -> None:
-    open_window.tools.judge_action.trigger()  # type: ignore[attr-defined]
-    dialog = open_window.tools.judge_dialog  # type: ignore[attr-defined]
+def test_tools_run_llm_judge_opens_the_dialog(open_window: MainWindow) -> None:
+    open_window.tools.judge_action.trigger()
+    dialog = open_window.tools.judge_dialog
     assert dialog is not None and dialog.isVisible()
-    assert dialog.bundle == open_window.bundle.path  # type: ignore[attr-defined]
+    assert open_window.bundle is not None and dialog.bundle == open_window.bundle.path
     dialog.close()
 
 
@@ -367,7 +378,7 @@ def type_at_end(qtbot: QtBot, edit: QPlainTextEdit, text: str) -> None:
     qtbot.keyClicks(edit, text)
 
 
-def judge_runs(bundle: Path) -> list[JudgeRun]:
+def judge_runs(bundle: str | Path) -> list[JudgeRun]:
     with Bundle.open(bundle) as opened, opened.read_session() as session:
         return list(session.scalars(select(JudgeRun)).all())
 
@@ -442,7 +453,7 @@ def test_reset_restores_the_plugins_text_and_version(
 def test_a_bad_placeholder_is_refused_and_nothing_runs(
     qtbot: QtBot,
     dialog: JudgeDialog,
-    edit,
+    edit: Callable[[str], str],
     message: str,
 ) -> None:
     plugin = registry().judge_template(TEMPLATE)

@@ -97,7 +97,7 @@ def test_a_pair_chosen_in_the_leaderboard_is_followed_and_cleared(
     assert f"comparing {PAIR[0]} and {PAIR[1]}" in window.item_list.ui.countLabel.text()
     # the current item is one of them; the graph draws it and selects the pair's edge, which
     # lists the judgments behind it
-    assert window.browser is not None
+    assert window.browser is not None and window.selection.item_id is not None
     item = window.browser.item_rows([window.selection.item_id])[0].external_id
     assert item == "order-0" and item in items_comparing(PAIR)
     qtbot.waitUntil(lambda: graph_edge() == set(PAIR), timeout=HANG_GUARD_MS)

@@ -89,10 +89,13 @@ def test_go_to_item(qtbot: QtBot, open_window: MainWindow) -> None:
 def test_shortcuts_help_lists_every_shortcut(qtbot: QtBot, open_window: MainWindow) -> None:
     dialog = open_window.show_shortcuts()
     assert dialog is not None
-    rows = {
-        dialog.table.item(r, 0).text(): dialog.table.item(r, 1).text()
-        for r in range(dialog.table.rowCount())
-    }
+
+    def text(row: int, column: int) -> str:
+        item = dialog.table.item(row, column)
+        assert item is not None
+        return item.text()
+
+    rows = {text(r, 0): text(r, 1) for r in range(dialog.table.rowCount())}
     assert rows["Next item"] == "Ctrl+Down or N"
     assert rows["Go to item"] == "Ctrl+G"
     assert len(rows) == len(shortcut_rows(open_window.actions_with_shortcuts()))

@@ -13,7 +13,7 @@ from workbench.gui.panels.panel import Panel
 pytestmark = pytest.mark.gui
 
 
-def test_every_dock_holds_a_panel(qtbot: QtBot) -> None:
+def test_every_dock_holds_a_panel(qtbot: QtBot, monkeypatch: pytest.MonkeyPatch) -> None:
     from workbench.gui.main_window import MainWindow
 
     window = MainWindow(persist_layout=False)
@@ -28,7 +28,7 @@ def test_every_dock_holds_a_panel(qtbot: QtBot) -> None:
     assert graph.on_screen is False
     graph._item_stale = True  # an item was selected while the graph was out of sight
     drawn: list[object] = []
-    graph._show_item = drawn.append  # type: ignore[method-assign]
+    monkeypatch.setattr(graph, "_show_item", drawn.append)
     docks._visibility_changed("graph", True)
     assert graph.on_screen is True and drawn == [window.selection.item_id]
     window.close()

@@ -13,7 +13,7 @@ from pytestqt.qtbot import QtBot
 
 from tests.patience import HANG_GUARD_MS
 from workbench.gui.panels.column_widths import SAMPLE_ROWS, fit_columns_to_sample, sample_widths
-from workbench.gui.panels.rows_model import RowsTableModel
+from workbench.gui.panels.rows_model import Index, RowsTableModel
 
 pytestmark = pytest.mark.gui
 
@@ -31,7 +31,7 @@ class CountingRowsModel(RowsTableModel):
         super().__init__(*args, **kwargs)
         self.calls = 0
 
-    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role == Qt.ItemDataRole.DisplayRole:
             self.calls += 1
         return super().data(index, role)

@@ -95,4 +95,5 @@ def test_file_menu_opens_the_report_dialog(qtbot: QtBot, open_window: MainWindow
     entry.action.trigger()
     assert entry.dialog is not None and entry.dialog.isVisible()
     assert entry.dialog.out_edit.text().endswith("-report.html")
-    qtbot.waitUntil(lambda: not entry.dialog.runner.busy, timeout=HANG_GUARD_MS)  # choices read
+    dialog = entry.dialog
+    qtbot.waitUntil(lambda: not dialog.runner.busy, timeout=HANG_GUARD_MS)  # choices read

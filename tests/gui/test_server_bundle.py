@@ -18,6 +18,7 @@ from sqlalchemy.engine import make_url
 
 from tests.backends import PostgresBackend, postgres_admin_url
 from tests.gui.panel_bundle import _item, _vote, panel_lines, write_jsonl
+from tests.keyrings import MemoryKeyring
 from tests.patience import HANG_GUARD_MS
 from workbench.gui.panels import watcher as watcher_module
 from workbench.gui.panels.watcher import SERVER_POLL_INTERVAL_MS, JudgmentWatcher
@@ -73,7 +74,9 @@ def test_dialog_refuses_what_is_not_a_server_url(qtbot: QtBot) -> None:
     assert "postgresql://" in dialog.problem_label.text()
 
 
-def test_a_password_not_remembered_stays_in_memory(qtbot: QtBot, memory_keyring) -> None:
+def test_a_password_not_remembered_stays_in_memory(
+    qtbot: QtBot, memory_keyring: MemoryKeyring
+) -> None:
     dialog = ServerDialog("postgresql://ana@db.example:5433/lab")
     qtbot.addWidget(dialog)
     assert not dialog.remember_box.isEnabled()
@@ -85,7 +88,9 @@ def test_a_password_not_remembered_stays_in_memory(qtbot: QtBot, memory_keyring)
     assert memory_keyring.passwords == {}
 
 
-def test_a_remembered_password_goes_to_the_keyring_only(qtbot: QtBot, memory_keyring) -> None:
+def test_a_remembered_password_goes_to_the_keyring_only(
+    qtbot: QtBot, memory_keyring: MemoryKeyring
+) -> None:
     url = "postgresql://ana@db.example:5433/lab"
     dialog = ServerDialog(url)
     qtbot.addWidget(dialog)
@@ -96,7 +101,9 @@ def test_a_remembered_password_goes_to_the_keyring_only(qtbot: QtBot, memory_key
     assert memory_keyring.passwords == {(KEYRING_SERVICE, keyring_username(url)): SECRET}
 
 
-def test_without_a_keyring_the_dialog_says_so_and_stays_open(qtbot: QtBot, no_keyring) -> None:
+def test_without_a_keyring_the_dialog_says_so_and_stays_open(
+    qtbot: QtBot, no_keyring: None
+) -> None:
     dialog = ServerDialog("postgresql://ana@db.example/lab")
     qtbot.addWidget(dialog)
     dialog.password_edit.setText(SECRET)
@@ -137,7 +144,7 @@ def test_polls_never_overlap_and_failures_are_reported_once(
     gui_thread = threading.get_ident()
     threads: set[int] = set()
 
-    def slow_activity(bundle):
+    def slow_activity(bundle: Bundle) -> tuple[int, ...]:
         nonlocal running, most, calls
         threads.add(threading.get_ident())
         with guard:
@@ -181,7 +188,7 @@ def test_a_failing_poll_shows_in_the_status_bar_without_a_dialog(
 ) -> None:
     watcher = open_window.analysis.watcher
 
-    def refuse(bundle) -> None:
+    def refuse(bundle: Bundle) -> tuple[int, ...]:
         raise OSError("could not connect to server")
 
     monkeypatch.setattr(watcher_module, "judgment_activity", refuse)
@@ -279,7 +286,9 @@ def test_window_on_a_server_bundle(
 
 
 @pytest.mark.postgres
-def test_the_server_dialog_opens_the_bundle(qtbot: QtBot, server_url: str, memory_keyring) -> None:
+def test_the_server_dialog_opens_the_bundle(
+    qtbot: QtBot, server_url: str, memory_keyring: MemoryKeyring
+) -> None:
     from workbench.gui.main_window import MainWindow
 
     window = MainWindow(persist_layout=False)

@@ -36,11 +36,17 @@ def slots(count: int, turns: int | None = None) -> list[Slot]:
     return [Slot("src", f"item{n:03d}", turns) for n in range(count)]
 
 
+def ordered_pair(first: Contestant | None, second: Contestant | None) -> tuple[Contestant, ...]:
+    """A pairwise task's or comparison's two contestants, in the scheduler's order."""
+    assert first is not None and second is not None
+    return tuple(sorted((first, second), key=contestant_key))
+
+
 def pair_balance(tasks: list[PlannedTask]) -> dict[tuple[Any, ...], Counter[Any]]:
     """Per unordered pair: how often each member was shown left."""
     balance: dict[tuple[Any, ...], Counter[Any]] = {}
     for task in tasks:
-        pair = tuple(sorted((task.left, task.right), key=contestant_key))
+        pair = ordered_pair(task.left, task.right)
         balance.setdefault(pair, Counter())[task.left] += 1
     return balance
 
@@ -87,7 +93,7 @@ def test_balanced_sampling_hits_the_target_per_pair(
     models = [f"m{n}" for n in range(model_count)]
     eligible = {slot: models for slot in slots(6)}
     comparisons, shortfalls = balanced_pairs(eligible, per_pair, random.Random(seed))
-    counts = Counter(tuple(sorted((c.first, c.second))) for c in comparisons)
+    counts = Counter(ordered_pair(c.first, c.second) for c in comparisons)
     expected = min(per_pair, 6)
     assert set(counts) == set(combinations(models, 2))
     assert set(counts.values()) == {expected}
@@ -171,7 +177,7 @@ def _sparse_eligibility(trial: int) -> dict[Slot, list[Any]]:
     """Few contestants per slot, so the odd pairs fall into several components (where
     networkx's subgraph views iterate a hash-ordered set)."""
     draw = random.Random(trial)
-    models = [f"model-{n}" for n in range(draw.randint(2, 8))]
+    models: list[Contestant] = [f"model-{n}" for n in range(draw.randint(2, 8))]
     if draw.random() < 0.5:
         models.append(REFERENCE)
     return {

@@ -13,7 +13,7 @@ import pytest
 from alembic import command
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sqlalchemy import func, literal, select, update
+from sqlalchemy import CompoundSelect, Select, func, literal, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from tests.backends import BundleBackend, Location
@@ -89,13 +89,14 @@ def recount(bundle: Bundle) -> dict[str, object]:
         ).all()
         lease_rows = read.execute(select(PairLease.pair_id)).all()
         campaigns = read.scalars(select(Campaign.id)).all()
-    answered: dict[int, set[int]] = defaultdict(set)
-    touched: dict[int, set[int]] = defaultdict(set)
+    # the column is nullable: a vote without a pair would be keyed by None and count for none
+    answered: dict[int | None, set[int]] = defaultdict(set)
+    touched: dict[int | None, set[int]] = defaultdict(set)
     for pair_id, annotator_id, skip_reason in votes:
         touched[pair_id].add(annotator_id)
         if skip_reason is None:
             answered[pair_id].add(annotator_id)
-    leases = defaultdict(int)
+    leases: dict[int, int] = defaultdict(int)
     for (pair_id,) in lease_rows:
         leases[pair_id] += 1
     campaign_rows = {c: [0, 0, 0, 0, 0, 0] for c in campaigns}
@@ -169,9 +170,10 @@ def queue_progress(bundle: Bundle, annotator: AnnotationSession) -> tuple[int, i
         )
         assert campaign_id is not None
         assert annotator_id is not None
-        still_open = open_pairs(campaign_id, annotator_id)
+        open_now = open_pairs(campaign_id, annotator_id)
+        still_open: Select[Any] | CompoundSelect[Any] = open_now
         if holding is not None:
-            still_open = still_open.union(select(literal(holding)))
+            still_open = open_now.union(select(literal(holding)))
         remaining = read.scalar(select(func.count()).select_from(still_open.subquery()))
     return done or 0, remaining or 0
 
@@ -361,7 +363,7 @@ def test_a_vote_and_the_next_lease_build_no_statement_and_leases_read_no_answer(
                 with bundle.session() as write:
                     other = write.scalar(select(Annotator.id).where(Annotator.handle == "ann-1"))
                     pair = write.scalar(select(ScheduledPair.id).limit(1))
-                    assert other is not None
+                    assert other is not None and pair is not None
                     voting.lease_pairs(write, [pair], other, voting.DEFAULT_LEASE)
                 leasing = ran[before:]
             finally:
