@@ -4,7 +4,7 @@ read), show what the services show from a fresh read, and an undo reads everythi
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import partial
 from itertools import combinations
 from pathlib import Path
@@ -50,7 +50,7 @@ def bundle(tmp_path: Path) -> Iterator[Bundle]:
     path = Path(build_campaign_bundle(tmp_path, items=3, turns=1))
     # every pair of every item, so the first vote has a verdict to agree with; earlier models
     # win, except THIRD over FIRST on q000 (a cycle)
-    verdicts = [
+    verdicts: list[tuple[str, str, str, str | None]] = [
         (item, first, second, "b" if (item, first, second) == ("q000", FIRST, THIRD) else "a")
         for item in ("q000", "q001", "q002")
         for first, second in combinations(MODELS, 2)
@@ -62,7 +62,7 @@ def bundle(tmp_path: Path) -> Iterator[Bundle]:
         yield opened
 
 
-def run(qtbot: QtBot, process: PanelProcess, job) -> Any:
+def run(qtbot: QtBot, process: PanelProcess, job: Callable[[], Any]) -> Any:
     results, errors = run_and_wait(qtbot, process, job)
     assert not errors, errors
     return results[0]
@@ -103,12 +103,12 @@ def test_a_vote_is_read_incrementally_by_the_worker(
 ) -> None:
     with bundle.read_session() as session:
         item = session.query(Item).filter(Item.external_id == "q000").one().id
-    session = AnnotationSession(bundle, CAMPAIGN, "ana")
+    annotator = AnnotationSession(bundle, CAMPAIGN, "ana")
 
     def vote(choice: str) -> None:
-        task = session.next_task()
+        task = annotator.next_task()
         assert task is not None
-        session.cast(task.token, choice)
+        annotator.cast(task.token, choice)
 
     vote("a")  # a human side for the agreement panel
     assert panels(qtbot, process, bundle, item) == fresh(bundle, item)
@@ -121,6 +121,6 @@ def test_a_vote_is_read_incrementally_by_the_worker(
     reads: JudgmentReads = run(qtbot, process, panel_computations.judgment_reads)
     assert (reads.full_reads, reads.incremental_reads) == (3, 6)  # each frame once a vote
 
-    session.undo()
+    annotator.undo()
     assert panels(qtbot, process, bundle, item) == fresh(bundle, item)
     assert run(qtbot, process, panel_computations.judgment_reads).full_reads == 6

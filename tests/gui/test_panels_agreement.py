@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pandas as pd
 import pytest
 from pytestqt.qtbot import QtBot
@@ -115,6 +116,7 @@ def test_chosen_sides_breakdowns_and_rating_scatter(qtbot: QtBot, panel_window: 
     qtbot.waitUntil(lambda: panel.scatter.pixmap is not None, timeout=HANG_GUARD_MS)
     assert panel.scatter.figure is not None
     points = panel.scatter.figure.axes[0].collections[0].get_offsets()
+    assert isinstance(points, np.ma.MaskedArray)  # what matplotlib keeps a scatter's points in
     assert list(points.data.ravel()) == pytest.approx(
         list(expected.ratings[["rating_a", "rating_b"]].to_numpy().ravel())
     )

@@ -19,11 +19,14 @@ from tests.patience import HANG_GUARD_MS
 from workbench.gui.panel_process import ProcessRunner
 from workbench.services.outcomes import OutcomeFilter, judgments_frame, pairwise_outcomes
 from workbench.stats.bradley_terry import Anchor
-from workbench.stats.leaderboard import compute_leaderboard
+from workbench.stats.leaderboard import Method, compute_leaderboard
 from workbench.storage import Bundle
 
 if TYPE_CHECKING:
+    from workbench.gui.jobs import Job
     from workbench.gui.main_window import MainWindow
+    from workbench.gui.panels.leaderboard_panel import LeaderboardPanel
+    from workbench.services.analysis import LeaderboardResult
 
 
 pytestmark = pytest.mark.gui
@@ -35,7 +38,7 @@ def panel_window(qtbot: QtBot, tmp_path: Path) -> Iterator[MainWindow]:
         yield window
 
 
-def engine_table(path: Path, anchor: str, method: str = "bt"):
+def engine_table(path: Path, anchor: str, method: Method = "bt") -> pd.DataFrame:
     """The engine's board of the human judgments (the panel's default: there are some)."""
     with Bundle.open(path) as bundle, bundle.read_session() as session:
         battles = pairwise_outcomes(judgments_frame(session, OutcomeFilter(kinds=("human",))))
@@ -43,7 +46,7 @@ def engine_table(path: Path, anchor: str, method: str = "bt"):
     return board.table
 
 
-def shown_rows(panel) -> list[list[str]]:
+def shown_rows(panel: LeaderboardPanel) -> list[list[str]]:
     model = panel.model
     return [
         [model.index(row, column).data() for column in range(model.columnCount())]
@@ -53,7 +56,7 @@ def shown_rows(panel) -> list[list[str]]:
 
 @pytest.mark.parametrize("method", ["bt", "elo"])
 def test_table_shows_the_engine_ratings(
-    qtbot: QtBot, panel_window: MainWindow, method: str
+    qtbot: QtBot, panel_window: MainWindow, method: Method
 ) -> None:
     panel = panel_window.analysis.leaderboard
     if method != panel.method.currentData():
@@ -89,7 +92,7 @@ def test_recompute_runs_in_the_worker_process_and_keeps_the_old_result(
     submitted: list[str] = []
     real_run = ProcessRunner.run
 
-    def recording_run(runner, function, *callbacks: Any):
+    def recording_run(runner: ProcessRunner, function: partial[Any], *callbacks: Any) -> Job:
         submitted.append(function.func.__name__)
         return real_run(runner, function, *callbacks)
 
@@ -150,7 +153,9 @@ def test_exports_write_plots_and_csv(panel_window: MainWindow, tmp_path: Path) -
     assert b"<svg" in targets["heatmap"].read_bytes()[:500]
     # the first line names the request and the command that prints the table
     first = targets["csv"].read_text(encoding="utf-8").splitlines()[0]
-    assert first.startswith("# request: judgments: human") and panel.command() in first
+    command = panel.command()
+    assert first.startswith("# request: judgments: human")
+    assert command is not None and command in first
     written = pd.read_csv(targets["csv"], skiprows=1)
     assert panel.result is not None
     assert list(written["model"]) == list(panel.result.table["model"])
@@ -241,7 +246,7 @@ def test_opening_a_bundle_reads_the_choices_in_the_worker_process(
     submitted: list[str] = []
     real_run = ProcessRunner.run
 
-    def recording_run(runner, function, *callbacks: Any):
+    def recording_run(runner: ProcessRunner, function: partial[Any], *callbacks: Any) -> Job:
         submitted.append(function.func.__name__)
         return real_run(runner, function, *callbacks)
 
@@ -289,12 +294,15 @@ def test_bradley_terry_ratings_come_first_and_their_intervals_after(
         qtbot.waitUntil(
             lambda: panel.result is not previous and not panel.busy, timeout=HANG_GUARD_MS
         )
-    points: list[object] = []
-    finals: list[object] = []
+    points: list[LeaderboardResult] = []
+    finals: list[LeaderboardResult] = []
     statuses: list[str] = []
-    panel.ratingsShown.connect(
-        lambda result: (points.append(result), statuses.append(panel.status.text()))
-    )
+
+    def shown(result: LeaderboardResult) -> None:
+        points.append(result)
+        statuses.append(panel.status.text())
+
+    panel.ratingsShown.connect(shown)
     panel.computed.connect(finals.append)
     panel.refresh()
     qtbot.waitUntil(lambda: bool(finals) and not panel.busy, timeout=HANG_GUARD_MS)
@@ -315,7 +323,7 @@ def test_online_elo_with_a_bootstrap_waits_for_its_rounds(
     previous = panel.result
     panel.method.setCurrentIndex(panel.method.findData("elo"))
     qtbot.waitUntil(lambda: panel.result is not previous and not panel.busy, timeout=HANG_GUARD_MS)
-    points: list[object] = []
+    points: list[LeaderboardResult] = []
     panel.ratingsShown.connect(points.append)
     panel.refresh()
     qtbot.waitUntil(lambda: bool(points) and not panel.busy, timeout=HANG_GUARD_MS)
@@ -356,7 +364,7 @@ def test_the_request_line_names_the_request_and_copies_the_command_that_prints_i
     qtbot.waitUntil(lambda: panel.result is not before and not panel.busy, timeout=HANG_GUARD_MS)
     assert f"judgments: {POOLED_LABEL}" in panel.request_line.text()
     assert POOLED_LABEL in panel.status.text()
-    assert "--kind all --pool-kinds" in panel.command()
+    assert "--kind all --pool-kinds" in (panel.command() or "")
 
 
 def test_the_prediction_powered_board_states_its_inputs_and_copies_its_command(
@@ -423,7 +431,8 @@ def _run_compare_command(
     assert words[:2] == ["workbench", "compare-rankings"] and "--json" in words
     capsys.readouterr()
     assert main(words[1:]) == 0
-    return json.loads(capsys.readouterr().out)  # type: ignore[no-any-return]
+    printed: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return printed
 
 
 def test_compare_with_gives_the_figures_of_the_command_it_copies(
@@ -468,7 +477,9 @@ def test_compare_with_gives_the_figures_of_the_command_it_copies(
     shown = json.loads(json.dumps(result.to_json()))
     for key in ("spearman", "kendall_tau", "pearson", "confidence_agreement", "ranks"):
         assert printed[key] == shown[key], key
-    assert printed["a"]["request"] == json.loads(json.dumps(panel.shown_request().to_json()))
+    shown_request = panel.shown_request()
+    assert shown_request is not None
+    assert printed["a"]["request"] == json.loads(json.dumps(shown_request.to_json()))
     # another bundle: named by its path in the command, this one stays BUNDLE
     other = build_panel_bundle(tmp_path / "other")
     dialog.choose_other_bundle(str(other))
@@ -510,12 +521,12 @@ def test_exclude_category_and_the_estimator_are_in_the_request_and_its_command(
     assert panel.result is not None
     assert panel.result.request.exclude_categories == ("cyclic",)
     assert "category not cyclic" in panel.request_line.text()
-    assert "--exclude-category cyclic" in panel.command()
+    assert "--exclude-category cyclic" in (panel.command() or "")
     before = panel.result
     panel.style_control.setChecked(True)
     qtbot.waitUntil(lambda: panel.result is not before and not panel.busy, timeout=HANG_GUARD_MS)
     assert panel.style_estimator.isEnabled()
-    assert "--style-control fastchat-2024" in panel.command()
+    assert "--style-control fastchat-2024" in (panel.command() or "")
     before = panel.result
     panel.style_estimator.setCurrentIndex(panel.style_estimator.findData("lmarena"))
     qtbot.waitUntil(lambda: panel.result is not before and not panel.busy, timeout=HANG_GUARD_MS)
@@ -577,11 +588,13 @@ def test_the_board_says_its_flagged_judgments_and_the_box_leaves_them_out(
         assert panel.result is not None
         flagged = flagged_judgments(read, panel.result.request.filters())
     assert flagged > 0
-    assert flagged_note(flagged, False) in panel.status.text()
+    note = flagged_note(flagged, False)
+    assert note is not None and note in panel.status.text()
     assert panel.result is not None
     counted = panel.result.battles
     recomputed(True)
-    assert flagged_note(flagged, True) in panel.status.text()
+    note = flagged_note(flagged, True)
+    assert note is not None and note in panel.status.text()
     assert panel.result.battles == counted - flagged
     assert "--exclude-flagged" in (panel.command() or "")
     assert "flagged comparisons excluded" in panel.request_line.text()

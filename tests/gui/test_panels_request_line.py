@@ -16,6 +16,7 @@ from pytestqt.qtbot import QtBot
 from tests.gui.panel_window import opened_panel_window
 from tests.patience import HANG_GUARD_MS
 from workbench.gui.panels.request_line import NO_REQUEST, RequestLine
+from workbench.services.analysis.failures import FailureCases
 
 if TYPE_CHECKING:
     from workbench.gui.main_window import MainWindow
@@ -54,7 +55,10 @@ def test_every_analysis_panel_has_the_one_request_line(panel_window: MainWindow)
     for panel in (analysis.leaderboard, analysis.agreement, analysis.graph, analysis.failures):
         assert isinstance(panel.request_row, RequestLine), type(panel).__name__
         # under the title: the first thing in the panel
-        assert panel.layout().itemAt(0).widget() is panel.request_row
+        layout = panel.layout()
+        assert layout is not None
+        first = layout.itemAt(0)
+        assert first is not None and first.widget() is panel.request_row
 
 
 def test_the_agreement_panels_command_prints_its_numbers(
@@ -97,7 +101,7 @@ def test_the_graph_panels_command_lists_its_cycles(
             lambda: not panel.busy and panel.request_row.text() != NO_REQUEST,
             timeout=HANG_GUARD_MS,
         )
-        assert f"--scope {scope}" in panel.request_row.command()
+        assert f"--scope {scope}" in (panel.request_row.command() or "")
         command = _copied(panel)
         assert command.startswith("workbench failures BUNDLE --kind cycles")
         assert panel_window.bundle is not None
@@ -113,10 +117,11 @@ def test_the_graph_panels_command_lists_its_cycles(
     # panel lists from that source alone (the judge's verdicts hold no cycle, the bundle does)
     for source, flag in (("judge", "--judgments judge"), ("imported", "--origin imported")):
         panel.source.setCurrentIndex(panel.source.findData(source))
-        qtbot.waitUntil(
-            lambda flag=flag: not panel.busy and flag in (panel.request_row.command() or ""),
-            timeout=HANG_GUARD_MS,
-        )
+
+        def asked(flag: str = flag) -> bool:
+            return not panel.busy and flag in (panel.request_row.command() or "")
+
+        qtbot.waitUntil(asked, timeout=HANG_GUARD_MS)
         assert f"judgments: {source}" in panel.request_row.text()
         assert panel_window.bundle is not None
         assert panel_window.bundle.path is not None
@@ -136,9 +141,11 @@ def test_the_failures_panels_command_lists_its_items(
             lambda: not panel.busy and panel.request_row.text() != NO_REQUEST,
             timeout=HANG_GUARD_MS,
         )
-        assert panel.request_row.text() == f"Request: {panel.failure_rows.describe()}"
+        rows = panel.failure_rows
+        assert isinstance(rows, FailureCases)  # what the panel shows is the answer's own list
+        assert panel.request_row.text() == f"Request: {rows.describe()}"
         command = _copied(panel)
-        assert command == panel.failure_rows.command() and f"--kind {kind}" in command
+        assert command == rows.command() and f"--kind {kind}" in command
         assert panel_window.bundle is not None
         assert panel_window.bundle.path is not None
         printed = _run(command, panel_window.bundle.path, capsys)

@@ -27,6 +27,7 @@ import zipfile
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -710,6 +711,14 @@ def _valid_data_file(spec: FormatSpec, scratch: Path) -> bytes:
     return (scratch / spec.data_file).read_bytes()
 
 
+def _cut(raw: bytes, at: int) -> bytes:
+    return raw[:at]
+
+
+def _nul_inserted(raw: bytes, at: int) -> bytes:
+    return raw[:at] + b"\x00" + raw[at:]
+
+
 def byte_cases(spec: FormatSpec, offsets: int, scratch: Path) -> Iterator[Case]:
     """Damage to the data file as bytes: truncation at many offsets, garbage, encodings."""
     data = _valid_data_file(spec, scratch / f"valid-{spec.format}")
@@ -722,7 +731,7 @@ def byte_cases(spec: FormatSpec, offsets: int, scratch: Path) -> Iterator[Case]:
             spec.format,
             "truncated",
             f"cut-at-{cut}-of-{len(data)}",
-            _then_damage(spec, lambda raw, cut=cut: raw[:cut], text=False),
+            _then_damage(spec, partial(_cut, at=cut), text=False),
             # a CSV cut inside a row's last field still parses: only the missing line break
             # at its end tells, so a warning naming it is the right answer there
             must_refuse=not clean and spec.kind != "csv",
@@ -818,7 +827,7 @@ def byte_cases(spec: FormatSpec, offsets: int, scratch: Path) -> Iterator[Case]:
         spec.format,
         "encoding",
         "nul-byte-in-text",
-        _then_damage(spec, lambda raw, at=nul_at: raw[:at] + b"\x00" + raw[at:], text=True),
+        _then_damage(spec, partial(_nul_inserted, at=nul_at), text=True),
     )
 
 
@@ -900,7 +909,13 @@ def json_field_cases(spec: FormatSpec) -> Iterator[Case]:
                 kind = json_kind(value)
                 refuse = not free and kind != "null" and kind not in allowed
 
-                def edit(files: dict[str, Any], _root: Path, f=file_name, p=path, v=value) -> None:
+                def edit(
+                    files: dict[str, Any],
+                    _root: Path,
+                    f: str = file_name,
+                    p: Sequence[Any] = path,
+                    v: Any = value,
+                ) -> None:
                     set_path(files[f][0], p, v)
 
                 yield Case(
@@ -911,7 +926,9 @@ def json_field_cases(spec: FormatSpec) -> Iterator[Case]:
                     must_refuse=refuse,
                 )
 
-            def remove(files: dict[str, Any], _root: Path, f=file_name, p=path) -> None:
+            def remove(
+                files: dict[str, Any], _root: Path, f: str = file_name, p: Sequence[Any] = path
+            ) -> None:
                 set_path(files[f][0], p, None, delete=True)
 
             yield Case(
@@ -921,11 +938,15 @@ def json_field_cases(spec: FormatSpec) -> Iterator[Case]:
                 built(spec, remove),
                 must_refuse=False,
             )
+
+        def row_as_list(files: dict[str, Any], _root: Path, f: str = file_name) -> None:
+            files[f][0] = [1, 2]
+
         yield Case(
             spec.format,
             "json-wrong-type",
             f"{file_name}:row-is-a-list",
-            built(spec, lambda files, _r, f=file_name: files[f].__setitem__(0, [1, 2])),
+            built(spec, row_as_list),
         )
         yield Case(
             spec.format,
@@ -976,7 +997,7 @@ def csv_cases(spec: FormatSpec) -> Iterator[Case]:
         for label, value in CELL_VALUES:
             empty = value.strip() in ("", "NaN")
 
-            def edit(files: dict[str, Any], _root: Path, c=column, v=value) -> None:
+            def edit(files: dict[str, Any], _root: Path, c: str = column, v: Any = value) -> None:
                 files[data_file][0][c] = v
 
             yield Case(
@@ -988,7 +1009,7 @@ def csv_cases(spec: FormatSpec) -> Iterator[Case]:
                 or (label == "nul-char" and column not in spec.metadata_columns),
             )
 
-        def drop(files: dict[str, Any], _root: Path, c=column) -> None:
+        def drop(files: dict[str, Any], _root: Path, c: str = column) -> None:
             files["columns"].remove(c)
 
         yield Case(
@@ -1073,7 +1094,7 @@ def xlsx_cases(spec: FormatSpec) -> Iterator[Case]:
                 and label in ("float", "bool", "long-300", "date", "datetime", "blank")
             )
 
-            def edit(files: dict[str, Any], _root: Path, c=column, v=value) -> None:
+            def edit(files: dict[str, Any], _root: Path, c: str = column, v: Any = value) -> None:
                 files["ConvBench.xlsx"][0][c] = v
 
             yield Case(
@@ -1084,7 +1105,7 @@ def xlsx_cases(spec: FormatSpec) -> Iterator[Case]:
                 must_refuse=refuse,
             )
 
-        def drop(files: dict[str, Any], _root: Path, c=column) -> None:
+        def drop(files: dict[str, Any], _root: Path, c: str = column) -> None:
             files["columns"].remove(c)
 
         yield Case(spec.format, "column-missing", column, built(spec, drop))
@@ -1135,7 +1156,7 @@ def _pairwise_cases(spec: FormatSpec) -> Iterator[Case]:
     }
     for name, data in damaged.items():
 
-        def build(root: Path, data=data) -> list[Path]:
+        def build(root: Path, data: bytes = data) -> list[Path]:
             sources = built(spec)(root)
             (root / "pairwise.npy").write_bytes(data)
             return sources
@@ -1167,7 +1188,7 @@ def image_cases(spec: FormatSpec) -> Iterator[Case]:
 
     for name, make in BAD_IMAGES.items():
 
-        def edit(files: dict[str, Any], root: Path, make=make) -> None:
+        def edit(files: dict[str, Any], root: Path, make: Callable[[], bytes] = make) -> None:
             folder = root / spec.image_folder
             folder.mkdir(parents=True, exist_ok=True)
             (folder / "bad.png").write_bytes(make())
@@ -1244,7 +1265,7 @@ def missing_file_cases(spec: FormatSpec) -> Iterator[Case]:
     if spec.format == "wildvision-bench":
         for role in ("model_answers", "model_judgements"):
 
-            def without(root: Path, role=role) -> list[Path]:
+            def without(root: Path, role: str = role) -> list[Path]:
                 sources = built(spec)(root)
                 shutil.rmtree(sources[0] / role)
                 return sources
@@ -1263,7 +1284,7 @@ def duplicate_json_cases(spec: FormatSpec) -> Iterator[Case]:
     for file_name in files:
         repeatable = spec.duplicates_allowed and "battles" in file_name
 
-        def edit(files: dict[str, Any], _root: Path, f=file_name) -> None:
+        def edit(files: dict[str, Any], _root: Path, f: str = file_name) -> None:
             files[f].append(_copy(files[f][0]))
 
         yield Case(
@@ -1300,7 +1321,13 @@ def too_long_cases(spec: FormatSpec) -> Iterator[Case]:
     """Text longer than its column: SQLite would keep it, PostgreSQL refuses it; both refuse."""
     for file_name, path, length in spec.limited:
 
-        def edit(files: dict[str, Any], _root: Path, f=file_name, p=path, n=length) -> None:
+        def edit(
+            files: dict[str, Any],
+            _root: Path,
+            f: str = file_name,
+            p: Sequence[Any] = path,
+            n: int = length,
+        ) -> None:
             rows = files[f]
             set_path(rows[0], p, "L" * (n + 1))
 
@@ -1405,10 +1432,12 @@ def hostile_cases(spec: FormatSpec) -> Iterator[Case]:
             ("output-turn-99-of-1", ("outputs", 0, "turn"), 99),
         ):
 
-            def edit(files: dict[str, Any], _root: Path, p=path, v=value) -> None:
+            def dangle(
+                files: dict[str, Any], _root: Path, p: Sequence[Any] = path, v: Any = value
+            ) -> None:
                 set_path(files["items.jsonl"][0], p, v)
 
-            yield Case(spec.format, "dangling-reference", name, built(spec, edit))
+            yield Case(spec.format, "dangling-reference", name, built(spec, dangle))
     if spec.format in ("visit-bench", "convbench"):
 
         def folder_outside(root: Path) -> list[Path]:
@@ -1549,7 +1578,7 @@ def table_cases(scratch: Path, positions: int = 40) -> Iterator[Case]:
             fmt,
             "parquet-footer",
             f"cut-at-{cut}",
-            _damaged_table(_write_table_parquet, "battles.parquet", lambda d, c=cut: d[:c]),
+            _damaged_table(_write_table_parquet, "battles.parquet", partial(_cut, at=cut)),
         )
 
     def arrow_folder(root: Path) -> Path:
@@ -1570,7 +1599,7 @@ def table_cases(scratch: Path, positions: int = 40) -> Iterator[Case]:
             fmt,
             "arrow-buffer",
             f"cut-at-{cut}",
-            _damaged_table(arrow_folder, shard, lambda d, c=int(cut): d[:c]),
+            _damaged_table(arrow_folder, shard, partial(_cut, at=int(cut))),
             must_refuse=False,
         )
 
@@ -1722,9 +1751,7 @@ def all_cases(scratch: Path, truncation_offsets_per_file: int = 40) -> list[Case
         cases.extend(hostile_cases(spec))
     cases.extend(table_cases(scratch))
     for file_name in ("battles.json", "battles.jsonl.gz", "battles.json.gz"):
-        variant = FormatSpec(
-            "arena-battles", lambda f=file_name: battles_inputs(f), file_name, "json"
-        )
+        variant = FormatSpec("arena-battles", partial(battles_inputs, file_name), file_name, "json")
         for case in byte_cases(variant, 6, scratch):
             cases.append(
                 Case(

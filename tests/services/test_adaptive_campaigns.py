@@ -91,8 +91,9 @@ def shown_models(bundle: Bundle, session: AnnotationSession) -> tuple[str, str]:
     assert shown is not None
     with bundle.read_session() as db:
         pair = db.get_one(ScheduledPair, shown.pair_id)
-        names = dict(db.execute(select(Model.id, Model.name)).all())
-    left, right = names[pair.left_model_id], names[pair.right_model_id]  # type: ignore[index]
+        # looked up by a pair's model ids, which the schema allows to be None (a reference)
+        names: dict[int | None, str] = dict(db.execute(select(Model.id, Model.name)).all())
+    left, right = names[pair.left_model_id], names[pair.right_model_id]
     return (right, left) if shown.swapped else (left, right)
 
 
@@ -235,7 +236,8 @@ def test_pairing_switches_before_the_first_vote_and_not_after(
     task = session.next_task()
     assert task is not None
     with bundle.read_session() as db:
-        assert db.scalars(select(PairChoice.pair_id)).all() == [session._shown.pair_id]  # type: ignore[union-attr]
+        assert session._shown is not None
+        assert db.scalars(select(PairChoice.pair_id)).all() == [session._shown.pair_id]
     session.cast(task.token, "tie")
     with pytest.raises(CampaignError, match="cannot change once voting has started"):
         set_pair_choice(bundle, "c", "uniform")
@@ -310,9 +312,9 @@ def test_a_pack_carries_a_batch_chosen_at_packing_time_and_merging_counts_its_vo
         packed = db.execute(
             select(PairChoice.pair_id, PairChoice.origin).where(PairChoice.ordinal > 30)
         ).all()
-        names = dict(db.execute(select(Model.id, Model.name)).all())
+        names: dict[int | None, str] = dict(db.execute(select(Model.id, Model.name)).all())
         packed_pairs = [
-            frozenset((names[task.left_model_id], names[task.right_model_id]))  # type: ignore[index]
+            frozenset((names[task.left_model_id], names[task.right_model_id]))
             for task in db.scalars(
                 select(ScheduledPair).where(ScheduledPair.id.in_([p for p, _ in packed]))
             )

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -131,7 +132,7 @@ def test_agreement_breakdowns_match_the_engine_on_each_subset(bundle: Bundle) ->
     ) == (pairs)
     for row in result.by_model_pair.itertuples(index=False):
 
-        def on_pair(frame: pd.DataFrame, row=row) -> pd.DataFrame:
+        def on_pair(frame: pd.DataFrame, row: Any = row) -> pd.DataFrame:
             return frame[
                 frame[["model_a", "model_b"]].apply(sorted, axis=1).map(tuple)
                 == (row.first, row.second)
@@ -176,6 +177,7 @@ def test_rating_scatter_places_one_point_per_model() -> None:
     figure = rating_scatter(ratings, "human", "judge", 0.5, 1 / 3)
     axes = figure.axes[0]
     offsets = axes.collections[0].get_offsets()
+    assert isinstance(offsets, np.ma.MaskedArray)  # what matplotlib keeps a scatter's points in
     assert offsets.tolist() == [[1.0, 3.0], [2.0, 1.0], [3.0, 2.0]]
     assert [text.get_text() for text in axes.texts] == ["x", "y", "z"]
     assert "Spearman 0.500" in axes.get_title() and "0.333" in axes.get_title()

@@ -100,7 +100,9 @@ def test_commit_stores_the_vote_renews_the_lease_and_reads_the_next_one_ahead(
     first = ann.next_task()
     assert first is not None
     ahead = ann.read_ahead()
-    pending, second = ann.answer_ahead(first.token, "a")  # type: ignore[misc]
+    answered = ann.answer_ahead(first.token, "a")
+    assert answered is not None
+    pending, second = answered
     with bundle.read_session() as session:
         leased_before = session.scalar(select(func.max(PairLease.leased_at)))
         assert leased_before is not None
@@ -133,7 +135,9 @@ def test_a_crash_before_the_commit_loses_the_unconfirmed_answer_only(bundle: Bun
     first = ann.next_task()
     assert first is not None
     ann.read_ahead()
-    _pending, second = ann.answer_ahead(first.token, "a")  # type: ignore[misc]
+    answered = ann.answer_ahead(first.token, "a")
+    assert answered is not None
+    _pending, second = answered
     # the process dies here: the answer was never confirmed ("Saving…" on the page)
     again = AnnotationSession(bundle, "c", "ann", PLUGINS)
     resumed = again.next_task()
@@ -151,7 +155,9 @@ def test_take_back_returns_to_the_answered_task_with_the_same_read_ahead(bundle:
     assert first is not None
     ahead = ann.read_ahead()
     assert ahead is not None
-    pending, _shown = ann.answer_ahead(first.token, "a")  # type: ignore[misc]
+    answered = ann.answer_ahead(first.token, "a")
+    assert answered is not None
+    pending, _shown = answered
     assert ann.take_back(pending) is first
     read, ran = statements_during(bundle, ann.read_ahead)
     assert read is ahead and ran == []
@@ -196,7 +202,9 @@ def test_undo_and_skip_keep_every_task_in_the_queue(bundle: Bundle) -> None:
     first = ann.next_task()
     assert first is not None
     ann.read_ahead()
-    pending, second = ann.answer_ahead(first.token, "a")  # type: ignore[misc]
+    answered = ann.answer_ahead(first.token, "a")
+    assert answered is not None
+    pending, second = answered
     ann.commit(pending)  # reads the third ahead
     undone = ann.undo()
     assert undone is not None

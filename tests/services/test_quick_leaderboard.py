@@ -38,7 +38,7 @@ def bundle_path(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
     return build_panel_bundle(folder)
 
 
-def service_json(bundle_path: Path, request: AnalysisRequest) -> Any:
+def service_json(bundle_path: Path | str, request: AnalysisRequest) -> Any:
     with Bundle.open(bundle_path) as bundle:
         return json.loads(json.dumps(analysis.leaderboard(bundle, request).to_json()))
 
@@ -173,7 +173,7 @@ def test_a_server_bundles_command_prints_the_services_document_without_sqlalchem
     location = bundle_backend.new_location()
     build_counted_bundle(location, write_jsonl(tmp_path, source_lines()))
     request = AnalysisRequest(bootstrap=12, seed=3, min_battles=0)
-    expected = service_json(location, request)  # type: ignore[arg-type]
+    expected = service_json(location, request)
     code = (
         "import sys; from workbench.cli import main; "
         f"code = main(['leaderboard', {str(location)!r}, '--bootstrap', '12', '--seed', '3', "

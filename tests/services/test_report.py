@@ -65,9 +65,9 @@ class Tables(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         attributes = dict(attrs)
-        if tag == "table" and attributes.get("id"):
-            self.current = attributes["id"]
-            self.tables[self.current] = []
+        if tag == "table" and (table_id := attributes.get("id")):
+            self.current = table_id
+            self.tables[table_id] = []
         elif tag == "tr" and self.current:
             self.row = []
         elif tag == "td" and self.row is not None:
@@ -169,13 +169,13 @@ def test_report_agreement_equals_the_agreement_command(
     for row in expected["by_model_pair"]:
         cells = matchups[f"{row['first']} / {row['second']}"]
         assert cells[2] == str(row["comparisons"])
-    cells = {row[0]: row[1] for row in report.tables["agreement-table"]}
+    figures = {row[0]: row[1] for row in report.tables["agreement-table"]}
     summary = expected["agreement"]
-    assert cells["comparisons judged by both"] == str(summary["comparisons"])
-    assert cells["agreement with ties"] == f"{100 * summary['agreement_with_ties']:.1f}%"
-    assert cells["Cohen's kappa"] == f"{summary['cohen_kappa']:.3f}"
-    assert cells["CHIRP's matchup kappa"] == f"{summary['chirp_kappa']:.3f}"
-    assert cells["Spearman (leaderboards)"] == f"{expected['ranks']['spearman']:.3f}"
+    assert figures["comparisons judged by both"] == str(summary["comparisons"])
+    assert figures["agreement with ties"] == f"{100 * summary['agreement_with_ties']:.1f}%"
+    assert figures["Cohen's kappa"] == f"{summary['cohen_kappa']:.3f}"
+    assert figures["CHIRP's matchup kappa"] == f"{summary['chirp_kappa']:.3f}"
+    assert figures["Spearman (leaderboards)"] == f"{expected['ranks']['spearman']:.3f}"
     confusion = report.tables["confusion"]
     assert sum(int(value) for row in confusion for value in row[1:]) == summary["comparisons"]
 

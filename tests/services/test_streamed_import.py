@@ -12,6 +12,7 @@ import pytest
 from sqlalchemy import select, text
 from sqlalchemy.orm import aliased
 
+from workbench.domain import JudgmentRecord
 from workbench.importers.base import ImportRejectedError, ImportReport
 from workbench.importers.limits import DEFAULT_LIMITS
 from workbench.plugins import registry
@@ -223,7 +224,8 @@ def test_a_battle_log_is_handed_on_before_the_file_is_read_to_its_end(tmp_path: 
     report = ImportReport()
     records = registry().importer(FORMAT).read([source], report)
     first = next(records)
-    assert (first.model_a, first.model_b) == ("m-a", "m-b")  # type: ignore[union-attr]
+    assert isinstance(first, JudgmentRecord)
+    assert (first.model_a, first.model_b) == ("m-a", "m-b")
     assert report.rejections == []  # the last line is not parsed yet
     rest = list(records)
     assert len(rest) == 49 and [p.row for p in report.rejections] == [51]

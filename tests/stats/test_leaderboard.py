@@ -79,7 +79,7 @@ def test_style_controlled_leaderboard_keeps_the_plain_ratings() -> None:
 def test_leaderboard_rejects_bad_requests() -> None:
     battles = random_battles(100, 3, seed=5)
     with pytest.raises(StatsInputError, match="unknown rating method"):
-        compute_leaderboard(battles, "glicko")  # type: ignore[arg-type]
+        compute_leaderboard(battles, "glicko")  # type: ignore[arg-type]  # refused on purpose
     with pytest.raises(StatsInputError, match="negative"):
         compute_leaderboard(battles, bootstrap=-1)
     with pytest.raises(StatsInputError, match="anchor model"):
@@ -95,11 +95,11 @@ def test_rank_change_under_style_control_on_wildvision(
     models = sorted(set(wildvision_battles["model_a"]) | set(wildvision_battles["model_b"]))
     verbosity = dict(zip(models, rng.integers(0, 600, len(models)), strict=True))
     sides = [wildvision_battles[side].map(verbosity).to_numpy() for side in ("model_a", "model_b")]
-    features = tuple(
+    left, right = (
         np.column_stack([lengths + rng.integers(0, 50, len(lengths)), np.zeros((len(lengths), 3))])
         for lengths in sides
     )
-    board = compute_leaderboard(wildvision_battles, "bt", style_features=features)  # type: ignore[arg-type]
+    board = compute_leaderboard(wildvision_battles, "bt", style_features=(left, right))
     table = board.table.set_index("model")
     plain_order = list(table["rating_without_style_control"].sort_values(ascending=False).index)
     styled_order = list(table["rating"].sort_values(ascending=False).index)
