@@ -18,6 +18,7 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
 import pytest
 
@@ -30,16 +31,22 @@ FAILED = ".failed"
 POLL_SECONDS = 0.2
 
 
-def _shared_root(tmp_path_factory: pytest.TempPathFactory) -> Path | None:
+class TempFolders(Protocol):
+    """The part of pytest's ``tmp_path_factory`` that a shared build uses."""
+
+    def getbasetemp(self) -> Path: ...
+
+    def mktemp(self, basename: str, /) -> Path: ...
+
+
+def _shared_root(tmp_path_factory: TempFolders) -> Path | None:
     """The folder every worker of this run sees, or None when not under xdist."""
     if not os.environ.get("PYTEST_XDIST_WORKER"):
         return None
     return tmp_path_factory.getbasetemp().parent / "built-once"
 
 
-def built_once(
-    tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], Path]
-) -> Path:
+def built_once(tmp_path_factory: TempFolders, name: str, build: Callable[[Path], Path]) -> Path:
     """What ``build`` made in a folder of its own, built once for the whole run."""
     root = _shared_root(tmp_path_factory)
     if root is None:

@@ -44,9 +44,9 @@ def test_the_second_worker_reads_the_first_workers_build(
 ) -> None:
     calls: list[str] = []
     monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw0")
-    first = built_once(WorkerTemp(tmp_path, "gw0"), "demo", counting_build(calls))  # type: ignore[arg-type]
+    first = built_once(WorkerTemp(tmp_path, "gw0"), "demo", counting_build(calls))
     monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw1")
-    second = built_once(WorkerTemp(tmp_path, "gw1"), "demo", counting_build(calls))  # type: ignore[arg-type]
+    second = built_once(WorkerTemp(tmp_path, "gw1"), "demo", counting_build(calls))
     assert calls == ["demo"]
     assert second == first and second.read_text(encoding="utf-8") == "built"
 
@@ -56,7 +56,7 @@ def test_without_xdist_each_session_builds_its_own(
 ) -> None:
     calls: list[str] = []
     monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
-    built = built_once(WorkerTemp(tmp_path, "main"), "demo", counting_build(calls))  # type: ignore[arg-type]
+    built = built_once(WorkerTemp(tmp_path, "main"), "demo", counting_build(calls))
     assert calls == ["demo"] and built.parent.parent == tmp_path / "popen-main"
 
 
@@ -68,11 +68,11 @@ def test_a_failed_build_fails_the_waiting_worker_with_its_message(
 
     monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw0")
     with pytest.raises(ValueError, match="no shared data"):
-        built_once(WorkerTemp(tmp_path, "gw0"), "full", broken)  # type: ignore[arg-type]
+        built_once(WorkerTemp(tmp_path, "gw0"), "full", broken)
     assert (tmp_path / "built-once" / f"full{FAILED}").is_file()
     monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw1")
     with pytest.raises(pytest.fail.Exception, match="ValueError: no shared data"):
-        built_once(WorkerTemp(tmp_path, "gw1"), "full", counting_build([]))  # type: ignore[arg-type]
+        built_once(WorkerTemp(tmp_path, "gw1"), "full", counting_build([]))
 
 
 def test_a_copy_is_private_to_its_folder(tmp_path: Path) -> None:

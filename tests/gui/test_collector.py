@@ -138,6 +138,14 @@ def test_a_user_who_is_never_idle_still_gets_a_full_collection_now_and_then(
     del survivors
 
 
+class WindowWithJobs(QWidget):
+    """A window with its own jobs, as the main window."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.jobs = JobManager(self)
+
+
 def test_a_user_waiting_for_a_computation_is_not_idle(
     qapp: QApplication, idle_collector: IdleCollector, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -145,9 +153,8 @@ def test_a_user_waiting_for_a_computation_is_not_idle(
     wait behind a full collection."""
     survivors = _grow_the_old_generation()
     monkeypatch.setattr(collector_module, "IDLE_AFTER_S", 0.0)
-    window = QWidget()  # a window with its own jobs, as the main window
-    window.jobs = JobManager(window)  # type: ignore[attr-defined]
-    computation = window.jobs.follow("Leaderboard", "panel")  # type: ignore[attr-defined]
+    window = WindowWithJobs()
+    computation = window.jobs.follow("Leaderboard", "panel")
     try:
         with _full_collections() as seen:
             assert not idle_collector.collect_if_idle()

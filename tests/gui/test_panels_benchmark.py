@@ -354,7 +354,7 @@ def arena_and_benchmark(wildvision_bundle: Path, tmp_path_factory: pytest.TempPa
 ARENA_ROUNDS = 10
 
 
-def _opened_at_arena_rounds(window, bundle: Path) -> Any:  # type: ignore[no-untyped-def]
+def _opened_at_arena_rounds(window: MainWindow, bundle: Path) -> BenchmarkPanel:
     """The Benchmark panel of ``window`` on ``bundle``, its boards at :data:`ARENA_ROUNDS`."""
     panel = window.analysis.benchmark
     panel.rounds.setValue(ARENA_ROUNDS)

@@ -24,19 +24,23 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
 from pytest import MonkeyPatch
 from pytestqt.qtbot import QtBot
 
 from tests.gui.panel_bundle import write_jsonl
 from tests.patience import HANG_GUARD_MS
 from workbench.services.importing import import_files
+
+if TYPE_CHECKING:
+    from workbench.gui.main_window import MainWindow
 
 pytestmark = [pytest.mark.gui, pytest.mark.budget]
 
@@ -97,7 +101,7 @@ def busy_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(autouse=True)
-def app_tweaks(qapp) -> Iterator[None]:  # type: ignore[no-untyped-def]
+def app_tweaks(qapp: QApplication) -> Iterator[None]:
     """The scheduling tweaks the app makes at start-up (run_app; each on unless its variable in
     workbench/gui/tweaks.py is 0): the interpreter lock's switch interval and the idle
     collector, undone after the test."""
@@ -117,7 +121,7 @@ def app_tweaks(qapp) -> Iterator[None]:  # type: ignore[no-untyped-def]
     sys.setswitchinterval(default_interval)
 
 
-def _analysis_window(qtbot: QtBot, rounds: int | None = BOOTSTRAP_ROUNDS):
+def _analysis_window(qtbot: QtBot, rounds: int | None = BOOTSTRAP_ROUNDS) -> MainWindow:
     """A shown main window with every analysis panel on screen and no bundle yet (the
     leaderboard's bootstrap ``rounds``; None: the app's default)."""
     from workbench.gui.main_window import MainWindow
@@ -133,7 +137,7 @@ def _analysis_window(qtbot: QtBot, rounds: int | None = BOOTSTRAP_ROUNDS):
     return window
 
 
-def _open_and_settle(qtbot: QtBot, window, bundle: Path) -> None:
+def _open_and_settle(qtbot: QtBot, window: MainWindow, bundle: Path) -> None:
     window.open_bundle(bundle)
     qtbot.waitUntil(lambda: window.analysis.leaderboard.result is not None, timeout=HANG_GUARD_MS)
     qtbot.waitUntil(lambda: not window.is_busy(), timeout=HANG_GUARD_MS)
@@ -232,11 +236,11 @@ def test_recompute_and_redraw_do_not_stall_the_event_loop(
     assert panel.result.board.bootstrap == BOOTSTRAP_ROUNDS
 
     drawn_here: list[threading.Thread] = []
-    real_draw = FigureCanvasAgg.draw
+    real_draw: Callable[[FigureCanvasAgg], None] = FigureCanvasAgg.draw
 
-    def recording_draw(canvas):
+    def recording_draw(canvas: FigureCanvasAgg) -> None:
         drawn_here.append(threading.current_thread())
-        return real_draw(canvas)
+        real_draw(canvas)
 
     monkeypatch.setattr(FigureCanvasAgg, "draw", recording_draw)
 
@@ -274,7 +278,8 @@ def test_opening_a_busy_bundle_does_not_stall_the_event_loop(
         idle = StallWatch.idle_reference(qtbot)
         with StallWatch() as watch:
             _open_and_settle(qtbot, window, busy_bundle)
-        assert window.analysis.leaderboard.result.battles == 20_000
+        result = window.analysis.leaderboard.result
+        assert result is not None and result.battles == 20_000
         watch.assert_within_budget(idle)
     finally:
         window.close()
@@ -301,13 +306,13 @@ def test_a_million_vote_bundle_opens_and_recomputes_without_stalling(
             panel.refresh_button.click()
             qtbot.waitUntil(lambda: panel.result is not before, timeout=300_000)
             qtbot.waitUntil(lambda: not window.is_busy(), timeout=300_000)
-        assert panel.result.battles >= 1_000_000
+        assert panel.result is not None and panel.result.battles >= 1_000_000
         watch.assert_within_budget(idle)
     finally:
         window.close()
 
 
-def _four_panels_on_screen(window) -> None:
+def _four_panels_on_screen(window: MainWindow) -> None:
     """Lay the four docks out in a grid, so every panel is on screen and computes on open (the
     default layout tabs failures and agreement behind the graph, which would leave them
     stale until chosen)."""
@@ -342,10 +347,10 @@ def test_opening_the_wildvision_bundle_does_not_stall_the_event_loop(
     shown: dict[str, float] = {}
     opened = time.perf_counter()
 
-    def recorded(cls, method: str, name: str) -> None:
+    def recorded(cls: type, method: str, name: str) -> None:
         real = getattr(cls, method)
 
-        def record(panel, outcome, **options: Any):
+        def record(panel: object, outcome: object, **options: Any) -> Any:
             shown.setdefault(name, time.perf_counter() - opened)
             return real(panel, outcome, **options)
 

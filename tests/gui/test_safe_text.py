@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QEvent, QObject, Qt, QUrl
-from PySide6.QtGui import QTextDocument
+from PySide6.QtGui import QTextDocument, QTextFragment
 from pytestqt.qtbot import QtBot
 
 from tests.gui.sample_bundle import HOSTILE_OUTPUT
@@ -13,8 +13,8 @@ from workbench.gui.safe_text import SafeTextView
 pytestmark = pytest.mark.gui
 
 
-def fragments(document: QTextDocument) -> list:  # type: ignore[type-arg]
-    found = []
+def fragments(document: QTextDocument) -> list[QTextFragment]:
+    found: list[QTextFragment] = []
     block = document.begin()
     while block.isValid():
         iterator = block.begin()

@@ -19,7 +19,8 @@ def test_changes_are_saved_in_the_one_file() -> None:
     settings.set_raw_text(True)
     settings.remember_annotation_session("/b.wbb", "c", "ann", "main")
     again = GuiSettings()
-    assert bytes(again.window_geometry().data()) == b"geo"  # type: ignore[union-attr]
+    geometry = again.window_geometry()
+    assert geometry is not None and bytes(geometry.data()) == b"geo"
     assert again.chosen_models() == ["m1", "m2"] and again.raw_text()
     assert again.annotation_session() == ("/b.wbb", "c", "ann", "main")
     again.forget_annotation_session()

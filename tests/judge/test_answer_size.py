@@ -18,7 +18,7 @@ from tests.judge.fake_openai_server import FakeOpenAIServer, Faults
 from tests.judge.helpers import FAKE_KEY, build_bundle, registry_with_all_templates
 from workbench.cli import main
 from workbench.judge.answer_limits import MAX_ANSWER_BYTES
-from workbench.judge.client import JudgeClient, RequestFailed, RetryPolicy
+from workbench.judge.client import ChatReply, JudgeClient, RequestFailed, RetryPolicy
 from workbench.judge.secrets import Secret
 from workbench.services.judging.runner import prepare_runtime
 
@@ -54,8 +54,8 @@ async def endless() -> AsyncIterator[bytes]:
         await asyncio.sleep(0)
 
 
-def ask(server: FakeOpenAIServer) -> object:
-    async def run() -> object:
+def ask(server: FakeOpenAIServer) -> ChatReply:
+    async def run() -> ChatReply:
         client = JudgeClient(
             base_url=server.base_url, api_key=Secret(FAKE_KEY), model="judge", retry=RETRY
         )
@@ -117,7 +117,7 @@ def test_an_ordinary_answer_compressed_or_not_still_reads() -> None:
         faults = Faults(stream_reply=chunked_reply)
         with FakeOpenAIServer(faults=faults) as server:
             reply = ask(server)
-        assert reply.text == "[[A>B]]"  # type: ignore[attr-defined]
+        assert reply.text == "[[A>B]]"
 
 
 def test_a_judge_run_against_a_bomb_reports_it_and_exits_1(

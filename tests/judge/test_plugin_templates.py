@@ -13,10 +13,11 @@ from workbench_visit_bench.judge_templates import (
 )
 
 from workbench.domain import Outcome
+from workbench.judge.parsing import ParseResult
 
 
-def outcome_of(result: object) -> Outcome | None:
-    verdicts = result.verdicts  # type: ignore[attr-defined]
+def outcome_of(result: ParseResult) -> Outcome | None:
+    verdicts = result.verdicts
     return verdicts[0].outcome if verdicts else None
 
 

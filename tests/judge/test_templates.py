@@ -4,6 +4,7 @@ registry's judge templates."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -17,8 +18,8 @@ from workbench.plugins import Plugin, Registry, UnknownJudgeTemplateError
 PARSER = SentenceParser("p", "test", r"(?P<choice>[AB]) wins")
 
 
-def template(**overrides: object) -> JudgeTemplate:
-    fields: dict[str, object] = {
+def template(**overrides: Any) -> JudgeTemplate:
+    fields: dict[str, Any] = {
         "name": "t",
         "version": "1",
         "title": "T",
@@ -28,7 +29,7 @@ def template(**overrides: object) -> JudgeTemplate:
         "parse": PARSER,
     }
     fields.update(overrides)
-    return JudgeTemplate(**fields)  # type: ignore[arg-type]
+    return JudgeTemplate(**fields)
 
 
 CASE = JudgeCase(

@@ -165,7 +165,7 @@ def test_counting_rules() -> None:
 def test_the_request_is_immutable_and_checked() -> None:
     request = AnalysisRequest()
     with pytest.raises(AttributeError):
-        request.bootstrap = 5  # type: ignore[misc]
+        request.bootstrap = 5  # type: ignore[misc]  # a frozen field, written on purpose
     with pytest.raises(RequestError, match="--ties"):
         replace(request, ties="third")
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from sqlalchemy.orm import Session
 
 from tests.backends import BundleBackend
 from tests.importers.canonical_helpers import write_jsonl
@@ -43,9 +44,9 @@ def of_kind(rows: list[fast_read.KindCountRow] | None, kind: str) -> list[fast_r
     return [row for row_kind, simulated, row in rows if row_kind == kind and not simulated]
 
 
-def per_kind(session: object, filters: OutcomeFilter, weight: float) -> dict[str, list[Any]]:
+def per_kind(session: Session, filters: OutcomeFilter, weight: float) -> dict[str, list[Any]]:
     return {
-        kind: battle_counts(session, filters, OutcomeFilter(kinds=(kind,)), decisive_weight=weight)  # type: ignore[arg-type]
+        kind: battle_counts(session, filters, OutcomeFilter(kinds=(kind,)), decisive_weight=weight)
         for kind in ("human", "judge")
     }
 

@@ -38,7 +38,7 @@ def stored_battles(bundle: Path) -> list[tuple[str, str, str | None, PriorJudgme
             .outerjoin(Item, PriorJudgment.item_id == Item.id)
         ).all()
         session.expunge_all()
-    return [tuple(row) for row in rows]  # type: ignore[misc]
+    return [(a, b, item, judgment) for a, b, item, judgment in rows]
 
 
 def write_battles(path: Path, battles: list[Any], *, as_list: bool) -> Path:

@@ -58,7 +58,7 @@ def votes(bundle: Path) -> list[tuple[str, str, str | None, str, str | None, str
             .outerjoin(Item, PriorJudgment.item_id == Item.id)
             .order_by(PriorJudgment.id)
         ).all()
-    return [tuple(row) for row in rows]  # type: ignore[misc]
+    return [(a, b, item, kind, outcome, rater) for a, b, item, kind, outcome, rater in rows]
 
 
 def items(

@@ -56,7 +56,7 @@ def test_anything_else_is_no_verdict(text: str | None) -> None:
 
 
 def test_a_non_string_is_no_verdict() -> None:
-    assert parse_verdict(3) is None  # type: ignore[arg-type]
+    assert parse_verdict(3) is None  # type: ignore[arg-type]  # a JSON number, passed on purpose
 
 
 def test_the_verdict_is_read_from_the_end_of_a_judges_text() -> None:
