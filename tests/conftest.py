@@ -33,6 +33,7 @@ import pytest
 from tests.backends import BACKENDS, BundleBackend, make_backend
 from tests.bundle_template import replaying_the_schema
 from tests.keyrings import memory_keyring, no_keyring
+from tests.module_order import costliest_files_first
 from tests.shared_builds import built_once
 from workbench.logging_setup import close_log_file
 from workbench.paths import HOME_OVERRIDE
@@ -79,6 +80,15 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         else:
             os.environ[name] = value
     shutil.rmtree(folder, ignore_errors=True)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under pytest-xdist, the test files costliest first (tests/module_order.py), so that the
+    two workers end together instead of one running a costly file alone at the end. Every worker
+    collects the same order, which is the one the controller hands out with
+    ``--no-loadscope-reorder`` (scripts/test). A run in one process keeps the files' order."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        items[:] = costliest_files_first(items)
 
 
 @pytest.fixture(scope="session", autouse=True)
