@@ -26,7 +26,6 @@ MEASURED_CPU_SECONDS: dict[str, float] = {
     "tests/gui/test_panels_benchmark.py": 93.3,
     "tests/gui/test_bundle_shapes.py": 32.5,
     "tests/gui/test_panel_pages.py": 31.1,
-    "tests/gui/test_panel_process.py": 17.0,
     # tests/services
     "tests/services/test_report.py": 44.8,
     "tests/services/test_report_commands.py": 43.3,
