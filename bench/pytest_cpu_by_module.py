@@ -10,6 +10,9 @@ time in one process, for example (docs/PERFORMANCE.md, "The test suite's time"):
 
     PYTHONPATH=.:plugins:bench QT_QPA_PLATFORM=offscreen \\
         .venv/bin/python -m pytest -q -p no:cacheprovider -p pytest_cpu_by_module tests/storage
+
+A file found to cost several CPU seconds goes into ``tests/module_order.py``, the table the
+pytest-xdist workers' file order is taken from (costliest first).
 """
 
 from __future__ import annotations

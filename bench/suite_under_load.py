@@ -111,7 +111,9 @@ def _failures(report: Path) -> tuple[dict[str, int], list[str]]:
 
 def worker_arguments(workers: int) -> list[str]:
     """pytest's options for ``workers`` pytest-xdist workers, as scripts/test passes them."""
-    return ["-n", str(workers), "--dist", "loadfile"] if workers else []
+    if not workers:
+        return []
+    return ["-n", str(workers), "--dist", "loadfile", "--no-loadscope-reorder"]
 
 
 def run_pytest(arguments: list[str], environment: dict[str, str], pinned: set[int]) -> Outcome:

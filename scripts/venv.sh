@@ -115,8 +115,10 @@ target="$root"
 # is fetched, one line each, so a first start shows what it is doing
 echo "installing the app and its dependencies${extras:+ (extras: $extras)}; each package is named as it is fetched"
 pip_log=$(mktemp "${TMPDIR:-/tmp}/workbench-pip.XXXXXX")
+# --no-compile: pip byte-compiles what it installs file by file on one core, the packages' own
+# test suites too (a quarter of the files, never imported here); compiled below instead
 if ! "$venv_python" -m pip install --disable-pip-version-check --progress-bar off \
-    --no-build-isolation -e "$target" 2>&1 | tee "$pip_log" \
+    --no-compile --no-build-isolation -e "$target" 2>&1 | tee "$pip_log" \
     | sed -un -e 's/^Collecting \([^ ]*\).*/  fetching \1/p' -e 's/^Successfully installed /  installed: /p'; then
     echo "the install failed; pip said:"
     cat "$pip_log"
@@ -124,6 +126,13 @@ if ! "$venv_python" -m pip install --disable-pip-version-check --progress-bar of
     exit 1
 fi
 rm -f "$pip_log"
+# on every core, and without the packages' tests/ folders; a file that does not compile (some
+# packages ship examples for other Python versions) is left for Python to skip, as pip does
+echo "  compiling the installed modules"
+for site in "$root"/.venv/lib/python3*/site-packages; do
+    [ -d "$site" ] || continue
+    "$venv_python" -m compileall -q -j 0 -x '/site-packages/.*/tests?/' "$site" >/dev/null || true
+done
 
 # Record the install: the hash, then every extra installed with this pyproject.toml.
 hash=$(pyproject_hash)

@@ -6,7 +6,8 @@ building your own:
 
 - ``full_bundle``: all of ../shared/data imported (VisIT-Bench, ConvBench, WildVision-Bench and
   its arena battles).
-- ``wildvision_bundle``: the WildVision-Bench release imported with the arena plugin.
+- ``wildvision_bundle``: the WildVision-Bench release imported with the arena plugin
+  (``wildvision_import``: the same with the import's report).
 - ``demo_bundle_template``: ``workbench demo`` with seed 0.
 
 All three are shared read-only; a module or test that writes takes ``copy_of(bundle, folder)``
@@ -20,19 +21,25 @@ Tests that read the published benchmark data find it in ../shared/data beside th
 from __future__ import annotations
 
 import os
+import pickle
 import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tests.backends import BACKENDS, BundleBackend, make_backend
 from tests.bundle_template import replaying_the_schema
 from tests.keyrings import memory_keyring, no_keyring
+from tests.module_order import costliest_files_first
 from tests.shared_builds import built_once
 from workbench.logging_setup import close_log_file
 from workbench.paths import HOME_OVERRIDE
+
+if TYPE_CHECKING:
+    from workbench.services.importing import ImportResult
 
 __all__ = ["memory_keyring", "no_keyring"]  # fixtures shared by the judge and GUI tests
 
@@ -41,6 +48,9 @@ SHARED_DATA = Path(
     os.environ.get("VLM_WORKBENCH_SHARED_DATA", PROJECT_ROOT.parent / "shared" / "data")
 )
 
+
+#: the import report kept beside the shared WildVision-Bench bundle
+_IMPORT_RESULT = "import-result.pickle"
 
 #: the variables that move the app's folders (and matplotlib's) out of the user's home
 _HOME_VARIABLES = (HOME_OVERRIDE, "MPLCONFIGDIR")
@@ -70,6 +80,15 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         else:
             os.environ[name] = value
     shutil.rmtree(folder, ignore_errors=True)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under pytest-xdist, the test files costliest first (tests/module_order.py), so that the
+    two workers end together instead of one running a costly file alone at the end. Every worker
+    collects the same order, which is the one the controller hands out with
+    ``--no-loadscope-reorder`` (scripts/test). A run in one process keeps the files' order."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        items[:] = costliest_files_first(items)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -130,11 +149,14 @@ def full_bundle(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> 
 
 
 @pytest.fixture(scope="session")
-def wildvision_bundle(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def wildvision_import(
+    shared_data: Path, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, ImportResult]:
     """The WildVision-Bench release imported once per test run with the arena plugin's
-    importer. Read-only: copy it (``copy_of``) to write."""
+    importer, and what that import reported (kept beside the bundle, so the worker that did not
+    build it reads the same). Read-only: copy the bundle (``copy_of``) to write."""
     from workbench.plugins import UnknownFormatError, registry
-    from workbench.services.importing import import_files
+    from workbench.services.importing import ImportResult, import_files
 
     try:
         registry().importer("wildvision-bench")
@@ -143,10 +165,20 @@ def wildvision_bundle(shared_data: Path, tmp_path_factory: pytest.TempPathFactor
 
     def build(folder: Path) -> Path:
         bundle = folder / "wildvision.wbb"
-        import_files(bundle, [shared_data / "wildvision-bench"], "wildvision-bench")
+        result = import_files(bundle, [shared_data / "wildvision-bench"], "wildvision-bench")
+        (folder / _IMPORT_RESULT).write_bytes(pickle.dumps(result))
         return bundle
 
-    return built_once(tmp_path_factory, "wildvision", build)
+    bundle = built_once(tmp_path_factory, "wildvision", build)
+    result = pickle.loads((bundle.parent / _IMPORT_RESULT).read_bytes())
+    assert isinstance(result, ImportResult)
+    return bundle, result
+
+
+@pytest.fixture(scope="session")
+def wildvision_bundle(wildvision_import: tuple[Path, ImportResult]) -> Path:
+    """The bundle of ``wildvision_import``. Read-only: copy it (``copy_of``) to write."""
+    return wildvision_import[0]
 
 
 @pytest.fixture(scope="session")

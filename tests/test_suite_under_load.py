@@ -70,7 +70,14 @@ def test_failures_and_errors_are_read_from_the_report(
 
 
 def test_pytest_runs_on_the_workers_scripts_test_uses(under_load: ModuleType) -> None:
-    assert under_load.worker_arguments(2) == ["-n", "2", "--dist", "loadfile"]
+    assert under_load.worker_arguments(2) == [
+        "-n",
+        "2",
+        "--dist",
+        "loadfile",
+        "--no-loadscope-reorder",
+    ]
     assert under_load.worker_arguments(0) == []
     script = (PROJECT_ROOT / "scripts" / "test").read_text(encoding="utf-8")
-    assert "WORKBENCH_TEST_WORKERS:-2" in script and "--dist loadfile" in script
+    assert "WORKBENCH_TEST_WORKERS:-2" in script
+    assert "--dist loadfile --no-loadscope-reorder" in script

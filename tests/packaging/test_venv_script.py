@@ -92,3 +92,17 @@ def test_extras_another_extra_brought_in_need_no_install(project: Path) -> None:
         pytest.skip("the installed project has no [server] extra")
     assert _run(project, "test")[0] == 0
     assert _run(project, "server") == (0, [])
+
+
+def test_the_installed_modules_are_compiled_on_every_core_without_their_tests(
+    project: Path,
+) -> None:
+    site = project / ".venv" / "lib" / "python3.11" / "site-packages"
+    (site / "package" / "tests").mkdir(parents=True)
+    (site / "package" / "module.py").write_text("VALUE = 1\n")
+    (site / "package" / "tests" / "test_module.py").write_text("def test(): pass\n")
+    code, calls = _run(project, "test")
+    assert code == 0
+    assert "--no-compile" in calls[-1]  # pip's own compile is one core for every file
+    assert list((site / "package" / "__pycache__").glob("module.*.pyc"))
+    assert not (site / "package" / "tests" / "__pycache__").exists()

@@ -15,6 +15,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import aliased
 from workbench_arena.wildvision import BATTLES_RATER, DEFAULT_BASELINE, NotAWildVisionFolderError
 
+from tests.shared_builds import copy_of
 from workbench.importers.base import ImportRejectedError
 from workbench.services.importing import ImportResult, import_files
 from workbench.storage import Bundle
@@ -42,11 +43,10 @@ Stored = tuple[str, str, tuple[str, PriorJudgment]]
 
 
 @pytest.fixture(scope="module")
-def imported(
-    wildvision_dir: Path, tmp_path_factory: pytest.TempPathFactory
-) -> tuple[Path, ImportResult]:
-    bundle = tmp_path_factory.mktemp("wildvision") / "wildvision.wbb"
-    return bundle, import_files(bundle, [wildvision_dir], "wildvision-bench")
+def imported(wildvision_import: tuple[Path, ImportResult]) -> tuple[Path, ImportResult]:
+    """The run's one import of ``wildvision_dir`` (the same folder, the same importer) and its
+    report: read-only."""
+    return wildvision_import
 
 
 @pytest.fixture(scope="module")
@@ -280,8 +280,10 @@ def test_provenance_lists_exactly_the_data_files(bundle: Path, wildvision_dir: P
     }
 
 
-def test_importing_the_release_again_is_a_no_op(bundle: Path, wildvision_dir: Path) -> None:
-    again = import_files(bundle, [wildvision_dir], "wildvision-bench")
+def test_importing_the_release_again_is_a_no_op(
+    bundle: Path, wildvision_dir: Path, tmp_path: Path
+) -> None:
+    again = import_files(copy_of(bundle, tmp_path), [wildvision_dir], "wildvision-bench")
     assert again.already_imported
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from sqlalchemy import func, select
+from workbench_arena.wildvision import ReleaseFiles
 
 from workbench.services.importing import import_files
 from workbench.storage import Bundle
@@ -60,20 +61,56 @@ def test_the_root_of_a_clone_imports_everything_in_one_command(clone: Path, tmp_
     assert not result.rejections
 
 
+def resolved(found: ReleaseFiles) -> tuple[list[Path], ...]:
+    """The files an import of ``found`` reads, by role, each where its link points."""
+    return tuple(
+        sorted(path.resolve() for path in paths)
+        for paths in (found.answers, found.judgments, found.battles)
+    )
+
+
 @pytest.mark.shared_data
-def test_the_data_folder_and_the_battles_file_first_import_in_one_command(
-    clone: Path, tmp_path: Path
+def test_the_data_folder_and_the_battles_file_first_find_the_whole_release(
+    clone: Path, wildvision_dir: Path
 ) -> None:
+    # what the import of each layout reads: the release's own files, each once (the clone's
+    # whole import is above; the import of these two layouts is below, on a small data/ folder)
     data = clone / "data"
+    whole = resolved(ReleaseFiles.of([wildvision_dir]))
+    assert all(whole)
+    assert resolved(ReleaseFiles.of([data])) == whole
+    battles_first = [data / "vision_bench_battles.jsonl.gz", data / "vision_bench_0617"]
+    assert resolved(ReleaseFiles.of(battles_first)) == whole
+
+
+def test_the_data_folder_and_the_battles_file_first_import_in_one_command(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    answers = [
+        {"question_id": q, "instruction": "Why?", "output": "Because.", "model": "m"}
+        for q in ("q1", "q2")
+    ]
+    game = {"user_prompt": [{"type": "text", "text": "..."}], "judgment": "[[A>B]]", "score": "A>B"}
+    judged = [
+        {"question_id": q, "model": "m", "judge": "gpt-4o", "games": [game]} for q in ("q1", "q2")
+    ]
+    release(data / "vision_bench_0617", answers, judged)
+    battles = [
+        {"question_id": "q1", "model_a": "m", "model_b": "n", "winner": "model_a"},
+        {"question_id": "q2", "model_a": "n", "model_b": "m", "winner": "tie"},
+        {"question_id": "q2", "model_a": "m", "model_b": "n", "winner": "model_b"},
+    ]
+    (data / "vision_bench_battles.jsonl").write_text(
+        "".join(json.dumps(row) + "\n" for row in battles), encoding="utf-8"
+    )
     bundle = tmp_path / "data.wbb"
     # the battles file before the folder that holds the items: still one import that lands
     import_files(
         bundle,
-        [data / "vision_bench_battles.jsonl.gz", data / "vision_bench_0617"],
+        [data / "vision_bench_battles.jsonl", data / "vision_bench_0617"],
         "wildvision-bench",
     )
     first = counts(bundle)
-    assert first == (500, 11_000, 11_000 + 19_644)
+    assert first == (2, 2, 2 + 3)
     other = tmp_path / "other.wbb"
     import_files(other, [data], "wildvision-bench")
     assert counts(other) == first
