@@ -231,6 +231,7 @@ class AnalysisRequest(JudgmentSelection):
     def filters(self) -> OutcomeFilter:
         """The judgments the request selects, as the read model's filter (kind ``auto`` keeps
         both kinds: resolve it first, see :func:`resolve_kind`)."""
+        # start-up: the quick leaderboard imports this module without SQLAlchemy
         from workbench.storage.judgments import OutcomeFilter
 
         kinds = (self.kind,) if self.kind in (HUMAN, JUDGE) else ()
