@@ -121,10 +121,9 @@ def _is_connection_failure(error: BaseException) -> bool:
     if error.connection_invalidated:
         return True
     sqlstate = getattr(error.orig, "sqlstate", None)
-    if sqlstate is None:  # refused, unreachable or timed out before the server answered
+    if not isinstance(sqlstate, str):  # refused, unreachable or timed out before an answer
         return isinstance(error, OperationalError)
-    result: bool = sqlstate.startswith(_CONNECTION_SQLSTATES)
-    return result
+    return sqlstate.startswith(_CONNECTION_SQLSTATES)
 
 
 def _rollback_journal(dbapi_connection: sqlite3.Connection, _record: object) -> None:
