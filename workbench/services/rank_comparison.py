@@ -24,10 +24,10 @@ from workbench.services.analysis_request import AnalysisRequest, RequestError
 from workbench.services.to_json import jsonable
 from workbench.stats.errors import StatsInputError
 from workbench.stats.rank_agreement import RankComparison, compare_boards
-from workbench.storage import Bundle
 
 if TYPE_CHECKING:
     from workbench.services.analysis import LeaderboardResult
+    from workbench.storage import Bundle
 
 #: the word that stands for the bundle in a command a panel or the report prints
 BUNDLE_WORD = "BUNDLE"
@@ -148,6 +148,9 @@ def _read_file(path: Path, name: str) -> Ranking:
 
 
 def _read_bundle(name: str, request: AnalysisRequest | None) -> Ranking:
+    # start-up: SQLAlchemy and the storage layer, not needed to compare two files
+    from workbench.storage import Bundle
+
     with Bundle.open(name, read_only=True) as bundle:
         return bundle_ranking(bundle, request, name)
 
