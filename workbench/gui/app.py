@@ -217,7 +217,7 @@ def run_annotator(
     ``annotator``; in an offline pack both default to the pack's. With ``ask_annotator`` the
     start dialog asks first, ``campaign`` and ``annotator`` chosen in it (closing it opens
     nothing). With ``screenshot``, render it at ``size`` and exit."""
-    # start-up: the voting service, only on the annotator's path
+    # start-up: the pack and voting services and SQLAlchemy, only on the annotator's path
     from workbench.services.packs import pack_info
     from workbench.services.voting import AnnotationSession
     from workbench.storage import Bundle
@@ -283,7 +283,7 @@ def resumable_session() -> tuple[str, str, str, str] | None:
     """(location, campaign, annotator, window) of the annotation session the app was closed
     in, when it can still be resumed (the bundle, campaign and profile exist); else None, and
     a session that cannot be resumed any more is forgotten."""
-    # start-up: the voting service and settings, only on the annotator's path
+    # start-up: the voting service and SQLAlchemy, only when a session may be resumed
     from workbench.gui.settings import GuiSettings
     from workbench.recent import available
     from workbench.services.voting import AnnotationSession
@@ -393,7 +393,7 @@ def run_app(
             assert window.bundle is not None
             handle = annotator or (screenshot_annotator(window.bundle) if screenshot else None)
             if ask_annotator and screenshot is None:  # over the window, once it is shown
-                # start-up: Qt loads only once a window is to be shown (the CLI imports this module)
+                # start-up: the CLI imports this module, so Qt is imported only inside its functions
                 from PySide6.QtCore import QTimer
 
                 annotation = window.annotation
