@@ -1,6 +1,7 @@
 """The function-local imports outside workbench/cli, and what each would cost at the top.
 
     python bench/local_imports.py [--all] [MODULE ...]
+    python bench/local_imports.py --reasons
 
 A function-local import is kept only where it saves start-up: its module is not yet loaded
 when the importing module has been imported (in a fresh interpreter). For each one (imports
@@ -8,6 +9,10 @@ under ``if TYPE_CHECKING:`` do not count) this imports the importing module alon
 imported module, and prints the milliseconds that second import took: what moving it to the top
 would add to every importer's start-up. One already loaded ("free") has no reason to stay in
 the function; --all lists every import, not only those. Each importing module is one process.
+
+Each one that stays says why in a comment: on its line, or on the line above the run of import
+statements it belongs to (start-up cost, an optional dependency, an import cycle). --reasons
+reads the source only and lists the ones without (exit status 1 when there are any).
 """
 
 from __future__ import annotations
@@ -71,15 +76,64 @@ def _imports_in_functions(
     return found
 
 
-def local_imports() -> dict[str, list[tuple[str, int, str, str]]]:
-    """Per importing module: (file, line, imported module, statement)."""
-    found: dict[str, list[tuple[str, int, str, str]]] = defaultdict(list)
+def _checked_files() -> list[tuple[Path, str]]:
+    """(path, path relative to the root) of every module whose local imports count."""
     files = [*(ROOT / "workbench").rglob("*.py"), *(ROOT / "plugins").rglob("*.py")]
+    checked = []
     for path in sorted(files):
         relative = path.relative_to(ROOT).as_posix()
         skipped = ("workbench/cli/", "workbench/gui/forms/")
-        if relative.startswith(skipped) or "/versions/" in relative:
+        if not relative.startswith(skipped) and "/versions/" not in relative:
+            checked.append((path, relative))
+    return checked
+
+
+def _without_reason(node: ast.AST, lines: list[str], in_function: bool = False) -> list[int]:
+    """The lines of the imports inside a function under ``node`` that have no reason: no
+    comment on their line or above the run of import statements they belong to."""
+    found: list[int] = []
+    for field in ("body", "orelse", "finalbody", "handlers"):
+        statements = getattr(node, field, None)
+        if not isinstance(statements, list):
             continue
+        explained = False
+        for statement in statements:
+            if isinstance(statement, ast.If) and "TYPE_CHECKING" in ast.unparse(statement.test):
+                explained = False
+                continue
+            if in_function and isinstance(statement, ast.Import | ast.ImportFrom):
+                # the line above, or above the ``try:`` it opens (an optional dependency)
+                before = [line.strip() for line in lines[: statement.lineno - 1]]
+                above = before[-2] if before[-1:] == ["try:"] and len(before) > 1 else ""
+                above = above or (before[-1] if before else "")
+                last = lines[(statement.end_lineno or statement.lineno) - 1]
+                # a trailing comment is a reason unless it is only a linter's pragma
+                trailing = last.partition("#")[2].strip()
+                own = bool(trailing) and not trailing.startswith(("noqa", "type:"))
+                explained = own or above.startswith("#") or explained
+                if not explained:
+                    found.append(statement.lineno)
+                continue
+            explained = False
+            nested = in_function or isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef)
+            found += _without_reason(statement, lines, nested)
+    return found
+
+
+def unexplained_imports() -> list[str]:
+    """``file:line`` of every function-local import without a reason comment."""
+    found = []
+    for path, relative in _checked_files():
+        text = path.read_text()
+        for line in _without_reason(ast.parse(text), text.splitlines()):
+            found.append(f"{relative}:{line}")
+    return found
+
+
+def local_imports() -> dict[str, list[tuple[str, int, str, str]]]:
+    """Per importing module: (file, line, imported module, statement)."""
+    found: dict[str, list[tuple[str, int, str, str]]] = defaultdict(list)
+    for path, relative in _checked_files():
         module = module_name(path)
         package = module if path.name == "__init__.py" else module.rpartition(".")[0]
         for line, target, text in _imports_in_functions(ast.parse(path.read_text()), package):
@@ -90,8 +144,15 @@ def local_imports() -> dict[str, list[tuple[str, int, str, str]]]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--all", action="store_true", help="list every local import")
+    parser.add_argument(
+        "--reasons", action="store_true", help="list the imports without a reason comment"
+    )
     parser.add_argument("modules", nargs="*", help="only these importing modules")
     args = parser.parse_args()
+    if args.reasons:
+        missing = unexplained_imports()
+        print("\n".join([*missing, f"{len(missing)} function-local imports without a reason"]))
+        return 1 if missing else 0
     path = os.pathsep.join((str(ROOT), str(ROOT / "plugins")))
     environment = {**os.environ, "PYTHONPATH": path, "QT_QPA_PLATFORM": "offscreen"}
     statements: dict[tuple[str, int], tuple[str, list[float | None]]] = {}

@@ -32,6 +32,7 @@ class KeyringRead:
 
 
 def read_secret(account: str) -> KeyringRead:
+    # start-up: keyring finds its backends when imported; only a secret read needs it
     import keyring
     from keyring.errors import KeyringError, NoKeyringError
 
@@ -44,6 +45,7 @@ def read_secret(account: str) -> KeyringRead:
 
 
 def write_secret(account: str, value: str) -> None:
+    # start-up: keyring finds its backends when imported; only a secret write needs it
     import keyring
     from keyring.errors import KeyringError, NoKeyringError
 
@@ -61,6 +63,7 @@ def write_secret(account: str, value: str) -> None:
 
 def delete_secret(account: str) -> bool:
     """Remove a stored secret; False when there was none (or no keyring to hold one)."""
+    # start-up: keyring finds its backends when imported; only a secret removal needs it
     import keyring
     from keyring.errors import KeyringError, NoKeyringError, PasswordDeleteError
 

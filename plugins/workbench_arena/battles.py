@@ -302,8 +302,7 @@ class ArenaBattlesImporter(Importer):
         for key in ID_KEYS:
             value = typed_field(row, key, (str, int))
             if value is not None:
-                result: str | int | None = value
-                return result
+                return value
         return None
 
     def _battle(

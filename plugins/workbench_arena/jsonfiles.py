@@ -12,7 +12,7 @@ import re
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Literal, overload
+from typing import Any, Literal, TypeVar, overload
 
 from workbench.domain import Origin
 from workbench.importers.base import ImportReport
@@ -24,6 +24,9 @@ from workbench.importers.limits import (
     inflate_gzip,
     read_line,
 )
+
+_T = TypeVar("_T")
+_U = TypeVar("_U")
 
 
 class RowError(ValueError):
@@ -224,6 +227,14 @@ def text_field(row: dict[str, Any], key: str, *, required: bool = True) -> str |
     return value
 
 
+@overload
+def typed_field(row: dict[str, Any], key: str, kind: type[_T]) -> _T | None: ...
+@overload
+def typed_field(
+    row: dict[str, Any], key: str, kind: tuple[type[_T], type[_U]]
+) -> _T | _U | None: ...
+@overload
+def typed_field(row: dict[str, Any], key: str, kind: type | tuple[type, ...]) -> Any: ...
 def typed_field(row: dict[str, Any], key: str, kind: type | tuple[type, ...]) -> Any:
     """``row[key]`` if it has the given type, None when absent or null."""
     value = row.get(key)

@@ -3,7 +3,9 @@ the reference answer is called, and the conversation context judged unless one i
 
 from __future__ import annotations
 
+from dataclasses import dataclass, fields
 from enum import StrEnum
+from typing import Any
 
 
 class JudgmentOrigin(StrEnum):
@@ -32,27 +34,62 @@ UNPARSED_KEY = "unparsed"
 SIMULATED_JUDGE_MODEL = "workbench-simulated-judge"
 
 
-def selection_flags_text(
-    include_derived: bool,
-    multi_turn: bool,
-    exclude_ties: bool,
-    exclude_categories: tuple[str, ...],
-    include_simulated: bool = False,
-    exclude_flagged: bool = False,
-) -> list[str]:
-    """How a selection's switches read after its named values (``derived included``,
-    ``multi-turn``...): one wording for the read model's filters and the analysis request."""
-    parts = []
-    if include_derived:
-        parts.append("derived included")
-    if include_simulated:
-        parts.append("simulated judge included")
-    if multi_turn:
-        parts.append("multi-turn")
-    if exclude_ties:
-        parts.append("ties excluded")
-    if exclude_categories:
-        parts.append(f"category not {'|'.join(exclude_categories)}")
-    if exclude_flagged:
-        parts.append("flagged comparisons excluded")
-    return parts
+@dataclass(frozen=True)
+class JudgmentSelection:
+    """Which judgments a question reads, declared once for the read model's filter and the
+    analysis request (both extend it). The named sides and item dimensions: an empty tuple
+    keeps every value, several values keep any of them, and the dimensions combine with AND.
+    The switches: ``include_derived`` counts an importer's judgments derived from verdicts it
+    also stored; VisionArena's boards keep only conversations of more than one user turn
+    (``multi_turn``, "Multi-Turn"), no tie or both-bad outcome (``exclude_ties``, "Exclude
+    Ties") and no item in ``exclude_categories`` ("Exclude Refusal" where the source tags
+    refusals as a category); ``include_simulated`` counts the simulated judge's verdicts
+    (drawn at random: :data:`SIMULATED_JUDGE_MODEL`); ``exclude_flagged`` leaves out the
+    judgments on a flagged comparison (an item flagged as a whole, or an item on which one of
+    the two sides' answers is flagged)."""
+
+    sources: tuple[str, ...] = ()
+    campaigns: tuple[str, ...] = ()
+    annotators: tuple[str, ...] = ()
+    judge_runs: tuple[str, ...] = ()
+    raters: tuple[str, ...] = ()
+    origins: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()
+    families: tuple[str, ...] = ()
+    languages: tuple[str, ...] = ()
+    turns: tuple[int, ...] = ()
+    criteria: tuple[str, ...] = ()
+    include_derived: bool = False
+    multi_turn: bool = False
+    exclude_ties: bool = False
+    exclude_categories: tuple[str, ...] = ()
+    include_simulated: bool = False
+    exclude_flagged: bool = False
+
+    def selection(self) -> dict[str, Any]:
+        """The fields of the selection by name (what a filter or a request built from this one
+        takes), each sequence as a tuple."""
+        return {
+            spec.name: tuple(value) if isinstance(value, list | tuple) else value
+            for spec in fields(JudgmentSelection)
+            for value in (getattr(self, spec.name),)
+        }
+
+    def switches_text(self) -> list[str]:
+        """How the switches read after the named values (``derived included``,
+        ``multi-turn``...): one wording for the read model's filters and the analysis
+        request."""
+        parts = []
+        if self.include_derived:
+            parts.append("derived included")
+        if self.include_simulated:
+            parts.append("simulated judge included")
+        if self.multi_turn:
+            parts.append("multi-turn")
+        if self.exclude_ties:
+            parts.append("ties excluded")
+        if self.exclude_categories:
+            parts.append(f"category not {'|'.join(self.exclude_categories)}")
+        if self.exclude_flagged:
+            parts.append("flagged comparisons excluded")
+        return parts

@@ -13,9 +13,9 @@ if TYPE_CHECKING:
 
 
 def __getattr__(name: str) -> Any:
-    # the writers load pandas (through the Arena writer's weighting): only when one is used, so
-    # a command line that merely lists the formats starts fast
     if name in ("FORMATS", "export_bundle"):
+        # start-up: the writers load pandas (through the Arena writer's weighting), so they load
+        # when one is used and a command line that merely lists the formats starts fast
         from workbench.export import service
 
         return getattr(service, name)

@@ -58,6 +58,7 @@ def _choose_platform(offscreen_allowed: bool, bundle_path: str | Path) -> None:
 
 def install_qt_message_logging() -> None:
     """Send Qt's own warnings to the log file instead of the terminal."""
+    # start-up: Qt loads only once a window is to be shown (the CLI imports this module)
     from PySide6.QtCore import QtMsgType, qInstallMessageHandler
 
     qt_log = logging.getLogger("qt")
@@ -76,6 +77,7 @@ def install_qt_message_logging() -> None:
 
 
 def _application() -> QApplication:
+    # start-up: Qt and the app's Qt helpers load only once a window is to be shown
     from PySide6.QtWidgets import QApplication
 
     from workbench.gui.collector import install_idle_collector
@@ -104,6 +106,7 @@ def wait_until_idle(
     window: MainWindow | AnnotatorWindow, timeout_s: float = SCREENSHOT_TIMEOUT_S
 ) -> bool:
     """Process events until the window has no query or image decode left (or time runs out)."""
+    # start-up: Qt loads only once a window is to be shown (the CLI imports this module)
     from PySide6.QtWidgets import QApplication
 
     deadline = time.monotonic() + timeout_s
@@ -128,6 +131,7 @@ def screenshot_annotator(bundle: Bundle) -> str | None:
     """Whose view a screenshot shows when no annotator is named: the pack's annotator in an
     offline pack, else the first profile by handle, else None (a newcomer's view: the
     screenshot's bundle is open read-only, so no profile is added)."""
+    # start-up: the campaign and pack services, only for a screenshot's annotator
     from workbench.services.campaigns import list_annotators
     from workbench.services.packs import pack_info
 
@@ -175,6 +179,7 @@ def _is_pack(bundle_path: str | Path) -> bool:
     """Whether ``bundle_path`` is an offline pack file. A bundle file at the current schema is
     asked with plain sqlite3: opening it the usual way here as well would open it twice (and
     load SQLAlchemy) before the window shows; any other file is opened the usual way."""
+    # start-up: the quick reader answers before SQLAlchemy loads
     from workbench.services.pack_marker import PACK_INFO_KEY
     from workbench.storage.fast_read import info_value
 
@@ -186,6 +191,7 @@ def _is_pack(bundle_path: str | Path) -> bool:
 
 def _pack_of(bundle_path: str | Path) -> PackInfo | None:
     """The pack's description when ``bundle_path`` is an offline pack file, else None."""
+    # start-up: SQLAlchemy and the pack service, only when the quick reader cannot answer
     from workbench.services.packs import pack_info
     from workbench.storage import Bundle
     from workbench.storage.dialects import parse_location
@@ -211,6 +217,7 @@ def run_annotator(
     ``annotator``; in an offline pack both default to the pack's. With ``ask_annotator`` the
     start dialog asks first, ``campaign`` and ``annotator`` chosen in it (closing it opens
     nothing). With ``screenshot``, render it at ``size`` and exit."""
+    # start-up: the pack and voting services and SQLAlchemy, only on the annotator's path
     from workbench.services.packs import pack_info
     from workbench.services.voting import AnnotationSession
     from workbench.storage import Bundle
@@ -242,6 +249,7 @@ def run_annotator(
         raise
     app = _application()
 
+    # start-up: the annotator window, only on the annotator's path
     from workbench.gui.annotation.annotator_window import WINDOW_SIZE, AnnotatorWindow
     from workbench.gui.event_loop import run_shared_loop
 
@@ -258,6 +266,7 @@ def ask_who_annotates(
     """The start dialog, on its own before the annotator's window opens: (campaign,
     annotator) as accepted, or None when it was closed."""
     _application()
+    # start-up: Qt and the start dialog, only on the annotator's path
     from PySide6.QtWidgets import QDialog
 
     from workbench.gui.annotation.start_dialog import StartAnnotatingDialog
@@ -274,6 +283,7 @@ def resumable_session() -> tuple[str, str, str, str] | None:
     """(location, campaign, annotator, window) of the annotation session the app was closed
     in, when it can still be resumed (the bundle, campaign and profile exist); else None, and
     a session that cannot be resumed any more is forgotten."""
+    # start-up: the voting service and SQLAlchemy, only when a session may be resumed
     from workbench.gui.settings import GuiSettings
     from workbench.recent import available
     from workbench.services.voting import AnnotationSession
@@ -300,6 +310,7 @@ def resume_annotation() -> int | None:
     """Reopen the annotation session the app was closed in (plain ``workbench``), in the
     window it was in, asking who annotates (that session's annotator chosen at first); None
     when there is none to resume."""
+    # start-up: the annotator window, only on the annotator's path
     from workbench.gui.annotation.annotator_window import ANNOTATOR_WINDOW
 
     remembered = resumable_session()
@@ -317,6 +328,7 @@ def resume_annotation() -> int | None:
 def _ended(status: int) -> NoReturn:
     """The event loop ended with ``status`` (the last window closed): the process ends now,
     without waiting for background readers (see :mod:`workbench.gui.termination`)."""
+    # start-up: Qt's termination helpers, only when a window ran
     from workbench.gui.termination import exit_process
 
     exit_process(status)
@@ -351,6 +363,7 @@ def run_app(
     _choose_platform(screenshot is not None, bundle_path)
     app = _application()
 
+    # start-up: the main window and its event loop, only on the main window's path
     from workbench.gui.event_loop import (
         favour_the_event_loop,
         prepare_judge_runtime_in_background,
@@ -380,6 +393,7 @@ def run_app(
             assert window.bundle is not None
             handle = annotator or (screenshot_annotator(window.bundle) if screenshot else None)
             if ask_annotator and screenshot is None:  # over the window, once it is shown
+                # start-up: the CLI imports this module, so Qt is imported only inside its functions
                 from PySide6.QtCore import QTimer
 
                 annotation = window.annotation

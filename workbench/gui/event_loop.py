@@ -34,6 +34,7 @@ def favour_the_event_loop() -> None:
 def run_shared_loop(app: QApplication) -> int:
     """Run Qt's event loop as the thread's asyncio loop until the app quits; returns Qt's exit
     status."""
+    # start-up: qasync loads with the loop it runs, not with every importer of this module
     import qasync
 
     loop = qasync.QEventLoop(app)
@@ -51,6 +52,7 @@ def prepare_judge_runtime_in_background() -> threading.Thread:
     ~100 ms at a time, which would otherwise stall the first run's window)."""
 
     def prepare() -> None:
+        # start-up: the judge's runtime (openai) loads on a worker after the first paint
         from workbench.services.judging.runner import prepare_runtime
 
         try:

@@ -110,6 +110,7 @@ class ExportDialog(QDialog, Ui_ExportDialog):
     # --- inputs ---------------------------------------------------------------------------------
 
     def _campaign_names(self) -> list[str]:
+        # start-up: the campaign service loads when the dialog lists campaigns
         from workbench.services.campaigns import list_campaigns
 
         with Bundle.open(self.bundle, migrate=False) as bundle:

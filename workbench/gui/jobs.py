@@ -92,6 +92,7 @@ def _cancellation_types() -> tuple[type[BaseException], ...]:
 def describe_error(error: BaseException) -> tuple[str, str]:
     """(message, details) for the user: a WorkbenchError speaks for itself (an import's rejected
     rows are its details); anything else is logged and shown with its traceback one click away."""
+    # start-up: the importers' base (and Pillow) loads only when a job failed
     from workbench.importers.base import ImportRejectedError
 
     # a judge's error can quote its endpoint's answer: secrets are masked as in the log

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from workbench.errors import WorkbenchError
 from workbench.gui.annotation.annotation_page import ANNOTATE_PAGE, ITEMS_PAGE, AnnotationPage
 from workbench.gui.background import BackgroundRunner
+from workbench.gui.backup_settings_dialog import announce_first_backup, describe_size
 from workbench.gui.campaign_ops.actions import CampaignOps
 from workbench.gui.forms.ui_main_window import Ui_MainWindow
 from workbench.gui.help_dialogs import ShortcutsDialog, show_about
@@ -383,8 +384,6 @@ class MainWindow(QMainWindow):
             job.set_outcome(f"Backed up to {job.result[0]}.")
 
     def _backed_up(self, result: tuple[Path | None, int]) -> None:
-        from workbench.gui.backup_settings_dialog import announce_first_backup, describe_size
-
         backup, total = result
         if backup is not None:
             log.info("automatic backup written to %s", backup)

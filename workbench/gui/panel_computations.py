@@ -96,6 +96,7 @@ class _Opened:
     def cache(self) -> JudgmentCache:
         with self.lock:
             if self.judgments is None:
+                # start-up: the panel process loads the services it computes with, not the GUI
                 from workbench.services.judgment_cache import JudgmentCache
 
                 self.judgments = JudgmentCache()
@@ -105,6 +106,7 @@ class _Opened:
         with self.lock:
             if self.ref != ref or self.bundle is None:
                 self._close()
+                # start-up: the panel process loads the services it computes with, not the GUI
                 from workbench.storage import Bundle
 
                 # read-only: the GUI process is the one writer, and has migrated it already
@@ -177,6 +179,7 @@ def start_worker() -> None:
 def _exit_with_the_app() -> None:
     """End the worker when the app's process ends, however it ends: a pool's worker waits for
     its next computation forever, and an app killed (or crashed) never tells it to stop."""
+    # start-up: the process machinery loads with the first panel process
     import multiprocessing
     import multiprocessing.connection
 
@@ -194,9 +197,11 @@ def _exit_with_the_app() -> None:
 def warm_up() -> int:
     """Import the statistics, plotting and graph stacks, so the first computation does not pay for
     them; returns the worker's process id."""
+    # start-up: the panel process preloads its plotting and analysis stacks, the GUI does not
     import matplotlib
 
     matplotlib.use("Agg")
+    # start-up: the Agg canvas and networkx, once the backend is chosen, as above
     import matplotlib.backends.backend_agg
     import networkx  # noqa: F401
 
@@ -249,6 +254,7 @@ def render_figure(
     when that is below the figure's legible height (its rows of labels would overlap: the view
     scrolls instead). Qt-free and safe on a worker thread as long as no other thread draws the
     same figure meanwhile."""
+    # start-up: matplotlib loads in the panel process, never before the first paint
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     from workbench.stats.plots import legible_height_inches, wrap_titles
@@ -274,6 +280,7 @@ def render_figure(
 
 def read_choices(ref: BundleRef) -> AnalysisChoices:
     """The panels' pickers (models, categories, sides...) of the bundle."""
+    # start-up: the analysis package loads in the panel process
     from workbench.services.analysis import analysis_choices
 
     return _guarded(lambda: analysis_choices(_opened.get(ref)))
@@ -295,6 +302,7 @@ def leaderboard(ref: BundleRef, request: LeaderboardRequest, keep_counts: bool) 
     reads only the new judgments (services/battle_tally.py)."""
 
     def compute() -> LeaderboardOutcome:
+        # start-up: the analysis package loads in the panel process
         from workbench.services.analysis import leaderboard as compute_leaderboard
         from workbench.services.analysis import resolved_request
         from workbench.services.battle_tally import BattleTally
@@ -326,6 +334,7 @@ def compare_rankings(
     through the service ``workbench compare-rankings`` calls (this bundle named ``BUNDLE``)."""
 
     def compute() -> RankingComparisonResult:
+        # start-up: the analysis package loads in the panel process
         from workbench.services.rank_comparison import (
             BUNDLE_WORD,
             bundle_ranking,
@@ -358,12 +367,14 @@ def heatmap_figure(result: LeaderboardResult) -> Figure:
 
 
 def graph_figure(graph: Any, title: str) -> Figure:
+    # start-up: matplotlib and networkx load in the panel process
     from workbench.stats.graph_plots import contradiction_graph_figure
 
     return contradiction_graph_figure(graph, title)
 
 
 def bars_figure(position_bias: pd.DataFrame) -> Figure:
+    # start-up: matplotlib and scipy load in the panel process
     from workbench.stats.agreement_plots import position_bias_bars
 
     return position_bias_bars(position_bias)
@@ -372,6 +383,7 @@ def bars_figure(position_bias: pd.DataFrame) -> Figure:
 def scatter_figure(
     ratings: pd.DataFrame, side_a: str, side_b: str, spearman: float, kendall: float
 ) -> Figure:
+    # start-up: matplotlib and scipy load in the panel process
     from workbench.stats.agreement_plots import rating_scatter
 
     return rating_scatter(ratings, side_a, side_b, spearman, kendall)
@@ -400,6 +412,7 @@ def render_each(
 def cycles(ref: BundleRef, source: str, scope: str = "per-evaluator") -> list[CycleRow]:
     """The items with preference cycles under ``scope`` (``workbench contradictions
     --scope``)."""
+    # start-up: the analysis package loads in the panel process
     from workbench.services.analysis import items_by_cycles
 
     return _guarded(lambda: items_by_cycles(_opened.get(ref), source, _opened.cache(), scope=scope))
@@ -421,6 +434,7 @@ def preference_graph(
     """The graph of one item (``category`` None) or of a whole category."""
 
     def compute() -> GraphOutcome:
+        # start-up: the analysis package and networkx load in the panel process
         from workbench.services.analysis import category_graph, item_graph
         from workbench.stats.graph_plots import edge_colours
 
@@ -447,6 +461,7 @@ def edge_judgments(
     category: str | None,
 ) -> list[tuple[Any, ...]]:
     """The judgments behind one edge, as table rows."""
+    # start-up: the analysis package loads in the panel process
     from workbench.services.analysis import edge_judgments as read_edge
 
     def compute() -> list[tuple[Any, ...]]:
@@ -464,6 +479,7 @@ def edge_judgments(
 
 
 def failures(ref: BundleRef, kind: str, model: str | None) -> FailureCases:
+    # start-up: the analysis package loads in the panel process
     from workbench.services.analysis import failure_cases
 
     return _guarded(lambda: failure_cases(_opened.get(ref), kind, model, _opened.cache()))
@@ -485,6 +501,7 @@ def agreement(
     """Side a against side b under ``convention`` (``workbench agreement --convention``)."""
 
     def compute() -> AgreementOutcome:
+        # start-up: the analysis package loads in the panel process
         from workbench.services.analysis import agreement as compare
 
         result = compare(
@@ -513,6 +530,7 @@ class BenchmarkPage:
 
 def benchmark_figure(benchmark: str, name: str, tables: dict[str, pd.DataFrame]) -> Figure:
     """Figure ``name`` of ``benchmark``'s page, drawn by its score provider from its tables."""
+    # start-up: the analysis package loads in the panel process
     from workbench.services.analysis import score_provider
 
     result: Figure = score_provider(benchmark).figures(tables)[name]
@@ -531,6 +549,7 @@ def benchmark_page(
     rounds of the boards read off the leaderboards (None: the default)."""
 
     def compute() -> BenchmarkPage:
+        # start-up: the analysis package loads in the panel process
         from workbench.services.analysis import (
             benchmarks_with_scores,
             read_model_attributes,

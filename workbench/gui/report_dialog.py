@@ -43,6 +43,7 @@ class ReportDialog(QDialog, Ui_ReportDialog):
     written = Signal(object)  # Path
 
     def __init__(self, bundle: str | Path, parent: QWidget | None = None) -> None:
+        # start-up: the report's statistics stack loads when the dialog first opens
         from workbench.services.report import DEFAULT_BOOTSTRAP_ROUNDS, STEPS
 
         super().__init__(parent)
@@ -76,6 +77,7 @@ class ReportDialog(QDialog, Ui_ReportDialog):
         self.runner.run(self._choices, self._fill_choices, lambda _error: None)
 
     def _choices(self) -> AnalysisChoices:
+        # start-up: the analysis package loads when the dialog first opens
         from workbench.services.analysis import analysis_choices
 
         with Bundle.open(self.bundle, migrate=False) as bundle:
@@ -98,6 +100,7 @@ class ReportDialog(QDialog, Ui_ReportDialog):
             self.out_edit.setText(name)
 
     def request(self) -> ReportRequest:
+        # start-up: the report's statistics stack loads when the dialog first opens
         from workbench.services.analysis_request import AnalysisRequest
         from workbench.services.report import ReportRequest
 
@@ -120,6 +123,7 @@ class ReportDialog(QDialog, Ui_ReportDialog):
         return self.job is not None and self.job.active
 
     def start(self) -> None:
+        # start-up: the report's writer (Jinja2, matplotlib) loads when a report is written
         from workbench.services.report_html import write_report
 
         target = self.out_edit.text().strip()

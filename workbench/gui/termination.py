@@ -78,6 +78,7 @@ _wakeup_sockets: list[tuple[socket.socket, socket.socket]] = []
 def close_every_window(app: QApplication) -> None:
     """Close each top-level window as a user who confirmed closing would: a main window with
     jobs running cancels them and closes once they stopped; any other window closes now."""
+    # start-up: the annotator's process never loads the main window (about 130 of our modules)
     from workbench.gui.main_window import MainWindow
 
     for widget in app.topLevelWidgets():

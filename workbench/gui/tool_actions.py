@@ -87,6 +87,7 @@ class ToolActions(QObject):
         if self.judge_dialog is None or (
             self.judge_dialog.bundle != path and not self.judge_dialog.running
         ):
+            # start-up: a Tools dialog loads when it is first opened
             from workbench.gui.judge_dialog import JudgeDialog
 
             self.judge_dialog = JudgeDialog(path, self.window)
@@ -97,6 +98,7 @@ class ToolActions(QObject):
 
     def show_api_key_dialog(self) -> ApiKeyDialog:
         if self.api_key_dialog is None:
+            # start-up: a Tools dialog loads when it is first opened
             from workbench.gui.api_key_dialog import ApiKeyDialog
 
             self.api_key_dialog = ApiKeyDialog(parent=self.window)
@@ -106,6 +108,7 @@ class ToolActions(QObject):
         return self.api_key_dialog
 
     def show_backup_settings(self) -> BackupSettingsDialog:
+        # start-up: a Tools dialog loads when it is first opened
         from workbench.gui.backup_settings_dialog import BackupSettingsDialog
 
         dialog = BackupSettingsDialog(self.window)

@@ -55,6 +55,7 @@ class RequestFailed(WorkbenchError):
 
 def failure_reason(error: BaseException) -> str:
     """A few words naming what went wrong with an attempt, the same for alike failures."""
+    # start-up: openai takes seconds to import; only a judge call needs it
     import openai
 
     if isinstance(error, TimeoutError | openai.APITimeoutError):
@@ -215,6 +216,7 @@ def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
 def _classify(error: Exception) -> tuple[str, float | None]:
     """("retry" | "fail" | "fatal", wait asked for by the server) for an error of the openai
     library."""
+    # start-up: openai takes seconds to import; only a judge call needs it
     import openai
 
     if isinstance(error, AnswerTooLarge | AnswerUnreadable):
@@ -301,6 +303,7 @@ def storable_text(text: str) -> str:
 def _describe(error: Exception, key: Secret | None = None, endpoint: str | None = None) -> str:
     """One line on what went wrong; a connection that could not be made names the endpoint
     (the library's own words, "Connection error.", do not say where it tried)."""
+    # start-up: openai takes seconds to import; only a judge call needs it
     import openai
 
     if isinstance(error, TimeoutError) and not str(error):
@@ -334,6 +337,7 @@ class JudgeClient:
         rng: random.Random | None = None,
         max_answer_bytes: int = MAX_ANSWER_BYTES,
     ) -> None:
+        # start-up: openai takes seconds to import; only a judge call needs it
         import openai
 
         if concurrency < 1:

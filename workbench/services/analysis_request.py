@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
-from workbench.domain.judgments import selection_flags_text
+from workbench.domain.judgments import JudgmentSelection
 from workbench.errors import WorkbenchError
 
 if TYPE_CHECKING:
@@ -127,31 +127,20 @@ def _number(value: float) -> str:
 
 
 @dataclass(frozen=True)
-class AnalysisRequest:
+class AnalysisRequest(JudgmentSelection):
     """Everything a leaderboard figure depends on. Immutable; ``replace`` makes variants.
 
-    Selection: ``kind`` (see :data:`KINDS`), the named sides (campaigns, annotators, judge
-    runs, imported raters, origins such as ``adjudication``) and item dimensions; a side left
-    empty keeps every value. Derived judgments (an importer's battles computed from verdicts it
-    also stored) count only with ``include_derived``. Counting: ``ties`` (see
+    Selection: ``kind`` (see :data:`KINDS`) and the fields of :class:`JudgmentSelection`: the
+    named sides (campaigns, annotators, judge runs, imported raters, origins such as
+    ``adjudication``), item dimensions and switches; a side left empty keeps every value.
+    Derived judgments (an importer's battles computed from verdicts it also stored) count only
+    with ``include_derived``. Counting: ``ties`` (see
     :data:`TIE_POLICIES`) and ``decisive_weight`` (battles a "much better" verdict counts as).
     Fitting: ``method``, ``style_control``, ``k_factor`` (Elo), ``bootstrap`` rounds with
     ``seed``, and ``anchor`` pinned at ``anchor_rating`` (None: the model with the most battles,
     ties by name). ``min_battles``: models in fewer battles are left out with the reason."""
 
     kind: str = AUTO
-    campaigns: tuple[str, ...] = ()
-    annotators: tuple[str, ...] = ()
-    judge_runs: tuple[str, ...] = ()
-    raters: tuple[str, ...] = ()
-    origins: tuple[str, ...] = ()
-    include_derived: bool = False
-    sources: tuple[str, ...] = ()
-    categories: tuple[str, ...] = ()
-    families: tuple[str, ...] = ()
-    languages: tuple[str, ...] = ()
-    turns: tuple[int, ...] = ()
-    criteria: tuple[str, ...] = ()
     method: str = DEFAULT_METHOD
     style_control: bool = False
     #: which style-control estimator (see :data:`STYLE_ESTIMATOR_NAMES`)
@@ -164,12 +153,6 @@ class AnalysisRequest:
     seed: int = DEFAULT_SEED
     min_battles: int = DEFAULT_MIN_BATTLES
     k_factor: float = DEFAULT_K_FACTOR
-    #: VisionArena's boards: only conversations of more than one user turn ("Multi-Turn"),
-    #: no tie or both-bad outcome ("Exclude Ties"), no item in these categories ("Exclude
-    #: Refusal" where the source tags refusals as a category)
-    multi_turn: bool = False
-    exclude_ties: bool = False
-    exclude_categories: tuple[str, ...] = ()
     #: "Exclude Refusal" from the answers themselves: no battle in which either answer refuses
     #: by the phrase rule of :mod:`workbench.stats.refusals`
     exclude_refusal: bool = False
@@ -177,12 +160,6 @@ class AnalysisRequest:
     answer_tokens: bool = False
     #: a prediction-powered board's coverage (its intervals and rank-sets hold at this level)
     coverage: float = DEFAULT_COVERAGE
-    #: count the simulated judge's verdicts (drawn at random: left out unless asked)
-    include_simulated: bool = False
-    #: leave out judgments on flagged comparisons (an item, or either side's answer on it,
-    #: flagged by an annotator, the importer's model-name rule or a judge run); counted and
-    #: said otherwise
-    exclude_flagged: bool = False
 
     def __post_init__(self) -> None:
         self.check()
@@ -254,19 +231,11 @@ class AnalysisRequest:
     def filters(self) -> OutcomeFilter:
         """The judgments the request selects, as the read model's filter (kind ``auto`` keeps
         both kinds: resolve it first, see :func:`resolve_kind`)."""
+        # start-up: the quick leaderboard imports this module without SQLAlchemy
         from workbench.storage.judgments import OutcomeFilter
 
         kinds = (self.kind,) if self.kind in (HUMAN, JUDGE) else ()
-        return OutcomeFilter(
-            **{name: getattr(self, name) for name, _flag in SELECTION_FLAGS},
-            kinds=kinds,
-            include_derived=self.include_derived,
-            multi_turn=self.multi_turn,
-            exclude_ties=self.exclude_ties,
-            exclude_categories=self.exclude_categories,
-            include_simulated=self.include_simulated,
-            exclude_flagged=self.exclude_flagged,
-        )
+        return OutcomeFilter(**self.selection(), kinds=kinds)
 
     @property
     def boards(self) -> bool:
@@ -285,14 +254,7 @@ class AnalysisRequest:
             f"{SELECTION_COLUMNS[name]}=" + "|".join(map(str, values))
             for name, values in self._selection()
         ]
-        parts += selection_flags_text(
-            self.include_derived,
-            self.multi_turn,
-            self.exclude_ties,
-            self.exclude_categories,
-            self.include_simulated,
-            self.exclude_flagged,
-        )
+        parts += self.switches_text()
         if self.exclude_refusal:
             parts.append("refusals excluded")
         return ", ".join(parts) or "no filters"
@@ -451,8 +413,11 @@ class AnalysisRequest:
         else:
             kind = next(iter(kinds)) if kinds else AUTO
         anchor, rating = parse_anchor(getattr(args, "anchor", None))
+        # each selection field as its default's type: a tuple of the values given, or a switch
         values: dict[str, Any] = {
-            name: tuple(getattr(args, name, ()) or ()) for name, _flag in SELECTION_FLAGS
+            spec.name: tuple(given or ()) if isinstance(spec.default, tuple) else bool(given)
+            for spec in fields(JudgmentSelection)
+            for given in (getattr(args, spec.name, None),)
         }
         optional = {
             "method": getattr(args, "method", None),
@@ -468,14 +433,8 @@ class AnalysisRequest:
         values.update({name: value for name, value in optional.items() if value is not None})
         return cls(
             kind=kind,
-            include_derived=bool(getattr(args, "include_derived", False)),
-            multi_turn=bool(getattr(args, "multi_turn", False)),
-            exclude_ties=bool(getattr(args, "exclude_ties", False)),
-            exclude_categories=tuple(getattr(args, "exclude_categories", ()) or ()),
             exclude_refusal=bool(getattr(args, "exclude_refusal", False)),
             answer_tokens=bool(getattr(args, "answer_tokens", False)),
-            include_simulated=bool(getattr(args, "include_simulated", False)),
-            exclude_flagged=bool(getattr(args, "exclude_flagged", False)),
             anchor=anchor,
             anchor_rating=rating,
             **values,
@@ -519,20 +478,7 @@ class AnalysisRequest:
         become the request's kind: both kinds pool them), with ``settings``."""
         kinds = set(filters.kinds)
         kind = POOLED if {HUMAN, JUDGE} <= kinds else (next(iter(kinds)) if kinds else AUTO)
-        selection: dict[str, Any] = {
-            name: tuple(getattr(filters, name)) for name, _flag in SELECTION_FLAGS
-        }
-        return cls(
-            kind=settings.pop("kind", kind),
-            include_derived=filters.include_derived,
-            multi_turn=filters.multi_turn,
-            exclude_ties=filters.exclude_ties,
-            exclude_categories=tuple(filters.exclude_categories),
-            include_simulated=filters.include_simulated,
-            exclude_flagged=filters.exclude_flagged,
-            **selection,
-            **settings,
-        )
+        return cls(kind=settings.pop("kind", kind), **filters.selection(), **settings)
 
     def resolved(self, kind: str, anchor: str) -> AnalysisRequest:
         """This request with its kind and anchor made explicit (what the result carries)."""

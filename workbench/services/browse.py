@@ -296,6 +296,7 @@ def _disagreement_items(session: Session, ids: Sequence[int] | None) -> set[int]
     disagreeing: set[int] = set()
     if not both:  # the frames' stack (pandas, scipy) is loaded only when there is a pair
         return disagreeing
+    # start-up: the frames' stack (pandas, scipy), only when an item has both kinds
     from workbench.services.outcomes import judgments_frame
     from workbench.stats.agreement import disagreeing_comparisons
 

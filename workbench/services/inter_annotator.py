@@ -20,6 +20,7 @@ published them."""
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +28,8 @@ from sqlalchemy import select
 
 from workbench.domain.judgments import JudgmentOrigin
 from workbench.services.outcomes import OutcomeFilter, judgments_frame, pairwise_outcomes
+from workbench.services.to_json import jsonable
+from workbench.stats.agreement import rater_agreement
 from workbench.storage.models import Campaign, ScheduledPair
 
 if TYPE_CHECKING:
@@ -66,7 +69,6 @@ def annotator_agreement(votes: pd.DataFrame, attention_checks: set[str]) -> dict
     checks (``group_key`` in ``attention_checks``) left out. Each figure is
     :class:`~workbench.stats.agreement.RaterAgreement`'s JSON: raters, comparisons (rated at
     least twice), fleiss_kappa, fleiss_comparisons, krippendorff_alpha (None where undefined)."""
-    from workbench.stats.agreement import rater_agreement
 
     def figures(rows: pd.DataFrame) -> dict[str, Any]:
         if rows.empty:
@@ -102,8 +104,6 @@ def campaign_agreement(session: Session, campaign: str) -> dict[str, Any]:
 
 def status_command(campaign: str) -> str:
     """The command that prints this agreement for a campaign."""
-    import shlex
-
     return f"workbench campaign status BUNDLE {shlex.quote(campaign)} --json"
 
 
@@ -114,8 +114,6 @@ def rater_groups(outcomes: pd.DataFrame, attention_checks: set[str]) -> list[dic
     raters. A group is listed when some comparison was rated at least twice; each row is
     ``group`` (its name), ``campaign`` or ``source``, and the figures of
     :func:`annotator_agreement`."""
-    from workbench.stats.agreement import rater_agreement
-
     rows: list[dict[str, Any]] = []
     if outcomes.empty:
         return rows
@@ -150,6 +148,7 @@ class InterAnnotatorResult:
 
     def command(self) -> str:
         """The ``workbench agreement --inter-annotator`` command that prints these groups."""
+        # cycle: services.report imports this module
         from workbench.services.report import filter_flags
 
         flags = filter_flags(self.filters)
@@ -164,8 +163,6 @@ class InterAnnotatorResult:
 
     def to_json(self) -> dict[str, Any]:
         """What ``workbench agreement --inter-annotator --json`` prints."""
-        from workbench.services.to_json import jsonable
-
         return jsonable(
             {
                 "request": {

@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 
 from workbench.domain import STANDARD_CONTEXT, JudgmentOrigin
 from workbench.errors import WorkbenchError
+from workbench.stats.refusals import is_refusal
 from workbench.stats.style import STYLE_FEATURES, count_tokens, style_counts
 from workbench.stats.weighting import weight_by_strength
 from workbench.storage.bundle import Bundle
@@ -243,8 +244,6 @@ def answer_refusals(session: Session, battles: pd.DataFrame) -> tuple[np.ndarray
     is_refusal`), from the models' stored outputs in the standard context: the judged turn's
     answer, or any turn's for a judgment of the whole conversation. A missing answer does not
     refuse."""
-    from workbench.stats.refusals import is_refusal
-
     items = sorted({int(item) for item in battles["item"].dropna().unique()})
     refused: dict[tuple[int, str], dict[int, bool]] = {}
     for start in range(0, len(items), 500):
@@ -286,8 +285,6 @@ def refusal_counts(
     session: Session, models: Iterable[str] | None = None
 ) -> dict[str, tuple[int, int]]:
     """Per model, its refusing answers and its answers (one per turn, standard context)."""
-    from workbench.stats.refusals import is_refusal
-
     wanted = None if models is None else set(models)
     counts: dict[str, tuple[int, int]] = {}
     statement = (

@@ -249,6 +249,7 @@ def _adaptive_batch(
     """The tasks of an adaptive campaign's pack, chosen now: the attention checks due, then as
     many tasks as the limit leaves (all open ones without a limit), each pair drawn by the rule
     from the votes so far and logged; and the ordinals of those choices."""
+    # start-up: the adaptive rule's numpy and scipy, not loaded for uniform campaigns
     from workbench.services.adaptive_pairing import (
         ORIGIN_PACK,
         OpenTask,

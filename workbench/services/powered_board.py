@@ -131,6 +131,7 @@ def powered_leaderboard(bundle: Bundle, request: AnalysisRequest) -> Leaderboard
     :class:`~workbench.services.analysis.LeaderboardResult` whose ``powered`` states its
     inputs. Refuses, naming the option, a selection without human votes, without judge
     verdicts, or without a comparison judged by both."""
+    # start-up: the whole analysis package, needed only to wrap the result
     from workbench.services.analysis import LeaderboardResult
 
     human_filter, judge_filter = side_filters(request)

@@ -20,13 +20,13 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from workbench.errors import WorkbenchError
+from workbench.services.analysis_request import AnalysisRequest, RequestError
 from workbench.services.to_json import jsonable
 from workbench.stats.errors import StatsInputError
 from workbench.stats.rank_agreement import RankComparison, compare_boards
 
 if TYPE_CHECKING:
     from workbench.services.analysis import LeaderboardResult
-    from workbench.services.analysis_request import AnalysisRequest
     from workbench.storage import Bundle
 
 #: the word that stands for the bundle in a command a panel or the report prints
@@ -148,6 +148,7 @@ def _read_file(path: Path, name: str) -> Ranking:
 
 
 def _read_bundle(name: str, request: AnalysisRequest | None) -> Ranking:
+    # start-up: SQLAlchemy and the storage layer, not needed to compare two files
     from workbench.storage import Bundle
 
     with Bundle.open(name, read_only=True) as bundle:
@@ -157,8 +158,8 @@ def _read_bundle(name: str, request: AnalysisRequest | None) -> Ranking:
 def bundle_ranking(bundle: Bundle, request: AnalysisRequest | None, source: str) -> Ranking:
     """The side of an open ``bundle``: its leaderboard under ``request`` (None: the default
     request), named ``source``. A request no board answers is refused naming the side."""
+    # start-up: the analysis package (SQLAlchemy, scipy), not needed to compare two files
     from workbench.services.analysis import AnalysisError, LeaderboardRequest, leaderboard
-    from workbench.services.analysis_request import RequestError
 
     try:
         result = leaderboard(bundle, request or LeaderboardRequest())

@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from workbench.export.atomic import write_bytes_atomically
 from workbench.progress import Progress
 from workbench.services import report_sections
 from workbench.services.report import (
@@ -109,8 +110,6 @@ def write_report(
     """Gather, draw and write the report of the bundle at ``location`` to ``out`` (whole or
     not at all); the bundle is opened without migrating and only read. Returns the file's size.
     ``workbench report`` and File > Export report… both call this."""
-    from workbench.export.atomic import write_bytes_atomically
-
     with Bundle.open(location, migrate=False) as bundle:
         content = build_report(bundle, request, progress)
     data = render_report(content).encode("utf-8")

@@ -318,7 +318,8 @@ class AnnotationSession:
         # Built once: a statement object keeps its compiled form's cache key, so each claim
         # only binds values (building the query anew cost more CPU than running it).
         queue = open_pairs(self._campaign_id, self._annotator_id, now=bindparam("now"))
-        self._next_open = (
+        # (pair id, sequence) of the next open task after the sequence ``after``
+        self._next_open: Select[int, int] = (
             queue.add_columns(ScheduledPair.sequence)
             .where(ScheduledPair.sequence > bindparam("after"))
             .order_by(ScheduledPair.sequence)
@@ -458,8 +459,7 @@ class AnnotationSession:
             ):
                 self._choose_order(session, pair_id)
                 self._lease(session, pair_id)
-                result: int | None = pair_id
-                return result
+                return pair_id
 
     def _pair_choice(self, settings: dict[str, Any] | None) -> str:
         """:func:`pair_choice` of the settings read at a hand-out, checked again only when they

@@ -140,6 +140,7 @@ def _one_blas_thread(n_models: int) -> contextlib.AbstractContextManager[object]
     systems are small and many, and threads only add synchronisation."""
     if n_models < SINGLE_THREAD_MODELS:
         return contextlib.nullcontext()
+    # start-up: threadpoolctl inspects the loaded BLAS libraries; only large fits need it
     from threadpoolctl import threadpool_limits
 
     return threadpool_limits(limits=1, user_api="blas")
@@ -265,6 +266,7 @@ def bradley_terry_ratings(
     or penalty on +log(base)/-log(base) model columns, ties duplicated as one win each way,
     ratings ``scale * coef + initial``, then shifted so the anchor holds its value.
     """
+    # start-up: pandas, not needed when the counts come ready (the quick leaderboard)
     import pandas as pd
 
     from workbench.stats.battles import pair_counts

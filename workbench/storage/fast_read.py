@@ -125,6 +125,7 @@ def _server_snapshot_read(url: str, read: Callable[[Any, bool], T]) -> T | None:
     if found is None:
         return None
     try:
+        # optional: psycopg is an extra; without it the quick path leaves the URL to the usual open
         import psycopg
     except ImportError:
         return None

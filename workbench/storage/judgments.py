@@ -35,7 +35,7 @@ Written with SQLAlchemy Core only, so the same statements run on SQLite and Post
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
@@ -78,7 +78,7 @@ from workbench.domain import (
     JudgmentOrigin,
     Outcome,
 )
-from workbench.domain.judgments import SIMULATED_JUDGE_MODEL, selection_flags_text
+from workbench.domain.judgments import SIMULATED_JUDGE_MODEL, JudgmentSelection
 from workbench.storage.models import (
     Adjudication,
     Annotator,
@@ -141,9 +141,9 @@ ADJUDICATED = "adjudicated"
 
 
 @dataclass(frozen=True)
-class OutcomeFilter:
-    """Which judgments to keep; an empty tuple keeps everything on that dimension, several
-    values keep any of them, and the dimensions combine with AND.
+class OutcomeFilter(JudgmentSelection):
+    """Which judgments to keep: the selection (:class:`JudgmentSelection`) with the read
+    model's own dimensions (evaluators, kinds, conversation contexts, item ids).
 
     Derived judgments (an importer's battles computed from verdicts it also stored) are left
     out unless ``include_derived`` is set or the filter names raters or evaluators, which
@@ -151,36 +151,14 @@ class OutcomeFilter:
     keeps an item whose category is one of them or that is tagged with one of them (an item
     of a multi-label source has several, :class:`~workbench.storage.models.ItemCategory`).
     Adjudications (a settled answer to a task whose votes are counted already) are left out the
-    same way, and also kept when the filter names the ``adjudication`` origin."""
+    same way, and also kept when the filter names the ``adjudication`` origin. The simulated
+    judge's verdicts are kept when the filter names judge runs, which selects them by name.
+    ``exclude_flagged`` finds flagged comparisons with :func:`flagged_clause`."""
 
-    sources: tuple[str, ...] = ()
-    campaigns: tuple[str, ...] = ()
-    annotators: tuple[str, ...] = ()
-    judge_runs: tuple[str, ...] = ()
-    raters: tuple[str, ...] = ()
     evaluators: tuple[str, ...] = ()
-    categories: tuple[str, ...] = ()
-    families: tuple[str, ...] = ()
-    languages: tuple[str, ...] = ()
-    turns: tuple[int, ...] = ()
-    criteria: tuple[str, ...] = ()
     kinds: tuple[str, ...] = ()
-    origins: tuple[str, ...] = ()
     contexts: tuple[str, ...] = ()
     items: tuple[int, ...] = ()
-    include_derived: bool = False
-    #: VisionArena's boards: only conversations of more than one user turn ("Multi-Turn"),
-    #: no tie or both-bad outcome ("Exclude Ties"), no item in these categories ("Exclude
-    #: Refusal" where the source tags refusals as a category)
-    multi_turn: bool = False
-    exclude_ties: bool = False
-    exclude_categories: tuple[str, ...] = ()
-    #: keep the verdicts of simulated judge runs (:data:`SIMULATED_JUDGE_MODEL`), drawn at
-    #: random: left out unless set or the filter names judge runs, which selects them by name
-    include_simulated: bool = False
-    #: leave out judgments on a flagged comparison: an item flagged as a whole, or an item on
-    #: which one of the two sides' answers is flagged (:func:`flagged_clause`)
-    exclude_flagged: bool = False
 
     # filter field -> read-model column
     _COLUMN_OF = {  # noqa: RUF012 - a class-level constant, not a dataclass field
@@ -202,9 +180,9 @@ class OutcomeFilter:
     }
 
     def _dimensions(self) -> Iterable[tuple[str, tuple[Any, ...]]]:
-        for spec in fields(self):
-            if spec.name in self._COLUMN_OF and getattr(self, spec.name):
-                yield self._COLUMN_OF[spec.name], getattr(self, spec.name)
+        for name, column in self._COLUMN_OF.items():
+            if getattr(self, name):
+                yield column, getattr(self, name)
 
     def keeps_derived(self) -> bool:
         return self.include_derived or bool(self.raters or self.evaluators)
@@ -246,14 +224,7 @@ class OutcomeFilter:
     def describe(self) -> str:
         """The filters set, as ``source=a|b, turn=1``, or ``no filters``."""
         parts = [f"{column}={'|'.join(map(str, values))}" for column, values in self._dimensions()]
-        parts += selection_flags_text(
-            self.include_derived,
-            self.multi_turn,
-            self.exclude_ties,
-            self.exclude_categories,
-            self.include_simulated,
-            self.exclude_flagged,
-        )
+        parts += self.switches_text()
         return ", ".join(parts) or "no filters"
 
 

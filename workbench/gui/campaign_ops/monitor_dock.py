@@ -349,6 +349,7 @@ class CampaignMonitorDock(QDockWidget):
             return
 
         def write() -> str:
+            # start-up: the stuck-task service loads when a coordinator first acts on a task
             from workbench.services.stuck_tasks import lower_votes_needed, reassign_task
 
             if action == "reassign":
@@ -436,6 +437,7 @@ class CampaignMonitorDock(QDockWidget):
         chosen = self.campaigns.currentText() or self.wanted
 
         def read() -> tuple[list[str], dict[str, Any] | None, list[str]]:
+            # start-up: the monitor's statistics stack loads on the worker, off the first paint
             from workbench.services.campaigns import list_annotators, list_campaigns
             from workbench.services.monitor import campaign_status
 

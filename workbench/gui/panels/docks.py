@@ -136,6 +136,7 @@ class AnalysisDocks(QObject):
 
     @property
     def leaderboard(self) -> LeaderboardPanel:
+        # start-up: a panel loads when its dock is first shown (some bring matplotlib)
         from workbench.gui.panels.leaderboard_panel import LeaderboardPanel
 
         panel = self.panel("leaderboard")
@@ -144,6 +145,7 @@ class AnalysisDocks(QObject):
 
     @property
     def graph(self) -> GraphPanel:
+        # start-up: a panel loads when its dock is first shown (some bring matplotlib)
         from workbench.gui.panels.graph_panel import GraphPanel
 
         panel = self.panel("graph")
@@ -152,6 +154,7 @@ class AnalysisDocks(QObject):
 
     @property
     def failures(self) -> FailuresPanel:
+        # start-up: a panel loads when its dock is first shown (some bring matplotlib)
         from workbench.gui.panels.failures_panel import FailuresPanel
 
         panel = self.panel("failures")
@@ -160,6 +163,7 @@ class AnalysisDocks(QObject):
 
     @property
     def agreement(self) -> AgreementPanel:
+        # start-up: a panel loads when its dock is first shown (some bring matplotlib)
         from workbench.gui.panels.agreement_panel import AgreementPanel
 
         panel = self.panel("agreement")
@@ -168,6 +172,7 @@ class AnalysisDocks(QObject):
 
     @property
     def benchmark(self) -> BenchmarkPanel:
+        # start-up: a panel loads when its dock is first shown (some bring matplotlib)
         from workbench.gui.panels.benchmark_panel import BenchmarkPanel
 
         panel = self.panel("benchmark")
@@ -202,25 +207,30 @@ class AnalysisDocks(QObject):
     def _build(self, name: str) -> tuple[QWidget, Panel]:
         """The panel of dock ``name``, as a widget and as a :class:`Panel` (one object)."""
         if name == "leaderboard":
+            # start-up: a panel loads when its dock is first shown (some bring matplotlib)
             from workbench.gui.panels.leaderboard_panel import LeaderboardPanel
 
             board = LeaderboardPanel(self.selection, self.runner)
             return board, board
         if name == "graph":
+            # start-up: a panel loads when its dock is first shown (some bring matplotlib)
             from workbench.gui.panels.graph_panel import GraphPanel
 
             graph = GraphPanel(self.selection, self.other_runner)
             return graph, graph
         if name == "failures":
+            # start-up: a panel loads when its dock is first shown (some bring matplotlib)
             from workbench.gui.panels.failures_panel import FailuresPanel
 
             failures = FailuresPanel(self.selection, self.other_runner)
             return failures, failures
         if name == "benchmark":
+            # start-up: a panel loads when its dock is first shown (some bring matplotlib)
             from workbench.gui.panels.benchmark_panel import BenchmarkPanel
 
             benchmark = BenchmarkPanel(self.other_runner)
             return benchmark, benchmark
+        # start-up: a panel loads when its dock is first shown (some bring matplotlib)
         from workbench.gui.panels.agreement_panel import AgreementPanel
 
         agreement = AgreementPanel(self.other_runner)

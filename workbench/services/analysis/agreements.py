@@ -213,6 +213,7 @@ def _rank_agreement(
 ) -> tuple[pd.DataFrame, dict[str, Any] | None]:
     """The two sides' Bradley-Terry leaderboards compared, each from its battle counts
     (:func:`_battle_counts` rows, of one or more items each)."""
+    # start-up: scipy.stats, which the other agreements do not need
     from workbench.stats.rank_agreement import (
         ci_order_agreement,
         kendall_tau,
@@ -366,6 +367,7 @@ def _side_tables(
     verdicts per evaluator and item, the battle counts per item, and the items' categories.
     The statistics are computed from these, whether kept by the panels' cache (which
     recomputes only the items new judgments touch) or made now from all the judgments."""
+    # start-up: scipy.stats, which the other agreements do not need
     from workbench.stats.position_bias import position_tallies, swap_pairs, swap_verdicts
 
     rater_counts, raters = rater_tables(judgments)
@@ -449,6 +451,7 @@ def agreement_of_sides(
     statistic is computed from these tables either way, so the two give the same result.
     ``convention`` and ``decisive_weight`` as :func:`agreement`; ``selection``: the filters,
     when known, so the result can print the command that reproduces it."""
+    # start-up: scipy.stats, which the other agreements do not need
     from workbench.stats.position_bias import first_position_wins_of, swap_consistency_of_sides
 
     _check_convention(convention)

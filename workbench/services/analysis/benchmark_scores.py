@@ -79,6 +79,7 @@ def scores_command(
 ) -> str:
     """The ``workbench scores`` command line that prints benchmark ``name``'s tables;
     ``boards``: the bootstrap rounds and seed of the boards it reads off the leaderboards."""
+    # cycle: services.report imports the analysis package
     from workbench.services.report import filter_flags
 
     parts = ["workbench scores BUNDLE", f"--benchmark {shlex.quote(name)}"]
@@ -149,6 +150,7 @@ def scores(
     tables = provider.compute(judgments)
     from_boards = getattr(provider, "from_boards", None)
     if from_boards is not None:
+        # cycle: benchmark_boards imports the analysis package
         from workbench.services.benchmark_boards import BundleBoards
 
         tables = {**tables, **from_boards(BundleBoards(bundle, filters, provider.source, *boards))}

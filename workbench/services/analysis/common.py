@@ -56,6 +56,7 @@ def source_filter(source: str, category: str | None, criterion: str | None) -> O
 def json_command(parts: list[str], filters: OutcomeFilter, kind_flag: str = "--kind") -> str:
     """The command line of ``parts`` with the flags that select ``filters`` (the report's
     rendering of them, the kind of evaluator under ``kind_flag``), asking for JSON."""
+    # cycle: services.report imports the analysis package
     from workbench.services.report import filter_flags
 
     flags = filter_flags(filters, kind_flag)

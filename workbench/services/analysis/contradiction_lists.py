@@ -95,6 +95,7 @@ def contradictions(
     evaluator scope only), category, model and item, with ``listed`` examples. Items with no
     category count under a category of None. The cycles are
     :func:`workbench.stats.contradictions.find_cycles`', as the panels and the report count."""
+    # start-up: networkx, needed only where cycles are counted
     from workbench.stats.contradictions import contradiction_counts, cycle_groups, find_cycles
 
     filters = filters or OutcomeFilter()

@@ -76,6 +76,7 @@ def _item_cycles(
     """Per item with preference cycles among its rows under ``scope``: how many, its label and
     category (from its first row). Each item's value depends on its own rows only, so the cache
     can recompute the items a vote touched alone."""
+    # start-up: networkx, needed only where cycles are counted
     from workbench.stats.contradictions import find_cycles
 
     cycles = find_cycles(outcomes, scope, MAX_CYCLE_LENGTH)
@@ -95,6 +96,7 @@ def item_graph(
 ) -> nx.DiGraph[str]:
     """The preference graph of one item's pooled judgments (edges loser -> winner, with
     ``votes`` and ``consensus``)."""
+    # start-up: networkx, needed only where a graph is drawn
     from workbench.stats.contradictions import preference_graph
 
     outcomes = pairwise_judgments(bundle, source_filter(source, None, None), cache=cache)
@@ -105,6 +107,7 @@ def category_graph(
     bundle: Bundle, category: str, source: str = ALL_SOURCES, cache: JudgmentCache | None = None
 ) -> nx.DiGraph[str]:
     """The preference graph of the pooled judgments of every item in ``category``."""
+    # start-up: networkx, needed only where a graph is drawn
     from workbench.stats.contradictions import preference_graph
 
     outcomes = pairwise_judgments(bundle, source_filter(source, category, None), cache=cache)

@@ -204,6 +204,7 @@ def _losers(outcomes: pd.DataFrame) -> dict[int, tuple[str, int]]:
     """Per item, the model that loses to every other model its rows compare (at most one: the
     others all beat it), and how many others there are. Per item, for the cache, and whatever
     model the panel names."""
+    # start-up: networkx, needed only where cycles are counted
     from workbench.stats.contradictions import preference_graphs_by
 
     outcomes = outcomes[outcomes["item"].notna()]

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from workbench.export.spreadsheet import spreadsheet_safe
 from workbench.services.analysis.common import RATING_COLUMNS, AnalysisError, available_sources
 from workbench.services.analysis_request import (
     AUTO,
@@ -100,13 +101,12 @@ class LeaderboardResult:
         """The table as CSV (``workbench leaderboard --csv``, the panel's export) under a first
         line naming the request and its command, with cells a spreadsheet would run as
         formulas neutralised."""
-        from workbench.export.spreadsheet import spreadsheet_safe
-
         with path.open("w", encoding="utf-8", newline="") as stream:
             stream.write(csv_request_line(self.request) + "\n")
             self.table.map(spreadsheet_safe).to_csv(stream, index=False)
 
     def forest_figure(self) -> Figure:
+        # start-up: matplotlib, needed only where a figure is drawn
         from workbench.stats.plots import ratings_forest_plot
 
         method = METHODS[self.board.method]
@@ -117,6 +117,7 @@ class LeaderboardResult:
         return ratings_forest_plot(self.table, title)
 
     def heatmap_figure(self) -> Figure:
+        # start-up: matplotlib, needed only where a figure is drawn
         from workbench.stats.plots import win_rate_heatmap
 
         return win_rate_heatmap(self.win_fraction)
@@ -233,6 +234,7 @@ def leaderboard(
     ``tally`` (the request's filters and weight) keeps the battle counts between calls, so a
     Bradley-Terry refresh after a vote reads only the new judgments (the leaderboard panel)."""
     if request.prediction_powered:
+        # start-up: scipy.stats, needed only by a prediction-powered board
         from workbench.services.powered_board import powered_leaderboard
 
         return powered_leaderboard(bundle, request)

@@ -30,6 +30,7 @@ from typing import Any, Literal
 from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
+from workbench import plugins
 from workbench.errors import WorkbenchError
 from workbench.judge.calls import JudgeCall
 from workbench.judge.client import (
@@ -269,9 +270,7 @@ def default_run_name(settings: JudgeSettings, template: JudgeTemplate) -> str:
 def resolve_template(name: str, template: JudgeTemplate | None = None) -> JudgeTemplate:
     if template is not None:
         return template
-    from workbench.plugins import registry
-
-    return registry().judge_template(name)
+    return plugins.registry().judge_template(name)
 
 
 #: requests built between two progress reports (and chances to cancel) of :func:`plan_run`

@@ -393,6 +393,7 @@ def _judged_matchups(
 ) -> list[_Comparison]:
     """The comparisons whose item and model pair (in either order) the judgments ``selector``
     names compared."""
+    # start-up: a judge run loads pandas (outcomes) and the read model only to pick judged matchups
     from workbench.services.outcomes import UnknownSelectorError, parse_selector
     from workbench.storage.judgments import read_judgments
 
