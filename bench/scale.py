@@ -392,6 +392,8 @@ def import_files_of(folder: Path, form: str, battles: int, models: int, seed: in
     """The battles as import files of one format in ``folder`` (written once; reused while
     ``<folder>.params.json`` matches): FastChat's battle JSON list, JSON Lines, or parquet."""
     wanted = {"battles": battles, "models": models, "seed": seed, "format": form}
+    if form == "parquet":
+        wanted["question_ids"] = True
     params = folder.with_name(folder.name + ".params.json")
     if params.exists() and json.loads(params.read_text()) == wanted:
         return folder
@@ -405,6 +407,7 @@ def import_files_of(folder: Path, form: str, battles: int, models: int, seed: in
     folder.mkdir(parents=True)
     names = np.array(model_names(models))
     parts = 0
+    written = 0
     for first, second, outcome in battles_of(battles, models, seed):
         for begin in range(0, len(first), IMPORT_FILE_ROWS):
             a = names[first[begin : begin + IMPORT_FILE_ROWS]]
@@ -414,8 +417,14 @@ def import_files_of(folder: Path, form: str, battles: int, models: int, seed: in
             part = folder / f"part-{parts:03d}"
             parts += 1
             if form == "parquet":
-                table = pa.table({"model_a": a, "model_b": b, "winner": winner})
+                # Each row with a question id of its own, as FastChat's battle logs have: the
+                # importer takes a table row met again in another table file for the same
+                # dataset stored twice and imports it once, and a bare (model a, model b,
+                # winner) row repeats across files (29,700 such rows exist at 100 models).
+                ids = [f"{number:032x}" for number in range(written, written + len(a))]
+                table = pa.table({"question_id": ids, "model_a": a, "model_b": b, "winner": winner})
                 pq.write_table(table, part.with_suffix(".parquet"))
+                written += len(a)
                 continue
             rows = (
                 f'{{"model_a": "{x}", "model_b": "{y}", "winner": "{w}"}}'
@@ -429,6 +438,16 @@ def import_files_of(folder: Path, form: str, battles: int, models: int, seed: in
                 )
     params.write_text(json.dumps(wanted))
     return folder
+
+
+def _judgments_in(bundle: Path) -> int:
+    """The imported battles in a bundle: an import timed is an import of every battle."""
+    connection = sqlite3.connect(f"file:{bundle}?mode=ro", uri=True)
+    try:
+        (count,) = connection.execute("SELECT count(*) FROM prior_judgments").fetchone()
+    finally:
+        connection.close()
+    return int(count)
 
 
 def import_rate(args: argparse.Namespace, size: int, models: int) -> dict[str, Any]:
@@ -452,7 +471,12 @@ def import_rate(args: argparse.Namespace, size: int, models: int) -> dict[str, A
                 env,
                 cwd=tree,  # python -m reads the package from the working folder first
             )
+            imported = _judgments_in(target)
             target.unlink(missing_ok=True)
+            if imported != size:
+                raise SystemExit(
+                    f"{key} of {form}: {imported:,} of the {size:,} battles landed in the bundle"
+                )
             row[f"{key}_{form}_cpu"] = measured["cpu"]
             row[f"{key}_{form}_wall"] = measured["wall"]
             row[f"{key}_{form}_mb"] = measured["peak_mb"]
