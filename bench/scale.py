@@ -31,9 +31,11 @@ peak = its maximum resident set):
   judgments per cell once); its CPU is printed too.
 - **import**: ``workbench import FOLDER --format arena-battles --into NEW`` up to --import-max
   battles, once per --import-formats entry: the same battles as a FastChat battle JSON list
-  (``json``), as JSON Lines (``jsonl``) and as a parquet table without images (``parquet``),
-  in files of at most 500,000 battles (the importer's row limit is 2,000,000 per file):
-  CPU seconds, battles per CPU second and peak memory. With ``--baseline REF`` (a git ref or
+  (``json``), as JSON Lines (``jsonl``) and as a parquet table without images (``parquet``,
+  each row with a question id of its own: the importer imports a table row met again in
+  another table file once), in files of at most 500,000 battles (the importer's row limit is
+  2,000,000 per file): CPU seconds, battles per CPU second and peak memory, each figure refused
+  unless every battle landed in the bundle. With ``--baseline REF`` (a git ref or
   commit of this repository, whose tree ``git archive`` writes once into --work; or the folder of
   a checkout) each import is also run by that commit's code right after ours, and the table gives
   the two side by side with their ratios, CPU and wall apart: old against new in one run.
