@@ -2,7 +2,7 @@
 
     python bench/scale.py [--sizes 100000,1000000,10000000] [--models 100,100,200]
         [--rounds 100] [--work /tmp/workbench-scale] [--reference-max 1000000]
-        [--import-max 1000000] [--import-formats json,jsonl,parquet] [--baseline TREE]
+        [--import-max 1000000] [--import-formats json,jsonl,parquet] [--baseline REF]
         [--postgres ADMIN_URL --postgres-dir DIR] [--postgres-max 1000000] [--paint-runs 3]
 
 For each size a bundle of that many battles (FastChat's battle-log shape: ``N`` models with
@@ -31,11 +31,14 @@ peak = its maximum resident set):
   judgments per cell once); its CPU is printed too.
 - **import**: ``workbench import FOLDER --format arena-battles --into NEW`` up to --import-max
   battles, once per --import-formats entry: the same battles as a FastChat battle JSON list
-  (``json``), as JSON Lines (``jsonl``) and as a parquet table without images (``parquet``),
-  in files of at most 500,000 battles (the importer's row limit is 2,000,000 per file):
-  CPU seconds, battles per CPU second and peak memory. With ``--baseline TREE`` (a checkout of
-  another commit) each import is also run by that tree's code right after ours, and the table
-  gives the two side by side with their ratios, CPU and wall apart.
+  (``json``), as JSON Lines (``jsonl``) and as a parquet table without images (``parquet``,
+  each row with a question id of its own: the importer imports a table row met again in
+  another table file once), in files of at most 500,000 battles (the importer's row limit is
+  2,000,000 per file): CPU seconds, battles per CPU second and peak memory, each figure refused
+  unless every battle landed in the bundle. With ``--baseline REF`` (a git ref or
+  commit of this repository, whose tree ``git archive`` writes once into --work; or the folder of
+  a checkout) each import is also run by that commit's code right after ours, and the table gives
+  the two side by side with their ratios, CPU and wall apart: old against new in one run.
 
 Goals (docs/PERFORMANCE.md): ratings at 10M battles and 200 models within 10 CPU s and 300 MB,
 and at least 3x the reference's CPU at 1M and 10M; import at 20,000 battles per CPU second with
@@ -391,6 +394,8 @@ def import_files_of(folder: Path, form: str, battles: int, models: int, seed: in
     """The battles as import files of one format in ``folder`` (written once; reused while
     ``<folder>.params.json`` matches): FastChat's battle JSON list, JSON Lines, or parquet."""
     wanted = {"battles": battles, "models": models, "seed": seed, "format": form}
+    if form == "parquet":
+        wanted["question_ids"] = True
     params = folder.with_name(folder.name + ".params.json")
     if params.exists() and json.loads(params.read_text()) == wanted:
         return folder
@@ -404,6 +409,7 @@ def import_files_of(folder: Path, form: str, battles: int, models: int, seed: in
     folder.mkdir(parents=True)
     names = np.array(model_names(models))
     parts = 0
+    written = 0
     for first, second, outcome in battles_of(battles, models, seed):
         for begin in range(0, len(first), IMPORT_FILE_ROWS):
             a = names[first[begin : begin + IMPORT_FILE_ROWS]]
@@ -413,8 +419,14 @@ def import_files_of(folder: Path, form: str, battles: int, models: int, seed: in
             part = folder / f"part-{parts:03d}"
             parts += 1
             if form == "parquet":
-                table = pa.table({"model_a": a, "model_b": b, "winner": winner})
+                # Each row with a question id of its own, as FastChat's battle logs have: the
+                # importer takes a table row met again in another table file for the same
+                # dataset stored twice and imports it once, and a bare (model a, model b,
+                # winner) row repeats across files (29,700 such rows exist at 100 models).
+                ids = [f"{number:032x}" for number in range(written, written + len(a))]
+                table = pa.table({"question_id": ids, "model_a": a, "model_b": b, "winner": winner})
                 pq.write_table(table, part.with_suffix(".parquet"))
+                written += len(a)
                 continue
             rows = (
                 f'{{"model_a": "{x}", "model_b": "{y}", "winner": "{w}"}}'
@@ -430,17 +442,28 @@ def import_files_of(folder: Path, form: str, battles: int, models: int, seed: in
     return folder
 
 
+def _judgments_in(bundle: Path) -> int:
+    """The imported battles in a bundle: an import timed is an import of every battle."""
+    connection = sqlite3.connect(f"file:{bundle}?mode=ro", uri=True)
+    try:
+        (count,) = connection.execute("SELECT count(*) FROM prior_judgments").fetchone()
+    finally:
+        connection.close()
+    return int(count)
+
+
 def import_rate(args: argparse.Namespace, size: int, models: int) -> dict[str, Any]:
     """Each format's import as a whole process; with --baseline, the same import by the code of
     that tree right after ours (the two alternate, so both meet the same load)."""
-    target = args.work / f"imported-{size}.wbb"
     trees = {"import": ROOT}
-    if args.baseline is not None:
-        trees["baseline"] = args.baseline.resolve()
+    if args.baseline_tree is not None:
+        trees["baseline"] = args.baseline_tree
     cli = [sys.executable, "-m", "workbench.cli"]
     row: dict[str, Any] = {}
     for form in args.import_formats.split(","):
         folder = import_files_of(args.work / f"import-{size}-{form}", form, size, models)
+        # one target per size and format, so runs of other formats can share the work folder
+        target = args.work / f"imported-{size}-{form}.wbb"
         for key, tree in trees.items():
             env = {**os.environ, "PYTHONPATH": f"{tree}:{tree / 'plugins'}"}
             target.unlink(missing_ok=True)
@@ -450,17 +473,33 @@ def import_rate(args: argparse.Namespace, size: int, models: int) -> dict[str, A
                 env,
                 cwd=tree,  # python -m reads the package from the working folder first
             )
+            imported = _judgments_in(target)
             target.unlink(missing_ok=True)
+            if imported != size:
+                raise SystemExit(
+                    f"{key} of {form}: {imported:,} of the {size:,} battles landed in the bundle"
+                )
             row[f"{key}_{form}_cpu"] = measured["cpu"]
             row[f"{key}_{form}_wall"] = measured["wall"]
             row[f"{key}_{form}_mb"] = measured["peak_mb"]
             row[f"{key}_{form}_rate"] = size / measured["cpu"]
-        if args.baseline is not None:
+            _so_far(size, row)
+        if args.baseline_tree is not None:
             row[f"baseline_{form}_ratio"] = row[f"baseline_{form}_cpu"] / row[f"import_{form}_cpu"]
             row[f"baseline_{form}_wall_ratio"] = (
                 row[f"baseline_{form}_wall"] / row[f"import_{form}_wall"]
             )
     return row
+
+
+def _so_far(size: int, row: dict[str, Any]) -> None:
+    """The figures measured so far, on stderr as each step ends: a long run cut short (a 10M
+    import can take an hour of wall on a shared machine) keeps what it measured."""
+    print(
+        f"{size:,} battles so far: {json.dumps(row)} (load {os.getloadavg()[0]:.1f})",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 def _number(value: Any, digits: int = 1) -> str:
@@ -471,6 +510,8 @@ def table(
     rows: dict[int, dict[str, Any]],
     load: tuple[float, float, float],
     started: tuple[float, float, float],
+    baseline: str | None = None,
+    baseline_folder: Path | None = None,
 ) -> str:
     sizes = sorted(rows)
     lines = [
@@ -528,7 +569,49 @@ def table(
         f"{started[2]:.2f}; at the end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} "
         f"({os.cpu_count()} cores)."
     )
+    if baseline is not None and baseline_folder is not None:
+        written = baseline_folder / ".scale-baseline"
+        commit = f", commit {written.read_text()[:12]}" if written.exists() else ""
+        lines.append(f"Baseline: `{baseline}`{commit} ({baseline_folder}).")
     return "\n".join(lines)
+
+
+def baseline_tree(baseline: str, work: Path) -> Path:
+    """The code to compare with: a folder as it is (a checkout of another commit), or else a git
+    ref of this repository, its commit's tree written by ``git archive`` into ``work`` once
+    (reused while complete, so the folder is always the commit's own files)."""
+    import io
+    import subprocess
+    import tarfile
+
+    folder = Path(baseline)
+    if folder.is_dir():
+        return folder.resolve()
+    resolved = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--verify", "--quiet", f"{baseline}^{{commit}}"],
+        capture_output=True,
+        text=True,
+    )
+    if resolved.returncode != 0:
+        raise SystemExit(f"--baseline {baseline}: neither a folder nor a commit of {ROOT}")
+    commit = resolved.stdout.strip()
+    tree = work / f"baseline-{commit[:12]}"
+    complete = tree / ".scale-baseline"
+    if complete.exists() and complete.read_text() == commit:
+        return tree.resolve()
+    import shutil
+
+    shutil.rmtree(tree, ignore_errors=True)
+    tree.mkdir(parents=True)
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", "--format=tar", commit],
+        capture_output=True,
+        check=True,
+    )
+    with tarfile.open(fileobj=io.BytesIO(archive.stdout), mode="r:") as files:
+        files.extractall(tree, filter="data")
+    complete.write_text(commit)
+    return tree.resolve()
 
 
 def main() -> None:
@@ -545,9 +628,10 @@ def main() -> None:
     )
     parser.add_argument(
         "--baseline",
-        type=Path,
-        help="a checkout of another commit (git worktree or git archive): its import is timed "
-        "right after ours on the same files, and the table gives the ratios",
+        metavar="REF",
+        help="a git ref or commit of this repository (its tree written into --work by git "
+        "archive), or the folder of a checkout: its import is timed right after ours on the "
+        "same files, and the table gives the ratios",
     )
     parser.add_argument(
         "--postgres",
@@ -575,6 +659,7 @@ def main() -> None:
     args.work.mkdir(parents=True, exist_ok=True)
     if args.postgres and args.postgres_dir is None:
         raise SystemExit("--postgres needs --postgres-dir (the folder of scripts/postgres.sh)")
+    args.baseline_tree = None if args.baseline is None else baseline_tree(args.baseline, args.work)
     rows: dict[int, dict[str, Any]] = {}
     began = time.perf_counter()
     started = os.getloadavg()
@@ -586,14 +671,17 @@ def main() -> None:
             build(bundle, battles_json, size, count, with_json=size <= args.reference_max)
             print(f"{size:,} battles: ratings …", file=sys.stderr, flush=True)
             rows[size].update(ratings(bundle, battles_json, args, size))
+            _so_far(size, rows[size])
             if args.postgres and size <= args.postgres_max:
                 rows[size].update(server_ratings(bundle, args, size, rows[size]["ours_cpu"]))
+                _so_far(size, rows[size])
             if args.paint_runs:
                 print(f"{size:,} battles: first paint …", file=sys.stderr, flush=True)
                 rows[size].update(first_paint(bundle, args.paint_runs))
+                _so_far(size, rows[size])
         if size <= args.import_max:
             rows[size].update(import_rate(args, size, count))
-    print(table(rows, os.getloadavg(), started))
+    print(table(rows, os.getloadavg(), started, args.baseline, args.baseline_tree))
     print(f"\n(whole run {time.perf_counter() - began:.0f} s wall)", file=sys.stderr)
 
 
