@@ -156,6 +156,12 @@ def row_fingerprint(row: Any) -> bytes:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
 
 
+def table_copy(path: Path) -> tuple[Path, str]:
+    """Which copy of a dataset a table file belongs to: its folder and format (the shards of a
+    split sit side by side in one format; another copy is another folder or format)."""
+    return path.parent, path.suffix
+
+
 def conversation_id(turns: Sequence[ConversationTurn]) -> str:
     """A stable id for a conversation without a question id: a hash of its user turns."""
     payload = json.dumps([[turn.prompt, list(turn.images)] for turn in turns], ensure_ascii=False)
@@ -184,10 +190,13 @@ class ArenaBattlesImporter(Importer):
         spool = report.image_spool(self.limits)
         files = self.files(sources)
         # A dataset folder may hold one split twice (parquet shards and a save_to_disk copy):
-        # a table row met again in another table file is the same battle, imported once.
-        # Repeats inside one file stay (published battle files repeat rows on purpose).
-        seen_rows: dict[bytes, str] | None = (
-            {} if sum(is_table_file(path) for path in files) > 1 else None
+        # a table row met again in another copy is the same battle, imported once. Shards of
+        # one copy never repeat each other's battles, and repeats inside one copy stay
+        # (published battle files repeat rows on purpose), so a folder holding one copy keeps
+        # no digests at all: its memory does not grow with its rows.
+        copies = {table_copy(path) for path in files if is_table_file(path)}
+        seen_rows: dict[bytes, tuple[str, tuple[Path, str]]] | None = (
+            {} if len(copies) > 1 else None
         )
         for path in files:
             name = relative_name(path, sources)
@@ -200,9 +209,9 @@ class ArenaBattlesImporter(Importer):
             folder = path.parent
             for origin, value in rows:
                 if seen_rows is not None and is_table_file(path):
-                    key = row_fingerprint(value)
-                    first = seen_rows.setdefault(key, name)
-                    if first != name:
+                    copy = table_copy(path)
+                    first, first_copy = seen_rows.setdefault(row_fingerprint(value), (name, copy))
+                    if first_copy != copy:
                         repeated[first] += 1
                         continue
                 try:

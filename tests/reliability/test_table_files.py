@@ -152,6 +152,26 @@ def test_one_split_stored_as_parquet_and_as_an_arrow_copy_imports_each_battle_on
     assert "3 rows repeat rows of data/test-00000-of-00001.parquet" in said
 
 
+def test_shards_of_one_split_keep_a_battle_they_repeat_and_keep_no_row_digests(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Shards sit side by side in one folder and format: they never hold one battle twice, so
+    # a row met again in another shard is another vote, and no digest of any row is kept.
+    import workbench_arena.battles as battles
+
+    def no_digest(row: object) -> bytes:
+        raise AssertionError("a row was digested although the folder holds one copy")
+
+    monkeypatch.setattr(battles, "row_fingerprint", no_digest)
+    rows, schema = _battles()
+    folder = tmp_path / "dataset" / "data"
+    write_parquet(folder / "test-00000-of-00002.parquet", rows, schema)
+    write_parquet(folder / "test-00001-of-00002.parquet", rows[:1], schema)
+    result = import_files(tmp_path / "b.wbb", [tmp_path / "dataset"], "arena-battles")
+    assert prior_judgments(tmp_path / "b.wbb") == 4
+    assert not any("repeat rows" in str(warning) for warning in result.warnings)
+
+
 def test_repeats_inside_one_file_stay_as_published(tmp_path: Path) -> None:
     rows, schema = _battles()
     path = write_parquet(tmp_path / "b.parquet", rows + rows[:1], schema)
