@@ -14,8 +14,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QSize, Qt, QTimer
-from PySide6.QtGui import QResizeEvent
+from PySide6.QtCore import QEvent, QSize, Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -78,10 +77,13 @@ class WholeRowsTableView(QTableView):
         self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.verticalHeader().sectionResized.connect(lambda *_: self.updateGeometry())
 
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        if self.accessibleName() in ITEM_ID_TABLES and self.model() is not None:
+    def viewportEvent(self, event: QEvent) -> bool:
+        handled = super().viewportEvent(event)
+        # the viewport, not the view: a scroll bar coming or going changes its width alone
+        resized = event.type() == QEvent.Type.Resize and self.model() is not None
+        if resized and self.accessibleName() in ITEM_ID_TABLES:
             fit_item_column(self)
+        return handled
 
     def _rows_height(self) -> int:
         rows = min(self.model().rowCount(), self.rows_shown) if self.model() else 0
