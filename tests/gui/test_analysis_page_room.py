@@ -78,9 +78,10 @@ def test_ten_rows_and_a_legible_figure_without_moving_a_dock(
 
 
 #: the window's sizes
-FOLD_SIZES = {"1366x768": (1366, 768), "1024x700": (1024, 700)}
-#: table rows on screen at least, by window size, with every analysis dock shown
-LEAST_ROWS = {"1366x768": 10, "1024x700": 8}
+FOLD_SIZES = {"1366x768": (1366, 768), "1024x700": (1024, 700), "1.5x": (910, 512)}
+#: table rows on screen at least, by window size, with every analysis dock shown (1.5x: a
+#: 1366x768 screen at QT_SCALE_FACTOR=1.5, in device-independent pixels)
+LEAST_ROWS = {"1366x768": 10, "1024x700": 8, "1.5x": 6}
 
 
 @pytest.mark.parametrize("size", list(FOLD_SIZES))
@@ -110,6 +111,44 @@ def test_the_pickers_fold_away_and_the_table_takes_the_dock(
     assert board.filters.isVisible() and board.method.isVisible()
     board.filters_button.click()
     assert not board.filters.isVisible()
+
+
+def test_at_1_5x_scaling_the_table_and_the_figure_take_turns_at_the_dock(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    """1366x768 at 1.5x scaling leaves the leaderboard's dock about 580x340: its request and
+    status fold to a line each, and the table and the ratings figure each take the whole
+    dock as tabs (side by side the table showed its model column alone)."""
+    window.resize(*FOLD_SIZES["1.5x"])
+    window.analysis.show_all()
+    wait_idle(qtbot, window)
+    QApplication.processEvents()
+    board = window.analysis.leaderboard
+    dock = window.analysis.docks["leaderboard"]
+    area = dock.widget()
+    assert isinstance(area, QScrollArea)
+    assert board.folded and board.table_tabbed
+    assert area.verticalScrollBar().maximum() == 0
+    table = board.table
+    rows = visible_in(table.viewport(), dock).height() // table.rowHeight(0)
+    assert rows >= LEAST_ROWS["1.5x"], f"{rows} rows on screen"
+    for column in (1, 2):  # the rating and its interval on screen beside the model's name
+        right = table.columnViewportPosition(column) + table.columnWidth(column)
+        assert right <= table.viewport().width(), column
+    forest = board.forest
+    board.plots.setCurrentWidget(forest)
+    qtbot.waitUntil(
+        lambda: forest._rendered_size == forest.target_size() and forest.pixmap is not None,
+        timeout=HANG_GUARD_MS,
+    )
+    shown = visible_in(forest.scroll_area.viewport(), dock).size()
+    assert shown.width() >= LEGIBLE.width() and shown.height() >= LEGIBLE.height(), shown
+    window.resize(1366, 768)  # a wide dock puts them side by side again, request unfolded
+    window.analysis.show_all()
+    wait_idle(qtbot, window)
+    QApplication.processEvents()
+    assert not board.table_tabbed and not board.folded
+    assert board.splitter.indexOf(table) == 0
 
 
 def test_a_floated_dock_s_figure_follows_its_size(qtbot: QtBot, window: MainWindow) -> None:

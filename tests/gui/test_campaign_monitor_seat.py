@@ -310,3 +310,56 @@ def test_no_part_of_the_docked_monitor_is_cut_at_its_right_edge(
     bottom = flags.mapTo(scroll.viewport(), flags.rect().bottomLeft()).y()
     assert bottom <= scroll.viewport().height()
     window.close()
+
+
+#: an item id as long as the real benchmarks' (a hash, no place to break it)
+LONG_ID = "6d636ae8d21b4f0e9c4a7b2e1f3c5d9a8b7c6d5e-"
+
+
+@pytest.fixture(scope="module")
+def long_ids_bundle(ops_bundle: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The flagged bundle with every item's id made long."""
+    from sqlalchemy import update
+
+    from workbench.storage import Bundle
+    from workbench.storage.bundle import copy_bundle
+    from workbench.storage.models import Item
+
+    path = tmp_path_factory.mktemp("long-ids") / "long.wbb"
+    copy_bundle(ops_bundle, path)
+    with Bundle.open(path, migrate=False) as bundle, bundle.session() as session:
+        session.execute(update(Item).values(external_id=LONG_ID + Item.external_id))
+    return path
+
+
+def test_a_long_item_id_leaves_the_flags_note_on_screen_at_1024x700(
+    qtbot: QtBot, long_ids_bundle: Path
+) -> None:
+    """Seen in a real window at 1024x700: a flag on an item with a long id widened the Item
+    column, so the flag's Note went behind a scroll bar. The id is shortened in its middle,
+    whole in its tooltip."""
+    from workbench.gui.main_window import MainWindow
+
+    window = MainWindow(persist_layout=False)
+    qtbot.addWidget(window)
+    window.resize(1024, 700)
+    window.open_bundle(long_ids_bundle)
+    window.show()
+    wait_idle(qtbot, window)
+    window.campaign_ops.monitor_action.trigger()
+    monitor = window.campaign_ops.monitor
+    qtbot.waitUntil(lambda: monitor.flags.rowCount() == 2, timeout=HANG_GUARD_MS)
+    wait_idle(qtbot, window)
+    for name in ("Flagged tasks", "Stuck tasks"):
+        view = monitor.views[name]
+        model = view.model()
+        assert view.isVisible(), name
+        assert not view.horizontalScrollBar().isVisible(), name
+        last = model.columnCount() - 1
+        right = view.columnViewportPosition(last) + view.columnWidth(last)
+        assert right <= view.viewport().width(), name
+        assert view.columnWidth(last) >= view.fontMetrics().horizontalAdvance("Note"), name
+        item = model.index(0, 1)
+        full = item.data(Qt.ItemDataRole.DisplayRole)
+        assert LONG_ID in full and item.data(Qt.ItemDataRole.ToolTipRole) == full, name
+    window.close()

@@ -170,6 +170,10 @@ def _take_screenshot(
         shown.resize(*(int(side * SCREEN_SHARE) for side in size))
     if not wait_until_idle(window):
         log.warning("screenshot taken before every image was decoded")
+    # Drawn once and settled again: a table sizes its rows to their wrapped text when first
+    # drawn (the monitor's do), and the layout follows those heights only after that.
+    (shown if shown is not None else window).grab()
+    wait_until_idle(window)
     render_window(shown if shown is not None else window, Path(screenshot))
     window.close()
     return 0

@@ -38,6 +38,7 @@ from workbench.gui.jobs_view import JobsDialog, JobsIndicator
 from workbench.gui.linked_selection import LinkedSelection
 from workbench.gui.locations import display_location, same_bundle
 from workbench.gui.panels import AnalysisDocks
+from workbench.gui.panels.docks import in_scroll_area
 from workbench.gui.plain_text import menu_text, plain_tooltip
 from workbench.gui.problem_dialog import show_problem
 from workbench.gui.report_dialog import ReportMenuEntry
@@ -122,7 +123,15 @@ class MainWindow(QMainWindow):
         self.item_list = ItemListPanel(self.selection, self.runner, self)
         self.item_dock = QDockWidget("Items", self)
         self.item_dock.setObjectName("itemListDock")
-        self.item_dock.setWidget(self.item_list)
+        # in a scroll area, so that on a short screen (1366x768 at 1.5x) the analysis docks
+        # below can take the height: the list's filters alone are nearly 200 px tall
+        # (only down: it keeps its least width, so a dock beside it never cuts its columns)
+        item_area = in_scroll_area(self.item_list)
+        item_area.setMinimumWidth(
+            self.item_list.minimumSizeHint().width()
+            + item_area.verticalScrollBar().sizeHint().width()
+        )
+        self.item_dock.setWidget(item_area)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.item_dock)
         ui.viewMenu.insertAction(ui.resetLayoutAction, self.item_dock.toggleViewAction())
         self.analysis = AnalysisDocks(self, self.selection, ui.viewMenu, ui.resetLayoutAction)
@@ -534,6 +543,7 @@ class MainWindow(QMainWindow):
             or self.jobs.busy
             or self.connecting
             or self.annotation.view.busy
+            or self.campaign_ops.monitor.reading
         )
 
     # --- dialogs and layout ---------------------------------------------------------------------

@@ -10,10 +10,11 @@ cannot give that width (a 1024x700 screen), it shares the widest one's place as 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QSize, Qt, QTimer
+from PySide6.QtCore import QEvent, QSize, Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -32,9 +33,11 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.gui.background import BackgroundRunner
-from workbench.gui.jobs import Access
+from workbench.gui.jobs import Access, JobCancelled
 from workbench.gui.panels.rows_model import RowsTableModel, display_text
 from workbench.storage import Bundle
+
+log = logging.getLogger(__name__)
 
 ANNOTATOR_HEADERS = ("Annotator", "Answered", "Skipped", "s/task", "Checks", "Skip reasons")
 AGREEMENT_HEADERS = ("Scope", "Comparisons", "Fleiss' κ", "Krippendorff's α")
@@ -51,6 +54,13 @@ NARROWEST_READABLE_WIDTH = 440
 LAST_COLUMN_LEAST_WIDTH = 60
 #: the least width left to another dock when the monitor takes room from it
 MIN_OTHER_DOCK_WIDTH = 220
+#: the least width of an item id in the stuck and flags tables: a longer id takes no more than
+#: the room the other columns leave and is wrapped or shortened in its middle (whole in its
+#: tooltip), so the sentence after it keeps the room (at 1024x700
+#: ``demo:demo-spot-the-difference-05`` pushed the flags' note behind a scroll bar)
+ITEM_COLUMN_LEAST_WIDTH = 80
+#: the tables whose column 1 is an item id
+ITEM_ID_TABLES = ("Stuck tasks", "Flagged tasks")
 #: the rows each table shows whole (every line of a stuck task's reason) before it scrolls
 ROWS_SHOWN = {"Annotators": 4, "Agreement": 3, "Stuck tasks": 3, "Flagged tasks": 3}
 
@@ -67,6 +77,14 @@ class WholeRowsTableView(QTableView):
         self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.verticalHeader().sectionResized.connect(lambda *_: self.updateGeometry())
 
+    def viewportEvent(self, event: QEvent) -> bool:
+        handled = super().viewportEvent(event)
+        # the viewport, not the view: a scroll bar coming or going changes its width alone
+        resized = event.type() == QEvent.Type.Resize and self.model() is not None
+        if resized and self.accessibleName() in ITEM_ID_TABLES:
+            fit_item_column(self)
+        return handled
+
     def _rows_height(self) -> int:
         rows = min(self.model().rowCount(), self.rows_shown) if self.model() else 0
         height = sum(self.rowHeight(row) for row in range(rows))
@@ -79,6 +97,16 @@ class WholeRowsTableView(QTableView):
 
     def sizeHint(self) -> QSize:
         return QSize(super().sizeHint().width(), self._rows_height())
+
+
+def fit_item_column(view: QTableView) -> None:
+    """Column 1 (an item id) as wide as its ids, but no wider than the room the other columns
+    leave beside the free-text last column's least width."""
+    last = view.model().columnCount() - 1
+    others = sum(view.columnWidth(column) for column in range(last) if column != 1)
+    room = view.viewport().width() - others - LAST_COLUMN_LEAST_WIDTH
+    wanted = max(view.sizeHintForColumn(1), view.horizontalHeader().sectionSizeHint(1))
+    view.setColumnWidth(1, max(ITEM_COLUMN_LEAST_WIDTH, min(wanted, room)))
 
 
 def stuck_rows(status: dict[str, Any]) -> list[tuple[Any, ...]]:
@@ -180,6 +208,8 @@ class CampaignMonitorDock(QDockWidget):
         self._bundle = bundle
         self.runner = runner
         self.refreshes = 0
+        #: reads asked for and not yet shown (the window is busy until they are)
+        self._reads_pending = 0
         #: the campaign to show first (until the coordinator picks one)
         self.wanted: str | None = None
         body = QWidget(self)
@@ -227,6 +257,9 @@ class CampaignMonitorDock(QDockWidget):
             header.setStretchLastSection(True)
             # every column but the last (free text) as wide as its contents
             model.modelReset.connect(lambda view=view: self._fit_columns(view))
+            if name in ITEM_ID_TABLES:
+                model.tooltip_columns.add(1)
+                view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
             self.views[name] = view
             layout.addWidget(view)
         self.stuck_label.hide()
@@ -380,6 +413,8 @@ class CampaignMonitorDock(QDockWidget):
         for column in range(model.columnCount() - 1):
             if header.sectionResizeMode(column) == QHeaderView.ResizeMode.Interactive:
                 view.resizeColumnToContents(column)
+        if view.accessibleName() in ITEM_ID_TABLES:
+            fit_item_column(view)
 
     @staticmethod
     def _fit_figures(view: QTableView) -> None:
@@ -446,7 +481,23 @@ class CampaignMonitorDock(QDockWidget):
             handles = [annotator.handle for annotator in list_annotators(bundle)]
             return names, campaign_status(bundle, name) if name else None, handles
 
-        self.runner.run(read, self._show)
+        self._reads_pending += 1
+
+        def shown(result: tuple[list[str], dict[str, Any] | None, list[str]]) -> None:
+            self._reads_pending -= 1
+            self._show(result)
+
+        def failed(error: BaseException) -> None:
+            self._reads_pending -= 1
+            if not isinstance(error, JobCancelled):
+                log.error("cannot read the campaign's status", exc_info=error)
+
+        self.runner.run(read, shown, failed)
+
+    @property
+    def reading(self) -> bool:
+        """Whether a status asked for is not on screen yet."""
+        return self._reads_pending > 0
 
     def _show(self, result: tuple[list[str], dict[str, Any] | None, list[str]]) -> None:
         names, status, handles = result

@@ -64,10 +64,14 @@ PANEL_TITLES = {
 log = logging.getLogger(__name__)
 
 #: the analysis docks' share of the window's height on the analysis page; on a short window
-#: (1366x768) more of it, so that a table shows ten rows and its figure is legible
+#: (1366x768) more of it, so that a table shows ten rows and its figure is legible (the item
+#: list above yields down to a strip at 1.5x scaling: it scrolls in its dock)
 DOCK_SHARE = 0.55
-DOCK_SHARE_SHORT = 0.76
+DOCK_SHARE_SHORT = 0.66
 SHORT_WINDOW = 900
+#: and on a very short one (1366x768 at 1.5x scaling) more again
+DOCK_SHARE_VERY_SHORT = 0.76
+VERY_SHORT_WINDOW = 600
 #: the leaderboard's share of the width beside the other panels (its table and figure share it)
 BOARD_SHARE = 0.6
 BOARD_SHARE_SHORT = 0.64
@@ -193,7 +197,7 @@ class AnalysisDocks(QObject):
             api.set_on_screen(False)
             wrap_picker_rows(panel)
             compact_rows(panel)
-            self.docks[name].setWidget(_scrolling(panel))
+            self.docks[name].setWidget(in_scroll_area(panel))
             if self._bundle is not None:
                 api.set_bundle(self._bundle, self._choices)
                 self._stale.add(panel)  # computed when first on screen
@@ -343,8 +347,7 @@ class AnalysisDocks(QObject):
         window = self.window
         if dock.isFloating() or not dock.isVisible():
             return
-        share = DOCK_SHARE_SHORT if window.height() < SHORT_WINDOW else DOCK_SHARE
-        wanted = int(window.height() * share)
+        wanted = int(window.height() * _dock_share(window.height()))
         if dock.height() < wanted * 0.9:
             window.resizeDocks([dock], [wanted], Qt.Orientation.Vertical)
 
@@ -391,7 +394,7 @@ class AnalysisDocks(QObject):
         window = self.window
         self.docks["graph"].raise_()
         leaderboard, graph = self.docks["leaderboard"], self.docks["graph"]
-        share = DOCK_SHARE_SHORT if window.height() < SHORT_WINDOW else DOCK_SHARE
+        share = _dock_share(window.height())
         window.resizeDocks([leaderboard], [int(window.height() * share)], Qt.Orientation.Vertical)
         board = BOARD_SHARE_SHORT if window.height() < SHORT_WINDOW else BOARD_SHARE
         window.resizeDocks(
@@ -401,7 +404,14 @@ class AnalysisDocks(QObject):
         )
 
 
-def _scrolling(panel: QWidget) -> QWidget:
+def _dock_share(height: int) -> float:
+    """The analysis docks' share of a window ``height`` px tall."""
+    if height < VERY_SHORT_WINDOW:
+        return DOCK_SHARE_VERY_SHORT
+    return DOCK_SHARE_SHORT if height < SHORT_WINDOW else DOCK_SHARE
+
+
+def in_scroll_area(panel: QWidget) -> QScrollArea:
     """The panel in a scroll area that follows its size: a docked panel never widens the
     window past the screen (at 1366x768 the analysis docks share the width). Its pickers wrap
     onto further lines (see :func:`wrap_picker_rows`), so it fits its dock's width and scrolls

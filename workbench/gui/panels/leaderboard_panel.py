@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, QSize, Qt, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -46,6 +47,7 @@ from workbench.gui.panels.computing import ComputingStatus
 from workbench.gui.panels.docks import wrap_picker_rows
 from workbench.gui.panels.empty_hint import LEADERBOARD_HINT, install_empty_hint
 from workbench.gui.panels.figure_view import FigureView
+from workbench.gui.panels.folding_label import FoldingLabel
 from workbench.gui.panels.latest_only import LatestOnly, Runner
 from workbench.gui.panels.request_line import RequestLine
 from workbench.gui.panels.rows_model import RowsTableModel
@@ -97,6 +99,14 @@ def _points_first(request: AnalysisRequest) -> bool:
     the fit on all battles whatever the rounds (online Elo with a bootstrap shows the rounds'
     median, which only the bootstrap gives)."""
     return request.method == "bt" and request.bootstrap > 0
+
+
+#: a panel shorter than this (a dock at 1.5x scaling on a 1366x768 screen) folds its request
+#: and status lines to one line each, and its margins, so the table and figure keep the height
+FOLD_BELOW_HEIGHT = 380
+FOLDED_MARGIN = 3
+#: a panel narrower than this shows its table as a tab beside the figures
+TABS_BELOW_WIDTH = 640
 
 
 class YieldingSplitter(QSplitter):
@@ -300,8 +310,9 @@ class LeaderboardPanel(QWidget):
         self.request_line = self.request_row.label
         self.copy_command_button = self.request_row.copy_button
         self._request_shown: AnalysisRequest | None = None
-        self.status = QLabel("No bundle open.", self)
-        self.status.setWordWrap(True)
+        #: the status line, folded to one line in a short dock
+        self.status_line = FoldingLabel("No bundle open.", self)
+        self.status: QLabel = self.status_line
         self.model = RowsTableModel(HEADERS, self)
         self.model.formats = {2: _interval, 3: _percent}
         self.table = QTableView(self)
@@ -318,18 +329,19 @@ class LeaderboardPanel(QWidget):
         # no taller at least than the table beside it: in a short dock (1366x768 at 1.5x) the
         # figure scrolls inside its tab rather than the panel below the dock's edge
         self.plots.setMinimumHeight(self.table.minimumSizeHint().height())
-        splitter = YieldingSplitter(Qt.Orientation.Horizontal, self)
-        splitter.addWidget(self.table)
-        splitter.addWidget(self.plots)
-        splitter.setSizes([480, 520])
+        self.splitter = YieldingSplitter(Qt.Orientation.Horizontal, self)
+        self.splitter.addWidget(self.table)
+        self.splitter.addWidget(self.plots)
+        self.splitter.setSizes([480, 520])
 
         layout = QVBoxLayout(self)
+        self._margins = layout.contentsMargins()
         layout.addWidget(self.request_row)
         layout.addLayout(buttons)
         layout.addWidget(self.filters)
         layout.addWidget(self.status)
         layout.addWidget(self.computing)
-        layout.addWidget(splitter, 1)
+        layout.addWidget(self.splitter, 1)
 
         self.method.currentIndexChanged.connect(self._method_changed)
         for combo in (
@@ -360,6 +372,51 @@ class LeaderboardPanel(QWidget):
         self.model.modelReset.connect(self._show_chosen)
         self._set_choices(None)
         self._show_request(None)
+
+    @property
+    def folded(self) -> bool:
+        """Whether the request and status lines are folded to one line each (a short dock)."""
+        return self.status_line.folded
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        # Folding depends on the height the dock gives, which a fold does not change (the
+        # panel fills its scroll area), so it cannot flip back and forth.
+        self._fold(event.size().height() < FOLD_BELOW_HEIGHT)
+        self._table_in_a_tab(event.size().width() < TABS_BELOW_WIDTH)
+
+    @property
+    def table_tabbed(self) -> bool:
+        """Whether the table is a tab beside the figures (a narrow dock) rather than beside
+        them in the splitter."""
+        return self.plots.indexOf(self.table) >= 0
+
+    def _table_in_a_tab(self, tabbed: bool) -> None:
+        """In a narrow dock the table and the figures take turns at the whole width: side by
+        side at 1366x768 with 1.5x scaling, the table showed its model column alone and the
+        ratings figure its names alone."""
+        if tabbed == self.table_tabbed:
+            return
+        if tabbed:
+            self.plots.insertTab(0, self.table, "Table")
+            self.plots.setCurrentIndex(0)
+        else:
+            # taken back by the splitter, the table leaves the tabs by itself
+            self.splitter.insertWidget(0, self.table)
+            self.splitter.setSizes([480, 520])
+
+    def _fold(self, folded: bool) -> None:
+        if folded == self.folded:
+            return
+        self.request_row.label.set_folded(folded)
+        self.status_line.set_folded(folded)
+        layout = self.layout()
+        assert layout is not None
+        margins = self._margins
+        if folded:
+            layout.setContentsMargins(FOLDED_MARGIN, FOLDED_MARGIN, FOLDED_MARGIN, FOLDED_MARGIN)
+        else:
+            layout.setContentsMargins(margins)
 
     def show_filters(self, shown: bool) -> None:
         """Unfold (or fold away) the method's and the filters' pickers."""

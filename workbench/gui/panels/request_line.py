@@ -6,7 +6,9 @@ and copy the same way."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import QApplication, QHBoxLayout, QPushButton, QWidget
+
+from workbench.gui.panels.folding_label import FoldingLabel
 
 #: what the line says before a result is shown
 NO_REQUEST = "Request: none yet"
@@ -18,8 +20,8 @@ class RequestLine(QWidget):
 
     def __init__(self, command_name: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.label = QLabel(NO_REQUEST, self)
-        self.label.setWordWrap(True)
+        #: wraps; folded to one line by a panel in a short dock
+        self.label = FoldingLabel(NO_REQUEST, self)
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.copy_button = QPushButton("Copy command", self)
         self.copy_button.setToolTip(f"Copy the {command_name} command that prints these numbers")

@@ -29,6 +29,9 @@ class RowsTableModel(QAbstractTableModel):
         self.headers = list(headers)
         self.rows: list[tuple[Any, ...]] = []
         self.formats: dict[int, Any] = {}
+        #: columns whose cell shows its whole text as a tooltip (a column narrower than its
+        #: longest text elides it)
+        self.tooltip_columns: set[int] = set()
 
     def set_rows(self, rows: Sequence[tuple[Any, ...]]) -> None:
         self.beginResetModel()
@@ -45,7 +48,9 @@ class RowsTableModel(QAbstractTableModel):
         if not index.isValid():
             return None
         value = self.rows[index.row()][index.column()]
-        if role == Qt.ItemDataRole.DisplayRole:
+        if role == Qt.ItemDataRole.DisplayRole or (
+            role == Qt.ItemDataRole.ToolTipRole and index.column() in self.tooltip_columns
+        ):
             return self.formats.get(index.column(), display_text)(value)
         if role == Qt.ItemDataRole.UserRole:
             return value
