@@ -22,9 +22,11 @@ Adaptive pairing, the other half of the same goal (``--pairing-seeds``, replays 
 synthetic 40-model population, the median over seeds of the votes until the order matches the
 full data's (Kendall tau >= 0.9) and every adjacent pair the full data separates is separated,
 for uniform pairing, the published adaptive rule (``adaptive``, Chatbot Arena's weights), the
-plug-in design that adaptive campaigns now use (``design``, ``workbench.stats.active_sampling``)
-and an informed fixed schedule that knows the full data's answer (a heuristic;
-bench/pairing_bound.py bounds what choosing pairs can save).
+plug-in design that adaptive campaigns now use (``design``, ``workbench.stats.active_sampling``),
+the same design told which adjacent pairs the full data separates (``design-knowing-targets``,
+what no campaign can know: it measures what the design loses by not knowing them) and an
+informed fixed schedule that knows the full data's answer (a heuristic; bench/pairing_bound.py
+bounds what choosing pairs can save).
 Goal: the campaigns' rule (design) at half the votes of uniform or fewer.
 
     python bench/sample_efficiency.py --pairing-seeds 50 [--ppi-seeds 0] [--jobs 4]
@@ -127,7 +129,7 @@ def _world(name: str, seed: int) -> World:
     return _WORLDS[key]
 
 
-PAIRING_SCHEDULES = ("uniform", "adaptive", "design", "informed")
+PAIRING_SCHEDULES = ("uniform", "adaptive", "design", "design-knowing-targets", "informed")
 
 
 PAIRING_WORLDS = {"wildvision": ("WildVision-Bench", 25), "synthetic": ("synthetic 40 models", 100)}
@@ -195,7 +197,7 @@ def main() -> int:
     parser.add_argument(
         "--schedules",
         default=",".join(PAIRING_SCHEDULES),
-        help="pairing schedules to replay beside uniform (default: all four)",
+        help="pairing schedules to replay beside uniform (default: all)",
     )
     parser.add_argument(
         "--worlds",
