@@ -13,6 +13,8 @@ data's order that the full data separates (its 95% interval of the difference ex
 separated the same way. Adaptive runs draw each pair with ``workbench.stats.active_sampling``'s
 published rule, design runs with its plug-in design (planning for as many votes as the full data
 holds, as a campaign plans its tasks' votes), both refitting every ``refit_every`` votes;
+design-knowing-targets runs plan the same way for the adjacent differences the full data
+separates instead of the current order's (knowledge no campaign has);
 uniform runs draw every askable pair alike; informed runs follow a fixed schedule built from
 the full data's answer (a heuristic a campaign could not follow, not a bound:
 bench/pairing_bound.py computes one); fixed runs follow given probabilities. Shared by
@@ -196,7 +198,7 @@ def reached(
     return True
 
 
-SCHEDULES = ("uniform", "adaptive", "design", "informed", "fixed")
+SCHEDULES = ("uniform", "adaptive", "design", "design-knowing-targets", "informed", "fixed")
 
 
 def informed_probabilities(world: World, exploration: float = 0.1) -> np.ndarray:
@@ -250,6 +252,15 @@ def votes_needed(
         elif schedule == "design" and vote % refit_every == 1:
             state = _state(world, wins_first, wins_second, ties)
             probabilities = design_weights(state, world.planned_votes).probabilities
+        elif schedule == "design-knowing-targets" and vote % refit_every == 1:
+            state = _state(world, wins_first, wins_second, ties)
+            targets = (
+                np.array([better for better, _ in world.separated], dtype=int),
+                np.array([worse for _, worse in world.separated], dtype=int),
+            )
+            probabilities = design_weights(
+                state, world.planned_votes, targets=targets
+            ).probabilities
         pair = draw_pair(probabilities, float(rng.random()))
         outcome = world.answer(pair, rng)
         if outcome == 1.0:

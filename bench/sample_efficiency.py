@@ -22,13 +22,18 @@ Adaptive pairing, the other half of the same goal (``--pairing-seeds``, replays 
 synthetic 40-model population, the median over seeds of the votes until the order matches the
 full data's (Kendall tau >= 0.9) and every adjacent pair the full data separates is separated,
 for uniform pairing, the published adaptive rule (``adaptive``, Chatbot Arena's weights), the
-plug-in design that adaptive campaigns now use (``design``, ``workbench.stats.active_sampling``)
-and an informed fixed schedule that knows the full data's answer (a heuristic;
-bench/pairing_bound.py bounds what choosing pairs can save).
+plug-in design that adaptive campaigns now use (``design``, ``workbench.stats.active_sampling``),
+the same design told which adjacent pairs the full data separates (``design-knowing-targets``,
+what no campaign can know: it measures what the design loses by not knowing them) and an
+informed fixed schedule that knows the full data's answer (a heuristic; bench/pairing_bound.py
+bounds what choosing pairs can save).
 Goal: the campaigns' rule (design) at half the votes of uniform or fewer.
 
     python bench/sample_efficiency.py --pairing-seeds 50 [--ppi-seeds 0] [--jobs 4]
-        [--schedules uniform,adaptive,design,informed]
+        [--schedules uniform,adaptive,design,informed] [--worlds wildvision,synthetic]
+
+Each replay's result goes to stderr as it ends (world, schedule, seed, votes), seed by seed, so
+a long run can be followed and its two worlds run as separate processes.
 """
 
 from __future__ import annotations
@@ -124,29 +129,39 @@ def _world(name: str, seed: int) -> World:
     return _WORLDS[key]
 
 
-PAIRING_SCHEDULES = ("uniform", "adaptive", "design", "informed")
+PAIRING_SCHEDULES = ("uniform", "adaptive", "design", "design-knowing-targets", "informed")
+
+
+PAIRING_WORLDS = {"wildvision": ("WildVision-Bench", 25), "synthetic": ("synthetic 40 models", 100)}
 
 
 def pairing(
-    seeds: int, jobs: int = 1, schedules: tuple[str, ...] = PAIRING_SCHEDULES
+    seeds: int,
+    jobs: int = 1,
+    schedules: tuple[str, ...] = PAIRING_SCHEDULES,
+    world_keys: tuple[str, ...] = tuple(PAIRING_WORLDS),
 ) -> dict[str, dict[str, float | None]]:
     """Median votes to the goal per world and schedule (None: some seed's median run did not
     reach it within the budget), and adaptive's and the informed schedule's ratio to uniform.
     ``jobs`` processes share the seeds (each replay is independent and seeded); uniform is
-    always among ``schedules``."""
+    always among ``schedules``. Each replay's votes go to stderr as it ends, so that a long
+    run's progress (and, if stopped, its finished seeds) can be read."""
     schedules = ("uniform", *(name for name in schedules if name != "uniform"))
-    worlds = [("WildVision-Bench", 25), ("synthetic 40 models", 100)]
+    worlds = [PAIRING_WORLDS[key] for key in world_keys]
     tasks = [
         (name, schedule, seed, refit_every)
         for name, refit_every in worlds
-        for schedule in schedules
         for seed in range(seeds)
+        for schedule in schedules
     ]
     if jobs > 1:
         with ProcessPoolExecutor(jobs) as pool:
-            needed = list(pool.map(_votes_needed, tasks, chunksize=4))
+            needed = [
+                _reported(task, votes)
+                for task, votes in zip(tasks, pool.map(_votes_needed, tasks), strict=True)
+            ]
     else:
-        needed = [_votes_needed(task) for task in tasks]
+        needed = [_reported(task, _votes_needed(task)) for task in tasks]
     by_run = dict(zip(tasks, needed, strict=True))
     results: dict[str, dict[str, float | None]] = {}
     for name, refit_every in worlds:
@@ -166,6 +181,12 @@ def pairing(
     return results
 
 
+def _reported(task: tuple[str, str, int, int], votes: float) -> float:
+    name, schedule, seed, _ = task
+    print(f"{name}\t{schedule}\tseed {seed}\t{votes:.0f}", file=sys.stderr, flush=True)
+    return votes
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", "--ppi-seeds", dest="seeds", type=int, default=200)
@@ -176,7 +197,12 @@ def main() -> int:
     parser.add_argument(
         "--schedules",
         default=",".join(PAIRING_SCHEDULES),
-        help="pairing schedules to replay beside uniform (default: all four)",
+        help="pairing schedules to replay beside uniform (default: all)",
+    )
+    parser.add_argument(
+        "--worlds",
+        default=",".join(PAIRING_WORLDS),
+        help=f"pairing worlds to replay (default: {','.join(PAIRING_WORLDS)})",
     )
     parser.add_argument("--humans", type=int, default=200)
     parser.add_argument("--judge-only", type=int, default=5000)
@@ -209,7 +235,11 @@ def main() -> int:
             parser.error(
                 f"--schedules: {', '.join(unknown)} not among {', '.join(PAIRING_SCHEDULES)}"
             )
-        for world, medians in pairing(args.pairing_seeds, args.jobs, schedules).items():
+        world_keys = tuple(name for name in args.worlds.split(",") if name)
+        if not world_keys or set(world_keys) - set(PAIRING_WORLDS):
+            parser.error(f"--worlds: a list of {', '.join(PAIRING_WORLDS)}")
+        replayed = pairing(args.pairing_seeds, args.jobs, schedules, world_keys)
+        for world, medians in replayed.items():
             results[f"pairing, {world}"] = medians
             ratio = medians.get("design_over_uniform")
             passed = passed and ratio is not None and ratio <= 0.5

@@ -106,3 +106,23 @@ def test_the_designs_gradient_is_the_sum_over_the_differences() -> None:
             expected[a] += w[a] * slope * (x @ inverse @ c) ** 2
     computed = _criterion_gradient(inverse, high, low, difference, first, second, w, 1.96)
     assert np.allclose(computed, expected, rtol=1e-9, atol=0)
+
+
+def test_the_design_given_targets_plans_for_those_differences_alone() -> None:
+    # three separate pairs of models, two of them at the edge of their interval (13:7); told
+    # that only the second pair's difference matters, the design spends on it
+    first, second = np.array([0, 2, 4]), np.array([1, 3, 5])
+    state = PairChoiceState(
+        6,
+        first,
+        second,
+        wins_first=np.array([13.0, 13.0, 60.0]),
+        wins_second=np.array([7.0, 7.0, 20.0]),
+        ties=np.zeros(3),
+    )
+    adjacent = design_weights(state, budget=1000, exploration=0.0).probabilities
+    assert np.isclose(adjacent[0], adjacent[1], atol=0.05)
+    targeted = design_weights(
+        state, budget=1000, exploration=0.0, targets=(np.array([2]), np.array([3]))
+    ).probabilities
+    assert targeted[1] > 0.9

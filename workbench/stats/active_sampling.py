@@ -178,11 +178,17 @@ def pair_weights(state: PairChoiceState, exploration: float = DEFAULT_EXPLORATIO
 
 
 def design_weights(
-    state: PairChoiceState, budget: float, exploration: float = DEFAULT_EXPLORATION
+    state: PairChoiceState,
+    budget: float,
+    exploration: float = DEFAULT_EXPLORATION,
+    targets: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> PairWeights:
     """The probability of asking about each candidate pair next by the plug-in design (see the
     module docstring): the plan covers the votes from now to ``budget`` (the campaign's planned
-    votes), at least :data:`DESIGN_MIN_HORIZON`."""
+    votes), at least :data:`DESIGN_MIN_HORIZON`. ``targets`` (two arrays of model indices)
+    names the differences to tell apart instead of the adjacent ones of the current order: a
+    campaign cannot know better ones, a replay bench can (to measure what that knowledge is
+    worth)."""
     if not 0 <= exploration <= 1:
         raise ValueError("exploration is a share between 0 and 1")
     strengths, covariance = fit_with_covariance(state)
@@ -194,8 +200,8 @@ def design_weights(
     w = p * (1 - p)
     order = np.argsort(-strengths, kind="stable")
     # the adjacent differences of the current order, and every model pair oriented the same way
-    better, worse = order[:-1], order[1:]
-    gap = strengths[better] - strengths[worse]
+    better, worse = (order[:-1], order[1:]) if targets is None else targets
+    gap = np.abs(strengths[better] - strengths[worse])
     upper_a, upper_b = np.triu_indices(models, 1)
     swap = strengths[upper_a] < strengths[upper_b]
     high, low = np.where(swap, upper_b, upper_a), np.where(swap, upper_a, upper_b)
