@@ -22,6 +22,20 @@ from workbench.stats.plots import LEGIBLE_ROW_POINTS, legible_height_inches, rat
 pytestmark = pytest.mark.gui
 
 
+class InlineRunner:
+    """Runs a render where it is asked, as the view's thread would, so a test sees it at once."""
+
+    busy = False
+
+    def run(
+        self,
+        function: Callable[[], Any],
+        on_result: Callable[[Any], None],
+        on_error: Callable[[BaseException], None] | None = None,
+    ) -> None:
+        on_result(function())
+
+
 def forest(models: int) -> Figure:
     table = pd.DataFrame(
         {
@@ -46,18 +60,7 @@ def test_a_short_request_is_drawn_at_the_legible_height() -> None:
 
 
 def test_the_view_scrolls_a_tall_figure_and_fits_its_width(qtbot: QtBot) -> None:
-    class Inline:  # runs the render where it is asked, as a thread would, for the test
-        busy = False
-
-        def run(
-            self,
-            function: Callable[[], Any],
-            on_result: Callable[[Any], None],
-            on_error: Callable[[BaseException], None] | None = None,
-        ) -> None:
-            on_result(function())
-
-    view = FigureView(Inline())
+    view = FigureView(InlineRunner())
     qtbot.addWidget(view)
     view.resize(420, 260)
     view.show()
@@ -121,18 +124,7 @@ def test_the_figure_follows_its_pane_when_the_scroll_bar_comes_and_goes(qtbot: Q
     manual resize (seen under Xvfb with a window manager at 1366x768)."""
     from PySide6.QtCore import Qt
 
-    class Inline:
-        busy = False
-
-        def run(
-            self,
-            function: Callable[[], Any],
-            on_result: Callable[[Any], None],
-            on_error: Callable[[BaseException], None] | None = None,
-        ) -> None:
-            on_result(function())
-
-    view = FigureView(Inline())
+    view = FigureView(InlineRunner())
     qtbot.addWidget(view)
     view.resize(440, 260)
     view.show()
