@@ -192,10 +192,16 @@ OPEN_WHILE_READING = textwrap.dedent(
     from workbench.gui import app
 
 
+    said = []
+
+
     def until_the_panels_read(window, timeout_s=None):
+        # the screenshot waits twice (before and after a first draw): say it once
         while not window.analysis.busy:
             QApplication.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents)
-        print("panels reading", flush=True)
+        if not said:
+            print("panels reading", flush=True)
+            said.append(True)
         return True
 
 
