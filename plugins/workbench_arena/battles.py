@@ -207,11 +207,14 @@ class ArenaBattlesImporter(Importer):
             )
             repeated: Counter[str] = Counter()
             folder = path.parent
+            # the file and its copy, one pair shared by the digests of all its rows
+            here: tuple[str, tuple[Path, str]] | None = None
+            if seen_rows is not None and is_table_file(path):
+                here = (name, table_copy(path))
             for origin, value in rows:
-                if seen_rows is not None and is_table_file(path):
-                    copy = table_copy(path)
-                    first, first_copy = seen_rows.setdefault(row_fingerprint(value), (name, copy))
-                    if first_copy != copy:
+                if seen_rows is not None and here is not None:
+                    first, first_copy = seen_rows.setdefault(row_fingerprint(value), here)
+                    if first_copy != here[1]:
                         repeated[first] += 1
                         continue
                 try:
