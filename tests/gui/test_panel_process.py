@@ -141,6 +141,32 @@ def test_closing_stops_a_running_job_with_its_worker(qtbot: QtBot, process: Pane
         os.kill(pid, 0)
 
 
+def test_a_busy_worker_is_stopped_not_waited_for_when_its_bundle_goes(
+    qtbot: QtBot, process: PanelProcess, tmp_path: Path
+) -> None:
+    """Closing or switching the bundle while a panel computes (a count held on a file here)
+    stops the worker at once instead of holding the GUI thread; the stopped computation ends
+    with an error, and the worker started next is not taken for the broken one when that
+    error arrives."""
+    (pid,), _ = run_and_wait(qtbot, process, partial(os.getpid))
+    stopped: list[Any] = []
+    go = tmp_path / "go"
+    process.run(partial(wait_for_file, str(go)), stopped.append, stopped.append)
+    try:
+        process.release_bundle()
+        with pytest.raises(ProcessLookupError):  # gone, and reaped
+            os.kill(pid, 0)
+    finally:
+        go.touch()  # a worker still held lets go, so a failure does not hang the teardown
+    results, errors = run_and_wait(qtbot, process, partial(os.getpid))
+    assert errors == [] and results[0] not in (pid, os.getpid())
+    again = results[0]
+    qtbot.waitUntil(lambda: bool(stopped), timeout=HANG_GUARD_MS)
+    assert isinstance(stopped[0], BaseException)
+    (still,), _ = run_and_wait(qtbot, process, partial(os.getpid))
+    assert still == again and process.starts == 2
+
+
 def test_the_worker_lets_go_of_the_bundle_when_asked(
     qtbot: QtBot, process: PanelProcess, tmp_path: Path
 ) -> None:

@@ -120,9 +120,10 @@ def test_an_opening_bundle_is_read_not_absent(
     second = build_panel_bundle(tmp_path / "second")
     go = tmp_path / "go"
     waited: list[bool] = []
-    # the choices of a bundle are read by the leaderboard's worker: hold it
-    panels.process.run(partial(wait_for_file, str(go), HOLD_S), waited.append)
     panel_window.open_bundle(second)
+    # the choices of the bundle are read by the leaderboard's worker once the watcher has read
+    # its first fingerprint (on its own thread, after this returns): hold the worker first
+    panels.process.run(partial(wait_for_file, str(go), HOLD_S), waited.append)
     qtbot.waitUntil(lambda: leaderboard.computing.showing, timeout=CEILING_MS)
     assert leaderboard.computing.text.startswith(READING)
     assert "No bundle open" not in leaderboard.status.text()

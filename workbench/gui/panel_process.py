@@ -124,14 +124,16 @@ class PanelProcess(QObject):
         relay = _Relay()
         was_busy = self.busy
         self._relays.add(relay)
+        pool: list[ProcessPoolExecutor] = []  # the pool the computation went to, once known
 
         def finished(future: Future[Any]) -> None:
             self._relays.discard(relay)
             if shiboken6.isValid(relay):
                 relay.deleteLater()
             error = future.exception() if not future.cancelled() else None
-            if isinstance(error, BrokenProcessPool):
-                self._forget_broken_pool()
+            if isinstance(error, BrokenProcessPool) and pool:
+                # only that pool: one started since (after a stop) is a new, sound worker
+                self._forget_broken_pool(pool[0])
             if future.cancelled():
                 error = CancelledError()
             try:
@@ -151,10 +153,13 @@ class PanelProcess(QObject):
         relay.finished.connect(finished)
         self._may_hold_bundle = True
         try:
-            future = self._pool().submit(function)
+            pool.append(self._pool())
+            future = pool[0].submit(function)
         except (BrokenProcessPool, RuntimeError) as error:
             # the worker died (killed, out of memory) or the pool is shut down: a new one next
-            self._forget_broken_pool()
+            if pool:
+                self._forget_broken_pool(pool[0])
+            pool.clear()
             future = Future()
             future.set_exception(error)
         if not was_busy:
@@ -176,23 +181,30 @@ class PanelProcess(QObject):
             log.info("stopping the panel worker to cancel the computation it runs")
             self.shutdown(finish_running=False)
 
-    def _forget_broken_pool(self) -> None:
+    def _forget_broken_pool(self, broken: ProcessPoolExecutor) -> None:
         with self._lock:
+            if self._executor is not broken:
+                return  # already forgotten (stopped, or replaced by a new worker)
             executor, self._executor = self._executor, None
         if executor is not None:
             log.warning("the panel worker process ended unexpectedly; a new one starts")
             executor.shutdown(wait=False, cancel_futures=True)
 
     def release_bundle(self) -> None:
-        """Have the worker close the bundle it holds, waiting (up to
-        :data:`RELEASE_TIMEOUT_S`) for the computation it runs: the caller closes, replaces or
-        deletes the bundle next. A closing window stops a running computation first
-        (:meth:`shutdown`)."""
+        """Have the worker let go of the bundle it holds: the caller closes, replaces or
+        deletes the bundle next. An idle worker closes it (a moment's work, waited for up to
+        :data:`RELEASE_TIMEOUT_S`); a busy one is stopped with its computations, as a closing
+        window stops it (:meth:`shutdown`): they only read the bundle that is going away, and
+        waiting for a long count of cycles would hold the GUI thread."""
         with self._lock:
             executor = self._executor
         if executor is None or not self._may_hold_bundle:
             return
         self._may_hold_bundle = False
+        if self.busy:
+            log.info("stopping the busy panel worker: its bundle is being closed")
+            self.shutdown(finish_running=False)
+            return
         try:
             executor.submit(panel_computations.release).result(timeout=RELEASE_TIMEOUT_S)
         except Exception as error:  # a dead worker holds nothing
