@@ -9,7 +9,9 @@ L-BFGS fit per round. FastChat spreads the rounds over a process pool; the refer
 in one process, since this machine is shared and a pool's start-up would only add to its time.
 It runs with ``OPENBLAS_NUM_THREADS=1``: on this loaded 2-core machine OpenBLAS's idle threads
 tripled its CPU time (3.3 s against 0.95 s), which is no fault of the method. It reads the
-battles from the JSON file ``workbench export --format arena`` writes.
+battles from the JSON file ``workbench export --format arena`` writes (or, given a folder, its
+parquet files' ``model_a``, ``model_b`` and ``winner`` columns: bench/scale.py's input where the
+JSON would not fit in memory).
 
     python bench/leaderboard_process.py [--data ../shared/data] [--rounds 100] [--runs 5]
         [--work /tmp/leaderboard-process]
@@ -80,8 +82,13 @@ def fit_bt(matchups, outcomes, weights, n_models, alpha, tol=1e-6):
     return result["x"]
 
 path, rounds = sys.argv[1], int(sys.argv[2])
-with open(path) as handle:
-    battles = pd.DataFrame(json.load(handle))
+if path.endswith(".json"):
+    with open(path) as handle:
+        battles = pd.DataFrame(json.load(handle))
+else:  # a folder of parquet files: the three columns, the names dictionary-decoded
+    import pyarrow.parquet as pq
+    columns = ["model_a", "model_b", "winner"]
+    battles = pq.read_table(path, columns=columns, read_dictionary=columns).to_pandas()
 matchups, outcomes, models, weights = preprocess_for_bt(battles)
 alpha = math.log(10.0)
 ratings = fit_bt(matchups, outcomes, weights, len(models), alpha) * 400 + 1000

@@ -75,3 +75,32 @@ def test_a_name_that_is_neither_refuses_and_writes_nothing(
     with pytest.raises(SystemExit, match="neither a folder nor a commit"):
         scale.baseline_tree("no-such-ref-anywhere", tmp_path)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_reference_reads_the_same_battles_from_parquet_as_from_json(
+    scale: ModuleType, tmp_path: Path
+) -> None:
+    """Above --reference-max the reference reads the parquet import files (its JSON would not
+    fit in memory at 10M): the same battles give it the same ratings either way."""
+    import json
+
+    as_json = scale.import_files_of(tmp_path / "json", "json", 3_000, 6)
+    as_parquet = scale.import_files_of(tmp_path / "parquet", "parquet", 3_000, 6)
+    script = tmp_path / "reference_bt.py"
+    script.write_text(scale.REFERENCE)
+    printed = {}
+    for name, read in (("json", as_json / "part-000.json"), ("parquet", as_parquet)):
+        done = subprocess.run(
+            [sys.executable, str(script), str(read), "3"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        printed[name] = json.loads(done.stdout)
+    assert printed["json"]["battles"] == printed["parquet"]["battles"] == 3_000
+    ratings = {
+        name: {row["model"]: row["rating"] for row in output["models"]}
+        for name, output in printed.items()
+    }
+    assert len(ratings["json"]) == 6
+    assert ratings["parquet"] == pytest.approx(ratings["json"], abs=1e-6)
