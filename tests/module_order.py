@@ -40,7 +40,7 @@ MEASURED_CPU_SECONDS: dict[str, float] = {
     "tests/stats/test_stats_commands.py": 18.9,
     "tests/stats/test_contradictions.py": 16.9,
     "tests/storage/test_fast_read.py": 15.0,
-    "tests/storage/test_judgments.py": 10.3,
+    "tests/storage/test_judgments.py": 5.2,
     # tests/export
     "tests/export/test_streaming.py": 30.1,
     # tests/cli
