@@ -18,6 +18,7 @@ from psycopg import sql
 from sqlalchemy.engine import make_url
 
 from workbench.storage.bundle import copy_bundle
+from workbench.storage.files import sidecar_paths
 
 POSTGRES_URL_ENV = "WORKBENCH_TEST_POSTGRES_URL"
 #: every test database starts with this, so a leftover one is easy to recognise
@@ -53,6 +54,12 @@ class BundleBackend:
         """A copy of the closed bundle at ``source``, at a new location."""
         raise NotImplementedError
 
+    def restore(self, source: Location, target: Location) -> None:
+        """Make the closed bundle at ``target`` (a location this backend handed out) a copy of
+        the closed bundle at ``source`` again, at the same location: an engine of ``target``
+        disposed of (:meth:`Bundle.close`) can go on, and keeps the statements it compiled."""
+        raise NotImplementedError
+
     def discard(self, location: Location) -> None:
         """Remove a location this backend handed out (a no-op for files; tmp folders go)."""
 
@@ -74,6 +81,12 @@ class SqliteBackend(BundleBackend):
         target = self.new_location()
         copy_bundle(Path(source), target)
         return target
+
+    def restore(self, source: Location, target: Location) -> None:
+        # the target's write-ahead log belongs to its old content
+        for sidecar in sidecar_paths(Path(target)):
+            sidecar.unlink(missing_ok=True)
+        copy_bundle(Path(source), Path(target))
 
 
 class PostgresBackend(BundleBackend):
@@ -109,6 +122,16 @@ class PostgresBackend(BundleBackend):
         template = make_url(str(source)).database
         assert template is not None
         return self._url_of(self._new_database(template))
+
+    def restore(self, source: Location, target: Location) -> None:
+        template, database = make_url(str(source)).database, make_url(str(target)).database
+        assert template is not None and database in self._created
+        self._admin(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(database)))
+        self._admin(
+            sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(
+                sql.Identifier(database), sql.Identifier(template)
+            )
+        )
 
     def discard(self, location: Location) -> None:
         database = make_url(str(location)).database

@@ -35,11 +35,14 @@ MEASURED_CPU_SECONDS: dict[str, float] = {
     "tests/services/test_sync.py": 19.0,
     "tests/services/test_campaigns_packs.py": 10.9,
     # tests/stats and tests/storage
-    "tests/storage/test_counters.py": 24.7,
+    "tests/storage/test_judgment_counts.py": 28.3,
+    "tests/storage/test_counters.py": 21.6,
     "tests/stats/test_stats_commands.py": 18.9,
     "tests/stats/test_contradictions.py": 16.9,
     "tests/storage/test_fast_read.py": 15.0,
-    "tests/storage/test_judgments.py": 10.3,
+    "tests/storage/test_judgments.py": 5.2,
+    # tests/export
+    "tests/export/test_streaming.py": 30.1,
     # tests/cli
     "tests/cli/test_start_up_imports.py": 28.6,
     "tests/cli/test_bundle_locations.py": 20.1,

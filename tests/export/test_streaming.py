@@ -166,29 +166,31 @@ def test_items_count_the_judgments_they_leave_out_while_streaming(
 @pytest.fixture(scope="module")
 def synthetic_bundles(tmp_path_factory: pytest.TempPathFactory) -> dict[int, Path]:
     """Bundles of 6 models and 10 campaign votes per item, with 150 and 600 items: four times
-    the judgments, each item as large."""
+    the judgments, each item as large. Made in this process (bench/make_synthetic_bundle.py),
+    not in a child that imports the app again."""
+    sys.path.insert(0, str(PROJECT / "bench"))
+    try:
+        from make_synthetic_bundle import make_synthetic_bundle
+    finally:
+        sys.path.pop(0)
     folder = tmp_path_factory.mktemp("synthetic")
     bundles: dict[int, Path] = {}
     for votes in (1_500, 6_000):
-        items = votes // 10
         bundles[votes] = folder / f"votes-{votes}.wbb"
-        subprocess.run(
-            [
-                sys.executable,
-                str(PROJECT / "bench" / "make_synthetic_bundle.py"),
-                *("--items", str(items), "--models", "6", "--votes", str(votes)),
-                str(bundles[votes]),
-            ],
-            check=True,
-            capture_output=True,
-        )
+        make_synthetic_bundle(bundles[votes], votes // 10, 6, votes=votes)
     return bundles
 
+
+#: the formats whose memory is measured, each in the one process of :func:`traced_peaks`
+MEASURED_FORMATS = ("jsonl", "arena", "items")
 
 #: Measures, in a process of its own, the memory one export holds. tracemalloc counts every
 #: thread's allocations, and a pytest worker still runs threads left by earlier tests; and the
 #: cycles an earlier export left are freed whenever the collector happens to run, which moved
 #: a peak by 150 KB either way (more than the growth allowed), so each export starts collected.
+#: One process measures every format (the app imported once): each format is warmed by an
+#: export of its own first, and only the growth between its two bundles is compared, which an
+#: earlier format's leftovers do not change.
 _PEAKS_OF_EXPORTS = """
 import gc, json, sys, tracemalloc
 from pathlib import Path
@@ -200,40 +202,51 @@ judgments._BATCH = 100
 pairwise._ITEM_CHUNK = 10
 items.ITEMS_PER_QUERY = 10
 external_sort.SORT_RUN = 100
-export_format, out, *bundles = sys.argv[1:]
-options = ExportOptions(format=export_format)
-export_bundle(Path(bundles[0]), Path(out) / "warm", options)  # imports, caches
-peaks = []
-for number, bundle in enumerate(bundles):
-    gc.collect()
-    tracemalloc.start()
-    start, _ = tracemalloc.get_traced_memory()
-    export_bundle(Path(bundle), Path(out) / f"export-{number}", options)
-    peaks.append(tracemalloc.get_traced_memory()[1] - start)
-    tracemalloc.stop()
+formats, out, *bundles = sys.argv[1:]
+peaks = {}
+for export_format in formats.split(","):
+    options = ExportOptions(format=export_format)
+    folder = Path(out) / export_format
+    export_bundle(Path(bundles[0]), folder / "warm", options)  # imports, caches
+    peaks[export_format] = []
+    for number, bundle in enumerate(bundles):
+        gc.collect()
+        tracemalloc.start()
+        start, _ = tracemalloc.get_traced_memory()
+        export_bundle(Path(bundle), folder / f"export-{number}", options)
+        peaks[export_format].append(tracemalloc.get_traced_memory()[1] - start)
+        tracemalloc.stop()
 print(json.dumps(peaks))
 """
 
 
-def _traced_peaks(bundles: list[Path], out: Path, export_format: str) -> list[int]:
+@pytest.fixture(scope="module")
+def traced_peaks(
+    synthetic_bundles: dict[int, Path], tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, dict[str, list[int]]]:
+    """The folder of each format's exports, and per format the peak memory of exporting the
+    small and the large bundle."""
+    out = tmp_path_factory.mktemp("peaks")
+    bundles = [synthetic_bundles[1_500], synthetic_bundles[6_000]]
     finished = subprocess.run(
-        [sys.executable, "-c", _PEAKS_OF_EXPORTS, export_format, str(out), *map(str, bundles)],
+        [sys.executable, "-c", _PEAKS_OF_EXPORTS, ",".join(MEASURED_FORMATS), str(out)]
+        + [str(bundle) for bundle in bundles],
         capture_output=True,
         text=True,
         check=False,
     )
     assert finished.returncode == 0, finished.stderr
-    return [int(peak) for peak in json.loads(finished.stdout)]
+    peaks = json.loads(finished.stdout)
+    return out, {name: [int(peak) for peak in found] for name, found in peaks.items()}
 
 
-@pytest.mark.parametrize("export_format", ["jsonl", "arena", "items"])
+@pytest.mark.parametrize("export_format", MEASURED_FORMATS)
 def test_memory_does_not_grow_with_the_judgments(
-    synthetic_bundles: dict[int, Path], tmp_path: Path, export_format: str
+    traced_peaks: tuple[Path, dict[str, list[int]]], export_format: str
 ) -> None:
-    small, large = _traced_peaks(
-        [synthetic_bundles[1_500], synthetic_bundles[6_000]], tmp_path, export_format
-    )
-    record = (tmp_path / "export-1").stat().st_size / 6_000
+    out, peaks = traced_peaks
+    small, large = peaks[export_format]
+    record = (out / export_format / "export-1").stat().st_size / 6_000
     # held per extra judgment: a list of them (or of their records) costs more than a record
     per_judgment = (large - small) / (6_000 - 1_500)
     assert per_judgment < record / 4, (small, large, record)

@@ -4,6 +4,7 @@ filters in SQL, derived judgments left out by default, and the aggregates read i
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
@@ -13,6 +14,7 @@ from sqlalchemy import Select, String, literal
 from sqlalchemy.dialects import sqlite
 from sqlalchemy.orm import Session
 
+from tests.backends import BundleBackend, Location
 from tests.stats.bundle_helpers import (
     add_campaign_votes,
     add_judge_verdicts,
@@ -39,9 +41,12 @@ from workbench.storage.judgments import (
 )
 
 
-@pytest.fixture
-def bundle_path(tmp_path: Path, bundle_location: Path | str) -> Path | str:
-    """A small bundle of every store, on each backend (SQLite and PostgreSQL)."""
+@pytest.fixture(scope="module")
+def read_model_template(
+    tmp_path_factory: pytest.TempPathFactory, bundle_backend: BundleBackend
+) -> Location:
+    """A small bundle of every store, on each backend (SQLite and PostgreSQL), built once per
+    module and backend: each test reads or writes a copy of it (:func:`bundle_path`)."""
     lines = [
         item_line(
             "q1",
@@ -73,10 +78,19 @@ def bundle_path(tmp_path: Path, bundle_location: Path | str) -> Path | str:
             category="ocr",
         ),
     ]
-    path = build_bundle(tmp_path / "read-model", lines, into=bundle_location)
+    folder = tmp_path_factory.mktemp("read-model")
+    path = build_bundle(folder, lines, into=bundle_backend.new_location())
     add_campaign_votes(path, "pilot", [("ann", "q1", "x", "y", "b"), ("ann", "q2", "x", None, "a")])
     add_judge_verdicts(path, "run-1", [("q2", "x", "y", "b"), ("q2", "y", "x", None)])
-    return cast("Path | str", path)
+    return cast("Location", path)
+
+
+@pytest.fixture
+def bundle_path(read_model_template: Location, bundle_backend: BundleBackend) -> Iterator[Location]:
+    """A copy of :func:`read_model_template` for one test."""
+    location = bundle_backend.copy(read_model_template)
+    yield location
+    bundle_backend.discard(location)
 
 
 def _rows(path: Path, *filters: OutcomeFilter) -> list[dict[str, Any]]:
