@@ -35,6 +35,7 @@ from workbench.domain import (
 from workbench.errors import WorkbenchError
 from workbench.importers.base import Importer, ImportReport, Record, relative_name
 from workbench_arena.conversations import ConversationTurn, read_content, read_prompt_turns
+from workbench_arena.folders import folders_below
 from workbench_arena.jsonfiles import RowError, read_rows, require_object, text_field, typed_field
 from workbench_arena.verdicts import parse_verdict, verdict_from_text
 
@@ -68,21 +69,6 @@ class ArenaHardFiles:
         return [*self.questions, *self.answers, *self.judgments]
 
 
-def _folders(top: Path, depth: int) -> list[Path]:
-    found, level = [top], [top]
-    for _ in range(depth):
-        level = [
-            child
-            for folder in level
-            for child in sorted(folder.iterdir())
-            if child.is_dir()
-            and not child.name.startswith(".")
-            and child.name not in (ANSWERS_FOLDER, JUDGMENTS_FOLDER)
-        ]
-        found.extend(level)
-    return found
-
-
 def arena_hard_files(sources: Sequence[Path]) -> ArenaHardFiles:
     """The question, answer and judgment files of the given files and folders (a benchmark
     folder such as ``arena-hard-v0.1/``, the ``data/`` folder above it, or a clone's root)."""
@@ -105,7 +91,7 @@ def arena_hard_files(sources: Sequence[Path]) -> ArenaHardFiles:
         if source.name == ANSWERS_FOLDER:
             answers.extend(sorted(source.glob("*.jsonl")))
             continue
-        for folder in _folders(source, SEARCH_DEPTH):
+        for folder in folders_below(source, SEARCH_DEPTH, (ANSWERS_FOLDER, JUDGMENTS_FOLDER)):
             if (folder / QUESTION_FILE).is_file():
                 questions.append(folder / QUESTION_FILE)
             answers.extend(sorted((folder / ANSWERS_FOLDER).glob("*.jsonl")))

@@ -25,6 +25,7 @@ from workbench.domain import (
 )
 from workbench.errors import WorkbenchError
 from workbench.importers.base import Importer, ImportReport, Record, relative_name
+from workbench_arena.folders import folders_below
 from workbench_arena.jsonfiles import (
     RowError,
     read_rows,
@@ -109,24 +110,6 @@ def _matching(root: Path, recursive: bool) -> list[Path]:
     return sorted(found)
 
 
-def _folders(top: Path, depth: int) -> list[Path]:
-    """``top`` and the folders below it, ``depth`` levels down, hidden ones and the release
-    folders' own parts left out."""
-    found = [top]
-    level = [top]
-    for _ in range(depth):
-        level = [
-            child
-            for folder in level
-            for child in sorted(folder.iterdir())
-            if child.is_dir()
-            and not child.name.startswith(".")
-            and child.name not in (ANSWERS_FOLDER, JUDGMENTS_FOLDER)
-        ]
-        found.extend(level)
-    return found
-
-
 def release_files(folder: Path) -> ReleaseFiles:
     """The files the import reads in ``folder``: a release folder (``vision_bench_0617/``), the
     repository's ``data/`` folder (the battles file beside dated release folders), or the root of
@@ -143,7 +126,7 @@ def release_files(folder: Path) -> ReleaseFiles:
     answers: list[Path] = []
     judgments: list[Path] = []
     battles: list[Path] = []
-    for root in _folders(folder, SEARCH_DEPTH):
+    for root in folders_below(folder, SEARCH_DEPTH, (ANSWERS_FOLDER, JUDGMENTS_FOLDER)):
         answers.extend(_matching(root / ANSWERS_FOLDER, recursive=False))
         judgments.extend(_matching(root / JUDGMENTS_FOLDER, recursive=True))
         battles.extend(
