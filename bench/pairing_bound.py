@@ -46,17 +46,11 @@ from scipy.stats import norm
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from adaptive_replay import TAU_GOAL, World, synthetic_world, votes_needed, wildvision_world
+from sample_efficiency import WILDVISION_BATTLES
 
 from workbench.stats.active_sampling import PRIOR_PRECISION
 
 Z95 = 1.959963984540054
-WILDVISION_BATTLES = (
-    Path(__file__).resolve().parents[2]
-    / "shared"
-    / "data"
-    / "wildvision-bench"
-    / "vision_bench_battles.jsonl.gz"
-)
 REPLAY_BUDGET = 60_000
 
 
