@@ -26,7 +26,6 @@ from typing import Any
 from workbench.domain import (
     ImageRecord,
     ItemRecord,
-    JudgmentKind,
     JudgmentRecord,
     Origin,
     OutputRecord,
@@ -36,8 +35,15 @@ from workbench.errors import WorkbenchError
 from workbench.importers.base import Importer, ImportReport, Record, relative_name
 from workbench_arena.conversations import ConversationTurn, read_content, read_prompt_turns
 from workbench_arena.folders import folders_below
-from workbench_arena.jsonfiles import RowError, read_rows, require_object, text_field, typed_field
-from workbench_arena.verdicts import parse_verdict, verdict_from_text
+from workbench_arena.jsonfiles import (
+    RowError,
+    optional_text,
+    read_rows,
+    require_object,
+    text_field,
+    typed_field,
+)
+from workbench_arena.verdicts import parse_verdict, verdict_from_text, verdict_judgment
 
 SOURCE = "arena-hard"
 QUESTION_FILE = "question.jsonl"
@@ -280,7 +286,6 @@ class ArenaHardImporter(Importer):
         origin: Origin,
         findings: _Findings,
     ) -> JudgmentRecord:
-        model_a, model_b = pair
         metadata: dict[str, Any] = {"game": game.index + 1, "position_flip": game.index % 2 == 1}
         verdict = parse_verdict(game.score)
         label = game.score if verdict is not None else None
@@ -294,19 +299,16 @@ class ArenaHardImporter(Importer):
                 findings.recovered += 1
                 metadata["recovered_from_text"] = True
                 label = verdict.label
-        return JudgmentRecord(
+        return verdict_judgment(
             source=SOURCE,
-            item_external_id=question_id,
-            kind=JudgmentKind.JUDGE,
-            model_a=model_a,
-            model_b=model_b,
-            outcome=verdict.outcome if verdict else None,
-            strength=verdict.strength if verdict else 1,
+            question_id=question_id,
+            models=pair,
+            verdict=verdict,
             label=label,
-            rater=judge,
+            judge=judge,
             # both games of one row: a position-swap pair
             group_key=f"{judge}|{question_id}|{model}",
-            raw_text=game.text,
+            text=game.text,
             metadata=metadata,
             origin=origin,
         )
@@ -418,11 +420,8 @@ class _Game:
         text = value.get("judgment")
         if isinstance(text, dict):  # v2.0 keeps the judge's answer as {"answer": ...}
             text = text.get("answer")
-        if text is not None and not isinstance(text, str):
-            raise RowError(f"{where}.judgment", f"must be a string, not {type(text).__name__}")
-        score = value.get("score")
-        if score is not None and not isinstance(score, str):
-            raise RowError(f"{where}.score", f"must be a string, not {type(score).__name__}")
+        text = optional_text(text, f"{where}.judgment")
+        score = optional_text(value.get("score"), f"{where}.score")
         prompt = value.get("user_prompt", value.get("prompt"))
         if isinstance(prompt, list) and len(prompt) == 2 and isinstance(prompt[1], list):
             read_content(prompt, f"{where}.user_prompt")  # [text, [image hashes]]

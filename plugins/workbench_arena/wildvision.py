@@ -28,12 +28,18 @@ from workbench.importers.base import Importer, ImportReport, Record, relative_na
 from workbench_arena.folders import folders_below
 from workbench_arena.jsonfiles import (
     RowError,
+    optional_text,
     read_rows,
     require_object,
     text_field,
     typed_field,
 )
-from workbench_arena.verdicts import labels_in_text, parse_verdict, verdict_from_text
+from workbench_arena.verdicts import (
+    labels_in_text,
+    parse_verdict,
+    verdict_from_text,
+    verdict_judgment,
+)
 
 SOURCE = "wildvision-bench"
 ANSWERS_FOLDER = "model_answers"
@@ -431,18 +437,15 @@ class WildVisionBenchImporter(Importer):
                 )
         if judge_error:
             metadata["judge_error"] = True
-        return JudgmentRecord(
+        return verdict_judgment(
             source=SOURCE,
-            item_external_id=question_id,
-            kind=JudgmentKind.JUDGE,
-            model_a=model_a,
-            model_b=model_b,
-            outcome=verdict.outcome if verdict else None,
-            strength=verdict.strength if verdict else 1,
+            question_id=question_id,
+            models=(model_a, model_b),
+            verdict=verdict,
             label=label,
-            rater=judge,
+            judge=judge,
             group_key=f"{judge}|{question_id}|{model_a}|{model_b}",
-            raw_text=game.text,
+            text=game.text,
             metadata=metadata,
             origin=origin,
         )
@@ -536,12 +539,8 @@ class _Game:
         if not isinstance(value, dict):
             raise RowError(where, f"must be an object, not {type(value).__name__}")
         # The release spells the key "judgment" in most files and "judgement" in two.
-        text = value.get("judgment", value.get("judgement"))
-        if text is not None and not isinstance(text, str):
-            raise RowError(f"{where}.judgment", f"must be a string, not {type(text).__name__}")
-        score = value.get("score")
-        if score is not None and not isinstance(score, str):
-            raise RowError(f"{where}.score", f"must be a string, not {type(score).__name__}")
+        text = optional_text(value.get("judgment", value.get("judgement")), f"{where}.judgment")
+        score = optional_text(value.get("score"), f"{where}.score")
         prompt = value.get("user_prompt")
         if prompt is not None and not isinstance(prompt, list):
             raise RowError(f"{where}.user_prompt", "must be a list of content parts")
