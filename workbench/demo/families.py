@@ -51,15 +51,21 @@ def image_of(name: str, picture: Any) -> DemoImage:
 
 
 def one_picture_item(
-    item_id: str, family: str, category: str, picture: Any, turn: DemoTurn, caption: str, scene: Any
+    item_id: str,
+    family: str,
+    category: str,
+    picture: Any,
+    turns: tuple[DemoTurn, ...],
+    caption: str,
+    scene: Any,
 ) -> DemoItem:
-    """An item of one turn about one drawn picture of ``scene``."""
+    """An item about one drawn picture of ``scene``."""
     return DemoItem(
         external_id=item_id,
         family=family,
         category=category,
         images=(image_of(f"{item_id}.png", picture),),
-        turns=(turn,),
+        turns=turns,
         caption=caption,
         scene={"scene": scene_data(scene)},
     )
@@ -211,7 +217,7 @@ def colours_item(rng: random.Random, item_id: str, number: int) -> DemoItem:
         turn = DemoTurn("Describe the image.", "description", key)
         caption = grid_caption
     return one_picture_item(
-        item_id, "colours", turn.category, draw_shapes(scene), turn, caption, scene
+        item_id, "colours", turn.category, draw_shapes(scene), (turn,), caption, scene
     )
 
 
@@ -286,7 +292,13 @@ def chart_item(rng: random.Random, item_id: str, number: int) -> DemoItem:
         prompt = "What is the total of all the bars in the chart?"
     turn = DemoTurn(prompt, "chart reading", key)
     return one_picture_item(
-        item_id, "charts", "bar chart reading", draw_chart(chart), turn, chart_caption(chart), chart
+        item_id,
+        "charts",
+        "bar chart reading",
+        draw_chart(chart),
+        (turn,),
+        chart_caption(chart),
+        chart,
     )
 
 
@@ -348,7 +360,7 @@ def text_item(rng: random.Random, item_id: str, number: int) -> DemoItem:
         mistake=lambda r: misread(sign.lines, r),
     )
     turn = DemoTurn(prompt, "ocr", key)
-    return one_picture_item(item_id, "ocr", "text reading", draw_sign(sign), turn, caption, sign)
+    return one_picture_item(item_id, "ocr", "text reading", draw_sign(sign), (turn,), caption, sign)
 
 
 # --- clocks ------------------------------------------------------------------------------------
@@ -402,7 +414,7 @@ def clock_item(rng: random.Random, item_id: str, number: int) -> DemoItem:
     )
     turn = DemoTurn(prompt, "clock reading", key)
     return one_picture_item(
-        item_id, "clocks", "clock reading", draw_clock(clock), turn, caption, clock
+        item_id, "clocks", "clock reading", draw_clock(clock), (turn,), caption, clock
     )
 
 
