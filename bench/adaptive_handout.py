@@ -24,15 +24,18 @@ import statistics
 import sys
 import tempfile
 import time
-import uuid
-from datetime import UTC, datetime
 from pathlib import Path
 
 PROJECT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from annotation_next_task import add_random_tasks, insert_in_batches, percentile  # noqa: E402
+from annotation_next_task import (  # noqa: E402
+    add_random_tasks,
+    answered_votes,
+    insert_in_batches,
+    percentile,
+)
 from make_synthetic_bundle import make_synthetic_bundle  # noqa: E402
 from sqlalchemy import select  # noqa: E402
 
@@ -48,7 +51,6 @@ from workbench.storage.models import (  # noqa: E402
     Vote,
 )
 
-ANSWERED_SHARE = 0.3
 PAIRINGS = ("uniform", "adaptive")
 
 
@@ -56,7 +58,6 @@ def add_campaign(bundle: Bundle, name: str, pairing: str, tasks: int, items: int
     """A campaign of ``tasks`` tasks (the same for every ``pairing``: the generator's seed is
     fixed), 30% of them answered by another annotator; returns the votes cast."""
     rng = random.Random(1)
-    now = datetime.now(UTC)
     with bundle.session() as session:
         models = sorted(session.scalars(select(Model.id)))
         campaign = Campaign(
@@ -76,21 +77,7 @@ def add_campaign(bundle: Bundle, name: str, pairing: str, tasks: int, items: int
         session.add(other)
         session.flush()
         rows = add_random_tasks(session, campaign.id, models, tasks, items, 1, rng)
-        votes = [
-            {
-                "uuid": uuid.uuid4().hex,
-                "campaign_id": campaign.id,
-                "pair_id": pair_id,
-                "annotator_id": other.id,
-                "item_id": item_id,
-                "criterion": "overall",
-                "choice": rng.choice("aab"),
-                "cast_at": now,
-                "duration_ms": 5000,
-            }
-            for pair_id, item_id in rows
-            if rng.random() < ANSWERED_SHARE
-        ]
+        votes = answered_votes(campaign.id, rows, [other.id], rng, lambda: rng.choice("aab"))
         insert_in_batches(session, Vote, votes)
         if pairing == "adaptive":
             log = [

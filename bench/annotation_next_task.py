@@ -26,6 +26,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -64,7 +65,6 @@ def percentile(values: list[float], share: float) -> float:
 def add_campaign(bundle: Bundle, tasks: int, items: int, seed: int = 1) -> None:
     """A campaign of ``tasks`` tasks, 30% of them already given both votes by two others."""
     rng = random.Random(seed)
-    now = datetime.now(UTC)
     with bundle.session() as session:
         models = list(session.scalars(select(Model.id)))
         campaign = Campaign(
@@ -79,24 +79,37 @@ def add_campaign(bundle: Bundle, tasks: int, items: int, seed: int = 1) -> None:
         session.add_all(others)
         session.flush()
         rows = add_random_tasks(session, campaign.id, models, tasks, items, 2, rng)
-        votes = [
-            {
-                "uuid": uuid.uuid4().hex,
-                "campaign_id": campaign.id,
-                "pair_id": pair_id,
-                "annotator_id": other.id,
-                "item_id": item_id,
-                "criterion": "overall",
-                "choice": "a",
-                "cast_at": now,
-                "duration_ms": 5000,
-            }
-            for pair_id, item_id in rows
-            if rng.random() < ANSWERED_SHARE
-            for other in others
-        ]
+        votes = answered_votes(campaign.id, rows, [other.id for other in others], rng, lambda: "a")
         insert_in_batches(session, Vote, votes)
         rebuild_counters(session, [campaign.id])
+
+
+def answered_votes(
+    campaign_id: int,
+    rows: Sequence[Row[tuple[int, int]] | tuple[int, int]],
+    annotator_ids: Sequence[int],
+    rng: random.Random,
+    choice: Callable[[], str],
+) -> list[dict[str, Any]]:
+    """Vote rows for ``ANSWERED_SHARE`` of the tasks ``rows`` (their id and item id), one by
+    each of ``annotator_ids``, each with the answer ``choice()`` gives."""
+    now = datetime.now(UTC)
+    return [
+        {
+            "uuid": uuid.uuid4().hex,
+            "campaign_id": campaign_id,
+            "pair_id": pair_id,
+            "annotator_id": annotator_id,
+            "item_id": item_id,
+            "criterion": "overall",
+            "choice": choice(),
+            "cast_at": now,
+            "duration_ms": 5000,
+        }
+        for pair_id, item_id in rows
+        if rng.random() < ANSWERED_SHARE
+        for annotator_id in annotator_ids
+    ]
 
 
 def insert_in_batches(session: Session, table: type, rows: list[dict[str, Any]]) -> None:

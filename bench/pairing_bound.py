@@ -38,6 +38,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from scipy.optimize import minimize, nnls
@@ -46,17 +47,11 @@ from scipy.stats import norm
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from adaptive_replay import TAU_GOAL, World, synthetic_world, votes_needed, wildvision_world
+from sample_efficiency import WILDVISION_BATTLES
 
 from workbench.stats.active_sampling import PRIOR_PRECISION
 
 Z95 = 1.959963984540054
-WILDVISION_BATTLES = (
-    Path(__file__).resolve().parents[2]
-    / "shared"
-    / "data"
-    / "wildvision-bench"
-    / "vision_bench_battles.jsonl.gz"
-)
 REPLAY_BUDGET = 60_000
 
 
@@ -155,16 +150,8 @@ class Design:
         def jacobian(u: np.ndarray) -> np.ndarray:
             return self.variance_ratios(u * scale)[1].T * scale
 
-        result = minimize(
-            lambda u: float(u.sum()),
-            np.ones(pairs),
-            jac=lambda u: np.ones_like(u),
-            method="SLSQP",
-            bounds=[(0, None)] * pairs,
-            constraints=[{"type": "ineq", "fun": constraints, "jac": jacobian}],
-            options={"maxiter": 500, "ftol": 1e-10},
-        )
-        votes = np.maximum(result.x, 0) * scale
+        constraint = {"type": "ineq", "fun": constraints, "jac": jacobian}
+        votes = _fewest_votes(pairs, [constraint], maxiter=500, ftol=1e-10) * scale
         # make it feasible whatever SLSQP's last step left: scale up until every ratio <= 1
         while self.variance_ratios(votes)[0].max() > 1:
             votes = votes * (1 + 1e-4)
@@ -173,6 +160,23 @@ class Design:
         used = votes > 1e-6 * votes.max()
         multipliers, _ = nnls(sensitivity[used], np.ones(int(used.sum())))
         return votes, float(votes.sum()), self.lower_bound(votes, multipliers)
+
+
+def _fewest_votes(
+    pairs: int, constraints: list[dict[str, Any]], maxiter: int, ftol: float
+) -> np.ndarray:
+    """SLSQP's allocation (in units of the caller's scale, from one each) of the fewest votes
+    over ``pairs`` pairs under ``constraints``; negative steps left over are cut to 0."""
+    result = minimize(
+        lambda u: float(u.sum()),
+        np.ones(pairs),
+        jac=lambda u: np.ones_like(u),
+        method="SLSQP",
+        bounds=[(0, None)] * pairs,
+        constraints=constraints,
+        options={"maxiter": maxiter, "ftol": ftol},
+    )
+    return np.maximum(result.x, 0)
 
 
 def order_design(design: Design) -> tuple[np.ndarray, float, float]:
@@ -198,16 +202,7 @@ def order_design(design: Design) -> tuple[np.ndarray, float, float]:
                 "jac": lambda u: design.variance_ratios(u * scale)[1].T * scale,
             }
         )
-    result = minimize(
-        lambda u: float(u.sum()),
-        np.ones(pairs),
-        jac=lambda u: np.ones_like(u),
-        method="SLSQP",
-        bounds=[(0, None)] * pairs,
-        constraints=constraints,
-        options={"maxiter": 300, "ftol": 1e-9},
-    )
-    votes = np.maximum(result.x, 0) * scale
+    votes = _fewest_votes(pairs, constraints, maxiter=300, ftol=1e-9) * scale
 
     def worst(votes: np.ndarray) -> float:
         value = float(design.variance_ratios(votes)[0].max()) if len(design.limits) else 0.0

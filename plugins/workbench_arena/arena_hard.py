@@ -26,7 +26,6 @@ from typing import Any
 from workbench.domain import (
     ImageRecord,
     ItemRecord,
-    JudgmentKind,
     JudgmentRecord,
     Origin,
     OutputRecord,
@@ -35,8 +34,16 @@ from workbench.domain import (
 from workbench.errors import WorkbenchError
 from workbench.importers.base import Importer, ImportReport, Record, relative_name
 from workbench_arena.conversations import ConversationTurn, read_content, read_prompt_turns
-from workbench_arena.jsonfiles import RowError, read_rows, require_object, text_field, typed_field
-from workbench_arena.verdicts import parse_verdict, verdict_from_text
+from workbench_arena.folders import folders_below
+from workbench_arena.jsonfiles import (
+    RowError,
+    optional_text,
+    read_rows,
+    require_object,
+    text_field,
+    typed_field,
+)
+from workbench_arena.verdicts import parse_verdict, verdict_from_text, verdict_judgment
 
 SOURCE = "arena-hard"
 QUESTION_FILE = "question.jsonl"
@@ -68,21 +75,6 @@ class ArenaHardFiles:
         return [*self.questions, *self.answers, *self.judgments]
 
 
-def _folders(top: Path, depth: int) -> list[Path]:
-    found, level = [top], [top]
-    for _ in range(depth):
-        level = [
-            child
-            for folder in level
-            for child in sorted(folder.iterdir())
-            if child.is_dir()
-            and not child.name.startswith(".")
-            and child.name not in (ANSWERS_FOLDER, JUDGMENTS_FOLDER)
-        ]
-        found.extend(level)
-    return found
-
-
 def arena_hard_files(sources: Sequence[Path]) -> ArenaHardFiles:
     """The question, answer and judgment files of the given files and folders (a benchmark
     folder such as ``arena-hard-v0.1/``, the ``data/`` folder above it, or a clone's root)."""
@@ -105,7 +97,7 @@ def arena_hard_files(sources: Sequence[Path]) -> ArenaHardFiles:
         if source.name == ANSWERS_FOLDER:
             answers.extend(sorted(source.glob("*.jsonl")))
             continue
-        for folder in _folders(source, SEARCH_DEPTH):
+        for folder in folders_below(source, SEARCH_DEPTH, (ANSWERS_FOLDER, JUDGMENTS_FOLDER)):
             if (folder / QUESTION_FILE).is_file():
                 questions.append(folder / QUESTION_FILE)
             answers.extend(sorted((folder / ANSWERS_FOLDER).glob("*.jsonl")))
@@ -294,7 +286,6 @@ class ArenaHardImporter(Importer):
         origin: Origin,
         findings: _Findings,
     ) -> JudgmentRecord:
-        model_a, model_b = pair
         metadata: dict[str, Any] = {"game": game.index + 1, "position_flip": game.index % 2 == 1}
         verdict = parse_verdict(game.score)
         label = game.score if verdict is not None else None
@@ -308,19 +299,16 @@ class ArenaHardImporter(Importer):
                 findings.recovered += 1
                 metadata["recovered_from_text"] = True
                 label = verdict.label
-        return JudgmentRecord(
+        return verdict_judgment(
             source=SOURCE,
-            item_external_id=question_id,
-            kind=JudgmentKind.JUDGE,
-            model_a=model_a,
-            model_b=model_b,
-            outcome=verdict.outcome if verdict else None,
-            strength=verdict.strength if verdict else 1,
+            question_id=question_id,
+            models=pair,
+            verdict=verdict,
             label=label,
-            rater=judge,
+            judge=judge,
             # both games of one row: a position-swap pair
             group_key=f"{judge}|{question_id}|{model}",
-            raw_text=game.text,
+            text=game.text,
             metadata=metadata,
             origin=origin,
         )
@@ -432,11 +420,8 @@ class _Game:
         text = value.get("judgment")
         if isinstance(text, dict):  # v2.0 keeps the judge's answer as {"answer": ...}
             text = text.get("answer")
-        if text is not None and not isinstance(text, str):
-            raise RowError(f"{where}.judgment", f"must be a string, not {type(text).__name__}")
-        score = value.get("score")
-        if score is not None and not isinstance(score, str):
-            raise RowError(f"{where}.score", f"must be a string, not {type(score).__name__}")
+        text = optional_text(text, f"{where}.judgment")
+        score = optional_text(value.get("score"), f"{where}.score")
         prompt = value.get("user_prompt", value.get("prompt"))
         if isinstance(prompt, list) and len(prompt) == 2 and isinstance(prompt[1], list):
             read_content(prompt, f"{where}.user_prompt")  # [text, [image hashes]]

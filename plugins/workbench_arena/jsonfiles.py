@@ -215,15 +215,20 @@ def text_field(row: dict[str, Any], key: str, *, required: bool) -> str | None: 
 
 def text_field(row: dict[str, Any], key: str, *, required: bool = True) -> str | None:
     """``row[key]`` as a non-empty string; absent or null is an error only when required."""
-    value = row.get(key)
+    value = optional_text(row.get(key), key)
     if value is None:
         if required:
             raise RowError(key, "is required")
         return None
-    if not isinstance(value, str):
-        raise RowError(key, f"must be a string, not {type(value).__name__}")
     if required and not value.strip():
         raise RowError(key, "must not be empty")
+    return value
+
+
+def optional_text(value: Any, where: str) -> str | None:
+    """``value`` if it is a string or None; anything else is an error of the field ``where``."""
+    if value is not None and not isinstance(value, str):
+        raise RowError(where, f"must be a string, not {type(value).__name__}")
     return value
 
 

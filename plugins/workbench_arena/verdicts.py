@@ -11,9 +11,9 @@ follows that rule by default.
 from __future__ import annotations
 
 import re
-from typing import Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
-from workbench.domain import Outcome
+from workbench.domain import JudgmentKind, JudgmentRecord, Origin, Outcome
 
 #: The labels in the order of the judge prompt: A much better ... B much better.
 VERDICT_LABELS = ("A>>B", "A>B", "A=B", "B>A", "B>>A")
@@ -47,6 +47,38 @@ class Verdict(NamedTuple):
             return "A=B"
         sign = ">>" if self.strength == 2 else ">"
         return f"A{sign}B" if self.outcome is Outcome.A else f"B{sign}A"
+
+
+def verdict_judgment(
+    *,
+    source: str,
+    question_id: str,
+    models: tuple[str, str],
+    verdict: Verdict | None,
+    label: str | None,
+    judge: str,
+    group_key: str,
+    text: str | None,
+    metadata: dict[str, Any],
+    origin: Origin,
+) -> JudgmentRecord:
+    """A judge's verdict on ``models`` (A and B as the judge saw them) as a judgment; one whose
+    verdict could not be read is kept without an outcome."""
+    return JudgmentRecord(
+        source=source,
+        item_external_id=question_id,
+        kind=JudgmentKind.JUDGE,
+        model_a=models[0],
+        model_b=models[1],
+        outcome=verdict.outcome if verdict else None,
+        strength=verdict.strength if verdict else 1,
+        label=label,
+        rater=judge,
+        group_key=group_key,
+        raw_text=text,
+        metadata=metadata,
+        origin=origin,
+    )
 
 
 def parse_verdict(label: str | None) -> Verdict | None:

@@ -25,14 +25,21 @@ from workbench.domain import (
 )
 from workbench.errors import WorkbenchError
 from workbench.importers.base import Importer, ImportReport, Record, relative_name
+from workbench_arena.folders import folders_below
 from workbench_arena.jsonfiles import (
     RowError,
+    optional_text,
     read_rows,
     require_object,
     text_field,
     typed_field,
 )
-from workbench_arena.verdicts import labels_in_text, parse_verdict, verdict_from_text
+from workbench_arena.verdicts import (
+    labels_in_text,
+    parse_verdict,
+    verdict_from_text,
+    verdict_judgment,
+)
 
 SOURCE = "wildvision-bench"
 ANSWERS_FOLDER = "model_answers"
@@ -109,24 +116,6 @@ def _matching(root: Path, recursive: bool) -> list[Path]:
     return sorted(found)
 
 
-def _folders(top: Path, depth: int) -> list[Path]:
-    """``top`` and the folders below it, ``depth`` levels down, hidden ones and the release
-    folders' own parts left out."""
-    found = [top]
-    level = [top]
-    for _ in range(depth):
-        level = [
-            child
-            for folder in level
-            for child in sorted(folder.iterdir())
-            if child.is_dir()
-            and not child.name.startswith(".")
-            and child.name not in (ANSWERS_FOLDER, JUDGMENTS_FOLDER)
-        ]
-        found.extend(level)
-    return found
-
-
 def release_files(folder: Path) -> ReleaseFiles:
     """The files the import reads in ``folder``: a release folder (``vision_bench_0617/``), the
     repository's ``data/`` folder (the battles file beside dated release folders), or the root of
@@ -143,7 +132,7 @@ def release_files(folder: Path) -> ReleaseFiles:
     answers: list[Path] = []
     judgments: list[Path] = []
     battles: list[Path] = []
-    for root in _folders(folder, SEARCH_DEPTH):
+    for root in folders_below(folder, SEARCH_DEPTH, (ANSWERS_FOLDER, JUDGMENTS_FOLDER)):
         answers.extend(_matching(root / ANSWERS_FOLDER, recursive=False))
         judgments.extend(_matching(root / JUDGMENTS_FOLDER, recursive=True))
         battles.extend(
@@ -448,18 +437,15 @@ class WildVisionBenchImporter(Importer):
                 )
         if judge_error:
             metadata["judge_error"] = True
-        return JudgmentRecord(
+        return verdict_judgment(
             source=SOURCE,
-            item_external_id=question_id,
-            kind=JudgmentKind.JUDGE,
-            model_a=model_a,
-            model_b=model_b,
-            outcome=verdict.outcome if verdict else None,
-            strength=verdict.strength if verdict else 1,
+            question_id=question_id,
+            models=(model_a, model_b),
+            verdict=verdict,
             label=label,
-            rater=judge,
+            judge=judge,
             group_key=f"{judge}|{question_id}|{model_a}|{model_b}",
-            raw_text=game.text,
+            text=game.text,
             metadata=metadata,
             origin=origin,
         )
@@ -553,12 +539,8 @@ class _Game:
         if not isinstance(value, dict):
             raise RowError(where, f"must be an object, not {type(value).__name__}")
         # The release spells the key "judgment" in most files and "judgement" in two.
-        text = value.get("judgment", value.get("judgement"))
-        if text is not None and not isinstance(text, str):
-            raise RowError(f"{where}.judgment", f"must be a string, not {type(text).__name__}")
-        score = value.get("score")
-        if score is not None and not isinstance(score, str):
-            raise RowError(f"{where}.score", f"must be a string, not {type(score).__name__}")
+        text = optional_text(value.get("judgment", value.get("judgement")), f"{where}.judgment")
+        score = optional_text(value.get("score"), f"{where}.score")
         prompt = value.get("user_prompt")
         if prompt is not None and not isinstance(prompt, list):
             raise RowError(f"{where}.user_prompt", "must be a list of content parts")

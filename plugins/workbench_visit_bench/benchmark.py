@@ -250,13 +250,7 @@ class VisitBenchImporter(Importer):
                 f"(found: {', '.join(table.columns)}){hint}",
             )
             return
-        missing = [column for column in schema.columns if column not in table.columns]
-        if missing:
-            report.reject(
-                table.origin(),
-                ", ".join(missing),
-                f"{schema.name} CSV lacks column(s): {', '.join(missing)}",
-            )
+        if not table.has_columns(schema.columns, schema.name, report):
             return
         try:
             for row in table.rows(report):

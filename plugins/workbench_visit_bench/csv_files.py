@@ -52,6 +52,18 @@ class CsvTable:
     def origin(self, row: int | None = None) -> Origin:
         return Origin(self.name, row)
 
+    def has_columns(self, required: Sequence[str], what: str, report: ImportReport) -> bool:
+        """Whether the header has every ``required`` column; if not, the file is rejected as a
+        ``what`` CSV that lacks them."""
+        missing = [column for column in required if column not in self.columns]
+        if missing:
+            report.reject(
+                self.origin(),
+                ", ".join(missing),
+                f"{what} CSV lacks column(s): {', '.join(missing)}",
+            )
+        return not missing
+
     def rows(self, report: ImportReport) -> Iterator[CsvRow]:
         """The data rows. A row with the wrong number of fields is rejected and skipped; a
         quoting error ends the file with :class:`CsvFileError` (nothing after it is trusted)."""

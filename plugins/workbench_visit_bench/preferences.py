@@ -132,13 +132,7 @@ class VisitBenchPreferencesImporter(Importer):
         except CsvFileError as error:
             report.reject(Origin(path.name, error.row), None, error.reason)
             return
-        missing = [column for column in REQUIRED_COLUMNS if column not in table.columns]
-        if missing:
-            report.reject(
-                table.origin(),
-                ", ".join(missing),
-                f"preference CSV lacks column(s): {', '.join(missing)}",
-            )
+        if not table.has_columns(REQUIRED_COLUMNS, "preference", report):
             return
         raters = rater_columns(table.columns)
         if not raters:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,16 @@ from workbench.storage import Bundle
 
 def print_json(data: Any) -> None:
     print(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def _print_result(args: argparse.Namespace, data: Any, lines: Iterable[str]) -> int:
+    """``data`` as JSON with ``--json``, else ``lines`` for a person to read."""
+    if args.json:
+        print_json(data)
+    else:
+        for line in lines:
+            print(line)
+    return 0
 
 
 def _names(text: str) -> list[str] | None:
@@ -179,58 +190,57 @@ def run_adjudicate(args: argparse.Namespace) -> int:
             args.adjudicator,
             args.criterion,
         )
-    if args.json:
-        print_json(record)
-        return 0
-    print(
+    line = (
         f"task {record['task']} of {record['campaign']}: {record['answer']} "
         f"({record['criterion']}), by {record['adjudicator']}"
     )
-    return 0
+    return _print_result(args, record, [line])
+
+
+def _stuck_task_command(
+    args: argparse.Namespace,
+    operation: Callable[[Bundle, str, int, Any], dict[str, Any]],
+    value: Any,
+    describe: Callable[[dict[str, Any]], str],
+) -> int:
+    """Apply a stuck-task ``operation`` to the task ``args`` name and say what it did."""
+    with Bundle.open(args.bundle) as bundle:
+        result = operation(bundle, args.name, args.task, value)
+    line = f"task {result['task']} of {result['campaign']} {describe(result)}"
+    return _print_result(args, result, [line])
 
 
 def run_reassign(args: argparse.Namespace) -> int:
-    with Bundle.open(args.bundle) as bundle:
-        result = reassign_task(bundle, args.name, args.task, args.to)
-    if args.json:
-        print_json(result)
-        return 0
-    withdrawn = " (their skip is withdrawn)" if result["withdrawn_skips"] else ""
-    print(
-        f"task {result['task']} of {result['campaign']} is reserved for "
-        f"{result['annotator']}{withdrawn}: {result['votes']} of {result['votes_target']} votes"
-    )
-    return 0
+    def describe(result: dict[str, Any]) -> str:
+        withdrawn = " (their skip is withdrawn)" if result["withdrawn_skips"] else ""
+        return (
+            f"is reserved for {result['annotator']}{withdrawn}: "
+            f"{result['votes']} of {result['votes_target']} votes"
+        )
+
+    return _stuck_task_command(args, reassign_task, args.to, describe)
 
 
 def run_lower_votes(args: argparse.Namespace) -> int:
-    with Bundle.open(args.bundle) as bundle:
-        result = lower_votes_needed(bundle, args.name, args.task, args.votes)
-    if args.json:
-        print_json(result)
-        return 0
-    done = "complete" if result["complete"] else "still open"
-    print(
-        f"task {result['task']} of {result['campaign']} now needs {result['votes_target']} "
-        f"vote(s) (was {result['votes_target_before']}); it has {result['votes']}: {done}"
-    )
-    return 0
+    def describe(result: dict[str, Any]) -> str:
+        done = "complete" if result["complete"] else "still open"
+        return (
+            f"now needs {result['votes_target']} vote(s) (was {result['votes_target_before']}); "
+            f"it has {result['votes']}: {done}"
+        )
+
+    return _stuck_task_command(args, lower_votes_needed, args.votes, describe)
 
 
 def run_list(args: argparse.Namespace) -> int:
     with Bundle.open(args.bundle) as bundle:
         campaigns = list_campaigns(bundle)
-    if args.json:
-        print_json(campaigns)
-        return 0
-    if not campaigns:
-        print("no campaigns")
-    for campaign in campaigns:
-        print(
-            f"{campaign['name']}: {campaign['protocol']}, {campaign['tasks']} tasks, "
-            f"{campaign['tasks_with_votes']} with votes ({campaign['status']})"
-        )
-    return 0
+    lines = [
+        f"{campaign['name']}: {campaign['protocol']}, {campaign['tasks']} tasks, "
+        f"{campaign['tasks_with_votes']} with votes ({campaign['status']})"
+        for campaign in campaigns
+    ]
+    return _print_result(args, campaigns, lines or ["no campaigns"])
 
 
 def run_annotator_add(args: argparse.Namespace) -> int:

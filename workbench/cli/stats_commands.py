@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from collections.abc import Callable
 from typing import Any
 
 from workbench.cli.arguments import AGREEMENT_DEFAULTS, FILTER_FLAGS
@@ -68,6 +69,26 @@ def _number(value: Any, digits: int = 1) -> str:
 
 
 # --- leaderboard -------------------------------------------------------------------------------
+
+#: columns the table shows only when the board has them: the board column that says so, the
+#: header, and the row's cells
+_OPTIONAL_COLUMNS: tuple[tuple[str, str, Callable[[Any], str]], ...] = (
+    (
+        "rating_without_style_control",
+        f"  {'no style':>8}  {'rank change':>11}",
+        lambda row: f"  {row.rating_without_style_control:>8.1f}  {row.rank_change:>+11d}",
+    ),
+    (
+        "mean_answer_tokens",
+        f"  {'tokens':>6}",
+        lambda row: f"  {_number(row.mean_answer_tokens, 0):>6}",
+    ),
+    (
+        "rank_lower",
+        f"  {'rank-set':>8}  {'verdicts':>8}",
+        lambda row: f"  {f'{row.rank_lower}-{row.rank_upper}':>8}  {row.judge_verdicts:>8}",
+    ),
+)
 
 
 def run_full_leaderboard(args: argparse.Namespace, request: AnalysisRequest) -> int:
@@ -142,19 +163,11 @@ def _print_leaderboard(result: Any) -> None:
         print(f"flags: {flagged}")
     table = board.table
     width = max(5, *(len(str(model)) for model in table["model"]))
-    styled = "rating_without_style_control" in table.columns
-    tokens = "mean_answer_tokens" in table.columns
-    ranked = "rank_lower" in table.columns
+    extra = [column for column in _OPTIONAL_COLUMNS if column[0] in table.columns]
     header = (
         f"{'#':>3}  {'model':<{width}}  {'rating':>8}  {'95% CI':>17}  {'vs anchor':>9}  {'n':>6}"
     )
-    if styled:
-        header += f"  {'no style':>8}  {'rank change':>11}"
-    if tokens:
-        header += f"  {'tokens':>6}"
-    if ranked:
-        header += f"  {'rank-set':>8}  {'verdicts':>8}"
-    print(header)
+    print(header + "".join(title for _, title, _ in extra))
     for rank, row in enumerate(table.itertuples(index=False), start=1):
         interval = (
             f"{_number(row.ci_lower)} .. {_number(row.ci_upper)}"
@@ -166,13 +179,7 @@ def _print_leaderboard(result: Any) -> None:
             f"{rank:>3}  {row.model:<{width}}  {row.rating:>8.1f}  {interval:>17}  {win:>9}  "
             f"{row.n:>6}"
         )
-        if styled:
-            line += f"  {row.rating_without_style_control:>8.1f}  {row.rank_change:>+11d}"
-        if tokens:
-            line += f"  {_number(row.mean_answer_tokens, 0):>6}"
-        if ranked:
-            line += f"  {f'{row.rank_lower}-{row.rank_upper}':>8}  {row.judge_verdicts:>8}"
-        print(line)
+        print(line + "".join(cells(row) for _, _, cells in extra))
     if board.style_coefficients is not None:
         print(
             f"style control: {board.style_estimator}; style coefficients (log-odds per SD): "

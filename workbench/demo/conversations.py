@@ -7,7 +7,7 @@ import random
 from collections import Counter
 
 from workbench.demo.drawing import draw_chart, draw_shapes
-from workbench.demo.families import chart_caption, chart_table, image_of, scene_data
+from workbench.demo.families import chart_caption, chart_table, one_picture_item
 from workbench.demo.keys import AnswerKey, DemoItem, DemoTurn, near_miss, other_than
 from workbench.demo.scenes import BarChart, sample_chart, sample_scattered_scene
 from workbench.demo.wording import counted, inventory_text, join_words, number_word
@@ -121,14 +121,8 @@ def shape_story_item(rng: random.Random, item_id: str) -> DemoItem:
         f"A drawing of {counted(total, 'flat shape')} scattered over a pale background: "
         f"{inventory_text(scene)}. By colour: " + join_words([f"{n} {c}" for c, n in tally]) + "."
     )
-    return DemoItem(
-        external_id=item_id,
-        family="multi-turn",
-        category="shape story",
-        images=(image_of(f"{item_id}.png", draw_shapes(scene)),),
-        turns=turns,
-        caption=caption,
-        scene={"scene": scene_data(scene)},
+    return one_picture_item(
+        item_id, "multi-turn", "shape story", draw_shapes(scene), turns, caption, scene
     )
 
 
@@ -222,14 +216,8 @@ def chart_news_item(rng: random.Random, item_id: str) -> DemoItem:
             focus_points=focus,
         ),
     )
-    return DemoItem(
-        external_id=item_id,
-        family="multi-turn",
-        category="chart news",
-        images=(image_of(f"{item_id}.png", draw_chart(chart)),),
-        turns=turns,
-        caption=chart_caption(chart),
-        scene={"scene": scene_data(chart)},
+    return one_picture_item(
+        item_id, "multi-turn", "chart news", draw_chart(chart), turns, chart_caption(chart), chart
     )
 
 

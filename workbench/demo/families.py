@@ -50,6 +50,27 @@ def image_of(name: str, picture: Any) -> DemoImage:
     return DemoImage(name, to_png(picture), picture.width, picture.height)
 
 
+def one_picture_item(
+    item_id: str,
+    family: str,
+    category: str,
+    picture: Any,
+    turns: tuple[DemoTurn, ...],
+    caption: str,
+    scene: Any,
+) -> DemoItem:
+    """An item about one drawn picture of ``scene``."""
+    return DemoItem(
+        external_id=item_id,
+        family=family,
+        category=category,
+        images=(image_of(f"{item_id}.png", picture),),
+        turns=turns,
+        caption=caption,
+        scene={"scene": scene_data(scene)},
+    )
+
+
 # --- counting ----------------------------------------------------------------------------------
 
 
@@ -195,14 +216,8 @@ def colours_item(rng: random.Random, item_id: str, number: int) -> DemoItem:
         )
         turn = DemoTurn("Describe the image.", "description", key)
         caption = grid_caption
-    return DemoItem(
-        external_id=item_id,
-        family="colours",
-        category=turn.category,
-        images=(image_of(f"{item_id}.png", draw_shapes(scene)),),
-        turns=(turn,),
-        caption=caption,
-        scene={"scene": scene_data(scene)},
+    return one_picture_item(
+        item_id, "colours", turn.category, draw_shapes(scene), (turn,), caption, scene
     )
 
 
@@ -275,14 +290,15 @@ def chart_item(rng: random.Random, item_id: str, number: int) -> DemoItem:
     else:
         key = _number_key(chart, sum(chart.values), f"The bars add up to {{}} {chart.unit}.", 5)
         prompt = "What is the total of all the bars in the chart?"
-    return DemoItem(
-        external_id=item_id,
-        family="charts",
-        category="bar chart reading",
-        images=(image_of(f"{item_id}.png", draw_chart(chart)),),
-        turns=(DemoTurn(prompt, "chart reading", key),),
-        caption=chart_caption(chart),
-        scene={"scene": scene_data(chart)},
+    turn = DemoTurn(prompt, "chart reading", key)
+    return one_picture_item(
+        item_id,
+        "charts",
+        "bar chart reading",
+        draw_chart(chart),
+        (turn,),
+        chart_caption(chart),
+        chart,
     )
 
 
@@ -343,15 +359,8 @@ def text_item(rng: random.Random, item_id: str, number: int) -> DemoItem:
         explain=explain,
         mistake=lambda r: misread(sign.lines, r),
     )
-    return DemoItem(
-        external_id=item_id,
-        family="ocr",
-        category="text reading",
-        images=(image_of(f"{item_id}.png", draw_sign(sign)),),
-        turns=(DemoTurn(prompt, "ocr", key),),
-        caption=caption,
-        scene={"scene": scene_data(sign)},
-    )
+    turn = DemoTurn(prompt, "ocr", key)
+    return one_picture_item(item_id, "ocr", "text reading", draw_sign(sign), (turn,), caption, sign)
 
 
 # --- clocks ------------------------------------------------------------------------------------
@@ -403,14 +412,9 @@ def clock_item(rng: random.Random, item_id: str, number: int) -> DemoItem:
         f"black hour hand {_hour_hand(clock)} and the long red minute hand points at the {mark}, "
         f"so the clock shows {_time(truth)}."
     )
-    return DemoItem(
-        external_id=item_id,
-        family="clocks",
-        category="clock reading",
-        images=(image_of(f"{item_id}.png", draw_clock(clock)),),
-        turns=(DemoTurn(prompt, "clock reading", key),),
-        caption=caption,
-        scene={"scene": scene_data(clock)},
+    turn = DemoTurn(prompt, "clock reading", key)
+    return one_picture_item(
+        item_id, "clocks", "clock reading", draw_clock(clock), (turn,), caption, clock
     )
 
 

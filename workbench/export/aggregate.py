@@ -10,6 +10,7 @@ from typing import Any
 
 from workbench.export.canonical_json import dumps
 from workbench.export.external_sort import sorted_by_key
+from workbench.export.pairwise import PAIR_COLUMNS
 
 AGGREGATE_TAG = "vlm-workbench/pairwise-aggregate"
 AGGREGATE_VERSION = 1
@@ -18,16 +19,7 @@ _SWAPPED = {"a": "b", "b": "a"}
 CSV_COLUMNS = (
     "format",
     "format_version",
-    "source",
-    "item_id",
-    "turn",
-    "criterion",
-    "context",
-    "instruction",
-    "model_a",
-    "model_b",
-    "output_a",
-    "output_b",
+    *PAIR_COLUMNS,
     "judgments",
     "wins_a",
     "wins_b",

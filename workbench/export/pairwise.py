@@ -30,12 +30,9 @@ _WINNER_OF_TIE = {"tie": "tie", "both_bad": "both_bad"}
 #: items whose texts are read at once
 _ITEM_CHUNK = 500
 
-#: the CSV's columns, in order; nested fields of the JSONL record are flattened or left out
-CSV_COLUMNS = (
-    "format",
-    "format_version",
-    "origin",
-    "kind",
+#: the columns that say which pair of answers a CSV row labels, in order (the per-judgment and
+#: the aggregated CSV alike)
+PAIR_COLUMNS = (
     "source",
     "item_id",
     "turn",
@@ -46,6 +43,15 @@ CSV_COLUMNS = (
     "model_b",
     "output_a",
     "output_b",
+)
+
+#: the CSV's columns, in order; nested fields of the JSONL record are flattened or left out
+CSV_COLUMNS = (
+    "format",
+    "format_version",
+    "origin",
+    "kind",
+    *PAIR_COLUMNS,
     "shown_left",
     "shown_right",
     "choice",

@@ -7,6 +7,7 @@ import json
 import logging
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
@@ -35,12 +36,24 @@ from workbench.storage.dialects import parse_location
 
 log = logging.getLogger(__name__)
 
+
+@dataclass(frozen=True)
+class _Run:
+    """What every format's writer reads from and reports into during one export."""
+
+    session: Session
+    images: ImageWriter
+    options: ExportOptions
+    steps: Steps
+    #: what the format leaves out
+    left_out: Counter[str] = field(default_factory=Counter)
+    #: what the format wrote only because the options asked for it
+    included: Counter[str] = field(default_factory=Counter)
+
+
 #: a writer writes the judgments of ``iter_judgments`` to the handle as it reads them, counting
-#: what its format leaves out in the first counter and what it wrote only because the options
-#: asked for it in the second, and returns the number of records written
-Writer = Callable[
-    [IO[str], Session, ImageWriter, ExportOptions, Steps, Counter[str], Counter[str]], int
-]
+#: into the run's ``left_out`` and ``included``, and returns the number of records written
+Writer = Callable[[IO[str], _Run], int]
 
 #: records written between two progress reports (and chances to cancel)
 RECORDS_PER_STEP = 1000
@@ -63,80 +76,45 @@ def _write_lines(handle: IO[str], texts: Iterable[str]) -> int:
     return count
 
 
-def _items(
-    handle: IO[str],
-    session: Session,
-    images: ImageWriter,
-    options: ExportOptions,
-    steps: Steps,
-    left_out: Counter[str],
-    included: Counter[str],
-) -> int:
-    judgments = iter_judgments(session, options, by_item=True)
-    return _write_lines(
-        handle, _stepped(item_texts(session, judgments, images, steps, left_out), steps)
-    )
+def _items(handle: IO[str], run: _Run) -> int:
+    judgments = iter_judgments(run.session, run.options, by_item=True)
+    texts = item_texts(run.session, judgments, run.images, run.steps, run.left_out)
+    return _write_lines(handle, _stepped(texts, run.steps))
 
 
-def _groups(
-    session: Session, images: ImageWriter, options: ExportOptions, steps: Steps
-) -> Iterator[list[dict[str, Any]]]:
-    total = count_judged_items(session, options)
-    judgments = iter_judgments(session, options, by_item=True)
-    return records_by_item(session, judgments, images, steps, total)
+def _groups(run: _Run) -> Iterator[list[dict[str, Any]]]:
+    total = count_judged_items(run.session, run.options)
+    judgments = iter_judgments(run.session, run.options, by_item=True)
+    return records_by_item(run.session, judgments, run.images, run.steps, total)
 
 
-def _pairwise(
-    handle: IO[str],
-    session: Session,
-    images: ImageWriter,
-    options: ExportOptions,
-    steps: Steps,
-    left_out: Counter[str],
-    included: Counter[str],
-) -> int:
-    groups = _groups(session, images, options, steps)
-    texts = aggregated_texts(groups) if options.aggregate else pairwise_texts(groups)
-    return _write_lines(handle, _stepped(texts, steps))
+def _pairwise(handle: IO[str], run: _Run) -> int:
+    groups = _groups(run)
+    texts = aggregated_texts(groups) if run.options.aggregate else pairwise_texts(groups)
+    return _write_lines(handle, _stepped(texts, run.steps))
 
 
-def _csv(
-    handle: IO[str],
-    session: Session,
-    images: ImageWriter,
-    options: ExportOptions,
-    steps: Steps,
-    left_out: Counter[str],
-    included: Counter[str],
-) -> int:
-    groups = _groups(session, images, options, steps)
-    if options.aggregate:
+def _csv(handle: IO[str], run: _Run) -> int:
+    groups = _groups(run)
+    if run.options.aggregate:
         records = map(json.loads, aggregated_texts(groups))
-        return write_csv(handle, _stepped(records, steps), AGGREGATE_COLUMNS)
-    return write_csv(handle, _stepped(map(json.loads, pairwise_texts(groups)), steps))
+        return write_csv(handle, _stepped(records, run.steps), AGGREGATE_COLUMNS)
+    return write_csv(handle, _stepped(map(json.loads, pairwise_texts(groups)), run.steps))
 
 
-def _arena(
-    handle: IO[str],
-    session: Session,
-    images: ImageWriter,
-    options: ExportOptions,
-    steps: Steps,
-    left_out: Counter[str],
-    included: Counter[str],
-) -> int:
+def _arena(handle: IO[str], run: _Run) -> int:
     # a JSON list, one battle per line, as FastChat's tools and pandas.read_json read it;
     # written as the battles come, in stored order
     handle.write("[\n")
     count = 0
     written = battles(
-        session,
-        iter_judgments(session, options),
-        left_out,
-        include_derived=options.include_derived,
-        included=included,
+        run.session,
+        iter_judgments(run.session, run.options),
+        run.left_out,
+        include_derived=run.options.include_derived,
+        included=run.included,
     )
-    for battle in _stepped(written, steps):
+    for battle in _stepped(written, run.steps):
         handle.write((",\n" if count else "") + dumps(battle))
         count += 1
     handle.write(("\n" if count else "") + "]\n")
@@ -200,11 +178,10 @@ def export_bundle(
         steps("judgments", 0, 0)
         # an unknown campaign is refused before a file is opened
         check_judgment_options(session, options)
-        left_out: Counter[str] = Counter()
-        included: Counter[str] = Counter()
+        run = _Run(session, images, options, steps)
         try:
             with atomic_text_file(target) as handle:
-                records = writer(handle, session, images, options, steps, left_out, included)
+                records = writer(handle, run)
                 # the last chance: once renamed into place, the export is whole and stays
                 steps.check()
         except OSError as error:  # a full disk, a read-only folder, a place like /proc
@@ -218,8 +195,8 @@ def export_bundle(
         format=options.format,
         records=records,
         images_written=len(images.written),
-        left_out={name: count for name, count in left_out.items() if count},
-        included={name: count for name, count in included.items() if count},
+        left_out={name: count for name, count in run.left_out.items() if count},
+        included={name: count for name, count in run.included.items() if count},
         images=options.images.value,
         images_not_exported=images.not_exported,
     )

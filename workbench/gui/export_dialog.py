@@ -25,7 +25,7 @@ from workbench.export import export_bundle as run_export
 from workbench.export.pseudonyms import pseudonym_key
 from workbench.gui.background import BackgroundRunner
 from workbench.gui.forms.ui_export_dialog import Ui_ExportDialog
-from workbench.gui.jobs import Access, Job, JobControl, JobStatus, jobs_for
+from workbench.gui.jobs import Access, Job, JobControl, jobs_for
 from workbench.gui.locations import default_output, display_location
 from workbench.gui.problem_dialog import show_problem
 from workbench.storage import Bundle
@@ -214,17 +214,10 @@ class ExportDialog(QDialog, Ui_ExportDialog):
         self.job.finished.connect(self._job_ended)
 
     def _job_ended(self) -> None:
-        job = self.job
-        if job is None:
-            return
-        if job.status is JobStatus.SUCCEEDED:
-            job.set_outcome(describe_summary(job.result))
-            self._succeeded(job.result)
-        elif job.status is JobStatus.CANCELLED:
-            self._failed("", "")
-            self.status_label.setText("Export cancelled; no file was written.")
-        else:
-            self._failed(job.error, job.details)
+        if self.job is not None:
+            self.job.report_ending(
+                self._succeeded, self._cancelled, self._failed, describe=describe_summary
+            )
 
     def _succeeded(self, summary: ExportSummary) -> None:
         self._set_running(False)
@@ -232,6 +225,10 @@ class ExportDialog(QDialog, Ui_ExportDialog):
         self.summary = summary
         self.status_label.setText(describe_summary(summary))
         self.exported.emit(summary)
+
+    def _cancelled(self) -> None:
+        self._set_running(False)
+        self.status_label.setText("Export cancelled; no file was written.")
 
     def _failed(self, message: str, details: str) -> None:
         self._set_running(False)

@@ -208,16 +208,10 @@ class ImportDialog(QDialog):
         self.ui.statusLabel.setText(job.text)
 
     def _job_ended(self) -> None:
-        job = self.job
-        if job is None:
-            return
-        if job.status is JobStatus.SUCCEEDED:
-            job.set_outcome(describe_result(job.result))
-            self._succeeded(job.result)
-        elif job.status is JobStatus.CANCELLED:
-            self._cancelled()
-        else:
-            self._failed(job.error, job.details)
+        if self.job is not None:
+            self.job.report_ending(
+                self._succeeded, self._cancelled, self._failed, describe=describe_result
+            )
 
     def _succeeded(self, result: ImportResult) -> None:
         self._finish()

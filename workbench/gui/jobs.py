@@ -232,6 +232,25 @@ class Job(QObject):
             self.text = text
             self.changed.emit()
 
+    def report_ending(
+        self,
+        succeeded: Callable[[Any], None],
+        cancelled: Callable[[], None],
+        failed: Callable[[str, str], None],
+        describe: Callable[[Any], str] | None = None,
+    ) -> None:
+        """Tell the dialog that started the finished job how it ended: ``succeeded(result)``
+        (after ``describe(result)`` became the job's outcome), ``cancelled()``, or
+        ``failed(error, details)``."""
+        if self.status is JobStatus.SUCCEEDED:
+            if describe is not None:
+                self.set_outcome(describe(self.result))
+            succeeded(self.result)
+        elif self.status is JobStatus.CANCELLED:
+            cancelled()
+        else:
+            failed(self.error, self.details)
+
     def end(self, value: Any, error: BaseException | None = None) -> None:
         """Record the outcome of work this job follows (see :meth:`JobManager.follow`); safe
         from any thread (queued to the GUI thread)."""

@@ -60,7 +60,7 @@ from workbench.storage.models import (
     Turn,
     Vote,
 )
-from workbench.storage.transfer import TransferError, copy_table
+from workbench.storage.transfer import Observer, TableCounts, TransferError, copy_table
 
 log = logging.getLogger(__name__)
 
@@ -745,46 +745,47 @@ def merge_pack(bundle: Bundle, pack_path: str | Path) -> MergeReport:
                     report.retractions += 1
 
             session.flush()
-            # every task of the pack: votes added, retractions reconciled, leases released
-            with counting(session, [pair.id for pair in pairs.values()]):
+            pack_maps: dict[str, Mapping[Any, Any]] = {
+                **id_maps,
+                "campaigns": {content.campaign_id: campaign.id},
+                "annotators": {content.annotator_id: annotator.id},
+            }
+
+            def copy_rows(
+                table: str, source_where: Any, target_where: Any, observe: Observer | None = None
+            ) -> TableCounts:
                 try:
-                    counts = copy_table(
+                    return copy_table(
                         source.connection(),
                         session.connection(),
-                        "votes",
+                        table,
                         PACK_POLICY,
-                        {
-                            **id_maps,
-                            "campaigns": {content.campaign_id: campaign.id},
-                            "annotators": {content.annotator_id: annotator.id},
-                        },
-                        source_where=own_votes,
-                        target_where=votes.c.campaign_id == campaign.id,
+                        pack_maps,
+                        source_where=source_where,
+                        target_where=target_where,
                         observe=observe,
                     )
                 except TransferError as error:
                     raise PackError(f"{pack_path} cannot be merged: {error}") from error
+
+            # every task of the pack: votes added, retractions reconciled, leases released
+            with counting(session, [pair.id for pair in pairs.values()]):
+                counts = copy_rows(
+                    "votes",
+                    source_where=own_votes,
+                    target_where=votes.c.campaign_id == campaign.id,
+                    observe=observe,
+                )
                 report.added, report.unchanged = counts.copied, counts.unchanged
                 flags = Flag.__table__
-                try:
-                    copied_flags = copy_table(
-                        source.connection(),
-                        session.connection(),
-                        "flags",
-                        PACK_POLICY,
-                        {
-                            **id_maps,
-                            "campaigns": {content.campaign_id: campaign.id},
-                            "annotators": {content.annotator_id: annotator.id},
-                        },
-                        source_where=and_(
-                            flags.c.campaign_id == content.campaign_id,
-                            flags.c.annotator_id == (content.annotator_id or 0),
-                        ),
-                        target_where=flags.c.campaign_id == campaign.id,
-                    )
-                except TransferError as error:
-                    raise PackError(f"{pack_path} cannot be merged: {error}") from error
+                copied_flags = copy_rows(
+                    "flags",
+                    source_where=and_(
+                        flags.c.campaign_id == content.campaign_id,
+                        flags.c.annotator_id == (content.annotator_id or 0),
+                    ),
+                    target_where=flags.c.campaign_id == campaign.id,
+                )
                 report.flags_added = copied_flags.copied
                 touched = {(pair_id, annotator.id) for pair_id in answered}
                 _release_pack_leases(session, touched)

@@ -61,6 +61,27 @@ def checked_battles(battles: pd.DataFrame) -> pd.DataFrame:
     return battles.assign(weight=1.0)
 
 
+def indexed_battles(
+    battles: pd.DataFrame,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[str, ...]]:
+    """Checked battles as arrays in stored order: the index of model_a and of model_b, the score
+    of model_a (1, 0 or 0.5 for ties and both-bad), and the models in order of first appearance."""
+    n_rows = len(battles)
+    codes, uniques = pd.factorize(
+        pd.concat([battles["model_a"], battles["model_b"]], ignore_index=True)
+    )
+    outcome = battles["outcome"].to_numpy()
+    score = np.where(
+        outcome == Outcome.A.value, 1.0, np.where(outcome == Outcome.B.value, 0.0, 0.5)
+    )
+    return (
+        codes[:n_rows].astype(np.int64),
+        codes[n_rows:].astype(np.int64),
+        score,
+        tuple(str(model) for model in uniques),
+    )
+
+
 def battles_from_fastchat(frame: pd.DataFrame) -> pd.DataFrame:
     """Convert a FastChat/Arena-Hard battle frame (``winner`` in model_a, model_b, tie,
     "tie (bothbad)") into this package's ``outcome`` vocabulary, keeping the row order."""

@@ -8,8 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from workbench.domain import Outcome
-from workbench.stats.battles import checked_battles
+from workbench.stats.battles import checked_battles, indexed_battles
 from workbench.stats.errors import StatsInputError
 
 
@@ -37,21 +36,14 @@ def sequence_arrays(
     repeats = np.rint(weight)
     if not np.allclose(weight, repeats):
         raise StatsInputError("online Elo needs whole-number battle weights")
-    n_rows = len(battles)
-    codes, uniques = pd.factorize(
-        pd.concat([battles["model_a"], battles["model_b"]], ignore_index=True)
-    )
-    outcome = battles["outcome"].to_numpy()
-    score = np.where(
-        outcome == Outcome.A.value, 1.0, np.where(outcome == Outcome.B.value, 0.0, 0.5)
-    )
+    index_a, index_b, score, models = indexed_battles(battles)
     repeats = repeats.astype(np.int64)
     return (
-        np.repeat(codes[:n_rows].astype(np.int64), repeats),
-        np.repeat(codes[n_rows:].astype(np.int64), repeats),
+        np.repeat(index_a, repeats),
+        np.repeat(index_b, repeats),
         np.repeat(score, repeats),
         np.ones(int(repeats.sum())),
-        tuple(str(model) for model in uniques),
+        models,
     )
 
 

@@ -16,8 +16,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit, log_expit
 
-from workbench.domain import Outcome
-from workbench.stats.battles import checked_battles
+from workbench.stats.battles import checked_battles, indexed_battles
 from workbench.stats.bradley_terry import DEFAULT_SCALE, Anchor, EloScale
 from workbench.stats.errors import StatsInputError
 
@@ -181,24 +180,10 @@ def _style_arrays(
     battles = checked_battles(battles)
     if len(features_a) != len(battles) or len(features_b) != len(battles):
         raise StatsInputError("style features must have one row per battle")
-    n_rows = len(battles)
-    codes, uniques = pd.factorize(
-        pd.concat([battles["model_a"], battles["model_b"]], ignore_index=True)
-    )
-    outcome = battles["outcome"].to_numpy()
-    score = np.where(
-        outcome == Outcome.A.value, 1.0, np.where(outcome == Outcome.B.value, 0.0, 0.5)
-    )
+    index_a, index_b, score, models = indexed_battles(battles)
     weight = battles["weight"].to_numpy(dtype=np.float64)
     features = normalized_style_differences(features_a, features_b, weight)
-    return (
-        codes[:n_rows].astype(np.int64),
-        codes[n_rows:].astype(np.int64),
-        features,
-        score,
-        weight,
-        tuple(str(model) for model in uniques),
-    )
+    return index_a, index_b, features, score, weight, models
 
 
 def _ratings_from(
@@ -210,6 +195,30 @@ def _ratings_from(
             raise StatsInputError(f"anchor model '{anchor.model}' has no battles in the selection")
         ratings = ratings + (anchor.rating - ratings[..., [models.index(anchor.model)]])
     return ratings
+
+
+def _style_controlled(
+    rating_params: np.ndarray,
+    params: np.ndarray,
+    models: tuple[str, ...],
+    anchor: Anchor | None,
+    scale: EloScale,
+    feature_names: tuple[str, ...],
+) -> StyleControlled:
+    """The ratings (from ``rating_params``, in the units :func:`_ratings_from` scales), best
+    first, and the style coefficients (``params`` after the models' entries)."""
+    ratings = pd.Series(_ratings_from(rating_params, models, anchor, scale), index=list(models))
+    return StyleControlled(
+        ratings=ratings.rename("rating").sort_values(ascending=False),
+        coefficients=pd.Series(params[len(models) :], index=list(feature_names), name="coef"),
+    )
+
+
+def _bootstrap_draws(weight: np.ndarray, rounds: int, seed: int | None) -> np.ndarray:
+    """``rounds`` multinomial resamples of the battle rows, as per-row counts (one row a round)."""
+    rng = np.random.default_rng(seed)
+    total = round(float(weight.sum()))
+    return rng.multinomial(total, weight / weight.sum(), size=rounds).astype(np.float64)
 
 
 def style_controlled_ratings(
@@ -237,11 +246,7 @@ def style_controlled_ratings(
         np.log(scale.base),
         regularization,
     )
-    ratings = pd.Series(_ratings_from(params, models, anchor, scale), index=list(models))
-    return StyleControlled(
-        ratings=ratings.rename("rating").sort_values(ascending=False),
-        coefficients=pd.Series(params[len(models) :], index=list(feature_names), name="coef"),
-    )
+    return _style_controlled(params, params, models, anchor, scale, feature_names)
 
 
 def bootstrap_style_controlled(
@@ -263,9 +268,7 @@ def bootstrap_style_controlled(
     index_a, index_b, features, score, weight, models = _style_arrays(
         battles, features_a, features_b
     )
-    rng = np.random.default_rng(seed)
-    total = round(float(weight.sum()))
-    draws = rng.multinomial(total, weight / weight.sum(), size=rounds).astype(np.float64)
+    draws = _bootstrap_draws(weight, rounds, seed)
     alpha = np.log(scale.base)
     params = np.vstack(
         [
@@ -477,14 +480,8 @@ def lmarena_style_controlled_ratings(
     params = fit_lmarena_parameters(
         index_a, index_b, features, score, weight, len(models), regularization
     )
-    ratings = pd.Series(
-        _ratings_from(_base_units(params, len(models), scale), models, anchor, scale),
-        index=list(models),
-    )
-    return StyleControlled(
-        ratings=ratings.rename("rating").sort_values(ascending=False),
-        coefficients=pd.Series(params[len(models) :], index=list(feature_names), name="coef"),
-    )
+    rating_params = _base_units(params, len(models), scale)
+    return _style_controlled(rating_params, params, models, anchor, scale, feature_names)
 
 
 def _base_units(params: np.ndarray, n_models: int, scale: EloScale) -> np.ndarray:
@@ -514,9 +511,7 @@ def bootstrap_lmarena_style_controlled(
         battles, features_a, features_b
     )
     balance = lmarena_pair_weights(index_a, index_b, count)
-    rng = np.random.default_rng(seed)
-    total = round(float(count.sum()))
-    draws = rng.multinomial(total, count / count.sum(), size=rounds).astype(np.float64)
+    draws = _bootstrap_draws(count, rounds, seed)
     params = np.vstack(
         [
             fit_lmarena_parameters(
