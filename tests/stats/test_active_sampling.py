@@ -74,6 +74,20 @@ def test_the_density_is_scipys_bit_for_bit_and_so_are_the_choices(
         assert mine.probabilities.tobytes() == theirs.probabilities.tobytes()
 
 
+def test_the_information_matrix_has_the_bits_of_its_four_sums_in_order() -> None:
+    # the choices' digests depend on the order of the additions, not only on their sum
+    rng = np.random.default_rng(1)
+    first = np.array([0, 0, 0, 1, 1, 2, 0])  # a repeated pair adds twice
+    second = np.array([1, 2, 3, 2, 3, 3, 1])
+    weight = rng.random(len(first)) * 10.0 ** rng.integers(-6, 6, len(first))
+    expected = np.diag(np.full(4, 0.25))
+    np.add.at(expected, (first, first), weight)
+    np.add.at(expected, (second, second), weight)
+    np.add.at(expected, (first, second), -weight)
+    np.add.at(expected, (second, first), -weight)
+    assert information_matrix(4, first, second, weight).tobytes() == expected.tobytes()
+
+
 def test_without_battles_the_draw_is_uniform() -> None:
     empty = PairChoiceState(3, np.array([0, 0, 1]), np.array([1, 2, 2]), *np.zeros((3, 3)))
     assert np.allclose(pair_weights(empty).probabilities, 1 / 3)
