@@ -191,12 +191,35 @@ def test_positions_stay_counterbalanced_and_every_choice_replays(
     assert "verify: c (adaptive pairing): 60 of 60 logged choice(s)" in capsys.readouterr().out
 
 
+@pytest.fixture(scope="module")
+def twelve_choices(
+    template: Path | str, bundle_backend: BundleBackend, plugins: Registry
+) -> Path | str:
+    """The ``bundle`` of a test with campaign "c" (adaptive) and its first 12 choices voted,
+    made once for the tests that each tamper with a copy of its log; read-only."""
+    location = bundle_backend.copy(template)
+    with Bundle.open(location) as opened:
+        add_annotator(opened, "ann")
+        add_annotator(opened, "bea")
+        create(opened, plugins, "c", "adaptive")
+        simulate(opened, plugins, "c", 12)
+    return location
+
+
+@pytest.fixture
+def voted_twelve(twelve_choices: Path | str, bundle_backend: BundleBackend) -> Iterator[Bundle]:
+    """A copy of ``twelve_choices``, open, for a test to write to."""
+    location = bundle_backend.copy(twelve_choices)
+    with Bundle.open(location) as opened:
+        yield opened
+    bundle_backend.discard(location)
+
+
 @pytest.mark.parametrize("column", ["chosen", "draw", "votes_added"])
 def test_a_tampered_log_fails_replay(
-    bundle: Bundle, plugins: Registry, column: str, capsys: pytest.CaptureFixture[str]
+    voted_twelve: Bundle, column: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    create(bundle, plugins, "c", "adaptive")
-    simulate(bundle, plugins, "c", 12)
+    bundle = voted_twelve
     with bundle.session() as db:
         row = db.scalars(select(PairChoice).where(PairChoice.ordinal == 7)).one()
         if column == "chosen":

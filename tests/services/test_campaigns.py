@@ -3,6 +3,7 @@ pairing asks; bad specifications fail with messages naming what to change."""
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -99,6 +100,21 @@ def check_counterbalanced(rows: list[dict[str, Any]]) -> None:
         assert abs(per_model[(model, "left")] - per_model[(model, "right")]) <= 1
 
 
+#: a new campaign name for each example: the examples share one bundle
+_EXAMPLE_NAMES = (f"c{number}" for number in itertools.count())
+
+
+@pytest.fixture(scope="module")
+def shared_bundle(template: Path | str, bundle_backend: BundleBackend) -> Iterator[Bundle]:
+    """One copy of the template, open, for the tests that add nothing to it but campaigns of
+    names of their own (a campaign's schedule depends on its spec and the items, never on the
+    other campaigns) or nothing at all, instead of a copy and an open bundle each."""
+    location = bundle_backend.copy(template)
+    with Bundle.open(location) as opened:
+        yield opened
+    bundle_backend.discard(location)
+
+
 @settings(
     max_examples=12,
     deadline=None,
@@ -110,17 +126,12 @@ def check_counterbalanced(rows: list[dict[str, Any]]) -> None:
     pairing=st.sampled_from(["all", "balanced", "anchor"]),
 )
 def test_stored_schedules_are_counterbalanced(
-    template: Path | str,
-    bundle_backend: BundleBackend,
-    plugins: Registry,
-    model_count: int,
-    seed: int,
-    pairing: str,
+    shared_bundle: Bundle, plugins: Registry, model_count: int, seed: int, pairing: str
 ) -> None:
-    path = bundle_backend.copy(template)
+    name = next(_EXAMPLE_NAMES)
     models = list(MODELS[:model_count])
     spec = CampaignSpec(
-        "c",
+        name,
         "chirp-five-criteria",
         models=models,
         seed=seed,
@@ -128,10 +139,8 @@ def test_stored_schedules_are_counterbalanced(
         anchor=models[0] if pairing == "anchor" else None,
         pairs_per_model_pair=5 if pairing == "balanced" else None,
     )
-    with Bundle.open(path) as bundle:
-        create_campaign(bundle, spec, plugins)
-        rows = schedule(bundle, "c")
-    bundle_backend.discard(path)
+    create_campaign(shared_bundle, spec, plugins)
+    rows = schedule(shared_bundle, name)
     check_counterbalanced(rows)
     pairs = Counter(frozenset((row["left"], row["right"])) for row in rows)
     if pairing == "all":
@@ -269,11 +278,14 @@ def test_gold_checks_are_scheduled_with_answers_by_position(
     ],
 )
 def test_bad_specs_say_what_to_change(
-    bundle: Bundle, plugins: Registry, spec: CampaignSpec, message: str
+    shared_bundle: Bundle, plugins: Registry, spec: CampaignSpec, message: str
 ) -> None:
+    # the shared bundle holds only the schedule examples' campaigns, named c<number>
+    before = list_campaigns(shared_bundle)
     with pytest.raises(WorkbenchError, match=message):
-        create_campaign(bundle, spec, plugins)
-    assert list_campaigns(bundle) == []
+        create_campaign(shared_bundle, spec, plugins)
+    assert list_campaigns(shared_bundle) == before
+    assert all(campaign["name"] != spec.name for campaign in before)
 
 
 def test_duplicate_name_is_refused(bundle: Bundle, plugins: Registry) -> None:

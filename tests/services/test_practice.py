@@ -62,6 +62,17 @@ def bundle(template: Path | str, bundle_backend: BundleBackend) -> Iterator[Bund
     bundle_backend.discard(location)
 
 
+@pytest.fixture(scope="module")
+def refusing_bundle(template: Path | str, bundle_backend: BundleBackend) -> Iterator[Bundle]:
+    """A ``bundle`` shared by the cases whose campaign is refused (a refusal changes
+    nothing), instead of a copy each."""
+    location = bundle_backend.copy(template)
+    with Bundle.open(location) as opened:
+        add_annotator(opened, "ann")
+        yield opened
+    bundle_backend.discard(location)
+
+
 def practice_specs() -> list[PracticeSpec]:
     """Candidates on every item: those on scheduled items (q000..q003) must be left out."""
     return [
@@ -118,8 +129,9 @@ def test_same_seed_same_practice_set(bundle: Bundle) -> None:
     ],
 )
 def test_bad_practice_says_what_to_change(
-    bundle: Bundle, overrides: dict[str, Any], message: str
+    refusing_bundle: Bundle, overrides: dict[str, Any], message: str
 ) -> None:
+    bundle = refusing_bundle
     with pytest.raises(WorkbenchError, match=message):
         create_campaign(bundle, spec(**overrides), PLUGINS)
     with pytest.raises(WorkbenchError, match="no campaign named"):

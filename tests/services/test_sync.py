@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select, update
 
-from tests.backends import PostgresBackend, postgres_admin_url
+from tests.backends import BundleBackend, PostgresBackend, postgres_admin_url
 from tests.fixtures.make_bundle_0001 import FIXTURE
 from tests.importers.canonical_helpers import write_jsonl
 from tests.services.campaign_helpers import (
@@ -132,6 +133,24 @@ def remote(bundle_location: Path | str) -> str:
     return str(bundle_location)
 
 
+@pytest.fixture(scope="module")
+def pushed_template(template: Path, bundle_backend: BundleBackend) -> Path | str:
+    """The template pushed once to a file or a database of the module's backend, as
+    ``push(local, remote)`` leaves a remote for every test's fresh copy of it; read-only."""
+    location = bundle_backend.new_location()
+    push(template, str(location))
+    return location
+
+
+@pytest.fixture
+def pushed_remote(pushed_template: Path | str, bundle_backend: BundleBackend) -> Iterator[str]:
+    """A remote that ``local`` was pushed to: a copy of the pushed template (a file copy, or a
+    database made with it as its template), a fraction of a push's cost."""
+    location = bundle_backend.copy(pushed_template)
+    yield str(location)
+    bundle_backend.discard(location)
+
+
 # --- reading bundles back ----------------------------------------------------------------------
 
 
@@ -209,66 +228,62 @@ def test_push_copies_every_row_and_pushing_again_copies_nothing(local: Path, rem
     assert table_rows(remote) == expected
 
 
-def test_pull_brings_back_the_same_bundle(local: Path, remote: str, tmp_path: Path) -> None:
-    push(local, remote)
+def test_pull_brings_back_the_same_bundle(local: Path, pushed_remote: str, tmp_path: Path) -> None:
     back = tmp_path / "back.wbb"
-    report = pull(remote, back)
+    report = pull(pushed_remote, back)
     assert report.created
     assert table_rows(back) == table_rows(local)
-    assert pull(remote, back).transfer.copied == 0
+    assert pull(pushed_remote, back).transfer.copied == 0
 
 
-def test_votes_gained_on_both_sides_merge_both_ways(local: Path, remote: str) -> None:
-    push(local, remote)
+def test_votes_gained_on_both_sides_merge_both_ways(local: Path, pushed_remote: str) -> None:
     with Bundle.open(local) as bundle:
         add_annotator(bundle, "carol")  # a new annotator row on one side only
         local_new = _cast(bundle, "carol", 3)
-    with Bundle.open(remote) as bundle:
+    with Bundle.open(pushed_remote) as bundle:
         remote_new = _cast(bundle, "bob", 5)
 
-    pushed = push(local, remote)
+    pushed = push(local, pushed_remote)
     assert pushed.transfer.tables["votes"].copied == len(local_new)
     assert pushed.transfer.tables["annotators"].copied == 1
-    pulled = pull(remote, local)
+    pulled = pull(pushed_remote, local)
     assert pulled.transfer.tables["votes"].copied == len(remote_new)
     assert pulled.transfer.tables["annotators"].copied == 0
 
     both = vote_facts(local)
-    assert both == vote_facts(remote)
+    assert both == vote_facts(pushed_remote)
     assert {row[0] for row in both} >= set(local_new) | set(remote_new)
-    assert push(local, remote).transfer.copied == 0
-    assert pull(remote, local).transfer.copied == 0
+    assert push(local, pushed_remote).transfer.copied == 0
+    assert pull(pushed_remote, local).transfer.copied == 0
 
 
-def test_a_retraction_travels_and_is_not_undone(local: Path, remote: str) -> None:
-    push(local, remote)
+def test_a_retraction_travels_and_is_not_undone(local: Path, pushed_remote: str) -> None:
     with Bundle.open(local) as bundle:
         AnnotationSession(bundle, CAMPAIGN, "ann", PLUGINS).undo()
     retracted = {row[0] for row in vote_facts(local) if row[4]}
     assert len(retracted) == 1
 
-    report = push(local, remote)
+    report = push(local, pushed_remote)
     assert report.transfer.tables["votes"].updated == 1
-    assert {row[0] for row in vote_facts(remote) if row[4]} == retracted
+    assert {row[0] for row in vote_facts(pushed_remote) if row[4]} == retracted
     # pulling the older, unretracted state back does not bring the vote back to life
-    assert pull(remote, local).transfer.updated == 0
+    assert pull(pushed_remote, local).transfer.updated == 0
     assert {row[0] for row in vote_facts(local) if row[4]} == retracted
 
 
 def test_a_conflicting_row_fails_the_whole_transfer_and_changes_nothing(
-    local: Path, remote: str
+    local: Path, pushed_remote: str
 ) -> None:
-    push(local, remote)
     with Bundle.open(local) as bundle:
         _cast(bundle, "bob", 2)  # rows that would be copied if the transfer went through
         with bundle.session() as session:
             session.execute(
                 update(Model).where(Model.name == MODELS[0]).values(display_name="Renamed")
             )
-    before = table_rows(remote)
+    before = table_rows(pushed_remote)
     with pytest.raises(TransferConflictError, match=r"models \(name='alphavision-7b'\).*display"):
-        push(local, remote)
-    assert table_rows(remote) == before
+        push(local, pushed_remote)
+    assert table_rows(pushed_remote) == before
 
 
 def test_another_bundles_database_is_refused_unchanged(
@@ -340,9 +355,8 @@ def test_server_ids_continue_above_the_copied_rows(local: Path) -> None:
 
 
 def test_a_judge_run_resumed_on_one_side_brings_its_verdicts_and_state(
-    local: Path, remote: str
+    local: Path, pushed_remote: str
 ) -> None:
-    push(local, remote)
     later = datetime(2026, 2, 1, tzinfo=UTC)
     with Bundle.open(local) as bundle, bundle.session() as session:
         run = session.scalars(select(JudgeRun).where(JudgeRun.name == "judge-1")).one()
@@ -360,15 +374,15 @@ def test_a_judge_run_resumed_on_one_side_brings_its_verdicts_and_state(
                 request_hash="e" * 64,
             )
         )
-    report = push(local, remote).transfer
+    report = push(local, pushed_remote).transfer
     assert report.tables["judge_runs"].updated == 1
     assert report.tables["judge_verdicts"].copied == 1
-    with Bundle.open(remote) as bundle, bundle.read_session() as session:
+    with Bundle.open(pushed_remote) as bundle, bundle.read_session() as session:
         run = session.scalars(select(JudgeRun).where(JudgeRun.name == "judge-1")).one()
         assert (run.status, run.budget) == ("budget_exhausted", {"max_cost": 1.0})
         assert session.scalar(select(func.count()).select_from(JudgeVerdict)) == 3
     # the side that finished earlier does not roll the other back
-    assert pull(remote, local).transfer.updated == 0
+    assert pull(pushed_remote, local).transfer.updated == 0
 
 
 def test_an_older_bundle_is_upgraded_before_it_is_pushed(remote: str, tmp_path: Path) -> None:
@@ -383,24 +397,23 @@ def test_an_older_bundle_is_upgraded_before_it_is_pushed(remote: str, tmp_path: 
 
 
 def test_one_annotator_answering_a_task_on_both_sides_is_reported_as_a_pack_merge_does(
-    local: Path, remote: str
+    local: Path, pushed_remote: str
 ) -> None:
     """A pulled copy and the server, the same annotator, the same task: push kept both votes,
     both counted, with no word; a pack merge reports the same case as answered_twice."""
-    push(local, remote)
-    with Bundle.open(remote) as bundle:
+    with Bundle.open(pushed_remote) as bundle:
         on_server = _cast(bundle, "bob", 1)
     with Bundle.open(local) as bundle:
         on_copy = _cast(bundle, "bob", 1)
 
-    pushed = push(local, remote)
+    pushed = push(local, pushed_remote)
     (conflict,) = pushed.conflicts
     assert conflict.kind == "answered_twice" and conflict.annotator == "bob"
     assert sorted(conflict.uuids) == sorted(on_server + on_copy)
     assert pushed.as_dict()["conflicts"][0]["kind"] == "answered_twice"
     # pulling back reports the same task, and a push with nothing new still says so
-    assert [c.uuids for c in pull(remote, local).conflicts] == [conflict.uuids]
-    assert push(local, remote).transfer.copied == 0
+    assert [c.uuids for c in pull(pushed_remote, local).conflicts] == [conflict.uuids]
+    assert push(local, pushed_remote).transfer.copied == 0
 
 
 def test_the_loser_of_two_pulls_into_one_new_file_merges_into_the_winner(

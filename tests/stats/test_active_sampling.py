@@ -4,8 +4,10 @@ exploration floor, and a draw is a pure function of the seed and the ordinal."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from scipy.stats import norm
 
+from workbench.stats import active_sampling
 from workbench.stats.active_sampling import (
     PairChoiceState,
     _criterion_gradient,
@@ -15,6 +17,7 @@ from workbench.stats.active_sampling import (
     fit_with_covariance,
     information_matrix,
     pair_weights,
+    standard_normal_pdf,
 )
 
 
@@ -56,6 +59,33 @@ def test_a_difference_at_the_edge_of_its_interval_outweighs_a_settled_or_hopeles
     probabilities = pair_weights(state, exploration=0.0).probabilities
     assert probabilities[0] > probabilities[1]
     assert probabilities[0] > probabilities[2]
+
+
+def test_the_density_is_scipys_bit_for_bit_and_so_are_the_choices(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a choice's probabilities are logged by their digest: a last-bit change fails every replay
+    x = np.random.default_rng(0).normal(scale=[[0.1], [1.0], [5.0], [40.0]], size=(4, 50))
+    assert standard_normal_pdf(x).tobytes() == norm.pdf(x).tobytes()
+    ours = (pair_weights(_state()), design_weights(_state(), budget=1000))
+    monkeypatch.setattr(active_sampling, "standard_normal_pdf", norm.pdf)
+    scipys = (pair_weights(_state()), design_weights(_state(), budget=1000))
+    for mine, theirs in zip(ours, scipys, strict=True):
+        assert mine.probabilities.tobytes() == theirs.probabilities.tobytes()
+
+
+def test_the_information_matrix_has_the_bits_of_its_four_sums_in_order() -> None:
+    # the choices' digests depend on the order of the additions, not only on their sum
+    rng = np.random.default_rng(1)
+    first = np.array([0, 0, 0, 1, 1, 2, 0])  # a repeated pair adds twice
+    second = np.array([1, 2, 3, 2, 3, 3, 1])
+    weight = rng.random(len(first)) * 10.0 ** rng.integers(-6, 6, len(first))
+    expected = np.diag(np.full(4, 0.25))
+    np.add.at(expected, (first, first), weight)
+    np.add.at(expected, (second, second), weight)
+    np.add.at(expected, (first, second), -weight)
+    np.add.at(expected, (second, first), -weight)
+    assert information_matrix(4, first, second, weight).tobytes() == expected.tobytes()
 
 
 def test_without_battles_the_draw_is_uniform() -> None:
