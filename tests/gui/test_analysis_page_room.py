@@ -34,22 +34,40 @@ def visible_in(widget: QWidget, dock: QWidget) -> QRect:
     return QRect(top_left, widget.size()).intersected(dock.rect())
 
 
-@pytest.fixture
-def window(qtbot: QtBot, full_bundle: Path) -> Iterator[MainWindow]:
+@pytest.fixture(scope="module")
+def opened_window(qapp: QApplication, full_bundle: Path) -> Iterator[MainWindow]:
+    """One window on the full bundle for the module: its opening and its panels' computations
+    on 22 models' battles are made once, not once per test; :func:`window` puts it back as a
+    test expects it."""
     from workbench.gui.main_window import MainWindow
 
     window = MainWindow(persist_layout=False)
-    qtbot.addWidget(window)
     window.resize(1366, 768)
     window.open_bundle(full_bundle)
     window.show()
+    window.analysis.show_all()
+    yield window
+    window.close()
+    window.deleteLater()
+
+
+@pytest.fixture
+def window(qtbot: QtBot, opened_window: MainWindow) -> MainWindow:
+    """The module's window as a freshly opened one is: 1366x768, every dock docked and shown,
+    the leaderboard and its figure drawn, nothing computing."""
+    window = opened_window
+    # what the previous test left computing (every tab it raised: a count of cycles on 22
+    # models) is stopped, as closing its window did; a fresh window computes none of it
+    window.analysis.stop_panel_computations()
+    for dock in window.analysis.docks.values():
+        dock.setFloating(False)
+    window.resize(1366, 768)
     window.analysis.show_all()
     board = window.analysis.leaderboard
     qtbot.waitUntil(lambda: board.result is not None, timeout=HANG_GUARD_MS)
     qtbot.waitUntil(lambda: board.forest.pixmap is not None, timeout=HANG_GUARD_MS)
     wait_idle(qtbot, window)
-    yield window
-    window.close()
+    return window
 
 
 def test_ten_rows_and_a_legible_figure_without_moving_a_dock(
@@ -240,4 +258,5 @@ def test_the_view_menu_opens_a_panel_with_its_room_beside_the_monitor(
     table = board.table
     rows = visible_in(table.viewport(), dock).height() // table.rowHeight(0)
     assert rows >= 10, f"{rows} rows on screen"
+    wait_idle(qtbot, window)  # closed idle: a busy worker would be stopped with it
     window.close()
