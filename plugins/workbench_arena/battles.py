@@ -73,6 +73,8 @@ ITEM_FACTS = frozenset({"categories", "domain"})
 
 #: A row with these keys alone is a vote and nothing else: the shape of a whole battle log.
 _VOTE_ONLY = frozenset({"model_a", "model_b", "winner"})
+#: A vote and its question id: a battle log's row in a dataset whose rows name their question.
+_VOTE_WITH_ID = _VOTE_ONLY | {"question_id"}
 
 
 def _plain_text(value: Any) -> bool:
@@ -338,8 +340,14 @@ class ArenaBattlesImporter(Importer):
         judge = _UNNAMED_PERSON
         metadata: dict[str, Any] = {}
         item_id: str | None = None
-        # a battle log's row (millions of them) has no judge, facts or conversations to read
-        if not row.keys() <= _VOTE_ONLY:
+        # a battle log's row (millions of them) has no judge, facts or conversations to read,
+        # and at most a question id, read as the general path below reads it
+        keys = row.keys()
+        if keys <= _VOTE_ONLY:
+            pass
+        elif keys <= _VOTE_WITH_ID and type(row["question_id"]) in (str, int):
+            metadata["question_id"] = row["question_id"]
+        else:
             question_id = self._question_id(row)
             judge = read_judge(
                 row["judge"] if row.get("judge") is not None else row.get("judge_hash")

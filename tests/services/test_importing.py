@@ -282,6 +282,41 @@ def test_a_text_repeated_across_judgments_is_checked_once(
     )
 
 
+def test_plain_metadata_is_not_serialized_to_be_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A battle log's judgments carry a question id each: flat metadata of texts, integers,
+    booleans and nulls is storable at a glance; any other metadata is still serialized to be
+    checked, and refused when JSON cannot store it."""
+    from workbench.services import importing
+
+    checked: list[object] = []
+    original = importing._metadata_problems
+
+    def metadata_problems(metadata: Any) -> Iterator[tuple[str, str]]:
+        checked.append(metadata)
+        return original(metadata)
+
+    monkeypatch.setattr(importing, "_metadata_problems", metadata_problems)
+    plain = [
+        _judgment(1, metadata={"question_id": 7}),
+        _judgment(2, metadata={"question_id": "q-2", "anony": True, "language": None}),
+    ]
+    other = [
+        _judgment(3, metadata={"tstamp": 1.5}),
+        _judgment(4, metadata={"question_id": 4, "tstamp": float("nan")}),
+        _judgment(5, metadata={"categories": {"ocr": float("inf")}}),
+        _judgment(6, metadata={("not", "text"): 1}),
+    ]
+    report = ImportReport()
+    kept = _storable([*plain, *other], report, Origin("battles.jsonl"))
+    assert kept == [*plain, other[0]]
+    assert checked == [judgment.metadata for judgment in other]
+    assert [(problem.row, problem.field) for problem in report.rejections] == [
+        (4, "metadata"),
+        (5, "metadata"),
+        (6, "metadata"),
+    ]
+
+
 def test_no_full_collection_starts_by_itself_while_an_import_runs(tmp_path: Path) -> None:
     from workbench.services.importing import _FullCollectionPause
 

@@ -64,6 +64,11 @@ ROWS: list[dict[str, Any]] = [
     {"name": "a", "score": 1.5, "data": {"turns": 2, "tags": ["x"]}, "flag": True},
     {"name": None, "score": None, "data": {}, "flag": False},
     {"name": "ü\u200b", "score": -0.0, "data": {"nested": {"k": None}}, "flag": None},
+    # flat metadata, which the insert writes itself: each kind of value, texts to escape
+    {"name": "q", "score": 0.0, "data": {"question_id": 12, "ok": True, "no": None}, "flag": True},
+    {"name": "q", "score": 0.0, "data": {"who": 'é "x"\n\ud800', "n": -(2**70)}, "flag": False},
+    {"name": "q", "score": 0.0, "data": {"tstamp": 1.5, "flag": False}, "flag": False},
+    {"name": "q", "score": 0.0, "data": {1: "integer key"}, "flag": False},
 ]
 
 
@@ -71,11 +76,13 @@ def test_insert_rows_stores_what_a_core_insert_stores() -> None:
     table, session = _table_and_session()
     with session:
         session.execute(insert(table), [dict(row, id=index) for index, row in enumerate(ROWS)])
-        insert_rows(session, table, [dict(row, id=10 + index) for index, row in enumerate(ROWS)])
+        insert_rows(session, table, [dict(row, id=100 + index) for index, row in enumerate(ROWS)])
         stored = session.execute(select(table).order_by(table.c.id)).all()
         raw = session.connection().exec_driver_sql("SELECT data, flag FROM rows ORDER BY id").all()
-    assert [tuple(row)[1:] for row in stored[:3]] == [tuple(row)[1:] for row in stored[3:]]
-    assert raw[:3] == raw[3:]  # the same stored text for the JSON, the same integers for flags
+    count = len(ROWS)
+    assert [tuple(row)[1:] for row in stored[:count]] == [tuple(row)[1:] for row in stored[count:]]
+    # the same stored text for the JSON, the same integers for flags
+    assert raw[:count] == raw[count:]
 
 
 def test_insert_rows_leaves_each_rows_parameters_to_the_driver() -> None:

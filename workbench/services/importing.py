@@ -443,12 +443,33 @@ def _known_judgment_texts() -> tuple[set[str], ...]:
     )
 
 
+#: the types of a metadata value JSON stores as it is, whatever the value (a float can be NaN)
+_PLAIN_METADATA_TYPES = frozenset({str, int, bool, type(None)})
+
+
+def _plain_metadata(metadata: Any) -> bool:
+    """True for metadata JSON stores without a question: a flat dict of texts, integers,
+    booleans and nulls under text keys (a battle log's ``{"question_id": ...}``), which
+    :func:`_metadata_problems` would serialize only to find nothing. False means only that the
+    full check must look."""
+    if type(metadata) is not dict:
+        return False
+    plain = _PLAIN_METADATA_TYPES
+    for key, value in metadata.items():
+        if type(key) is not str or type(value) not in plain:
+            return False
+    return True
+
+
 def _plainly_storable(record: JudgmentRecord, known_texts: tuple[set[str], ...]) -> bool:
     """True when :func:`_judgment_problems` has nothing to say about ``record`` and that is
     plain at a glance: every text one found storable before (``known_texts``, of
-    :func:`_known_judgment_texts`), no turn, score or metadata, a strength of 1 or 2. False
-    means only that the full check must look."""
-    if record.metadata or record.turn_index is not None or record.score is not None:
+    :func:`_known_judgment_texts`), no turn or score, no metadata or only plain metadata
+    (:func:`_plain_metadata`), a strength of 1 or 2. False means only that the full check must
+    look."""
+    if record.turn_index is not None or record.score is not None:
+        return False
+    if record.metadata and not _plain_metadata(record.metadata):
         return False
     if record.strength not in (1, 2):
         return False

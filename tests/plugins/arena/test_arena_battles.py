@@ -242,6 +242,28 @@ def test_conversations_become_multi_turn_items_with_both_sides_answers(
     assert item is None and plain.metadata_ == {"question_id": "no-conversation"}
 
 
+def test_a_vote_with_its_question_id_alone_keeps_the_id_as_given(tmp_path: Path) -> None:
+    source = write_battles(
+        tmp_path / "src" / "b.jsonl",
+        [
+            battle("m1", "m2", "model_a", question_id=7),
+            battle("m1", "m2", "tie", question_id="q-2"),
+            battle("m1", "m2", "model_b", question_id=None),
+            battle("m2", "m1", "model_b"),
+        ],
+        as_list=False,
+    )
+    import_files(tmp_path / "b.wbb", [source], "arena-battles")
+    stored = sorted(stored_battles(tmp_path / "b.wbb"), key=lambda row: row[3].id)
+    assert [(judgment.outcome, judgment.metadata_) for *_, judgment in stored] == [
+        ("a", {"question_id": 7}),
+        ("tie", {"question_id": "q-2"}),
+        ("b", {}),
+        ("b", {}),
+    ]
+    assert all(item is None and judgment.rater is None for _, _, item, judgment in stored)
+
+
 def test_the_same_conversation_without_a_question_id_is_one_item(tmp_path: Path) -> None:
     turns = conversation(("Describe the chart.", "Bars."))
     again = conversation(("Describe the chart.", "Bars."))
@@ -306,6 +328,8 @@ def test_bad_lines_are_rejected_by_file_line_and_field_and_the_bundle_is_untouch
                 conversation_b=conversation(("x", "y")),
             )
         ),
+        json.dumps(battle("m1", "m2", "tie", question_id=True)),  # 13: a battle log's shape
+        json.dumps(battle("m1", "m2", "tie", question_id=1.5)),  # 14
     ]
     bad = tmp_path / "bad" / "battles.jsonl"
     bad.parent.mkdir()
@@ -327,6 +351,8 @@ def test_bad_lines_are_rejected_by_file_line_and_field_and_the_bundle_is_untouch
         ("battles.jsonl", 10, "conversation_a"),
         ("battles.jsonl", 11, None),
         ("battles.jsonl", 12, "conversation_a[0].role"),
+        ("battles.jsonl", 13, "question_id"),
+        ("battles.jsonl", 14, "question_id"),
     }
     assert "battles.jsonl, row 4, field 'winner'" in str(caught.value)
     assert sha256(bundle) == before
