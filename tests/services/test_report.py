@@ -213,6 +213,32 @@ def test_report_covers_items_without_a_category_and_overlapping_annotators(
     assert content.provenance["imports"][0]["files"][0]["sha256"]
 
 
+def test_the_gallery_compares_majorities_once_not_once_per_case(
+    report_bundle: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The failure list already says why an item is a case: showing more cases must not
+    compare each case's human and judge majorities again."""
+    import workbench.stats.agreement as agreement_module
+
+    compare = agreement_module.disagreeing_comparisons
+    calls: list[int] = []
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return compare(*args, **kwargs)
+
+    monkeypatch.setattr(agreement_module, "disagreeing_comparisons", counted)
+    counts, sizes = [], []
+    with Bundle.open(report_bundle) as bundle:
+        for shown in (1, 12):
+            calls.clear()
+            request = ReportRequest(AnalysisRequest(bootstrap=0), gallery_items=shown)
+            sizes.append(len(build_report(bundle, request).gallery))
+            counts.append(len(calls))
+    assert sizes[0] == 1 and sizes[1] > 1
+    assert counts[0] == counts[1] > 0
+
+
 def test_upper_bound_rank_treats_overlapping_intervals_as_ties() -> None:
     table = pd.DataFrame(
         {
