@@ -246,6 +246,31 @@ def test_the_gallery_compares_majorities_once_not_once_per_case(
     assert counts[0] == counts[1] > 0
 
 
+def test_only_the_disagreement_list_compares_majorities(
+    report_bundle: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Labelling a failure list's items, or finding the flagged references, needs no
+    comparison of human and judge majorities; the disagreement list needs one."""
+    import workbench.stats.agreement as agreement_module
+    from workbench.services import analysis
+
+    compare = agreement_module.disagreeing_comparisons
+    calls: list[int] = []
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return compare(*args, **kwargs)
+
+    monkeypatch.setattr(agreement_module, "disagreeing_comparisons", counted)
+    with Bundle.open(report_bundle) as bundle:
+        cycles = analysis.failure_cases(bundle, analysis.CYCLES)
+        assert cycles.to_json()["items"]  # items to label, each judged by humans and a judge
+        analysis.failure_cases(bundle, analysis.REFERENCE_FLAGGED)
+        assert calls == []
+        assert analysis.failure_cases(bundle, analysis.DISAGREEMENT).to_json()["items"]
+    assert len(calls) == 1
+
+
 def test_upper_bound_rank_treats_overlapping_intervals_as_ties() -> None:
     table = pd.DataFrame(
         {
