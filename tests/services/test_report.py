@@ -40,10 +40,14 @@ def report_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def anchored_report(report_bundle: Path, tmp_path_factory: pytest.TempPathFactory) -> Tables:
     """The report at :data:`ROUNDS` anchored on bravo, made once (about 4 CPU s) for the tests
-    that compare it with a command's output."""
-    return make_report(
+    that compare it with a command's output; the bundle's digest before and after it is kept
+    on it for the test that the report only reads."""
+    before = digest(report_bundle)
+    report = make_report(
         tmp_path_factory.mktemp("anchored"), report_bundle, *ROUNDS, "--anchor", "bravo"
     )
+    report.bundle_digests = (before, digest(report_bundle))
+    return report
 
 
 def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
@@ -62,6 +66,8 @@ class Tables(HTMLParser):
         self.cell: list[str] | None = None
         self.data_json = ""
         self.in_data = False
+        #: the bundle's SHA-256 before and after the report was made, where it was measured
+        self.bundle_digests: tuple[str, str] | None = None
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         attributes = dict(attrs)
@@ -155,12 +161,13 @@ def test_report_style_controlled_board_equals_the_leaderboard_command(
 
 
 def test_report_agreement_equals_the_agreement_command(
-    report_bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    report_bundle: Path, anchored_report: Tables, capsys: pytest.CaptureFixture[str]
 ) -> None:
     expected = run_json(
         capsys, "agreement", str(report_bundle), "--a", "human", "--b", "judge", *ROUNDS
     )
-    report = make_report(tmp_path, report_bundle, *ROUNDS)
+    # the agreement section takes the report's rounds and seed; the anchor is the boards' only
+    report = anchored_report
     data = json.loads(report.data_json)["agreement"]
     # the whole section is the agreement service's result: per-matchup kappa, confusion,
     # majorities, categories, rank agreement with its interval order, position bias
@@ -213,6 +220,57 @@ def test_report_covers_items_without_a_category_and_overlapping_annotators(
     assert content.provenance["imports"][0]["files"][0]["sha256"]
 
 
+def test_the_gallery_compares_majorities_once_not_once_per_case(
+    report_bundle: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The failure list already says why an item is a case: showing more cases must not
+    compare each case's human and judge majorities again."""
+    import workbench.stats.agreement as agreement_module
+
+    compare = agreement_module.disagreeing_comparisons
+    calls: list[int] = []
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return compare(*args, **kwargs)
+
+    monkeypatch.setattr(agreement_module, "disagreeing_comparisons", counted)
+    counts, sizes = [], []
+    with Bundle.open(report_bundle) as bundle:
+        for shown in (1, 12):
+            calls.clear()
+            request = ReportRequest(AnalysisRequest(bootstrap=0), gallery_items=shown)
+            sizes.append(len(build_report(bundle, request).gallery))
+            counts.append(len(calls))
+    assert sizes[0] == 1 and sizes[1] > 1
+    assert counts[0] == counts[1] > 0
+
+
+def test_only_the_disagreement_list_compares_majorities(
+    report_bundle: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Labelling a failure list's items, or finding the flagged references, needs no
+    comparison of human and judge majorities; the disagreement list needs one."""
+    import workbench.stats.agreement as agreement_module
+    from workbench.services import analysis
+
+    compare = agreement_module.disagreeing_comparisons
+    calls: list[int] = []
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return compare(*args, **kwargs)
+
+    monkeypatch.setattr(agreement_module, "disagreeing_comparisons", counted)
+    with Bundle.open(report_bundle) as bundle:
+        cycles = analysis.failure_cases(bundle, analysis.CYCLES)
+        assert cycles.to_json()["items"]  # items to label, each judged by humans and a judge
+        analysis.failure_cases(bundle, analysis.REFERENCE_FLAGGED)
+        assert calls == []
+        assert analysis.failure_cases(bundle, analysis.DISAGREEMENT).to_json()["items"]
+    assert len(calls) == 1
+
+
 def test_upper_bound_rank_treats_overlapping_intervals_as_ties() -> None:
     table = pd.DataFrame(
         {
@@ -231,10 +289,11 @@ def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def test_report_never_writes_to_the_bundle(report_bundle: Path, tmp_path: Path) -> None:
-    before = digest(report_bundle)
-    make_report(tmp_path, report_bundle, "--bootstrap", "0")
-    assert digest(report_bundle) == before
+def test_report_never_writes_to_the_bundle(anchored_report: Tables) -> None:
+    # the module's one report made through the command: the bundle's bytes are unchanged by it
+    assert anchored_report.bundle_digests is not None
+    before, after = anchored_report.bundle_digests
+    assert after == before
 
 
 def test_an_empty_selection_is_one_error_line_and_writes_nothing(

@@ -170,11 +170,13 @@ def check_printed_commands(
     capsys: pytest.CaptureFixture[str],
     *options: str,
     absent: frozenset[str] = frozenset(),
+    made: tuple[dict[str, Any], str] | None = None,
 ) -> dict[str, Any]:
-    """Make the report, run every command it prints for a section, compare; returns the data.
-    Every kind of :data:`COMPARISONS` must be among the sections, except those in ``absent``:
-    the bundle lacks them, and the report must say why rather than print a command."""
-    data, html = report_data(bundle, out, *options)
+    """Make the report (or take ``made``, the report of these options already made), run
+    every command it prints for a section, compare; returns the data. Every kind of
+    :data:`COMPARISONS` must be among the sections, except those in ``absent``: the bundle
+    lacks them, and the report must say why rather than print a command."""
+    data, html = made if made is not None else report_data(bundle, out, *options)
     sections = data["reproduce"]
     assert sections and sections[0]["section"] == "leaderboard"
     kinds = {section["kind"] for section in sections}
@@ -211,6 +213,20 @@ def demo_bundle(tmp_path_factory: pytest.TempPathFactory, demo_bundle_template: 
     return copy_of(demo_bundle_template, tmp_path_factory.mktemp("demo"))
 
 
+#: the demo's report without --exclude-refusal: a test compares its commands, another reads it
+#: for the absence of the refusal notes
+DEMO_UNFILTERED = ("--bootstrap", "0", "--min-battles", "3")
+
+
+@pytest.fixture(scope="module")
+def demo_unfiltered_report(
+    demo_bundle: Path, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[dict[str, Any], str]:
+    """The demo's report at :data:`DEMO_UNFILTERED`, made once: the tests only read it."""
+    out = tmp_path_factory.mktemp("unfiltered") / "demo.html"
+    return report_data(demo_bundle, out, *DEMO_UNFILTERED)
+
+
 @pytest.fixture(scope="module")
 def campaign_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Four models on eight one-turn items, every pair voted twice: a finished campaign."""
@@ -240,14 +256,24 @@ def report_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.parametrize(
     "options",
-    [("--bootstrap", "20", "--seed", "3"), ("--bootstrap", "0", "--min-battles", "3")],
+    [("--bootstrap", "20", "--seed", "3"), DEMO_UNFILTERED],
     ids=["default-minimum", "categories-rated"],
 )
 def test_the_demos_printed_commands_reproduce_the_report(
-    demo_bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], options: tuple[str, ...]
+    demo_bundle: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    options: tuple[str, ...],
+    request: pytest.FixtureRequest,
 ) -> None:
+    made = request.getfixturevalue("demo_unfiltered_report") if options == DEMO_UNFILTERED else None
     data = check_printed_commands(
-        demo_bundle, tmp_path / "demo.html", capsys, *options, absent=frozenset({"campaign status"})
+        demo_bundle,
+        tmp_path / "demo.html",
+        capsys,
+        *options,
+        absent=frozenset({"campaign status"}),
+        made=made,
     )
     # the demo's imported raters agree among themselves, and a command prints it
     assert [row["group"] for row in data["inter_annotator"]] == ["imported raters of demo"]
@@ -339,7 +365,10 @@ def test_a_pooled_reports_commands_are_labelled_and_reproduce_it(
 
 
 def test_exclude_refusal_reaches_every_board_and_every_other_section_says_why(
-    demo_bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    demo_bundle: Path,
+    demo_unfiltered_report: tuple[dict[str, Any], str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     from workbench.services.report import REFUSAL_APPLIED, REFUSAL_NOT_APPLIED
     from workbench.services.report_html import REFUSAL_KEYS
@@ -349,10 +378,7 @@ def test_exclude_refusal_reaches_every_board_and_every_other_section_says_why(
         tmp_path / "refusal.html",
         capsys,
         "--exclude-refusal",
-        "--bootstrap",
-        "0",
-        "--min-battles",
-        "3",
+        *DEMO_UNFILTERED,
         absent=frozenset({"campaign status"}),
     )
     notes = data["exclude_refusal"]
@@ -378,8 +404,8 @@ def test_exclude_refusal_reaches_every_board_and_every_other_section_says_why(
             assert section["document"][side]["request"]["boards"]["exclude_refusal"]
     html = (tmp_path / "refusal.html").read_text(encoding="utf-8")
     assert html.count("Exclude refusal: ") == len(REFUSAL_KEYS)
-    # without the flag no section speaks of it
-    _, plain = report_data(demo_bundle, tmp_path / "plain.html", "--bootstrap", "0")
+    # without the flag (the same report otherwise) no section speaks of it
+    _, plain = demo_unfiltered_report
     assert "Exclude refusal: " not in plain
 
 

@@ -47,7 +47,7 @@ from workbench.services.analysis_request import (
 from workbench.services.analysis_request import (
     DEFAULT_BOOTSTRAP_ROUNDS as DEFAULT_BOOTSTRAP_ROUNDS,
 )
-from workbench.services.browse import ItemDetail, image_bytes, item_detail
+from workbench.services.browse import SQL_FLAGS, ItemDetail, image_bytes, item_detail
 from workbench.services.inter_annotator import (
     InterAnnotatorResult,
     attention_check_keys,
@@ -655,7 +655,9 @@ def _gallery(content: ReportContent, bundle: Bundle, outcomes: pd.DataFrame) -> 
     chosen = sorted(reasons)[: content.request.gallery_items]
     with bundle.read_session() as session:
         for item in chosen:
-            detail = item_detail(session, item)
+            # the case's reason is known from the failure lists; the detail's own disagreement
+            # flag would compare the item's majorities again (a frame per item), and is unused
+            detail = item_detail(session, item, flags=SQL_FLAGS)
             if detail is None:
                 continue
             judged = outcomes[outcomes["item"] == item]

@@ -128,7 +128,8 @@ class FailureCases(list[FailureRow]):
 
 def _labels(bundle: Bundle, ids: set[int]) -> dict[int, tuple[str, str | None]]:
     with bundle.read_session() as session:
-        rows = item_rows(session, sorted(ids))
+        # no flags: a label needs none, and the disagreement flag compares majorities (pandas)
+        rows = item_rows(session, sorted(ids), flags=frozenset())
     return {row.id: (f"{row.source}/{row.external_id}", row.category) for row in rows}
 
 
@@ -168,7 +169,7 @@ def _failure_rows(
     if kind in (DISAGREEMENT, REFERENCE_FLAGGED):
         flag = ItemFlag.DISAGREEMENT if kind == DISAGREEMENT else ItemFlag.REFERENCE_PROBLEM
         with bundle.read_session() as session:
-            flags = item_flags(session)
+            flags = item_flags(session, which=frozenset({flag}))
         details = {item: str(flag) for item, found in flags.items() if flag in found}
     elif kind == CYCLES:
         details = {
