@@ -220,11 +220,9 @@ def test_report_covers_items_without_a_category_and_overlapping_annotators(
     assert content.provenance["imports"][0]["files"][0]["sha256"]
 
 
-def test_the_gallery_compares_majorities_once_not_once_per_case(
-    report_bundle: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The failure list already says why an item is a case: showing more cases must not
-    compare each case's human and judge majorities again."""
+@pytest.fixture
+def majority_comparisons(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """One entry per comparison of human and judge majorities made while the test runs."""
     import workbench.stats.agreement as agreement_module
 
     compare = agreement_module.disagreeing_comparisons
@@ -235,40 +233,39 @@ def test_the_gallery_compares_majorities_once_not_once_per_case(
         return compare(*args, **kwargs)
 
     monkeypatch.setattr(agreement_module, "disagreeing_comparisons", counted)
+    return calls
+
+
+def test_the_gallery_compares_majorities_once_not_once_per_case(
+    report_bundle: Path, majority_comparisons: list[int]
+) -> None:
+    """The failure list already says why an item is a case: showing more cases must not
+    compare each case's human and judge majorities again."""
     counts, sizes = [], []
     with Bundle.open(report_bundle) as bundle:
         for shown in (1, 12):
-            calls.clear()
+            majority_comparisons.clear()
             request = ReportRequest(AnalysisRequest(bootstrap=0), gallery_items=shown)
             sizes.append(len(build_report(bundle, request).gallery))
-            counts.append(len(calls))
+            counts.append(len(majority_comparisons))
     assert sizes[0] == 1 and sizes[1] > 1
     assert counts[0] == counts[1] > 0
 
 
 def test_only_the_disagreement_list_compares_majorities(
-    report_bundle: Path, monkeypatch: pytest.MonkeyPatch
+    report_bundle: Path, majority_comparisons: list[int]
 ) -> None:
     """Labelling a failure list's items, or finding the flagged references, needs no
     comparison of human and judge majorities; the disagreement list needs one."""
-    import workbench.stats.agreement as agreement_module
     from workbench.services import analysis
 
-    compare = agreement_module.disagreeing_comparisons
-    calls: list[int] = []
-
-    def counted(*args: Any, **kwargs: Any) -> Any:
-        calls.append(1)
-        return compare(*args, **kwargs)
-
-    monkeypatch.setattr(agreement_module, "disagreeing_comparisons", counted)
     with Bundle.open(report_bundle) as bundle:
         cycles = analysis.failure_cases(bundle, analysis.CYCLES)
         assert cycles.to_json()["items"]  # items to label, each judged by humans and a judge
         analysis.failure_cases(bundle, analysis.REFERENCE_FLAGGED)
-        assert calls == []
+        assert majority_comparisons == []
         assert analysis.failure_cases(bundle, analysis.DISAGREEMENT).to_json()["items"]
-    assert len(calls) == 1
+    assert len(majority_comparisons) == 1
 
 
 def test_upper_bound_rank_treats_overlapping_intervals_as_ties() -> None:
