@@ -124,16 +124,16 @@ class PanelProcess(QObject):
         relay = _Relay()
         was_busy = self.busy
         self._relays.add(relay)
-        pool: list[ProcessPoolExecutor] = []  # the pool the computation went to, once known
+        pool: ProcessPoolExecutor | None = None  # the pool the computation went to, once known
 
         def finished(future: Future[Any]) -> None:
             self._relays.discard(relay)
             if shiboken6.isValid(relay):
                 relay.deleteLater()
             error = future.exception() if not future.cancelled() else None
-            if isinstance(error, BrokenProcessPool) and pool:
+            if isinstance(error, BrokenProcessPool) and pool is not None:
                 # only that pool: one started since (after a stop) is a new, sound worker
-                self._forget_broken_pool(pool[0])
+                self._forget_broken_pool(pool)
             if future.cancelled():
                 error = CancelledError()
             try:
@@ -153,13 +153,13 @@ class PanelProcess(QObject):
         relay.finished.connect(finished)
         self._may_hold_bundle = True
         try:
-            pool.append(self._pool())
-            future = pool[0].submit(function)
+            pool = self._pool()
+            future = pool.submit(function)
         except (BrokenProcessPool, RuntimeError) as error:
             # the worker died (killed, out of memory) or the pool is shut down: a new one next
-            if pool:
-                self._forget_broken_pool(pool[0])
-            pool.clear()
+            if pool is not None:
+                self._forget_broken_pool(pool)
+            pool = None  # forgotten here, so the callback does not forget it (or a new one) again
             future = Future()
             future.set_exception(error)
         if not was_busy:
