@@ -14,7 +14,10 @@ separated the same way. Adaptive runs draw each pair with ``workbench.stats.acti
 published rule, design runs with its plug-in design (planning for as many votes as the full data
 holds, as a campaign plans its tasks' votes), both refitting every ``refit_every`` votes;
 design-knowing-targets runs plan the same way for the adjacent differences the full data
-separates instead of the current order's (knowledge no campaign has);
+separates instead of the current order's (knowledge no campaign has); finish-first runs weigh
+each adjacent difference of the current order not yet told apart by the information it still
+lacks, cheapest first (:func:`finish_first_probabilities`, a rule tried against the design and
+not adopted: docs/PERFORMANCE.md);
 uniform runs draw every askable pair alike; informed runs follow a fixed schedule built from
 the full data's answer (a heuristic a campaign could not follow, not a bound:
 bench/pairing_bound.py computes one); fixed runs follow given probabilities. Shared by
@@ -198,7 +201,58 @@ def reached(
     return True
 
 
-SCHEDULES = ("uniform", "adaptive", "design", "design-knowing-targets", "informed", "fixed")
+SCHEDULES = (
+    "uniform",
+    "adaptive",
+    "design",
+    "design-knowing-targets",
+    "finish-first",
+    "informed",
+    "fixed",
+)
+
+#: finish-first: a difference counts as finished at this much above the 95% edge (so that one
+#: just across it, which the next votes on its neighbours may pull back, is not abandoned)
+FINISH_MARGIN = 0.3
+#: finish-first: the power of a difference's weight, one over the information it still lacks
+FINISH_SHARPENING = 2.0
+
+
+def finish_first_probabilities(state: PairChoiceState, exploration: float = 0.1) -> np.ndarray:
+    """Each adjacent difference of the current order below ``Z95 + FINISH_MARGIN`` gets the
+    weight ``1 / g^FINISH_SHARPENING``, with ``g`` the information it lacks to reach that edge
+    at its current estimate (``(edge / d)^2 - 1 / var(d)``), so differences nearly told apart
+    come first and those the votes show to be near ties fall away; each difference spreads its
+    weight over the candidate pairs in proportion to how much one vote of each narrows it (the
+    rank-one update of the fit's covariance), and ``exploration`` is spread evenly. Unlike the
+    design it plans for no horizon: it finishes the cheapest differences one after another."""
+    strengths, covariance = fit_with_covariance(state)
+    first, second = state.first, state.second
+    order = np.argsort(-strengths, kind="stable")
+    better, worse = order[:-1], order[1:]
+    variance = np.maximum(
+        covariance[better, better] + covariance[worse, worse] - 2 * covariance[better, worse],
+        1e-12,
+    )
+    difference = strengths[better] - strengths[worse]
+    edge = Z95 + FINISH_MARGIN
+    lacking = np.maximum(edge**2 / np.maximum(difference, 1e-6) ** 2 - 1 / variance, 0.0)
+    open_ = (difference / np.sqrt(variance) < edge) & (lacking > 0)
+    weight = np.zeros_like(lacking)
+    weight[open_] = 1.0 / np.maximum(lacking[open_], 1e-9) ** FINISH_SHARPENING
+    p = expit(strengths[first] - strengths[second])
+    w = p * (1 - p)
+    candidates = np.arange(len(first))
+    cov_x = covariance[:, first] - covariance[:, second]
+    y_cov_x = cov_x[better] - cov_x[worse]
+    x_cov_x = cov_x[first, candidates] - cov_x[second, candidates]
+    narrowing = w * y_cov_x**2 / (1 + w * x_cov_x)
+    share = narrowing / np.maximum(narrowing.sum(axis=1, keepdims=True), 1e-300)
+    pair_weight = weight @ share
+    count = len(first)
+    if not pair_weight.sum() > 0:
+        return np.full(count, 1 / count)
+    return (1 - exploration) * pair_weight / pair_weight.sum() + exploration / count
 
 
 def informed_probabilities(world: World, exploration: float = 0.1) -> np.ndarray:
@@ -261,6 +315,8 @@ def votes_needed(
             probabilities = design_weights(
                 state, world.planned_votes, targets=targets
             ).probabilities
+        elif schedule == "finish-first" and vote % refit_every == 1:
+            probabilities = finish_first_probabilities(_state(world, wins_first, wins_second, ties))
         pair = draw_pair(probabilities, float(rng.random()))
         outcome = world.answer(pair, rng)
         if outcome == 1.0:

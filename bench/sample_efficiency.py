@@ -129,7 +129,14 @@ def _world(name: str, seed: int) -> World:
     return _WORLDS[key]
 
 
-PAIRING_SCHEDULES = ("uniform", "adaptive", "design", "design-knowing-targets", "informed")
+PAIRING_SCHEDULES = (
+    "uniform",
+    "adaptive",
+    "design",
+    "design-knowing-targets",
+    "finish-first",
+    "informed",
+)
 
 
 PAIRING_WORLDS = {"wildvision": ("WildVision-Bench", 25), "synthetic": ("synthetic 40 models", 100)}
