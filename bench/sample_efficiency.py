@@ -48,7 +48,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from adaptive_replay import World, synthetic_world, votes_needed, wildvision_world
+from adaptive_replay import SCHEDULES, World, synthetic_world, votes_needed, wildvision_world
 from ppi_population import make_population, true_ratings
 
 from workbench.stats.ppi import (
@@ -129,14 +129,8 @@ def _world(name: str, seed: int) -> World:
     return _WORLDS[key]
 
 
-PAIRING_SCHEDULES = (
-    "uniform",
-    "adaptive",
-    "design",
-    "design-knowing-targets",
-    "finish-first",
-    "informed",
-)
+#: every schedule of the replay but ``fixed``, whose probabilities come from bench/pairing_bound.py
+PAIRING_SCHEDULES = tuple(name for name in SCHEDULES if name != "fixed")
 
 
 PAIRING_WORLDS = {"wildvision": ("WildVision-Bench", 25), "synthetic": ("synthetic 40 models", 100)}
