@@ -10,6 +10,8 @@ from __future__ import annotations
 import itertools
 import os
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
@@ -17,7 +19,7 @@ import pytest
 from psycopg import sql
 from sqlalchemy.engine import make_url
 
-from workbench.storage.bundle import copy_bundle
+from workbench.storage.bundle import Bundle, copy_bundle
 from workbench.storage.files import sidecar_paths
 
 POSTGRES_URL_ENV = "WORKBENCH_TEST_POSTGRES_URL"
@@ -62,6 +64,15 @@ class BundleBackend:
 
     def discard(self, location: Location) -> None:
         """Remove a location this backend handed out (a no-op for files; tmp folders go)."""
+
+    @contextmanager
+    def opened_copy(self, source: Location) -> Iterator[Bundle]:
+        """A copy of the closed bundle at ``source``, open for the block, discarded after it:
+        a function fixture's bundle that its test may write to."""
+        location = self.copy(source)
+        with Bundle.open(location) as opened:
+            yield opened
+        self.discard(location)
 
     def close(self) -> None:
         """Remove everything this backend still holds."""

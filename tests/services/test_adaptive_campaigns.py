@@ -72,12 +72,10 @@ def template(bundle_backend: BundleBackend, tmp_path_factory: pytest.TempPathFac
 
 @pytest.fixture
 def bundle(template: Path | str, bundle_backend: BundleBackend) -> Iterator[Bundle]:
-    location = bundle_backend.copy(template)
-    with Bundle.open(location) as opened:
+    with bundle_backend.opened_copy(template) as opened:
         add_annotator(opened, "ann")
         add_annotator(opened, "bea")
         yield opened
-    bundle_backend.discard(location)
 
 
 def create(bundle: Bundle, plugins: Registry, name: str, pair_choice: str, seed: int = 3) -> None:
@@ -209,10 +207,8 @@ def twelve_choices(
 @pytest.fixture
 def voted_twelve(twelve_choices: Path | str, bundle_backend: BundleBackend) -> Iterator[Bundle]:
     """A copy of ``twelve_choices``, open, for a test to write to."""
-    location = bundle_backend.copy(twelve_choices)
-    with Bundle.open(location) as opened:
+    with bundle_backend.opened_copy(twelve_choices) as opened:
         yield opened
-    bundle_backend.discard(location)
 
 
 @pytest.mark.parametrize("column", ["chosen", "draw", "votes_added"])

@@ -31,13 +31,11 @@ def template(bundle_backend: BundleBackend, tmp_path_factory: pytest.TempPathFac
 
 @pytest.fixture
 def bundle(template: Path | str, bundle_backend: BundleBackend) -> Iterator[Bundle]:
-    location = bundle_backend.copy(template)
-    with Bundle.open(location) as opened:
+    with bundle_backend.opened_copy(template) as opened:
         add_annotator(opened, "ann")
         add_annotator(opened, "bob")
         make_campaign(opened, "arena-battle", models=list(MODELS[:2]), votes_per_pair=1)
         yield opened
-    bundle_backend.discard(location)
 
 
 def votes(bundle: Bundle) -> int:

@@ -52,10 +52,8 @@ def template(bundle_backend: BundleBackend, tmp_path_factory: pytest.TempPathFac
 
 @pytest.fixture
 def bundle(template: Path | str, bundle_backend: BundleBackend) -> Iterator[Bundle]:
-    location = bundle_backend.copy(template)
-    with Bundle.open(location) as opened:
+    with bundle_backend.opened_copy(template) as opened:
         yield opened
-    bundle_backend.discard(location)
 
 
 def schedule(bundle: Bundle, name: str) -> list[dict[str, Any]]:
@@ -109,10 +107,8 @@ def shared_bundle(template: Path | str, bundle_backend: BundleBackend) -> Iterat
     """One copy of the template, open, for the tests that add nothing to it but campaigns of
     names of their own (a campaign's schedule depends on its spec and the items, never on the
     other campaigns) or nothing at all, instead of a copy and an open bundle each."""
-    location = bundle_backend.copy(template)
-    with Bundle.open(location) as opened:
+    with bundle_backend.opened_copy(template) as opened:
         yield opened
-    bundle_backend.discard(location)
 
 
 @settings(

@@ -87,12 +87,10 @@ def template(bundle_backend: BundleBackend, tmp_path_factory: pytest.TempPathFac
 
 @pytest.fixture
 def bundle(template: Path | str, bundle_backend: BundleBackend) -> Iterator[Bundle]:
-    location = bundle_backend.copy(template)
-    with Bundle.open(location) as opened:
+    with bundle_backend.opened_copy(template) as opened:
         add_annotator(opened, "ann")
         add_annotator(opened, "bob")
         yield opened
-    bundle_backend.discard(location)
 
 
 def make_campaign(bundle: Bundle, protocol: str, **overrides: Any) -> None:

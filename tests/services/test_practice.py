@@ -55,22 +55,18 @@ def template(bundle_backend: BundleBackend, tmp_path_factory: pytest.TempPathFac
 
 @pytest.fixture
 def bundle(template: Path | str, bundle_backend: BundleBackend) -> Iterator[Bundle]:
-    location = bundle_backend.copy(template)
-    with Bundle.open(location) as opened:
+    with bundle_backend.opened_copy(template) as opened:
         add_annotator(opened, "ann")
         yield opened
-    bundle_backend.discard(location)
 
 
 @pytest.fixture(scope="module")
 def refusing_bundle(template: Path | str, bundle_backend: BundleBackend) -> Iterator[Bundle]:
     """A ``bundle`` shared by the cases whose campaign is refused (a refusal changes
     nothing), instead of a copy each."""
-    location = bundle_backend.copy(template)
-    with Bundle.open(location) as opened:
+    with bundle_backend.opened_copy(template) as opened:
         add_annotator(opened, "ann")
         yield opened
-    bundle_backend.discard(location)
 
 
 def practice_specs() -> list[PracticeSpec]:

@@ -45,10 +45,8 @@ def template(bundle_backend: BundleBackend, tmp_path_factory: pytest.TempPathFac
 
 @pytest.fixture
 def bundle(template: Location, bundle_backend: BundleBackend) -> Iterator[Bundle]:
-    location = bundle_backend.copy(template)
-    with Bundle.open(location) as opened:
+    with bundle_backend.opened_copy(template) as opened:
         yield opened
-    bundle_backend.discard(location)
 
 
 def campaign(bundle: Bundle, votes_per_pair: int = 1, models: int = 2) -> int:
