@@ -96,7 +96,13 @@ def shown_models(bundle: Bundle, session: AnnotationSession) -> tuple[str, str]:
 
 
 def simulate(
-    bundle: Bundle, plugins: Registry, name: str, votes: int, seed: int = 0, handle: str = "ann"
+    bundle: Bundle,
+    plugins: Registry,
+    name: str,
+    votes: int,
+    seed: int = 0,
+    handle: str = "ann",
+    strengths: dict[str, float] = STRENGTHS,
 ) -> list[frozenset[str]]:
     """An annotator answering ``votes`` tasks as the true strengths say (Bradley-Terry), and the
     model pair of each task in the order it was handed out."""
@@ -110,7 +116,7 @@ def simulate(
         left, right = shown_models(bundle, session)
         assert left not in repr(task) and right not in repr(task)
         pairs.append(frozenset((left, right)))
-        p_left = 1 / (1 + math.exp(STRENGTHS[right] - STRENGTHS[left]))
+        p_left = 1 / (1 + math.exp(strengths[right] - strengths[left]))
         session.cast(task.token, "a" if rng.random() < p_left else "b")
     return pairs
 
@@ -187,6 +193,33 @@ def test_positions_stay_counterbalanced_and_every_choice_replays(
     assert "60 of 60 logged choice(s)" in capsys.readouterr().out
     assert main(["campaign", "status", str(bundle.location), "c", "--verify"]) == 0
     assert "verify: c (adaptive pairing): 60 of 60 logged choice(s)" in capsys.readouterr().out
+
+
+#: three models a little apart: after a few votes every adjacent difference is settled at the
+#: campaign's horizon, where the design's criterion vanishes and its ordering term decides
+SPREAD = {"far-above": 0.8, "close-one": 0.0, "far-below": -0.8}
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+def test_a_campaign_whose_order_is_settled_keeps_choosing_among_its_open_pairs(
+    plugins: Registry, bundle_backend: BundleBackend, tmp_path: Path
+) -> None:
+    location = build_campaign_bundle(
+        tmp_path, items=10, models=tuple(SPREAD), turns=1, into=bundle_backend.new_location()
+    )
+    with Bundle.open(location) as bundle:
+        add_annotator(bundle, "ann")
+        create(bundle, plugins, "c", "adaptive")
+        # the rounding of a vanished criterion once made every probability NaN (with a
+        # RuntimeWarning), and each draw then fell on the last candidate pair, open or not
+        pairs = simulate(bundle, plugins, "c", 30, strengths=SPREAD)
+        assert len(pairs) == 30
+        assert len(set(pairs)) == 3
+        replay = replay_choices(bundle, "c")
+        assert replay.ok and replay.replayed == 30
+        with bundle.read_session() as db:
+            standing = adaptive_standing(db, find_campaign(db, "c"))
+        assert all(math.isfinite(row["next_probability"]) for row in standing["pairs"])
 
 
 @pytest.fixture(scope="module")

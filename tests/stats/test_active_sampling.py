@@ -3,6 +3,8 @@ exploration floor, and a draw is a pure function of the seed and the ordinal."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy.stats import norm
@@ -156,3 +158,53 @@ def test_the_design_given_targets_plans_for_those_differences_alone() -> None:
         state, budget=1000, exploration=0.0, targets=(np.array([2]), np.array([3]))
     ).probabilities
     assert targeted[1] > 0.9
+
+
+def _settled_at_the_horizon() -> PairChoiceState:
+    # a three-model campaign after 33 votes (model 0 lost to 1 by 2:4 and to 2 by 3:13, model 1
+    # to 2 by 2:9): planned for 5,000 votes, every adjacent difference is far past its edge at
+    # the end, the criterion's slopes underflow and only the rounding of its terms is left
+    return PairChoiceState(
+        3,
+        np.array([0, 0, 1]),
+        np.array([1, 2, 2]),
+        wins_first=np.array([2.0, 3.0, 2.0]),
+        wins_second=np.array([4.0, 13.0, 9.0]),
+        ties=np.zeros(3),
+    )
+
+
+def test_a_design_whose_differences_are_all_settled_at_its_horizon_still_plans() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the rounding once made the plan NaN, with a warning
+        probabilities = design_weights(_settled_at_the_horizon(), budget=5000).probabilities
+    assert np.isfinite(probabilities).all()
+    assert np.isclose(probabilities.sum(), 1.0)
+    assert (probabilities >= 0.1 / 3 - 1e-12).all()
+    # the plan is the ordering term's, not noise: the same at any settled horizon
+    later = design_weights(_settled_at_the_horizon(), budget=50_000).probabilities
+    assert np.allclose(probabilities, later, atol=1e-6)
+
+
+def test_the_criterion_gradient_is_never_negative() -> None:
+    state = _settled_at_the_horizon()
+    strengths, _ = fit_with_covariance(state)
+    first, second = state.first, state.second
+    p = 1 / (1 + np.exp(-(strengths[first] - strengths[second])))
+    w = p * (1 - p)
+    high, low = np.array([2, 1]), np.array([1, 0])  # the adjacent differences, best first
+    difference = strengths[high] - strengths[low]
+    # planned votes spread evenly: from 10,000 on, the slopes have underflowed
+    for votes in (10.0, 1_000.0, 10_000.0, 100_000.0):
+        planned = state.totals + votes / len(first)
+        inverse = np.linalg.inv(information_matrix(3, first, second, planned * w))
+        gradient = _criterion_gradient(inverse, high, low, difference, first, second, w, 1.96)
+        assert (gradient >= 0).all(), (votes, gradient)
+
+
+def test_a_draw_from_probabilities_that_are_not_numbers_is_refused() -> None:
+    # a NaN probability once sent every draw to the last candidate, open to the annotator or not
+    with pytest.raises(ValueError, match="finite"):
+        draw_pair(np.array([np.nan, np.nan, np.nan]), 0.3)
+    with pytest.raises(ValueError, match="finite"):
+        draw_pair(np.array([0.5, np.inf, 0.2]), 0.3)

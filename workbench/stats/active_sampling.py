@@ -71,6 +71,8 @@ DESIGN_MIN_HORIZON = 500
 #: the weight of the ordering term (Kendall tau) against the adjacent separations
 ORDER_SHARE = 0.3
 
+#: a criterion gradient below this share of the terms it is the difference of is rounding
+CANCELLATION_TOLERANCE = 1e-12
 #: the standard normal density's constant, the value scipy.stats.norm divides by
 _SQRT_TWO_PI = np.sqrt(2 * np.pi)
 
@@ -254,7 +256,13 @@ def _criterion_gradient(
     laplacian = information_matrix(len(inverse), high, low, slope)
     laplacian[np.diag_indices(len(inverse))] -= PRIOR_PRECISION
     sandwich = inverse @ laplacian @ inverse
-    return w * (sandwich[first, first] + sandwich[second, second] - 2 * sandwich[first, second])
+    magnitude = sandwich[first, first] + sandwich[second, second]
+    gradient = w * (magnitude - 2 * sandwich[first, second])
+    # a quadratic form in a Laplacian is never negative: when every difference is far from its
+    # edge the slopes underflow, and what is left is the rounding of the cancelling terms, whose
+    # share would steer the plan by noise (or, negative, make it NaN)
+    rounding = CANCELLATION_TOLERANCE * w * np.abs(magnitude)
+    return np.where(gradient > rounding, gradient, 0.0)
 
 
 def standard_normal_pdf(x: np.ndarray) -> np.ndarray:
@@ -272,6 +280,8 @@ def _share(values: np.ndarray) -> np.ndarray:
 def draw_pair(probabilities: np.ndarray, draw: float) -> int:
     """The candidate pair a uniform ``draw`` in [0, 1) falls on (inverse of the cumulative
     probabilities, in candidate order)."""
+    if not np.all(np.isfinite(probabilities)):
+        raise ValueError("pair probabilities must be finite numbers")
     cumulative = np.cumsum(probabilities)
     index = int(np.searchsorted(cumulative, draw * cumulative[-1], side="right"))
     return min(index, len(probabilities) - 1)
