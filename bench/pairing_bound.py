@@ -23,12 +23,25 @@ Kendall tau half (tau >= 0.9: at most 5% of model pairs ordered against the trut
 second constraint, the expected number of such pairs Σ Φ(-|d_ij| / sd_ij) at most that limit;
 it is not convex, so the allocation meeting both (SLSQP from uniform's) is what a designer who
 knows the truth achieves, not a bound, and it is compared with uniform's total under the same
-two constraints. Neither is the bench's stopping rule (everything at once, on noisy data), so
-``--replay-seeds`` replays that allocation as a fixed schedule (with ``--exploration`` of it
-spread evenly, as the campaign's rule does) under the bench's own goal, beside uniform pairing
-on the same seeds.
+two constraints.
 
-    python bench/pairing_bound.py [--synthetic-seeds 20] [--replay-seeds 0] [--json]
+A second designer knows what the full data concludes and no more: the order it leaves open
+stays open. Each separable adjacent pair (a, b) is a boundary between the models not separated
+from a at or above a and those not separated from b at or below b (separated: the full data's
+95% interval of the difference excludes 0), and which of them sits on the boundary is what the
+full data cannot tell; this designer must separate every model of the upper group from every one
+of the lower, with the same variance limit at each pair's true difference. Its optimum, bracketed
+and certified the same way (the multipliers of a trust-region solve give the certificate where
+the stationarity fit does not), is what knowing the order within the groups is worth; its
+allocation for both halves is found as the first designer's.
+
+Neither designer follows the bench's stopping rule (everything at once, on noisy data), so
+``--replay-seeds`` replays both allocations for both halves as fixed schedules (with
+``--exploration`` of each spread evenly, as the campaign's rule does) under the bench's own goal,
+beside uniform pairing on the same seeds.
+
+    python bench/pairing_bound.py [--synthetic-seeds 20] [--replay-seeds 0]
+        [--worlds wildvision,synthetic] [--json]
 """
 
 from __future__ import annotations
@@ -41,7 +54,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scipy.optimize import minimize, nnls
+from scipy.optimize import Bounds, NonlinearConstraint, minimize, nnls
 from scipy.special import expit
 from scipy.stats import norm
 
@@ -53,20 +66,22 @@ from workbench.stats.active_sampling import PRIOR_PRECISION
 
 Z95 = 1.959963984540054
 REPLAY_BUDGET = 60_000
+#: a certificate below this share of the feasible total is refined by a trust-region solve
+CERTIFIED_SHARE = 0.999
 
 
 class Design:
     """The constraints of one world: candidate pairs' information weights at the true ratings,
     and one contrast and variance limit per separable adjacent pair."""
 
-    def __init__(self, world: World) -> None:
+    def __init__(self, world: World, separable: tuple[tuple[int, int], ...] | None = None) -> None:
         self.models = len(world.models)
         self.first, self.second = world.first, world.second
         truth = world.full_strengths
         p = expit(truth[self.first] - truth[self.second])
         self.weight = p * (1 - p)
         contrasts, limits = [], []
-        for better, worse in world.separated:
+        for better, worse in world.separated if separable is None else separable:
             contrast = np.zeros(self.models)
             contrast[better], contrast[worse] = 1.0, -1.0
             contrasts.append(contrast)
@@ -159,7 +174,33 @@ class Design:
         _, sensitivity = self.variance_ratios(votes)
         used = votes > 1e-6 * votes.max()
         multipliers, _ = nnls(sensitivity[used], np.ones(int(used.sum())))
-        return votes, float(votes.sum()), self.lower_bound(votes, multipliers)
+        certified = self.lower_bound(votes, multipliers)
+        if certified < CERTIFIED_SHARE * votes.sum():
+            refined = self._solver_multipliers(votes / scale, scale)
+            certified = max(certified, self.lower_bound(votes, refined))
+        return votes, float(votes.sum()), certified
+
+    def _solver_multipliers(self, start: np.ndarray, scale: float) -> np.ndarray:
+        """The constraints' multipliers from a trust-region solve started at ``start`` (in units
+        of ``scale`` votes). Any multipliers >= 0 give a valid certificate; these are the tight
+        ones where the fit on the used pairs is not (many more constraints than used pairs)."""
+        result = minimize(
+            lambda u: float(u.sum()),
+            start,
+            jac=lambda u: np.ones_like(u),
+            method="trust-constr",
+            bounds=Bounds(0, np.inf),
+            constraints=[
+                NonlinearConstraint(
+                    lambda u: self.variance_ratios(u * scale)[0],
+                    -np.inf,
+                    1.0,
+                    jac=lambda u: -self.variance_ratios(u * scale)[1].T * scale,
+                )
+            ],
+            options={"maxiter": 1000, "gtol": 1e-10, "xtol": 1e-12},
+        )
+        return np.abs(np.asarray(result.v[0], dtype=float))
 
 
 def _fewest_votes(
@@ -213,8 +254,29 @@ def order_design(design: Design) -> tuple[np.ndarray, float, float]:
     return votes, float(votes.sum()), uniform
 
 
-def bound(world: World) -> tuple[dict[str, float | int], np.ndarray]:
-    """The figures of one world, and the allocation meeting both halves (for the replay)."""
+def boundary_pairs(world: World) -> tuple[tuple[int, int], ...]:
+    """The pairs the second designer must separate (module docstring): for each separable
+    adjacent pair, every model at or above its better one that the full data does not separate
+    from it, against every model at or below its worse one not separated from that."""
+    strengths, covariance = world.full_strengths, world.full_covariance
+
+    def separated(a: int, b: int) -> bool:
+        variance = covariance[a, a] + covariance[b, b] - 2 * covariance[a, b]
+        return bool(abs(strengths[a] - strengths[b]) > Z95 * np.sqrt(variance))
+
+    order = [int(model) for model in world.reference_order]
+    position = {model: rank for rank, model in enumerate(order)}
+    pairs: set[tuple[int, int]] = set()
+    for better, worse in world.separated:
+        upper = [m for m in order[: position[better] + 1] if not separated(m, better)]
+        lower = [m for m in order[position[worse] :] if not separated(m, worse)]
+        pairs.update((high, low) for high in upper for low in lower)
+    return tuple(sorted(pairs))
+
+
+def bound(world: World) -> tuple[dict[str, float | int], np.ndarray, np.ndarray]:
+    """The figures of one world, and the allocations meeting both halves (for the replay): the
+    designer's who knows the truth, and the one's who knows what the full data concludes."""
     design = Design(world)
     row: dict[str, float | int] = {
         "models": len(world.models),
@@ -237,24 +299,38 @@ def bound(world: World) -> tuple[dict[str, float | int], np.ndarray]:
         with_order_designed_votes=total,
         with_order_designed_over_uniform=total / uniform_ordered,
     )
-    return row, ordered
+    boundaries = boundary_pairs(world)
+    robust = Design(world, boundaries)
+    robust_ordered, robust_total, _ = order_design(robust)
+    row.update(
+        boundary_pairs=len(boundaries),
+        with_order_robust_votes=robust_total,
+        with_order_robust_over_uniform=robust_total / uniform_ordered,
+    )
+    if len(world.separated):
+        _, _, robust_certified = robust.optimal(robust.uniform_votes())
+        # over the goal's uniform total: what the open order costs against the same baseline
+        row.update(
+            robust_lower_bound=robust_certified,
+            robust_over_uniform=robust_certified / row["uniform_votes"],
+        )
+    return row, ordered, robust_ordered
 
 
 def replayed(
-    world: World, seed: int, votes: np.ndarray, exploration: float
+    world: World, seed: int, allocations: dict[str, np.ndarray], exploration: float
 ) -> dict[str, int | None]:
-    """Votes to the bench's goal for uniform pairing and for the designed allocation (both
-    halves) as a fixed schedule, with ``exploration`` of it spread evenly as the campaign's
-    rule does."""
+    """Votes to the bench's goal for uniform pairing and for each allocation (both halves) as
+    a fixed schedule, with ``exploration`` of it spread evenly as the campaign's rule does."""
     refit_every = 25 if world.name == "WildVision-Bench" else 100
     runs: dict[str, int | None] = {
         "uniform": votes_needed(world, "uniform", seed, REPLAY_BUDGET, refit_every=refit_every)
     }
-    count = len(votes)
-    schedule = (1 - exploration) * votes / votes.sum() + exploration / count
-    runs["designed"] = votes_needed(
-        world, "fixed", seed, REPLAY_BUDGET, refit_every=refit_every, probabilities=schedule
-    )
+    for name, votes in allocations.items():
+        schedule = (1 - exploration) * votes / votes.sum() + exploration / len(votes)
+        runs[name] = votes_needed(
+            world, "fixed", seed, REPLAY_BUDGET, refit_every=refit_every, probabilities=schedule
+        )
     return runs
 
 
@@ -269,25 +345,40 @@ def main() -> int:
     parser.add_argument("--synthetic-seeds", type=int, default=20)
     parser.add_argument("--replay-seeds", type=int, default=0)
     parser.add_argument("--exploration", type=float, default=0.1)
+    parser.add_argument(
+        "--worlds",
+        default="wildvision,synthetic",
+        help="the worlds to bound, of wildvision and synthetic (default: both)",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    worlds = set(args.worlds.split(","))
+    if not worlds or not worlds <= {"wildvision", "synthetic"}:
+        parser.error("--worlds: a list of wildvision, synthetic")
     if args.synthetic_seeds < 1 or args.replay_seeds < 0:
         parser.error("--synthetic-seeds must be at least 1 and --replay-seeds at least 0")
     if not 0 <= args.exploration <= 1:
         parser.error("--exploration is a share between 0 and 1")
     started = time.process_time()
-    rows: dict[str, list[dict]] = {"WildVision-Bench": [], "synthetic 40 models": []}
-    wildvision = wildvision_world(WILDVISION_BATTLES)
-    row, votes = bound(wildvision)
-    rows["WildVision-Bench"].append(row)
-    for seed in range(args.replay_seeds):
-        rows["WildVision-Bench"].append(replayed(wildvision, seed, votes, args.exploration))
+    rows: dict[str, list[dict]] = {}
+    if "wildvision" in worlds:
+        wildvision = wildvision_world(WILDVISION_BATTLES)
+        row, votes, robust = bound(wildvision)
+        rows["WildVision-Bench"] = [row]
+        allocations = {"designed": votes, "robust": robust}
+        for seed in range(args.replay_seeds):
+            rows["WildVision-Bench"].append(
+                replayed(wildvision, seed, allocations, args.exploration)
+            )
+    if "synthetic" in worlds:
+        rows["synthetic 40 models"] = []
     # the synthetic world differs per seed (its skills are drawn), as in the pairing bench
-    for seed in range(max(args.synthetic_seeds, args.replay_seeds)):
+    for seed in range(max(args.synthetic_seeds, args.replay_seeds) if "synthetic" in worlds else 0):
         world = synthetic_world(seed)
-        row, votes = bound(world)
+        row, votes, robust = bound(world)
         if seed < args.replay_seeds:
-            row.update(replayed(world, seed, votes, args.exploration))
+            allocations = {"designed": votes, "robust": robust}
+            row.update(replayed(world, seed, allocations, args.exploration))
         rows["synthetic 40 models"].append(row)
     results: dict[str, dict[str, float | None]] = {}
     keys = (
@@ -298,16 +389,23 @@ def main() -> int:
         "with_order_uniform_votes",
         "with_order_designed_votes",
         "with_order_designed_over_uniform",
+        "boundary_pairs",
+        "robust_lower_bound",
+        "robust_over_uniform",
+        "with_order_robust_votes",
+        "with_order_robust_over_uniform",
     )
     for world_name, world_rows in rows.items():
         summary: dict[str, float | None] = {"worlds": len([r for r in world_rows if "models" in r])}
         for key in keys:
             summary[key] = median([r[key] for r in world_rows if key in r])
         if args.replay_seeds:
-            for name in ("uniform", "designed"):
+            for name in ("uniform", "designed", "robust"):
                 summary[f"replayed_{name}"] = median([r[name] for r in world_rows if name in r])
-            u, o = summary["replayed_uniform"], summary["replayed_designed"]
-            summary["replayed_designed_over_uniform"] = o / u if u and o else None
+            u = summary["replayed_uniform"]
+            for name in ("designed", "robust"):
+                o = summary[f"replayed_{name}"]
+                summary[f"replayed_{name}_over_uniform"] = o / u if u and o else None
         results[world_name] = summary
     if args.json:
         print(json.dumps({"settings": vars(args), "results": results}, indent=2))
