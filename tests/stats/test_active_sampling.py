@@ -38,6 +38,13 @@ def _state() -> PairChoiceState:
     )
 
 
+def _fitted(state: PairChoiceState) -> tuple[np.ndarray, np.ndarray]:
+    """The fit's strengths, and each candidate pair's p (1 - p) at them."""
+    strengths, _ = fit_with_covariance(state)
+    p = 1 / (1 + np.exp(-(strengths[state.first] - strengths[state.second])))
+    return strengths, p * (1 - p)
+
+
 def test_the_open_pair_gets_most_of_the_probability() -> None:
     weights = pair_weights(_state(), exploration=0.1)
     assert np.isclose(weights.probabilities.sum(), 1.0)
@@ -118,10 +125,8 @@ def test_without_battles_the_design_is_uniform() -> None:
 def test_the_designs_gradient_is_the_sum_over_the_differences() -> None:
     # the Laplacian form against the sum it stands for, term by term
     state = _state()
-    strengths, _ = fit_with_covariance(state)
+    strengths, w = _fitted(state)
     first, second = state.first, state.second
-    p = 1 / (1 + np.exp(-(strengths[first] - strengths[second])))
-    w = p * (1 - p)
     high, low = np.array([0, 1, 0]), np.array([1, 2, 2])
     difference = strengths[high] - strengths[low]
     inverse = np.linalg.inv(information_matrix(3, first, second, 50 * w))
@@ -188,10 +193,8 @@ def test_a_design_whose_differences_are_all_settled_at_its_horizon_still_plans()
 
 def test_the_criterion_gradient_is_never_negative() -> None:
     state = _settled_at_the_horizon()
-    strengths, _ = fit_with_covariance(state)
+    strengths, w = _fitted(state)
     first, second = state.first, state.second
-    p = 1 / (1 + np.exp(-(strengths[first] - strengths[second])))
-    w = p * (1 - p)
     high, low = np.array([2, 1]), np.array([1, 0])  # the adjacent differences, best first
     difference = strengths[high] - strengths[low]
     # planned votes spread evenly: from 10,000 on, the slopes have underflowed
