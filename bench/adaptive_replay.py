@@ -100,17 +100,22 @@ def conclusions(
     return (*_separation(strengths, covariance), strengths, covariance)
 
 
+def told_apart(strengths: np.ndarray, covariance: np.ndarray, better: int, worse: int) -> bool:
+    """Whether ``better`` is above ``worse`` with 95% confidence: the interval of the difference
+    excludes 0 on the side of ``better``."""
+    variance = covariance[better, better] + covariance[worse, worse] - 2 * covariance[better, worse]
+    return bool(strengths[better] - strengths[worse] > Z95 * np.sqrt(variance))
+
+
 def _separation(
     strengths: np.ndarray, covariance: np.ndarray
 ) -> tuple[np.ndarray, tuple[tuple[int, int], ...]]:
     order = np.argsort(-strengths, kind="stable")
-    separated = []
-    for better, worse in pairwise(order):
-        variance = (
-            covariance[better, better] + covariance[worse, worse] - 2 * covariance[better, worse]
-        )
-        if strengths[better] - strengths[worse] > Z95 * np.sqrt(variance):
-            separated.append((int(better), int(worse)))
+    separated = [
+        (int(better), int(worse))
+        for better, worse in pairwise(order)
+        if told_apart(strengths, covariance, better, worse)
+    ]
     return order, tuple(separated)
 
 
@@ -192,13 +197,7 @@ def reached(
     tau = kendalltau(reference_rank, -strengths).statistic
     if not tau >= TAU_GOAL:
         return False
-    for better, worse in world.separated:
-        variance = (
-            covariance[better, better] + covariance[worse, worse] - 2 * covariance[better, worse]
-        )
-        if not strengths[better] - strengths[worse] > Z95 * np.sqrt(variance):
-            return False
-    return True
+    return all(told_apart(strengths, covariance, *pair) for pair in world.separated)
 
 
 SCHEDULES = (

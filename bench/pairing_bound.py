@@ -59,12 +59,19 @@ from scipy.special import expit
 from scipy.stats import norm
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from adaptive_replay import TAU_GOAL, World, synthetic_world, votes_needed, wildvision_world
+from adaptive_replay import (
+    TAU_GOAL,
+    Z95,
+    World,
+    synthetic_world,
+    told_apart,
+    votes_needed,
+    wildvision_world,
+)
 from sample_efficiency import WILDVISION_BATTLES
 
 from workbench.stats.active_sampling import PRIOR_PRECISION
 
-Z95 = 1.959963984540054
 REPLAY_BUDGET = 60_000
 #: a certificate below this share of the feasible total is refined by a trust-region solve
 CERTIFIED_SHARE = 0.999
@@ -259,17 +266,18 @@ def boundary_pairs(world: World) -> tuple[tuple[int, int], ...]:
     adjacent pair, every model at or above its better one that the full data does not separate
     from it, against every model at or below its worse one not separated from that."""
     strengths, covariance = world.full_strengths, world.full_covariance
-
-    def separated(a: int, b: int) -> bool:
-        variance = covariance[a, a] + covariance[b, b] - 2 * covariance[a, b]
-        return bool(abs(strengths[a] - strengths[b]) > Z95 * np.sqrt(variance))
-
     order = [int(model) for model in world.reference_order]
     position = {model: rank for rank, model in enumerate(order)}
     pairs: set[tuple[int, int]] = set()
     for better, worse in world.separated:
-        upper = [m for m in order[: position[better] + 1] if not separated(m, better)]
-        lower = [m for m in order[position[worse] :] if not separated(m, worse)]
+        upper = [
+            m
+            for m in order[: position[better] + 1]
+            if not told_apart(strengths, covariance, m, better)
+        ]
+        lower = [
+            m for m in order[position[worse] :] if not told_apart(strengths, covariance, worse, m)
+        ]
         pairs.update((high, low) for high in upper for low in lower)
     return tuple(sorted(pairs))
 
@@ -372,14 +380,14 @@ def main() -> int:
             )
     if "synthetic" in worlds:
         rows["synthetic 40 models"] = []
-    # the synthetic world differs per seed (its skills are drawn), as in the pairing bench
-    for seed in range(max(args.synthetic_seeds, args.replay_seeds) if "synthetic" in worlds else 0):
-        world = synthetic_world(seed)
-        row, votes, robust = bound(world)
-        if seed < args.replay_seeds:
-            allocations = {"designed": votes, "robust": robust}
-            row.update(replayed(world, seed, allocations, args.exploration))
-        rows["synthetic 40 models"].append(row)
+        # the synthetic world differs per seed (its skills are drawn), as in the pairing bench
+        for seed in range(max(args.synthetic_seeds, args.replay_seeds)):
+            world = synthetic_world(seed)
+            row, votes, robust = bound(world)
+            if seed < args.replay_seeds:
+                allocations = {"designed": votes, "robust": robust}
+                row.update(replayed(world, seed, allocations, args.exploration))
+            rows["synthetic 40 models"].append(row)
     results: dict[str, dict[str, float | None]] = {}
     keys = (
         "separable_adjacent",
@@ -411,7 +419,9 @@ def main() -> int:
         print(json.dumps({"settings": vars(args), "results": results}, indent=2))
         return 0
     print(
-        f"{args.synthetic_seeds} synthetic seeds, {args.replay_seeds} replay seeds; "
+        f"{', '.join(rows)}"
+        + (f", {args.synthetic_seeds} synthetic seeds" if "synthetic" in worlds else "")
+        + f", {args.replay_seeds} replay seeds; "
         f"{time.process_time() - started:.0f} CPU s"
     )
     for world, figures in results.items():
